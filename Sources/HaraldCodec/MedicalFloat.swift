@@ -1,0 +1,282 @@
+/// What an IEEE-11073 number holds: a finite decimal, or one of the five special values.
+public enum MedicalFloatKind: Hashable, Sendable {
+    /// `mantissa × 10^exponent`.
+    case finite(mantissa: Int32, exponent: Int8)
+    /// Not a Number (`0x07FF` / `0x007FFFFF`).
+    case nan
+    /// Not at this Resolution: the value exists but can't be shown with the available digits.
+    case nres
+    /// Positive infinity.
+    case positiveInfinity
+    /// Negative infinity.
+    case negativeInfinity
+    /// The pattern reserved for future use.
+    case reserved
+
+    /// The spelling used in JSON output and logs: `NaN`, `NRes`, `+INF`, `-INF`, `reserved`,
+    /// or nil for a finite number.
+    public var specialName: String? {
+        switch self {
+        case .finite: nil
+        case .nan: "NaN"
+        case .nres: "NRes"
+        case .positiveInfinity: "+INF"
+        case .negativeInfinity: "-INF"
+        case .reserved: "reserved"
+        }
+    }
+}
+
+/// Shared arithmetic of SFLOAT and FLOAT: a decimal mantissa of `mantissaBits` bits and a
+/// power-of-ten exponent.
+@usableFromInline
+internal enum MedicalFloatMath {
+    /// 10^k as a Double; exact for 0 ≤ k ≤ 22.
+    @usableFromInline
+    static func power10(_ k: Int) -> Double {
+        var result = 1.0
+        var base = 10.0
+        var n = k
+        while n > 0 {
+            if n & 1 == 1 { result *= base }
+            base *= base
+            n >>= 1
+        }
+        return result
+    }
+
+    /// `mantissa × 10^exponent`, dividing for negative exponents so that values such as 37.6 come
+    /// out as the nearest Double.
+    @usableFromInline
+    static func value(mantissa: Int32, exponent: Int8) -> Double {
+        let m = Double(mantissa)
+        return exponent >= 0 ? m * power10(Int(exponent)) : m / power10(-Int(exponent))
+    }
+
+    /// The representation of `value` with the given limits.
+    ///
+    /// An exact representation wins when one exists (the one with the shortest mantissa);
+    /// otherwise the nearest representable value, halfway cases rounding away from zero.
+    /// Returns nil when `value` is beyond the largest finite value.
+    static func encode(
+        _ value: Double, maxMantissa: Int64, maxMantissaAtExponentZero: Int64, exponents: ClosedRange<Int>
+    ) -> (mantissa: Int64, exponent: Int)? {
+        if value == 0 { return (0, 0) }
+        // Beyond the largest finite value by half a step or more: overflow, as in IEEE 754.
+        if value.magnitude >= (Double(maxMantissa) + 0.5) * power10(exponents.upperBound) { return nil }
+        var best: (mantissa: Int64, exponent: Int, error: Double, magnitude: Double)?
+        // Scan from the largest exponent down so the first exact hit has the shortest mantissa.
+        for exponent in exponents.reversed() {
+            let scaled = exponent >= 0 ? value / power10(exponent) : value * power10(-exponent)
+            // With exponent 0 the patterns next to the mantissa limits spell the special values.
+            let limit = exponent == 0 ? maxMantissaAtExponentZero : maxMantissa
+            guard scaled.magnitude < 1e15 else { continue }
+            var mantissa = Int64(scaled.rounded(.toNearestOrAwayFromZero))
+            if mantissa > limit { mantissa = limit }
+            if mantissa < -limit { mantissa = -limit }
+            let represented = exponent >= 0
+                ? Double(mantissa) * power10(exponent) : Double(mantissa) / power10(-exponent)
+            let error = (represented - value).magnitude
+            // Decimal inputs such as 10.1 are not exact in binary; treat an error at the level of
+            // the input's own rounding as exact.
+            let exact = error <= value.magnitude.ulp * 4
+            if exact, mantissa != 0 { return (mantissa, exponent) }
+            if let current = best {
+                let better = error < current.error
+                    || (error == current.error && represented.magnitude > current.magnitude)
+                if !better { continue }
+            }
+            best = (mantissa, exponent, error, represented.magnitude)
+        }
+        guard let best else { return nil }
+        if best.mantissa == 0 { return (0, 0) }
+        return (best.mantissa, best.exponent)
+    }
+}
+
+/// IEEE-11073-20601 16-bit SFLOAT: a 12-bit signed mantissa and a 4-bit signed power-of-ten
+/// exponent, used by Blood Pressure, Glucose, PLX and other medical characteristics.
+///
+/// Equality compares wire patterns: `101×10⁻¹` and `1010×10⁻²` are both 10.1 but not `==`; compare
+/// ``doubleValue`` for numeric equality. Decoding accepts every pattern, normalised or not.
+public struct MedicalFloat16: Hashable, Sendable, CustomStringConvertible, ByteCodable {
+    /// The 16-bit wire pattern.
+    public var bitPattern: UInt16
+
+    /// Not a Number.
+    public static let nan = MedicalFloat16(bitPattern: 0x07FF)
+    /// Not at this resolution.
+    public static let nres = MedicalFloat16(bitPattern: 0x0800)
+    /// Positive infinity.
+    public static let positiveInfinity = MedicalFloat16(bitPattern: 0x07FE)
+    /// Negative infinity.
+    public static let negativeInfinity = MedicalFloat16(bitPattern: 0x0802)
+    /// Reserved for future use.
+    public static let reserved = MedicalFloat16(bitPattern: 0x0801)
+
+    /// Largest mantissa magnitude usable for a finite value.
+    public static let maxMantissa: Int32 = 2047
+
+    @inlinable
+    public init(bitPattern: UInt16) { self.bitPattern = bitPattern }
+
+    /// `mantissa × 10^exponent`; nil when the mantissa is outside −2048…2047, the exponent outside
+    /// −8…7, or the pair spells one of the special values.
+    public init?(mantissa: Int, exponent: Int) {
+        guard (-2048...2047).contains(mantissa), (-8...7).contains(exponent) else { return nil }
+        let pattern = UInt16(truncatingIfNeeded: exponent) << 12 | UInt16(truncatingIfNeeded: mantissa) & 0x0FFF
+        self.bitPattern = pattern
+        if case .finite = kind {} else { return nil }
+    }
+
+    /// The representation nearest `value` (exact when possible). NaN becomes ``nan``; infinities
+    /// and values beyond ±2047×10⁷ become ``positiveInfinity`` / ``negativeInfinity``.
+    public init(_ value: Double) {
+        if value.isNaN { self = .nan; return }
+        if value.isInfinite { self = value > 0 ? .positiveInfinity : .negativeInfinity; return }
+        guard let (m, e) = MedicalFloatMath.encode(
+            value, maxMantissa: 2047, maxMantissaAtExponentZero: 2045, exponents: -8...7)
+        else { self = value > 0 ? .positiveInfinity : .negativeInfinity; return }
+        self.bitPattern = UInt16(truncatingIfNeeded: e) << 12 | UInt16(truncatingIfNeeded: m) & 0x0FFF
+    }
+
+    /// The decoded form: a finite number or a special value.
+    @inlinable
+    public var kind: MedicalFloatKind {
+        switch bitPattern {
+        case 0x07FF: return .nan
+        case 0x0800: return .nres
+        case 0x07FE: return .positiveInfinity
+        case 0x0802: return .negativeInfinity
+        case 0x0801: return .reserved
+        default:
+            let exponent = Int8(truncatingIfNeeded: Int16(bitPattern: bitPattern) >> 12)
+            let mantissa = Int32(Int16(bitPattern: bitPattern << 4) >> 4)
+            return .finite(mantissa: mantissa, exponent: exponent)
+        }
+    }
+
+    /// The value as a Double: NaN for NaN, NRes and reserved; ±infinity for the infinities.
+    @inlinable
+    public var doubleValue: Double {
+        switch kind {
+        case let .finite(mantissa, exponent): return MedicalFloatMath.value(mantissa: mantissa, exponent: exponent)
+        case .positiveInfinity: return .infinity
+        case .negativeInfinity: return -.infinity
+        case .nan, .nres, .reserved: return .nan
+        }
+    }
+
+    /// True for every pattern that is a number.
+    @inlinable
+    public var isFinite: Bool {
+        if case .finite = kind { return true }
+        return false
+    }
+
+    public var description: String { kind.specialName ?? "\(doubleValue)" }
+
+    @inlinable
+    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
+        bitPattern = try reader.read(UInt16.self, field: "")
+    }
+
+    @inlinable
+    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
+        writer.write(bitPattern)
+    }
+}
+
+/// IEEE-11073-20601 32-bit FLOAT: a 24-bit signed mantissa and an 8-bit signed power-of-ten
+/// exponent, used by Temperature Measurement among others.
+///
+/// Equality compares wire patterns; compare ``doubleValue`` for numeric equality.
+public struct MedicalFloat32: Hashable, Sendable, CustomStringConvertible, ByteCodable {
+    /// The 32-bit wire pattern.
+    public var bitPattern: UInt32
+
+    /// Not a Number.
+    public static let nan = MedicalFloat32(bitPattern: 0x007F_FFFF)
+    /// Not at this resolution.
+    public static let nres = MedicalFloat32(bitPattern: 0x0080_0000)
+    /// Positive infinity.
+    public static let positiveInfinity = MedicalFloat32(bitPattern: 0x007F_FFFE)
+    /// Negative infinity.
+    public static let negativeInfinity = MedicalFloat32(bitPattern: 0x0080_0002)
+    /// Reserved for future use.
+    public static let reserved = MedicalFloat32(bitPattern: 0x0080_0001)
+
+    @inlinable
+    public init(bitPattern: UInt32) { self.bitPattern = bitPattern }
+
+    /// `mantissa × 10^exponent`; nil when either is out of range or the pair spells a special value.
+    public init?(mantissa: Int, exponent: Int) {
+        guard (-0x80_0000...0x7F_FFFF).contains(mantissa), (-128...127).contains(exponent) else { return nil }
+        self.bitPattern = UInt32(UInt8(truncatingIfNeeded: exponent)) << 24
+            | UInt32(truncatingIfNeeded: mantissa) & 0xFF_FFFF
+        if case .finite = kind {} else { return nil }
+    }
+
+    /// The representation nearest `value` (exact when possible). NaN becomes ``nan``; infinities
+    /// and values beyond the largest finite FLOAT become the infinities.
+    public init(_ value: Double) {
+        if value.isNaN { self = .nan; return }
+        if value.isInfinite { self = value > 0 ? .positiveInfinity : .negativeInfinity; return }
+        // Only exponents near the value's own magnitude can matter; keep the search short.
+        let magnitude = Int(value.magnitude.exponent) * 30103 / 100000  // ≈ log10(|value|)
+        let low = Swift.max(-128, magnitude - 9), high = Swift.min(127, magnitude + 2)
+        guard low <= high, let (m, e) = MedicalFloatMath.encode(
+            value, maxMantissa: 0x7F_FFFF, maxMantissaAtExponentZero: 0x7F_FFFD, exponents: low...high)
+        else {
+            self = magnitude < 0 ? MedicalFloat32(bitPattern: 0) : (value > 0 ? .positiveInfinity : .negativeInfinity)
+            return
+        }
+        self.bitPattern = UInt32(UInt8(truncatingIfNeeded: e)) << 24 | UInt32(truncatingIfNeeded: m) & 0xFF_FFFF
+    }
+
+    /// The decoded form: a finite number or a special value.
+    @inlinable
+    public var kind: MedicalFloatKind {
+        switch bitPattern {
+        case 0x007F_FFFF: return .nan
+        case 0x0080_0000: return .nres
+        case 0x007F_FFFE: return .positiveInfinity
+        case 0x0080_0002: return .negativeInfinity
+        case 0x0080_0001: return .reserved
+        default:
+            let exponent = Int8(truncatingIfNeeded: bitPattern >> 24)
+            let mantissa = Int32(bitPattern: bitPattern << 8) >> 8
+            return .finite(mantissa: mantissa, exponent: exponent)
+        }
+    }
+
+    /// The value as a Double: NaN for NaN, NRes and reserved; ±infinity for the infinities.
+    @inlinable
+    public var doubleValue: Double {
+        switch kind {
+        case let .finite(mantissa, exponent): return MedicalFloatMath.value(mantissa: mantissa, exponent: exponent)
+        case .positiveInfinity: return .infinity
+        case .negativeInfinity: return -.infinity
+        case .nan, .nres, .reserved: return .nan
+        }
+    }
+
+    /// True for every pattern that is a number.
+    @inlinable
+    public var isFinite: Bool {
+        if case .finite = kind { return true }
+        return false
+    }
+
+    public var description: String { kind.specialName ?? "\(doubleValue)" }
+
+    @inlinable
+    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
+        bitPattern = try reader.read(UInt32.self, field: "")
+    }
+
+    @inlinable
+    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
+        writer.write(bitPattern)
+    }
+}
