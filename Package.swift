@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "HaraldCodec", targets: ["HaraldCodec"]),
+        .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -21,6 +22,7 @@ let package = Package(
             // Rounding in the IEEE-11073 encoders calls libm, which Linux links only on request.
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
+        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -37,6 +39,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,191 @@
+import Foundation
+
+/// Why a simulation run ended without a result.
+public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Nothing could run, no timer was pending and the body had not finished: the code under
+    /// test waits for something that will never happen (a deadlock, or a missing timeout).
+    case stalled(at: VirtualInstant)
+    /// The body was still running when virtual time passed the run's limit.
+    case timeLimitExceeded(limit: Duration)
+
+    public var description: String {
+        switch self {
+        case let .stalled(instant): "simulation stalled at \(instant): nothing can run and no timer is pending"
+        case let .timeLimitExceeded(limit): "simulation still running after \(limit) of virtual time"
+        }
+    }
+}
+
+/// Runs async code deterministically in virtual time.
+///
+/// Every task of the run — the body, its child tasks, and every default actor they call — runs
+/// on one thread, one job at a time, in the order the jobs became ready. When no job is ready,
+/// the ``VirtualClock`` jumps to the next deadline. So a 30-second ATT timeout takes microseconds,
+/// and two runs of the same code see the same interleaving and the same times.
+///
+/// Code that starts an unstructured `Task { }` leaves the simulation: that task runs on the
+/// global executor at real-time speed. Engines meant to run under simulation use structured
+/// concurrency (or pass on the current task executor).
+///
+/// ```swift
+/// let simulation = Simulation()
+/// let value = try simulation.run {
+///     try await connection.read(.batteryLevel)
+/// }
+/// ```
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+public final class Simulation: @unchecked Sendable {
+    // @unchecked Sendable: `clock` and `executor` are themselves thread-safe; `Simulation` has no
+    // other mutable state.
+
+    /// The simulation's time source; inject it into the code under test.
+    public let clock: VirtualClock
+    /// The executor that runs every job of a run.
+    public let executor: SimulationExecutor
+    /// How long, in real time, a run waits for work that escaped to other threads before calling
+    /// the run stalled.
+    public var stallGrace: Duration = .seconds(2)
+
+    public init(clock: VirtualClock = VirtualClock()) {
+        self.clock = clock
+        self.executor = SimulationExecutor()
+        clock.setSleepObserver { [executor] in executor.signal() }
+    }
+
+    /// Runs `body` to completion in virtual time and returns its result.
+    ///
+    /// Blocks the calling thread, which executes every job of the run. Throws what `body` throws,
+    /// ``SimulationError/stalled(at:)`` when the run can make no progress, and
+    /// ``SimulationError/timeLimitExceeded(limit:)`` when virtual time passes `timeLimit` (the body's
+    /// task is then cancelled and drained, so nothing is left running).
+    public func run<Result: Sendable>(
+        timeLimit: Duration = .seconds(24 * 3600),
+        _ body: @escaping @Sendable () async throws -> Result
+    ) throws -> Result {
+        let outcome = OutcomeBox<Result>()
+        let deadline = clock.now.advanced(by: timeLimit)
+        let task = Task(executorPreference: executor) {
+            do { outcome.set(.success(try await body())) } catch { outcome.set(.failure(error)) }
+            self.executor.signal()
+        }
+        while true {
+            executor.runUntilIdle()
+            if let result = outcome.value { return try result.get() }
+            if let next = clock.nextDeadline {
+                if next > deadline {
+                    task.cancel()
+                    drainAfterCancel(outcome)
+                    throw SimulationError.timeLimitExceeded(limit: timeLimit)
+                }
+                clock.advanceToNextDeadline()
+                continue
+            }
+            // Idle with no timer: wait briefly for work running on other threads, if any.
+            if executor.waitForWork(realTimeout: stallGrace) { continue }
+            task.cancel()
+            drainAfterCancel(outcome)
+            throw SimulationError.stalled(at: clock.now)
+        }
+    }
+
+    /// After cancelling the body, runs what cancellation made ready so no job is left queued.
+    private func drainAfterCancel<Result>(_ outcome: OutcomeBox<Result>) {
+        for _ in 0..<1000 {
+            executor.runUntilIdle()
+            if outcome.value != nil { return }
+            guard clock.advanceToNextDeadline() else { return }
+        }
+    }
+}
+
+/// The single-threaded task executor behind ``Simulation``: it queues jobs and runs them only
+/// when the simulation drains it.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
+    // @unchecked Sendable: `jobs` is guarded by `condition`'s lock; jobs are run outside the lock.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var head = 0
+    private var pendingSignal = false
+
+    /// Jobs run so far, across all runs.
+    public private(set) var jobsRun = 0
+
+    public init() {}
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        condition.lock()
+        jobs.append(unowned)
+        condition.signal()
+        condition.unlock()
+    }
+
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
+
+    /// Runs queued jobs, first in first out, until none is left.
+    internal func runUntilIdle() {
+        while let job = next() {
+            job.runSynchronously(on: asUnownedTaskExecutor())
+            jobsRun += 1
+        }
+    }
+
+    private func next() -> UnownedJob? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard head < jobs.count else {
+            jobs.removeAll(keepingCapacity: true)
+            head = 0
+            return nil
+        }
+        let job = jobs[head]
+        head += 1
+        if head > 1024 && head * 2 > jobs.count {
+            jobs.removeFirst(head)
+            head = 0
+        }
+        return job
+    }
+
+    /// Wakes a waiting ``waitForWork(realTimeout:)``.
+    internal func signal() {
+        condition.lock()
+        pendingSignal = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Waits up to `realTimeout` of wall-clock time for a job or a signal; true if one came.
+    internal func waitForWork(realTimeout: Duration) -> Bool {
+        let seconds = Double(realTimeout.components.seconds) + Double(realTimeout.components.attoseconds) * 1e-18
+        let limit = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while head >= jobs.count && !pendingSignal {
+            if !condition.wait(until: limit) { break }
+        }
+        let woke = head < jobs.count || pendingSignal
+        pendingSignal = false
+        return woke
+    }
+}
+
+/// The result of a run's body, written once from whichever thread finishes it.
+private final class OutcomeBox<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `stored` is only accessed with `lock` held.
+    private let lock = NSLock()
+    private var stored: Result<Value, any Error>?
+
+    var value: Result<Value, any Error>? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+
+    func set(_ result: Result<Value, any Error>) {
+        lock.lock()
+        stored = result
+        lock.unlock()
+    }
+}
