@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "HaraldCodec", targets: ["HaraldCodec"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
+        .library(name: "Harald", targets: ["Harald"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -23,6 +24,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
         .target(name: "HaraldSimulator", dependencies: ["HaraldCodec"]),
+        .target(name: "Harald", dependencies: ["HaraldCodec"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -40,6 +42,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator"]),
+        .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,74 @@
+import HaraldCodec
+
+/// What the public API needs from a Bluetooth stack in the central role.
+///
+/// Implemented by the simulator (over Harald's ATT engine), by the HCI host stack (over the same
+/// engine) and by CoreBluetooth. ``Central`` and ``PeripheralConnection`` sit on top and never know
+/// which backend runs. Every method may be called from any task; implementations are thread-safe.
+public protocol CentralBackend: Sendable {
+    /// The radio state now, then every change, until the consumer stops iterating.
+    func radioStates() -> AsyncStream<RadioState>
+
+    /// Advertisements matching `request` (backends may filter less; the caller filters again)
+    /// until the consumer stops iterating, which stops the scan. Throws
+    /// ``BluetoothError/radioUnavailable(_:)`` if the radio cannot scan.
+    func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error>
+
+    /// Connects to `peripheral`. Throws ``BluetoothError/timeout(operation:after:)`` when the
+    /// connection is not up within `timeout` (the attempt is then cancelled), and honours task
+    /// cancellation the same way.
+    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend
+}
+
+/// One connection to a peripheral, seen from the central.
+///
+/// Operations fail with ``BluetoothError``: `.disconnected` once the link is gone, `.attribute`
+/// for ATT error responses, `.timeout` when `timeout` passes (for ATT backends a timed-out
+/// transaction closes the link, as the Core spec requires).
+public protocol ConnectionBackend: Sendable {
+    /// The peripheral at the other end.
+    var peripheral: PeripheralIdentifier { get }
+
+    /// The ATT_MTU in effect (23 until an MTU exchange raised it).
+    func mtu() async -> Int
+
+    /// Primary services, all of them (`uuids == nil`) or only those listed.
+    func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws -> [DiscoveredService]
+
+    /// Characteristics of `service`, all or only those listed.
+    func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws
+        -> [DiscoveredCharacteristic]
+
+    /// Descriptors of `characteristic`.
+    func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [DiscoveredDescriptor]
+
+    /// Reads the whole value (long values included).
+    func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [UInt8]
+
+    /// Writes a value. `.withoutResponse` waits for the backend's readiness instead of dropping.
+    func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration) async throws
+
+    /// Reads a descriptor's value.
+    func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws -> [UInt8]
+
+    /// Writes a descriptor's value.
+    func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws
+
+    /// Turns notifications or indications on (through the CCCD) or off. When `enabled`, values
+    /// start flowing into ``valueUpdates(for:)``.
+    func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws
+
+    /// Values the peripheral notifies or indicates for `characteristic` — never read responses —
+    /// from now until the connection ends (then the stream finishes). Each call returns a new
+    /// stream; values are copied to every live stream.
+    func valueUpdates(for characteristic: DiscoveredCharacteristic) -> AsyncStream<[UInt8]>
+
+    /// Largest value one write of `kind` carries without a long write (MTU − 3 for ATT).
+    func maximumWriteLength(for kind: WriteKind) async -> Int
+
+    /// Waits until the connection ends and returns why. Returns at once if it already ended.
+    func disconnection() async -> DisconnectReason
+
+    /// Closes the connection; pending operations fail with `.disconnected(.localRequest)`.
+    func disconnect() async
+}

@@ -1,0 +1,44 @@
+import HaraldCodec
+
+/// What to scan for and how.
+public struct ScanRequest: Hashable, Sendable {
+    /// What to do when the same device advertises again.
+    public enum DuplicatePolicy: Hashable, Sendable {
+        /// Report each device once per scan.
+        case reportOnce
+        /// Report every advertisement (for RSSI tracking or changing beacon data).
+        case reportAll
+        /// Report a device again only when its advertising data changed.
+        case reportChanges
+    }
+
+    /// Only devices advertising at least one of these services; empty means any device.
+    public var services: [BluetoothUUID]
+    /// Only devices whose local name starts with this.
+    public var namePrefix: String?
+    /// Only advertisements at least this strong (dBm).
+    public var minimumRSSI: Int?
+    public var duplicates: DuplicatePolicy
+    /// Active scanning asks for scan responses (names often live there).
+    public var active: Bool
+
+    public init(
+        services: [BluetoothUUID] = [], namePrefix: String? = nil, minimumRSSI: Int? = nil,
+        duplicates: DuplicatePolicy = .reportOnce, active: Bool = true
+    ) {
+        self.services = services
+        self.namePrefix = namePrefix
+        self.minimumRSSI = minimumRSSI
+        self.duplicates = duplicates
+        self.active = active
+    }
+
+    /// True when `advertisement` passes the service, name and RSSI filters. Backends that cannot
+    /// filter in the radio use this; the public API applies it again so every backend behaves the same.
+    public func matches(_ advertisement: Advertisement) -> Bool {
+        if !services.isEmpty && !advertisement.serviceUUIDs.contains(where: services.contains) { return false }
+        if let namePrefix, !(advertisement.localName?.hasPrefix(namePrefix) ?? false) { return false }
+        if let minimumRSSI, advertisement.rssi < minimumRSSI || advertisement.rssi == 127 { return false }
+        return true
+    }
+}
