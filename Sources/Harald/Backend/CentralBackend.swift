@@ -60,8 +60,8 @@ public protocol ConnectionBackend: Sendable {
 
     /// Values the peripheral notifies or indicates for `characteristic` — never read responses —
     /// from now until the connection ends (then the stream finishes). Each call returns a new
-    /// stream; values are copied to every live stream.
-    func valueUpdates(for characteristic: DiscoveredCharacteristic) -> AsyncStream<[UInt8]>
+    /// stream; values are copied to every live stream, each buffered by its own policy.
+    func valueUpdates(for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering) -> ValueUpdates
 
     /// Largest value one write of `kind` carries without a long write (MTU − 3 for ATT).
     func maximumWriteLength(for kind: WriteKind) async -> Int

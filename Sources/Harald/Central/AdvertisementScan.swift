@@ -1,0 +1,52 @@
+import HaraldCodec
+
+/// Advertisements from a running scan, filtered by the request (service UUIDs, name prefix,
+/// RSSI) and its duplicate policy — the same way on every backend. The scan stops when the loop
+/// over it ends or its task is cancelled.
+public struct AdvertisementScan: AsyncSequence, Sendable {
+    public typealias Element = Advertisement
+
+    let backend: any CentralBackend
+    let request: ScanRequest
+    let clock: any Clock<Duration>
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<Advertisement, any Error>.AsyncIterator
+        let request: ScanRequest
+        var seen: [PeripheralIdentifier: AdvertisingData] = [:]
+
+        public mutating func next() async throws -> Advertisement? {
+            while let advertisement = try await base.next() {
+                guard request.matches(advertisement) else { continue }
+                switch request.duplicates {
+                case .reportAll:
+                    return advertisement
+                case .reportOnce:
+                    if seen[advertisement.peripheral] != nil { continue }
+                case .reportChanges:
+                    if seen[advertisement.peripheral] == advertisement.data { continue }
+                }
+                // Bounded: a scan in a crowded room sees a few thousand devices at most, and the
+                // map holds one entry per device.
+                seen[advertisement.peripheral] = advertisement.data
+                return advertisement
+            }
+            return nil
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: backend.scan(request).makeAsyncIterator(), request: request)
+    }
+
+    /// The first matching advertisement; throws ``BluetoothError/timeout(operation:after:)`` when
+    /// none arrives within `timeout`, and ``BluetoothError/notFound(_:)`` if the scan ends first.
+    public func first(timeout: Duration = .seconds(30)) async throws -> Advertisement {
+        let scan = self
+        return try await withTimeout(timeout, clock: clock, operation: "scan") {
+            var iterator = scan.makeAsyncIterator()
+            guard let found = try await iterator.next() else { throw BluetoothError.notFound("no matching advertisement") }
+            return found
+        }
+    }
+}

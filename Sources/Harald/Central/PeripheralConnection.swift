@@ -1,0 +1,272 @@
+import Foundation
+import HaraldCodec
+
+/// A connection to one peripheral, with typed reads, writes and subscriptions.
+///
+/// Services and characteristics are discovered lazily, the first time the app touches them, and
+/// only those the app declared (``ServiceSpec``) unless a tool asks for ``discoverAll(timeout:)``.
+/// Every operation takes a timeout (``defaultTimeout`` unless given) and honours task
+/// cancellation; once the link is gone every operation fails with
+/// ``BluetoothError/disconnected(_:)``.
+public actor PeripheralConnection {
+    /// The peripheral at the other end.
+    public nonisolated let peripheral: PeripheralIdentifier
+    /// Timeout for operations that are not given one.
+    public var defaultTimeout: Duration
+
+    nonisolated let backend: any ConnectionBackend
+    nonisolated let clock: any Clock<Duration>
+    private var declared: [BluetoothUUID: ServiceSpec]
+    private var services: [BluetoothUUID: DiscoveredService] = [:]
+    private var discoveredAllServices = false
+    private var characteristicsByService: [BluetoothUUID: [DiscoveredCharacteristic]] = [:]
+    private var subscriptionCounts: [UInt16: Int] = [:]
+    private var endFlags: [UInt16: [EndFlag]] = [:]
+    private let released = ReleasedSubscriptions()
+
+    init(backend: any ConnectionBackend, services: [ServiceSpec], clock: any Clock<Duration>, defaultTimeout: Duration) {
+        self.backend = backend
+        self.peripheral = backend.peripheral
+        self.clock = clock
+        self.defaultTimeout = defaultTimeout
+        self.declared = Dictionary(services.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Changes the timeout used by operations that are not given one.
+    public func setDefaultTimeout(_ timeout: Duration) { defaultTimeout = timeout }
+
+    // MARK: Discovery
+
+    /// Declares more services the app will use (their characteristics are discovered on first use).
+    public func declare(_ services: [ServiceSpec]) {
+        for service in services where declared[service.uuid] == nil { declared[service.uuid] = service }
+    }
+
+    /// Discovers every service and characteristic (for tools such as `harald dump`).
+    public func discoverAll(timeout: Duration? = nil) async throws -> [(service: DiscoveredService, characteristics: [DiscoveredCharacteristic])] {
+        let timeout = timeout ?? defaultTimeout
+        let found = try await backend.discoverServices(nil, timeout: timeout)
+        discoveredAllServices = true
+        var tree: [(DiscoveredService, [DiscoveredCharacteristic])] = []
+        for service in found {
+            if services[service.uuid] == nil { services[service.uuid] = service }
+            let characteristics = try await backend.discoverCharacteristics(nil, of: service, timeout: timeout)
+            if service == services[service.uuid] { characteristicsByService[service.uuid] = characteristics }
+            tree.append((service, characteristics))
+        }
+        return tree
+    }
+
+    /// The discovered characteristic `uuid` of service `serviceUUID`, discovering what is needed.
+    public func characteristic(_ uuid: BluetoothUUID, service serviceUUID: BluetoothUUID, timeout: Duration? = nil) async throws
+        -> DiscoveredCharacteristic
+    {
+        try await releaseAbandonedSubscriptions()
+        let timeout = timeout ?? defaultTimeout
+        if let known = characteristicsByService[serviceUUID]?.first(where: { $0.uuid == uuid }) { return known }
+        let service = try await discoveredService(serviceUUID, timeout: timeout)
+        if characteristicsByService[serviceUUID] == nil || declared[serviceUUID] != nil {
+            // Ask for all characteristics of the service: one procedure either way, and a later
+            // use of an undeclared characteristic needs no second discovery.
+            characteristicsByService[serviceUUID] = try await backend.discoverCharacteristics(nil, of: service, timeout: timeout)
+        }
+        guard let found = characteristicsByService[serviceUUID]?.first(where: { $0.uuid == uuid }) else {
+            throw BluetoothError.notFound("characteristic \(uuid) in service \(serviceUUID)")
+        }
+        return found
+    }
+
+    private func discoveredService(_ uuid: BluetoothUUID, timeout: Duration) async throws -> DiscoveredService {
+        if let known = services[uuid] { return known }
+        if !discoveredAllServices {
+            // Discover every declared service not yet known in one go, plus this one.
+            var wanted = Set(declared.keys).subtracting(services.keys)
+            wanted.insert(uuid)
+            let found = try await backend.discoverServices(wanted.sorted(), timeout: timeout)
+            for service in found where services[service.uuid] == nil { services[service.uuid] = service }
+        }
+        guard let service = services[uuid] else { throw BluetoothError.notFound("service \(uuid)") }
+        return service
+    }
+
+    private func resolve<V, A>(_ characteristic: Characteristic<V, A>, timeout: Duration?) async throws -> DiscoveredCharacteristic {
+        try await self.characteristic(characteristic.uuid, service: characteristic.service, timeout: timeout)
+    }
+
+    // MARK: Typed operations
+
+    /// Reads and decodes a characteristic's value.
+    public func read<Value: ByteDecodable & Sendable, Access: ReadAccess>(
+        _ characteristic: Characteristic<Value, Access>, timeout: Duration? = nil
+    ) async throws -> Value {
+        let bytes = try await readRaw(characteristic, timeout: timeout)
+        do { return try Value(decoding: bytes) } catch { throw BluetoothError.decoding(error) }
+    }
+
+    /// Encodes and writes a value, waiting for the peripheral's acknowledgement.
+    public func write<Value: ByteEncodable & Sendable, Access: WriteAccess>(
+        _ value: Value, to characteristic: Characteristic<Value, Access>, timeout: Duration? = nil
+    ) async throws {
+        try await writeRaw(try encode(value), to: characteristic, kind: .withResponse, timeout: timeout)
+    }
+
+    /// Encodes and writes a value without acknowledgement. Waits while the backend is not ready
+    /// to send instead of dropping the value.
+    public func writeWithoutResponse<Value: ByteEncodable & Sendable, Access: WriteWithoutResponseAccess>(
+        _ value: Value, to characteristic: Characteristic<Value, Access>, timeout: Duration? = nil
+    ) async throws {
+        try await writeRaw(try encode(value), to: characteristic, kind: .withoutResponse, timeout: timeout)
+    }
+
+    /// Turns on notifications (or indications) and returns the decoded values as they arrive.
+    public func subscribe<Value: ByteDecodable & Sendable, Access: SubscribeAccess>(
+        _ characteristic: Characteristic<Value, Access>, buffering: UpdateBuffering = .default,
+        onDecodingFailure: DecodingFailurePolicy = .skip, timeout: Duration? = nil
+    ) async throws -> Subscription<Value> {
+        let found = try await resolve(characteristic, timeout: timeout)
+        return try await subscribe(found, as: Value.self, buffering: buffering, onDecodingFailure: onDecodingFailure, timeout: timeout)
+    }
+
+    /// Writes a command and returns the first value the peripheral then notifies on the response
+    /// characteristic. Subscribes before writing, so a fast answer is not missed.
+    public func request<Command: ByteEncodable & Sendable, W: WriteAccess, Response: ByteDecodable & Sendable, S: SubscribeAccess>(
+        write command: Command, to commandCharacteristic: Characteristic<Command, W>,
+        response responseCharacteristic: Characteristic<Response, S>, timeout: Duration? = nil
+    ) async throws -> Response {
+        let timeout = timeout ?? defaultTimeout
+        let subscription = try await subscribe(responseCharacteristic, onDecodingFailure: .fail, timeout: timeout)
+        defer { unsubscribeLater(subscription) }
+        try await write(command, to: commandCharacteristic, timeout: timeout)
+        return try await withTimeout(timeout, clock: clock, operation: "response on \(responseCharacteristic.uuid)") {
+            var iterator = subscription.makeAsyncIterator()
+            guard let response = try await iterator.next() else {
+                throw BluetoothError.disconnected(await self.backend.disconnection())
+            }
+            return response
+        }
+    }
+
+    /// Ends a subscription: its loop finishes normally, and notifications are turned off when it
+    /// was the characteristic's last subscription.
+    public func unsubscribe<Value>(_ subscription: Subscription<Value>, timeout: Duration? = nil) async throws {
+        unsubscribeLater(subscription)
+        try await releaseAbandonedSubscriptions(timeout: timeout)
+    }
+
+    // MARK: Raw operations (for tools)
+
+    /// Reads a characteristic's raw bytes.
+    public func readRaw<V, Access: ReadAccess>(_ characteristic: Characteristic<V, Access>, timeout: Duration? = nil) async throws -> [UInt8] {
+        let found = try await resolve(characteristic, timeout: timeout)
+        return try await readRaw(found, timeout: timeout)
+    }
+
+    /// Reads a discovered characteristic's raw bytes.
+    public func readRaw(_ characteristic: DiscoveredCharacteristic, timeout: Duration? = nil) async throws -> [UInt8] {
+        try await releaseAbandonedSubscriptions()
+        guard characteristic.properties.contains(.read) else {
+            throw BluetoothError.notPermitted("\(characteristic.uuid) is not readable")
+        }
+        return try await backend.read(characteristic, timeout: timeout ?? defaultTimeout)
+    }
+
+    /// Writes raw bytes to a characteristic.
+    public func writeRaw<V, Access>(
+        _ bytes: [UInt8], to characteristic: Characteristic<V, Access>, kind: WriteKind, timeout: Duration? = nil
+    ) async throws {
+        let found = try await resolve(characteristic, timeout: timeout)
+        try await writeRaw(bytes, to: found, kind: kind, timeout: timeout)
+    }
+
+    /// Writes raw bytes to a discovered characteristic.
+    public func writeRaw(_ bytes: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration? = nil) async throws {
+        try await releaseAbandonedSubscriptions()
+        let permitted = kind == .withResponse
+            ? characteristic.properties.contains(.write) : characteristic.properties.contains(.writeWithoutResponse)
+        guard permitted else { throw BluetoothError.notPermitted("\(characteristic.uuid) does not accept \(kind)") }
+        try await backend.write(bytes, to: characteristic, kind: kind, timeout: timeout ?? defaultTimeout)
+    }
+
+    /// Subscribes to a discovered characteristic, decoding values as `Value` (`[UInt8]` for raw).
+    public func subscribe<Value: ByteDecodable & Sendable>(
+        _ characteristic: DiscoveredCharacteristic, as: Value.Type, buffering: UpdateBuffering = .default,
+        onDecodingFailure: DecodingFailurePolicy = .skip, timeout: Duration? = nil
+    ) async throws -> Subscription<Value> {
+        try await releaseAbandonedSubscriptions()
+        guard characteristic.properties.contains(.notify) || characteristic.properties.contains(.indicate) else {
+            throw BluetoothError.notPermitted("\(characteristic.uuid) neither notifies nor indicates")
+        }
+        let handle = characteristic.valueHandle
+        // Open the stream before enabling, so nothing sent right after the CCCD write is lost.
+        let updates = backend.valueUpdates(for: characteristic, buffering: buffering)
+        let ended = EndFlag()
+        let subscription = Subscription<Value>(
+            updates: updates, failures: FailureCounter(), policy: onDecodingFailure, connection: backend, ended: ended)
+        if (subscriptionCounts[handle] ?? 0) == 0 {
+            try await backend.setNotifications(true, for: characteristic, timeout: timeout ?? defaultTimeout)
+        }
+        subscriptionCounts[handle, default: 0] += 1
+        endFlags[handle, default: []].append(ended)
+        updates.onEnd { [released] in released.add(characteristic, flag: ended) }
+        return subscription
+    }
+
+    // MARK: Connection
+
+    /// The ATT_MTU in effect.
+    public func mtu() async -> Int { await backend.mtu() }
+
+    /// Waits until the connection ends and returns why.
+    public func disconnected() async -> DisconnectReason { await backend.disconnection() }
+
+    /// Disconnects. Subscriptions end with ``BluetoothError/disconnected(_:)``.
+    public func disconnect() async { await backend.disconnect() }
+
+    // MARK: Internals
+
+    private func encode<Value: ByteEncodable>(_ value: Value) throws -> [UInt8] {
+        do { return try value.encodedBytes() } catch { throw BluetoothError.encoding(error) }
+    }
+
+    private nonisolated func unsubscribeLater<Value>(_ subscription: Subscription<Value>) {
+        subscription.ended.set()
+        subscription.updates.finish()
+    }
+
+    /// Turns notifications off for characteristics whose last subscription has ended.
+    private func releaseAbandonedSubscriptions(timeout: Duration? = nil) async throws {
+        for (characteristic, flag) in released.take() {
+            let handle = characteristic.valueHandle
+            endFlags[handle]?.removeAll { $0 === flag }
+            let remaining = (subscriptionCounts[handle] ?? 1) - 1
+            subscriptionCounts[handle] = remaining
+            if remaining == 0 {
+                subscriptionCounts[handle] = nil
+                // The link may be gone already; then there is nothing to turn off.
+                do {
+                    try await backend.setNotifications(false, for: characteristic, timeout: timeout ?? defaultTimeout)
+                } catch BluetoothError.disconnected {}
+            }
+        }
+    }
+}
+
+/// Subscriptions whose consumers went away, waiting for their CCCD to be turned off at the
+/// connection's next operation (a termination handler can't call into the actor itself without
+/// starting a task).
+final class ReleasedSubscriptions: @unchecked Sendable {
+    // @unchecked Sendable: `items` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var items: [(DiscoveredCharacteristic, EndFlag)] = []
+
+    func add(_ characteristic: DiscoveredCharacteristic, flag: EndFlag) {
+        lock.withLock { items.append((characteristic, flag)) }
+    }
+
+    func take() -> [(DiscoveredCharacteristic, EndFlag)] {
+        lock.withLock {
+            defer { items.removeAll() }
+            return items
+        }
+    }
+}

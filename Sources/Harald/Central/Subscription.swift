@@ -1,0 +1,90 @@
+import Foundation
+import HaraldCodec
+
+/// What a subscription does with a notified value that does not decode.
+public enum DecodingFailurePolicy: Hashable, Sendable {
+    /// Skip the value and count it (``Subscription/decodingFailures``); the stream goes on.
+    case skip
+    /// End the stream by throwing ``BluetoothError/decoding(_:)``.
+    case fail
+}
+
+/// Decoded values of a characteristic the app subscribed to, in the order the peripheral sent
+/// them.
+///
+/// Iterate it with `for try await`. The loop ends by throwing
+/// ``BluetoothError/disconnected(_:)`` when the connection goes away, or normally after
+/// ``PeripheralConnection/unsubscribe(_:)``. Values the app was too slow to take are dropped by the
+/// buffering policy and counted in ``droppedCount``.
+public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Sendable {
+    public typealias Element = Value
+
+    let updates: ValueUpdates
+    let failures: FailureCounter
+    let policy: DecodingFailurePolicy
+    let connection: any ConnectionBackend
+
+    /// Values dropped because the buffer was full.
+    public var droppedCount: Int { updates.droppedCount }
+    /// Values skipped because they did not decode.
+    public var decodingFailures: Int { failures.count }
+    /// The last decoding error seen, if any.
+    public var lastDecodingError: ByteDecodingError? { failures.last }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: ValueUpdates.AsyncIterator
+        let failures: FailureCounter
+        let policy: DecodingFailurePolicy
+        let connection: any ConnectionBackend
+        let ended: EndFlag
+
+        public mutating func next() async throws -> Value? {
+            while let bytes = await base.next() {
+                do {
+                    return try Value(decoding: bytes)
+                } catch {
+                    failures.record(error)
+                    if policy == .fail { throw BluetoothError.decoding(error) }
+                }
+            }
+            // The stream ended: by unsubscribing (normal end) or because the link went away.
+            if ended.isSet { return nil }
+            throw BluetoothError.disconnected(await connection.disconnection())
+        }
+    }
+
+    let ended: EndFlag
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: updates.makeAsyncIterator(), failures: failures, policy: policy, connection: connection, ended: ended)
+    }
+}
+
+
+/// Counts decoding failures of a subscription.
+final class FailureCounter: @unchecked Sendable {
+    // @unchecked Sendable: both stored properties are only touched with `lock` held.
+    private let lock = NSLock()
+    private var total = 0
+    private var lastError: ByteDecodingError?
+
+    var count: Int { lock.withLock { total } }
+    var last: ByteDecodingError? { lock.withLock { lastError } }
+
+    func record(_ error: ByteDecodingError) {
+        lock.withLock {
+            total += 1
+            lastError = error
+        }
+    }
+}
+
+/// Set once when a subscription is ended on purpose, so its stream's end is not mistaken for a
+/// disconnection.
+final class EndFlag: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
