@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "HaraldCodec", targets: ["HaraldCodec"]),
+        .library(name: "HaraldATT", targets: ["HaraldATT"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -21,6 +22,8 @@ let package = Package(
             // Rounding in the IEEE-11073 encoders calls libm, which Linux links only on request.
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
+        // ATT PDUs and the GATT client/server engines over an abstract bearer.
+        .target(name: "HaraldATT", dependencies: ["HaraldCodec"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -34,6 +37,13 @@ let package = Package(
             name: "HaraldCodecTests",
             dependencies: [
                 "HaraldCodec",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "HaraldATTTests",
+            dependencies: [
+                "HaraldATT",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
