@@ -173,3 +173,48 @@ public enum ATTPDU: ByteCodable, Sendable, Hashable {
         }
     }
 }
+
+extension ATTPDU {
+    /// The PDU value inside the case (nil for ``unknown(opcode:parameters:)``).
+    public var body: (any ATTPDUCodable)? {
+        switch self {
+        case .errorResponse(let pdu): pdu
+        case .exchangeMTURequest(let pdu): pdu
+        case .exchangeMTUResponse(let pdu): pdu
+        case .findInformationRequest(let pdu): pdu
+        case .findInformationResponse(let pdu): pdu
+        case .findByTypeValueRequest(let pdu): pdu
+        case .findByTypeValueResponse(let pdu): pdu
+        case .readByTypeRequest(let pdu): pdu
+        case .readByTypeResponse(let pdu): pdu
+        case .readRequest(let pdu): pdu
+        case .readResponse(let pdu): pdu
+        case .readBlobRequest(let pdu): pdu
+        case .readBlobResponse(let pdu): pdu
+        case .readMultipleRequest(let pdu): pdu
+        case .readMultipleResponse(let pdu): pdu
+        case .readByGroupTypeRequest(let pdu): pdu
+        case .readByGroupTypeResponse(let pdu): pdu
+        case .writeRequest(let pdu): pdu
+        case .writeResponse(let pdu): pdu
+        case .writeCommand(let pdu): pdu
+        case .signedWriteCommand(let pdu): pdu
+        case .prepareWriteRequest(let pdu): pdu
+        case .prepareWriteResponse(let pdu): pdu
+        case .executeWriteRequest(let pdu): pdu
+        case .executeWriteResponse(let pdu): pdu
+        case .handleValueNotification(let pdu): pdu
+        case .handleValueIndication(let pdu): pdu
+        case .handleValueConfirmation(let pdu): pdu
+        case .readMultipleVariableRequest(let pdu): pdu
+        case .readMultipleVariableResponse(let pdu): pdu
+        case .multipleHandleValueNotification(let pdu): pdu
+        case .unknown: nil
+        }
+    }
+
+    /// The PDU as `type`, or nil when it is another PDU.
+    public func `as`<T: ATTPDUCodable>(_ type: T.Type) -> T? {
+        body as? T
+    }
+}
