@@ -9,8 +9,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "HaraldCodec", targets: ["HaraldCodec"]),
-        .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
+        .library(name: "HaraldATT", targets: ["HaraldATT"]),
         .library(name: "Harald", targets: ["Harald"]),
+        .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -23,8 +24,12 @@ let package = Package(
             // Rounding in the IEEE-11073 encoders calls libm, which Linux links only on request.
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
-        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec"]),
-        .target(name: "Harald", dependencies: ["HaraldCodec"]),
+        // ATT PDUs and the GATT client/server engines over an abstract bearer.
+        .target(name: "HaraldATT", dependencies: ["HaraldCodec"]),
+        // The public API: Central, PeripheralConnection, typed characteristics, flows.
+        .target(name: "Harald", dependencies: ["HaraldCodec", "HaraldATT"]),
+        // Virtual clock, link model, virtual peripherals, the simulator backend.
+        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldATT", "Harald"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -41,8 +46,15 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator"]),
+        .testTarget(
+            name: "HaraldATTTests",
+            dependencies: [
+                "HaraldATT",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
+        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,200 @@
+import HaraldCodec
+
+extension GATTClient {
+    // MARK: MTU
+
+    /// Exchange MTU (Core spec Vol 3 Part G §4.3.1): offers this side's receive MTU and settles
+    /// ATT_MTU = max(23, min(client, server)). Sent at most once per connection; later calls
+    /// return the current MTU without a round trip.
+    @discardableResult
+    public func exchangeMTU(timeout: Duration? = nil) async throws(GATTError) -> Int {
+        guard !mtuExchangeStarted else { return mtu }
+        mtuExchangeStarted = true
+        let offered = max(ATT.defaultMTU, min(Int(UInt16.max), configuration.preferredMTU ?? bearer.localMTU))
+        let response = try await transact(
+            ATTExchangeMTURequest(clientRxMTU: UInt16(offered)), expecting: ATTExchangeMTUResponse.self, deadline: deadline(timeout))
+        let settled = max(ATT.defaultMTU, min(offered, Int(response.serverRxMTU)))
+        await setMTU(settled)
+        return settled
+    }
+
+    // MARK: Services
+
+    /// Discover All Primary Services (§4.4.1): Read By Group Type (0x2800) from handle 1 until
+    /// Attribute Not Found or the last group ends at 0xFFFF.
+    public func discoverPrimaryServices(timeout: Duration? = nil) async throws(GATTError) -> [GATTService] {
+        let deadline = deadline(timeout)
+        var services: [GATTService] = []
+        var start: UInt16 = 0x0001
+        while true {
+            let response: ATTReadByGroupTypeResponse
+            do {
+                response = try await transact(
+                    ATTReadByGroupTypeRequest(range: ATTHandleRange(start: start, end: 0xFFFF), groupType: GATTAttributeType.primaryService),
+                    expecting: ATTReadByGroupTypeResponse.self, deadline: deadline)
+            } catch .attribute(.attributeNotFound, _, _) {
+                break
+            }
+            for entry in response.entries {
+                guard entry.range.start >= start, entry.range.start <= entry.range.end else {
+                    throw .invalidResponse("service group \(entry.range) outside the requested range from \(start)")
+                }
+                services.append(GATTService(uuid: try Self.uuid(entry.value), handles: entry.range, isPrimary: true))
+            }
+            guard let last = response.entries.last?.range.end, last < 0xFFFF else { break }
+            start = last + 1
+        }
+        return services
+    }
+
+    /// Discover Primary Service by Service UUID (§4.4.2): Find By Type Value (0x2800, `uuid`)
+    /// until Attribute Not Found or a group ends at 0xFFFF.
+    public func discoverPrimaryServices(uuid: BluetoothUUID, timeout: Duration? = nil) async throws(GATTError) -> [GATTService] {
+        let deadline = deadline(timeout)
+        let uuidBytes = uuid.uuid16.map { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } ?? Self.bytes128(uuid)
+        var services: [GATTService] = []
+        var start: UInt16 = 0x0001
+        while true {
+            let response: ATTFindByTypeValueResponse
+            do {
+                response = try await transact(
+                    ATTFindByTypeValueRequest(range: ATTHandleRange(start: start, end: 0xFFFF), attributeType: 0x2800, value: uuidBytes),
+                    expecting: ATTFindByTypeValueResponse.self, deadline: deadline)
+            } catch .attribute(.attributeNotFound, _, _) {
+                break
+            }
+            for range in response.handles {
+                guard range.start >= start, range.start <= range.end else {
+                    throw .invalidResponse("service group \(range) outside the requested range from \(start)")
+                }
+                services.append(GATTService(uuid: uuid, handles: range, isPrimary: true))
+            }
+            guard let last = response.handles.last?.end, last < 0xFFFF else { break }
+            start = last + 1
+        }
+        return services
+    }
+
+    /// Find Included Services (§4.5.1): Read By Type (0x2802) over the service's handles, plus a
+    /// Read of the included service declaration for each included service with a 128-bit UUID.
+    public func discoverIncludedServices(of service: GATTService, timeout: Duration? = nil) async throws(GATTError) -> [GATTIncludedService] {
+        let deadline = deadline(timeout)
+        var found: [GATTIncludedService] = []
+        for entry in try await readByTypeLoop(GATTAttributeType.include, in: service.handles, deadline: deadline) {
+            let reader = entry.value
+            guard reader.count == 4 || reader.count == 6 else {
+                throw .invalidResponse("include declaration of \(reader.count) bytes")
+            }
+            let start = UInt16(reader[0]) | UInt16(reader[1]) << 8
+            let end = UInt16(reader[2]) | UInt16(reader[3]) << 8
+            let uuid: BluetoothUUID
+            if reader.count == 6 {
+                uuid = BluetoothUUID(UInt16(reader[4]) | UInt16(reader[5]) << 8)
+            } else {
+                let declaration = try await transact(ATTReadRequest(handle: start), expecting: ATTReadResponse.self, deadline: deadline)
+                guard declaration.value.count == 16 else { throw .invalidResponse("included service UUID of \(declaration.value.count) bytes") }
+                uuid = try Self.uuid(declaration.value)
+            }
+            found.append(GATTIncludedService(declarationHandle: entry.handle, service: GATTService(uuid: uuid, handles: ATTHandleRange(start: start, end: end), isPrimary: false)))
+        }
+        return found
+    }
+
+    // MARK: Characteristics and descriptors
+
+    /// Discover All Characteristics of a Service (§4.6.1): Read By Type (0x2803) over the
+    /// service's handles; with `uuid`, Discover Characteristics by UUID (same PDUs, filtered here).
+    public func discoverCharacteristics(
+        of service: GATTService, uuid: BluetoothUUID? = nil, timeout: Duration? = nil
+    ) async throws(GATTError) -> [GATTCharacteristic] {
+        let deadline = deadline(timeout)
+        var declarations: [(handle: UInt16, properties: UInt8, valueHandle: UInt16, uuid: BluetoothUUID)] = []
+        for entry in try await readByTypeLoop(GATTAttributeType.characteristic, in: service.handles, deadline: deadline) {
+            let value = entry.value
+            guard value.count == 5 || value.count == 19 else {
+                throw .invalidResponse("characteristic declaration of \(value.count) bytes")
+            }
+            let valueHandle = UInt16(value[1]) | UInt16(value[2]) << 8
+            guard valueHandle > entry.handle, valueHandle <= service.handles.end else {
+                throw .invalidResponse("characteristic value handle \(valueHandle) outside its service")
+            }
+            declarations.append((entry.handle, value[0], valueHandle, try Self.uuid(Array(value[3...]))))
+        }
+        var characteristics: [GATTCharacteristic] = []
+        for (index, declaration) in declarations.enumerated() {
+            let end = index + 1 < declarations.count ? declarations[index + 1].handle - 1 : service.handles.end
+            characteristics.append(GATTCharacteristic(
+                uuid: declaration.uuid, properties: GATTCharacteristicProperties(rawValue: declaration.properties),
+                declarationHandle: declaration.handle, valueHandle: declaration.valueHandle, endHandle: max(end, declaration.valueHandle)))
+        }
+        if let uuid { characteristics.removeAll { $0.uuid != uuid } }
+        return characteristics
+    }
+
+    /// Discover All Characteristic Descriptors (§4.7.1): Find Information over the handles after
+    /// the value up to the characteristic's end. No request when there is no room for one.
+    public func discoverDescriptors(of characteristic: GATTCharacteristic, timeout: Duration? = nil) async throws(GATTError) -> [GATTDescriptor] {
+        guard let range = characteristic.descriptorHandles else { return [] }
+        let deadline = deadline(timeout)
+        var descriptors: [GATTDescriptor] = []
+        var start = range.start
+        while start <= range.end {
+            let response: ATTFindInformationResponse
+            do {
+                response = try await transact(
+                    ATTFindInformationRequest(range: ATTHandleRange(start: start, end: range.end)),
+                    expecting: ATTFindInformationResponse.self, deadline: deadline)
+            } catch .attribute(.attributeNotFound, _, _) {
+                break
+            }
+            for entry in response.entries {
+                guard range.contains(entry.handle), entry.handle >= start else {
+                    throw .invalidResponse("descriptor handle \(entry.handle) outside \(range)")
+                }
+                descriptors.append(GATTDescriptor(uuid: entry.type, handle: entry.handle))
+            }
+            guard let last = response.entries.last?.handle, last < range.end else { break }
+            start = last + 1
+        }
+        return descriptors
+    }
+
+    /// Read By Type over `range` until Attribute Not Found or the range is covered.
+    func readByTypeLoop(_ type: BluetoothUUID, in range: ATTHandleRange, deadline: Duration) async throws(GATTError) -> [ATTHandleValue] {
+        var entries: [ATTHandleValue] = []
+        var start = range.start
+        while start <= range.end {
+            let response: ATTReadByTypeResponse
+            do {
+                response = try await transact(
+                    ATTReadByTypeRequest(range: ATTHandleRange(start: start, end: range.end), attributeType: type),
+                    expecting: ATTReadByTypeResponse.self, deadline: deadline)
+            } catch .attribute(.attributeNotFound, _, _) {
+                break
+            }
+            for entry in response.entries {
+                guard entry.handle >= start, entry.handle <= range.end else {
+                    throw .invalidResponse("handle \(entry.handle) outside the requested range \(start)-\(range.end)")
+                }
+                entries.append(entry)
+            }
+            guard let last = response.entries.last?.handle, last < range.end else { break }
+            start = last + 1
+        }
+        return entries
+    }
+
+    // MARK: Helpers
+
+    static func uuid(_ bytes: [UInt8]) throws(GATTError) -> BluetoothUUID {
+        guard bytes.count == 2 || bytes.count == 16 else { throw .invalidResponse("UUID of \(bytes.count) bytes") }
+        do { return try BluetoothUUID(decoding: bytes) } catch { throw .invalidResponse(error.description) }
+    }
+
+    static func bytes128(_ uuid: BluetoothUUID) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.write(uuid.low)
+        writer.write(uuid.high)
+        return writer.bytes
+    }
+}

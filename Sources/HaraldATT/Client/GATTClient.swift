@@ -1,0 +1,385 @@
+import HaraldCodec
+
+/// The GATT client of one connection: discovery, reads, writes and subscriptions over an
+/// ``ATTBearer``.
+///
+/// Discipline (Core spec Vol 3 Part F §3.3):
+/// - Exactly one request is in flight; later requests wait in FIFO order.
+/// - A response must answer the outstanding request: any other response fails that operation
+///   with a protocol error (``GATTError/unexpectedResponse(expected:received:)``) and ends the
+///   transaction; a response with no request outstanding is ignored and counted
+///   (``ATTCounters/ignoredPDUs``). A malformed response fails the operation with
+///   ``GATTError/invalidResponse(_:)``.
+/// - Every operation takes a timeout (default ``Configuration/defaultTimeout``) covering its
+///   whole procedure, and honours task cancellation. A timed-out or cancelled operation returns
+///   at once; if its request was sent, the transaction stays open until the response arrives.
+/// - A request unanswered for ``Configuration/transactionTimeout`` (30 s) closes the bearer
+///   (reason ``ATTCloseReason/transactionTimeout``): the operation and everything queued fail.
+/// - When the bearer closes, every pending operation fails at once with
+///   ``GATTError/disconnected``, subscriber streams finish, and later calls fail the same way.
+/// - Notifications and indications are routed by handle to every subscriber stream of that
+///   handle; indications are confirmed after delivery.
+public actor GATTClient {
+    /// Engine settings.
+    public struct Configuration: Sendable {
+        /// Timeout of an operation when the call gives none.
+        public var defaultTimeout: Duration = .seconds(30)
+        /// How long a sent request may go unanswered before the bearer is closed.
+        public var transactionTimeout: Duration = ATT.transactionTimeout
+        /// Receive MTU offered in Exchange MTU; nil offers the bearer's `localMTU`.
+        public var preferredMTU: Int?
+
+        public init(defaultTimeout: Duration = .seconds(30), transactionTimeout: Duration = ATT.transactionTimeout, preferredMTU: Int? = nil) {
+            self.defaultTimeout = defaultTimeout
+            self.transactionTimeout = transactionTimeout
+            self.preferredMTU = preferredMTU
+        }
+    }
+
+    let bearer: any ATTBearer
+    let timer: ATTTimer
+    let configuration: Configuration
+
+    /// The ATT_MTU in use, in bytes: 23 until Exchange MTU completes.
+    public private(set) var mtu = ATT.defaultMTU
+    /// Why the bearer closed, once it has.
+    public private(set) var closeReason: ATTCloseReason?
+    /// Protocol cost so far.
+    public private(set) var counters = ATTCounters()
+
+    var mtuExchangeStarted = false
+    var longWriteInProgress = false
+
+    // Request queue.
+    private struct Operation {
+        let id: UInt64
+        let request: [UInt8]
+        let opcode: ATTOpcode
+        var continuation: CheckedContinuation<Result<ATTPDU, GATTError>, Never>?
+        var deadlineTask: Task<Void, Never>?
+    }
+    private var queue: [Operation] = []
+    private var inFlight: Operation?
+    private var transactionTask: Task<Void, Never>?
+    private var nextID: UInt64 = 1
+    /// Continuations not resumed yet (requests waiting or in flight). Zero when idle.
+    public private(set) var liveContinuations = 0
+
+    // Subscribers.
+    private struct Subscriber {
+        let continuation: AsyncStream<GATTNotification>.Continuation
+        var dropped = 0
+    }
+    private var subscribers: [UInt16: [UInt64: Subscriber]] = [:]
+
+    /// Starts a client on `bearer`; it begins consuming the bearer's events at once.
+    ///
+    /// - Parameter clock: the clock every timeout is measured on (a manual clock in tests).
+    public init(bearer: any ATTBearer, clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration()) {
+        self.bearer = bearer
+        self.timer = ATTTimer(clock)
+        self.configuration = configuration
+        let events = bearer.events
+        Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        }
+    }
+
+    /// True until the bearer closes.
+    public var isConnected: Bool { closeReason == nil }
+
+    /// Closes the bearer; pending operations fail with ``GATTError/disconnected``.
+    public func disconnect() async {
+        guard closeReason == nil else { return }
+        bearerClosed(.closedLocally)
+        await bearer.close(.closedLocally)
+    }
+
+    // MARK: Requests
+
+    /// The deadline, as clock time since start, for a procedure given its timeout.
+    func deadline(_ timeout: Duration?) -> Duration {
+        timer.now() + (timeout ?? configuration.defaultTimeout)
+    }
+
+    /// Sends `request` when its turn comes and returns the matching response; an Error Response
+    /// throws ``GATTError/attribute(_:handle:request:)``.
+    func transact<Response: ATTPDUCodable>(
+        _ request: some ATTPDUCodable, expecting: Response.Type, deadline: Duration
+    ) async throws(GATTError) -> Response {
+        let bytes: [UInt8]
+        do { bytes = try request.pduBytes() } catch { throw .invalidArgument(error.description) }
+        guard bytes.count <= mtu else { throw .invalidArgument("\(type(of: request).opcode.name) of \(bytes.count) bytes exceeds ATT_MTU \(mtu)") }
+        let pdu = try await enqueue(bytes, opcode: type(of: request).opcode, deadline: deadline).get()
+        if let error = pdu.as(ATTErrorResponse.self) {
+            throw .attribute(error.error, handle: error.handle, request: error.requestOpcode)
+        }
+        guard let response = pdu.as(Response.self) else {
+            // `handleResponse` already checked the opcode; this only guards against misuse.
+            throw .unexpectedResponse(expected: Response.opcode, received: pdu.opcode)
+        }
+        return response
+    }
+
+    private func enqueue(_ bytes: [UInt8], opcode: ATTOpcode, deadline: Duration) async -> Result<ATTPDU, GATTError> {
+        if closeReason != nil { return .failure(.disconnected) }
+        if Task.isCancelled { return .failure(.cancelled) }
+        let id = nextID
+        nextID += 1
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<ATTPDU, GATTError>, Never>) in
+                liveContinuations += 1
+                let deadlineTask = timer.schedule(at: deadline) { [weak self] in await self?.resolve(id, with: .failure(.timeout)) }
+                queue.append(Operation(id: id, request: bytes, opcode: opcode, continuation: continuation, deadlineTask: deadlineTask))
+                // Cancellation that raced the registration: the handler's task may have run already.
+                if Task.isCancelled {
+                    resolve(id, with: .failure(.cancelled))
+                } else {
+                    pump()
+                }
+            }
+        } onCancel: {
+            Task { [weak self] in await self?.resolve(id, with: .failure(.cancelled)) }
+        }
+    }
+
+    /// Resumes operation `id` (queued or in flight) if it is still waiting. A queued operation
+    /// leaves the queue; an in-flight one keeps the transaction open until its response.
+    private func resolve(_ id: UInt64, with result: Result<ATTPDU, GATTError>) {
+        if inFlight?.id == id {
+            finish(&inFlight!, with: result)
+        } else if let index = queue.firstIndex(where: { $0.id == id }) {
+            var operation = queue.remove(at: index)
+            finish(&operation, with: result)
+        }
+    }
+
+    private func finish(_ operation: inout Operation, with result: Result<ATTPDU, GATTError>) {
+        operation.deadlineTask?.cancel()
+        operation.deadlineTask = nil
+        guard let continuation = operation.continuation else { return }
+        operation.continuation = nil
+        liveContinuations -= 1
+        continuation.resume(returning: result)
+    }
+
+    /// Starts the next queued request if none is in flight.
+    private func pump() {
+        guard inFlight == nil, closeReason == nil, !queue.isEmpty else { return }
+        let operation = queue.removeFirst()
+        inFlight = operation
+        counters.countSent(operation.request)
+        let id = operation.id
+        transactionTask = timer.schedule(at: timer.now() + configuration.transactionTimeout) { [weak self] in
+            await self?.transactionTimedOut(id)
+        }
+        let bearer = bearer
+        let bytes = operation.request
+        Task { [weak self] in
+            do {
+                try await bearer.send(bytes)
+            } catch {
+                await self?.bearerClosed(.linkLost(code: nil))
+            }
+        }
+    }
+
+    private func transactionTimedOut(_ id: UInt64) async {
+        guard inFlight?.id == id, closeReason == nil else { return }
+        resolve(id, with: .failure(.timeout))
+        bearerClosed(.transactionTimeout)
+        await bearer.close(.transactionTimeout)
+    }
+
+    // MARK: Commands
+
+    /// Sends a PDU that gets no response (Write Command, Confirmation).
+    func sendCommand(_ pdu: some ATTPDUCodable) async throws(GATTError) {
+        guard closeReason == nil else { throw .disconnected }
+        let bytes: [UInt8]
+        do { bytes = try pdu.pduBytes() } catch { throw .invalidArgument(error.description) }
+        guard bytes.count <= mtu else { throw .invalidArgument("\(type(of: pdu).opcode.name) of \(bytes.count) bytes exceeds ATT_MTU \(mtu)") }
+        counters.countSent(bytes)
+        do {
+            try await bearer.send(bytes)
+        } catch {
+            bearerClosed(.linkLost(code: nil))
+            throw .disconnected
+        }
+    }
+
+    // MARK: Inbound
+
+    private func handle(_ event: ATTBearerEvent) async {
+        switch event {
+        case .closed(let reason):
+            bearerClosed(reason)
+        case .received(let bytes):
+            await received(bytes)
+        }
+    }
+
+    private func received(_ bytes: [UInt8]) async {
+        counters.countReceived(bytes)
+        guard let first = bytes.first else {
+            counters.ignoredPDUs += 1
+            return
+        }
+        let opcode = ATTOpcode(first)
+        let pdu: ATTPDU
+        do {
+            pdu = try ATTPDU(decoding: bytes)
+        } catch {
+            if opcode.kind == .response, inFlight != nil {
+                completeTransaction(with: .failure(.invalidResponse(error.description)))
+            } else {
+                counters.ignoredPDUs += 1
+            }
+            return
+        }
+        switch opcode.kind {
+        case .response:
+            handleResponse(pdu)
+        case .notification:
+            if let notification = pdu.as(ATTHandleValueNotification.self) {
+                deliver(GATTNotification(handle: notification.handle, value: notification.value, isIndication: false))
+            } else if let multiple = pdu.as(ATTMultipleHandleValueNotification.self) {
+                for entry in multiple.values {
+                    deliver(GATTNotification(handle: entry.handle, value: entry.value, isIndication: false))
+                }
+            }
+        case .indication:
+            if let indication = pdu.as(ATTHandleValueIndication.self) {
+                deliver(GATTNotification(handle: indication.handle, value: indication.value, isIndication: true))
+                try? await sendCommand(ATTHandleValueConfirmation())
+            }
+        case .request:
+            // This engine is a client only: a request from the peer gets Request Not Supported.
+            try? await sendCommand(ATTErrorResponse(requestOpcode: opcode, handle: 0, error: .requestNotSupported))
+        case .command, .confirmation, .unknown:
+            counters.ignoredPDUs += 1
+        }
+    }
+
+    private func handleResponse(_ pdu: ATTPDU) {
+        guard let operation = inFlight else {
+            counters.ignoredPDUs += 1
+            return
+        }
+        let expected = operation.opcode.responseOpcode ?? operation.opcode
+        if let error = pdu.as(ATTErrorResponse.self) {
+            guard error.requestOpcode == operation.opcode else {
+                completeTransaction(with: .failure(.unexpectedResponse(expected: expected, received: pdu.opcode)))
+                return
+            }
+        } else if pdu.opcode != expected {
+            completeTransaction(with: .failure(.unexpectedResponse(expected: expected, received: pdu.opcode)))
+            return
+        }
+        completeTransaction(with: .success(pdu))
+    }
+
+    /// Ends the transaction in flight, answering its operation if it still waits, and starts the
+    /// next request.
+    private func completeTransaction(with result: Result<ATTPDU, GATTError>) {
+        guard var operation = inFlight else { return }
+        inFlight = nil
+        transactionTask?.cancel()
+        transactionTask = nil
+        counters.countRoundTrip(operation.opcode)
+        finish(&operation, with: result)
+        pump()
+    }
+
+    /// Fails everything pending and finishes every subscriber stream. Idempotent.
+    private func bearerClosed(_ reason: ATTCloseReason) {
+        guard closeReason == nil else { return }
+        closeReason = reason
+        transactionTask?.cancel()
+        transactionTask = nil
+        if var operation = inFlight {
+            inFlight = nil
+            finish(&operation, with: .failure(.disconnected))
+        }
+        let waiting = queue
+        queue.removeAll()
+        for var operation in waiting { finish(&operation, with: .failure(.disconnected)) }
+        let streams = subscribers.values.flatMap { $0.values.map(\.continuation) }
+        subscribers.removeAll()
+        for stream in streams { stream.finish() }
+    }
+
+    // MARK: Subscriptions
+
+    /// A stream of the notifications and indications the server sends for one value handle.
+    public struct Subscription: Sendable {
+        /// Identifies the subscription for ``GATTClient/droppedValueCount(_:)`` and
+        /// ``GATTClient/unsubscribe(_:)``.
+        public let id: UInt64
+        /// The characteristic value handle.
+        public let handle: UInt16
+        /// Values in arrival order; finishes on unsubscribe or disconnection.
+        public let values: AsyncStream<GATTNotification>
+    }
+
+    /// Subscribes to values pushed for `handle`. This only routes; enabling the pushes on the
+    /// server is a CCCD write (``configureNotifications(cccdHandle:_:timeout:)``).
+    ///
+    /// - Parameter bufferingPolicy: what the stream keeps when the consumer is slow (default:
+    ///   the newest 64 values); values it drops are counted (``droppedValueCount(_:)``).
+    public func subscribe(
+        handle: UInt16,
+        bufferingPolicy: AsyncStream<GATTNotification>.Continuation.BufferingPolicy = .bufferingNewest(64)
+    ) -> Subscription {
+        let id = nextID
+        nextID += 1
+        let (stream, continuation) = AsyncStream<GATTNotification>.makeStream(bufferingPolicy: bufferingPolicy)
+        if closeReason != nil {
+            continuation.finish()
+        } else {
+            subscribers[handle, default: [:]][id] = Subscriber(continuation: continuation)
+            continuation.onTermination = { [weak self] _ in
+                Task { await self?.removeSubscriber(handle: handle, id: id) }
+            }
+        }
+        return Subscription(id: id, handle: handle, values: stream)
+    }
+
+    /// Ends a subscription's stream.
+    public func unsubscribe(_ subscription: Subscription) {
+        subscribers[subscription.handle]?[subscription.id]?.continuation.finish()
+        removeSubscriber(handle: subscription.handle, id: subscription.id)
+    }
+
+    /// Values the subscription's stream dropped because its buffer was full (0 once it ended).
+    public func droppedValueCount(_ subscription: Subscription) -> Int {
+        subscribers[subscription.handle]?[subscription.id]?.dropped ?? 0
+    }
+
+    /// Number of live subscriber streams.
+    public var subscriberCount: Int { subscribers.values.reduce(0) { $0 + $1.count } }
+
+    private func removeSubscriber(handle: UInt16, id: UInt64) {
+        subscribers[handle]?[id] = nil
+        if subscribers[handle]?.isEmpty == true { subscribers[handle] = nil }
+    }
+
+    private func deliver(_ notification: GATTNotification) {
+        guard let targets = subscribers[notification.handle] else { return }
+        for (id, subscriber) in targets {
+            if case .dropped = subscriber.continuation.yield(notification) {
+                subscribers[notification.handle]?[id]?.dropped += 1
+                counters.droppedValues += 1
+            }
+        }
+    }
+
+    /// Records the negotiated MTU.
+    func setMTU(_ value: Int) async {
+        mtu = value
+        await bearer.didNegotiateMTU(value)
+    }
+}

@@ -1,0 +1,87 @@
+/// The error code carried by an ATT Error Response (Core spec Vol 3 Part F §3.4.1.1).
+///
+/// 0x01–0x13 are defined by ATT; 0x80–0x9F are reserved for the application (a profile or a
+/// read/write handler chooses their meaning); 0xE0–0xFF are the common profile and service error
+/// codes of the Core Specification Supplement. The type is also the error a server-side read or
+/// write handler throws to refuse a request.
+public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, Error, CustomStringConvertible {
+    public var rawValue: UInt8
+
+    @inlinable
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    @inlinable
+    public init(_ rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// An application error (0x80–0x9F); nil outside that range.
+    public static func application(_ code: UInt8) -> ATTErrorCode? {
+        (0x80...0x9F).contains(code) ? ATTErrorCode(code) : nil
+    }
+
+    public static let invalidHandle = ATTErrorCode(0x01)
+    public static let readNotPermitted = ATTErrorCode(0x02)
+    public static let writeNotPermitted = ATTErrorCode(0x03)
+    public static let invalidPDU = ATTErrorCode(0x04)
+    public static let insufficientAuthentication = ATTErrorCode(0x05)
+    public static let requestNotSupported = ATTErrorCode(0x06)
+    public static let invalidOffset = ATTErrorCode(0x07)
+    public static let insufficientAuthorization = ATTErrorCode(0x08)
+    public static let prepareQueueFull = ATTErrorCode(0x09)
+    public static let attributeNotFound = ATTErrorCode(0x0A)
+    public static let attributeNotLong = ATTErrorCode(0x0B)
+    public static let encryptionKeySizeTooShort = ATTErrorCode(0x0C)
+    public static let invalidAttributeValueLength = ATTErrorCode(0x0D)
+    public static let unlikelyError = ATTErrorCode(0x0E)
+    public static let insufficientEncryption = ATTErrorCode(0x0F)
+    public static let unsupportedGroupType = ATTErrorCode(0x10)
+    public static let insufficientResources = ATTErrorCode(0x11)
+    public static let databaseOutOfSync = ATTErrorCode(0x12)
+    public static let valueNotAllowed = ATTErrorCode(0x13)
+    /// Common profile error: the write was refused for a reason the profile defines.
+    public static let writeRequestRejected = ATTErrorCode(0xFC)
+    /// Common profile error: the Client Characteristic Configuration descriptor is not set as the
+    /// procedure needs.
+    public static let cccdImproperlyConfigured = ATTErrorCode(0xFD)
+    /// Common profile error: a procedure is already running.
+    public static let procedureAlreadyInProgress = ATTErrorCode(0xFE)
+    /// Common profile error: a written value is outside the allowed range.
+    public static let outOfRange = ATTErrorCode(0xFF)
+
+    /// True for 0x80–0x9F.
+    public var isApplicationError: Bool { (0x80...0x9F).contains(rawValue) }
+    /// True for 0xE0–0xFF.
+    public var isCommonProfileError: Bool { rawValue >= 0xE0 }
+
+    public var name: String {
+        switch rawValue {
+        case 0x01: "Invalid Handle"
+        case 0x02: "Read Not Permitted"
+        case 0x03: "Write Not Permitted"
+        case 0x04: "Invalid PDU"
+        case 0x05: "Insufficient Authentication"
+        case 0x06: "Request Not Supported"
+        case 0x07: "Invalid Offset"
+        case 0x08: "Insufficient Authorization"
+        case 0x09: "Prepare Queue Full"
+        case 0x0A: "Attribute Not Found"
+        case 0x0B: "Attribute Not Long"
+        case 0x0C: "Encryption Key Size Too Short"
+        case 0x0D: "Invalid Attribute Value Length"
+        case 0x0E: "Unlikely Error"
+        case 0x0F: "Insufficient Encryption"
+        case 0x10: "Unsupported Group Type"
+        case 0x11: "Insufficient Resources"
+        case 0x12: "Database Out Of Sync"
+        case 0x13: "Value Not Allowed"
+        case 0x80...0x9F: "Application Error"
+        case 0xFC: "Write Request Rejected"
+        case 0xFD: "Client Characteristic Configuration Descriptor Improperly Configured"
+        case 0xFE: "Procedure Already In Progress"
+        case 0xFF: "Out Of Range"
+        case 0xE0...0xFB: "Common Profile Error"
+        default: "Reserved"
+        }
+    }
+
+    public var description: String { "\(name) (0x\(ATTOpcode.hex(rawValue)))" }
+}

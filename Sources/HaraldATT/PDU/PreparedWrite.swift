@@ -1,0 +1,108 @@
+import HaraldCodec
+
+/// Prepare Write Request (0x16): queue `value` for the attribute at `handle`, starting at byte
+/// `offset`; nothing is written until an Execute Write Request.
+public struct ATTPrepareWriteRequest: ATTPDUCodable {
+    public static let opcode = ATTOpcode.prepareWriteRequest
+    public var handle: UInt16
+    /// Offset, in bytes, of this part within the attribute value.
+    public var offset: UInt16
+    /// At most ATT_MTU − 5 bytes.
+    public var value: [UInt8]
+
+    public init(handle: UInt16, offset: UInt16, value: [UInt8]) {
+        self.handle = handle
+        self.offset = offset
+        self.value = value
+    }
+
+    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
+        try reader.expectOpcode(Self.opcode)
+        handle = try reader.read(UInt16.self, field: "handle")
+        offset = try reader.read(UInt16.self, field: "valueOffset")
+        value = reader.readRemainingBytes()
+    }
+
+    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
+        writer.write(Self.opcode.rawValue)
+        writer.write(handle)
+        writer.write(offset)
+        writer.write(bytes: value)
+    }
+}
+
+/// Prepare Write Response (0x17): the server echoes the queued part, so a reliable write can
+/// check it arrived intact.
+public struct ATTPrepareWriteResponse: ATTPDUCodable {
+    public static let opcode = ATTOpcode.prepareWriteResponse
+    public var handle: UInt16
+    public var offset: UInt16
+    public var value: [UInt8]
+
+    public init(handle: UInt16, offset: UInt16, value: [UInt8]) {
+        self.handle = handle
+        self.offset = offset
+        self.value = value
+    }
+
+    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
+        try reader.expectOpcode(Self.opcode)
+        handle = try reader.read(UInt16.self, field: "handle")
+        offset = try reader.read(UInt16.self, field: "valueOffset")
+        value = reader.readRemainingBytes()
+    }
+
+    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
+        writer.write(Self.opcode.rawValue)
+        writer.write(handle)
+        writer.write(offset)
+        writer.write(bytes: value)
+    }
+}
+
+/// Execute Write Request (0x18): write (`.write`) or discard (`.cancel`) every queued part.
+public struct ATTExecuteWriteRequest: ATTPDUCodable {
+    public static let opcode = ATTOpcode.executeWriteRequest
+
+    /// What to do with the prepare queue.
+    public enum Flags: UInt8, Hashable, Sendable {
+        /// 0x00: discard all prepared writes.
+        case cancel = 0x00
+        /// 0x01: write all prepared values.
+        case write = 0x01
+    }
+
+    public var flags: Flags
+
+    public init(flags: Flags) { self.flags = flags }
+
+    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
+        try reader.expectOpcode(Self.opcode)
+        let start = reader.offset
+        let raw = try reader.read(UInt8.self, field: "flags")
+        guard let flags = Flags(rawValue: raw) else {
+            throw reader.invalidValue("flags must be 0x00 or 0x01, not 0x\(ATTOpcode.hex(raw))", field: "flags", at: start)
+        }
+        self.flags = flags
+    }
+
+    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
+        writer.write(Self.opcode.rawValue)
+        writer.write(flags.rawValue)
+    }
+}
+
+/// Execute Write Response (0x19): the queue was written or discarded. No parameters.
+public struct ATTExecuteWriteResponse: ATTPDUCodable {
+    public static let opcode = ATTOpcode.executeWriteResponse
+
+    public init() {}
+
+    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
+        try reader.expectOpcode(Self.opcode)
+    }
+
+    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
+        writer.write(Self.opcode.rawValue)
+    }
+}
