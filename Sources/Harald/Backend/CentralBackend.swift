@@ -61,7 +61,7 @@ public protocol ConnectionBackend: Sendable {
     /// Values the peripheral notifies or indicates for `characteristic` — never read responses —
     /// from now until the connection ends (then the stream finishes). Each call returns a new
     /// stream; values are copied to every live stream, each buffered by its own policy.
-    func valueUpdates(for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering) -> ValueUpdates
+    func valueUpdates(for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering) async -> ValueUpdates
 
     /// Largest value one write of `kind` carries without a long write (MTU − 3 for ATT).
     func maximumWriteLength(for kind: WriteKind) async -> Int

@@ -198,7 +198,7 @@ public actor PeripheralConnection {
         }
         let handle = characteristic.valueHandle
         // Open the stream before enabling, so nothing sent right after the CCCD write is lost.
-        let updates = backend.valueUpdates(for: characteristic, buffering: buffering)
+        let updates = await backend.valueUpdates(for: characteristic, buffering: buffering)
         let ended = EndFlag()
         let subscription = Subscription<Value>(
             updates: updates, failures: FailureCounter(), policy: onDecodingFailure, connection: backend, ended: ended)

@@ -1,4 +1,5 @@
-import HaraldCodec
+@_exported import HaraldATT
+@_exported import HaraldCodec
 
 /// Everything that can go wrong talking to a Bluetooth device, in one typed error.
 ///
@@ -47,53 +48,13 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// An ATT error code as it appears in an Error Response (Core spec Vol 3 Part F §3.4.1.1).
-public struct ATTStatus: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public var rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+public typealias ATTStatus = ATTErrorCode
 
-    public static let invalidHandle = ATTStatus(rawValue: 0x01)
-    public static let readNotPermitted = ATTStatus(rawValue: 0x02)
-    public static let writeNotPermitted = ATTStatus(rawValue: 0x03)
-    public static let invalidPDU = ATTStatus(rawValue: 0x04)
-    public static let insufficientAuthentication = ATTStatus(rawValue: 0x05)
-    public static let requestNotSupported = ATTStatus(rawValue: 0x06)
-    public static let invalidOffset = ATTStatus(rawValue: 0x07)
-    public static let insufficientAuthorization = ATTStatus(rawValue: 0x08)
-    public static let prepareQueueFull = ATTStatus(rawValue: 0x09)
-    public static let attributeNotFound = ATTStatus(rawValue: 0x0A)
-    public static let attributeNotLong = ATTStatus(rawValue: 0x0B)
-    public static let encryptionKeySizeTooShort = ATTStatus(rawValue: 0x0C)
-    public static let invalidAttributeValueLength = ATTStatus(rawValue: 0x0D)
-    public static let unlikelyError = ATTStatus(rawValue: 0x0E)
-    public static let insufficientEncryption = ATTStatus(rawValue: 0x0F)
-    public static let unsupportedGroupType = ATTStatus(rawValue: 0x10)
-    public static let insufficientResources = ATTStatus(rawValue: 0x11)
-    public static let databaseOutOfSync = ATTStatus(rawValue: 0x12)
-    public static let valueNotAllowed = ATTStatus(rawValue: 0x13)
-
-    /// True for the application range 0x80–0x9F.
-    public var isApplicationError: Bool { (0x80...0x9F).contains(rawValue) }
-
+extension ATTErrorCode {
     /// True when the peer wants the link secured first (authentication or encryption), which is
     /// how a device asks for pairing.
     public var requiresPairing: Bool {
         self == .insufficientAuthentication || self == .insufficientEncryption || self == .encryptionKeySizeTooShort
-    }
-
-    public var description: String {
-        let names: [UInt8: String] = [
-            0x01: "Invalid Handle", 0x02: "Read Not Permitted", 0x03: "Write Not Permitted", 0x04: "Invalid PDU",
-            0x05: "Insufficient Authentication", 0x06: "Request Not Supported", 0x07: "Invalid Offset",
-            0x08: "Insufficient Authorization", 0x09: "Prepare Queue Full", 0x0A: "Attribute Not Found",
-            0x0B: "Attribute Not Long", 0x0C: "Encryption Key Size Too Short", 0x0D: "Invalid Attribute Value Length",
-            0x0E: "Unlikely Error", 0x0F: "Insufficient Encryption", 0x10: "Unsupported Group Type",
-            0x11: "Insufficient Resources", 0x12: "Database Out Of Sync", 0x13: "Value Not Allowed",
-            0xFC: "Write Request Rejected", 0xFD: "CCCD Improperly Configured", 0xFE: "Procedure Already In Progress",
-            0xFF: "Out Of Range",
-        ]
-        let hex = "0x" + String(rawValue, radix: 16, uppercase: true)
-        if let name = names[rawValue] { return "\(name) (\(hex))" }
-        return isApplicationError ? "application error \(hex)" : "error \(hex)"
     }
 }
 

@@ -71,6 +71,7 @@ public actor GATTClient {
         var dropped = 0
     }
     private var subscribers: [UInt16: [UInt64: Subscriber]] = [:]
+    private var sinks: [UInt16: [UInt64: ValueSink]] = [:]
 
     /// Starts a client on `bearer`; it begins consuming the bearer's events at once.
     ///
@@ -310,6 +311,9 @@ public actor GATTClient {
         let streams = subscribers.values.flatMap { $0.values.map(\.continuation) }
         subscribers.removeAll()
         for stream in streams { stream.finish() }
+        let endedSinks = sinks.values.flatMap { $0.values.map(\.finish) }
+        sinks.removeAll()
+        for finish in endedSinks { finish(reason) }
     }
 
     // MARK: Subscriptions
@@ -367,7 +371,45 @@ public actor GATTClient {
         if subscribers[handle]?.isEmpty == true { subscribers[handle] = nil }
     }
 
+    // MARK: Sinks
+
+    /// A receiver of pushed values that is called directly instead of through a stream, for
+    /// layers that keep their own buffers (the public API's subscriptions).
+    public struct ValueSink: Sendable {
+        /// Receives each value; returns false once its consumer is gone (the sink is then removed).
+        public var deliver: @Sendable (GATTNotification) -> Bool
+        /// Called once when the bearer closes, with the reason.
+        public var finish: @Sendable (ATTCloseReason) -> Void
+
+        public init(deliver: @escaping @Sendable (GATTNotification) -> Bool, finish: @escaping @Sendable (ATTCloseReason) -> Void) {
+            self.deliver = deliver
+            self.finish = finish
+        }
+    }
+
+    /// Routes values pushed for `handle` to `sink`; returns an identifier for ``removeSink(_:handle:)``.
+    /// If the bearer is already closed the sink is finished at once.
+    public func addSink(_ sink: ValueSink, handle: UInt16) -> UInt64 {
+        let id = nextID
+        nextID += 1
+        if let closeReason {
+            sink.finish(closeReason)
+        } else {
+            sinks[handle, default: [:]][id] = sink
+        }
+        return id
+    }
+
+    /// Stops routing values to a sink (without finishing it).
+    public func removeSink(_ id: UInt64, handle: UInt16) {
+        sinks[handle]?[id] = nil
+        if sinks[handle]?.isEmpty == true { sinks[handle] = nil }
+    }
+
     private func deliver(_ notification: GATTNotification) {
+        if let targets = sinks[notification.handle] {
+            for (id, sink) in targets where !sink.deliver(notification) { removeSink(id, handle: notification.handle) }
+        }
         guard let targets = subscribers[notification.handle] else { return }
         for (id, subscriber) in targets {
             if case .dropped = subscriber.continuation.yield(notification) {
