@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "HaraldCodec", targets: ["HaraldCodec"]),
+        .library(name: "HaraldProfiles", targets: ["HaraldProfiles"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -21,10 +22,14 @@ let package = Package(
             // Rounding in the IEEE-11073 encoders calls libm, which Linux links only on request.
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
+        // The standard SIG characteristics (and the Mi Band realtime-steps value) as typed values,
+        // plus the UUID → decoder registry behind `harald decode`.
+        .target(name: "HaraldProfiles", dependencies: ["HaraldCodec"]),
         .executableTarget(
             name: "harald",
             dependencies: [
                 "HaraldCodec",
+                "HaraldProfiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -36,6 +41,15 @@ let package = Package(
                 "HaraldCodec",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .testTarget(
+            name: "HaraldProfilesTests",
+            dependencies: [
+                "HaraldCodec",
+                "HaraldProfiles",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            resources: [.copy("Resources/vectors.json")]
         ),
     ],
     swiftLanguageModes: [.v6]
