@@ -53,8 +53,10 @@ public struct CharacteristicRegistry: Sendable {
     /// An empty registry.
     public init() {}
 
-    /// Every registered characteristic, ordered by UUID.
-    public var entries: [Entry] { table.values.sorted { $0.uuid < $1.uuid } }
+    /// Every registered characteristic: SIG-assigned UUIDs first, each group ordered by UUID.
+    public var entries: [Entry] {
+        table.values.sorted { ($0.uuid.isSIGAssigned ? 0 : 1, $0.uuid) < ($1.uuid.isSIGAssigned ? 0 : 1, $1.uuid) }
+    }
 
     /// The entry for `uuid`, if one is registered.
     public func entry(for uuid: BluetoothUUID) -> Entry? { table[uuid] }
