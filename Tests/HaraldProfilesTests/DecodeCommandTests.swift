@@ -43,6 +43,16 @@ struct DecodeCommandTests {
         #expect(outcome.stderr.contains("offset 1"))
     }
 
+    @Test func specialValuesPrintAsStrings() throws {
+        let outcome = try HaraldExecutable.run(["decode", "2A35", "04 FF 07 00 08 FE 07 02 08"])
+        #expect(outcome.status == 0)
+        let object = try JSONDecoder().decode(JSONValue.self, from: Data(outcome.stdout.utf8))
+        #expect(object["systolic"] == .string("NaN"))
+        #expect(object["diastolic"] == .string("NRes"))
+        #expect(object["meanArterialPressure"] == .string("+INF"))
+        #expect(object["pulseRate"] == .string("-INF"))
+    }
+
     @Test func anUnknownUUIDExitsWith64() throws {
         let outcome = try HaraldExecutable.run(["decode", "1234", "00"])
         #expect(outcome.status == 64)

@@ -38,10 +38,22 @@ struct RegistryTests {
         #expect(try entry.describe([0x2A]) == .integer(42))
     }
 
+    @Test func describingUnderAnUnknownUUIDGivesNil() throws {
+        #expect(try CharacteristicRegistry.standard.describe([0x01], as: "FFF1") == nil)
+        #expect(try CharacteristicRegistry.standard.describe([0x01], as: "2A19") == .object(["level": .integer(1)]))
+    }
+
     @Test func decodingErrorsFromTheRegistryNameTheType() {
         #expect(throws: ByteDecodingError(typeName: "BatteryLevel", field: "", offset: 1, reason: .trailingBytes(count: 1))) {
             try CharacteristicRegistry.standard.entry(for: "2A19")!.describe([0x64, 0x00])
         }
+    }
+
+    @Test(arguments: [(0x07FF, 0x007F_FFFF, "NaN"), (0x0800, 0x0080_0000, "NRes"), (0x07FE, 0x007F_FFFE, "+INF"),
+                      (0x0802, 0x0080_0002, "-INF"), (0x0801, 0x0080_0001, "reserved")])
+    func ieee11073SpecialValuesDescribeAsTheirNames(sfloat: UInt16, float: UInt32, name: String) {
+        #expect(JSONValue.medical(MedicalFloat16(bitPattern: sfloat)) == .string(name))
+        #expect(JSONValue.medical(MedicalFloat32(bitPattern: float)) == .string(name))
     }
 
     @Test func jsonTextSortsKeysAndEscapesStrings() {

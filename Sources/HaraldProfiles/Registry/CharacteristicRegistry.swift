@@ -61,6 +61,13 @@ public struct CharacteristicRegistry: Sendable {
     /// The entry for `uuid`, if one is registered.
     public func entry(for uuid: BluetoothUUID) -> Entry? { table[uuid] }
 
+    /// Decodes `bytes` as the characteristic `uuid` and describes the value; nil when no decoder
+    /// is registered for `uuid` (show the bytes as hex then).
+    public func describe(_ bytes: [UInt8], as uuid: BluetoothUUID) throws(ByteDecodingError) -> JSONValue? {
+        guard let entry = table[uuid] else { return nil }
+        return try entry.describe(bytes)
+    }
+
     /// Registers a decodable type under `uuid`, described by `describe`. A later registration for
     /// the same UUID replaces an earlier one.
     public mutating func register<Value: ByteDecodable & Sendable>(
