@@ -1,3 +1,4 @@
+import Foundation
 import HaraldCodec
 import HaraldProfiles
 import Testing
@@ -74,6 +75,14 @@ struct HealthMeasurementTests {
         #expect(value.timeOffset == -5)
         let status = try #require(value.sensorStatus)
         #expect(status.bits == [.deviceBatteryLow, .sampleSizeInsufficient, .sensorTemperatureTooLow])
+    }
+
+    @Test func glucoseMeasurementTimeAddsTheOffsetToTheBaseTime() throws {
+        let utc = TimeZone(identifier: "UTC")!
+        let value = try GlucoseMeasurement(decoding: [UInt8](hex: "1b0100e307021b0b0a1efbff1e00120501"))
+        let expected = DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: utc,
+                                      year: 2019, month: 2, day: 27, hour: 11, minute: 5, second: 30).date
+        #expect(value.measurementDate(in: utc) == expected)
     }
 
     @Test func glucoseInMolesPerLitreConvertsToMillimoles() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import HaraldCodec
 
 /// Glucose Measurement (0x2A18, notify): one stored glucose record.
@@ -83,6 +84,13 @@ public struct GlucoseMeasurement: CharacteristicValue {
         self.contextInformationFollows = contextInformationFollows
         self.reservedFlags = 0
         self.unitFlagWithoutConcentration = false
+    }
+
+    /// When the sample was measured: the base time plus the time offset, read as wall-clock time
+    /// in `timeZone`; nil when the base date is not known.
+    public func measurementDate(in timeZone: TimeZone = .current) -> Date? {
+        guard let base = baseTime.date(in: timeZone) else { return nil }
+        return base.addingTimeInterval(Double(timeOffset ?? 0) * 60)
     }
 
     @inlinable
