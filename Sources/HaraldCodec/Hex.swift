@@ -6,6 +6,12 @@ public enum Hex {
         public var offset: Int
         /// What was wrong.
         public var detail: String
+
+        public init(offset: Int, detail: String) {
+            self.offset = offset
+            self.detail = detail
+        }
+
         public var description: String { "invalid hex at character \(offset): \(detail)" }
     }
 
