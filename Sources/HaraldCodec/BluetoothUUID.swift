@@ -202,7 +202,8 @@ extension String {
     /// The string without leading and trailing spaces, tabs and newlines (no Foundation needed).
     @usableFromInline
     internal var trimmingSpaces: Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        // `isWhitespace` also covers "\r\n", which is one Character and equals neither "\r" nor "\n".
+        let isSpace: (Character) -> Bool = { $0.isWhitespace }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
             return ""
         }

@@ -14,7 +14,7 @@ struct BluetoothUUIDTests {
 
     // MARK: Parsing
 
-    @Test(arguments: ["180D", "0x180D", "0X180D", "180d", "0x180d", " 180D\n", "0000180D", "0000180d-0000-1000-8000-00805f9b34fb",
+    @Test(arguments: ["180D", "0x180D", "0X180D", "180d", "0x180d", " 180D\n", "\t180D\r\n", "0000180D", "0000180d-0000-1000-8000-00805f9b34fb",
                       "0000180D-0000-1000-8000-00805F9B34FB", "0000180D0000100080000080 5F9B34FB".replacingOccurrences(of: " ", with: "")])
     func parsesEveryFormOfASixteenBitUUID(text: String) {
         #expect(parse(text) == heartRate)

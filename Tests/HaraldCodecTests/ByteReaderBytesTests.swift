@@ -118,6 +118,7 @@ struct ByteReaderBytesTests {
         }
         #expect(error?.field == "payload")
         #expect(error?.offset == 0)
+        if case .invalidValue = error?.reason {} else { Issue.record("expected invalidValue, got \(String(describing: error))") }
     }
 
     // MARK: UTF-8

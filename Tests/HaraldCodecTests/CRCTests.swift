@@ -67,6 +67,13 @@ struct CRCTests {
         #expect(UInt64(genibus.checksum([1, 2, 3])) == BitwiseCRC(width: 16, polynomial: 0x1021, initial: 0xFFFF, reflected: false, finalXOR: 0xFFFF).checksum([1, 2, 3]))
     }
 
+    @Test func reflectedCRCWithAnAsymmetricInitialValue() {
+        // CRC-16/RIELLO: poly 0x1021, init 0xB2AA (given unreflected), reflected; check 0x63D0.
+        let riello = CRC16(polynomial: 0x1021, initial: 0xB2AA, reflected: true, finalXOR: 0)
+        #expect(BitwiseCRC(width: 16, polynomial: 0x1021, initial: 0xB2AA, reflected: true, finalXOR: 0).checksum(check) == 0x63D0)
+        #expect(riello.checksum(check) == 0x63D0)
+    }
+
     @Test func checksumOfNonContiguousInputMatches() {
         #expect(CRC32.ieee.checksum(NonContiguousBytes(check)) == 0xCBF4_3926)
         #expect(CRC16.mcrf4xx.checksum(check[0...]) == 0x6F91)

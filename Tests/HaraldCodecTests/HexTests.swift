@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Hex")
 struct HexTests {
-    @Test(arguments: ["0c 99 01", "0C9901", "0x0c9901", "0X0C9901", "0c:99:01", "0c-99-01", "0c_99_01", "0c,99,01", " 0c\t99\n01 "])
+    @Test(arguments: ["0c 99 01", "0C9901", "0x0c9901", "0X0C9901", "0c:99:01", "0c-99-01", "0c_99_01", "0c,99,01", " 0c\t99\n01 ", "0c\r\n99\r\n01\r\n"])
     func decodesEveryAcceptedForm(text: String) throws {
         #expect(try [UInt8](hex: text) == [0x0C, 0x99, 0x01])
     }
