@@ -128,6 +128,13 @@ struct BluetoothUUIDTests {
         #expect(literal == BluetoothUUID(0x2A37))
     }
 
+    @Test func invalidStringLiteralStopsTheProgram() async {
+        // A literal is source code, not input: a bad one is a programmer error (see init(_:) for text).
+        await #expect(processExitsWith: .failure) {
+            _ = BluetoothUUID(stringLiteral: "not-a-uuid")
+        }
+    }
+
     @Test func orderingIsByValue() {
         #expect(BluetoothUUID(0x1800) < BluetoothUUID(0x180D))
         #expect([vendor, heartRate].sorted() == [heartRate, vendor])
@@ -174,8 +181,7 @@ struct BluetoothUUIDTests {
                 try BluetoothUUID.read(from: &r, byteCount: 16, field: "service")
             }
         }
-        #expect(error?.field == "service")
-        #expect(error?.reason == .truncated(needed: 8, available: 2))
+        #expect(error == ByteDecodingError(field: "service", offset: 0, reason: .truncated(needed: 16, available: 10)))
     }
 
     @Test func writesEachWidthLittleEndian() throws {
