@@ -160,6 +160,25 @@ struct ByteReaderBytesTests {
         #expect(error?.reason == .invalidUTF8)
     }
 
+    @Test(arguments: [
+        [0xED, 0xA0, 0x80],        // a UTF-16 surrogate encoded as UTF-8
+        [0xF4, 0x90, 0x80, 0x80],  // beyond U+10FFFF
+        [0xF8, 0x88, 0x80, 0x80, 0x80],  // a five-byte form
+        [0x80],                    // a lone continuation byte
+        [0xE2, 0x82],              // a sequence cut short
+    ] as [[UInt8]])
+    func malformedUTF8IsRejected(bytes: [UInt8]) {
+        let error = decodingError { () throws(ByteDecodingError) in
+            try reading(bytes) { r throws(ByteDecodingError) in try r.readRemainingUTF8(field: "name") }
+        }
+        #expect(error == ByteDecodingError(field: "name", offset: 0, reason: .invalidUTF8))
+    }
+
+    @Test func fourByteUTF8IsAccepted() throws {
+        let text = try reading([0xF0, 0x9F, 0x92, 0x93]) { r throws(ByteDecodingError) in try r.readRemainingUTF8(field: "name") }
+        #expect(text == "💓")
+    }
+
     @Test func trimmingNullsDropsTrailingPadding() throws {
         let text = try reading([0x48, 0x52, 0x4D, 0x00, 0x00]) { r throws(ByteDecodingError) in
             try r.readUTF8(count: 5, field: "name", trimmingNulls: true)

@@ -179,6 +179,18 @@ struct Int24ValueTests {
         #expect(Int24.max.value == (1 << 23) - 1)
     }
 
+    @Test func integerLiteralsKeepTheLowTwentyFourBits() {
+        let unsigned: UInt24 = 0x0112_3456
+        let signed: Int24 = 0x80_0000
+        #expect(unsigned.value == 0x12_3456)
+        #expect(signed.value == -8_388_608)
+    }
+
+    @Test func descriptionIsTheDecimalValue() {
+        #expect(UInt24.max.description == "16777215")
+        #expect(Int24.min.description == "-8388608")
+    }
+
     @Test func orderingFollowsTheNumericValue() {
         #expect(Int24(exactly: -1)! < Int24(exactly: 0)!)
         #expect(UInt24(exactly: 1)! < UInt24(exactly: 0x80_0000)!)

@@ -36,6 +36,11 @@ struct MedicalFloat16Tests {
         #expect(MedicalFloat16.negativeInfinity.doubleValue == -.infinity)
     }
 
+    @Test func finiteDescriptionIsTheDecimalValue() {
+        #expect(MedicalFloat16(bitPattern: 0xF065).description == "10.1")
+        #expect(MedicalFloat16(mantissa: -5, exponent: 0)?.description == "-5.0")
+    }
+
     @Test func specialMantissasWithNonZeroExponentAreFinite() {
         // Only exponent 0 spells the special values; 0x17FF is 2047 × 10.
         let value = MedicalFloat16(bitPattern: 0x17FF)

@@ -64,9 +64,11 @@ struct RandomInputProperties {
 
     @Test func uuidWidthsFromTheInput() async {
         await propertyCheck(count: 300, input: randomBytes, Gen.int(in: -2...20)) { bytes, width in
-            _ = try? ByteReader.withReader(bytes) { r throws(ByteDecodingError) in
+            let uuid = try? ByteReader.withReader(bytes) { r throws(ByteDecodingError) in
                 try BluetoothUUID.read(from: &r, byteCount: width, field: "uuid")
             }
+            // Only the three UUID widths succeed, and only with enough input.
+            #expect((uuid != nil) == ([2, 4, 16].contains(width) && bytes.count >= width))
         }
     }
 
