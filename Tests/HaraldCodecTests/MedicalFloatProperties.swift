@@ -15,7 +15,9 @@ private func normalised(_ kind: MedicalFloatKind) -> (Int, Int)? {
     return normalised(Int(m), Int(e))
 }
 
-/// The Double nearest `mantissa × 10^exponent`, from decimal text (independent of the codec's arithmetic).
+/// The Double nearest `mantissa × 10^exponent`, from decimal text. Independent of the codec's
+/// arithmetic for |exponent| ≤ 22; beyond that the codec parses decimal text too, and the unit tests
+/// compare against compiler-parsed literals instead (`1e127`, `8_388_607e127`, `1e-128`).
 private func decimal(_ mantissa: Int, _ exponent: Int) -> Double { Double("\(mantissa)e\(exponent)")! }
 
 @Suite("Property: IEEE-11073 numbers")
