@@ -123,3 +123,30 @@ enum StatusBitForFuzz: Int, FlagBit {
     case high = 23
     case outside = 40
 }
+
+@Suite("Property: TLV encode then walk")
+struct TLVRoundTripProperties {
+    @Test(arguments: [
+        TLVFormat(typeWidth: 1, lengthWidth: 1), TLVFormat(typeWidth: 2, lengthWidth: 1, byteOrder: .bigEndian),
+        TLVFormat(typeWidth: 1, lengthWidth: 2), TLVFormat(typeWidth: 4, lengthWidth: 2, byteOrder: .bigEndian),
+    ])
+    func walkingEncodedItemsGivesThemBackWithOffsets(format: TLVFormat) async {
+        let maxType: UInt32 = format.typeWidth == 1 ? 0xFF : (format.typeWidth == 2 ? 0xFFFF : .max)
+        let item = zip(Gen<UInt32>.value(in: 0...maxType), Gen<UInt8>.value().array(of: 0...20))
+        await propertyCheck(count: 200, input: item.array(of: 0...8)) { pairs in
+            let items = pairs.map { TLVItem(type: $0.0, value: $0.1) }
+            let bytes = try TLV.encode(items, format: format)
+            let walked = try TLV.items(in: bytes, format: format)
+            try #require(walked.count == items.count)
+            #expect(walked.map(\.type) == items.map(\.type))
+            #expect(walked.map(\.value) == items.map(\.value))
+            // Each item starts where the previous one's header and value ended.
+            var offset = 0
+            for (index, original) in items.enumerated() {
+                #expect(walked[index].offset == offset)
+                offset += format.typeWidth + format.lengthWidth + original.value.count
+            }
+            #expect(offset == bytes.count)
+        }
+    }
+}
