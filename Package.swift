@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "HaraldCodec", targets: ["HaraldCodec"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
         .library(name: "Harald", targets: ["Harald"]),
+        .library(name: "HaraldCoreBluetooth", targets: ["HaraldCoreBluetooth"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -43,6 +44,14 @@ let package = Package(
         ),
         .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator"]),
         .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
+        // CoreBluetooth backend: logic over protocols shaped like CoreBluetooth's classes; only
+        // Apple/SystemCoreBluetooth.swift touches the real framework (checked on Linux by
+        // scripts/check-corebluetooth).
+        .target(name: "HaraldCoreBluetooth", dependencies: ["Harald", "HaraldCodec"]),
+        .testTarget(
+            name: "HaraldCoreBluetoothTests",
+            dependencies: ["HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldSimulator"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
