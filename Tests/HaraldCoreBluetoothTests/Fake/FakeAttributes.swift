@@ -18,11 +18,13 @@ func attError(_ code: Int) -> NSError { NSError(domain: fakeKeys.attErrorDomain,
 /// A CoreBluetooth error (`CBError`).
 func cbError(_ code: Int) -> NSError { NSError(domain: fakeKeys.errorDomain, code: code) }
 
-final class FakeUUID: CoreBluetoothUUID, @unchecked Sendable {
+final class FakeUUID: CoreBluetoothUUID, Hashable, @unchecked Sendable {
     // @unchecked Sendable: immutable.
     let value: BluetoothUUID
     init(_ value: BluetoothUUID) { self.value = value }
     var uuidString: String { value.uuidString }
+    static func == (lhs: FakeUUID, rhs: FakeUUID) -> Bool { lhs.value == rhs.value }
+    func hash(into hasher: inout Hasher) { hasher.combine(value) }
 }
 
 struct FakeProperties: RawRepresentable, Sendable {
