@@ -157,9 +157,20 @@ public struct CoreBluetoothRestoredState: Hashable, Sendable {
         /// True when the link is up: ``CoreBluetoothBackend/connect(to:timeout:)`` returns its
         /// connection at once. Otherwise the system is still connecting and `connect` waits for it.
         public var isConnected: Bool
+
+        public init(identifier: PeripheralIdentifier, name: String?, isConnected: Bool) {
+            self.identifier = identifier
+            self.name = name
+            self.isConnected = isConnected
+        }
     }
 
     public var peripherals: [RestoredPeripheral]
     /// The services the app was scanning for (start the scan again to keep receiving them).
     public var scanServices: [BluetoothUUID]
+
+    public init(peripherals: [RestoredPeripheral], scanServices: [BluetoothUUID]) {
+        self.peripherals = peripherals
+        self.scanServices = scanServices
+    }
 }

@@ -14,7 +14,7 @@ import Harald
 ///   14 peer removed pairing information, 15 encryption timed out, 16 too many LE paired devices →
 ///   `.connectionFailed`; anything else → `.backend` with the code and text.
 /// - Disconnect reasons: no error (the app cancelled) → `.localRequest`; 7 → `.remoteRequest`;
-///   6 (supervision timeout) → `.connectionLost`; 5 → `.localRequest`; others → `.other` with
+///   6 (supervision timeout) and 3 (not connected) → `.connectionLost`; 5 → `.localRequest`; others → `.other` with
 ///   the code and text.
 public enum CoreBluetoothErrorMapping {
     /// Names of `CBError.Code` values, for messages.
@@ -61,7 +61,7 @@ public enum CoreBluetoothErrorMapping {
         guard nsError.domain == keys.errorDomain else { return .other("\(nsError.domain) \(nsError.code)") }
         switch nsError.code {
         case 7: return .remoteRequest
-        case 6: return .connectionLost
+        case 3, 6: return .connectionLost
         case 5: return .localRequest
         default: return .other(text(nsError))
         }
