@@ -43,6 +43,31 @@ struct GATTTests {
         #expect(try await profile.connection.read(status, timeout: timeout) == [0x99], "the next read gets its own answer")
     }
 
+    @Test func notificationsFromAnotherThreadStayInOrderWhileReadsRunConcurrently() async throws {
+        let world = FakeWorld.make()
+        let profile = try await world.backend.connectToProfile(world)
+        let status = profile[ScenarioProfile.status]
+        let setting = profile[ScenarioProfile.setting]
+        let updates = profile.connection.valueUpdates(for: status)
+        try await profile.connection.setNotifications(true, for: status, timeout: timeout)
+        let peripheral = world.peripheral
+        DispatchQueue.global().async {
+            for index in 0..<200 { peripheral.notify([UInt8(index)], on: ScenarioProfile.status) }
+        }
+        let connection = profile.connection
+        try await withThrowingTaskGroup(of: [UInt8].self) { group in
+            for _ in 0..<50 { group.addTask { try await connection.read(setting, timeout: .seconds(10)) } }
+            for try await value in group { #expect(value == ScenarioProfile.settingInitial) }
+        }
+        var received: [UInt8] = []
+        for await value in updates {
+            received += value
+            if received.count == 200 { break }
+        }
+        #expect(received == (0..<200).map { UInt8($0) })
+        #expect(world.backend.pendingOperationCount == 0)
+    }
+
     @Test func everySubscriberReceivesEachNotification() async throws {
         let world = FakeWorld.make()
         let profile = try await world.backend.connectToProfile(world)
