@@ -85,6 +85,23 @@ struct ConnectTests {
         #expect(!world.central.calls.contains { if case .retrieve = $0 { true } else { false } })
     }
 
+    @Test func newObjectForAKnownIdentifierUpdatesTheOneRecord() async throws {
+        // CoreBluetooth may hand out a new peripheral object for the same identifier (after
+        // restoration, say): the backend keeps one record per identifier and talks to the newest.
+        let world = FakeWorld.make()
+        var gatt = FakeWorld.profileGATT
+        gatt.services[1].characteristics[1].value = [0xBB]
+        let replacement = FakePeripheral(identifier: world.peripheral.identifier, name: "Scenario", gatt: gatt, lock: world.central.lock)
+        world.central.add(replacement)
+        var scan = world.backend.scan(ScanRequest(duplicates: .reportAll)).makeAsyncIterator()
+        world.central.advertise(world.peripheral, data: [:], rssi: -50)
+        world.central.advertise(replacement, data: [:], rssi: -51)
+        #expect(try await scan.next()?.peripheral == world.identifier)
+        #expect(try await scan.next()?.peripheral == world.identifier)
+        let profile = try await world.backend.connectToProfile(world)
+        #expect(try await profile.connection.read(profile[ScenarioProfile.setting], timeout: timeout) == [0xBB])
+    }
+
     @Test func connectingTwiceSharesOneConnection() async throws {
         let world = FakeWorld.make()
         let first = try await world.backend.connect(to: world.identifier, timeout: timeout)

@@ -190,6 +190,19 @@ struct GATTTests {
         await #expect(throws: BluetoothError.self) { _ = try await connection.read(profile[ScenarioProfile.setting], timeout: timeout) }
     }
 
+    @Test func invalidatedServiceIsForgottenUntilDiscoveredAgain() async throws {
+        let world = FakeWorld.make()
+        let profile = try await world.backend.connectToProfile(world)
+        let status = profile[ScenarioProfile.status]
+        let updates = profile.connection.valueUpdates(for: status)
+        world.peripheral.invalidate([ScenarioProfile.service])
+        for await _ in updates {}  // the stream ends with the service
+        await #expect(throws: BluetoothError.self) { _ = try await profile.connection.read(status, timeout: timeout) }
+        let again = try await world.backend.connectToProfile(world)
+        #expect(again[ScenarioProfile.status].valueHandle != status.valueHandle)
+        #expect(try await again.connection.read(again[ScenarioProfile.status], timeout: timeout) == ScenarioProfile.statusInitial)
+    }
+
     @Test func mtuAndWriteLengthsComeFromCoreBluetooth() async throws {
         let world = FakeWorld.make()
         world.peripheral.lock.withLock { world.peripheral.mtu = 185 }

@@ -124,5 +124,9 @@ final class CoreBluetoothDelegateProxy: NSObject, CBCentralManagerDelegate, CBPe
     func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) {
         backend?.peripheralIsReady(toSendWriteWithoutResponse: peripheral)
     }
+
+    func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService]) {
+        backend?.peripheral(peripheral, didModifyServices: invalidatedServices)
+    }
 }
 #endif

@@ -8,10 +8,11 @@ extension CoreBluetoothBackend {
     /// as keys. Handles are assigned in discovery order, nested as on a real server: service *k*
     /// (0-based) spans `1 + k·0x400 … k·0x400 + 0x400`; its characteristic *j* has its
     /// declaration at `start + 1 + 8j`, its value right after, and up to six descriptors after
-    /// that. So a service holds up to 127 characteristics and a connection up to 64 services;
-    /// discovery beyond that fails with ``BluetoothError/backend(_:)``. The same discovery order
-    /// gives the same handles on every connection. The table is emptied when a connection ends,
-    /// as CoreBluetooth invalidates its objects then.
+    /// that. So a service holds up to 127 characteristics and a connection up to 64 services
+    /// (counting services the peripheral invalidated and that were discovered again); discovery
+    /// beyond that fails with ``BluetoothError/backend(_:)``. The same discovery order gives the
+    /// same handles on every connection. The table is emptied when a connection ends, as
+    /// CoreBluetooth invalidates its objects then.
     struct AttributeTable {
         static var serviceStride: Int { 0x400 }
         static var maximumServices: Int { 64 }
@@ -19,6 +20,7 @@ extension CoreBluetoothBackend {
         static var maximumCharacteristics: Int { 127 }
         static var maximumDescriptors: Int { 6 }
 
+        private var nextServiceIndex = 0
         private var serviceStarts: [ObjectIdentifier: UInt16] = [:]
         private(set) var services: [UInt16: Service] = [:]
         private var characteristicHandles: [ObjectIdentifier: UInt16] = [:]
@@ -37,10 +39,11 @@ extension CoreBluetoothBackend {
             if let known = serviceStarts[ObjectIdentifier(service)] {
                 start = known
             } else {
-                guard serviceStarts.count < Self.maximumServices else {
+                guard nextServiceIndex < Self.maximumServices else {
                     throw .backend("CoreBluetooth backend: more than \(Self.maximumServices) services")
                 }
-                start = UInt16(1 + serviceStarts.count * Self.serviceStride)
+                start = UInt16(1 + nextServiceIndex * Self.serviceStride)
+                nextServiceIndex += 1
                 serviceStarts[ObjectIdentifier(service)] = start
                 services[start] = service
             }
@@ -87,6 +90,25 @@ extension CoreBluetoothBackend {
                 descriptors[handle] = descriptor
             }
             return DiscoveredDescriptor(uuid: descriptor.uuid.bluetoothUUID, handle: handle, characteristicValueHandle: valueHandle)
+        }
+
+        /// Forgets `service` and everything in it (the peripheral changed its database); returns
+        /// its handle range, or nil if it was not registered.
+        mutating func invalidate(_ service: Service) -> ClosedRange<UInt16>? {
+            guard let start = serviceStarts.removeValue(forKey: ObjectIdentifier(service)) else { return nil }
+            let range = start...(start + UInt16(Self.serviceStride - 1))
+            services[start] = nil
+            characteristicCounts[start] = nil
+            for (handle, characteristic) in characteristics where range.contains(handle) {
+                characteristics[handle] = nil
+                characteristicHandles[ObjectIdentifier(characteristic)] = nil
+                descriptorCounts[handle] = nil
+            }
+            for (handle, descriptor) in descriptors where range.contains(handle) {
+                descriptors[handle] = nil
+                descriptorHandles[ObjectIdentifier(descriptor)] = nil
+            }
+            return range
         }
 
         /// The service a registered service's start handle names.

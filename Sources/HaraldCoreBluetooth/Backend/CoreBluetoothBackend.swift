@@ -36,7 +36,14 @@ import HaraldCodec
 /// - **Disconnection** fails every pending operation of that connection at once with
 ///   ``BluetoothError/disconnected(_:)`` and finishes its notification streams.
 /// - **State restoration**: peripherals handed back in `willRestoreState` are registered and
-///   reported by ``restoredState``.
+///   reported by ``restoredState``; `connect(to:)` returns a restored connected peripheral's
+///   connection without reconnecting, and waits for one the system is still connecting.
+/// - **Service Changed** (`didModifyServices`): invalidated services are forgotten and their
+///   notification streams finish; discover again.
+/// - **Radio state**: leaving powered-on ends every connection (`.connectionLost`), fails
+///   connection attempts and, unless the state is unknown or resetting, running scans.
+///
+/// Attribute handles are stand-ins (CoreBluetooth hides the real ones); see `AttributeTable`.
 ///
 /// Thread safety: `@unchecked Sendable` because all mutable state is in `state`, which is read
 /// and written only inside `withLock` (an `NSLock`). Continuations are resumed and CoreBluetooth

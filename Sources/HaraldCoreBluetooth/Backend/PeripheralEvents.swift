@@ -148,4 +148,25 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     public func peripheralIsReady(toSendWriteWithoutResponse peripheral: Peripheral) {
         pumpWrites(peripheral.identifier)
     }
+
+    /// The peripheral changed its GATT database (Service Changed). The invalidated services and
+    /// their characteristics and descriptors are forgotten: operations on them fail with
+    /// ``BluetoothError/notFound(_:)`` and their notification streams finish. Discover them again
+    /// to use them; they get new handles.
+    public func peripheral(_ peripheral: Peripheral, didModifyServices invalidatedServices: [Service]) {
+        let uuid = peripheral.identifier
+        let ended: [AsyncStream<[UInt8]>.Continuation] = withLock {
+            guard var link = state.links[uuid] else { return [] }
+            var ended: [AsyncStream<[UInt8]>.Continuation] = []
+            for service in invalidatedServices {
+                guard let range = link.attributes.invalidate(service) else { continue }
+                for handle in link.subscribers.keys where range.contains(handle) {
+                    ended += link.subscribers.removeValue(forKey: handle)?.values.map { $0 } ?? []
+                }
+            }
+            state.links[uuid] = link
+            return ended
+        }
+        for stream in ended { stream.finish() }
+    }
 }

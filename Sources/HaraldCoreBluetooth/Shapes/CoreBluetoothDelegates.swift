@@ -25,4 +25,5 @@ public protocol CoreBluetoothPeripheralDelegate<Peripheral>: AnyObject {
     func peripheral(_ peripheral: Peripheral, didUpdateValueFor descriptor: Peripheral.Service.Characteristic.Descriptor, error: (any Error)?)
     func peripheral(_ peripheral: Peripheral, didWriteValueFor descriptor: Peripheral.Service.Characteristic.Descriptor, error: (any Error)?)
     func peripheralIsReady(toSendWriteWithoutResponse peripheral: Peripheral)
+    func peripheral(_ peripheral: Peripheral, didModifyServices invalidatedServices: [Peripheral.Service])
 }

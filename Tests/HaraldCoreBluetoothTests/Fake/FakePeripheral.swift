@@ -185,6 +185,17 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
         for answer in answers { answer() }
     }
 
+    /// The peer changes its database: `services` disappear until discovered again (Service Changed).
+    func invalidate(_ uuids: [BluetoothUUID]) {
+        let gone: [FakeService] = lock.withLock {
+            let gone = (shownServices ?? []).filter { uuids.contains($0.uuid.value) }
+            shownServices = shownServices?.filter { !uuids.contains($0.uuid.value) }
+            for service in gone { service.shownCharacteristics = nil }
+            return gone
+        }
+        central?.backend?.peripheral(self, didModifyServices: gone)
+    }
+
     /// Drops held requests unanswered (as a dying link does).
     func discardHeld() { lock.withLock { held = [] } }
 
