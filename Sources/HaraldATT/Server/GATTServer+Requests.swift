@@ -241,7 +241,7 @@ extension GATTServer {
         }
         if let onRead = attribute.onRead {
             let context = GATTRequestContext(connection: connection, handle: handle, security: connections[connection]?.security ?? .none)
-            do { return try await onRead(context) } catch { throw ATTRequestFailure(error, handle) }
+            do { return try await onRead(context) } catch { throw ATTRequestFailure(error as? ATTErrorCode ?? .unlikelyError, handle) }
         }
         return attribute.value
     }
@@ -265,7 +265,7 @@ extension GATTServer {
         }
         if let onWrite = attribute.onWrite {
             let context = GATTRequestContext(connection: connection, handle: handle, security: connections[connection]?.security ?? .none)
-            do { try await onWrite(context, value) } catch { throw ATTRequestFailure(error, handle) }
+            do { try await onWrite(context, value) } catch { throw ATTRequestFailure(error as? ATTErrorCode ?? .unlikelyError, handle) }
         }
         storeValue(value, handle: handle)
         emit(.valueWritten(connection, handle: handle))

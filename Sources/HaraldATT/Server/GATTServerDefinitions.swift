@@ -58,13 +58,15 @@ public struct GATTRequestContext: Sendable, Hashable {
 }
 
 /// Produces an attribute value on demand. Throw an ``ATTErrorCode`` (an application error
-/// 0x80–0x9F, say) to refuse; the client gets it in an Error Response. The whole value is
-/// returned: the server cuts it for the MTU and for long-read offsets.
-public typealias GATTReadHandler = @Sendable (GATTRequestContext) async throws(ATTErrorCode) -> [UInt8]
+/// 0x80–0x9F, say) to refuse; the client gets it in an Error Response. Any other error is
+/// answered with Unlikely Error (0x0E). The whole value is returned: the server cuts it for the
+/// MTU and for long-read offsets.
+public typealias GATTReadHandler = @Sendable (GATTRequestContext) async throws -> [UInt8]
 
 /// Accepts a written value (the whole value; prepared writes are assembled first). Throw an
-/// ``ATTErrorCode`` to refuse; otherwise the server also stores the value.
-public typealias GATTWriteHandler = @Sendable (GATTRequestContext, [UInt8]) async throws(ATTErrorCode) -> Void
+/// ``ATTErrorCode`` to refuse (other errors become Unlikely Error); otherwise the server also
+/// stores the value.
+public typealias GATTWriteHandler = @Sendable (GATTRequestContext, [UInt8]) async throws -> Void
 
 /// Decides whether a connection may access an attribute marked `readAuthorized` or
 /// `writeAuthorized`.
