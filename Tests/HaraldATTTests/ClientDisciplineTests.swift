@@ -183,6 +183,14 @@ struct ClientDisciplineTests {
         #expect(observed15 == (try bytes(ATTErrorResponse(requestOpcode: .readRequest, handle: 0, error: .requestNotSupported))))
     }
 
+    @Test func anExchangeMTURequestFromThePeerIsAnsweredAndAdopted() async throws {
+        var link = ScriptedLink(mtu: 100)
+        try await link.reply(ATTExchangeMTURequest(clientRxMTU: 64))
+        #expect(await link.nextPDU() == (try bytes(ATTExchangeMTUResponse(serverRxMTU: 100))))
+        let mtu = await link.client.mtu
+        #expect(mtu == 64)
+    }
+
     @Test func indicationsAreConfirmed() async throws {
         var link = ScriptedLink()
         try await link.reply(ATTHandleValueIndication(handle: 0x0E, value: [1]))
