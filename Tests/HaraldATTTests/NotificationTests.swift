@@ -51,6 +51,34 @@ struct NotificationTests {
         #expect(observed3 == 0)
     }
 
+    @Test func cccdStateIsKeptPerClient() async throws {
+        let clock = ManualClock()
+        let server = try GATTServer(services: SampleDevice.services, clock: clock)
+        let (centralA, peripheralA) = ATTMemoryBearer.pair()
+        let (centralB, peripheralB) = ATTMemoryBearer.pair()
+        let connectionA = await server.attach(peripheralA)
+        let connectionB = await server.attach(peripheralB)
+        let clientA = GATTClient(bearer: centralA, clock: clock)
+        let clientB = GATTClient(bearer: centralB, clock: clock)
+        let database = await server.database
+        let handle = try #require(database.characteristic(BluetoothUUID(0x2A37))).valueHandle
+        let cccd = try #require(database.clientConfigurationHandle(forValueHandle: handle))
+        try await clientA.configureNotifications(cccdHandle: cccd, .notifications)
+        #expect(try await clientB.read(handle: cccd) == [0, 0])
+        let stateA = await server.clientConfiguration(valueHandle: handle, connection: connectionA)
+        let stateB = await server.clientConfiguration(valueHandle: handle, connection: connectionB)
+        #expect(stateA == .notifications)
+        #expect(stateB == [])
+        let subscriptionA = await clientA.subscribe(handle: handle)
+        let sent = await server.notify(handle: handle, value: [0, 60])
+        #expect(sent == 1)
+        var valuesA = subscriptionA.values.makeAsyncIterator()
+        #expect(await valuesA.next()?.value == [0, 60])
+        _ = try await clientB.read(handle: cccd)
+        let receivedB = await clientB.counters.pdusReceived[.handleValueNotification]
+        #expect(receivedB == nil)
+    }
+
     @Test func noNotificationIsSentToAClientThatDidNotEnableThem() async throws {
         let link = try await Link(services: SampleDevice.services)
         let handle = await link.valueHandle(BluetoothUUID(0x2A37))
