@@ -225,6 +225,8 @@ public actor GATTClient {
             bearerClosed(reason)
         case .received(let bytes):
             await received(bytes)
+        case .mtuChanged(let value):
+            mtu = max(ATT.defaultMTU, value)
         }
     }
 

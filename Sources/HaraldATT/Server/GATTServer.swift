@@ -297,6 +297,7 @@ public actor GATTServer {
         switch event {
         case .closed(let reason): connectionClosed(connection, reason)
         case .received(let bytes): await received(bytes, from: connection)
+        case .mtuChanged(let value): connections[connection]?.mtu = max(ATT.defaultMTU, value)
         }
     }
 
