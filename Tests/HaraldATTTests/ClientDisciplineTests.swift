@@ -70,6 +70,33 @@ struct ClientDisciplineTests {
         await #expect(throws: GATTError.disconnected) { try await client.read(handle: 4) }
     }
 
+    @Test func aQueuedRequestCanTimeOutBeforeItIsSent() async throws {
+        var link = ScriptedLink()
+        let client = link.client
+        let first = Task { try await client.read(handle: 1, timeout: .seconds(20)) }
+        _ = await link.nextPDU()
+        let second = Task { try await client.read(handle: 2, timeout: .seconds(3)) }
+        await link.clock.waitForSleepers(atLeast: 3)
+        link.clock.advance(by: .seconds(3))
+        await #expect(throws: GATTError.timeout) { try await second.value }
+        try await link.reply(ATTReadResponse(value: [1]))
+        #expect(try await first.value == [1])
+        let sent = await client.counters.totalPDUsSent
+        #expect(sent == 1)
+    }
+
+    @Test func disconnectFailsPendingOperationsAndClosesThePeer() async throws {
+        var link = ScriptedLink()
+        let client = link.client
+        let pending = Task { try await client.read(handle: 1) }
+        _ = await link.nextPDU()
+        await client.disconnect()
+        await #expect(throws: GATTError.disconnected) { try await pending.value }
+        #expect(await link.nextPDU() == nil)
+        let reason = await client.closeReason
+        #expect(reason == .closedLocally)
+    }
+
     @Test func cancellingAnInFlightRequestReturnsAtOnce() async throws {
         var link = ScriptedLink()
         let client = link.client

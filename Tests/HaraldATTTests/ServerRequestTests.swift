@@ -139,6 +139,21 @@ struct ServerRequestTests {
         #expect(await server.connectionIDs.isEmpty)
     }
 
+    @Test func cancellingAnIndicationReturnsAtOnce() async throws {
+        var client = try await RawClient()
+        let server = client.server
+        let connection = client.connection
+        let battery = await server.database.characteristic(BluetoothUUID(0x2A19))!.valueHandle
+        let cccd = try #require(await server.database.clientConfigurationHandle(forValueHandle: battery))
+        _ = try await client.exchange(ATTWriteRequest(handle: cccd, value: [0x02, 0x00]))
+        let task = Task { try await server.indicate(handle: battery, value: [1], connection: connection) }
+        _ = await client.next()
+        task.cancel()
+        await #expect(throws: GATTError.cancelled) { try await task.value }
+        let live = await server.liveContinuations
+        #expect(live == 0)
+    }
+
     /// Whatever bytes arrive, the server never traps and still answers the next request.
     @Test func arbitraryBytesNeverTrapAndTheServerKeepsAnswering() async throws {
         var generator = SplitMix64(seed: 0x5345_5256)
