@@ -94,6 +94,14 @@ enum HaraldBloodPressure: RecordDecoding {
     static func decode(_ input: [UInt8]) -> BloodPressureRecord? { try? BloodPressureRecord(decoding: input) }
 }
 
+/// The HaraldCodec way from `Data`, as CoreBluetooth hands a characteristic value over.
+enum HaraldBloodPressureFromData: RecordDecoding {
+    static let name = "BloodPressure/HaraldCodec from Data"
+    static func input(_ bytes: [UInt8]) -> Data { Data(bytes) }
+    @inline(__always)
+    static func decode(_ input: Data) -> BloodPressureRecord? { try? BloodPressureRecord(decoding: input) }
+}
+
 enum TutorialBloodPressure: RecordDecoding {
     static let name = "BloodPressure/DataReader (baseline)"
     static func input(_ bytes: [UInt8]) -> Data { Data(bytes) }
@@ -158,7 +166,9 @@ enum FloorBloodPressure: RecordDecoding {
 func registerBloodPressureBenchmarks() {
     requireAgreement(HaraldBloodPressure.self, TutorialBloodPressure.self, samples: bloodPressureSamples)
     requireAgreement(HaraldBloodPressure.self, FloorBloodPressure.self, samples: bloodPressureSamples)
+    requireAgreement(HaraldBloodPressure.self, HaraldBloodPressureFromData.self, samples: bloodPressureSamples)
     register(HaraldBloodPressure.self, samples: bloodPressureSamples)
+    register(HaraldBloodPressureFromData.self, samples: bloodPressureSamples)
     register(TutorialBloodPressure.self, samples: bloodPressureSamples)
     register(FloorBloodPressure.self, samples: bloodPressureSamples)
 }

@@ -64,6 +64,14 @@ enum HaraldHeartRate: RecordDecoding {
     static func decode(_ input: [UInt8]) -> HeartRateRecord? { try? HeartRateRecord(decoding: input) }
 }
 
+/// The HaraldCodec way from `Data`, as CoreBluetooth hands a characteristic value over.
+enum HaraldHeartRateFromData: RecordDecoding {
+    static let name = "HeartRate/HaraldCodec from Data"
+    static func input(_ bytes: [UInt8]) -> Data { Data(bytes) }
+    @inline(__always)
+    static func decode(_ input: Data) -> HeartRateRecord? { try? HeartRateRecord(decoding: input) }
+}
+
 enum TutorialHeartRate: RecordDecoding {
     static let name = "HeartRate/DataReader (baseline)"
     static func input(_ bytes: [UInt8]) -> Data { Data(bytes) }
@@ -117,7 +125,9 @@ enum FloorHeartRate: RecordDecoding {
 func registerHeartRateBenchmarks() {
     requireAgreement(HaraldHeartRate.self, TutorialHeartRate.self, samples: heartRateSamples)
     requireAgreement(HaraldHeartRate.self, FloorHeartRate.self, samples: heartRateSamples)
+    requireAgreement(HaraldHeartRate.self, HaraldHeartRateFromData.self, samples: heartRateSamples)
     register(HaraldHeartRate.self, samples: heartRateSamples)
+    register(HaraldHeartRateFromData.self, samples: heartRateSamples)
     register(TutorialHeartRate.self, samples: heartRateSamples)
     register(FloorHeartRate.self, samples: heartRateSamples)
 }
