@@ -14,7 +14,8 @@ import Darwin
 #endif
 
 /// Every decoder the fuzzer drives. Later layers append their rows here, one line each
-/// (for example `.decoding(HeartRateMeasurement.self)` once HaraldProfiles exists).
+/// (for example `.decoding(HeartRateMeasurement.self)` once HaraldProfiles exists). Append rather
+/// than insert: a seed's first byte is its row's index, and appending keeps those indices.
 let fuzzTargets: [FuzzTarget] = codecTargets
 
 @_cdecl("LLVMFuzzerTestOneInput")
