@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "HaraldCodec", targets: ["HaraldCodec"]),
+        .library(name: "HaraldHCI", targets: ["HaraldHCI"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -21,6 +22,9 @@ let package = Package(
             // Rounding in the IEEE-11073 encoders calls libm, which Linux links only on request.
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
+        // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
+        // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
+        .target(name: "HaraldHCI", dependencies: ["HaraldCodec"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -33,6 +37,16 @@ let package = Package(
         .testTarget(
             name: "HaraldCodecTests",
             dependencies: [
+                "HaraldCodec",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        // Unit tests, plus integration tests against Bumble that run only when
+        // HARALD_BUMBLE_TRANSPORT is set (see scripts/integration).
+        .testTarget(
+            name: "HaraldHCITests",
+            dependencies: [
+                "HaraldHCI",
                 "HaraldCodec",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
