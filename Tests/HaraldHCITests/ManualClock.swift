@@ -37,14 +37,17 @@ final class ManualClock: Clock, @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (resumeNow, woken) = locked { () -> (Bool, [CheckedContinuation<Void, Never>]) in
-                    if deadline <= current { return (true, []) }
+                    // Cancelled before registering: the cancellation handler has already run.
+                    if deadline <= current || Task.isCancelled { return (true, []) }
                     sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
                     let count = sleepers.count
                     let ready = sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
                     sleeperWaiters.removeAll { $0.count <= count }
                     return (false, ready)
                 }
-                if resumeNow { continuation.resume() }
+                if resumeNow {
+                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                }
                 for waiter in woken { waiter.resume() }
             }
         } onCancel: {
