@@ -4,7 +4,8 @@ public struct Advertisement: Hashable, Sendable {
     public var address: LEAddress
     /// Signal strength in dBm; nil when the controller did not measure it.
     public var rssi: Int8?
-    /// True when the advertiser accepts connections.
+    /// True when the advertiser accepts connections (as its advertising PDU said; a scan
+    /// response repeats what the advertising PDU before it said).
     public var isConnectable: Bool
     /// True when this report was triggered by a scan response.
     public var isScanResponse: Bool

@@ -11,6 +11,8 @@ public struct AdvertisementAssembler: Sendable {
         /// Fragments of extended data still arriving, and whether they belong to a scan response.
         var partial: [UInt8]?
         var partialIsScanResponse = false
+        /// Connectability comes from the advertising PDU; a scan response carries none of its own.
+        var isConnectable = false
         var lastUse = 0
     }
 
@@ -33,12 +35,16 @@ public struct AdvertisementAssembler: Sendable {
     public mutating func add(_ report: LEAdvertisingReport) -> Advertisement {
         var entry = take(report.address)
         let isResponse = report.eventType == .scanResponse
-        if isResponse { entry.scanResponseData = report.data } else { entry.advertisingData = report.data }
+        if isResponse {
+            entry.scanResponseData = report.data
+        } else {
+            entry.advertisingData = report.data
+            entry.isConnectable = report.eventType == .advInd || report.eventType == .advDirectInd
+        }
         store(entry, for: report.address)
-        let connectable = report.eventType == .advInd || report.eventType == .advDirectInd
         return Advertisement(
             address: report.address, rssi: report.rssi == 127 ? nil : report.rssi,
-            isConnectable: isResponse ? false : connectable, isScanResponse: isResponse,
+            isConnectable: entry.isConnectable, isScanResponse: isResponse,
             advertisingData: entry.advertisingData, scanResponseData: entry.scanResponseData)
     }
 
@@ -62,11 +68,16 @@ public struct AdvertisementAssembler: Sendable {
             return nil
         }
         entry.partial = nil
-        if report.isScanResponse { entry.scanResponseData = data } else { entry.advertisingData = data }
+        if report.isScanResponse {
+            entry.scanResponseData = data
+        } else {
+            entry.advertisingData = data
+            entry.isConnectable = report.isConnectable
+        }
         store(entry, for: report.address)
         return Advertisement(
             address: report.address, rssi: report.rssi == 127 ? nil : report.rssi,
-            isConnectable: report.isConnectable, isScanResponse: report.isScanResponse,
+            isConnectable: entry.isConnectable, isScanResponse: report.isScanResponse,
             txPower: report.txPower == 127 ? nil : report.txPower,
             advertisingData: entry.advertisingData, scanResponseData: entry.scanResponseData, isTruncated: truncated)
     }
