@@ -14,7 +14,8 @@ host test flaky or hang (see ../../README or the report for the list):
     do, so hosts exercise reassembly (stock Bumble sends one packet per whole L2CAP PDU).
   * LE Create Connection Cancel completes the pending attempt with LE Connection Complete 0x02
     (stock Bumble answers success and keeps the attempt forever).
-  * a second host connecting to a busy port is refused instead of sharing the parser.
+  * one host per port with its own parser: a new host replaces the previous one (stock Bumble
+    shares one parser between clients and answers only the last).
 """
 import argparse
 import asyncio
@@ -105,11 +106,14 @@ class H4Server(asyncio.Protocol):
         self.buffer = bytearray()
 
     def connection_made(self, transport):
-        if self.state["busy"]:
-            log.warning("%s: second host refused", self.state["controller"].name)
-            transport.close()
-            return
-        self.state["busy"] = True
+        previous = self.state["current"]
+        if previous is not None:
+            # The newest host wins: a host that just closed its socket may not have been
+            # noticed yet, and a second live host would corrupt the first one's session anyway.
+            log.warning("%s: new host replaces the previous one", self.state["controller"].name)
+            previous.transport.close()
+            previous.transport = None
+        self.state["current"] = self
         self.transport = transport
         controller = self.state["controller"]
         controller.bench_reset()
@@ -117,18 +121,18 @@ class H4Server(asyncio.Protocol):
         log.info("%s: host connected", controller.name)
 
     def connection_lost(self, error):
-        if self.transport is None:
-            return
+        if self.state["current"] is not self:
+            return  # replaced by a newer host, which already reset the controller
         controller = self.state["controller"]
         controller.host = None
         controller.bench_reset()
-        self.state["busy"] = False
+        self.state["current"] = None
         self.transport = None
         log.info("%s: host gone (%s)", controller.name, error)
 
     # Packet sink for the controller.
     def on_packet(self, packet):
-        if self.transport is not None:
+        if self.transport is not None and self.state["current"] is self:
             self.transport.write(packet)
 
     def data_received(self, data):
@@ -169,7 +173,7 @@ async def main():
     servers = []
     for index in range(args.count):
         controller = BenchController(f"C{index}", link=link, public_address=f"00:00:00:00:91:{index:02X}")
-        state = {"controller": controller, "busy": False}
+        state = {"controller": controller, "current": None}
         server = await loop.create_server(lambda state=state: H4Server(state), "127.0.0.1", 0)
         servers.append(server)
         ports.append(server.sockets[0].getsockname()[1])
