@@ -15,8 +15,9 @@ import Testing
     "Bumble integration (scripts/integration)", .serialized,
     .enabled(if: Bumble.isConfigured, "set HARALD_BUMBLE_TRANSPORT (run scripts/integration) to test against Bumble peers"))
 struct BumbleIntegrationTests {
-    @Test func scanSeesEachPeerWithItsNameAndServiceUUIDs() async throws {
-        let seen = try await Bumble.withHost { host in
+    @Test(arguments: [false, true])
+    func scanSeesEachPeerWithItsNameAndServiceUUIDs(legacyCommands: Bool) async throws {
+        let seen = try await Bumble.withHost(legacyCommands: legacyCommands) { host in
             var byName: [String: Advertisement] = [:]
             for await advertisement in try await host.scan() {
                 if let name = advertisement.data.localName { byName[name] = advertisement }
@@ -87,8 +88,9 @@ struct BumbleIntegrationTests {
         }
     }
 
-    @Test func centralDisconnectsThenReconnects() async throws {
-        try await Bumble.withHost { host in
+    @Test(arguments: [false, true])
+    func centralDisconnectsThenReconnects(legacyCommands: Bool) async throws {
+        try await Bumble.withHost(legacyCommands: legacyCommands) { host in
             let first = try await host.connect(to: Bumble.camera)
             let reason = try await first.disconnect()
             #expect(first.disconnectReason == reason)

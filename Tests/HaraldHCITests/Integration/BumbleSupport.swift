@@ -22,12 +22,16 @@ enum Bumble {
 
     /// A started host on the bench's central controller, closed after `body`.
     static func withHost<R: Sendable>(
-        snoop: BTSnoopWriter? = nil, _ body: @escaping @Sendable (HCIHost) async throws -> R
+        snoop: BTSnoopWriter? = nil, legacyCommands: Bool = false, _ body: @escaping @Sendable (HCIHost) async throws -> R
     ) async throws -> R {
         let specification = try #require(transport)
-        let host = HCIHost(transport: try openHCITransport(specification), snoop: snoop)
+        var configuration = HCIHost.Configuration()
+        configuration.preferLegacyCommands = legacyCommands
+        let host = HCIHost(transport: try openHCITransport(specification), configuration: configuration, snoop: snoop)
         do {
-            try await host.start()
+            let controller = try await host.start()
+            // Bumble's controllers advertise the extended feature: both command sets get exercised.
+            #expect(legacyCommands || controller.supports(.extendedAdvertising))
             let result = try await withDeadline { try await body(host) }
             await host.close()
             return result
