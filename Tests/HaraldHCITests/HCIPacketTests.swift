@@ -63,6 +63,24 @@ struct HCIPacketTests {
         #expect(complete.supervisionTimeout == 500)
     }
 
+    @Test func enhancedConnectionCompleteSkipsThePrivateAddresses() throws {
+        let event = try HCIEvent(decoding: bytes("3e1f0a00010000010100000000c0 000000000000 000000000000 18000000480000"))
+        #expect(event == .le(.connectionComplete(LEConnectionComplete(
+            status: .success, handle: 1, role: .central, peer: Self.peer, interval: 0x18, latency: 0, supervisionTimeout: 0x48))))
+    }
+
+    @Test func connectionUpdatePHYUpdateAndRemoteFeaturesDecode() throws {
+        guard case let .le(.connectionUpdateComplete(update)) = try HCIEvent(decoding: bytes("3e0a03000100 0c00 0000 f401")) else {
+            Issue.record("not a connection update"); return
+        }
+        #expect(update.interval == 12 && update.supervisionTimeout == 500)
+        #expect(try HCIEvent(decoding: bytes("3e060c0001000202")) == .le(.phyUpdateComplete(try LEPHYUpdateComplete(decoding: bytes("0001000202")))))
+        guard case let .le(.readRemoteFeaturesComplete(features)) = try HCIEvent(decoding: bytes("3e0c04000100 2001000000000000")) else {
+            Issue.record("not remote features"); return
+        }
+        #expect(features.features == 0x0120)
+    }
+
     @Test func dataLengthChangeDecodes() throws {
         guard case let .le(.dataLengthChange(change)) = try HCIEvent(decoding: bytes("3e0b0701001b004801fb004808")) else {
             Issue.record("not a data length change"); return

@@ -172,13 +172,13 @@ public actor HCIHost {
             do {
                 event = try HCIEvent(decoding: packet.payload)
             } catch {
-                malformedEvents += 1
+                malformedPackets += 1
                 return
             }
             await handle(event)
         case .acl:
             guard let acl = try? ACLDataPacket(decoding: packet.payload) else {
-                malformedEvents += 1
+                malformedPackets += 1
                 return
             }
             await handleACL(acl)
@@ -187,8 +187,8 @@ public actor HCIHost {
         }
     }
 
-    /// Events that could not be decoded and were dropped (for diagnostics).
-    public private(set) var malformedEvents = 0
+    /// Packets from the controller that could not be decoded and were dropped (diagnostics).
+    public private(set) var malformedPackets = 0
 
     func handle(_ event: HCIEvent) async {
         switch event {

@@ -131,8 +131,10 @@ struct BumbleIntegrationTests {
     }
 
     @Test func btsnoopCaptureOfARealSessionHasEveryPacketInBothDirections() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("harald-\(getpid()).btsnoop").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        // scripts/integration names a path it keeps (and reads with tshark when installed).
+        let kept = ProcessInfo.processInfo.environment["HARALD_BUMBLE_BTSNOOP"]
+        let path = kept ?? FileManager.default.temporaryDirectory.appendingPathComponent("harald-\(getpid()).btsnoop").path
+        defer { if kept == nil { try? FileManager.default.removeItem(atPath: path) } }
         let snoop = try BTSnoopWriter(path: path)
         try await Bumble.withHost(snoop: snoop) { host in
             let connection = try await host.connect(to: Bumble.camera)
