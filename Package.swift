@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Harald", targets: ["Harald"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
         .library(name: "HaraldCoreBluetooth", targets: ["HaraldCoreBluetooth"]),
+        .library(name: "HaraldHCI", targets: ["HaraldHCI"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -39,6 +40,9 @@ let package = Package(
         ),
         // Virtual clock, link model, virtual peripherals, the simulator backend.
         .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald"]),
+        // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
+        // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
+        .target(name: "HaraldHCI", dependencies: ["HaraldCodec"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -83,6 +87,16 @@ let package = Package(
         .testTarget(
             name: "HaraldCoreBluetoothTests",
             dependencies: ["HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldSimulator"]
+        ),
+        // Unit tests, plus integration tests against Bumble that run only when
+        // HARALD_BUMBLE_TRANSPORT is set (see scripts/integration).
+        .testTarget(
+            name: "HaraldHCITests",
+            dependencies: [
+                "HaraldHCI",
+                "HaraldCodec",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
