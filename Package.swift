@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
         .library(name: "HaraldCoreBluetooth", targets: ["HaraldCoreBluetooth"]),
         .library(name: "HaraldHCI", targets: ["HaraldHCI"]),
+        .library(name: "HaraldHCIBackend", targets: ["HaraldHCIBackend"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -43,6 +44,8 @@ let package = Package(
         // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
         .target(name: "HaraldHCI", dependencies: ["HaraldCodec"]),
+        // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
+        .target(name: "HaraldHCIBackend", dependencies: ["Harald", "HaraldATT", "HaraldHCI"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -50,6 +53,7 @@ let package = Package(
                 "HaraldProfiles",
                 "Harald",
                 "HaraldSimulator",
+                "HaraldHCIBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

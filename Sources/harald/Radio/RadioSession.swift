@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Harald
+import HaraldHCIBackend
 
 /// Opens the backend for a transport and runs a command's body against a `Central` on it.
 enum RadioSession {
@@ -10,7 +11,27 @@ enum RadioSession {
         case .simulator:
             throw ValidationError("the simulator transport is not wired into this build yet")
         case .tcp, .hci:
-            throw ValidationError("transport \(transport) is not wired into this build yet")
+            let backend: HCICentralBackend
+            do {
+                backend = try await HCICentralBackend.open(transport: transport.description, btsnoop: options.btsnoop)
+            } catch {
+                Output.fail("\(error)")
+            }
+            let central = Central(backend: backend)
+            do {
+                try await body(central)
+            } catch {
+                await backend.close()
+                Output.fail(Self.message(for: error))
+            }
+            await backend.close()
         }
+    }
+
+    /// One clear line for an error.
+    static func message(for error: any Error) -> String {
+        if let error = error as? BluetoothError { return error.description }
+        if error is CancellationError { return "cancelled" }
+        return "\(error)"
     }
 }
