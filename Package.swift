@@ -55,6 +55,7 @@ let package = Package(
                 "HaraldSimulator",
                 "HaraldHCIBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
