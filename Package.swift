@@ -16,6 +16,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -27,7 +28,10 @@ let package = Package(
         // ATT PDUs and the GATT client/server engines over an abstract bearer.
         .target(name: "HaraldATT", dependencies: ["HaraldCodec"]),
         // The public API: Central, PeripheralConnection, typed characteristics, flows.
-        .target(name: "Harald", dependencies: ["HaraldCodec", "HaraldATT"]),
+        .target(
+            name: "Harald",
+            dependencies: ["HaraldCodec", "HaraldATT", .product(name: "Logging", package: "swift-log")]
+        ),
         // Virtual clock, link model, virtual peripherals, the simulator backend.
         .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldATT", "Harald"]),
         .executableTarget(

@@ -1,4 +1,5 @@
 import HaraldCodec
+import Logging
 
 /// The app's side of Bluetooth LE: the radio state, scanning and connecting.
 ///
@@ -17,11 +18,17 @@ public actor Central {
     public nonisolated let clock: any Clock<Duration>
     /// Timeout for operations that are not given one.
     public let defaultTimeout: Duration
+    /// Where the central logs (label `harald.central`; connections use `harald.connection`).
+    public nonisolated let logger: Logger
 
-    public init(backend: any CentralBackend, clock: any Clock<Duration> = ContinuousClock(), defaultTimeout: Duration = .seconds(30)) {
+    public init(
+        backend: any CentralBackend, clock: any Clock<Duration> = ContinuousClock(), defaultTimeout: Duration = .seconds(30),
+        logger: Logger = Logger(label: "harald.central")
+    ) {
         self.backend = backend
         self.clock = clock
         self.defaultTimeout = defaultTimeout
+        self.logger = logger
     }
 
     /// The radio state now, then each change.
@@ -73,7 +80,18 @@ public actor Central {
     public func connect(to peripheral: PeripheralIdentifier, services: [ServiceSpec] = [], timeout: Duration? = nil) async throws
         -> PeripheralConnection
     {
-        let link = try await backend.connect(to: peripheral, timeout: timeout ?? defaultTimeout)
-        return PeripheralConnection(backend: link, services: services, clock: clock, defaultTimeout: defaultTimeout)
+        logger.debug("connecting", metadata: ["peripheral": "\(peripheral)"])
+        let link: any ConnectionBackend
+        do {
+            link = try await backend.connect(to: peripheral, timeout: timeout ?? defaultTimeout)
+        } catch {
+            logger.info("connection failed", metadata: ["peripheral": "\(peripheral)", "error": "\(error)"])
+            throw error
+        }
+        logger.info("connected", metadata: ["peripheral": "\(peripheral)"])
+        var connectionLogger = Logger(label: "harald.connection")
+        connectionLogger.logLevel = logger.logLevel
+        connectionLogger[metadataKey: "peripheral"] = "\(peripheral)"
+        return PeripheralConnection(backend: link, services: services, clock: clock, defaultTimeout: defaultTimeout, logger: connectionLogger)
     }
 }

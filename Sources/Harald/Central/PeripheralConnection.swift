@@ -1,5 +1,6 @@
 import Foundation
 import HaraldCodec
+import Logging
 
 /// A connection to one peripheral, with typed reads, writes and subscriptions.
 ///
@@ -16,6 +17,9 @@ public actor PeripheralConnection {
 
     nonisolated let backend: any ConnectionBackend
     nonisolated let clock: any Clock<Duration>
+    /// Where this connection logs (operations at `trace`, failures at `debug`). Values are never
+    /// logged, only their sizes, so secrets such as authentication keys stay out of logs.
+    public nonisolated let logger: Logger
     private var declared: [BluetoothUUID: ServiceSpec]
     private var services: [BluetoothUUID: DiscoveredService] = [:]
     private var discoveredAllServices = false
@@ -24,8 +28,12 @@ public actor PeripheralConnection {
     private var endFlags: [UInt16: [EndFlag]] = [:]
     private let released = ReleasedSubscriptions()
 
-    init(backend: any ConnectionBackend, services: [ServiceSpec], clock: any Clock<Duration>, defaultTimeout: Duration) {
+    init(
+        backend: any ConnectionBackend, services: [ServiceSpec], clock: any Clock<Duration>, defaultTimeout: Duration,
+        logger: Logger = Logger(label: "harald.connection")
+    ) {
         self.backend = backend
+        self.logger = logger
         self.peripheral = backend.peripheral
         self.clock = clock
         self.defaultTimeout = defaultTimeout
@@ -167,7 +175,15 @@ public actor PeripheralConnection {
         guard characteristic.properties.contains(.read) else {
             throw BluetoothError.notPermitted("\(characteristic.uuid) is not readable")
         }
-        return try await backend.read(characteristic, timeout: timeout ?? defaultTimeout)
+        logger.trace("read", metadata: ["uuid": "\(characteristic.uuid)"])
+        do {
+            let value = try await backend.read(characteristic, timeout: timeout ?? defaultTimeout)
+            logger.trace("read done", metadata: ["uuid": "\(characteristic.uuid)", "bytes": "\(value.count)"])
+            return value
+        } catch {
+            logger.debug("read failed", metadata: ["uuid": "\(characteristic.uuid)", "error": "\(error)"])
+            throw error
+        }
     }
 
     /// Writes raw bytes to a characteristic.
@@ -184,7 +200,13 @@ public actor PeripheralConnection {
         let permitted = kind == .withResponse
             ? characteristic.properties.contains(.write) : characteristic.properties.contains(.writeWithoutResponse)
         guard permitted else { throw BluetoothError.notPermitted("\(characteristic.uuid) does not accept \(kind)") }
-        try await backend.write(bytes, to: characteristic, kind: kind, timeout: timeout ?? defaultTimeout)
+        logger.trace("write", metadata: ["uuid": "\(characteristic.uuid)", "bytes": "\(bytes.count)", "kind": "\(kind)"])
+        do {
+            try await backend.write(bytes, to: characteristic, kind: kind, timeout: timeout ?? defaultTimeout)
+        } catch {
+            logger.debug("write failed", metadata: ["uuid": "\(characteristic.uuid)", "error": "\(error)"])
+            throw error
+        }
     }
 
     /// Subscribes to a discovered characteristic, decoding values as `Value` (`[UInt8]` for raw).

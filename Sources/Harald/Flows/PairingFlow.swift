@@ -1,0 +1,162 @@
+import Foundation
+import HaraldCodec
+
+/// Finds a device, connects and makes sure the link is paired, in one cancellable call.
+///
+/// The flow waits for the radio, scans for the first device that matches, connects, and reads a
+/// characteristic that needs a secured link. A peripheral answers such a read with
+/// Insufficient Authentication (or Encryption) until the link is paired; on CoreBluetooth that
+/// answer makes the system run pairing, after which the read succeeds. The flow retries the read
+/// a few times for that reason, then reports success or why it failed.
+///
+/// The whole flow has one overall timeout. Cancelling the task running it, or any failure,
+/// leaves nothing connected and nothing pending.
+///
+/// ```swift
+/// let paired = try await PairingFlow(central: central, match: .namePrefix("GoPro"), protected: .gopro.pairingProbe,
+///                                    timeout: .seconds(15)).run { print($0) }
+/// ```
+public struct PairingFlow: Sendable {
+    /// Which advertisement to pair with.
+    public enum Match: Hashable, Sendable {
+        case service(BluetoothUUID)
+        case namePrefix(String)
+    }
+
+    /// How far the flow has got.
+    public enum Progress: Hashable, Sendable, CustomStringConvertible {
+        case waitingForRadio
+        case scanning
+        case found(name: String?, peripheral: PeripheralIdentifier)
+        case connecting
+        case connected
+        /// The protected read was refused: the link is not paired yet (attempt number).
+        case pairingRequired(attempt: Int)
+        case paired
+
+        public var description: String {
+            switch self {
+            case .waitingForRadio: "waiting for Bluetooth"
+            case .scanning: "scanning"
+            case let .found(name, peripheral): "found \(name ?? "unnamed device") (\(peripheral))"
+            case .connecting: "connecting"
+            case .connected: "connected"
+            case let .pairingRequired(attempt): "pairing required (attempt \(attempt))"
+            case .paired: "paired"
+            }
+        }
+    }
+
+    /// Why pairing failed.
+    public enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The flow's overall timeout passed (at the given stage).
+        case timedOut(stage: String)
+        /// The device kept refusing the protected read.
+        case pairingRejected(ATTStatus)
+        /// Any other Bluetooth failure.
+        case bluetooth(BluetoothError)
+
+        public var description: String {
+            switch self {
+            case let .timedOut(stage): "pairing timed out while \(stage)"
+            case let .pairingRejected(status): "the device refused pairing (\(status))"
+            case let .bluetooth(error): error.description
+            }
+        }
+    }
+
+    public let central: Central
+    public let match: Match
+    /// The characteristic whose read needs a paired link.
+    public let protectedCharacteristic: (uuid: BluetoothUUID, service: BluetoothUUID)
+    public let timeout: Duration
+    /// Reads of the protected characteristic before giving up.
+    public let attempts: Int
+    /// Wait between attempts (the system's pairing dialog runs meanwhile).
+    public let retryDelay: Duration
+
+    public init<V, A: ReadAccess>(
+        central: Central, match: Match, protected characteristic: Characteristic<V, A>, timeout: Duration = .seconds(30),
+        attempts: Int = 3, retryDelay: Duration = .seconds(2)
+    ) {
+        self.central = central
+        self.match = match
+        self.protectedCharacteristic = (characteristic.uuid, characteristic.service)
+        self.timeout = timeout
+        self.attempts = max(1, attempts)
+        self.retryDelay = retryDelay
+    }
+
+    /// The result: the connection stays open for the caller, who owns it from now on.
+    public struct Paired: Sendable {
+        public let advertisement: Advertisement
+        public let connection: PeripheralConnection
+    }
+
+    /// Runs the flow, reporting each stage to `progress`.
+    public func run(progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws(Failure) -> Paired {
+        let stage = StageRecorder()
+        let flow = self
+        do {
+            return try await withTimeout(timeout, clock: central.clock, operation: "pairing") {
+                try await flow.steps(stage: stage) { step in
+                    stage.set(step.description)
+                    progress(step)
+                }
+            }
+        } catch let BluetoothError.timeout(operation, _) where operation == "pairing" {
+            throw .timedOut(stage: stage.current)
+        } catch let failure as Failure {
+            throw failure
+        } catch let error as BluetoothError {
+            throw .bluetooth(error)
+        } catch {
+            throw .bluetooth(.backend(String(describing: error)))
+        }
+    }
+
+    private func steps(stage: StageRecorder, progress: @Sendable (Progress) -> Void) async throws -> Paired {
+        progress(.waitingForRadio)
+        try await central.waitUntilPoweredOn(timeout: timeout)
+        progress(.scanning)
+        let request: ScanRequest = switch match {
+        case let .service(uuid): ScanRequest(services: [uuid])
+        case let .namePrefix(prefix): ScanRequest(namePrefix: prefix)
+        }
+        let advertisement = try await central.scan(request).first(timeout: timeout)
+        progress(.found(name: advertisement.localName, peripheral: advertisement.peripheral))
+        progress(.connecting)
+        let connection = try await central.connect(to: advertisement, timeout: timeout)
+        progress(.connected)
+        do {
+            let probe = Characteristic<[UInt8], Read>(protectedCharacteristic.uuid, service: protectedCharacteristic.service)
+            var lastRefusal: ATTStatus = .insufficientAuthentication
+            for attempt in 1...attempts {
+                do {
+                    _ = try await connection.readRaw(probe)
+                    progress(.paired)
+                    return Paired(advertisement: advertisement, connection: connection)
+                } catch let BluetoothError.attribute(status, _) where status.requiresPairing {
+                    lastRefusal = status
+                    progress(.pairingRequired(attempt: attempt))
+                    if attempt < attempts { try await central.clock.sleep(for: retryDelay) }
+                }
+            }
+            throw Failure.pairingRejected(lastRefusal)
+        } catch {
+            // Failure or cancellation: leave nothing connected.
+            await connection.disconnect()
+            throw error
+        }
+    }
+}
+
+
+/// The stage a flow is in, readable after a timeout cancelled it.
+final class StageRecorder: @unchecked Sendable {
+    // @unchecked Sendable: `stage` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var stage = "starting"
+    var current: String { lock.withLock { stage } }
+    func set(_ value: String) { lock.withLock { stage = value } }
+}

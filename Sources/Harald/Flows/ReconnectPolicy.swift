@@ -1,0 +1,82 @@
+/// When and how fast to reconnect after a connection drops.
+///
+/// Backoff doubles (by ``multiplier``) from ``initialDelay`` up to ``maximumDelay``; the
+/// ``shouldReconnect`` hook can veto any attempt (say, when the user has left the screen, or the
+/// peer disconnected on purpose).
+public struct ReconnectPolicy: Sendable {
+    /// Attempts after the first connection; 0 disables reconnection.
+    public var maximumAttempts: Int
+    public var initialDelay: Duration
+    public var multiplier: Double
+    public var maximumDelay: Duration
+    /// Called before each attempt with the reason of the last disconnection and the attempt
+    /// number (1-based); return false to give up.
+    public var shouldReconnect: @Sendable (DisconnectReason, Int) -> Bool
+
+    public init(
+        maximumAttempts: Int = 5, initialDelay: Duration = .milliseconds(500), multiplier: Double = 2,
+        maximumDelay: Duration = .seconds(30), shouldReconnect: @escaping @Sendable (DisconnectReason, Int) -> Bool = { _, _ in true }
+    ) {
+        self.maximumAttempts = max(0, maximumAttempts)
+        self.initialDelay = initialDelay
+        self.multiplier = max(1, multiplier)
+        self.maximumDelay = maximumDelay
+        self.shouldReconnect = shouldReconnect
+    }
+
+    /// Never reconnect.
+    public static let never = ReconnectPolicy(maximumAttempts: 0)
+
+    /// The wait before attempt `attempt` (1-based).
+    public func delay(beforeAttempt attempt: Int) -> Duration {
+        var delay = initialDelay
+        for _ in 1..<max(1, attempt) {
+            delay = delay * multiplier
+            if delay >= maximumDelay { return maximumDelay }
+        }
+        return min(delay, maximumDelay)
+    }
+}
+
+extension Central {
+    /// Connects to `peripheral` and runs `body` on the connection; when the connection drops
+    /// during `body` (the body fails with ``BluetoothError/disconnected(_:)``), waits per
+    /// `policy`, reconnects and runs `body` again with the new connection. `attempt` tells the
+    /// body which run it is (0 first), so it can resume where the last one stopped.
+    ///
+    /// Errors other than a disconnection end the loop at once. The last connection is closed
+    /// before returning, whatever happens.
+    public func withReconnection<Result: Sendable>(
+        to peripheral: PeripheralIdentifier, services: [ServiceSpec] = [], policy: ReconnectPolicy,
+        connectTimeout: Duration? = nil,
+        _ body: @Sendable (_ connection: PeripheralConnection, _ attempt: Int) async throws -> Result
+    ) async throws -> Result {
+        var attempt = 0
+        while true {
+            let connection: PeripheralConnection
+            do {
+                connection = try await connect(to: peripheral, services: services, timeout: connectTimeout)
+            } catch let error as BluetoothError {
+                attempt += 1
+                guard attempt <= policy.maximumAttempts, policy.shouldReconnect(.connectionLost, attempt) else { throw error }
+                try await clock.sleep(for: policy.delay(beforeAttempt: attempt))
+                continue
+            }
+            do {
+                let result = try await body(connection, attempt)
+                await connection.disconnect()
+                return result
+            } catch let BluetoothError.disconnected(reason) {
+                await connection.disconnect()
+                attempt += 1
+                guard attempt <= policy.maximumAttempts, policy.shouldReconnect(reason, attempt) else {
+                    throw BluetoothError.disconnected(reason)
+                }
+                try await clock.sleep(for: policy.delay(beforeAttempt: attempt))
+            } catch {
+                await connection.disconnect()
+                throw error
+            }
+        }
+    }
+}
