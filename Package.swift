@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "HaraldCodec", targets: ["HaraldCodec"]),
+        .library(name: "HaraldProfiles", targets: ["HaraldProfiles"]),
         .library(name: "HaraldATT", targets: ["HaraldATT"]),
         .library(name: "Harald", targets: ["Harald"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
@@ -25,19 +26,23 @@ let package = Package(
             // Rounding in the IEEE-11073 encoders calls libm, which Linux links only on request.
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
+        // The standard SIG characteristics (and the Mi Band realtime-steps value) as typed values,
+        // plus the UUID → decoder registry behind `harald decode`.
+        .target(name: "HaraldProfiles", dependencies: ["HaraldCodec"]),
         // ATT PDUs and the GATT client/server engines over an abstract bearer.
         .target(name: "HaraldATT", dependencies: ["HaraldCodec"]),
         // The public API: Central, PeripheralConnection, typed characteristics, flows.
         .target(
             name: "Harald",
-            dependencies: ["HaraldCodec", "HaraldATT", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", .product(name: "Logging", package: "swift-log")]
         ),
         // Virtual clock, link model, virtual peripherals, the simulator backend.
-        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldATT", "Harald"]),
+        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald"]),
         .executableTarget(
             name: "harald",
             dependencies: [
                 "HaraldCodec",
+                "HaraldProfiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -59,6 +64,15 @@ let package = Package(
         ),
         .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
         .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator"]),
+        .testTarget(
+            name: "HaraldProfilesTests",
+            dependencies: [
+                "HaraldCodec",
+                "HaraldProfiles",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            resources: [.copy("Resources/vectors.json")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,6 +5,6 @@ struct HaraldCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "harald",
         abstract: "Bluetooth Low Energy with types instead of bytes.",
-        subcommands: [Demo.self]
+        subcommands: [Demo.self, Decode.self]
     )
 }

@@ -92,3 +92,32 @@ struct CharacteristicAccessCompileTests {
         return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("Harald.swiftmodule").path) }
     }
 }
+
+@Suite("Standard characteristics read like the API sketch")
+struct StandardCharacteristicSpellingTests {
+    @Test func implicitMemberSyntaxTypeChecks() throws {
+        let source = """
+            import Harald
+            func use(_ connection: PeripheralConnection) async throws {
+                let battery: BatteryLevel = try await connection.read(.batteryLevel)
+                _ = battery
+                for try await measurement in try await connection.subscribe(.heartRateMeasurement) { _ = measurement.heartRate }
+                try await connection.write(HeartRateControlPoint.resetEnergyExpended, to: .heartRateControlPoint)
+            }
+            """
+        let result = try CharacteristicAccessCompileTests().typeCheck(source)
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test func readingTheWriteOnlyControlPointDoesNotCompile() throws {
+        let source = """
+            import Harald
+            func use(_ connection: PeripheralConnection) async throws {
+                _ = try await connection.read(.heartRateControlPoint)
+            }
+            """
+        let result = try CharacteristicAccessCompileTests().typeCheck(source)
+        #expect(result.status != 0)
+        #expect(result.output.contains("error:"))
+    }
+}

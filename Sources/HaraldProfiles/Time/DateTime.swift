@@ -1,0 +1,106 @@
+import Foundation
+import HaraldCodec
+
+/// Date Time (0x2A08): a calendar date and a wall-clock time, 7 bytes. Also the time stamp field
+/// of many measurements.
+///
+/// Year, month and day 0 mean "not known" (a device whose clock was never set sends them).
+/// Decoding rejects months above 12, days above 31, hours above 23 and minutes or seconds above
+/// 59 (the specification reserves them); any year is accepted, since devices send years outside
+/// the specified 1582…9999 when their clock is wrong, and the value is still worth showing.
+public struct DateTime: CharacteristicValue {
+    public static let uuid = BluetoothUUID(0x2A08)
+    public static let name = "Date Time"
+
+    /// Year, 1582…9999; 0 when not known.
+    public var year: UInt16
+    /// Month of the year, 1…12; 0 when not known.
+    public var month: UInt8
+    /// Day of the month, 1…31; 0 when not known.
+    public var day: UInt8
+    /// Hours since midnight, 0…23.
+    public var hours: UInt8
+    /// Minutes since the start of the hour, 0…59.
+    public var minutes: UInt8
+    /// Seconds since the start of the minute, 0…59.
+    public var seconds: UInt8
+
+    /// A date and time from its fields (checked when encoded).
+    @inlinable
+    public init(year: UInt16, month: UInt8, day: UInt8, hours: UInt8, minutes: UInt8, seconds: UInt8) {
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hours = hours
+        self.minutes = minutes
+        self.seconds = seconds
+    }
+
+    /// The wall-clock fields of `date` in `timeZone` (sub-second parts are dropped).
+    public init(_ date: Date, in timeZone: TimeZone = .current) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        self.init(
+            year: UInt16(clamping: parts.year ?? 0), month: UInt8(clamping: parts.month ?? 0),
+            day: UInt8(clamping: parts.day ?? 0), hours: UInt8(clamping: parts.hour ?? 0),
+            minutes: UInt8(clamping: parts.minute ?? 0), seconds: UInt8(clamping: parts.second ?? 0))
+    }
+
+    /// The fields as Gregorian date components; unknown year, month or day are left unset.
+    public var dateComponents: DateComponents {
+        var parts = DateComponents()
+        parts.calendar = Calendar(identifier: .gregorian)
+        if year != 0 { parts.year = Int(year) }
+        if month != 0 { parts.month = Int(month) }
+        if day != 0 { parts.day = Int(day) }
+        parts.hour = Int(hours)
+        parts.minute = Int(minutes)
+        parts.second = Int(seconds)
+        return parts
+    }
+
+    /// True when year, month and day are all known.
+    public var isDateKnown: Bool { year != 0 && month != 0 && day != 0 }
+
+    /// The moment these wall-clock fields name in `timeZone`; nil when the date is not known.
+    public func date(in timeZone: TimeZone = .current) -> Date? {
+        guard isDateKnown else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar.date(from: dateComponents)
+    }
+
+    @inlinable
+    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
+        year = try reader.read(UInt16.self, field: "year")
+        month = try reader.readUInt8(field: "month", allowed: 0...12, meaning: "0 is unknown")
+        day = try reader.readUInt8(field: "day", allowed: 0...31, meaning: "0 is unknown")
+        hours = try reader.readUInt8(field: "hours", allowed: 0...23, meaning: "hours of the day")
+        minutes = try reader.readUInt8(field: "minutes", allowed: 0...59, meaning: "minutes of the hour")
+        seconds = try reader.readUInt8(field: "seconds", allowed: 0...59, meaning: "seconds of the minute")
+    }
+
+    @inlinable
+    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
+        try requireEncodable(month <= 12, field: "month", "\(month) is not 0…12")
+        try requireEncodable(day <= 31, field: "day", "\(day) is not 0…31")
+        try requireEncodable(hours <= 23, field: "hours", "\(hours) is not 0…23")
+        try requireEncodable(minutes <= 59, field: "minutes", "\(minutes) is not 0…59")
+        try requireEncodable(seconds <= 59, field: "seconds", "\(seconds) is not 0…59")
+        writer.write(year)
+        writer.write(month)
+        writer.write(day)
+        writer.write(hours)
+        writer.write(minutes)
+        writer.write(seconds)
+    }
+
+    /// `{year, month, day, hours, minutes, seconds}`, 0 meaning unknown.
+    public var jsonValue: JSONValue {
+        .object([
+            "year": .int(year), "month": .int(month), "day": .int(day),
+            "hours": .int(hours), "minutes": .int(minutes), "seconds": .int(seconds),
+        ])
+    }
+}
