@@ -64,6 +64,8 @@ let package = Package(
         ),
         .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
         .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator"]),
+        // The public API's scenario suite, run against the simulator backend.
+        .testTarget(name: "HaraldScenarioTests", dependencies: ["Harald", "HaraldSimulator"]),
         .testTarget(
             name: "HaraldProfilesTests",
             dependencies: [

@@ -56,6 +56,13 @@ final class PeerFaultState: @unchecked Sendable {
 
     func add(_ fault: PeerFault) { lock.withLock { faults.append(fault) } }
 
+    /// Adds `action` for the next request of `request` the server receives.
+    func addForNext(_ request: ATTOpcode, _ action: PeerFault.Action) {
+        lock.withLock {
+            faults.append(PeerFault(answering: request, occurrence: (requestCounts[request] ?? 0) + 1, action))
+        }
+    }
+
     var applied: [PeerFault] { lock.withLock { appliedFaults } }
 
     /// Notes an inbound PDU; requests wait for their answer.

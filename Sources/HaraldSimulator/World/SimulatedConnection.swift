@@ -25,6 +25,9 @@ public struct SimulatedConnection: Sendable {
     /// Makes the peripheral misbehave when it answers a future request.
     public func inject(_ fault: PeerFault) { peerFaults.add(fault) }
 
+    /// Makes the peripheral misbehave when it answers the next request of `request` it receives.
+    public func injectOnNext(_ request: ATTOpcode, _ action: PeerFault.Action) { peerFaults.addForNext(request, action) }
+
     /// Peer faults applied so far.
     public var appliedPeerFaults: [PeerFault] { peerFaults.applied }
 
