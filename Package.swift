@@ -63,7 +63,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
-        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator"]),
+        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT"]),
         // The public API's scenario suite, run against the simulator backend.
         .testTarget(name: "HaraldScenarioTests", dependencies: ["Harald", "HaraldSimulator"]),
         .testTarget(
