@@ -43,6 +43,8 @@ let package = Package(
             dependencies: [
                 "HaraldCodec",
                 "HaraldProfiles",
+                "Harald",
+                "HaraldSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

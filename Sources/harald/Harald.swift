@@ -1,10 +1,10 @@
 import ArgumentParser
 
 @main
-struct HaraldCommand: ParsableCommand {
+struct HaraldCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "harald",
         abstract: "Bluetooth Low Energy with types instead of bytes.",
-        subcommands: [Demo.self, Decode.self]
+        subcommands: [Demo.self, Decode.self, Scan.self, Dump.self, Read.self, Write.self, Subscribe.self]
     )
 }

@@ -65,6 +65,11 @@ public actor PeripheralConnection {
         return tree
     }
 
+    /// The descriptors of a discovered characteristic (for tools).
+    public func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration? = nil) async throws -> [DiscoveredDescriptor] {
+        try await backend.discoverDescriptors(of: characteristic, timeout: timeout ?? defaultTimeout)
+    }
+
     /// The discovered characteristic `uuid` of service `serviceUUID`, discovering what is needed.
     public func characteristic(_ uuid: BluetoothUUID, service serviceUUID: BluetoothUUID, timeout: Duration? = nil) async throws
         -> DiscoveredCharacteristic

@@ -1,0 +1,196 @@
+import ArgumentParser
+import Foundation
+import Harald
+
+/// Options naming one device.
+struct DeviceOptions: ParsableArguments {
+    @Argument(help: "Device address as `scan` prints it (F0:F1:F2:F3:F4:F5).")
+    var address: String
+
+    @Option(help: "public or random; when omitted, the address type is learnt by scanning.")
+    var addressType: String?
+
+    @Option(help: "Seconds to find and connect to the device.")
+    var connectTimeout: Double = 10
+
+    var connectDuration: Duration { .milliseconds(Int64(max(0, connectTimeout) * 1000)) }
+
+    /// Finds and connects to the device.
+    func connect(_ central: Central) async throws -> PeripheralConnection {
+        try await central.waitUntilPoweredOn(timeout: .seconds(5))
+        let target = try AddressArgument(address, addressType: addressType)
+        let peripheral = try await target.resolve(on: central, timeout: connectDuration)
+        return try await central.connect(to: peripheral, timeout: connectDuration)
+    }
+}
+
+extension PeripheralConnection {
+    /// The first characteristic with `uuid`, in any service.
+    func findCharacteristic(_ uuid: BluetoothUUID) async throws -> DiscoveredCharacteristic {
+        for (_, characteristics) in try await discoverAll() {
+            if let found = characteristics.first(where: { $0.uuid == uuid }) { return found }
+        }
+        throw BluetoothError.notFound("characteristic \(uuid.uuidString)")
+    }
+}
+
+/// A value as the radio commands print it: hex, and decoded when the registry knows the UUID.
+func describeValue(_ bytes: [UInt8], uuid: BluetoothUUID) -> JSONValue {
+    let decoded: JSONValue?
+    do {
+        decoded = try CharacteristicRegistry.standard.describe(bytes, as: uuid)
+    } catch {
+        decoded = .fields(["error": .string(error.description)])
+    }
+    return .fields(["uuid": .string(uuid.uuidString), "hex": .string(bytes.hexString), "decoded": decoded])
+}
+
+func parseUUID(_ text: String) throws -> BluetoothUUID {
+    guard let uuid = BluetoothUUID(text) else { throw ValidationError("'\(text)' is not a Bluetooth UUID") }
+    return uuid
+}
+
+extension CharacteristicProperties {
+    /// Property names for output.
+    var names: [String] { bits.map { "\($0)" } }
+}
+
+/// `harald dump ADDRESS`: the GATT tree with every readable value.
+struct Dump: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Connect and print services, characteristics, descriptors and readable values.")
+
+    @OptionGroup var radio: RadioOptions
+    @OptionGroup var device: DeviceOptions
+
+    func run() async throws {
+        let json = radio.json
+        let device = self.device
+        try await RadioSession.run(radio) { central in
+            let connection = try await device.connect(central)
+            var services: [JSONValue] = []
+            for (service, characteristics) in try await connection.discoverAll() {
+                if !json { Output.line("service \(service.uuid.uuidString) handles \(service.handles.lowerBound)-\(service.handles.upperBound)") }
+                var entries: [JSONValue] = []
+                for characteristic in characteristics {
+                    let descriptors = try await connection.discoverDescriptors(of: characteristic)
+                    var value: JSONValue?
+                    if characteristic.properties.contains(.read) {
+                        do {
+                            value = describeValue(try await connection.readRaw(characteristic), uuid: characteristic.uuid)
+                        } catch let BluetoothError.attribute(status, _) {
+                            value = .fields(["error": .string(status.description)])
+                        }
+                    }
+                    if !json {
+                        Output.line("  characteristic \(characteristic.uuid.uuidString) handle \(characteristic.valueHandle) [\(characteristic.properties.names.joined(separator: ", "))]")
+                        for descriptor in descriptors { Output.line("    descriptor \(descriptor.uuid.uuidString) handle \(descriptor.handle)") }
+                        if let value { Output.line("    value \(value.jsonText)") }
+                    }
+                    entries.append(.fields([
+                        "uuid": .string(characteristic.uuid.uuidString),
+                        "handle": .int(characteristic.valueHandle),
+                        "properties": .array(characteristic.properties.names.map { .string($0) }),
+                        "descriptors": .array(descriptors.map { .fields(["uuid": .string($0.uuid.uuidString), "handle": .int($0.handle)]) }),
+                        "value": value,
+                    ]))
+                }
+                services.append(.fields([
+                    "uuid": .string(service.uuid.uuidString),
+                    "startHandle": .int(service.handles.lowerBound), "endHandle": .int(service.handles.upperBound),
+                    "characteristics": .array(entries),
+                ]))
+            }
+            if json { Output.json(.fields(["address": .string(device.address.uppercased()), "services": .array(services)])) }
+            await connection.disconnect()
+        }
+    }
+}
+
+/// `harald read ADDRESS UUID`.
+struct Read: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Read one characteristic.")
+
+    @OptionGroup var radio: RadioOptions
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "Characteristic UUID.") var uuid: String
+
+    func run() async throws {
+        let uuid = try parseUUID(self.uuid)
+        let json = radio.json
+        let device = self.device
+        try await RadioSession.run(radio) { central in
+            let connection = try await device.connect(central)
+            let characteristic = try await connection.findCharacteristic(uuid)
+            let value = describeValue(try await connection.readRaw(characteristic), uuid: uuid)
+            Output.line(json ? value.jsonText : "\(uuid.uuidString): \(value["hex"]?.jsonText ?? "") \(value["decoded"]?.jsonText ?? "")")
+            await connection.disconnect()
+        }
+    }
+}
+
+/// `harald write ADDRESS UUID HEX`.
+struct Write: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Write one characteristic.")
+
+    @OptionGroup var radio: RadioOptions
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "Characteristic UUID.") var uuid: String
+    @Argument(help: "Value in hex.") var hex: String
+    @Flag(help: "Use Write Command (no acknowledgement).") var withoutResponse = false
+
+    func run() async throws {
+        let uuid = try parseUUID(self.uuid)
+        let bytes: [UInt8]
+        do { bytes = try Hex.decode(hex) } catch { throw ValidationError("malformed hex value: \(error)") }
+        let json = radio.json
+        let device = self.device
+        let kind: WriteKind = withoutResponse ? .withoutResponse : .withResponse
+        try await RadioSession.run(radio) { central in
+            let connection = try await device.connect(central)
+            let characteristic = try await connection.findCharacteristic(uuid)
+            try await connection.writeRaw(bytes, to: characteristic, kind: kind)
+            let result: JSONValue = .fields(["uuid": .string(uuid.uuidString), "hex": .string(bytes.hexString), "written": .bool(true)])
+            Output.line(json ? result.jsonText : "wrote \(bytes.count) bytes to \(uuid.uuidString)")
+            await connection.disconnect()
+        }
+    }
+}
+
+/// `harald subscribe ADDRESS UUID`: one line per notified value.
+struct Subscribe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Subscribe to a characteristic and print each value.")
+
+    @OptionGroup var radio: RadioOptions
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "Characteristic UUID.") var uuid: String
+    @Option(help: "Stop after this many values.") var count: Int?
+    @Option(help: "Stop after this many seconds.") var timeout: Double = 30
+
+    func run() async throws {
+        let uuid = try parseUUID(self.uuid)
+        let json = radio.json
+        let device = self.device
+        let limit = count
+        let duration = Duration.milliseconds(Int64(max(0, timeout) * 1000))
+        try await RadioSession.run(radio) { central in
+            let connection = try await device.connect(central)
+            let characteristic = try await connection.findCharacteristic(uuid)
+            let subscription = try await connection.subscribe(characteristic, as: [UInt8].self)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var received = 0
+                    for try await bytes in subscription {
+                        let value = describeValue(bytes, uuid: uuid)
+                        Output.line(json ? value.jsonText : "\(uuid.uuidString): \(bytes.hexString) \(value["decoded"]?.jsonText ?? "")")
+                        received += 1
+                        if let limit, received >= limit { return }
+                    }
+                }
+                group.addTask { try await central.clock.sleep(for: duration) }
+                try await group.next()
+                group.cancelAll()
+            }
+            await connection.disconnect()
+        }
+    }
+}

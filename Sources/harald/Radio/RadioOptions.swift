@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import Harald
+
+/// Where the radio commands find a Bluetooth controller.
+enum TransportChoice: Equatable, CustomStringConvertible {
+    /// The built-in virtual devices, in virtual time.
+    case simulator
+    /// A controller speaking H4 over TCP (Bumble's virtual controllers).
+    case tcp(host: String, port: UInt16)
+    /// A Linux HCI adapter through the user channel.
+    case hci(index: UInt16)
+
+    init(parsing text: String) throws {
+        if text == "sim" {
+            self = .simulator
+        } else if text.hasPrefix("tcp:") {
+            let rest = text.dropFirst(4)
+            guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]), colon > rest.startIndex else {
+                throw ValidationError("transport '\(text)' must look like tcp:HOST:PORT")
+            }
+            self = .tcp(host: String(rest[..<colon]), port: port)
+        } else if text.hasPrefix("hci:"), let index = UInt16(text.dropFirst(4)) {
+            self = .hci(index: index)
+        } else {
+            throw ValidationError("unknown transport '\(text)'; use sim, tcp:HOST:PORT or hci:N")
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .simulator: "sim"
+        case let .tcp(host, port): "tcp:\(host):\(port)"
+        case let .hci(index): "hci:\(index)"
+        }
+    }
+}
+
+/// Options shared by every command that touches a radio.
+struct RadioOptions: ParsableArguments {
+    @Option(help: "sim (built-in virtual devices), tcp:HOST:PORT (H4 over TCP) or hci:N (Linux HCI user channel).")
+    var transport: String = "sim"
+
+    @Flag(help: "Print JSON lines instead of text.")
+    var json = false
+
+    @Option(help: "Write a btsnoop capture of every HCI packet to this file (tcp and hci transports).")
+    var btsnoop: String?
+
+    func transportChoice() throws -> TransportChoice { try TransportChoice(parsing: transport) }
+}
+
+/// A device address given on the command line, as `scan` prints it.
+struct AddressArgument {
+    let text: String
+    let kind: DeviceAddress.Kind?
+
+    init(_ text: String, addressType: String?) throws {
+        guard DeviceAddress(text, kind: .random) != nil else {
+            throw ValidationError("'\(text)' is not a device address (use the form F0:F1:F2:F3:F4:F5)")
+        }
+        self.text = text
+        switch addressType {
+        case nil: kind = nil
+        case "public": kind = .public
+        case "random": kind = .random
+        case let other?: throw ValidationError("address type '\(other)' must be public or random")
+        }
+    }
+
+    /// The peripheral identifier: directly when the address type is known, else by scanning
+    /// for the address until `timeout`.
+    func resolve(on central: Central, timeout: Duration) async throws -> PeripheralIdentifier {
+        if let kind, let address = DeviceAddress(text, kind: kind) { return PeripheralIdentifier(address: address) }
+        let wanted = text.uppercased()
+        let scan = central.scan(ScanRequest(duplicates: .reportOnce))
+        do {
+            return try await withThrowingTaskGroup(of: PeripheralIdentifier?.self) { group in
+                group.addTask {
+                    for try await advertisement in scan where advertisement.peripheral.address?.string == wanted {
+                        return advertisement.peripheral
+                    }
+                    return nil
+                }
+                group.addTask {
+                    try await central.clock.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                if let found = try await group.next() ?? nil { return found }
+                throw BluetoothError.notFound("device \(text) did not advertise within \(timeout)")
+            }
+        }
+    }
+}
+
+/// Output helpers: one line per event, text or JSON.
+enum Output {
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func json(_ value: JSONValue) { line(value.jsonText) }
+
+    /// Prints `error: <message>` on stderr and exits with `status`.
+    static func fail(_ message: String, status: Int32 = 1) -> Never {
+        FileHandle.standardError.write(Data(("error: " + message.replacingOccurrences(of: "\n", with: " ") + "\n").utf8))
+        Foundation.exit(status)
+    }
+}
