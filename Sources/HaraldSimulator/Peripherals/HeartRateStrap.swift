@@ -57,14 +57,14 @@ final class HeartRateStrapState: @unchecked Sendable {
         [
             GATTServiceDefinition(uuid: BluetoothUUID(0x180D), characteristics: [
                 GATTCharacteristicDefinition(uuid: HeartRateMeasurement.uuid, properties: [.notify]),
-                GATTCharacteristicDefinition(uuid: BodySensorLocation.uuid, properties: [.read], value: [0x01]),
+                GATTCharacteristicDefinition(uuid: BodySensorLocation.uuid, properties: [.read], value: (try? BodySensorLocation.chest.encodedBytes()) ?? [0x01]),
                 GATTCharacteristicDefinition(uuid: HeartRateControlPoint.uuid, properties: [.write], onWrite: { _, value throws(ATTErrorCode) in
                     guard value == [0x01] else { throw ATTErrorCode(HeartRateControlPoint.controlPointNotSupported) }
                     state.resetEnergyExpended()
                 }),
             ]),
             GATTServiceDefinition(uuid: BluetoothUUID(0x180F), characteristics: [
-                GATTCharacteristicDefinition(uuid: BatteryLevel.uuid, properties: [.read, .notify], value: [87]),
+                GATTCharacteristicDefinition(uuid: BatteryLevel.uuid, properties: [.read, .notify], value: (BatteryLevel(percent: 87).flatMap { try? $0.encodedBytes() }) ?? [87]),
             ]),
             deviceInformation(manufacturer: "Harald Labs", model: "HR-1", serial: "HR1-000042", firmware: "1.4.2", hardware: "B"),
         ]

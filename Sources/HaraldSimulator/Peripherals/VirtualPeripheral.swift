@@ -35,6 +35,10 @@ public struct VirtualPeripheral: Sendable {
         self.makeBehaviour = makeBehaviour
     }
 
+    /// The devices `harald demo` and the scenario tests use: ``heartRateStrap(address:name:rssi:measurementInterval:)``,
+    /// ``actionCamera(address:name:rssi:)`` and ``fitnessBand(address:name:rssi:)`` with their default settings.
+    public static var builtInDevices: [VirtualPeripheral] { [.heartRateStrap(), .actionCamera(), .fitnessBand()] }
+
     /// How the simulator and the public API identify the device.
     public var identifier: PeripheralIdentifier { PeripheralIdentifier(address: address) }
 
