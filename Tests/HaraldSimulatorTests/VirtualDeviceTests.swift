@@ -113,4 +113,26 @@ struct VirtualDeviceTests {
         #expect(packets.allSatisfy { $0.count <= 20 })
         #expect(packets.dropFirst().allSatisfy { $0[0] & 0x80 != 0 })
     }
+
+    @Test func theCameraPushesTheEncodingStatusToRegisteredCentralsWhenTheShutterChanges() throws {
+        let simulation = Simulation()
+        let camera = VirtualPeripheral.actionCamera()
+        let simulator = try Simulator(clock: simulation.clock, devices: [camera])
+        let central = Central(backend: simulator.backend, clock: simulation.clock)
+        let service = VirtualPeripheral.OpenGoPro.service
+        let query = Characteristic<[UInt8], Write>(VirtualPeripheral.OpenGoPro.query, service: service)
+        let queryResponse = Characteristic<[UInt8], Notify>(VirtualPeripheral.OpenGoPro.queryResponse, service: service)
+        let command = Characteristic<[UInt8], Write>(VirtualPeripheral.OpenGoPro.command, service: service)
+        let messages = try simulation.run {
+            let connection = try await central.connect(to: camera.identifier, timeout: .seconds(5))
+            let updates = try await connection.subscribe(queryResponse, buffering: .oldest(16))
+            var iterator = updates.makeAsyncIterator()
+            try await connection.write([0x02, 0x53, 10], to: query)
+            let registered = try await iterator.next() ?? []
+            try await connection.write([0x03, 0x01, 0x01, 0x01], to: command)
+            let push = try await iterator.next() ?? []
+            return [registered, push]
+        }
+        #expect(messages == [[0x05, 0x53, 0x00, 10, 1, 0], [0x05, 0x93, 0x00, 10, 1, 1]])
+    }
 }

@@ -28,8 +28,10 @@ extension VirtualPeripheral {
     /// Commands: 0x01 shutter (`01 01 <0|1>`), 0x3C Get Hardware Info (multi-packet answer), 0x17
     /// sleep; anything else gets status 2 (invalid parameter). Settings: any `id len value`
     /// is stored and acknowledged (`id 00`). Query 0x13 (get status values) answers status 70
-    /// (battery %) and 8 (busy) and the stored settings it is asked for. Status pushes are not
-    /// simulated.
+    /// (battery %), 8 (busy) and 10 (encoding) and the stored settings it is asked for; query
+    /// 0x53 answers the same way and registers the connection for pushes: whenever the shutter
+    /// changes the encoding status (10), a `0x93` status push follows on the query response
+    /// characteristic.
     public static func actionCamera(
         address: DeviceAddress = DeviceAddress("D4:D9:19:00:00:02", kind: .random)!, name: String = "GoPro 0042", rssi: Int? = -64
     ) -> VirtualPeripheral {
@@ -51,11 +53,21 @@ extension VirtualPeripheral {
             }
             let services = [
                 GATTServiceDefinition(uuid: OpenGoPro.service, characteristics: [
-                    writable(OpenGoPro.command, answer: OpenGoPro.commandResponse) { camera.command($0) },
+                    GATTCharacteristicDefinition(uuid: OpenGoPro.command, properties: [.write], onWrite: { context, value throws(ATTErrorCode) in
+                        guard let message = OpenGoProPackets.message(of: value) else { throw ATTErrorCode.invalidAttributeValueLength }
+                        let (answer, pushes) = camera.command(message)
+                        await respond(OpenGoPro.commandResponse, answer, context)
+                        for (connection, push) in pushes {
+                            for packet in OpenGoProPackets.split(push) { await runtime.notify(OpenGoPro.queryResponse, packet, to: connection) }
+                        }
+                    }),
                     GATTCharacteristicDefinition(uuid: OpenGoPro.commandResponse, properties: [.notify]),
                     writable(OpenGoPro.settings, answer: OpenGoPro.settingsResponse) { camera.setting($0) },
                     GATTCharacteristicDefinition(uuid: OpenGoPro.settingsResponse, properties: [.notify]),
-                    writable(OpenGoPro.query, answer: OpenGoPro.queryResponse) { camera.query($0) },
+                    GATTCharacteristicDefinition(uuid: OpenGoPro.query, properties: [.write], onWrite: { context, value throws(ATTErrorCode) in
+                        guard let message = OpenGoProPackets.message(of: value) else { throw ATTErrorCode.invalidAttributeValueLength }
+                        await respond(OpenGoPro.queryResponse, camera.query(message, connection: context.connection), context)
+                    }),
                     GATTCharacteristicDefinition(uuid: OpenGoPro.queryResponse, properties: [.notify]),
                 ]),
                 deviceInformation(manufacturer: "Harald Labs", model: "Action 12", serial: "C3501324500042", firmware: "H23.01.01.10.00", hardware: "1"),
@@ -71,21 +83,30 @@ final class CameraState: @unchecked Sendable {
     private let lock = NSLock()
     private var settings: [UInt8: [UInt8]] = [:]
     private var recording = false
+    /// Status ids each connection registered for pushes (query 0x53).
+    private var registrations: [GATTConnectionID: Set<UInt8>] = [:]
 
-    func command(_ message: [UInt8]) -> [UInt8] {
-        guard let id = message.first else { return [0x00, 0x02] }
+    /// The answer to a command, and the status pushes it causes.
+    func command(_ message: [UInt8]) -> (answer: [UInt8], pushes: [(GATTConnectionID, [UInt8])]) {
+        guard let id = message.first else { return ([0x00, 0x02], []) }
         switch id {
         case 0x01 where message.count == 3 && message[1] == 1:
-            lock.withLock { recording = message[2] == 1 }
-            return [0x01, 0x00]
+            let pushes = lock.withLock { () -> [(GATTConnectionID, [UInt8])] in
+                let changed = recording != (message[2] == 1)
+                recording = message[2] == 1
+                guard changed else { return [] }
+                return registrations.filter { $0.value.contains(10) }.keys.sorted { $0.rawValue < $1.rawValue }
+                    .map { ($0, [0x93, 0x00, 10, 1, recording ? 1 : 0]) }
+            }
+            return ([0x01, 0x00], pushes)
         case 0x17:
-            return [0x17, 0x00]
+            return ([0x17, 0x00], [])
         case 0x3C:
             func field(_ text: String) -> [UInt8] { [UInt8(text.utf8.count)] + Array(text.utf8) }
-            return [0x3C, 0x00, 0x04, 0x00, 0x00, 0x00, 0x3E] + field("HERO12 Black") + [0x04, 0x00, 0x00, 0x00, 0x00]
-                + field("H23.01.01.10.00") + field("C3501324500042") + field("GP24500042") + field("0441693db024")
+            return ([0x3C, 0x00, 0x04, 0x00, 0x00, 0x00, 0x3E] + field("HERO12 Black") + [0x04, 0x00, 0x00, 0x00, 0x00]
+                + field("H23.01.01.10.00") + field("C3501324500042") + field("GP24500042") + field("0441693db024"), [])
         default:
-            return [id, 0x02]
+            return ([id, 0x02], [])
         }
     }
 
@@ -95,11 +116,12 @@ final class CameraState: @unchecked Sendable {
         return [message[0], 0x00]
     }
 
-    func query(_ message: [UInt8]) -> [UInt8] {
-        guard message.first == 0x13 else { return [message.first ?? 0, 0x02] }
-        let ids = message.count > 1 ? Array(message[1...]) : [70, 8]
-        var answer: [UInt8] = [0x13, 0x00]
+    func query(_ message: [UInt8], connection: GATTConnectionID) -> [UInt8] {
+        guard let queryID = message.first, queryID == 0x13 || queryID == 0x53 else { return [message.first ?? 0, 0x02] }
+        let ids = message.count > 1 ? Array(message[1...]) : [70, 8, 10]
+        var answer: [UInt8] = [queryID, 0x00]
         lock.withLock {
+            if queryID == 0x53 { registrations[connection, default: []].formUnion(ids) }
             for id in ids {
                 let value: [UInt8]
                 switch id {
