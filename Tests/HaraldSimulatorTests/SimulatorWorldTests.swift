@@ -72,6 +72,19 @@ struct SimulatorWorldTests {
         #expect(scanError == .radioUnavailable(.poweredOff))
     }
 
+    @Test func aScriptedPowerCycleIsSeenByACentralWaitingForPower() throws {
+        let simulation = Simulation()
+        let simulator = try Simulator(clock: simulation.clock, devices: [.heartRateStrap()])
+        let central = Central(backend: simulator.backend, clock: simulation.clock)
+        let poweredOnAt = try simulation.run {
+            await simulator.setRadioState(.poweredOff)
+            simulator.setRadioState(.poweredOn, after: .seconds(5))
+            try await central.waitUntilPoweredOn(timeout: .seconds(10))
+            return simulation.clock.now.sinceStart
+        }
+        #expect(poweredOnAt == .seconds(5))
+    }
+
     @Test func aDeviceWalkingOutOfRangeLosesItsLink() throws {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap()

@@ -118,6 +118,16 @@ public final class Simulator: @unchecked Sendable {
         for link in links { await link.close(reason: .connectionTimeout) }
     }
 
+    /// Scripts a radio change: `delay` of virtual time from now, the radio switches to `state`.
+    /// Call it inside the simulation run (the change runs as a task of the run).
+    public func setRadioState(_ state: RadioState, after delay: Duration) {
+        let clock = self.clock
+        EngineTasks.start { [weak self] in
+            do { try await clock.sleep(for: delay) } catch { return }
+            await self?.setRadioState(state)
+        }
+    }
+
     func radioStates() -> AsyncStream<RadioState> {
         let (stream, continuation) = AsyncStream<RadioState>.makeStream(bufferingPolicy: .bufferingNewest(8))
         let (id, current): (UInt64, RadioState) = lock.withLock {
