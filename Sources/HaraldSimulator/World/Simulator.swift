@@ -75,7 +75,7 @@ public final class Simulator: @unchecked Sendable {
         runtime.attach(server)
         let interval = max(description.advertisingInterval, .milliseconds(20))
         let seed = description.address.bytes.reduce(0) { $0 &* 31 &+ Int($1) }
-        let phase = interval * Double(abs(seed) % 1000) / 1000
+        let phase = interval * Double(seed.magnitude % 1000) / 1000
         lock.withLock {
             if devices[description.address] == nil { deviceOrder.append(description.address) }
             devices[description.address] = Device(description: description, runtime: runtime, server: server, behaviour: behaviour, phase: phase)
