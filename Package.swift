@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HaraldATT", targets: ["HaraldATT"]),
         .library(name: "Harald", targets: ["Harald"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
+        .library(name: "HaraldCoreBluetooth", targets: ["HaraldCoreBluetooth"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -76,6 +77,14 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Resources/vectors.json")]
+        ),
+        // CoreBluetooth backend: logic over protocols shaped like CoreBluetooth's classes; only
+        // Apple/SystemCoreBluetooth.swift touches the real framework (checked on Linux by
+        // scripts/check-corebluetooth).
+        .target(name: "HaraldCoreBluetooth", dependencies: ["Harald", "HaraldCodec"]),
+        .testTarget(
+            name: "HaraldCoreBluetoothTests",
+            dependencies: ["HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldSimulator"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -146,8 +146,10 @@ public struct BluetoothUUID: Hashable, Comparable, Sendable, CustomStringConvert
         case 2: return BluetoothUUID(try reader.read(UInt16.self, field: field))
         case 4: return BluetoothUUID(uuid32: try reader.read(UInt32.self, field: field))
         case 16:
-            let low = try reader.read(UInt64.self, field: field)
-            let high = try reader.read(UInt64.self, field: field)
+            // Claim all 16 bytes first so a short input is reported as one 16-byte field.
+            var uuid = try reader.subReader(count: 16, field: field)
+            let low = try uuid.read(UInt64.self, field: field)
+            let high = try uuid.read(UInt64.self, field: field)
             return BluetoothUUID(high: high, low: low)
         default:
             throw reader.invalidValue("a UUID is 2, 4 or 16 bytes, not \(byteCount)", field: field, at: start)
@@ -202,7 +204,8 @@ extension String {
     /// The string without leading and trailing spaces, tabs and newlines (no Foundation needed).
     @usableFromInline
     internal var trimmingSpaces: Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        // `isWhitespace` also covers "\r\n", which is one Character and equals neither "\r" nor "\n".
+        let isSpace: (Character) -> Bool = { $0.isWhitespace }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
             return ""
         }

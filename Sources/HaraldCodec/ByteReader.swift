@@ -92,9 +92,11 @@ public struct ByteReader {
     internal mutating func claim(_ count: Int, field: @autoclosure () -> String) throws(ByteDecodingError) -> Int {
         let start = cursor
         guard count >= 0, buffer.count &- start >= count else {
-            throw ByteDecodingError(
-                field: field(), offset: origin + start,
-                reason: .truncated(needed: count, available: buffer.count &- start))
+            // A negative count comes from a bad length field; "needs -3 bytes" would mislead.
+            let reason: ByteDecodingError.Reason = count < 0
+                ? .invalidValue("negative byte count \(count)")
+                : .truncated(needed: count, available: buffer.count &- start)
+            throw ByteDecodingError(field: field(), offset: origin &+ start, reason: reason)
         }
         cursor = start &+ count
         return start

@@ -82,7 +82,7 @@ public struct Flags<Bit: FlagBit, Raw: FixedWidthInteger & UnsignedInteger & Sen
     @inlinable
     public func field(bits positions: ClosedRange<Int>) -> Raw {
         guard positions.lowerBound >= 0 else { return 0 }
-        let width = positions.count
+        let width = Self.width(of: positions)
         let shifted = rawValue >> positions.lowerBound
         let mask: Raw = width >= Raw.bitWidth ? ~0 : ((1 as Raw) << width) &- 1
         return shifted & mask
@@ -92,9 +92,16 @@ public struct Flags<Bit: FlagBit, Raw: FixedWidthInteger & UnsignedInteger & Sen
     @inlinable
     public mutating func setField(bits positions: ClosedRange<Int>, to value: Raw) {
         guard positions.lowerBound >= 0 else { return }
-        let width = positions.count
+        let width = Self.width(of: positions)
         let mask: Raw = width >= Raw.bitWidth ? ~0 : ((1 as Raw) << width) &- 1
         rawValue = (rawValue & ~(mask << positions.lowerBound)) | ((value & mask) << positions.lowerBound)
+    }
+
+    /// The number of bits in `positions`, capped at the field's width; `positions.count` would
+    /// overflow for a range such as `0...Int.max`. Callers have checked `lowerBound >= 0`.
+    @inlinable
+    internal static func width(of positions: ClosedRange<Int>) -> Int {
+        Swift.min(positions.upperBound - positions.lowerBound, Raw.bitWidth) + 1
     }
 
     public var description: String {

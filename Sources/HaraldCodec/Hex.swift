@@ -6,12 +6,18 @@ public enum Hex {
         public var offset: Int
         /// What was wrong.
         public var detail: String
+
+        public init(offset: Int, detail: String) {
+            self.offset = offset
+            self.detail = detail
+        }
+
         public var description: String { "invalid hex at character \(offset): \(detail)" }
     }
 
     /// Reads hex text such as `"0c 99 01"`, `"0C9901"`, `"0x0c9901"` or `"0c:99:01"`.
     ///
-    /// Digits may be in either case; spaces, tabs, newlines, `:`, `-`, `_` and `,` between bytes
+    /// Digits may be in either case; white space (including `\r\n`), `:`, `-`, `_` and `,` between bytes
     /// are ignored, as is a leading `0x`. A byte split by a separator, any other character and an
     /// odd number of digits are errors.
     public static func decode(_ text: String) throws(ParseError) -> [UInt8] {
@@ -34,7 +40,7 @@ public enum Hex {
                     pending = nibble
                     pendingOffset = index + skip
                 }
-            } else if char == " " || char == "\t" || char == "\n" || char == "\r" || char == ":" || char == "-"
+            } else if char.isWhitespace || char == ":" || char == "-"
                 || char == "_" || char == ","
             {
                 if pending != nil {

@@ -31,56 +31,57 @@ public enum MedicalFloatKind: Hashable, Sendable {
 /// power-of-ten exponent.
 @usableFromInline
 internal enum MedicalFloatMath {
-    /// 10^k as a Double; exact for 0 ≤ k ≤ 22.
+    /// 10^k for 0 ≤ k ≤ 308, each the Double nearest the exact power (exact up to 10^22).
+    @usableFromInline
+    static let powers: [Double] = (0...308).map { Double("1e\($0)") ?? .infinity }
+
+    /// 10^k for k ≥ 0 as the nearest Double; infinity past 10^308.
     @usableFromInline
     static func power10(_ k: Int) -> Double {
-        var result = 1.0
-        var base = 10.0
-        var n = k
-        while n > 0 {
-            if n & 1 == 1 { result *= base }
-            base *= base
-            n >>= 1
-        }
-        return result
+        k < powers.count ? powers[Swift.max(0, k)] : .infinity
     }
 
-    /// `mantissa × 10^exponent`, dividing for negative exponents so that values such as 37.6 come
-    /// out as the nearest Double.
+    /// `mantissa × 10^exponent` as the nearest Double, so every encoding of one number (`101e-1`,
+    /// `1010e-2`) gives the same Double and values such as 37.6 come out as the literal `37.6`.
     @usableFromInline
     static func value(mantissa: Int32, exponent: Int8) -> Double {
         let m = Double(mantissa)
-        return exponent >= 0 ? m * power10(Int(exponent)) : m / power10(-Int(exponent))
+        let e = Int(exponent)
+        // With |e| ≤ 22 both operands are exact, so one IEEE operation rounds correctly.
+        if (0...22).contains(e) { return m * powers[e] }
+        if (-22 ... -1).contains(e) { return m / powers[-e] }
+        // Beyond that 10^|e| is itself rounded; let the decimal parser round the product once.
+        return Double("\(mantissa)e\(e)") ?? (e > 0 ? m * power10(e) : m / power10(-e))
     }
 
     /// The representation of `value` with the given limits.
     ///
     /// An exact representation wins when one exists (the one with the shortest mantissa);
     /// otherwise the nearest representable value, halfway cases rounding away from zero.
-    /// Returns nil when `value` is beyond the largest finite value.
+    /// Mantissas run from `-(maxMantissa + 1)` to `maxMantissa`, except at exponent 0 where the
+    /// patterns near the limits spell the special values and only `±maxMantissaAtExponentZero` are
+    /// numbers. Returns nil when `value` is beyond the largest finite value.
     static func encode(
         _ value: Double, maxMantissa: Int64, maxMantissaAtExponentZero: Int64, exponents: ClosedRange<Int>
     ) -> (mantissa: Int64, exponent: Int)? {
         if value == 0 { return (0, 0) }
+        let minMantissa = -maxMantissa - 1
         // Beyond the largest finite value by half a step or more: overflow, as in IEEE 754.
-        if value.magnitude >= (Double(maxMantissa) + 0.5) * power10(exponents.upperBound) { return nil }
+        let largest = value < 0 ? Double(-minMantissa) : Double(maxMantissa)
+        let top = exponents.upperBound
+        let topScale = top >= 0 ? power10(top) : 1 / power10(-top)
+        if value.magnitude >= (largest + 0.5) * topScale { return nil }
         var best: (mantissa: Int64, exponent: Int, error: Double, magnitude: Double)?
         // Scan from the largest exponent down so the first exact hit has the shortest mantissa.
         for exponent in exponents.reversed() {
             let scaled = exponent >= 0 ? value / power10(exponent) : value * power10(-exponent)
-            // With exponent 0 the patterns next to the mantissa limits spell the special values.
-            let limit = exponent == 0 ? maxMantissaAtExponentZero : maxMantissa
             guard scaled.magnitude < 1e15 else { continue }
-            var mantissa = Int64(scaled.rounded(.toNearestOrAwayFromZero))
-            if mantissa > limit { mantissa = limit }
-            if mantissa < -limit { mantissa = -limit }
-            let represented = exponent >= 0
-                ? Double(mantissa) * power10(exponent) : Double(mantissa) / power10(-exponent)
+            let upper = exponent == 0 ? maxMantissaAtExponentZero : maxMantissa
+            let lower = exponent == 0 ? -maxMantissaAtExponentZero : minMantissa
+            let mantissa = Swift.min(Swift.max(Int64(scaled.rounded(.toNearestOrAwayFromZero)), lower), upper)
+            let represented = Self.value(mantissa: Int32(mantissa), exponent: Int8(exponent))
             let error = (represented - value).magnitude
-            // Decimal inputs such as 10.1 are not exact in binary; treat an error at the level of
-            // the input's own rounding as exact.
-            let exact = error <= value.magnitude.ulp * 4
-            if exact, mantissa != 0 { return (mantissa, exponent) }
+            if error == 0, mantissa != 0 { return (mantissa, exponent) }
             if let current = best {
                 let better = error < current.error
                     || (error == current.error && represented.magnitude > current.magnitude)
@@ -222,6 +223,8 @@ public struct MedicalFloat32: Hashable, Sendable, CustomStringConvertible, ByteC
     public init(_ value: Double) {
         if value.isNaN { self = .nan; return }
         if value.isInfinite { self = value > 0 ? .positiveInfinity : .negativeInfinity; return }
+        // Zero has no binary exponent to estimate a decimal one from (`0.0.exponent` is Int.min).
+        if value == 0 { self.bitPattern = 0; return }
         // Only exponents near the value's own magnitude can matter; keep the search short.
         let magnitude = Int(value.magnitude.exponent) * 30103 / 100000  // ≈ log10(|value|)
         let low = Swift.max(-128, magnitude - 9), high = Swift.min(127, magnitude + 2)

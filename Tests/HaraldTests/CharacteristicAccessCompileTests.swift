@@ -121,3 +121,24 @@ struct StandardCharacteristicSpellingTests {
         #expect(result.output.contains("error:"))
     }
 }
+
+@Suite("README quick start")
+struct ReadmeQuickStartTypeCheckTests {
+    @Test func typedReadAndSubscriptionExampleCompiles() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let section = try #require(text.range(of: "## Quick start: a typed read and a subscription"))
+        let afterHeading = text[section.upperBound...]
+        let open = try #require(afterHeading.range(of: "```swift\n"))
+        let close = try #require(afterHeading[open.upperBound...].range(of: "```"))
+        let body = afterHeading[open.upperBound..<close.lowerBound]
+            .split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("import ") }
+            .map { "    " + $0 }
+            .joined(separator: "\n")
+        let source = "import Harald\nfunc quickStart(backend: any CentralBackend) async throws {\n\(body)\n}\n"
+        let result = try CharacteristicAccessCompileTests().typeCheck(source)
+        #expect(result.status == 0, "\(result.output)")
+    }
+}

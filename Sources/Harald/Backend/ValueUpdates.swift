@@ -40,13 +40,17 @@ public struct ValueUpdates: AsyncSequence, Sendable {
         let counter = DropCounter()
         let control = StreamControl(continuation: continuation)
         continuation.onTermination = { _ in control.streamEnded() }
-        return (ValueUpdates(stream: stream, counter: counter, control: control), Continuation(base: continuation, counter: counter))
+        return (
+            ValueUpdates(stream: stream, counter: counter, control: control),
+            Continuation(base: continuation, counter: counter, control: control)
+        )
     }
 
     /// The producing end, used by backends.
     public struct Continuation: Sendable {
         let base: AsyncStream<[UInt8]>.Continuation
         let counter: DropCounter
+        let control: StreamControl
 
         /// Delivers a value; counts it (or the value it displaced) as dropped when the buffer is
         /// full. Returns false once the consumer has gone away.
@@ -64,6 +68,9 @@ public struct ValueUpdates: AsyncSequence, Sendable {
 
         /// Ends the stream.
         public func finish() { base.finish() }
+
+        /// Runs `handler` once when the stream ends: the consumer stopped, or ``finish()`` was called.
+        public func onTermination(_ handler: @escaping @Sendable () -> Void) { control.addEndHandler(handler) }
 
     }
 

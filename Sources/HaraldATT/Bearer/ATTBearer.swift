@@ -4,6 +4,9 @@ public enum ATTBearerEvent: Sendable, Hashable {
     case received([UInt8])
     /// The bearer closed; no event follows and every later `send` fails.
     case closed(ATTCloseReason)
+    /// The ATT_MTU of the bearer changed without this engine's involvement (the other role on
+    /// the same link completed an Exchange MTU); the engine adopts it.
+    case mtuChanged(Int)
 }
 
 /// Why an ATT bearer closed.

@@ -5,7 +5,8 @@ extension GATTClient {
 
     /// Exchange MTU (Core spec Vol 3 Part G §4.3.1): offers this side's receive MTU and settles
     /// ATT_MTU = max(23, min(client, server)). Sent at most once per connection; later calls
-    /// return the current MTU without a round trip.
+    /// return the current MTU without a round trip (also after a failed exchange, which leaves
+    /// the MTU at 23).
     @discardableResult
     public func exchangeMTU(timeout: Duration? = nil) async throws(GATTError) -> Int {
         guard !mtuExchangeStarted else { return mtu }

@@ -19,6 +19,12 @@ import HaraldCodec
 ///   ``GATTError/disconnected``, subscriber streams finish, and later calls fail the same way.
 /// - Notifications and indications are routed by handle to every subscriber stream of that
 ///   handle; indications are confirmed after delivery.
+/// - Requests from the peer are answered Request Not Supported, except Exchange MTU, which is
+///   answered with this side's receive MTU and sets ``mtu``; commands and confirmations from
+///   the peer are ignored. (One engine per bearer: a device acting as client and server on one
+///   link needs a demultiplexer in front of the two engines.)
+/// - ``writeWithoutResponse(handle:value:)`` returns once the bearer accepted the PDU; its
+///   flow control (and any wait for it) is the bearer's.
 public actor GATTClient {
     /// Engine settings.
     public struct Configuration: Sendable {
@@ -220,6 +226,8 @@ public actor GATTClient {
             bearerClosed(reason)
         case .received(let bytes):
             await received(bytes)
+        case .mtuChanged(let value):
+            mtu = max(ATT.defaultMTU, value)
         }
     }
 
@@ -258,8 +266,18 @@ public actor GATTClient {
                 try? await sendCommand(ATTHandleValueConfirmation())
             }
         case .request:
-            // This engine is a client only: a request from the peer gets Request Not Supported.
-            try? await sendCommand(ATTErrorResponse(requestOpcode: opcode, handle: 0, error: .requestNotSupported))
+            if let exchange = pdu.as(ATTExchangeMTURequest.self) {
+                // The peer may open the MTU exchange too (phones often do): answer it as a
+                // server would and adopt the settled MTU.
+                let offered = max(ATT.defaultMTU, min(Int(UInt16.max), configuration.preferredMTU ?? bearer.localMTU))
+                let settled = max(ATT.defaultMTU, min(offered, Int(exchange.clientRxMTU)))
+                mtu = settled
+                try? await sendCommand(ATTExchangeMTUResponse(serverRxMTU: UInt16(offered)))
+                await bearer.didNegotiateMTU(settled)
+            } else {
+                // This engine is a client only: any other request gets Request Not Supported.
+                try? await sendCommand(ATTErrorResponse(requestOpcode: opcode, handle: 0, error: .requestNotSupported))
+            }
         case .command, .confirmation, .unknown:
             counters.ignoredPDUs += 1
         }

@@ -1,0 +1,70 @@
+/// Splits one ATT bearer into a client side and a server side, for a device that is GATT client
+/// and GATT server on the same link (a central that also serves its GAP service, say).
+///
+/// Inbound PDUs are routed by opcode: responses, notifications and indications to ``client``;
+/// requests, commands, confirmations and unknown opcodes to ``server`` (which answers unknown
+/// requests and ignores unknown commands). Both sides send on the shared bearer. When one side
+/// settles the ATT_MTU through Exchange MTU, the other side gets ``ATTBearerEvent/mtuChanged(_:)``.
+/// Closing either side closes the shared bearer; both sides then get `.closed`.
+public final class ATTDualRoleBearer: Sendable {
+    /// The bearer to give a ``GATTClient``.
+    public let client: ATTRoleBearer
+    /// The bearer to give a ``GATTServer``.
+    public let server: ATTRoleBearer
+
+    public init(_ bearer: any ATTBearer) {
+        let (clientEvents, clientSink) = AsyncStream<ATTBearerEvent>.makeStream(bufferingPolicy: .unbounded)
+        let (serverEvents, serverSink) = AsyncStream<ATTBearerEvent>.makeStream(bufferingPolicy: .unbounded)
+        client = ATTRoleBearer(shared: bearer, events: clientEvents, otherSide: serverSink)
+        server = ATTRoleBearer(shared: bearer, events: serverEvents, otherSide: clientSink)
+        let events = bearer.events
+        Task {
+            for await event in events {
+                switch event {
+                case .received(let bytes):
+                    let kind = bytes.first.map { ATTOpcode($0).kind } ?? .unknown
+                    switch kind {
+                    case .response, .notification, .indication: clientSink.yield(event)
+                    case .request, .command, .confirmation, .unknown: serverSink.yield(event)
+                    }
+                case .closed:
+                    clientSink.yield(event)
+                    serverSink.yield(event)
+                case .mtuChanged:
+                    clientSink.yield(event)
+                    serverSink.yield(event)
+                }
+            }
+            clientSink.finish()
+            serverSink.finish()
+        }
+    }
+}
+
+/// One role's view of a shared bearer (see ``ATTDualRoleBearer``).
+public final class ATTRoleBearer: ATTBearer {
+    public let events: AsyncStream<ATTBearerEvent>
+    private let shared: any ATTBearer
+    private let otherSide: AsyncStream<ATTBearerEvent>.Continuation
+
+    init(shared: any ATTBearer, events: AsyncStream<ATTBearerEvent>, otherSide: AsyncStream<ATTBearerEvent>.Continuation) {
+        self.shared = shared
+        self.events = events
+        self.otherSide = otherSide
+    }
+
+    public var localMTU: Int { shared.localMTU }
+
+    public func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
+        try await shared.send(pdu)
+    }
+
+    public func close(_ reason: ATTCloseReason) async {
+        await shared.close(reason)
+    }
+
+    public func didNegotiateMTU(_ mtu: Int) async {
+        otherSide.yield(.mtuChanged(mtu))
+        await shared.didNegotiateMTU(mtu)
+    }
+}

@@ -1,0 +1,352 @@
+import HaraldCodec
+
+/// Something a GATT server reports to its owner (a virtual peripheral, the public API).
+public enum GATTServerEvent: Sendable, Hashable {
+    /// A client connected through ``GATTServer/attach(_:security:)``.
+    case connected(GATTConnectionID)
+    /// A client's bearer closed.
+    case disconnected(GATTConnectionID, ATTCloseReason)
+    /// A client wrote the CCCD of the characteristic whose value is at `valueHandle`.
+    case clientConfigurationChanged(GATTConnectionID, valueHandle: UInt16, GATTClientConfiguration)
+    /// A client wrote a value (Write Request, Write Command or Execute Write), after it was stored.
+    case valueWritten(GATTConnectionID, handle: UInt16)
+}
+
+/// The GATT server: an attribute database served to any number of client connections, each
+/// over its own ``ATTBearer``.
+///
+/// Every request is answered as Core spec Vol 3 Part F §3.4 says: malformed requests with
+/// Invalid PDU, unknown requests with Request Not Supported, bad ranges with Invalid Handle,
+/// empty results with Attribute Not Found, permission failures with Read/Write Not Permitted,
+/// Insufficient Authentication/Encryption/Authorization for the connection's
+/// ``GATTSecurity``. Unknown commands and Signed Write Commands (signatures are not verified)
+/// are ignored. Read and write handlers may be async and may throw application errors
+/// (0x80–0x9F), which go to the client unchanged. Requests of one connection are handled one at
+/// a time, in order.
+public actor GATTServer {
+    /// Engine settings.
+    public struct Configuration: Sendable {
+        /// Receive MTU offered in Exchange MTU responses; nil offers the bearer's `localMTU`.
+        public var preferredMTU: Int?
+        /// Prepare Write Requests one connection may queue before Prepare Queue Full.
+        public var maximumPreparedWrites: Int = 64
+        /// Timeout of ``GATTServer/indicate(handle:value:connection:timeout:)`` when none is given.
+        public var defaultTimeout: Duration = .seconds(30)
+        /// How long an indication may go unconfirmed before the bearer is closed.
+        public var transactionTimeout: Duration = ATT.transactionTimeout
+
+        public init(preferredMTU: Int? = nil, maximumPreparedWrites: Int = 64, defaultTimeout: Duration = .seconds(30), transactionTimeout: Duration = ATT.transactionTimeout) {
+            self.preferredMTU = preferredMTU
+            self.maximumPreparedWrites = maximumPreparedWrites
+            self.defaultTimeout = defaultTimeout
+            self.transactionTimeout = transactionTimeout
+        }
+    }
+
+    /// The attributes served; stored values change as clients write.
+    public private(set) var database: GATTDatabase
+    let configuration: Configuration
+    let timer: ATTTimer
+    let authorize: GATTAuthorizationHandler?
+    /// Protocol cost over all connections.
+    public private(set) var counters = ATTCounters()
+    /// Server events, newest 1024 kept when nobody reads them.
+    public nonisolated let events: AsyncStream<GATTServerEvent>
+    private let eventSink: AsyncStream<GATTServerEvent>.Continuation
+    /// Value handle → CCCD handle.
+    let cccdHandles: [UInt16: UInt16]
+
+    struct PendingIndication {
+        let id: UInt64
+        let bytes: [UInt8]
+        var continuation: CheckedContinuation<Result<Void, GATTError>, Never>?
+        var deadlineTask: Task<Void, Never>?
+    }
+
+    struct Connection {
+        let bearer: any ATTBearer
+        var mtu = ATT.defaultMTU
+        var security: GATTSecurity
+        /// CCCD handle → configuration bits.
+        var clientConfigurations: [UInt16: UInt16] = [:]
+        var prepareQueue: [ATTPrepareWriteRequest] = []
+        var counters = ATTCounters()
+        var indicationQueue: [PendingIndication] = []
+        var indicationInFlight: PendingIndication?
+        var indicationTimer: Task<Void, Never>?
+    }
+
+    var connections: [GATTConnectionID: Connection] = [:]
+    private var nextID: UInt64 = 1
+    /// Indication continuations not resumed yet. Zero when idle.
+    public private(set) var liveContinuations = 0
+
+    /// A server for `database`.
+    ///
+    /// - Parameters:
+    ///   - clock: the clock indication timeouts are measured on.
+    ///   - authorize: decides access to attributes with `readAuthorized`/`writeAuthorized`;
+    ///     without it such access is refused (Insufficient Authorization).
+    public init(
+        database: GATTDatabase, clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration(),
+        authorize: GATTAuthorizationHandler? = nil
+    ) {
+        self.database = database
+        self.configuration = configuration
+        self.timer = ATTTimer(clock)
+        self.authorize = authorize
+        (events, eventSink) = AsyncStream<GATTServerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        var cccdHandles: [UInt16: UInt16] = [:]
+        for attribute in database.attributes {
+            if case .clientConfiguration(let valueHandle, _) = attribute.role { cccdHandles[valueHandle] = attribute.handle }
+        }
+        self.cccdHandles = cccdHandles
+    }
+
+    /// A server for the services described, laid out with ``GATTDatabase/init(services:)``.
+    public init(
+        services: [GATTServiceDefinition], clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration(),
+        authorize: GATTAuthorizationHandler? = nil
+    ) throws(GATTDatabaseError) {
+        self.init(database: try GATTDatabase(services: services), clock: clock, configuration: configuration, authorize: authorize)
+    }
+
+    // MARK: Connections
+
+    /// Serves a client over `bearer` until it closes.
+    @discardableResult
+    public func attach(_ bearer: any ATTBearer, security: GATTSecurity = .none) -> GATTConnectionID {
+        let id = GATTConnectionID(rawValue: nextID)
+        nextID += 1
+        connections[id] = Connection(bearer: bearer, security: security)
+        eventSink.yield(.connected(id))
+        let events = bearer.events
+        Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.handle(event, from: id)
+            }
+        }
+        return id
+    }
+
+    /// Connections currently served.
+    public var connectionIDs: [GATTConnectionID] { connections.keys.sorted { $0.rawValue < $1.rawValue } }
+
+    /// Sets a connection's security (after pairing or encryption changed).
+    public func setSecurity(_ security: GATTSecurity, for connection: GATTConnectionID) {
+        connections[connection]?.security = security
+    }
+
+    /// The connection's ATT_MTU, in bytes.
+    public func mtu(for connection: GATTConnectionID) -> Int? { connections[connection]?.mtu }
+
+    /// Counters of one connection.
+    public func counters(for connection: GATTConnectionID) -> ATTCounters? { connections[connection]?.counters }
+
+    /// Prepare Write Requests queued on a connection.
+    public func preparedWriteCount(for connection: GATTConnectionID) -> Int { connections[connection]?.prepareQueue.count ?? 0 }
+
+    /// What a connection enabled in the CCCD of the characteristic whose value is at `valueHandle`.
+    public func clientConfiguration(valueHandle: UInt16, connection: GATTConnectionID) -> GATTClientConfiguration {
+        guard let cccd = cccdHandles[valueHandle], let bits = connections[connection]?.clientConfigurations[cccd] else { return [] }
+        return GATTClientConfiguration(rawValue: bits)
+    }
+
+    /// The stored value at `handle`.
+    public func value(handle: UInt16) -> [UInt8]? { database.attribute(handle)?.value }
+
+    /// Replaces the stored value at `handle` (no notification is sent). Values longer than 512
+    /// bytes are cut.
+    public func setValue(_ value: [UInt8], handle: UInt16) {
+        guard database.attribute(handle) != nil else { return }
+        database.attributes[Int(handle) - 1].value = Array(value.prefix(ATT.maximumValueLength))
+    }
+
+    /// Closes one connection's bearer.
+    public func disconnect(_ connection: GATTConnectionID) async {
+        guard let bearer = connections[connection]?.bearer else { return }
+        connectionClosed(connection, .closedLocally)
+        await bearer.close(.closedLocally)
+    }
+
+    // MARK: Notifications and indications
+
+    /// Sends a Handle Value Notification of `value` (cut to ATT_MTU − 3 bytes) to every
+    /// connection that enabled notifications for `handle` (or only to `connection`). Returns how
+    /// many were sent.
+    @discardableResult
+    public func notify(handle: UInt16, value: [UInt8], to connection: GATTConnectionID? = nil) async -> Int {
+        guard let cccd = cccdHandles[handle] else { return 0 }
+        var sent = 0
+        for id in connection.map({ [$0] }) ?? connectionIDs {
+            guard let state = connections[id], (state.clientConfigurations[cccd] ?? 0) & GATTClientConfiguration.notifications.rawValue != 0 else { continue }
+            let pdu = ATTHandleValueNotification(handle: handle, value: Array(value.prefix(state.mtu - 3)))
+            if await send(pdu, to: id) { sent += 1 }
+        }
+        return sent
+    }
+
+    /// Sends a Handle Value Indication of `value` (cut to ATT_MTU − 3 bytes) to `connection` and
+    /// waits for its confirmation. Indications to one connection go one at a time, in call order.
+    ///
+    /// Throws ``GATTError/attribute(_:handle:request:)`` with CCCD Improperly Configured when the
+    /// client has not enabled indications, ``GATTError/timeout`` when no confirmation came in
+    /// time (an indication unconfirmed for the transaction timeout closes the bearer),
+    /// ``GATTError/disconnected`` and ``GATTError/cancelled``.
+    public func indicate(handle: UInt16, value: [UInt8], connection: GATTConnectionID, timeout: Duration? = nil) async throws(GATTError) {
+        guard let state = connections[connection] else { throw .disconnected }
+        guard let cccd = cccdHandles[handle] else { throw .invalidArgument("handle \(handle) has no CCCD") }
+        guard (state.clientConfigurations[cccd] ?? 0) & GATTClientConfiguration.indications.rawValue != 0 else {
+            throw .attribute(.cccdImproperlyConfigured, handle: cccd, request: .handleValueIndication)
+        }
+        if Task.isCancelled { throw .cancelled }
+        let bytes: [UInt8]
+        do { bytes = try ATTHandleValueIndication(handle: handle, value: Array(value.prefix(state.mtu - 3))).pduBytes() } catch {
+            throw .invalidArgument(error.description)
+        }
+        let id = nextID
+        nextID += 1
+        let deadline = timer.now() + (timeout ?? configuration.defaultTimeout)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, GATTError>, Never>) in
+                liveContinuations += 1
+                let deadlineTask = timer.schedule(at: deadline) { [weak self] in
+                    await self?.resolveIndication(id, connection: connection, with: .failure(.timeout))
+                }
+                connections[connection]?.indicationQueue.append(PendingIndication(id: id, bytes: bytes, continuation: continuation, deadlineTask: deadlineTask))
+                if connections[connection] == nil {
+                    liveContinuations -= 1
+                    deadlineTask.cancel()
+                    continuation.resume(returning: .failure(.disconnected))
+                } else if Task.isCancelled {
+                    resolveIndication(id, connection: connection, with: .failure(.cancelled))
+                } else {
+                    pumpIndications(connection)
+                }
+            }
+        } onCancel: {
+            Task { [weak self] in await self?.resolveIndication(id, connection: connection, with: .failure(.cancelled)) }
+        }
+        try result.get()
+    }
+
+    private func resolveIndication(_ id: UInt64, connection: GATTConnectionID, with result: Result<Void, GATTError>) {
+        guard var state = connections[connection] else { return }
+        if state.indicationInFlight?.id == id {
+            finish(&state.indicationInFlight!, with: result)
+        } else if let index = state.indicationQueue.firstIndex(where: { $0.id == id }) {
+            var pending = state.indicationQueue.remove(at: index)
+            finish(&pending, with: result)
+        }
+        connections[connection] = state
+    }
+
+    private func finish(_ pending: inout PendingIndication, with result: Result<Void, GATTError>) {
+        pending.deadlineTask?.cancel()
+        pending.deadlineTask = nil
+        guard let continuation = pending.continuation else { return }
+        pending.continuation = nil
+        liveContinuations -= 1
+        continuation.resume(returning: result)
+    }
+
+    private func pumpIndications(_ connection: GATTConnectionID) {
+        guard var state = connections[connection], state.indicationInFlight == nil, !state.indicationQueue.isEmpty else { return }
+        let pending = state.indicationQueue.removeFirst()
+        state.indicationInFlight = pending
+        let id = pending.id
+        state.indicationTimer = timer.schedule(at: timer.now() + configuration.transactionTimeout) { [weak self] in
+            await self?.indicationTimedOut(id, connection: connection)
+        }
+        state.counters.countSent(pending.bytes)
+        counters.countSent(pending.bytes)
+        connections[connection] = state
+        let bearer = state.bearer
+        let bytes = pending.bytes
+        Task { [weak self] in
+            do { try await bearer.send(bytes) } catch { await self?.connectionClosed(connection, .linkLost(code: nil)) }
+        }
+    }
+
+    private func indicationTimedOut(_ id: UInt64, connection: GATTConnectionID) async {
+        guard let state = connections[connection], state.indicationInFlight?.id == id else { return }
+        resolveIndication(id, connection: connection, with: .failure(.timeout))
+        connectionClosed(connection, .transactionTimeout)
+        await state.bearer.close(.transactionTimeout)
+    }
+
+    func confirmationReceived(_ connection: GATTConnectionID) {
+        guard var state = connections[connection], var pending = state.indicationInFlight else {
+            counters.ignoredPDUs += 1
+            return
+        }
+        state.indicationInFlight = nil
+        state.indicationTimer?.cancel()
+        state.indicationTimer = nil
+        state.counters.countRoundTrip(.handleValueIndication)
+        counters.countRoundTrip(.handleValueIndication)
+        connections[connection] = state
+        finish(&pending, with: .success(()))
+        pumpIndications(connection)
+    }
+
+    // MARK: Bearer events
+
+    private func handle(_ event: ATTBearerEvent, from connection: GATTConnectionID) async {
+        switch event {
+        case .closed(let reason): connectionClosed(connection, reason)
+        case .received(let bytes): await received(bytes, from: connection)
+        case .mtuChanged(let value): connections[connection]?.mtu = max(ATT.defaultMTU, value)
+        }
+    }
+
+    /// Forgets the connection and fails its pending indications. Idempotent.
+    func connectionClosed(_ connection: GATTConnectionID, _ reason: ATTCloseReason) {
+        guard let state = connections.removeValue(forKey: connection) else { return }
+        state.indicationTimer?.cancel()
+        if var pending = state.indicationInFlight { finish(&pending, with: .failure(.disconnected)) }
+        for var pending in state.indicationQueue { finish(&pending, with: .failure(.disconnected)) }
+        eventSink.yield(.disconnected(connection, reason))
+    }
+
+    /// Sends a PDU on a connection, counting it; false when the connection is gone.
+    @discardableResult
+    func send(_ pdu: some ATTPDUCodable, to connection: GATTConnectionID) async -> Bool {
+        guard let bearer = connections[connection]?.bearer else { return false }
+        let bytes: [UInt8]
+        do { bytes = try pdu.pduBytes() } catch {
+            return false
+        }
+        connections[connection]?.counters.countSent(bytes)
+        counters.countSent(bytes)
+        do {
+            try await bearer.send(bytes)
+            return true
+        } catch {
+            connectionClosed(connection, .linkLost(code: nil))
+            return false
+        }
+    }
+
+    func emit(_ event: GATTServerEvent) { eventSink.yield(event) }
+
+    func countReceived(_ bytes: [UInt8], from connection: GATTConnectionID) {
+        connections[connection]?.counters.countReceived(bytes)
+        counters.countReceived(bytes)
+    }
+
+    func countIgnored(from connection: GATTConnectionID) {
+        connections[connection]?.counters.ignoredPDUs += 1
+        counters.ignoredPDUs += 1
+    }
+
+    func countRoundTrip(_ opcode: ATTOpcode, for connection: GATTConnectionID) {
+        connections[connection]?.counters.countRoundTrip(opcode)
+        counters.countRoundTrip(opcode)
+    }
+
+    func storeValue(_ value: [UInt8], handle: UInt16) {
+        database.attributes[Int(handle) - 1].value = value
+    }
+}

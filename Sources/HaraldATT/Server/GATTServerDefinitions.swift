@@ -1,0 +1,142 @@
+import HaraldCodec
+
+/// What a client must have to read or write an attribute.
+public struct GATTPermissions: OptionSet, Sendable, Hashable {
+    public var rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    /// The value may be read (else Read Not Permitted).
+    public static let read = GATTPermissions(rawValue: 1 << 0)
+    /// The value may be written (else Write Not Permitted).
+    public static let write = GATTPermissions(rawValue: 1 << 1)
+    /// Reading needs an encrypted link (else Insufficient Encryption).
+    public static let readEncrypted = GATTPermissions(rawValue: 1 << 2)
+    /// Reading needs an authenticated (MITM-protected) pairing (else Insufficient Authentication).
+    public static let readAuthenticated = GATTPermissions(rawValue: 1 << 3)
+    /// Reading needs the server's authorization hook to agree (else Insufficient Authorization).
+    public static let readAuthorized = GATTPermissions(rawValue: 1 << 4)
+    /// Writing needs an encrypted link.
+    public static let writeEncrypted = GATTPermissions(rawValue: 1 << 5)
+    /// Writing needs an authenticated pairing.
+    public static let writeAuthenticated = GATTPermissions(rawValue: 1 << 6)
+    /// Writing needs the server's authorization hook to agree.
+    public static let writeAuthorized = GATTPermissions(rawValue: 1 << 7)
+
+    public static let readWrite: GATTPermissions = [.read, .write]
+}
+
+/// The security of one connection, as the link layer and SMP established it.
+public struct GATTSecurity: Sendable, Hashable {
+    /// The link is encrypted.
+    public var isEncrypted: Bool
+    /// The keys came from an authenticated (MITM-protected) pairing.
+    public var isAuthenticated: Bool
+
+    public init(isEncrypted: Bool = false, isAuthenticated: Bool = false) {
+        self.isEncrypted = isEncrypted
+        self.isAuthenticated = isAuthenticated
+    }
+
+    /// A fresh, unencrypted link.
+    public static let none = GATTSecurity()
+}
+
+/// Identifies one client connection of a ``GATTServer``.
+public struct GATTConnectionID: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt64
+    public var description: String { "connection #\(rawValue)" }
+}
+
+/// What a read or write handler is told about the request.
+public struct GATTRequestContext: Sendable, Hashable {
+    /// The client connection asking.
+    public var connection: GATTConnectionID
+    /// The attribute handle.
+    public var handle: UInt16
+    /// The connection's security at the time of the request.
+    public var security: GATTSecurity
+}
+
+/// Produces an attribute value on demand. Throw an ``ATTErrorCode`` (an application error
+/// 0x80–0x9F, say) to refuse; the client gets it in an Error Response. Any other error is
+/// answered with Unlikely Error (0x0E). The whole value is returned: the server cuts it for the
+/// MTU and for long-read offsets.
+public typealias GATTReadHandler = @Sendable (GATTRequestContext) async throws -> [UInt8]
+
+/// Accepts a written value (the whole value; prepared writes are assembled first). Throw an
+/// ``ATTErrorCode`` to refuse (other errors become Unlikely Error); otherwise the server also
+/// stores the value.
+public typealias GATTWriteHandler = @Sendable (GATTRequestContext, [UInt8]) async throws -> Void
+
+/// Decides whether a connection may access an attribute marked `readAuthorized` or
+/// `writeAuthorized`.
+public typealias GATTAuthorizationHandler = @Sendable (_ connection: GATTConnectionID, _ handle: UInt16, _ isWrite: Bool) async -> Bool
+
+/// A descriptor in a declarative service description.
+public struct GATTDescriptorDefinition: Sendable {
+    public var uuid: BluetoothUUID
+    public var permissions: GATTPermissions
+    /// Initial (stored) value.
+    public var value: [UInt8]
+    public var onRead: GATTReadHandler?
+    public var onWrite: GATTWriteHandler?
+
+    public init(uuid: BluetoothUUID, permissions: GATTPermissions = .read, value: [UInt8] = [], onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil) {
+        self.uuid = uuid
+        self.permissions = permissions
+        self.value = value
+        self.onRead = onRead
+        self.onWrite = onWrite
+    }
+
+    /// A Characteristic User Description (0x2901), read-only UTF-8 text.
+    public static func userDescription(_ text: String) -> GATTDescriptorDefinition {
+        GATTDescriptorDefinition(uuid: GATTAttributeType.characteristicUserDescription, value: Array(text.utf8))
+    }
+}
+
+/// A characteristic in a declarative service description. A Client Characteristic
+/// Configuration descriptor is added automatically when `properties` has notify or indicate
+/// (unless `descriptors` already holds one).
+public struct GATTCharacteristicDefinition: Sendable {
+    public var uuid: BluetoothUUID
+    public var properties: GATTCharacteristicProperties
+    public var permissions: GATTPermissions
+    /// Initial (stored) value; reads return it unless `onRead` is set.
+    public var value: [UInt8]
+    public var onRead: GATTReadHandler?
+    public var onWrite: GATTWriteHandler?
+    public var descriptors: [GATTDescriptorDefinition]
+
+    public init(
+        uuid: BluetoothUUID, properties: GATTCharacteristicProperties, permissions: GATTPermissions? = nil, value: [UInt8] = [],
+        descriptors: [GATTDescriptorDefinition] = [], onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil
+    ) {
+        self.uuid = uuid
+        self.properties = properties
+        var implied: GATTPermissions = []
+        if properties.contains(.read) { implied.insert(.read) }
+        if !properties.isDisjoint(with: [.write, .writeWithoutResponse, .authenticatedSignedWrites]) { implied.insert(.write) }
+        self.permissions = permissions ?? implied
+        self.value = value
+        self.onRead = onRead
+        self.onWrite = onWrite
+        self.descriptors = descriptors
+    }
+}
+
+/// A service in a declarative description: handles are assigned in declaration order.
+public struct GATTServiceDefinition: Sendable {
+    public var uuid: BluetoothUUID
+    public var isPrimary: Bool
+    /// UUIDs of other services of the same database that this one includes.
+    public var includes: [BluetoothUUID]
+    public var characteristics: [GATTCharacteristicDefinition]
+
+    public init(uuid: BluetoothUUID, isPrimary: Bool = true, includes: [BluetoothUUID] = [], characteristics: [GATTCharacteristicDefinition]) {
+        self.uuid = uuid
+        self.isPrimary = isPrimary
+        self.includes = includes
+        self.characteristics = characteristics
+    }
+}

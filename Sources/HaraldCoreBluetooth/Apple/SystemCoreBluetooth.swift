@@ -1,0 +1,132 @@
+#if canImport(CoreBluetooth)
+@preconcurrency import CoreBluetooth
+import Foundation
+import HaraldCodec
+
+// Apple's classes conform to the shaped protocols as they are; this file adds nothing but the
+// constants, the UUID factory and a delegate proxy that forwards every call unchanged.
+
+extension CBUUID: CoreBluetoothUUID {}
+extension CBDescriptor: CoreBluetoothDescriptor {}
+extension CBCharacteristic: CoreBluetoothCharacteristic {}
+extension CBService: CoreBluetoothService {}
+
+extension CBPeripheral: CoreBluetoothPeripheral {
+    public typealias Service = CBService
+}
+
+extension CBCentralManager: CoreBluetoothCentral {
+    public typealias Peripheral = CBPeripheral
+
+    public static var keys: CoreBluetoothKeys {
+        CoreBluetoothKeys(
+            localName: CBAdvertisementDataLocalNameKey, txPowerLevel: CBAdvertisementDataTxPowerLevelKey,
+            serviceUUIDs: CBAdvertisementDataServiceUUIDsKey, serviceData: CBAdvertisementDataServiceDataKey,
+            manufacturerData: CBAdvertisementDataManufacturerDataKey, overflowServiceUUIDs: CBAdvertisementDataOverflowServiceUUIDsKey,
+            isConnectable: CBAdvertisementDataIsConnectable, solicitedServiceUUIDs: CBAdvertisementDataSolicitedServiceUUIDsKey,
+            scanAllowDuplicates: CBCentralManagerScanOptionAllowDuplicatesKey,
+            restoredPeripherals: CBCentralManagerRestoredStatePeripheralsKey,
+            restoredScanServices: CBCentralManagerRestoredStateScanServicesKey,
+            errorDomain: CBErrorDomain, attErrorDomain: CBATTErrorDomain)
+    }
+
+    public static func makeUUID(_ uuid: BluetoothUUID) -> CBUUID { CBUUID(string: uuid.uuidString) }
+}
+
+/// The backend on the system's CoreBluetooth.
+public typealias SystemCoreBluetoothBackend = CoreBluetoothBackend<CBCentralManager>
+
+extension CoreBluetoothBackend where Central == CBCentralManager {
+    /// A backend on a new `CBCentralManager` whose delegate calls arrive on `queue`.
+    /// - Parameter restoreIdentifier: set it to have the system relaunch the app for Bluetooth
+    ///   events and hand back its peripherals (see ``restoredState``); needs the
+    ///   `bluetooth-central` background mode.
+    public convenience init(
+        queue: DispatchQueue = DispatchQueue(label: "Harald.CoreBluetooth"), restoreIdentifier: String? = nil,
+        showPowerAlert: Bool = false, clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        let proxy = CoreBluetoothDelegateProxy()
+        var options: [String: Any] = [CBCentralManagerOptionShowPowerAlertKey: showPowerAlert]
+        if let restoreIdentifier { options[CBCentralManagerOptionRestoreIdentifierKey] = restoreIdentifier }
+        self.init(clock: clock) { backend in
+            proxy.backend = backend
+            return CBCentralManager(delegate: proxy, queue: queue, options: options)
+        }
+        withLock { retainedObjects.append(proxy) }
+    }
+}
+
+/// Receives CoreBluetooth's delegate calls and forwards each one unchanged to the backend. It is
+/// the delegate of the central and of every peripheral the central reports (set before the
+/// peripheral can report anything: on discovery, connection and restoration).
+final class CoreBluetoothDelegateProxy: NSObject, CBCentralManagerDelegate, CBPeripheralDelegate {
+    weak var backend: CoreBluetoothBackend<CBCentralManager>?
+
+    func centralManagerDidUpdateState(_ central: CBCentralManager) {
+        backend?.centralManagerDidUpdateState(central)
+    }
+
+    func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) {
+        for peripheral in dict[CBCentralManagerRestoredStatePeripheralsKey] as? [CBPeripheral] ?? [] { peripheral.delegate = self }
+        backend?.centralManager(central, willRestoreState: dict)
+    }
+
+    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+        peripheral.delegate = self
+        backend?.centralManager(central, didDiscover: peripheral, advertisementData: advertisementData, rssi: RSSI)
+    }
+
+    func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+        peripheral.delegate = self
+        backend?.centralManager(central, didConnect: peripheral)
+    }
+
+    func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {
+        backend?.centralManager(central, didFailToConnect: peripheral, error: error)
+    }
+
+    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+        backend?.centralManager(central, didDisconnectPeripheral: peripheral, error: error)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
+        backend?.peripheral(peripheral, didDiscoverServices: error)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {
+        backend?.peripheral(peripheral, didDiscoverCharacteristicsFor: service, error: error)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: (any Error)?) {
+        backend?.peripheral(peripheral, didDiscoverDescriptorsFor: characteristic, error: error)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+        backend?.peripheral(peripheral, didUpdateValueFor: characteristic, error: error)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+        backend?.peripheral(peripheral, didWriteValueFor: characteristic, error: error)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?) {
+        backend?.peripheral(peripheral, didUpdateNotificationStateFor: characteristic, error: error)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor descriptor: CBDescriptor, error: (any Error)?) {
+        backend?.peripheral(peripheral, didUpdateValueFor: descriptor, error: error)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor descriptor: CBDescriptor, error: (any Error)?) {
+        backend?.peripheral(peripheral, didWriteValueFor: descriptor, error: error)
+    }
+
+    func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) {
+        backend?.peripheralIsReady(toSendWriteWithoutResponse: peripheral)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService]) {
+        backend?.peripheral(peripheral, didModifyServices: invalidatedServices)
+    }
+}
+#endif

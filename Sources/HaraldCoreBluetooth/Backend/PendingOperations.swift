@@ -1,0 +1,148 @@
+import Foundation
+import Harald
+import HaraldCodec
+
+extension CoreBluetoothBackend {
+    enum Registration {
+        /// Registered; send the request.
+        case proceed
+        /// Already answered (say, connecting to a peripheral that is connected).
+        case done(Reply)
+        /// Cannot start.
+        case fail(BluetoothError)
+    }
+
+    /// Runs one operation: registers it (under the lock) with `register`, sends the request with
+    /// `issue`, and waits until a delegate call, the timeout, task cancellation or a disconnection
+    /// resolves it — whichever removes it from `state.pending` first resumes its continuation,
+    /// exactly once.
+    func perform(
+        _ operation: String, timeout: Duration, cleanup: Cleanup, filter: [BluetoothUUID]? = nil,
+        register: (inout State, UInt64) -> Registration, issue: (Central) -> Void
+    ) async throws -> Reply {
+        let id = withLock { state.makeID() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
+                let timer = makeTimer(for: id, operation: operation, timeout: timeout)
+                requestLock.lock()
+                defer { requestLock.unlock() }
+                let (registration, central) = withLock { () -> (Registration, Central?) in
+                    let registration = register(&state, id)
+                    if case .proceed = registration {
+                        state.pending[id] = Pending(continuation: continuation, timer: timer, cleanup: cleanup, filter: filter)
+                    }
+                    return (registration, state.central)
+                }
+                switch registration {
+                case .fail(let error):
+                    timer.cancel()
+                    continuation.resume(throwing: error)
+                case .done(let reply):
+                    timer.cancel()
+                    continuation.resume(returning: reply)
+                case .proceed:
+                    if Task.isCancelled {
+                        finish(id, throwing: CancellationError())
+                        return
+                    }
+                    let send = withLock { () -> Bool in
+                        guard state.pending[id] != nil else { return false }
+                        state.pending[id]?.issued = true
+                        return true
+                    }
+                    if send, let central { issue(central) }
+                }
+            }
+        } onCancel: {
+            finish(id, throwing: CancellationError())
+        }
+    }
+
+    private func makeTimer(for id: UInt64, operation: String, timeout: Duration) -> Task<Void, Never> {
+        let clock = self.clock
+        return Task { [weak self] in
+            do { try await clock.sleep(for: timeout) } catch { return }
+            self?.finish(id, throwing: BluetoothError.timeout(operation: operation, after: timeout))
+        }
+    }
+
+    /// Ends operation `id` with `error` if it is still pending (timeout, cancellation), undoing
+    /// what it set up.
+    func finish(_ id: UInt64, throwing error: any Error) {
+        requestLock.lock()
+        defer { requestLock.unlock() }
+        let (pending, cancelAttempt, central): (Pending?, Peripheral?, Central?) = withLock {
+            guard let pending = state.pending.removeValue(forKey: id) else { return (nil, nil, nil) }
+            var cancelAttempt: Peripheral?
+            switch pending.cleanup {
+            case let .request(uuid, key):
+                if !pending.issued { state.links[uuid]?.requests[key]?.removeAll { $0 == id } }
+            case let .connect(uuid):
+                if var link = state.links[uuid] {
+                    link.connectWaiters.removeAll { $0 == id }
+                    if link.connectWaiters.isEmpty && link.phase == .connecting {
+                        link.phase = .idle
+                        cancelAttempt = link.peripheral
+                    }
+                    state.links[uuid] = link
+                }
+            case let .queuedWrite(uuid):
+                state.links[uuid]?.writeQueue.removeAll { $0.id == id }
+            }
+            return (pending, cancelAttempt, state.central)
+        }
+        guard let pending else { return }
+        pending.timer.cancel()
+        if let cancelAttempt, let central { central.cancelPeripheralConnection(cancelAttempt) }
+        pending.continuation.resume(throwing: error)
+    }
+
+    /// Resumes operations answered by a delegate call (lock released).
+    func deliver(_ answers: [(Pending, Result<Reply, any Error>)]) {
+        for (pending, result) in answers {
+            pending.timer.cancel()
+            pending.continuation.resume(with: result)
+        }
+    }
+
+    enum Answer {
+        /// Nobody asked: for values, a notification.
+        case unsolicited
+        /// A request that timed out or was cancelled after it was sent: drop the answer.
+        case tombstone
+        case pending(Pending)
+    }
+
+    /// Takes the oldest request waiting on `key` of `uuid` (lock held).
+    func takeRequest(_ key: RequestKey, of uuid: UUID, in state: inout State) -> Answer {
+        guard var queue = state.links[uuid]?.requests[key], !queue.isEmpty else { return .unsolicited }
+        let id = queue.removeFirst()
+        state.links[uuid]?.requests[key] = queue.isEmpty ? nil : queue
+        guard let pending = state.pending.removeValue(forKey: id) else { return .tombstone }
+        return .pending(pending)
+    }
+
+    /// Registers and sends a GATT request on connection `generation` of `uuid`. `resolve` finds the
+    /// CoreBluetooth object(s) the request needs (lock held); `issue` sends it.
+    func request<Target>(
+        _ operation: String, timeout: Duration, on uuid: UUID, generation: UInt64, key: RequestKey,
+        filter: [BluetoothUUID]? = nil,
+        resolve: (Link) throws(BluetoothError) -> Target,
+        issue: (Peripheral, Target) -> Void
+    ) async throws -> Reply {
+        var target: Target?
+        var peripheral: Peripheral?
+        return try await perform(operation, timeout: timeout, cleanup: .request(uuid, key), filter: filter) { state, id in
+            guard let link = state.links[uuid] else { return .fail(.disconnected(.localRequest)) }
+            guard link.phase == .connected, link.generation == generation else {
+                return .fail(.disconnected(link.endReason(of: generation)))
+            }
+            do throws(BluetoothError) { target = try resolve(link) } catch { return .fail(error) }
+            state.links[uuid]?.requests[key, default: []].append(id)
+            peripheral = link.peripheral
+            return .proceed
+        } issue: { _ in
+            if let peripheral, let target { issue(peripheral, target) }
+        }
+    }
+}

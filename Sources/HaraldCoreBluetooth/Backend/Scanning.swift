@@ -1,0 +1,85 @@
+import Foundation
+import Harald
+import HaraldCodec
+
+extension CoreBluetoothBackend {
+    /// Scans through CoreBluetooth. Several scans may run at once: CoreBluetooth is asked for the
+    /// union of their service filters (all devices if any scan wants all) with duplicates allowed
+    /// if any scan reports more than once; each scan then applies its own ``ScanRequest`` filters
+    /// and duplicate policy. A scan started before the radio state is known waits for it; a scan
+    /// on a radio that is off, unauthorized or unsupported fails with
+    /// ``BluetoothError/radioUnavailable(_:)``, and so do running scans when the radio goes that way.
+    public func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Advertisement.self)
+        let now = elapsed()
+        let (id, refusal): (UInt64, RadioState?) = withLock {
+            let id = state.makeID()
+            switch state.radio {
+            case .poweredOn, .unknown, .resetting:
+                state.scanners[id] = Scanner(
+                    request: request, continuation: continuation, startedAt: now, waitingForPower: state.radio != .poweredOn)
+                return (id, nil)
+            default:
+                return (id, state.radio)
+            }
+        }
+        if let refusal {
+            continuation.finish(throwing: BluetoothError.radioUnavailable(refusal))
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            withLock { _ = state.scanners.removeValue(forKey: id) }
+            applyScanSettings()
+        }
+        applyScanSettings()
+        return stream
+    }
+
+    /// Tells CoreBluetooth to scan as the running scans need, or to stop, if that changed.
+    func applyScanSettings() {
+        requestLock.lock()
+        defer { requestLock.unlock() }
+        let (change, central): (ScanSettings??, Central?) = withLock {
+            guard state.radio == .poweredOn else { return (nil, nil) }
+            let active = state.scanners.values
+            var desired: ScanSettings?
+            if !active.isEmpty {
+                let wantsAll = active.contains { $0.request.services.isEmpty }
+                let services = wantsAll ? nil : Array(Set(active.flatMap(\.request.services))).sorted()
+                desired = ScanSettings(services: services, allowDuplicates: active.contains { $0.request.duplicates != .reportOnce })
+            }
+            guard desired != state.activeScan else { return (nil, nil) }
+            state.activeScan = desired
+            return (.some(desired), state.central)
+        }
+        guard let change, let central else { return }
+        if let settings = change {
+            central.scanForPeripherals(
+                withServices: settings.services?.map(Central.makeUUID),
+                options: [keys.scanAllowDuplicates: NSNumber(value: settings.allowDuplicates)])
+        } else {
+            central.stopScan()
+        }
+    }
+
+    /// Hands an advertisement to every scan that wants it (lock held, so scans see advertisements
+    /// in the order CoreBluetooth reported them).
+    func route(_ advertisement: Advertisement, from uuid: UUID, in state: inout State) {
+        for (id, var scanner) in state.scanners where !scanner.waitingForPower {
+            guard scanner.request.matches(advertisement) else { continue }
+            switch scanner.request.duplicates {
+            case .reportAll: break
+            case .reportOnce:
+                guard scanner.seen.insert(uuid).inserted else { continue }
+            case .reportChanges:
+                guard scanner.lastData[uuid] != advertisement.data else { continue }
+                scanner.lastData[uuid] = advertisement.data
+            }
+            var copy = advertisement
+            copy.receivedAt = advertisement.receivedAt - scanner.startedAt
+            scanner.continuation.yield(copy)
+            state.scanners[id] = scanner
+        }
+    }
+}

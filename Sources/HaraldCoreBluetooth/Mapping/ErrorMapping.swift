@@ -1,0 +1,73 @@
+import Foundation
+import Harald
+
+/// Translates CoreBluetooth's errors (`CBError` in `CBErrorDomain`, `CBATTError` in
+/// `CBATTErrorDomain`, both bridged to `NSError`) into ``BluetoothError`` and
+/// ``DisconnectReason``.
+///
+/// - `CBATTError` code *n* → `.attribute(ATTStatus(rawValue: n), handle:)`: CoreBluetooth passes
+///   the peer's ATT error code through unchanged.
+/// - `CBError` codes: 3 not connected, 6 connection timeout, 7 peripheral disconnected →
+///   `.disconnected` (reason as below); 5 operation cancelled → `.disconnected(.localRequest)`;
+///   2 invalid handle → `.attribute(.invalidHandle)`; 13 operation not supported →
+///   `.notPermitted`; 10 connection failed, 11 connection limit reached, 12 unknown device,
+///   14 peer removed pairing information, 15 encryption timed out, 16 too many LE paired devices →
+///   `.connectionFailed`; anything else → `.backend` with the code and text.
+/// - Disconnect reasons: no error (the app cancelled) → `.localRequest`; 7 → `.remoteRequest`;
+///   6 (supervision timeout) and 3 (not connected) → `.connectionLost`; 5 → `.localRequest`; others → `.other` with
+///   the code and text.
+public enum CoreBluetoothErrorMapping {
+    /// Names of `CBError.Code` values, for messages.
+    static let names: [Int: String] = [
+        0: "unknown", 1: "invalid parameters", 2: "invalid handle", 3: "not connected", 4: "out of space",
+        5: "operation cancelled", 6: "connection timeout", 7: "peripheral disconnected", 8: "UUID not allowed",
+        9: "already advertising", 10: "connection failed", 11: "connection limit reached", 12: "unknown device",
+        13: "operation not supported", 14: "peer removed pairing information", 15: "encryption timed out",
+        16: "too many LE paired devices",
+    ]
+
+    /// The ``BluetoothError`` for a failed operation on the attribute at `handle`.
+    public static func bluetoothError(_ error: any Error, handle: UInt16, keys: CoreBluetoothKeys) -> BluetoothError {
+        if let error = error as? BluetoothError { return error }
+        let nsError = error as NSError
+        if nsError.domain == keys.attErrorDomain, let code = UInt8(exactly: nsError.code) {
+            return .attribute(ATTStatus(rawValue: code), handle: handle)
+        }
+        guard nsError.domain == keys.errorDomain else { return .backend("\(nsError.domain) \(nsError.code): \(nsError.localizedDescription)") }
+        switch nsError.code {
+        case 3, 6, 7: return .disconnected(disconnectReason(error, keys: keys))
+        case 5: return .disconnected(.localRequest)
+        case 2: return .attribute(.invalidHandle, handle: handle)
+        case 13: return .notPermitted(text(nsError))
+        case 10, 11, 12, 14, 15, 16: return .connectionFailed(text(nsError))
+        default: return .backend(text(nsError))
+        }
+    }
+
+    /// The ``BluetoothError`` for a connection attempt that failed (`didFailToConnect`).
+    public static func connectionError(_ error: (any Error)?, keys: CoreBluetoothKeys) -> BluetoothError {
+        guard let error else { return .connectionFailed("CoreBluetooth gave no reason") }
+        let nsError = error as NSError
+        if nsError.domain == keys.errorDomain || nsError.domain == keys.attErrorDomain {
+            return .connectionFailed(text(nsError))
+        }
+        return .connectionFailed(nsError.localizedDescription)
+    }
+
+    /// Why a connection ended, from `didDisconnectPeripheral`'s error.
+    public static func disconnectReason(_ error: (any Error)?, keys: CoreBluetoothKeys) -> DisconnectReason {
+        guard let error else { return .localRequest }
+        let nsError = error as NSError
+        guard nsError.domain == keys.errorDomain else { return .other("\(nsError.domain) \(nsError.code)") }
+        switch nsError.code {
+        case 7: return .remoteRequest
+        case 3, 6: return .connectionLost
+        case 5: return .localRequest
+        default: return .other(text(nsError))
+        }
+    }
+
+    private static func text(_ error: NSError) -> String {
+        "CBError \(error.code) (\(names[error.code] ?? "unknown code"))"
+    }
+}

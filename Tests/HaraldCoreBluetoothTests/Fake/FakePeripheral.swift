@@ -1,0 +1,275 @@
+import Foundation
+import HaraldCodec
+import HaraldCoreBluetooth
+
+/// A request the fake peripheral received from the backend.
+enum FakeRequest: Equatable, Sendable {
+    case discoverServices([BluetoothUUID]?)
+    case discoverCharacteristics([BluetoothUUID]?, service: BluetoothUUID)
+    case discoverDescriptors(BluetoothUUID)
+    case read(BluetoothUUID)
+    case readDescriptor(BluetoothUUID)
+    case write(BluetoothUUID, [UInt8], withResponse: Bool)
+    case writeDescriptor(BluetoothUUID, [UInt8])
+    case setNotify(Bool, BluetoothUUID)
+}
+
+/// Stands in for `CBPeripheral`: answers requests from its GATT database by calling the
+/// backend's delegate methods synchronously on the requesting thread, or holds them until the
+/// test releases them.
+final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
+    // @unchecked Sendable: mutable state is guarded by `lock` (the central's, shared by every fake
+    // object); delegate methods are called with the lock released.
+    typealias Service = FakeService
+
+    let identifier: UUID
+    let name: String?
+    let lock: NSLock
+    weak var central: FakeCentral?
+    let database: [FakeService]
+
+    var connectionState = FakePeripheralState.disconnected
+    var shownServices: [FakeService]?
+    var canSend = true
+    /// Writes without response the peer still has room for (nil: unlimited).
+    var writeCredits: Int?
+    /// Writes without response that arrived while `canSendWriteWithoutResponse` was false: the
+    /// ones a real stack would drop.
+    private(set) var droppedWrites = 0
+    var holding = false
+    private var held: [() -> Void] = []
+    private(set) var requests: [FakeRequest] = []
+    private var requestWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var heldWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Answer to a write on a characteristic: a notification on another one.
+    var respond: [BluetoothUUID: (notify: BluetoothUUID, answer: @Sendable ([UInt8]) -> [UInt8])] = [:]
+    var mtu = 23
+
+    init(identifier: UUID = UUID(), name: String?, gatt: FakeGATT, lock: NSLock) {
+        self.identifier = identifier
+        self.name = name
+        self.lock = lock
+        self.database = gatt.services.map { service in
+            FakeService(service.uuid, characteristics: service.characteristics.map { characteristic in
+                FakeCharacteristic(
+                    characteristic.uuid, properties: characteristic.properties, value: characteristic.value,
+                    descriptors: characteristic.descriptors.map { FakeDescriptor($0.uuid, value: $0.value, lock: lock) }, lock: lock)
+            }, lock: lock)
+        }
+    }
+
+    // MARK: CBPeripheral shape
+
+    var state: FakePeripheralState { lock.withLock { connectionState } }
+    var services: [FakeService]? { lock.withLock { shownServices } }
+    var canSendWriteWithoutResponse: Bool { lock.withLock { canSend } }
+    func maximumWriteValueLength(for type: FakeWriteType) -> Int { type == .withResponse ? 512 : lock.withLock { mtu } - 3 }
+
+    func discoverServices(_ serviceUUIDs: [FakeUUID]?) {
+        let wanted = serviceUUIDs?.map(\.value)
+        receive(.discoverServices(wanted)) {
+            self.lock.withLock {
+                let found = self.database.filter { wanted?.contains($0.uuid.value) ?? true }
+                let known = self.shownServices ?? []
+                self.shownServices = known + found.filter { service in !known.contains { $0 === service } }
+            }
+            self.central?.backend?.peripheral(self, didDiscoverServices: nil)
+        }
+    }
+
+    func discoverCharacteristics(_ characteristicUUIDs: [FakeUUID]?, for service: FakeService) {
+        let wanted = characteristicUUIDs?.map(\.value)
+        receive(.discoverCharacteristics(wanted, service: service.uuid.value)) {
+            self.lock.withLock {
+                let found = service.allCharacteristics.filter { wanted?.contains($0.uuid.value) ?? true }
+                let known = service.shownCharacteristics ?? []
+                service.shownCharacteristics = known + found.filter { item in !known.contains { $0 === item } }
+            }
+            self.central?.backend?.peripheral(self, didDiscoverCharacteristicsFor: service, error: nil)
+        }
+    }
+
+    func discoverDescriptors(for characteristic: FakeCharacteristic) {
+        receive(.discoverDescriptors(characteristic.uuid.value)) {
+            self.lock.withLock { characteristic.shownDescriptors = characteristic.allDescriptors }
+            self.central?.backend?.peripheral(self, didDiscoverDescriptorsFor: characteristic, error: nil)
+        }
+    }
+
+    func readValue(for characteristic: FakeCharacteristic) {
+        receive(.read(characteristic.uuid.value)) {
+            let error: NSError? = self.lock.withLock {
+                if let error = characteristic.readError { return error }
+                characteristic.shownValue = Data(characteristic.storedValue)
+                return nil
+            }
+            self.central?.backend?.peripheral(self, didUpdateValueFor: characteristic, error: error)
+        }
+    }
+
+    func readValue(for descriptor: FakeDescriptor) {
+        receive(.readDescriptor(descriptor.uuid.value)) {
+            self.lock.withLock { descriptor.shownValue = descriptor.storedValue }
+            self.central?.backend?.peripheral(self, didUpdateValueFor: descriptor, error: nil)
+        }
+    }
+
+    func writeValue(_ data: Data, for characteristic: FakeCharacteristic, type: FakeWriteType) {
+        let bytes = [UInt8](data)
+        if type == .withoutResponse {
+            // Unacknowledged: taken (or dropped) at once, never held.
+            let reply: (BluetoothUUID, @Sendable ([UInt8]) -> [UInt8])? = lock.withLock {
+                requests.append(.write(characteristic.uuid.value, bytes, withResponse: false))
+                if !canSend {
+                    droppedWrites += 1
+                    return nil
+                }
+                characteristic.storedValue = bytes
+                if let credits = writeCredits {
+                    writeCredits = credits - 1
+                    if credits - 1 <= 0 { canSend = false }
+                }
+                return respond[characteristic.uuid.value]
+            }
+            wakeRequestWaiters()
+            if let (target, answer) = reply { notify(answer(bytes), on: target) }
+            return
+        }
+        receive(.write(characteristic.uuid.value, bytes, withResponse: true)) {
+            let (error, reply): (NSError?, (BluetoothUUID, @Sendable ([UInt8]) -> [UInt8])?) = self.lock.withLock {
+                if let error = characteristic.writeError { return (error, nil) }
+                characteristic.storedValue = bytes
+                return (nil, self.respond[characteristic.uuid.value])
+            }
+            self.central?.backend?.peripheral(self, didWriteValueFor: characteristic, error: error)
+            if let (target, answer) = reply { self.notify(answer(bytes), on: target) }
+        }
+    }
+
+    func writeValue(_ data: Data, for descriptor: FakeDescriptor) {
+        receive(.writeDescriptor(descriptor.uuid.value, [UInt8](data))) {
+            self.lock.withLock { descriptor.storedValue = data }
+            self.central?.backend?.peripheral(self, didWriteValueFor: descriptor, error: nil)
+        }
+    }
+
+    func setNotifyValue(_ enabled: Bool, for characteristic: FakeCharacteristic) {
+        receive(.setNotify(enabled, characteristic.uuid.value)) {
+            self.lock.withLock { characteristic.notifying = enabled }
+            self.central?.backend?.peripheral(self, didUpdateNotificationStateFor: characteristic, error: nil)
+        }
+    }
+
+    // MARK: Peer side, driven by tests
+
+    /// Sends a notification (if the central subscribed): the value shows in `value` and the
+    /// backend hears `didUpdateValueFor`.
+    func notify(_ value: [UInt8], on uuid: BluetoothUUID) {
+        guard let characteristic = characteristic(uuid) else { return }
+        let subscribed: Bool = lock.withLock {
+            characteristic.storedValue = value
+            guard characteristic.notifying, connectionState == .connected else { return false }
+            characteristic.shownValue = Data(value)
+            return true
+        }
+        if subscribed { central?.backend?.peripheral(self, didUpdateValueFor: characteristic, error: nil) }
+    }
+
+    /// Answers every held request, in order, and answers new ones at once again.
+    func resumeAnswering() {
+        let answers: [() -> Void] = lock.withLock {
+            holding = false
+            defer { held = [] }
+            return held
+        }
+        for answer in answers { answer() }
+    }
+
+    /// The peer changes its database: `services` disappear until discovered again (Service Changed).
+    func invalidate(_ uuids: [BluetoothUUID]) {
+        let gone: [FakeService] = lock.withLock {
+            let gone = (shownServices ?? []).filter { uuids.contains($0.uuid.value) }
+            shownServices = shownServices?.filter { !uuids.contains($0.uuid.value) }
+            for service in gone { service.shownCharacteristics = nil }
+            return gone
+        }
+        central?.backend?.peripheral(self, didModifyServices: gone)
+    }
+
+    /// Drops held requests unanswered (as a dying link does).
+    func discardHeld() { lock.withLock { held = [] } }
+
+    /// Gives the peer room for `count` more writes without response and reports readiness.
+    func grantWriteCredits(_ count: Int) {
+        lock.withLock {
+            writeCredits = count
+            canSend = count > 0
+        }
+        central?.backend?.peripheralIsReady(toSendWriteWithoutResponse: self)
+    }
+
+    func characteristic(_ uuid: BluetoothUUID) -> FakeCharacteristic? {
+        database.lazy.flatMap(\.allCharacteristics).first { $0.uuid.value == uuid }
+    }
+
+    func value(of uuid: BluetoothUUID) -> [UInt8] {
+        guard let characteristic = characteristic(uuid) else { return [] }
+        return lock.withLock { characteristic.storedValue }
+    }
+
+    var received: [FakeRequest] { lock.withLock { requests } }
+    var heldCount: Int { lock.withLock { held.count } }
+    var dropped: Int { lock.withLock { droppedWrites } }
+
+    /// Returns once `count` requests have been received in all.
+    func waitForRequests(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready: Bool = lock.withLock {
+                if requests.count >= count { return true }
+                requestWaiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Returns once `count` requests are being held.
+    func waitForHeld(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready: Bool = lock.withLock {
+                if held.count >= count { return true }
+                heldWaiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private func receive(_ request: FakeRequest, answer: @escaping () -> Void) {
+        let hold: Bool = lock.withLock {
+            requests.append(request)
+            if holding { held.append(answer) }
+            return holding
+        }
+        wakeRequestWaiters()
+        if !hold { answer() }
+    }
+
+    private func wakeRequestWaiters() {
+        let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
+            var ready: [CheckedContinuation<Void, Never>] = []
+            requestWaiters.removeAll { waiter in
+                guard requests.count >= waiter.count else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            heldWaiters.removeAll { waiter in
+                guard held.count >= waiter.count else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+}
