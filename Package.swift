@@ -66,7 +66,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
-        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT"]),
+        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec"]),
         // The public API's scenario suite, run against the simulator backend.
         .testTarget(name: "HaraldScenarioTests", dependencies: ["Harald", "HaraldSimulator"]),
         .testTarget(

@@ -1,3 +1,4 @@
+import HaraldCodec
 import HaraldATT
 @testable import HaraldSimulator
 import Testing
@@ -76,5 +77,33 @@ struct EngineDeterminismTests {
         #expect(reason == .transactionTimeout)
         #expect(pending == 0)
         #expect(linkReason != nil)
+    }
+
+    @Test func anUnconfirmedIndicationTimesOutInVirtualTimeAndTheServerClosesTheLink() throws {
+        let simulation = Simulation()
+        let clock = simulation.clock
+        let (error, elapsed, linkReason, pending) = try simulation.run {
+            let link = SimulatedLink(parameters: .typical, clock: clock)
+            let central = SimulatedATTBearer(link: link, side: .central)
+            let peripheral = SimulatedATTBearer(link: link, side: .peripheral)
+            let server = try GATTServer(
+                services: [GATTServiceDefinition(uuid: BluetoothUUID(0x1809), characteristics: [
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A1C), properties: [.indicate])
+                ])],
+                clock: clock, configuration: .init(defaultTimeout: .seconds(60)))
+            let connection = await server.attach(peripheral)
+            // A central that enables indications (CCCD at handle 4) and never confirms them.
+            try await central.send([ATTOpcode.writeRequest.rawValue, 0x04, 0x00, 0x02, 0x00])
+            var iterator = central.events.makeAsyncIterator()
+            _ = await iterator.next()
+            let start = clock.now
+            var caught: GATTError?
+            do { try await server.indicate(handle: 3, value: [0x01], connection: connection) } catch { caught = error as? GATTError }
+            return (caught, start.duration(to: clock.now), await link.closedReason, await server.liveContinuations)
+        }
+        #expect(error == .timeout)
+        #expect(elapsed == .seconds(30))
+        #expect(linkReason != nil)
+        #expect(pending == 0)
     }
 }
