@@ -53,6 +53,24 @@ final class PeerFaultState: @unchecked Sendable {
     private var requestCounts: [ATTOpcode: Int] = [:]
     /// Faults that have been applied, for tests and reports.
     private var appliedFaults: [PeerFault] = []
+    /// Called once, the first time the server refuses a request for lack of security.
+    private var securityRefusalHandler: (@Sendable () -> Void)?
+
+    /// Sets what to do the first time the server refuses a request for lack of security
+    /// (the simulator starts pairing).
+    func onFirstSecurityRefusal(_ handler: @escaping @Sendable () -> Void) {
+        lock.withLock { securityRefusalHandler = handler }
+    }
+
+    /// Notes an outgoing PDU; an Error Response asking for security runs the refusal handler once.
+    func sending(_ pdu: [UInt8]) {
+        guard pdu.count == 5, pdu[0] == ATTOpcode.errorResponse.rawValue, ATTErrorCode(pdu[4]).asksForSecurity else { return }
+        let handler: (@Sendable () -> Void)? = lock.withLock {
+            defer { securityRefusalHandler = nil }
+            return securityRefusalHandler
+        }
+        handler?()
+    }
 
     func add(_ fault: PeerFault) { lock.withLock { faults.append(fault) } }
 
@@ -104,5 +122,12 @@ final class PeerFaultState: @unchecked Sendable {
             }
             return (out, disconnect)
         }
+    }
+}
+
+extension ATTErrorCode {
+    /// Insufficient Authentication, Insufficient Encryption or Encryption Key Size Too Short.
+    fileprivate var asksForSecurity: Bool {
+        self == .insufficientAuthentication || self == .insufficientEncryption || self == .encryptionKeySizeTooShort
     }
 }

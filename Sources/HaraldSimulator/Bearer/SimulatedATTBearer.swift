@@ -60,7 +60,10 @@ public final class SimulatedATTBearer: ATTBearer, @unchecked Sendable {
             await link.close(reason: .terminated(by: side))
             return
         }
-        for pdu in pdus { try await transmit(pdu) }
+        for pdu in pdus {
+            faults.sending(pdu)
+            try await transmit(pdu)
+        }
     }
 
     private func transmit(_ pdu: [UInt8]) async throws(ATTBearerError) {

@@ -18,6 +18,10 @@ extension VirtualPeripheral {
         public static let settingsResponse = uuid(0x0075)
         public static let query = uuid(0x0076)
         public static let queryResponse = uuid(0x0077)
+        /// WiFi Access Point service (GP-0001).
+        public static let wifiService = uuid(0x0001)
+        /// WiFi AP SSID (GP-0002): readable only over an encrypted (paired) link.
+        public static let wifiSSID = uuid(0x0002)
     }
 
     /// A GoPro-like action camera, minimal: service 0xFEA6 with the command, settings and query
@@ -31,13 +35,16 @@ extension VirtualPeripheral {
     /// (battery %), 8 (busy) and 10 (encoding) and the stored settings it is asked for; query
     /// 0x53 answers the same way and registers the connection for pushes: whenever the shutter
     /// changes the encoding status (10), a `0x93` status push follows on the query response
-    /// characteristic.
+    /// characteristic. The WiFi AP service (GP-0001) has the SSID (GP-0002), readable only once
+    /// the link is paired (Insufficient Encryption before), as on the real camera; `pairing`
+    /// decides how pairing goes.
     public static func actionCamera(
-        address: DeviceAddress = DeviceAddress("D4:D9:19:00:00:02", kind: .random)!, name: String = "GoPro 0042", rssi: Int? = -64
+        address: DeviceAddress = DeviceAddress("D4:D9:19:00:00:02", kind: .random)!, name: String = "GoPro 0042", rssi: Int? = -64,
+        pairing: PairingResponse = .accept(after: .milliseconds(800))
     ) -> VirtualPeripheral {
         VirtualPeripheral(
             address: address, advertisingData: .device(name: name, services: [OpenGoPro.service]), rssi: rssi,
-            advertisingInterval: .milliseconds(200)
+            advertisingInterval: .milliseconds(200), pairing: pairing
         ) { runtime in
             let camera = CameraState()
             @Sendable func respond(_ uuid: BluetoothUUID, _ message: [UInt8], _ context: GATTRequestContext) async {
@@ -69,6 +76,10 @@ extension VirtualPeripheral {
                         await respond(OpenGoPro.queryResponse, camera.query(message, connection: context.connection), context)
                     }),
                     GATTCharacteristicDefinition(uuid: OpenGoPro.queryResponse, properties: [.notify]),
+                ]),
+                GATTServiceDefinition(uuid: OpenGoPro.wifiService, characteristics: [
+                    GATTCharacteristicDefinition(
+                        uuid: OpenGoPro.wifiSSID, properties: [.read], permissions: [.read, .readEncrypted], value: Array("GP24500042".utf8)),
                 ]),
                 deviceInformation(manufacturer: "Harald Labs", model: "Action 12", serial: "C3501324500042", firmware: "H23.01.01.10.00", hardware: "1"),
             ]

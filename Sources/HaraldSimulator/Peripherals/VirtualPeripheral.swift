@@ -20,14 +20,18 @@ public struct VirtualPeripheral: Sendable {
     public var rssi: Int?
     /// Time between advertising events (20 ms … 10.24 s in the specification).
     public var advertisingInterval: Duration
+    /// What happens when the central's system pairs with the device.
+    public var pairing: PairingResponse
     /// Builds the device's GATT services and scripts for one simulator.
     public var makeBehaviour: @Sendable (PeripheralRuntime) -> PeripheralBehaviour
 
     public init(
         address: DeviceAddress, advertisingData: AdvertisingData, isConnectable: Bool = true, rssi: Int? = -60,
-        advertisingInterval: Duration = .milliseconds(100), makeBehaviour: @escaping @Sendable (PeripheralRuntime) -> PeripheralBehaviour
+        advertisingInterval: Duration = .milliseconds(100), pairing: PairingResponse = .accept(after: .milliseconds(500)),
+        makeBehaviour: @escaping @Sendable (PeripheralRuntime) -> PeripheralBehaviour
     ) {
         self.address = address
+        self.pairing = pairing
         self.advertisingData = advertisingData
         self.isConnectable = isConnectable
         self.rssi = rssi
@@ -44,6 +48,19 @@ public struct VirtualPeripheral: Sendable {
 
     /// The advertised local name, if any.
     public var name: String? { advertisingData.localName }
+}
+
+/// How a virtual peripheral answers pairing.
+///
+/// The simulator pairs the way a phone's system does: when the device refuses a request with
+/// Insufficient Authentication, Insufficient Encryption or Encryption Key Size Too Short, pairing
+/// starts on its own; the app only sees the refusal and retries.
+public enum PairingResponse: Hashable, Sendable {
+    /// Pairing succeeds `after` the first refusal: from then on the link is encrypted and
+    /// authenticated, so the same request succeeds.
+    case accept(after: Duration)
+    /// Pairing fails: the link stays unencrypted and protected attributes stay refused.
+    case reject
 }
 
 /// What a virtual peripheral does: the services its GATT server offers and a script run for each

@@ -20,6 +20,8 @@ import HaraldCodec
 ///   Each connection gets a ``SimulatedLink`` with ``linkParameters``, a central bearer running
 ///   Harald's GATT client and a peripheral bearer attached to the device's GATT server (through
 ///   a fault layer), then an MTU exchange.
+/// - Pairing happens as on a phone: the first refusal for lack of security (Insufficient
+///   Authentication/Encryption) starts it, and the device's ``PairingResponse`` decides the outcome.
 /// - Faults and statistics per connection: ``connections``, ``SimulatedConnection``.
 public final class Simulator: @unchecked Sendable {
     // @unchecked Sendable: every mutable stored property is only touched with `lock` held;
@@ -227,6 +229,16 @@ public final class Simulator: @unchecked Sendable {
         let centralBearer = SimulatedATTBearer(link: link, side: .central)
         let peripheralBearer = SimulatedATTBearer(link: link, side: .peripheral, faults: peerFaults)
         let serverConnection = await device.server.attach(peripheralBearer)
+        if case .accept(let delay) = device.description.pairing {
+            // The central's system pairs after the first refusal for lack of security.
+            let (server, clock) = (device.server, clock)
+            peerFaults.onFirstSecurityRefusal {
+                EngineTasks.start {
+                    do { try await clock.sleep(for: delay) } catch { return }
+                    await server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: true), for: serverConnection)
+                }
+            }
+        }
         if let script = device.behaviour.onConnection {
             let session = PeripheralSession(runtime: device.runtime, connection: serverConnection, link: link)
             EngineTasks.start { await script(session) }
