@@ -1,1 +1,47 @@
-print("fuzz placeholder")
+// libFuzzer entry point for every decoder in Harald.
+//
+// The first input byte picks the target (modulo the table size) and the rest is its input, so
+// libFuzzer learns per target which bytes reach new code. Build and run it with `./scripts/fuzz`;
+// a plain `swift build` makes an inert executable, because libFuzzer's driver is only linked with
+// `-sanitize=fuzzer` (and `-DFUZZING` turns on the call to it).
+
+import HaraldCodec
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Every decoder the fuzzer drives. Later layers append their rows here, one line each
+/// (for example `.decoding(HeartRateMeasurement.self)` once HaraldProfiles exists). Append rather
+/// than insert: a seed's first byte is its row's index, and appending keeps those indices.
+let fuzzTargets: [FuzzTarget] = codecTargets
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    guard let data, size > 0 else { return 0 }
+    let input = UnsafeBufferPointer(start: data, count: size)
+    let target = fuzzTargets[Int(input[0]) % fuzzTargets.count]
+    target.run(Array(input.dropFirst()))
+    return 0
+}
+
+#if FUZZING
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
+var argumentCount = CommandLine.argc
+var arguments = CommandLine.unsafeArgv
+exit(runFuzzerDriver(&argumentCount, &arguments, fuzzOne))
+#else
+if CommandLine.arguments.dropFirst().first == "--list" {
+    for (index, target) in fuzzTargets.enumerated() { print(index, target.name) }
+} else {
+    print("FuzzDecode is built without libFuzzer; run ./scripts/fuzz SECONDS (or pass --list for the targets).")
+}
+#endif

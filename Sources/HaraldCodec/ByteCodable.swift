@@ -22,7 +22,7 @@ extension ByteDecodable {
     ///
     /// Errors carry this type's name, as in
     /// `HeartRateMeasurement: needs 2 bytes for 'energyExpended' at offset 2, 1 left`.
-    @inlinable
+    @inlinable @inline(__always)
     public init<Bytes: Sequence<UInt8>>(decoding bytes: Bytes) throws(ByteDecodingError) {
         do {
             self = try ByteReader.withReader(bytes) { (reader) throws(ByteDecodingError) -> Self in
@@ -73,7 +73,7 @@ extension ByteEncodable {
 public protocol LittleEndianByteCodable: FixedWidthInteger, ByteCodable {}
 
 extension LittleEndianByteCodable {
-    @inlinable
+    @inlinable @inline(__always)
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
         self = try reader.read(Self.self, field: "")
     }

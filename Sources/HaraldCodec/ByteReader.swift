@@ -40,7 +40,7 @@ public struct ByteReader {
 
     /// Runs `body` with a reader over `bytes`, reading them in place when they are contiguous
     /// (arrays, slices, `Data`) and from a temporary copy otherwise.
-    @inlinable
+    @inlinable @inline(__always)
     public static func withReader<Bytes: Sequence<UInt8>, Result>(
         _ bytes: Bytes,
         _ body: (inout ByteReader) throws(ByteDecodingError) -> Result
@@ -92,20 +92,26 @@ public struct ByteReader {
     internal mutating func claim(_ count: Int, field: @autoclosure () -> String) throws(ByteDecodingError) -> Int {
         let start = cursor
         guard count >= 0, buffer.count &- start >= count else {
-            // A negative count comes from a bad length field; "needs -3 bytes" would mislead.
-            let reason: ByteDecodingError.Reason = count < 0
-                ? .invalidValue("negative byte count \(count)")
-                : .truncated(needed: count, available: buffer.count &- start)
-            throw ByteDecodingError(field: field(), offset: origin &+ start, reason: reason)
+            throw shortfall(count, at: start, field: field())
         }
         cursor = start &+ count
         return start
     }
 
+    /// The error for a field that does not fit, kept out of line so the fast path stays small.
+    @usableFromInline @inline(never)
+    internal func shortfall(_ count: Int, at start: Int, field: String) -> ByteDecodingError {
+        // A negative count comes from a bad length field; "needs -3 bytes" would mislead.
+        let reason: ByteDecodingError.Reason = count < 0
+            ? .invalidValue("negative byte count \(count)")
+            : .truncated(needed: count, available: buffer.count &- start)
+        return ByteDecodingError(field: field, offset: origin &+ start, reason: reason)
+    }
+
     // MARK: Integers
 
     /// Reads a fixed-width integer (little-endian unless told otherwise).
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func read<T: FixedWidthInteger>(
         _ type: T.Type = T.self, byteOrder: ByteOrder = .littleEndian, field: String
     ) throws(ByteDecodingError) -> T {
@@ -115,7 +121,7 @@ public struct ByteReader {
     }
 
     /// Reads a 24-bit unsigned integer.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func read(
         _ type: UInt24.Type, byteOrder: ByteOrder = .littleEndian, field: String
     ) throws(ByteDecodingError) -> UInt24 {
@@ -142,7 +148,7 @@ public struct ByteReader {
     // MARK: Nested values
 
     /// Reads a value that decodes itself; errors inside it get `field` prepended to their path.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func decode<T: ByteDecodable>(_ type: T.Type = T.self, field: String) throws(ByteDecodingError) -> T {
         do {
             return try T(from: &self)
@@ -235,7 +241,7 @@ public struct ByteReader {
     // MARK: Flags
 
     /// Reads a flags field of `Raw`'s width and views it through the named bits of `Bit`.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readFlags<Bit: FlagBit, Raw: FixedWidthInteger & UnsignedInteger & Sendable>(
         _ bits: Bit.Type, as raw: Raw.Type, field: String = "flags"
     ) throws(ByteDecodingError) -> Flags<Bit, Raw> {

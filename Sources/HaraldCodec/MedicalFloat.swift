@@ -177,7 +177,7 @@ public struct MedicalFloat16: Hashable, Sendable, CustomStringConvertible, ByteC
 
     public var description: String { kind.specialName ?? "\(doubleValue)" }
 
-    @inlinable
+    @inlinable @inline(__always)
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
         bitPattern = try reader.read(UInt16.self, field: "")
     }

@@ -1,0 +1,81 @@
+import Benchmark
+import Clobber
+
+/// One way of decoding one record shape; each conformer becomes one benchmark.
+///
+/// Conformers are caseless enums with static members so that the measured loop is specialised for
+/// each of them: the decoder is called directly (and inlined), never through a closure.
+protocol RecordDecoding {
+    /// What the decoder reads from: `[UInt8]`, `Data`, …
+    associatedtype Input
+    /// What it produces.
+    associatedtype Record
+
+    /// `"<shape>/<way>"`. `scripts/bench` compares every benchmark with the benchmarks of the same
+    /// shape whose way ends in `(baseline)` and `(floor)`.
+    static var name: String { get }
+
+    /// Turns a sample's wire bytes into this decoder's input (done before measuring).
+    static func input(_ bytes: [UInt8]) -> Input
+
+    /// Decodes one record; nil when the bytes are not a valid record.
+    static func decode(_ input: Input) -> Record?
+}
+
+/// How every decoding benchmark is measured: wall clock and malloc count only (`cpuTotal` adds
+/// mallocs of its own), 1000 decodes per sample.
+///
+/// `scripts/bench` divides each sample by 1000 to get per-decode figures, so it must match
+/// `scalingFactor` here.
+var decodeConfiguration: Benchmark.Configuration {
+    Benchmark.Configuration(
+        metrics: [.wallClock, .mallocCountTotal],
+        timeUnits: .nanoseconds,
+        warmupIterations: 100,
+        scalingFactor: .kilo,
+        maxDuration: .seconds(2),
+        maxIterations: 1_000_000
+    )
+}
+
+/// Registers the benchmark for `decoder`, after checking that it decodes every sample, and
+/// measures it on the first sample.
+///
+/// Each decode reads a local variable that `clobber` may have changed, as a decoder reads the
+/// value it was handed: no retain or release per decode, and nothing the optimiser can hoist out
+/// of the loop.
+func register<Decoder: RecordDecoding>(_ decoder: Decoder.Type, samples: [[UInt8]]) {
+    for (index, bytes) in samples.enumerated() {
+        precondition(Decoder.decode(Decoder.input(bytes)) != nil, "\(Decoder.name) rejects sample \(index)")
+    }
+    let sample = samples[0]
+    Benchmark(Decoder.name, configuration: decodeConfiguration) { benchmark in
+        var input = Decoder.input(sample)
+        for _ in benchmark.scaledIterations {
+            clobber(&input)
+            blackHole(Decoder.decode(input))
+        }
+    }
+}
+
+/// The cost of the measuring loop itself (`clobber` and `blackHole` around no decoding), to read
+/// the other figures against.
+func registerLoopOverhead() {
+    Benchmark("Harness/loop overhead", configuration: decodeConfiguration) { benchmark in
+        var input: [UInt8] = [0x00]
+        for _ in benchmark.scaledIterations {
+            clobber(&input)
+            blackHole(input.count)
+        }
+    }
+}
+
+/// Checks that several ways of decoding a shape agree on every sample, so their benchmarks
+/// measure the same work.
+func requireAgreement<A: RecordDecoding, B: RecordDecoding>(_ a: A.Type, _ b: B.Type, samples: [[UInt8]])
+where A.Record == B.Record, A.Record: Equatable {
+    for (index, bytes) in samples.enumerated() {
+        let left = A.decode(A.input(bytes)), right = B.decode(B.input(bytes))
+        precondition(left == right, "\(A.name) and \(B.name) disagree on sample \(index): \(String(describing: left)) vs \(String(describing: right))")
+    }
+}
