@@ -13,11 +13,11 @@ struct DiscoveryCostTests {
         var characteristicsPerService: [Int]
         var descriptorsPerCharacteristic: [Int]
         var mtu: Int
+        var minimum: DiscoveryCost
     }
 
-    private func discoverEverything(maximumMTU: Int) throws -> Measured {
+    private func discoverEverything(maximumMTU: Int, device strap: VirtualPeripheral = .heartRateStrap()) throws -> Measured {
         let simulation = Simulation()
-        let strap = VirtualPeripheral.heartRateStrap()
         let simulator = try Simulator(clock: simulation.clock, devices: [strap], link: LinkParameters(maximumATTMTU: maximumMTU))
         return try simulation.run {
             _ = try await simulator.backend.connect(to: strap.identifier, timeout: .seconds(5))
@@ -34,9 +34,11 @@ struct DiscoveryCostTests {
                     perCharacteristic.append(characteristic.descriptorHandles == nil ? -1 : descriptors.count)
                 }
             }
+            let mtu = await client.mtu
             return Measured(
                 roundTrips: await client.counters.roundTrips, services: services.count, characteristicsPerService: perService,
-                descriptorsPerCharacteristic: perCharacteristic, mtu: await client.mtu)
+                descriptorsPerCharacteristic: perCharacteristic, mtu: mtu,
+                minimum: await simulator.runtime(of: strap.address)!.minimumDiscoveryCost(mtu: mtu))
         }
     }
 
@@ -58,6 +60,11 @@ struct DiscoveryCostTests {
         #expect(measured.roundTrips[.readByGroupTypeRequest] == servicesExpected)
         #expect(measured.roundTrips[.readByTypeRequest] == characteristicsExpected)
         #expect(measured.roundTrips[.findInformationRequest, default: 0] == descriptorsExpected)
+        // The simulator's yardstick for benchmarks agrees.
+        #expect(measured.minimum.services == servicesExpected)
+        #expect(measured.minimum.characteristics == characteristicsExpected)
+        #expect(measured.minimum.descriptors == descriptorsExpected)
+        #expect(measured.minimum.total == measured.roundTrips.values.reduce(0, +))
     }
 
     @Test func aLargerMTUNeedsFewerCharacteristicDiscoveryRoundTrips() throws {
@@ -65,5 +72,13 @@ struct DiscoveryCostTests {
         let large = try discoverEverything(maximumMTU: 247)
         // Device Information has 5 characteristics: two responses at MTU 23 (3 per response), one at 247.
         #expect(small.roundTrips[.readByTypeRequest]! > large.roundTrips[.readByTypeRequest]!)
+    }
+
+    @Test(arguments: [23, 247])
+    func theCameraAndTheBandWithVendorUUIDsAreDiscoveredAtTheMinimumCost(maximumMTU: Int) throws {
+        for device in [VirtualPeripheral.actionCamera(), .fitnessBand()] {
+            let measured = try discoverEverything(maximumMTU: maximumMTU, device: device)
+            #expect(measured.roundTrips.values.reduce(0, +) == measured.minimum.total, "\(device.name ?? "?") at MTU \(maximumMTU)")
+        }
     }
 }
