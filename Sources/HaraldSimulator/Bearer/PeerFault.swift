@@ -43,8 +43,10 @@ public struct PeerFault: Hashable, Sendable {
     }
 }
 
-/// The peer faults of one connection, and what the fault layer needs to pair each outgoing
-/// response with the request it answers (a server answers requests one at a time, in order).
+/// The peripheral-side layer of one connection, between the link and the GATT server: its peer
+/// faults, what it needs to pair each outgoing response with the request it answers (a server
+/// answers requests one at a time, in order), and the hook that starts simulated pairing when
+/// the server first refuses a request for lack of security.
 final class PeerFaultState: @unchecked Sendable {
     // @unchecked Sendable: every stored property is only touched with `lock` held.
     private let lock = NSLock()
