@@ -127,6 +127,11 @@ struct Demo: ParsableCommand {
         say("  hardware info: status \(message.count > 1 ? message[1] : 0xFF), model \"\(fields.first ?? "?")\", firmware \"\(fields.count > 1 ? fields[1] : "?")\"")
         let shutter = try await connection.request(write: [0x03, 0x01, 0x01, 0x01], to: command, response: response)
         say("  shutter on → \(shutter.hexString) (\(shutter.count == 3 && shutter[2] == 0 ? "success" : "error"))")
+        // The WiFi SSID needs a paired link: the first read is refused and starts pairing.
+        let ssid = Characteristic<[UInt8], Harald.Read>(VirtualPeripheral.OpenGoPro.wifiSSID, service: VirtualPeripheral.OpenGoPro.wifiService)
+        do { _ = try await connection.read(ssid) } catch { say("  read WiFi SSID: \(error); pairing starts") }
+        try await central.clock.sleep(for: .seconds(1))
+        say("  read WiFi SSID after pairing: \"\(String(decoding: try await connection.read(ssid), as: UTF8.self))\"")
         await connection.disconnect()
         if let simulated = world.connection(to: camera.address) { await Self.report(simulated, say) }
     }
