@@ -75,7 +75,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
-        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator"]),
+        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec"]),
+        // The public API's scenario suite, run against the simulator backend.
+        .testTarget(name: "HaraldScenarioTests", dependencies: ["Harald", "HaraldSimulator"]),
         .testTarget(
             name: "HaraldProfilesTests",
             dependencies: [
