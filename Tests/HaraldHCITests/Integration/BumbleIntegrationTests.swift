@@ -23,6 +23,7 @@ struct BumbleIntegrationTests {
                 if let name = advertisement.data.localName { byName[name] = advertisement }
                 if ["Harald-HR", "GoPro 1234", "HaraldLV", "Harald-VX"].allSatisfy({ byName[$0] != nil }) { break }
             }
+            await host.stopScanning()
             return byName
         }
         let heartRate = try #require(seen["Harald-HR"])
