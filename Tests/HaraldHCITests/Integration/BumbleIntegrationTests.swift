@@ -89,6 +89,20 @@ struct BumbleIntegrationTests {
         }
     }
 
+    @Test func cameraAnswersACommandWithANotificationAtTheDefaultMTU() async throws {
+        try await Bumble.withHost { host in
+            let connection = try await host.connect(to: Bumble.camera)
+            let att = RawATT(connection)  // no MTU exchange: 23, the camera's usual
+            let characteristics = try await att.characteristics()
+            let command = try #require(characteristics.first { $0.uuid == "B5F90072-AA8D-11E3-9046-0002A5D5C51B" })
+            let response = try #require(characteristics.first { $0.uuid == "B5F90073-AA8D-11E3-9046-0002A5D5C51B" })
+            #expect(try await att.request([0x12] + RawATT.le16(response.handle + 1) + [0x01, 0x00]) == [0x13])
+            #expect(try await att.request([0x12] + RawATT.le16(command.handle) + [0x01, 0x05]) == [0x13])
+            #expect(try await att.nextNotification() == [0x1B] + RawATT.le16(response.handle) + [0x02, 0x05, 0x00])
+            try await connection.disconnect()
+        }
+    }
+
     @Test(arguments: [false, true])
     func centralDisconnectsThenReconnects(legacyCommands: Bool) async throws {
         try await Bumble.withHost(legacyCommands: legacyCommands) { host in
