@@ -56,6 +56,23 @@ struct HostScanningTests {
         await host.close()
     }
 
+    @Test func scanLeftRunningByAnotherHostIsStoppedAndRestarted() async throws {
+        let controller = FakeController()
+        let host = HCIHost(transport: controller)
+        try await host.start()
+        let refusals = Locked(1)
+        controller.answer { command in
+            if command.opcode == .leSetScanParameters, refusals.update({ count in defer { count -= 1 }; return count > 0 }) {
+                return [FakeController.complete(command.opcode, [HCIStatus.commandDisallowed.rawValue])]
+            }
+            return controller.standardAnswer(command)
+        }
+        _ = try await host.scan()
+        #expect(controller.sentCommands.suffix(4).map(\.opcode) == [.leSetScanParameters, .leSetScanEnable, .leSetScanParameters, .leSetScanEnable])
+        #expect(controller.sentCommands.suffix(3).first == .leSetScanEnable(false))
+        await host.close()
+    }
+
     @Test func closingTheHostFinishesTheScanStream() async throws {
         let controller = FakeController()
         let host = HCIHost(transport: controller)

@@ -54,7 +54,12 @@ final class LoopbackServer: @unchecked Sendable {
         return result
     }
 
-    func closeClient() { _ = Glibc.close(client) }
+    /// Closes the accepted socket once (a second close could hit a descriptor reused by a
+    /// concurrently running test).
+    func closeClient() {
+        if client >= 0 { _ = Glibc.close(client) }
+        client = -1
+    }
 
     deinit {
         _ = Glibc.close(listener)

@@ -95,6 +95,13 @@ class BenchController(Controller):
             self.send_hci_packet(hci.HCI_AclDataPacket(connection.handle, boundary, 0, len(chunk), chunk))
 
 
+class StockController(Controller):
+    """Bumble as installed; resetting does nothing, as in stock Bumble."""
+
+    def bench_reset(self, reason=None):
+        pass
+
+
 class H4Server(asyncio.Protocol):
     """One TCP port = one controller; one host at a time."""
 
@@ -162,6 +169,8 @@ async def main():
     parser.add_argument("--count", type=int, default=4, help="number of linked controllers")
     parser.add_argument("--ready-file", required=True, help="where to write the chosen ports (JSON)")
     parser.add_argument("--fragment", type=int, default=27, help="controller->host ACL fragment size")
+    parser.add_argument("--stock", action="store_true",
+                        help="plain Bumble controllers (no bench fixes; state survives hosts: one run only)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
@@ -172,7 +181,8 @@ async def main():
     ports = []
     servers = []
     for index in range(args.count):
-        controller = BenchController(f"C{index}", link=link, public_address=f"00:00:00:00:91:{index:02X}")
+        kind = StockController if args.stock else BenchController
+        controller = kind(f"C{index}", link=link, public_address=f"00:00:00:00:91:{index:02X}")
         state = {"controller": controller, "current": None}
         server = await loop.create_server(lambda state=state: H4Server(state), "127.0.0.1", 0)
         servers.append(server)

@@ -48,14 +48,13 @@ extension HCIHost {
             Task { await self.stopScanning(id: id) }
         }
         do {
-            if extended {
-                try await execute(.leSetExtendedScanParameters(
-                    active: options.active, interval: options.interval, window: options.window, ownAddressType: .random))
-                try await execute(.leSetExtendedScanEnable(true, filterDuplicates: options.filterDuplicates))
-            } else {
-                try await execute(.leSetScanParameters(
-                    active: options.active, interval: options.interval, window: options.window, ownAddressType: .random))
-                try await execute(.leSetScanEnable(true, filterDuplicates: options.filterDuplicates))
+            do {
+                try await enableScanning(options, extended: extended)
+            } catch .commandFailed(_, .commandDisallowed) {
+                // The controller still scans for someone (a host that went away without stopping,
+                // or a controller that ignores Reset): stop that scan and try once more.
+                _ = try? await execute(extended ? .leSetExtendedScanEnable(false) : .leSetScanEnable(false))
+                try await enableScanning(options, extended: extended)
             }
         } catch {
             if scan?.id == id {
@@ -65,6 +64,18 @@ extension HCIHost {
             throw error
         }
         return stream
+    }
+
+    private func enableScanning(_ options: ScanOptions, extended: Bool) async throws(HCIError) {
+        if extended {
+            try await execute(.leSetExtendedScanParameters(
+                active: options.active, interval: options.interval, window: options.window, ownAddressType: .random))
+            try await execute(.leSetExtendedScanEnable(true, filterDuplicates: options.filterDuplicates))
+        } else {
+            try await execute(.leSetScanParameters(
+                active: options.active, interval: options.interval, window: options.window, ownAddressType: .random))
+            try await execute(.leSetScanEnable(true, filterDuplicates: options.filterDuplicates))
+        }
     }
 
     /// Stops the running scan (if any) and finishes its stream.

@@ -23,6 +23,7 @@ struct BumbleIntegrationTests {
                 if let name = advertisement.data.localName { byName[name] = advertisement }
                 if ["Harald-HR", "GoPro 1234", "HaraldLV", "Harald-VX"].allSatisfy({ byName[$0] != nil }) { break }
             }
+            await host.stopScanning()
             return byName
         }
         let heartRate = try #require(seen["Harald-HR"])
@@ -84,6 +85,20 @@ struct BumbleIntegrationTests {
             let replacement = (0..<512).map { UInt8(255 - $0 % 256) }
             try await att.writeLong(characteristic.handle, replacement)
             #expect(try await att.readLong(characteristic.handle) == replacement)
+            try await connection.disconnect()
+        }
+    }
+
+    @Test func cameraAnswersACommandWithANotificationAtTheDefaultMTU() async throws {
+        try await Bumble.withHost { host in
+            let connection = try await host.connect(to: Bumble.camera)
+            let att = RawATT(connection)  // no MTU exchange: 23, the camera's usual
+            let characteristics = try await att.characteristics()
+            let command = try #require(characteristics.first { $0.uuid == "B5F90072-AA8D-11E3-9046-0002A5D5C51B" })
+            let response = try #require(characteristics.first { $0.uuid == "B5F90073-AA8D-11E3-9046-0002A5D5C51B" })
+            #expect(try await att.request([0x12] + RawATT.le16(response.handle + 1) + [0x01, 0x00]) == [0x13])
+            #expect(try await att.request([0x12] + RawATT.le16(command.handle) + [0x01, 0x05]) == [0x13])
+            #expect(try await att.nextNotification() == [0x1B] + RawATT.le16(response.handle) + [0x02, 0x05, 0x00])
             try await connection.disconnect()
         }
     }
