@@ -212,8 +212,11 @@ public actor SimulatedLink {
             }
         }
         directions[side] = direction
-        // Events before both sides' next free events can never be used again.
-        let floor = min(directions[.central]!.nextEvent, directions[.peripheral]!.nextEvent)
+        // Events that both sides have passed can never carry data again: a side's next packet goes
+        // no earlier than its next free slot, and never into an event that has already begun. (A
+        // side that stays silent must not hold the floor back, or the set grows with every event.)
+        let currentEvent = Int64((sinceAnchor / interval).rounded(.down))
+        let floor = min(max(directions[.central]!.nextEvent, currentEvent), max(directions[.peripheral]!.nextEvent, currentEvent))
         if recentDataEvents.count > 64 { recentDataEvents = recentDataEvents.filter { $0 >= floor } }
         return end
     }
