@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "Harald", targets: ["Harald"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
         .library(name: "HaraldCoreBluetooth", targets: ["HaraldCoreBluetooth"]),
+        .library(name: "HaraldHCI", targets: ["HaraldHCI"]),
+        .library(name: "HaraldHCIBackend", targets: ["HaraldHCIBackend"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -39,6 +41,11 @@ let package = Package(
         ),
         // Virtual clock, link model, virtual peripherals, the simulator backend.
         .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald"]),
+        // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
+        // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
+        .target(name: "HaraldHCI", dependencies: ["HaraldCodec"]),
+        // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
+        .target(name: "HaraldHCIBackend", dependencies: ["Harald", "HaraldATT", "HaraldHCI"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -46,7 +53,9 @@ let package = Package(
                 "HaraldProfiles",
                 "Harald",
                 "HaraldSimulator",
+                "HaraldHCIBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
@@ -85,6 +94,16 @@ let package = Package(
         .testTarget(
             name: "HaraldCoreBluetoothTests",
             dependencies: ["HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldSimulator"]
+        ),
+        // Unit tests, plus integration tests against Bumble that run only when
+        // HARALD_BUMBLE_TRANSPORT is set (see scripts/integration).
+        .testTarget(
+            name: "HaraldHCITests",
+            dependencies: [
+                "HaraldHCI",
+                "HaraldCodec",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
