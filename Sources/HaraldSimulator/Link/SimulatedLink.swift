@@ -1,3 +1,5 @@
+import Foundation
+
 /// An LE connection between two simulated devices, carrying L2CAP payloads (ATT PDUs) with the
 /// timing of ``LinkParameters``, on a ``VirtualClock``.
 ///
@@ -58,6 +60,10 @@ public actor SimulatedLink {
 
     /// Why the link closed, or nil while it is open.
     public var closedReason: LinkCloseReason? { closeReason }
+
+    /// True until the link closes; readable without a hop to the link (for scripts that poll).
+    public nonisolated var isOpen: Bool { !closedFlag.isSet }
+    private nonisolated let closedFlag = ClosedFlag()
 
     /// Adds a fault to apply to a future PDU.
     public func inject(_ fault: LinkFault) {
@@ -149,6 +155,7 @@ public actor SimulatedLink {
     public func close(reason: LinkCloseReason) {
         guard closeReason == nil else { return }
         closeReason = reason
+        closedFlag.set()
         for side in [LinkSide.central, .peripheral] {
             let now = clock.now
             // Keep what has already arrived; drop the rest.
@@ -227,4 +234,13 @@ public actor SimulatedLink {
         if recentDataEvents.count > 64 { recentDataEvents = recentDataEvents.filter { $0 >= floor } }
         return end
     }
+}
+
+/// Set once when a link closes.
+private final class ClosedFlag: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }

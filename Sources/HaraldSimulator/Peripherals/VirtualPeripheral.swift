@@ -87,9 +87,7 @@ public struct PeripheralSession: Sendable {
     public let link: SimulatedLink
 
     /// True until the link closes.
-    public var isConnected: Bool {
-        get async { await link.closedReason == nil }
-    }
+    public var isConnected: Bool { link.isOpen }
 
     /// Notifies `value` on this connection for the characteristic `uuid` (if the central enabled
     /// notifications for it). Returns whether it was sent.
@@ -101,7 +99,7 @@ public struct PeripheralSession: Sendable {
     /// Sleeps on the simulation clock; false when the link closed or the script was cancelled.
     public func sleep(for duration: Duration) async -> Bool {
         do { try await runtime.clock.sleep(for: duration) } catch { return false }
-        return await isConnected
+        return isConnected
     }
 }
 
