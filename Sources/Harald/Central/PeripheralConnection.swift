@@ -89,7 +89,7 @@ public actor PeripheralConnection {
         let timeout = timeout ?? defaultTimeout
         if let known = characteristicsByService[serviceUUID]?.first(where: { $0.uuid == uuid }) { return known }
         let service = try await discoveredService(serviceUUID, timeout: timeout)
-        if characteristicsByService[serviceUUID] == nil || declared[serviceUUID] != nil {
+        if characteristicsByService[serviceUUID] == nil {
             // Ask for all characteristics of the service: one procedure either way, and a later
             // use of an undeclared characteristic needs no second discovery.
             characteristicsByService[serviceUUID] = try await backend.discoverCharacteristics(nil, of: service, timeout: timeout)
@@ -164,7 +164,7 @@ public actor PeripheralConnection {
         return try await withTimeout(timeout, clock: clock, operation: "response on \(responseCharacteristic.uuid)") {
             var iterator = subscription.makeAsyncIterator()
             guard let response = try await iterator.next() else {
-                throw BluetoothError.disconnected(await self.backend.disconnection())
+                throw BluetoothError.notFound("\(responseCharacteristic.uuid) stopped notifying")
             }
             return response
         }
@@ -239,7 +239,7 @@ public actor PeripheralConnection {
         let updates = await backend.valueUpdates(for: characteristic, buffering: buffering)
         let ended = EndFlag()
         let subscription = Subscription<Value>(
-            updates: updates, failures: FailureCounter(), policy: onDecodingFailure, connection: backend, ended: ended)
+            updates: updates, failures: FailureCounter(), policy: onDecodingFailure, ended: ended)
         if (subscriptionCounts[handle] ?? 0) == 0 {
             try await backend.setNotifications(true, for: characteristic, timeout: timeout ?? defaultTimeout)
         }
