@@ -103,6 +103,7 @@ async def main():
     parser.add_argument("--transport", required=True, help="e.g. tcp-client:127.0.0.1:9001")
     parser.add_argument("--address", required=True, help="static random address, e.g. C0:00:00:00:00:05")
     parser.add_argument("--public", action="store_true", help="advertise with the controller's public address")
+    parser.add_argument("--advertising-interval", type=float, default=20, help="milliseconds between advertisements")
     parser.add_argument("--notify-count", type=int, default=1000, help="notifications per subscription")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
@@ -113,7 +114,11 @@ async def main():
         device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
         await device.power_on()
         own = hci.OwnAddressType.PUBLIC if args.public else hci.OwnAddressType.RANDOM
-        await device.start_advertising(advertising_data=advertising, own_address_type=own, auto_restart=True)
+        # A virtual link connects at the peer's next advertisement: a short interval keeps the
+        # connect step about the centrals, not about Bumble's 1 s default interval.
+        await device.start_advertising(advertising_data=advertising, own_address_type=own, auto_restart=True,
+                                       advertising_interval_min=args.advertising_interval,
+                                       advertising_interval_max=args.advertising_interval)
         address = device.public_address if args.public else device.random_address
         print(f"READY {address.to_string(with_type_qualifier=False)} {'public' if args.public else 'random'}", flush=True)
         await transport.source.wait_for_termination()
