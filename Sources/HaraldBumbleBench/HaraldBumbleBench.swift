@@ -9,6 +9,9 @@
 //            [--iterations 5] [--notifications 1000] [--stream FFB1]
 // Prints one JSON document on stdout.
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Harald
 import HaraldATT
 import HaraldCodec
@@ -47,11 +50,12 @@ func requests(_ counters: ATTCounters) -> [UInt8: Int] {
 
 struct StepResult {
     var seconds: Double
+    var cpuSeconds: Double
     var requests: [UInt8: Int]
 
     var json: [String: Any] {
         [
-            "seconds": seconds, "attRequests": requests.values.reduce(0, +),
+            "seconds": seconds, "cpuSeconds": cpuSeconds, "attRequests": requests.values.reduce(0, +),
             "attRequestsByOpcode": Dictionary(uniqueKeysWithValues: requests.map { (String(format: "0x%02X", $0.key), $0.value) }),
         ]
     }
@@ -65,6 +69,13 @@ func arguments() -> [String: String] {
         result[String(key.dropFirst(2))] = value
     }
     return result
+}
+
+/// CPU time this process has used (every thread: the HCI reader included), in seconds.
+func processCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
 func seconds(_ duration: Duration) -> Double {
@@ -95,19 +106,25 @@ struct HaraldBumbleBench {
         for _ in 0..<iterations {
             var steps: [String: StepResult] = [:]
             var last = ATTCounters()
+            var cpu = processCPUSeconds()
             func step(_ name: String, _ start: ContinuousClock.Instant, _ counters: ATTCounters) {
+                let elapsed = seconds(clock.now - start)
+                let cpuNow = processCPUSeconds()
                 var delta = requests(counters)
                 for (opcode, count) in requests(last) { delta[opcode, default: 0] -= count }
-                steps[name] = StepResult(seconds: seconds(clock.now - start), requests: delta.filter { $0.value != 0 })
+                steps[name] = StepResult(seconds: elapsed, cpuSeconds: cpuNow - cpu, requests: delta.filter { $0.value != 0 })
                 last = counters
+                cpu = processCPUSeconds()
             }
 
             var start = clock.now
+            cpu = processCPUSeconds()
             let connection = try await central.connect(to: PeripheralIdentifier(address: address), timeout: .seconds(20))
             guard let gatt = backend.latest else { fatalError("the HCI backend did not return a GATT connection") }
             step("connect", start, await gatt.client.counters)
 
             start = clock.now
+            cpu = processCPUSeconds()
             var characteristics: [DiscoveredCharacteristic] = []
             var descriptorCount = 0
             for (_, found) in try await connection.discoverAll() {
@@ -119,6 +136,7 @@ struct HaraldBumbleBench {
             step("discover", start, await gatt.client.counters)
 
             start = clock.now
+            cpu = processCPUSeconds()
             var bytesRead = 0
             for characteristic in characteristics where characteristic.properties.contains(.read) {
                 bytesRead += try await connection.readRaw(characteristic).count
@@ -127,6 +145,7 @@ struct HaraldBumbleBench {
 
             guard let stream = characteristics.first(where: { $0.uuid == streamUUID }) else { fatalError("no \(streamUUID) on the peer") }
             start = clock.now
+            cpu = processCPUSeconds()
             let subscription = try await connection.subscribe(stream, as: [UInt8].self, buffering: .oldest(wanted + 64))
             var received = 0
             var outOfOrder = 0

@@ -43,20 +43,27 @@ async def session(device, address, stream_uuid, wanted):
     steps = {}
     last = {}
 
+    cpu = {"start": 0.0}
+
+    def begin():
+        cpu["start"] = time.process_time()
+        return time.perf_counter()
+
     def step(name, start):
+        elapsed, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu["start"]
         delta = {key: value - last.get(key, 0) for key, value in counts.items() if value - last.get(key, 0)}
-        steps[name] = {"seconds": time.perf_counter() - start, "attRequests": sum(delta.values()), "attRequestsByOpcode": delta}
+        steps[name] = {"seconds": elapsed, "cpuSeconds": cpu_seconds, "attRequests": sum(delta.values()), "attRequestsByOpcode": delta}
         last.clear()
         last.update(counts)
 
-    start = time.perf_counter()
+    start = begin()
     connection = await device.connect(hci.Address(address), timeout=20)
     count_requests(connection.gatt_client, counts)
     peer = Peer(connection)
     mtu = await peer.request_mtu(517)
     step("connect", start)
 
-    start = time.perf_counter()
+    start = begin()
     await peer.discover_services()
     characteristics = []
     descriptors = 0
@@ -67,7 +74,7 @@ async def session(device, address, stream_uuid, wanted):
             characteristics.append(characteristic)
     step("discover", start)
 
-    start = time.perf_counter()
+    start = begin()
     bytes_read = 0
     for characteristic in characteristics:
         if characteristic.properties & Characteristic.Properties.READ:
@@ -86,7 +93,7 @@ async def session(device, address, stream_uuid, wanted):
         if state["received"] == wanted and not done.done():
             done.set_result(None)
 
-    start = time.perf_counter()
+    start = begin()
     await peer.subscribe(stream, on_value)
     await asyncio.wait_for(done, 60)
     step("notifications", start)
