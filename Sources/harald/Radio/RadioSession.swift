@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Harald
 import HaraldHCIBackend
+import HaraldSimulator
 import Logging
 
 /// Opens the backend for a transport and runs a command's body against a `Central` on it.
@@ -11,7 +12,7 @@ enum RadioSession {
         let transport = try options.transportChoice()
         switch transport {
         case .simulator:
-            throw ValidationError("the simulator transport is not wired into this build yet")
+            try runSimulated(body)
         case .tcp, .hci:
             let backend: HCICentralBackend
             do {
@@ -28,6 +29,25 @@ enum RadioSession {
             }
             await backend.close()
         }
+    }
+
+    /// Runs `body` against the built-in virtual devices (the `harald demo` ones: a heart-rate
+    /// strap, an action camera and a fitness band) in virtual time, so timeouts pass instantly.
+    private static func runSimulated(_ body: @escaping @Sendable (Central) async throws -> Void) throws {
+        guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else {
+            throw ValidationError("the simulator transport needs task executors (macOS 15 or later)")
+        }
+        let simulation = Simulation()
+        let clock = simulation.clock
+        let world: Simulator
+        do {
+            world = try Simulator(clock: clock, devices: [.heartRateStrap(), .actionCamera(), .fitnessBand()])
+        } catch { Output.fail("cannot build the simulated world: \(error)") }
+        do {
+            try simulation.run(timeLimit: .seconds(24 * 3600)) {
+                try await body(Central(backend: world.backend, clock: clock))
+            }
+        } catch { Output.fail(message(for: error)) }
     }
 
     /// Logs go to stderr (stdout carries the command's output): warnings only, or everything
