@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald"]),
         // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
-        .target(name: "HaraldHCI", dependencies: ["HaraldCodec"]),
+        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldProfiles"]),
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
         .target(name: "HaraldHCIBackend", dependencies: ["Harald", "HaraldATT", "HaraldHCI"]),
         .executableTarget(

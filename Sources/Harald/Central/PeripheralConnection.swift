@@ -50,6 +50,17 @@ public actor PeripheralConnection {
         for service in services where declared[service.uuid] == nil { declared[service.uuid] = service }
     }
 
+    /// Discovers the given services and their characteristics now, instead of on first use.
+    /// Throws ``BluetoothError/notFound(_:)`` when a service is missing.
+    public func prepare(_ services: [ServiceSpec], timeout: Duration? = nil) async throws {
+        declare(services)
+        let timeout = timeout ?? defaultTimeout
+        for spec in services where characteristicsByService[spec.uuid] == nil {
+            let service = try await discoveredService(spec.uuid, timeout: timeout)
+            characteristicsByService[spec.uuid] = try await backend.discoverCharacteristics(nil, of: service, timeout: timeout)
+        }
+    }
+
     /// Discovers every service and characteristic (for tools such as `harald dump`).
     public func discoverAll(timeout: Duration? = nil) async throws -> [(service: DiscoveredService, characteristics: [DiscoveredCharacteristic])] {
         let timeout = timeout ?? defaultTimeout

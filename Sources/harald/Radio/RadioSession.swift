@@ -12,7 +12,18 @@ enum RadioSession {
         let transport = try options.transportChoice()
         switch transport {
         case .simulator:
-            try runSimulated(body)
+            guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else {
+                throw ValidationError("the simulator transport needs task executors (macOS 15 or later)")
+            }
+            // The built-in virtual devices, in virtual time: a 30 s scan ends at once.
+            let simulation = Simulation()
+            let simulator = try Simulator(clock: simulation.clock, devices: VirtualPeripheral.builtInDevices)
+            let central = Central(backend: simulator.backend, clock: simulation.clock)
+            do {
+                try simulation.run(timeLimit: .seconds(24 * 3600)) { try await body(central) }
+            } catch {
+                Output.fail(Self.message(for: error))
+            }
         case .tcp, .hci:
             let backend: HCICentralBackend
             do {
@@ -29,25 +40,6 @@ enum RadioSession {
             }
             await backend.close()
         }
-    }
-
-    /// Runs `body` against the built-in virtual devices (the `harald demo` ones: a heart-rate
-    /// strap, an action camera and a fitness band) in virtual time, so timeouts pass instantly.
-    private static func runSimulated(_ body: @escaping @Sendable (Central) async throws -> Void) throws {
-        guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else {
-            throw ValidationError("the simulator transport needs task executors (macOS 15 or later)")
-        }
-        let simulation = Simulation()
-        let clock = simulation.clock
-        let world: Simulator
-        do {
-            world = try Simulator(clock: clock, devices: [.heartRateStrap(), .actionCamera(), .fitnessBand()])
-        } catch { Output.fail("cannot build the simulated world: \(error)") }
-        do {
-            try simulation.run(timeLimit: .seconds(24 * 3600)) {
-                try await body(Central(backend: world.backend, clock: clock))
-            }
-        } catch { Output.fail(message(for: error)) }
     }
 
     /// Logs go to stderr (stdout carries the command's output): warnings only, or everything
