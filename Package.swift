@@ -58,6 +58,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Harald's side of the Harald-vs-Bumble benchmark (scripts/bench-bumble).
+        .executableTarget(
+            name: "HaraldBumbleBench",
+            dependencies: ["Harald", "HaraldATT", "HaraldCodec", "HaraldHCIBackend", .product(name: "Logging", package: "swift-log")]
+        ),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
         .executableTarget(name: "FuzzDecode", dependencies: ["HaraldCodec"], path: "Fuzz/FuzzDecode"),
         .testTarget(
