@@ -1,6 +1,7 @@
 // Harald's side of the Harald-vs-Bumble benchmark (scripts/bench-bumble): one central session
 // against a Bumble peer (scripts/bumble/bench_peer.py), step by step — connect (with the MTU
-// exchange), discover every service, characteristic and descriptor, read every readable value,
+// exchange), discover every service, characteristic and descriptor (sweeping all services and
+// characteristics at once), read every readable value (Read Multiple Variable batches),
 // then subscribe and receive N notifications — through the public API on the HCI backend.
 // For each step it reports wall time and the ATT requests the GATT client sent
 // (`GATTClient.counters`). The same steps are done by scripts/bumble/bench_central.py.
@@ -125,21 +126,17 @@ struct HaraldBumbleBench {
 
             start = clock.now
             cpu = processCPUSeconds()
-            var characteristics: [DiscoveredCharacteristic] = []
-            var descriptorCount = 0
-            for (_, found) in try await connection.discoverAll() {
-                for characteristic in found {
-                    descriptorCount += try await connection.discoverDescriptors(of: characteristic).count
-                    characteristics.append(characteristic)
-                }
-            }
+            // Services, then every characteristic in one sweep, then every descriptor in one sweep.
+            let characteristics = try await connection.discoverAll().flatMap(\.characteristics)
+            let descriptorCount = try await connection.discoverDescriptors(ofAll: characteristics).reduce(0) { $0 + $1.count }
             step("discover", start, await gatt.client.counters)
 
             start = clock.now
             cpu = processCPUSeconds()
+            // Every readable value in Read Multiple Variable batches.
             var bytesRead = 0
-            for characteristic in characteristics where characteristic.properties.contains(.read) {
-                bytesRead += try await connection.readRaw(characteristic).count
+            for value in try await connection.readRawValues(of: characteristics.filter { $0.properties.contains(.read) }) {
+                bytesRead += try value.get().count
             }
             step("read", start, await gatt.client.counters)
 
