@@ -8,7 +8,9 @@ extension GATTClient {
     /// - Each request carries as many of the handles still unread as fit one PDU; values the
     ///   server left out of a full response go into the next request.
     /// - A value that arrives truncated (fewer bytes than the length the server declared for it)
-    ///   is completed with Read Blob from where it stopped.
+    ///   is completed with Read Blob from where it stopped — unless it is the last of several in
+    ///   its response, cut where the PDU filled up: then it is asked for again, first in the next
+    ///   request.
     /// - When the server answers Request Not Supported, this client remembers it
     ///   (``readMultipleVariableRefused``) and reads one value at a time (Read, then Read Blob
     ///   for long values), now and for the rest of the connection. A single handle is read that
@@ -54,12 +56,19 @@ extension GATTClient {
                 pending.removeFirst(batch.count)
                 continue
             }
-            for (index, entry) in zip(batch, response.entries) {
+            var answered = 0
+            for (position, (index, entry)) in zip(batch, response.entries).enumerated() {
+                if entry.isTruncated, position > 0, position == response.entries.count - 1 {
+                    // Cut where the PDU filled up: ask again, first in the next request, rather
+                    // than spend Read Blobs on the rest of a value that may fit a request whole.
+                    break
+                }
                 results[index] = entry.isTruncated
                     ? try await completeValue(handles[index], entry, deadline: deadline)
                     : .success(entry.value)
+                answered += 1
             }
-            pending.removeFirst(response.entries.count)
+            pending.removeFirst(answered)
         }
         for index in pending { results[index] = try await readWholeValue(handles[index], deadline: deadline) }
         return results
@@ -97,7 +106,8 @@ extension GATTClient {
     }
 
     /// Completes a value a Read Multiple Variable response truncated: Read Blob from the end of
-    /// what arrived until the declared length is reached (or the server says the value ends).
+    /// what arrived until the declared length is reached or a part comes back short. A server
+    /// that refuses the Read Blob (Attribute Not Long, Invalid Offset) gets a fresh whole read.
     private func completeValue(
         _ handle: UInt16, _ entry: ATTReadMultipleVariableResponse.Entry, deadline: Duration
     ) async throws(GATTError) -> Result<[UInt8], GATTError> {
@@ -109,9 +119,11 @@ extension GATTClient {
                     ATTReadBlobRequest(handle: handle, offset: UInt16(value.count)), expecting: ATTReadBlobResponse.self, deadline: deadline
                 ).value
             } catch .attribute(.attributeNotLong, _, _) {
-                break
+                // Servers may refuse Read Blob on values that fit one Read Response (≤ ATT_MTU − 1).
+                return try await readWholeValue(handle, deadline: deadline)
             } catch .attribute(.invalidOffset, _, _) {
-                break
+                // The value shrank since the batch read it.
+                return try await readWholeValue(handle, deadline: deadline)
             } catch let error {
                 guard case .attribute = error else { throw error }
                 return .failure(error)
