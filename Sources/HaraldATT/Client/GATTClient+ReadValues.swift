@@ -10,7 +10,8 @@ extension GATTClient {
     /// - A value that arrives truncated (fewer bytes than the length the server declared for it)
     ///   is completed with Read Blob from where it stopped — unless it is the last of several in
     ///   its response, cut where the PDU filled up: then it is asked for again, first in the next
-    ///   request.
+    ///   request. The spec only lets the server cut the response at ATT_MTU − 1 bytes; a value
+    ///   cut in a response shorter than that is not trusted and read again on its own.
     /// - When the server answers Request Not Supported, this client remembers it
     ///   (``readMultipleVariableRefused``) and reads one value at a time (Read, then Read Blob
     ///   for long values), now and for the rest of the connection. A single handle is read that
@@ -56,16 +57,25 @@ extension GATTClient {
                 pending.removeFirst(batch.count)
                 continue
             }
+            // A value shorter than its length can only be the last one parsed: the response's
+            // bytes end inside it.
+            let responseLength = response.entries.reduce(1) { $0 + 2 + $1.value.count }
             var answered = 0
             for (position, (index, entry)) in zip(batch, response.entries).enumerated() {
-                if entry.isTruncated, position > 0, position == response.entries.count - 1 {
+                if !entry.isTruncated {
+                    results[index] = .success(entry.value)
+                } else if position > 0 {
                     // Cut where the PDU filled up: ask again, first in the next request, rather
                     // than spend Read Blobs on the rest of a value that may fit a request whole.
                     break
+                } else if responseLength != mtu {
+                    // Cut although the PDU is not full: the server cut the value itself (Bumble
+                    // cuts each value to 251 bytes) and the bytes after it belong to other values
+                    // that cannot be told apart. Read this one alone; ask for the others again.
+                    results[index] = try await readWholeValue(handles[index], deadline: deadline)
+                } else {
+                    results[index] = try await completeValue(handles[index], entry, deadline: deadline)
                 }
-                results[index] = entry.isTruncated
-                    ? try await completeValue(handles[index], entry, deadline: deadline)
-                    : .success(entry.value)
                 answered += 1
             }
             pending.removeFirst(answered)
