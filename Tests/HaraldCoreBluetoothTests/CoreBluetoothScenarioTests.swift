@@ -42,10 +42,6 @@ struct FakeWorld: Sendable {
         let answer: @Sendable ([UInt8]) -> [UInt8] = { ScenarioProfile.answer(to: $0) }
         peripheral.respond[ScenarioProfile.command] = (ScenarioProfile.response, answer)
         peripheral.refuse[ScenarioProfile.command] = { $0.first == ScenarioProfile.refusedCommand ? attError(Int(ScenarioProfile.refusalCode)) : nil }
-        central.advertisingOnScan = [(peripheral, [
-            fakeKeys.localName: ScenarioProfile.name, fakeKeys.serviceUUIDs: [FakeUUID(ScenarioProfile.service)],
-            fakeKeys.isConnectable: NSNumber(value: true),
-        ], -55)]
         if poweredOn { central.setRadio(.poweredOn) }
         return FakeWorld(central: central, peripheral: peripheral, backend: backend, clock: clock)
     }
@@ -82,6 +78,11 @@ struct CoreBluetoothScenarioTests {
     @Test(arguments: Scenario.allCases)
     func scenario(_ scenario: Scenario) async throws {
         let world = FakeWorld.make()
+        // The scenario peer advertises all along: every scan hears it at once.
+        world.central.advertisingOnScan = [(world.peripheral, [
+            fakeKeys.localName: ScenarioProfile.name, fakeKeys.serviceUUIDs: [FakeUUID(ScenarioProfile.service)],
+            fakeKeys.isConnectable: NSNumber(value: true),
+        ], -55)]
         let backend = world.backend
         let clock = world.clock
         try await scenario.run(ScenarioHarness(

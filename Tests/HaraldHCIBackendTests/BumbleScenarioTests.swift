@@ -41,7 +41,7 @@ final class ConnectionRecorder: CentralBackend, @unchecked Sendable {
 }
 
 /// The public API's scenario suite over Harald's HCI host stack, against a Bumble GATT peer on
-/// linked virtual controllers (scripts/integration starts both). Real time: generous timeouts,
+/// linked virtual controllers (scripts/integration starts both). Real time: generous timeouts (20 s),
 /// and the timeout scenario waits 1 s.
 @Suite(
     "Bumble integration: public API scenarios over the HCI backend", .serialized,
@@ -57,8 +57,8 @@ struct BumbleIntegrationTests {
         let backend = try await HCICentralBackend.open(transport: transport)
         let recorder = ConnectionRecorder(backend)
         let harness = ScenarioHarness(
-            central: Central(backend: recorder, defaultTimeout: .seconds(10)), peer: peer,
-            timeout: .seconds(10), shortTimeout: .seconds(1), pendingOperations: { await recorder.pendingOperations() })
+            central: Central(backend: recorder, defaultTimeout: .seconds(20)), peer: peer,
+            timeout: .seconds(20), shortTimeout: .seconds(1), pendingOperations: { await recorder.pendingOperations() })
         do {
             try await withHangGuard { try await scenario.run(harness) }
         } catch {
