@@ -75,7 +75,9 @@ struct FakeScenarioPeer: ScenarioPeer {
 
 @Suite("Public API scenarios on the CoreBluetooth fake")
 struct CoreBluetoothScenarioTests {
-    @Test(arguments: Scenario.allCases)
+    // The time limit only guards against a hang (the fake's virtual clock never fires a timer
+    // by itself): a passing scenario takes milliseconds.
+    @Test(.timeLimit(.minutes(2)), arguments: Scenario.allCases)
     func scenario(_ scenario: Scenario) async throws {
         let world = FakeWorld.make()
         // The scenario peer advertises all along: every scan hears it at once.
