@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald"]),
         // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
-        .target(name: "HaraldHCI", dependencies: ["HaraldCodec"]),
+        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldProfiles"]),
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
         .target(name: "HaraldHCIBackend", dependencies: ["Harald", "HaraldATT", "HaraldHCI"]),
         .executableTarget(
@@ -57,6 +57,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Harald's side of the Harald-vs-Bumble benchmark (scripts/bench-bumble).
+        .executableTarget(
+            name: "HaraldBumbleBench",
+            dependencies: ["Harald", "HaraldATT", "HaraldCodec", "HaraldHCIBackend", .product(name: "Logging", package: "swift-log")]
         ),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
         .executableTarget(name: "FuzzDecode", dependencies: ["HaraldCodec"], path: "Fuzz/FuzzDecode"),

@@ -12,6 +12,7 @@ struct Demo: ParsableCommand {
     var measurements = 5
 
     func run() throws {
+        RadioSession.bootstrapLogging(verbose: false)
         guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else {
             throw ValidationError("the simulation needs task executors (macOS 15 or later)")
         }

@@ -87,9 +87,7 @@ public struct PeripheralSession: Sendable {
     public let link: SimulatedLink
 
     /// True until the link closes.
-    public var isConnected: Bool {
-        get async { await link.closedReason == nil }
-    }
+    public var isConnected: Bool { link.isOpen }
 
     /// Notifies `value` on this connection for the characteristic `uuid` (if the central enabled
     /// notifications for it). Returns whether it was sent.
@@ -101,27 +99,38 @@ public struct PeripheralSession: Sendable {
     /// Sleeps on the simulation clock; false when the link closed or the script was cancelled.
     public func sleep(for duration: Duration) async -> Bool {
         do { try await runtime.clock.sleep(for: duration) } catch { return false }
-        return await isConnected
+        return isConnected
     }
 }
 
 /// A running virtual peripheral: its clock and GATT server, shared by its handlers and scripts.
 public final class PeripheralRuntime: @unchecked Sendable {
-    // @unchecked Sendable: `attachedServer` is written once (by the simulator, before any handler
-    // or script can run) and read afterwards, always with `lock` held.
+    // @unchecked Sendable: `attachedServer` and `valueHandles` are written once (by the simulator,
+    // before any handler or script can run) and read afterwards, always with `lock` held.
     /// The simulation clock.
     public let clock: VirtualClock
     /// The device this runtime belongs to.
     public let address: DeviceAddress
     private let lock = NSLock()
     private var attachedServer: GATTServer?
+    /// Characteristic UUID → value handle (the first in handle order); the layout never changes.
+    private var valueHandles: [BluetoothUUID: UInt16] = [:]
 
     init(clock: VirtualClock, address: DeviceAddress) {
         self.clock = clock
         self.address = address
     }
 
-    func attach(_ server: GATTServer) { lock.withLock { attachedServer = server } }
+    func attach(_ server: GATTServer, database: GATTDatabase) {
+        var handles: [BluetoothUUID: UInt16] = [:]
+        for (_, characteristic) in database.characteristics where handles[characteristic.uuid] == nil {
+            handles[characteristic.uuid] = characteristic.valueHandle
+        }
+        lock.withLock {
+            attachedServer = server
+            valueHandles = handles
+        }
+    }
 
     /// The device's GATT server.
     public var server: GATTServer {
@@ -132,15 +141,15 @@ public final class PeripheralRuntime: @unchecked Sendable {
     }
 
     /// The value handle of characteristic `uuid` (the first one, in handle order).
-    public func valueHandle(_ uuid: BluetoothUUID) async -> UInt16? {
-        await server.database.characteristics.first { $0.characteristic.uuid == uuid }?.characteristic.valueHandle
+    public func valueHandle(_ uuid: BluetoothUUID) -> UInt16? {
+        lock.withLock { valueHandles[uuid] }
     }
 
     /// Notifies `value` for characteristic `uuid` to every connection that enabled notifications
     /// (or only to `connection`); returns how many were sent.
     @discardableResult
     public func notify(_ uuid: BluetoothUUID, _ value: [UInt8], to connection: GATTConnectionID? = nil) async -> Int {
-        guard let handle = await valueHandle(uuid) else { return 0 }
+        guard let handle = valueHandle(uuid) else { return 0 }
         return await server.notify(handle: handle, value: value, to: connection)
     }
 }

@@ -73,8 +73,9 @@ public final class Simulator: @unchecked Sendable {
     public func add(_ description: VirtualPeripheral) throws {
         let runtime = PeripheralRuntime(clock: clock, address: description.address)
         let behaviour = description.makeBehaviour(runtime)
-        let server = try GATTServer(services: behaviour.services, clock: clock)
-        runtime.attach(server)
+        let database = try GATTDatabase(services: behaviour.services)
+        let server = GATTServer(database: database, clock: clock)
+        runtime.attach(server, database: database)
         let interval = max(description.advertisingInterval, .milliseconds(20))
         let seed = description.address.bytes.reduce(0) { $0 &* 31 &+ Int($1) }
         let phase = interval * Double(seed.magnitude % 1000) / 1000

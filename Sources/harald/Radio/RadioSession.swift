@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Harald
 import HaraldHCIBackend
+import HaraldSimulator
 import Logging
 
 /// Opens the backend for a transport and runs a command's body against a `Central` on it.
@@ -11,7 +12,18 @@ enum RadioSession {
         let transport = try options.transportChoice()
         switch transport {
         case .simulator:
-            throw ValidationError("the simulator transport is not wired into this build yet")
+            guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else {
+                throw ValidationError("the simulator transport needs task executors (macOS 15 or later)")
+            }
+            // The built-in virtual devices, in virtual time: a 30 s scan ends at once.
+            let simulation = Simulation()
+            let simulator = try Simulator(clock: simulation.clock, devices: VirtualPeripheral.builtInDevices)
+            let central = Central(backend: simulator.backend, clock: simulation.clock)
+            do {
+                try simulation.run(timeLimit: .seconds(24 * 3600)) { try await body(central) }
+            } catch {
+                Output.fail(Self.message(for: error))
+            }
         case .tcp, .hci:
             let backend: HCICentralBackend
             do {
