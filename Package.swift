@@ -81,8 +81,11 @@ let package = Package(
         ),
         .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
         .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec"]),
-        // The public API's scenario suite, run against the simulator backend.
-        .testTarget(name: "HaraldScenarioTests", dependencies: ["Harald", "HaraldSimulator"]),
+        // The public API's scenario suite, written once (no Testing import: scenarios throw
+        // ScenarioFailure) and run by a parameterized test per backend.
+        .target(name: "HaraldScenarioSuite", dependencies: ["Harald", "HaraldCodec"], path: "Tests/HaraldScenarioSuite"),
+        // The scenario suite against the simulator backend, plus the flows on the simulator.
+        .testTarget(name: "HaraldScenarioTests", dependencies: ["Harald", "HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldScenarioSuite"]),
         .testTarget(
             name: "HaraldProfilesTests",
             dependencies: [
@@ -98,7 +101,7 @@ let package = Package(
         .target(name: "HaraldCoreBluetooth", dependencies: ["Harald", "HaraldCodec"]),
         .testTarget(
             name: "HaraldCoreBluetoothTests",
-            dependencies: ["HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldSimulator"]
+            dependencies: ["HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldSimulator", "HaraldScenarioSuite"]
         ),
         // Unit tests, plus integration tests against Bumble that run only when
         // HARALD_BUMBLE_TRANSPORT is set (see scripts/integration).
@@ -110,6 +113,9 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        // The scenario suite over HCICentralBackend against a Bumble scenario peer; runs only when
+        // HARALD_SCENARIO_TRANSPORT is set (see scripts/integration).
+        .testTarget(name: "HaraldHCIBackendTests", dependencies: ["HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldScenarioSuite"]),
     ],
     swiftLanguageModes: [.v6]
 )
