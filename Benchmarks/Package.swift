@@ -18,6 +18,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "HaraldCodec", package: "Harald"),
+                .product(name: "HaraldProfiles", package: "Harald"),
                 "Clobber",
             ],
             path: "Benchmarks/HaraldDecode",

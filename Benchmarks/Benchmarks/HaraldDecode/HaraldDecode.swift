@@ -6,5 +6,8 @@ import Benchmark
 let benchmarks: @Sendable () -> Void = {
     registerHeartRateBenchmarks()
     registerBloodPressureBenchmarks()
+    registerHeartRateMeasurementBenchmarks()
+    registerBloodPressureMeasurementBenchmarks()
+    registerGlucoseMeasurementBenchmarks()
     registerLoopOverhead()
 }
