@@ -16,7 +16,7 @@ import Darwin
 /// Every decoder the fuzzer drives. Later layers append their rows here, one line each
 /// (for example `.decoding(HeartRateMeasurement.self)` once HaraldProfiles exists). Append rather
 /// than insert: a seed's first byte is its row's index, and appending keeps those indices.
-let fuzzTargets: [FuzzTarget] = codecTargets
+let fuzzTargets: [FuzzTarget] = codecTargets + attTargets + advertisingTargets + hciTargets + serverTargets + profileTargets
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
