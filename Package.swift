@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "Harald", targets: ["Harald"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
         .library(name: "HaraldCoreBluetooth", targets: ["HaraldCoreBluetooth"]),
+        .library(name: "HaraldHCI", targets: ["HaraldHCI"]),
+        .library(name: "HaraldHCIBackend", targets: ["HaraldHCIBackend"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -39,6 +41,11 @@ let package = Package(
         ),
         // Virtual clock, link model, virtual peripherals, the simulator backend.
         .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald"]),
+        // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
+        // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
+        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldProfiles"]),
+        // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
+        .target(name: "HaraldHCIBackend", dependencies: ["Harald", "HaraldATT", "HaraldHCI"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -46,8 +53,15 @@ let package = Package(
                 "HaraldProfiles",
                 "Harald",
                 "HaraldSimulator",
+                "HaraldHCIBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Harald's side of the Harald-vs-Bumble benchmark (scripts/bench-bumble).
+        .executableTarget(
+            name: "HaraldBumbleBench",
+            dependencies: ["Harald", "HaraldATT", "HaraldCodec", "HaraldHCIBackend", .product(name: "Logging", package: "swift-log")]
         ),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
         .executableTarget(name: "FuzzDecode", dependencies: ["HaraldCodec"], path: "Fuzz/FuzzDecode"),
@@ -66,7 +80,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
-        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator"]),
+        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec"]),
+        // The public API's scenario suite, run against the simulator backend.
+        .testTarget(name: "HaraldScenarioTests", dependencies: ["Harald", "HaraldSimulator"]),
         .testTarget(
             name: "HaraldProfilesTests",
             dependencies: [
@@ -83,6 +99,16 @@ let package = Package(
         .testTarget(
             name: "HaraldCoreBluetoothTests",
             dependencies: ["HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldSimulator"]
+        ),
+        // Unit tests, plus integration tests against Bumble that run only when
+        // HARALD_BUMBLE_TRANSPORT is set (see scripts/integration).
+        .testTarget(
+            name: "HaraldHCITests",
+            dependencies: [
+                "HaraldHCI",
+                "HaraldCodec",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -91,8 +91,8 @@ struct MedicalFloatProperties {
         await propertyCheck(count: 1000, input: Gen<UInt32>.value()) { bits in
             let short = MedicalFloat16(bitPattern: UInt16(truncatingIfNeeded: bits))
             let long = MedicalFloat32(bitPattern: bits)
-            #expect(short.isFinite == !short.doubleValue.isNaN && !short.doubleValue.isInfinite)
-            #expect(long.isFinite == !long.doubleValue.isNaN && !long.doubleValue.isInfinite)
+            #expect(short.isFinite == (!short.doubleValue.isNaN && !short.doubleValue.isInfinite))
+            #expect(long.isFinite == (!long.doubleValue.isNaN && !long.doubleValue.isInfinite))
         }
     }
 

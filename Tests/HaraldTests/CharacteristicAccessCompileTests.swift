@@ -122,22 +122,32 @@ struct StandardCharacteristicSpellingTests {
     }
 }
 
-@Suite("README quick start")
+@Suite("README examples compile")
 struct ReadmeQuickStartTypeCheckTests {
-    @Test func typedReadAndSubscriptionExampleCompiles() throws {
+    /// The first Swift block after `heading` in README.md, its imports kept at the top and the
+    /// rest wrapped in an async throwing function.
+    func program(after heading: String, parameters: String) throws -> String {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("README.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
-        let section = try #require(text.range(of: "## Quick start: a typed read and a subscription"))
+        let section = try #require(text.range(of: heading))
         let afterHeading = text[section.upperBound...]
         let open = try #require(afterHeading.range(of: "```swift\n"))
         let close = try #require(afterHeading[open.upperBound...].range(of: "```"))
-        let body = afterHeading[open.upperBound..<close.lowerBound]
-            .split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.hasPrefix("import ") }
-            .map { "    " + $0 }
-            .joined(separator: "\n")
-        let source = "import Harald\nfunc quickStart(backend: any CentralBackend) async throws {\n\(body)\n}\n"
+        let lines = afterHeading[open.upperBound..<close.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+        let imports = lines.filter { $0.hasPrefix("import ") }.joined(separator: "\n")
+        let body = lines.filter { !$0.hasPrefix("import ") }.map { "    " + $0 }.joined(separator: "\n")
+        return "import Harald\n\(imports)\nfunc example(\(parameters)) async throws {\n\(body)\n}\n"
+    }
+
+    @Test func typedReadAndSubscriptionExampleCompiles() throws {
+        let source = try program(after: "## Quick start: a typed read and a subscription", parameters: "backend: any CentralBackend")
+        let result = try CharacteristicAccessCompileTests().typeCheck(source)
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test func simulatorExampleCompiles() throws {
+        let source = try program(after: "## Testing without hardware: the simulator", parameters: "")
         let result = try CharacteristicAccessCompileTests().typeCheck(source)
         #expect(result.status == 0, "\(result.output)")
     }

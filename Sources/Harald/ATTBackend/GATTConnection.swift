@@ -132,7 +132,9 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
 
     public func valueUpdates(for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering) async -> ValueUpdates {
         let (updates, continuation) = ValueUpdates.makeStream(buffering: buffering)
-        let sink = GATTClient.ValueSink(deliver: { continuation.yield($0.value) }, finish: { _ in continuation.finish() })
+        let sink = GATTClient.ValueSink(
+            deliver: { continuation.yield($0.value) },
+            finish: { continuation.finish(throwing: .disconnected(GATTConnection.reason(for: $0))) })
         let client = self.client
         let handle = characteristic.valueHandle
         // A sink whose consumer has gone away is removed the next time a value arrives for it.

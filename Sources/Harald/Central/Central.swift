@@ -85,10 +85,10 @@ public actor Central {
         do {
             link = try await backend.connect(to: peripheral, timeout: timeout ?? defaultTimeout)
         } catch {
-            logger.info("connection failed", metadata: ["peripheral": "\(peripheral)", "error": "\(error)"])
+            logger.debug("connection failed", metadata: ["peripheral": "\(peripheral)", "error": "\(error)"])
             throw error
         }
-        logger.info("connected", metadata: ["peripheral": "\(peripheral)"])
+        logger.debug("connected", metadata: ["peripheral": "\(peripheral)"])
         var connectionLogger = Logger(label: "harald.connection")
         connectionLogger.logLevel = logger.logLevel
         connectionLogger[metadataKey: "peripheral"] = "\(peripheral)"

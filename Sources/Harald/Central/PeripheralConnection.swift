@@ -50,6 +50,17 @@ public actor PeripheralConnection {
         for service in services where declared[service.uuid] == nil { declared[service.uuid] = service }
     }
 
+    /// Discovers the given services and their characteristics now, instead of on first use.
+    /// Throws ``BluetoothError/notFound(_:)`` when a service is missing.
+    public func prepare(_ services: [ServiceSpec], timeout: Duration? = nil) async throws {
+        declare(services)
+        let timeout = timeout ?? defaultTimeout
+        for spec in services where characteristicsByService[spec.uuid] == nil {
+            let service = try await discoveredService(spec.uuid, timeout: timeout)
+            characteristicsByService[spec.uuid] = try await backend.discoverCharacteristics(nil, of: service, timeout: timeout)
+        }
+    }
+
     /// Discovers every service and characteristic (for tools such as `harald dump`).
     public func discoverAll(timeout: Duration? = nil) async throws -> [(service: DiscoveredService, characteristics: [DiscoveredCharacteristic])] {
         let timeout = timeout ?? defaultTimeout
@@ -78,7 +89,7 @@ public actor PeripheralConnection {
         let timeout = timeout ?? defaultTimeout
         if let known = characteristicsByService[serviceUUID]?.first(where: { $0.uuid == uuid }) { return known }
         let service = try await discoveredService(serviceUUID, timeout: timeout)
-        if characteristicsByService[serviceUUID] == nil || declared[serviceUUID] != nil {
+        if characteristicsByService[serviceUUID] == nil {
             // Ask for all characteristics of the service: one procedure either way, and a later
             // use of an undeclared characteristic needs no second discovery.
             characteristicsByService[serviceUUID] = try await backend.discoverCharacteristics(nil, of: service, timeout: timeout)
@@ -153,7 +164,7 @@ public actor PeripheralConnection {
         return try await withTimeout(timeout, clock: clock, operation: "response on \(responseCharacteristic.uuid)") {
             var iterator = subscription.makeAsyncIterator()
             guard let response = try await iterator.next() else {
-                throw BluetoothError.disconnected(await self.backend.disconnection())
+                throw BluetoothError.notFound("\(responseCharacteristic.uuid) stopped notifying")
             }
             return response
         }
@@ -228,7 +239,7 @@ public actor PeripheralConnection {
         let updates = await backend.valueUpdates(for: characteristic, buffering: buffering)
         let ended = EndFlag()
         let subscription = Subscription<Value>(
-            updates: updates, failures: FailureCounter(), policy: onDecodingFailure, connection: backend, ended: ended)
+            updates: updates, failures: FailureCounter(), policy: onDecodingFailure, ended: ended)
         if (subscriptionCounts[handle] ?? 0) == 0 {
             try await backend.setNotifications(true, for: characteristic, timeout: timeout ?? defaultTimeout)
         }

@@ -18,7 +18,7 @@ public final class ATTDualRoleBearer: Sendable {
         client = ATTRoleBearer(shared: bearer, events: clientEvents, otherSide: serverSink)
         server = ATTRoleBearer(shared: bearer, events: serverEvents, otherSide: clientSink)
         let events = bearer.events
-        Task {
+        EngineTasks.start {
             for await event in events {
                 switch event {
                 case .received(let bytes):

@@ -87,7 +87,7 @@ public actor GATTClient {
         self.timer = ATTTimer(clock)
         self.configuration = configuration
         let events = bearer.events
-        Task { [weak self] in
+        EngineTasks.start { [weak self] in
             for await event in events {
                 guard let self else { return }
                 await self.handle(event)
@@ -149,7 +149,7 @@ public actor GATTClient {
                 }
             }
         } onCancel: {
-            Task { [weak self] in await self?.resolve(id, with: .failure(.cancelled)) }
+            EngineTasks.start { [weak self] in await self?.resolve(id, with: .failure(.cancelled)) }
         }
     }
 
@@ -185,7 +185,7 @@ public actor GATTClient {
         }
         let bearer = bearer
         let bytes = operation.request
-        Task { [weak self] in
+        EngineTasks.start { [weak self] in
             do {
                 try await bearer.send(bytes)
             } catch {
@@ -364,7 +364,7 @@ public actor GATTClient {
         } else {
             subscribers[handle, default: [:]][id] = Subscriber(continuation: continuation)
             continuation.onTermination = { [weak self] _ in
-                Task { await self?.removeSubscriber(handle: handle, id: id) }
+                EngineTasks.start { [weak self] in await self?.removeSubscriber(handle: handle, id: id) }
             }
         }
         return Subscription(id: id, handle: handle, values: stream)

@@ -121,7 +121,7 @@ public actor GATTServer {
         connections[id] = Connection(bearer: bearer, security: security)
         eventSink.yield(.connected(id))
         let events = bearer.events
-        Task { [weak self] in
+        EngineTasks.start { [weak self] in
             for await event in events {
                 guard let self else { return }
                 await self.handle(event, from: id)
@@ -226,7 +226,7 @@ public actor GATTServer {
                 }
             }
         } onCancel: {
-            Task { [weak self] in await self?.resolveIndication(id, connection: connection, with: .failure(.cancelled)) }
+            EngineTasks.start { [weak self] in await self?.resolveIndication(id, connection: connection, with: .failure(.cancelled)) }
         }
         try result.get()
     }
@@ -264,7 +264,7 @@ public actor GATTServer {
         connections[connection] = state
         let bearer = state.bearer
         let bytes = pending.bytes
-        Task { [weak self] in
+        EngineTasks.start { [weak self] in
             do { try await bearer.send(bytes) } catch { await self?.connectionClosed(connection, .linkLost(code: nil)) }
         }
     }

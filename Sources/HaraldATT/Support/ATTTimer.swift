@@ -15,7 +15,7 @@ struct ATTTimer: Sendable {
 
     /// A task that calls `action` once the deadline passes, unless cancelled first.
     func schedule(at deadline: Duration, _ action: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-        Task {
+        EngineTasks.start {
             do { try await sleep(deadline) } catch { return }
             if Task.isCancelled { return }
             await action()

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An LE connection between two simulated devices, carrying L2CAP payloads (ATT PDUs) with the
 /// timing of ``LinkParameters``, on a ``VirtualClock``.
 ///
@@ -21,7 +23,9 @@ public actor SimulatedLink {
         var deliverAt: VirtualInstant
     }
 
-    private struct Direction {
+    /// One direction's state. A class, mutated in place inside the actor, so that queue updates
+    /// never copy the arrays.
+    private final class Direction {
         var queue: [Scheduled] = []
         var head = 0
         /// End times of packets scheduled but not yet sent, oldest first (transmit buffer).
@@ -37,7 +41,8 @@ public actor SimulatedLink {
     public nonisolated let parameters: LinkParameters
     public nonisolated let clock: VirtualClock
     private let anchor: VirtualInstant
-    private var directions: [LinkSide: Direction] = [.central: Direction(), .peripheral: Direction()]
+    private let centralLane = Direction()
+    private let peripheralLane = Direction()
     private var faults: [LinkFault] = []
     private var closeReason: LinkCloseReason?
     private var recentDataEvents: Set<Int64> = []
@@ -55,6 +60,10 @@ public actor SimulatedLink {
 
     /// Why the link closed, or nil while it is open.
     public var closedReason: LinkCloseReason? { closeReason }
+
+    /// True until the link closes; readable without a hop to the link (for scripts that poll).
+    public nonisolated var isOpen: Bool { !closedFlag.isSet }
+    private nonisolated let closedFlag = ClosedFlag()
 
     /// Adds a fault to apply to a future PDU.
     public func inject(_ fault: LinkFault) {
@@ -79,11 +88,11 @@ public actor SimulatedLink {
             if let reason = closeReason { throw SimulatedLinkClosed(reason: reason) }
             if bufferedPackets(side) + needed <= parameters.transmitBufferPackets { break }
             // Wait until the oldest buffered packet has gone out.
-            guard let oldest = directions[side]?.bufferedPacketEnds.first else { break }
+            guard let oldest = lane(side).bufferedPacketEnds.first else { break }
             try await clock.sleep(until: oldest)
         }
-        directions[side]!.pduCount += 1
-        let number = directions[side]!.pduCount
+        lane(side).pduCount += 1
+        let number = lane(side).pduCount
         var bytes = pdu
         var extraDelay = Duration.zero
         for fault in faults where fault.from == side && fault.pduNumber == number {
@@ -105,7 +114,7 @@ public actor SimulatedLink {
         let lastPacketEnd = schedulePackets(packets, from: side)
         stats.pdusSent[side, default: 0] += 1
         stats.bytesSent[side, default: 0] += pdu.count
-        directions[side.peer]!.queue.append(Scheduled(bytes: bytes, deliverAt: lastPacketEnd.advanced(by: extraDelay)))
+        lane(side.peer).queue.append(Scheduled(bytes: bytes, deliverAt: lastPacketEnd.advanced(by: extraDelay)))
         wakeReceiver(side.peer)
     }
 
@@ -113,7 +122,7 @@ public actor SimulatedLink {
     /// Returns nil after the close event has been delivered.
     public func receive(on side: LinkSide) async -> Event? {
         while true {
-            var direction = directions[side]!
+            let direction = lane(side)
             if direction.head < direction.queue.count {
                 let item = direction.queue[direction.head]
                 if item.deliverAt > clock.now {
@@ -125,14 +134,17 @@ public actor SimulatedLink {
                 if direction.head == direction.queue.count {
                     direction.queue.removeAll(keepingCapacity: true)
                     direction.head = 0
+                } else if direction.head > 64, direction.head * 2 > direction.queue.count {
+                    // A stream that never drains: drop what was delivered.
+                    direction.queue.removeFirst(direction.head)
+                    direction.head = 0
                 }
-                directions[side] = direction
                 return .pdu(item.bytes)
             }
             if closeReason != nil { return closeEvent(side) }
             if Task.isCancelled { return nil }
             let spot = ParkingSpot()
-            directions[side]!.receiver = spot
+            lane(side).receiver = spot
             await spot.wait()
         }
     }
@@ -143,35 +155,38 @@ public actor SimulatedLink {
     public func close(reason: LinkCloseReason) {
         guard closeReason == nil else { return }
         closeReason = reason
+        closedFlag.set()
         for side in [LinkSide.central, .peripheral] {
             let now = clock.now
             // Keep what has already arrived; drop the rest.
-            directions[side]!.queue.removeAll { $0.deliverAt > now }
-            directions[side]!.head = min(directions[side]!.head, directions[side]!.queue.count)
-            directions[side]!.bufferedPacketEnds.removeAll()
+            lane(side).queue.removeAll { $0.deliverAt > now }
+            lane(side).head = min(lane(side).head, lane(side).queue.count)
+            lane(side).bufferedPacketEnds.removeAll()
             wakeReceiver(side)
         }
     }
 
     // MARK: Internals
 
+    private func lane(_ side: LinkSide) -> Direction { side == .central ? centralLane : peripheralLane }
+
     private func closeEvent(_ side: LinkSide) -> Event? {
-        guard let reason = closeReason, !directions[side]!.closeDelivered else { return nil }
-        directions[side]!.closeDelivered = true
+        guard let reason = closeReason, !lane(side).closeDelivered else { return nil }
+        lane(side).closeDelivered = true
         return .closed(reason)
     }
 
     private func wakeReceiver(_ side: LinkSide) {
-        if let receiver = directions[side]!.receiver {
-            directions[side]!.receiver = nil
+        if let receiver = lane(side).receiver {
+            lane(side).receiver = nil
             receiver.wake()
         }
     }
 
     private func bufferedPackets(_ side: LinkSide) -> Int {
         let now = clock.now
-        directions[side]!.bufferedPacketEnds.removeAll { $0 <= now }
-        return directions[side]!.bufferedPacketEnds.count
+        lane(side).bufferedPacketEnds.removeAll { $0 <= now }
+        return lane(side).bufferedPacketEnds.count
     }
 
     /// Assigns `count` packets to the side's next free slots; returns when the last one ends.
@@ -190,7 +205,7 @@ public actor SimulatedLink {
             earliestEvent += 1
             earliestSlot = 0
         }
-        var direction = directions[side]!
+        let direction = lane(side)
         if (direction.nextEvent, direction.nextSlot) < (earliestEvent, earliestSlot) {
             direction.nextEvent = earliestEvent
             direction.nextSlot = earliestSlot
@@ -211,10 +226,21 @@ public actor SimulatedLink {
                 direction.nextEvent += 1
             }
         }
-        directions[side] = direction
-        // Events before both sides' next free events can never be used again.
-        let floor = min(directions[.central]!.nextEvent, directions[.peripheral]!.nextEvent)
+        // Events that both sides have passed can never carry data again: a side's next packet goes
+        // no earlier than its next free slot, and never into an event that has already begun. (A
+        // side that stays silent must not hold the floor back, or the set grows with every event.)
+        let currentEvent = Int64((sinceAnchor / interval).rounded(.down))
+        let floor = min(max(lane(.central).nextEvent, currentEvent), max(lane(.peripheral).nextEvent, currentEvent))
         if recentDataEvents.count > 64 { recentDataEvents = recentDataEvents.filter { $0 >= floor } }
         return end
     }
+}
+
+/// Set once when a link closes.
+private final class ClosedFlag: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }

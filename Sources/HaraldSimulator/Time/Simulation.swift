@@ -1,4 +1,5 @@
 import Foundation
+import HaraldATT
 
 /// Why a simulation run ended without a result.
 public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -25,7 +26,8 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
 ///
 /// Code that starts an unstructured `Task { }` leaves the simulation: that task runs on the
 /// global executor at real-time speed. Engines meant to run under simulation use structured
-/// concurrency (or pass on the current task executor).
+/// concurrency or start their tasks with `EngineTasks.start` (the GATT client and server do),
+/// which the run points at its executor.
 ///
 /// ```swift
 /// let simulation = Simulation()
@@ -65,7 +67,12 @@ public final class Simulation: @unchecked Sendable {
         let outcome = OutcomeBox<Result>()
         let deadline = clock.now.advanced(by: timeLimit)
         let task = Task(executorPreference: executor) {
-            do { outcome.set(.success(try await body())) } catch { outcome.set(.failure(error)) }
+            do {
+                // Engines (GATT client and server) start their background tasks through
+                // `EngineTasks`, which reads this to keep them on the simulation's executor.
+                let result = try await EngineTasks.$preferredExecutor.withValue(self.executor) { try await body() }
+                outcome.set(.success(result))
+            } catch { outcome.set(.failure(error)) }
             self.executor.signal()
         }
         while true {

@@ -37,7 +37,12 @@ public final class VirtualClock: Clock, @unchecked Sendable {
 
     private let lock = NSLock()
     private var current = VirtualInstant.zero
-    private var sleepers: [Sleeper] = []
+    /// Sleepers by id; the heap below orders them.
+    private var sleepers: [UInt64: Sleeper] = [:]
+    /// (deadline, id) of every sleeper, earliest first; ids are handed out in sleep order, so
+    /// equal deadlines wake in the order their sleepers went to sleep. Entries of cancelled
+    /// sleepers stay until they reach the top (lazy deletion).
+    private var queue = SleeperHeap()
     private var nextID: UInt64 = 0
     private var onSleep: (@Sendable () -> Void)?
 
@@ -47,7 +52,7 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     public var minimumResolution: Duration { .zero }
 
     /// The earliest deadline anyone is sleeping until, or nil when nobody sleeps.
-    public var nextDeadline: VirtualInstant? { locked { sleepers.map(\.deadline).min() } }
+    public var nextDeadline: VirtualInstant? { locked { earliest()?.deadline } }
 
     /// How many tasks are sleeping on this clock.
     public var sleeperCount: Int { locked { sleepers.count } }
@@ -68,15 +73,18 @@ public final class VirtualClock: Clock, @unchecked Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (resumeNow, observer): (Bool, (@Sendable () -> Void)?) = locked {
                     if deadline <= current { return (true, nil) }
-                    sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    sleepers[id] = Sleeper(id: id, deadline: deadline, continuation: continuation)
+                    queue.push(deadline: deadline, id: id)
                     return (false, onSleep)
                 }
                 if resumeNow { continuation.resume() } else { observer?() }
             }
         } onCancel: {
             let removed: Sleeper? = locked {
-                guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-                return sleepers.remove(at: index)
+                let removed = sleepers.removeValue(forKey: id)
+                // Keep the cancelled entries left in the heap bounded.
+                if queue.count > 2 * sleepers.count + 64 { queue.rebuild(sleepers.values.map { ($0.deadline, $0.id) }) }
+                return removed
             }
             removed?.continuation.resume(throwing: CancellationError())
         }
@@ -94,12 +102,11 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     public func advance(to instant: VirtualInstant) {
         let due: [Sleeper] = locked {
             if instant > current { current = instant }
-            let ready = sleepers.enumerated()
-                .filter { $0.element.deadline <= current }
-                .sorted { ($0.element.deadline, $0.offset) < ($1.element.deadline, $1.offset) }
-                .map(\.element)
-            let readyIDs = Set(ready.map(\.id))
-            sleepers.removeAll { readyIDs.contains($0.id) }
+            var ready: [Sleeper] = []
+            while let next = earliest(), next.deadline <= current {
+                queue.pop()
+                ready.append(sleepers.removeValue(forKey: next.id)!)
+            }
             return ready
         }
         for sleeper in due { sleeper.continuation.resume() }
@@ -110,20 +117,79 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     /// before the next deadline's sleepers wake.
     @discardableResult
     public func advanceToNextDeadline() -> Bool {
-        guard let next = nextDeadline else { return false }
-        let due: [Sleeper] = locked {
+        let due: [Sleeper]? = locked {
+            guard let next = earliest()?.deadline else { return nil }
             if next > current { current = next }
-            let ready = sleepers.filter { $0.deadline == next }
-            sleepers.removeAll { $0.deadline == next }
+            var ready: [Sleeper] = []
+            while let entry = earliest(), entry.deadline == next {
+                queue.pop()
+                ready.append(sleepers.removeValue(forKey: entry.id)!)
+            }
             return ready
         }
+        guard let due else { return false }
         for sleeper in due { sleeper.continuation.resume() }
         return true
+    }
+
+    /// The earliest live sleeper's queue entry, dropping entries of cancelled ones. Lock held.
+    private func earliest() -> (deadline: VirtualInstant, id: UInt64)? {
+        while let top = queue.top {
+            if sleepers[top.id] != nil { return top }
+            queue.pop()
+        }
+        return nil
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()
+    }
+}
+
+/// A binary min-heap of (deadline, id), ordered by deadline then id.
+private struct SleeperHeap {
+    private var entries: [(deadline: VirtualInstant, id: UInt64)] = []
+
+    var top: (deadline: VirtualInstant, id: UInt64)? { entries.first }
+    var count: Int { entries.count }
+
+    /// Replaces the contents with `items`.
+    mutating func rebuild(_ items: [(VirtualInstant, UInt64)]) {
+        entries = []
+        for (deadline, id) in items { push(deadline: deadline, id: id) }
+    }
+
+    private static func less(_ a: (deadline: VirtualInstant, id: UInt64), _ b: (deadline: VirtualInstant, id: UInt64)) -> Bool {
+        a.deadline < b.deadline || (a.deadline == b.deadline && a.id < b.id)
+    }
+
+    mutating func push(deadline: VirtualInstant, id: UInt64) {
+        entries.append((deadline, id))
+        var child = entries.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.less(entries[child], entries[parent]) else { break }
+            entries.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() {
+        guard !entries.isEmpty else { return }
+        entries.swapAt(0, entries.count - 1)
+        entries.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < entries.count, Self.less(entries[left], entries[smallest]) { smallest = left }
+            if right < entries.count, Self.less(entries[right], entries[smallest]) { smallest = right }
+            guard smallest != parent else { return }
+            entries.swapAt(parent, smallest)
+            parent = smallest
+        }
     }
 }

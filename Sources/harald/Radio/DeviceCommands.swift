@@ -121,8 +121,9 @@ struct Read: AsyncParsableCommand {
         try await RadioSession.run(radio) { central in
             let connection = try await device.connect(central)
             let characteristic = try await connection.findCharacteristic(uuid)
-            let value = describeValue(try await connection.readRaw(characteristic), uuid: uuid)
-            Output.line(json ? value.jsonText : "\(uuid.uuidString): \(value["hex"]?.jsonText ?? "") \(value["decoded"]?.jsonText ?? "")")
+            let bytes = try await connection.readRaw(characteristic)
+            let value = describeValue(bytes, uuid: uuid)
+            Output.line(json ? value.jsonText : "\(uuid.uuidString): \(bytes.hexString) \(value["decoded"]?.jsonText ?? "")")
             await connection.disconnect()
         }
     }

@@ -44,6 +44,9 @@ struct RadioOptions: ParsableArguments {
     @Flag(help: "Print JSON lines instead of text.")
     var json = false
 
+    @Flag(help: "Log protocol activity to stderr.")
+    var verbose = false
+
     @Option(help: "Write a btsnoop capture of every HCI packet to this file (tcp and hci transports).")
     var btsnoop: String?
 

@@ -1,16 +1,80 @@
 import ArgumentParser
 import Foundation
 import Harald
+import HaraldHCIBackend
+import HaraldSimulator
+import Logging
 
 /// Opens the backend for a transport and runs a command's body against a `Central` on it.
 enum RadioSession {
     static func run(_ options: RadioOptions, _ body: @escaping @Sendable (Central) async throws -> Void) async throws {
+        bootstrapLogging(verbose: options.verbose)
         let transport = try options.transportChoice()
         switch transport {
         case .simulator:
-            throw ValidationError("the simulator transport is not wired into this build yet")
+            guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else {
+                throw ValidationError("the simulator transport needs task executors (macOS 15 or later)")
+            }
+            // The built-in virtual devices, in virtual time: a 30 s scan ends at once.
+            let simulation = Simulation()
+            let simulator = try Simulator(clock: simulation.clock, devices: VirtualPeripheral.builtInDevices)
+            let central = Central(backend: simulator.backend, clock: simulation.clock)
+            do {
+                try simulation.run(timeLimit: .seconds(24 * 3600)) { try await body(central) }
+            } catch {
+                Output.fail(Self.message(for: error))
+            }
         case .tcp, .hci:
-            throw ValidationError("transport \(transport) is not wired into this build yet")
+            let backend: HCICentralBackend
+            do {
+                backend = try await HCICentralBackend.open(transport: transport.description, btsnoop: options.btsnoop)
+            } catch {
+                Output.fail("\(error)")
+            }
+            let central = Central(backend: backend)
+            do {
+                try await body(central)
+            } catch {
+                await backend.close()
+                Output.fail(Self.message(for: error))
+            }
+            await backend.close()
         }
+    }
+
+    /// Logs go to stderr (stdout carries the command's output): warnings only, or everything
+    /// from `debug` up with `--verbose`. Bootstrapping twice would trap, hence the guard.
+    private static let logging = LoggingOnce()
+
+    static func bootstrapLogging(verbose: Bool) {
+        logging.run {
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = verbose ? .debug : .warning
+                return handler
+            }
+        }
+    }
+
+    /// One clear line for an error.
+    static func message(for error: any Error) -> String {
+        if let error = error as? BluetoothError { return error.description }
+        if error is CancellationError { return "cancelled" }
+        return "\(error)"
+    }
+}
+
+/// Runs a closure once per process.
+final class LoggingOnce: @unchecked Sendable {
+    // @unchecked Sendable: `done` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var done = false
+
+    func run(_ body: () -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !done else { return }
+        done = true
+        body()
     }
 }

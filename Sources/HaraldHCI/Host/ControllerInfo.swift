@@ -1,0 +1,46 @@
+/// What the host learned about its controller during set-up.
+public struct ControllerInfo: Sendable, Hashable {
+    /// The controller's public address (00:00:00:00:00:00 on controllers without one).
+    public var publicAddress: BluetoothAddress
+    /// The static random address the host set and uses as its own address.
+    public var randomAddress: BluetoothAddress
+    /// LE feature bits (LE Read Local Supported Features).
+    public var leFeatures: UInt64
+    /// LMP feature bits (Read Local Supported Features); 0 if the controller did not answer.
+    public var lmpFeatures: UInt64
+    /// The Supported Commands bitmap (64 octets); empty if the controller did not answer.
+    public var supportedCommands: [UInt8]
+    /// Largest ACL data payload the controller accepts from the host, in bytes.
+    public var aclDataLength: Int
+    /// How many ACL packets the controller can buffer from the host.
+    public var aclPacketCount: Int
+
+    public init(publicAddress: BluetoothAddress, randomAddress: BluetoothAddress, leFeatures: UInt64, lmpFeatures: UInt64,
+                supportedCommands: [UInt8], aclDataLength: Int, aclPacketCount: Int) {
+        self.publicAddress = publicAddress
+        self.randomAddress = randomAddress
+        self.leFeatures = leFeatures
+        self.lmpFeatures = lmpFeatures
+        self.supportedCommands = supportedCommands
+        self.aclDataLength = aclDataLength
+        self.aclPacketCount = aclPacketCount
+    }
+
+    /// LE feature bit numbers (Core Vol 6 Part B 4.6).
+    public enum LEFeature: Int, Sendable {
+        case encryption = 0
+        case connectionParametersRequest = 1
+        case dataLengthExtension = 5
+        case privacy = 6
+        case le2MPHY = 8
+        case leCodedPHY = 11
+        case extendedAdvertising = 12
+    }
+
+    public func supports(_ feature: LEFeature) -> Bool { leFeatures >> UInt64(feature.rawValue) & 1 == 1 }
+
+    /// True when the Supported Commands bitmap has `bit` of `octet` set.
+    public func supportsCommand(octet: Int, bit: Int) -> Bool {
+        supportedCommands.indices.contains(octet) && supportedCommands[octet] >> UInt8(bit) & 1 == 1
+    }
+}

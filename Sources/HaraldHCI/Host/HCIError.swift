@@ -1,0 +1,46 @@
+import HaraldCodec
+
+/// Why an operation of the HCI host failed.
+public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The transport failed or closed.
+    case transport(HCITransportError)
+    /// The host was closed (by ``HCIHost/close()`` or because its transport ended).
+    case closed
+    /// The controller refused or failed a command.
+    case commandFailed(HCIOpcode, HCIStatus)
+    /// The controller did not answer a command within the host's command timeout.
+    case commandTimedOut(HCIOpcode)
+    /// The controller answered in a way the command does not allow (wrong event, short reply).
+    case unexpectedResponse(HCIOpcode, String)
+    /// A packet from the controller could not be decoded.
+    case malformed(ByteDecodingError)
+    /// Connecting failed with the status the controller gave.
+    case connectionFailed(LEAddress, HCIStatus)
+    /// The peer was not found (or did not answer) before the connection timeout.
+    case connectionTimedOut(LEAddress)
+    /// The connection is gone; `reason` is the disconnection reason.
+    case disconnected(reason: HCIStatus)
+    /// Another operation of the same kind is in progress (one scan, one connection attempt at a time).
+    case busy(String)
+    /// The caller's task was cancelled.
+    case cancelled
+    /// Not available with this controller or argument.
+    case unsupported(String)
+
+    public var description: String {
+        switch self {
+        case let .transport(error): return "transport: \(error)"
+        case .closed: return "HCI host closed"
+        case let .commandFailed(opcode, status): return "command \(opcode) failed: \(status)"
+        case let .commandTimedOut(opcode): return "command \(opcode) got no answer from the controller"
+        case let .unexpectedResponse(opcode, detail): return "unexpected answer to \(opcode): \(detail)"
+        case let .malformed(error): return "malformed packet from the controller: \(error)"
+        case let .connectionFailed(peer, status): return "connecting to \(peer) failed: \(status)"
+        case let .connectionTimedOut(peer): return "connecting to \(peer) timed out"
+        case let .disconnected(reason): return "disconnected: \(reason)"
+        case let .busy(detail): return "busy: \(detail)"
+        case .cancelled: return "cancelled"
+        case let .unsupported(detail): return "unsupported: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,276 @@
+import HaraldCodec
+
+/// An LE central host stack over one HCI transport: commands and events, scanning, connections,
+/// ACL data and the L2CAP fixed channels (ATT, LE signaling, SMP).
+///
+/// ```swift
+/// let host = HCIHost(transport: try openHCITransport("tcp:127.0.0.1:9000"))
+/// let info = try await host.start()                 // reset and configure the controller
+/// for await ad in try await host.scan() where ad.data.localName == "Harald-HR" { … }
+/// let connection = try await host.connect(to: peer)
+/// try await connection.att.send([0x02, 0xF7, 0x00]) // ATT Exchange MTU Request
+/// ```
+///
+/// Every command has a timeout (``Configuration/commandTimeout``) measured on the injected clock,
+/// so a silent controller gives ``HCIError/commandTimedOut(_:)``, never a hang.
+public actor HCIHost {
+    /// Tunables of the host.
+    public struct Configuration: Sendable {
+        /// How long a command may go unanswered.
+        public var commandTimeout: Duration = .seconds(5)
+        /// The static random address to use; nil picks a fresh one at each ``HCIHost/start()``.
+        public var randomAddress: BluetoothAddress?
+        /// Use the legacy scan/connect commands even if the controller supports extended ones.
+        public var preferLegacyCommands = false
+        /// Ask for 251-byte link-layer payloads on each new connection when the controller supports
+        /// Data Length Extension.
+        public var requestDataLengthExtension = true
+        /// Ask for this PHY (0x02 = LE 2M) on each new connection when supported; nil leaves the PHY.
+        public var preferredPHY: UInt8?
+        /// Largest L2CAP PDU accepted from a peer (reassembly bound), in bytes.
+        public var maximumReceivedPDUSize = 4096
+        /// How many received SDUs a fixed channel buffers for its reader before dropping new ones.
+        public var channelBufferSize = 4096
+
+        public init() {}
+    }
+
+    let transport: any HCITransport
+    let clock: any Clock<Duration>
+    let configuration: Configuration
+    let snoop: BTSnoopWriter?
+
+    // Life cycle
+    var readerTask: Task<Void, Never>?
+    var closedError: HCIError?
+    /// What set-up learned; nil before ``start()`` finishes.
+    public internal(set) var controller: ControllerInfo?
+
+    // Command flow control (HCIHost+Commands.swift)
+    var commandCredits = 1
+    var commandQueue: [PendingCommand] = []
+    var awaitingResponse: [PendingCommand] = []
+    var isSendingCommands = false
+    var nextRequestID: UInt64 = 1
+
+    // Scanning (HCIHost+Scanning.swift)
+    var scan: ActiveScan?
+
+    // Connecting (HCIHost+Connecting.swift)
+    var pendingConnection: PendingConnection?
+    var connections: [UInt16: ConnectionState] = [:]
+
+    // ACL flow control (HCIHost+ACL.swift)
+    var aclCredits = 0
+    var aclQueue: [OutboundPDU] = []
+    var finishedPDUs: Set<UInt64> = []
+    var pduWaiters: [UInt64: CheckedContinuation<Result<Void, HCIError>, Never>] = [:]
+    var isSendingACL = false
+
+    /// A host over `transport`. Call ``start()`` before anything else.
+    ///
+    /// - Parameters:
+    ///   - clock: measures command and connection timeouts (inject a test clock in tests).
+    ///   - snoop: when given, every packet in both directions is written to it.
+    public init(
+        transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration(),
+        snoop: BTSnoopWriter? = nil
+    ) {
+        self.transport = transport
+        self.clock = clock
+        self.configuration = configuration
+        self.snoop = snoop
+    }
+
+    /// Starts reading from the transport and sets the controller up (see ``setUpController()``).
+    @discardableResult
+    public func start() async throws(HCIError) -> ControllerInfo {
+        startReading()
+        do {
+            return try await setUpController()
+        } catch {
+            await close()
+            throw error
+        }
+    }
+
+    /// Starts the packet reader without set-up (for tests and tools that drive commands by hand).
+    public func startReading() {
+        guard readerTask == nil, closedError == nil else { return }
+        let packets = transport.packets
+        readerTask = Task { [weak self] in
+            do {
+                for try await packet in packets {
+                    guard let self else { return }
+                    await self.receive(packet)
+                }
+                await self?.shutDown(.closed)
+            } catch let error as HCITransportError {
+                await self?.shutDown(.transport(error))
+            } catch {
+                await self?.shutDown(.closed)
+            }
+        }
+    }
+
+    /// Closes the host: disconnects nothing politely, fails every pending operation with
+    /// ``HCIError/closed``, ends every connection and closes the transport. Idempotent.
+    public func close() async {
+        shutDown(.closed)
+        await transport.close()
+    }
+
+    /// Why the host stopped, if it has.
+    public var closeReason: HCIError? { closedError }
+
+    func shutDown(_ error: HCIError) {
+        guard closedError == nil else { return }
+        closedError = error
+        for command in commandQueue + awaitingResponse {
+            command.timer?.cancel()
+            command.continuation.resume(returning: .failure(error))
+        }
+        commandQueue = []
+        awaitingResponse = []
+        finishScan()
+        failPendingConnection(error)
+        for handle in Array(connections.keys) {
+            connectionEnded(handle: handle, reason: .connectionTerminatedByLocalHost)
+        }
+        for (_, waiter) in pduWaiters { waiter.resume(returning: .failure(error)) }
+        pduWaiters = [:]
+        aclQueue = []
+        let transport = transport
+        Task { await transport.close() }
+    }
+
+    func ensureOpen() throws(HCIError) {
+        if let closedError { throw closedError }
+    }
+
+    func newRequestID() -> UInt64 {
+        defer { nextRequestID &+= 1 }
+        return nextRequestID
+    }
+
+    /// Sends a packet, recording it in the snoop file.
+    func transmit(_ packet: HCIPacket) async throws(HCIError) {
+        snoop?.record(packet, direction: .hostToController)
+        do {
+            try await transport.send(packet)
+        } catch {
+            throw .transport(error)
+        }
+    }
+
+    /// Handles one packet from the controller.
+    func receive(_ packet: HCIPacket) async {
+        snoop?.record(packet, direction: .controllerToHost)
+        switch packet.type {
+        case .event:
+            let event: HCIEvent
+            do {
+                event = try HCIEvent(decoding: packet.payload)
+            } catch {
+                malformedPackets += 1
+                return
+            }
+            await handle(event)
+        case .acl:
+            guard let acl = try? ACLDataPacket(decoding: packet.payload) else {
+                malformedPackets += 1
+                return
+            }
+            await handleACL(acl)
+        default:
+            break
+        }
+    }
+
+    /// Packets from the controller that could not be decoded and were dropped (diagnostics).
+    public private(set) var malformedPackets = 0
+
+    func handle(_ event: HCIEvent) async {
+        switch event {
+        case let .commandComplete(complete):
+            commandAnswered(opcode: complete.opcode, credits: complete.numberOfAllowedCommands, response: .complete(complete))
+            await sendQueuedCommands()
+        case let .commandStatus(status):
+            commandAnswered(opcode: status.opcode, credits: status.numberOfAllowedCommands, response: .status(status))
+            await sendQueuedCommands()
+        case let .disconnectionComplete(disconnection):
+            if disconnection.status.isSuccess {
+                connectionEnded(handle: disconnection.handle, reason: disconnection.reason)
+                await sendQueuedACL()
+            }
+        case let .numberOfCompletedPackets(entries):
+            packetsCompleted(entries)
+            await sendQueuedACL()
+        case let .le(meta):
+            handleLE(meta)
+        case .other:
+            break
+        }
+    }
+
+    func handleLE(_ event: LEMetaEvent) {
+        switch event {
+        case let .advertisingReport(reports):
+            for report in reports { scanReceived(report) }
+        case let .extendedAdvertisingReport(reports):
+            for report in reports { scanReceived(report) }
+        case let .connectionComplete(complete):
+            connectionCompleted(complete)
+        case let .connectionUpdateComplete(update):
+            if update.status.isSuccess, let state = connections[update.handle] {
+                state.connection.info.update {
+                    $0.interval = update.interval
+                    $0.latency = update.latency
+                    $0.supervisionTimeout = update.supervisionTimeout
+                }
+            }
+        case let .dataLengthChange(change):
+            connections[change.handle]?.connection.info.update {
+                $0.maxTxOctets = change.maxTxOctets
+                $0.maxRxOctets = change.maxRxOctets
+            }
+        case let .phyUpdateComplete(update):
+            if update.status.isSuccess {
+                connections[update.handle]?.connection.info.update {
+                    $0.txPHY = update.txPHY
+                    $0.rxPHY = update.rxPHY
+                }
+            }
+        case let .readRemoteFeaturesComplete(features):
+            if features.status.isSuccess {
+                connections[features.handle]?.connection.info.update { $0.remoteFeatures = features.features }
+            }
+        case .other:
+            break
+        }
+    }
+
+    /// Runs `action` on this actor after `duration` on the host's clock, unless the returned
+    /// task is cancelled first.
+    func after(_ duration: Duration, _ action: @escaping @Sendable (isolated HCIHost) -> Void) -> Task<Void, Never> {
+        let clock = clock
+        return Task { [weak self] in
+            do {
+                try await sleep(on: clock, for: duration)
+            } catch {
+                return
+            }
+            guard let self else { return }
+            await self.run(action)
+        }
+    }
+
+    private func run(_ action: @Sendable (isolated HCIHost) -> Void) {
+        action(self)
+    }
+}
+
+/// Sleeps on any clock measured in `Duration` (opens the existential).
+func sleep<C: Clock>(on clock: C, for duration: Duration) async throws where C.Duration == Duration {
+    try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
+}

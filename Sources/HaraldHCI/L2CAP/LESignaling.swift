@@ -1,0 +1,85 @@
+import HaraldCodec
+
+/// LE signaling channel (CID 0x0005) commands: `[code][identifier][length u16][data]`.
+public enum LESignalingCode {
+    public static let commandReject: UInt8 = 0x01
+    public static let disconnectionRequest: UInt8 = 0x06
+    public static let disconnectionResponse: UInt8 = 0x07
+    public static let connectionParameterUpdateRequest: UInt8 = 0x12
+    public static let connectionParameterUpdateResponse: UInt8 = 0x13
+    public static let leCreditBasedConnectionRequest: UInt8 = 0x14
+    public static let leCreditBasedConnectionResponse: UInt8 = 0x15
+    public static let flowControlCredit: UInt8 = 0x16
+
+    /// Codes that answer a request: never rejected, or two hosts could reject each other forever.
+    static let responses: Set<UInt8> = [0x01, 0x03, 0x05, 0x07, 0x0B, 0x13, 0x15, 0x16, 0x18, 0x1A]
+}
+
+/// The host's answer to one LE signaling PDU (pure, for tests): the reply to send and, for an
+/// accepted Connection Parameter Update Request, the parameters to apply.
+struct LESignalingAnswer: Equatable {
+    var reply: [UInt8]?
+    var update: LEConnectionParameters?
+}
+
+func answerLESignaling(_ pdu: [UInt8]) -> LESignalingAnswer {
+    guard pdu.count >= 4 else { return LESignalingAnswer() }  // too short to answer: ignore
+    let code = pdu[0], identifier = pdu[1]
+    let length = Int(pdu[2]) | Int(pdu[3]) << 8
+    let data = Array(pdu.dropFirst(4))
+    func reply(_ code: UInt8, _ body: [UInt8]) -> [UInt8] {
+        [code, identifier, UInt8(body.count), 0] + body
+    }
+    if LESignalingCode.responses.contains(code) { return LESignalingAnswer() }
+    guard data.count == length else {
+        // Command Reject, reason 0x0000 command not understood.
+        return LESignalingAnswer(reply: reply(LESignalingCode.commandReject, [0x00, 0x00]))
+    }
+    switch code {
+    case LESignalingCode.connectionParameterUpdateRequest where data.count == 8:
+        let word = { (index: Int) in UInt16(data[index]) | UInt16(data[index + 1]) << 8 }
+        let parameters = LEConnectionParameters(intervalMin: word(0), intervalMax: word(2), latency: word(4),
+                                                supervisionTimeout: word(6))
+        let valid = parameters.intervalMin >= 6 && parameters.intervalMin <= parameters.intervalMax
+            && parameters.intervalMax <= 3200 && parameters.latency <= 499
+            && (10...3200).contains(parameters.supervisionTimeout)
+            // The supervision timeout must outlast (1 + latency) intervals: timeout·10 ms > (1+latency)·interval·1.25 ms·2.
+            && Int(parameters.supervisionTimeout) * 4 > (1 + Int(parameters.latency)) * Int(parameters.intervalMax)
+        return LESignalingAnswer(
+            reply: reply(LESignalingCode.connectionParameterUpdateResponse, valid ? [0x00, 0x00] : [0x01, 0x00]),
+            update: valid ? parameters : nil)
+    default:
+        return LESignalingAnswer(reply: reply(LESignalingCode.commandReject, [0x00, 0x00]))
+    }
+}
+
+/// Security Manager (CID 0x0006): until pairing is implemented, every Pairing Request and
+/// Security Request is answered with Pairing Failed, reason 0x05 Pairing Not Supported.
+func answerSecurityManager(_ pdu: [UInt8]) -> [UInt8]? {
+    guard let code = pdu.first else { return nil }
+    switch code {
+    case 0x01, 0x0B:  // Pairing Request, Security Request
+        return [0x05, 0x05]  // Pairing Failed: Pairing Not Supported
+    default:
+        return nil
+    }
+}
+
+// Replies go out from their own tasks: the reader must never wait for controller buffers, since
+// only the reader can see the Number Of Completed Packets that frees them.
+extension HCIHost {
+    func handleSignaling(_ pdu: [UInt8], handle: UInt16) {
+        let answer = answerLESignaling(pdu)
+        let reply = answer.reply, update = answer.update
+        guard reply != nil || update != nil else { return }
+        Task {
+            if let reply { try? await self.sendL2CAP(handle: handle, cid: L2CAPFixedChannel.leSignaling, sdu: reply) }
+            if let update { _ = try? await self.executeAccepted(.leConnectionUpdate(handle: handle, parameters: update)) }
+        }
+    }
+
+    func handleSecurityManager(_ pdu: [UInt8], handle: UInt16) {
+        guard let reply = answerSecurityManager(pdu) else { return }
+        Task { try? await self.sendL2CAP(handle: handle, cid: L2CAPFixedChannel.securityManager, sdu: reply) }
+    }
+}

@@ -1,0 +1,163 @@
+/// Per-connection state the host keeps: the public object and the reassembly buffer.
+struct ConnectionState {
+    let connection: LEConnection
+    var reassembler: L2CAPReassembler
+    /// ACL packets handed to the controller and not yet reported complete.
+    var packetsInFlight = 0
+}
+
+struct PendingConnection {
+    let id: UInt64
+    let peer: LEAddress
+    let continuation: CheckedContinuation<Result<LEConnection, HCIError>, Never>
+    var timer: Task<Void, Never>?
+    /// Set once the attempt is being cancelled: the error to report when the controller confirms.
+    var cancelError: HCIError?
+}
+
+extension HCIHost {
+    /// Connects to a peer as central.
+    ///
+    /// Sends LE Extended Create Connection when the controller has the extended advertising
+    /// feature (else LE Create Connection), own address type random. If no connection is made
+    /// within `timeout` (on the host's clock), the attempt is cancelled with LE Create Connection
+    /// Cancel and ``HCIError/connectionTimedOut(_:)`` is thrown; cancelling the calling task does
+    /// the same with ``HCIError/cancelled``. One attempt at a time.
+    public func connect(
+        to peer: LEAddress, parameters: LEConnectionParameters = .default, timeout: Duration = .seconds(10)
+    ) async throws(HCIError) -> LEConnection {
+        try ensureOpen()
+        guard pendingConnection == nil else { throw .busy("a connection attempt is already in progress") }
+        let id = newRequestID()
+        let extended = !configuration.preferLegacyCommands && (controller?.supports(.extendedAdvertising) ?? false)
+        let command: HCICommand = extended
+            ? .leExtendedCreateConnection(peer: peer, ownAddressType: .random, scanInterval: 0x60, scanWindow: 0x60,
+                                          parameters: parameters)
+            : .leCreateConnection(peer: peer, ownAddressType: .random, scanInterval: 0x60, scanWindow: 0x60,
+                                  parameters: parameters)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<LEConnection, HCIError>, Never>) in
+                pendingConnection = PendingConnection(id: id, peer: peer, continuation: continuation)
+                Task { await self.beginConnecting(id: id, command: command, timeout: timeout) }
+            }
+        } onCancel: {
+            Task { await self.cancelConnecting(id: id, error: .cancelled) }
+        }
+        let connection = try result.get()
+        await configureNewConnection(connection)
+        return connection
+    }
+
+    private func beginConnecting(id: UInt64, command: HCICommand, timeout: Duration) async {
+        guard pendingConnection?.id == id else { return }
+        do {
+            try await executeAccepted(command)
+        } catch {
+            if pendingConnection?.id == id { failPendingConnection(error) }
+            return
+        }
+        guard pendingConnection?.id == id else { return }
+        if let cancelError = pendingConnection?.cancelError {
+            // Cancelled while the command was on its way.
+            pendingConnection?.cancelError = nil
+            await cancelConnecting(id: id, error: cancelError)
+            return
+        }
+        pendingConnection?.timer = after(timeout) { host in
+            guard let peer = host.pendingConnection?.peer, host.pendingConnection?.id == id else { return }
+            Task { await host.cancelConnecting(id: id, error: .connectionTimedOut(peer)) }
+        }
+    }
+
+    /// Cancels an attempt: LE Create Connection Cancel, then wait (bounded) for the controller's
+    /// LE Connection Complete; some controllers never send it, so the attempt fails anyway after
+    /// the command timeout.
+    func cancelConnecting(id: UInt64, error: HCIError) async {
+        guard var pending = pendingConnection, pending.id == id, pending.cancelError == nil else { return }
+        pending.timer?.cancel()
+        pending.cancelError = error
+        pending.timer = after(configuration.commandTimeout) { host in
+            if host.pendingConnection?.id == id { host.failPendingConnection(error) }
+        }
+        pendingConnection = pending
+        do {
+            try await execute(.leCreateConnectionCancel)
+        } catch {
+            // Command Disallowed: no attempt is pending in the controller (it never started, or
+            // completed just now; a completion would have arrived before this answer).
+            if pendingConnection?.id == id, case .commandFailed = error { failPendingConnection(pending.cancelError ?? .cancelled) }
+        }
+    }
+
+    func failPendingConnection(_ error: HCIError) {
+        guard let pending = pendingConnection else { return }
+        pendingConnection = nil
+        pending.timer?.cancel()
+        pending.continuation.resume(returning: .failure(error))
+    }
+
+    func connectionCompleted(_ complete: LEConnectionComplete) {
+        guard complete.status.isSuccess else {
+            if let pending = pendingConnection {
+                failPendingConnection(pending.cancelError ?? .connectionFailed(pending.peer, complete.status))
+            }
+            return
+        }
+        let connection = LEConnection(complete: complete, host: self, channelBufferSize: configuration.channelBufferSize)
+        connections[complete.handle] = ConnectionState(
+            connection: connection, reassembler: L2CAPReassembler(maximumPDUSize: configuration.maximumReceivedPDUSize))
+        if let pending = pendingConnection, complete.role == .central {
+            // Even if the attempt was being cancelled, the link exists now: hand it over.
+            pendingConnection = nil
+            pending.timer?.cancel()
+            pending.continuation.resume(returning: .success(connection))
+        }
+    }
+
+    /// Best-effort link set-up after connecting: Data Length Extension and the preferred PHY.
+    func configureNewConnection(_ connection: LEConnection) async {
+        guard let controller, connection.disconnectReason == nil else { return }
+        if configuration.requestDataLengthExtension, controller.supports(.dataLengthExtension) {
+            _ = try? await execute(.leSetDataLength(handle: connection.handle, txOctets: 251, txTime: 2120))
+        }
+        if let phy = configuration.preferredPHY, phy == 0x02 ? controller.supports(.le2MPHY) : true {
+            _ = try? await executeAccepted(.leSetPHY(handle: connection.handle, txPHYs: phy, rxPHYs: phy))
+        }
+    }
+
+    /// The connections open now, by handle.
+    public var openConnections: [LEConnection] { connections.values.map(\.connection) }
+
+    /// Sends HCI Disconnect and waits for Disconnection Complete (bounded by the command timeout).
+    func disconnect(handle: UInt16, reason: HCIStatus) async throws(HCIError) -> HCIStatus {
+        guard let state = connections[handle] else {
+            throw .disconnected(reason: .unknownConnectionIdentifier)
+        }
+        let connection = state.connection
+        do {
+            try await executeAccepted(.disconnect(handle: handle, reason: reason))
+        } catch {
+            if case .commandFailed(_, .unknownConnectionIdentifier) = error {
+                connectionEnded(handle: handle, reason: .connectionTerminatedByLocalHost)
+                return connection.disconnectReason ?? .connectionTerminatedByLocalHost
+            }
+            throw error
+        }
+        let fallback = after(configuration.commandTimeout) { host in
+            host.connectionEnded(handle: handle, reason: .connectionTerminatedByLocalHost)
+        }
+        let final = await connection.waitUntilDisconnected()
+        fallback.cancel()
+        return final ?? .connectionTerminatedByLocalHost
+    }
+
+    /// The link is gone: wake everyone waiting on it and drop its queued data.
+    func connectionEnded(handle: UInt16, reason: HCIStatus) {
+        guard let state = connections.removeValue(forKey: handle) else { return }
+        aclCredits += state.packetsInFlight  // the controller flushed them
+        if let total = controller?.aclPacketCount { aclCredits = min(aclCredits, total) }
+        dropQueuedPDUs(handle: handle, reason: reason)
+        state.connection.disconnection.fire(reason)
+        state.connection.att.finish()
+    }
+}

@@ -1,0 +1,80 @@
+/// The link parameters of a connection as they stand now.
+public struct LEConnectionInfo: Sendable, Hashable {
+    /// Connection interval in units of 1.25 ms.
+    public var interval: UInt16
+    /// Peripheral latency in connection events.
+    public var latency: UInt16
+    /// Supervision timeout in units of 10 ms.
+    public var supervisionTimeout: UInt16
+    /// Largest link-layer payload each way, in bytes (27 until Data Length Extension).
+    public var maxTxOctets: UInt16 = 27
+    public var maxRxOctets: UInt16 = 27
+    /// PHY each way: 1 = LE 1M, 2 = LE 2M, 3 = LE Coded.
+    public var txPHY: UInt8 = 1
+    public var rxPHY: UInt8 = 1
+    /// The peer's LE features, once read.
+    public var remoteFeatures: UInt64?
+}
+
+/// One LE connection: its identity, its ATT channel and its life.
+///
+/// Lives until the link ends; after that ``disconnectReason`` is set, the ATT channel's
+/// ``L2CAPFixedChannel/incoming`` stream finishes and sends throw ``HCIError/disconnected(reason:)``.
+public final class LEConnection: Sendable, CustomStringConvertible {
+    /// The connection handle the controller assigned.
+    public let handle: UInt16
+    /// The peer's address.
+    public let peer: LEAddress
+    /// Our role on this link.
+    public let role: LERole
+    /// The Attribute Protocol fixed channel (CID 0x0004).
+    public let att: L2CAPFixedChannel
+    let info: Locked<LEConnectionInfo>
+    let disconnection: OneShotSignal<HCIStatus>
+    private let hostReference: HostReference
+
+    init(complete: LEConnectionComplete, host: HCIHost, channelBufferSize: Int) {
+        handle = complete.handle
+        peer = complete.peer
+        role = complete.role
+        info = Locked(LEConnectionInfo(interval: complete.interval, latency: complete.latency,
+                                       supervisionTimeout: complete.supervisionTimeout))
+        disconnection = OneShotSignal()
+        hostReference = HostReference(host)
+        att = L2CAPFixedChannel(cid: L2CAPFixedChannel.attributeProtocol, connectionHandle: complete.handle, host: host,
+                                closedSignal: disconnection, bufferSize: channelBufferSize)
+    }
+
+    /// Current link parameters (interval, data length, PHY).
+    public var parameters: LEConnectionInfo { info.get() }
+
+    /// The disconnection reason once the link is gone, else nil.
+    public var disconnectReason: HCIStatus? { disconnection.current }
+
+    /// Waits until the link is gone; returns the reason (nil if the waiting task is cancelled).
+    public func waitUntilDisconnected() async -> HCIStatus? { await disconnection.wait() }
+
+    /// Ends the link (HCI Disconnect) and waits for Disconnection Complete; returns its reason.
+    /// If the controller never confirms, the link is dropped locally after the command timeout.
+    @discardableResult
+    public func disconnect(reason: HCIStatus = .remoteUserTerminatedConnection) async throws(HCIError) -> HCIStatus {
+        if let reason = disconnection.current { return reason }
+        guard let host = hostReference.host else { throw .closed }
+        return try await host.disconnect(handle: handle, reason: reason)
+    }
+
+    /// Asks for a larger link-layer payload (Data Length Extension); `octets` 27…251.
+    public func setDataLength(octets: UInt16 = 251, time: UInt16 = 2120) async throws(HCIError) {
+        guard let host = hostReference.host else { throw .closed }
+        try await host.execute(.leSetDataLength(handle: handle, txOctets: octets, txTime: time))
+    }
+
+    /// Asks for a PHY change (bits: 0x01 1M, 0x02 2M, 0x04 Coded); the outcome arrives as
+    /// LE PHY Update Complete and shows in ``parameters``.
+    public func setPHY(tx: UInt8 = 0x02, rx: UInt8 = 0x02) async throws(HCIError) {
+        guard let host = hostReference.host else { throw .closed }
+        try await host.executeAccepted(.leSetPHY(handle: handle, txPHYs: tx, rxPHYs: rx))
+    }
+
+    public var description: String { "LEConnection(handle 0x\(hexWord(handle)), \(peer), \(role))" }
+}

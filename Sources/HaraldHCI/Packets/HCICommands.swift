@@ -1,0 +1,199 @@
+import HaraldCodec
+
+/// The commands an LE central host sends, built with their parameters in wire order.
+extension HCICommand {
+    /// Reset the controller to its power-on state.
+    public static let reset = HCICommand(.reset)
+    public static let readLocalVersionInformation = HCICommand(.readLocalVersionInformation)
+    public static let readLocalSupportedCommands = HCICommand(.readLocalSupportedCommands)
+    public static let readLocalSupportedFeatures = HCICommand(.readLocalSupportedFeatures)
+    /// The controller's ACL buffers shared by BR/EDR and LE (used when LE has none of its own).
+    public static let readBufferSize = HCICommand(.readBufferSize)
+    public static let readBDADDR = HCICommand(.readBDADDR)
+    public static let leReadBufferSize = HCICommand(.leReadBufferSize)
+    /// LE buffer size with ISO buffers as well (v2).
+    public static let leReadBufferSizeV2 = HCICommand(.leReadBufferSizeV2)
+    public static let leReadLocalSupportedFeatures = HCICommand(.leReadLocalSupportedFeatures)
+    public static let leCreateConnectionCancel = HCICommand(.leCreateConnectionCancel)
+    public static let leReadMaximumDataLength = HCICommand(.leReadMaximumDataLength)
+
+    /// Which events the controller may send (bit n = event code n+1).
+    public static func setEventMask(_ mask: UInt64) -> HCICommand {
+        HCICommand(.setEventMask) { $0.write(mask) }
+    }
+
+    /// Which LE meta subevents the controller may send (bit n = subevent n+1).
+    public static func leSetEventMask(_ mask: UInt64) -> HCICommand {
+        HCICommand(.leSetEventMask) { $0.write(mask) }
+    }
+
+    /// The random address used when own address type is random.
+    public static func leSetRandomAddress(_ address: BluetoothAddress) -> HCICommand {
+        HCICommand(.leSetRandomAddress, parameters: address.littleEndianBytes)
+    }
+
+    /// Legacy scan parameters. `interval`/`window` in units of 0.625 ms.
+    public static func leSetScanParameters(
+        active: Bool, interval: UInt16, window: UInt16, ownAddressType: LEAddressType, filterPolicy: UInt8 = 0
+    ) -> HCICommand {
+        HCICommand(.leSetScanParameters) {
+            $0.write(UInt8(active ? 1 : 0))
+            $0.write(interval)
+            $0.write(window)
+            $0.write(ownAddressType.rawValue)
+            $0.write(filterPolicy)
+        }
+    }
+
+    /// Starts or stops legacy scanning.
+    public static func leSetScanEnable(_ enable: Bool, filterDuplicates: Bool = false) -> HCICommand {
+        HCICommand(.leSetScanEnable, parameters: [enable ? 1 : 0, filterDuplicates ? 1 : 0])
+    }
+
+    /// Extended scan parameters on the LE 1M PHY only. `interval`/`window` in units of 0.625 ms.
+    public static func leSetExtendedScanParameters(
+        active: Bool, interval: UInt16, window: UInt16, ownAddressType: LEAddressType, filterPolicy: UInt8 = 0
+    ) -> HCICommand {
+        HCICommand(.leSetExtendedScanParameters) {
+            $0.write(ownAddressType.rawValue)
+            $0.write(filterPolicy)
+            $0.write(UInt8(0x01))  // scanning PHYs: LE 1M
+            $0.write(UInt8(active ? 1 : 0))
+            $0.write(interval)
+            $0.write(window)
+        }
+    }
+
+    /// Starts or stops extended scanning; `duration` in 10 ms units (0 = until stopped),
+    /// `period` in 1.28 s units (0 = continuous).
+    public static func leSetExtendedScanEnable(
+        _ enable: Bool, filterDuplicates: Bool = false, duration: UInt16 = 0, period: UInt16 = 0
+    ) -> HCICommand {
+        HCICommand(.leSetExtendedScanEnable) {
+            $0.write(UInt8(enable ? 1 : 0))
+            $0.write(UInt8(filterDuplicates ? 1 : 0))
+            $0.write(duration)
+            $0.write(period)
+        }
+    }
+
+    /// Legacy LE Create Connection to one peer (filter accept list not used).
+    public static func leCreateConnection(
+        peer: LEAddress, ownAddressType: LEAddressType, scanInterval: UInt16, scanWindow: UInt16,
+        parameters: LEConnectionParameters
+    ) -> HCICommand {
+        HCICommand(.leCreateConnection) {
+            $0.write(scanInterval)
+            $0.write(scanWindow)
+            $0.write(UInt8(0))  // initiator filter policy: use the peer address
+            $0.write(peer.type == .anonymous ? LEAddressType.random.rawValue : peer.type.rawValue)
+            $0.write(bytes: peer.address.littleEndianBytes)
+            $0.write(ownAddressType.rawValue)
+            parameters.write(to: &$0)
+        }
+    }
+
+    /// LE Extended Create Connection (v1) on the LE 1M PHY.
+    public static func leExtendedCreateConnection(
+        peer: LEAddress, ownAddressType: LEAddressType, scanInterval: UInt16, scanWindow: UInt16,
+        parameters: LEConnectionParameters
+    ) -> HCICommand {
+        HCICommand(.leExtendedCreateConnection) {
+            $0.write(UInt8(0))  // initiator filter policy
+            $0.write(ownAddressType.rawValue)
+            $0.write(peer.type == .anonymous ? LEAddressType.random.rawValue : peer.type.rawValue)
+            $0.write(bytes: peer.address.littleEndianBytes)
+            $0.write(UInt8(0x01))  // initiating PHYs: LE 1M
+            $0.write(scanInterval)
+            $0.write(scanWindow)
+            parameters.write(to: &$0)
+        }
+    }
+
+    /// Ends a connection; `reason` is an HCI error code (0x13 remote user terminated by default).
+    public static func disconnect(handle: UInt16, reason: HCIStatus = .remoteUserTerminatedConnection) -> HCICommand {
+        HCICommand(.disconnect) {
+            $0.write(handle)
+            $0.write(reason.rawValue)
+        }
+    }
+
+    /// Data Length Extension: the largest LL payload (27…251 bytes) and its air time (µs).
+    public static func leSetDataLength(handle: UInt16, txOctets: UInt16, txTime: UInt16) -> HCICommand {
+        HCICommand(.leSetDataLength) {
+            $0.write(handle)
+            $0.write(txOctets)
+            $0.write(txTime)
+        }
+    }
+
+    /// The LL payload size the controller proposes for new connections.
+    public static func leWriteSuggestedDefaultDataLength(txOctets: UInt16, txTime: UInt16) -> HCICommand {
+        HCICommand(.leWriteSuggestedDefaultDataLength) {
+            $0.write(txOctets)
+            $0.write(txTime)
+        }
+    }
+
+    /// Asks for a PHY change on a connection. PHY bits: 0x01 1M, 0x02 2M, 0x04 Coded.
+    public static func leSetPHY(handle: UInt16, txPHYs: UInt8, rxPHYs: UInt8, options: UInt16 = 0) -> HCICommand {
+        HCICommand(.leSetPHY) {
+            $0.write(handle)
+            $0.write(UInt8(0))  // all PHYs: the host states both preferences
+            $0.write(txPHYs)
+            $0.write(rxPHYs)
+            $0.write(options)
+        }
+    }
+
+    /// Reads the peer's LE features (answered by LE Read Remote Features Complete).
+    public static func leReadRemoteFeatures(handle: UInt16) -> HCICommand {
+        HCICommand(.leReadRemoteFeatures) { $0.write(handle) }
+    }
+
+    /// Asks for new connection parameters on a connection we are central of.
+    public static func leConnectionUpdate(handle: UInt16, parameters: LEConnectionParameters) -> HCICommand {
+        HCICommand(.leConnectionUpdate) {
+            $0.write(handle)
+            parameters.write(to: &$0)
+        }
+    }
+}
+
+/// Connection parameters a central asks for.
+public struct LEConnectionParameters: Hashable, Sendable {
+    /// Connection interval bounds in units of 1.25 ms (6…3200).
+    public var intervalMin: UInt16
+    public var intervalMax: UInt16
+    /// Connection events the peripheral may skip.
+    public var latency: UInt16
+    /// Supervision timeout in units of 10 ms (10…3200).
+    public var supervisionTimeout: UInt16
+    /// Expected connection event length bounds in units of 0.625 ms.
+    public var minCELength: UInt16
+    public var maxCELength: UInt16
+
+    public init(
+        intervalMin: UInt16 = 0x18, intervalMax: UInt16 = 0x28, latency: UInt16 = 0, supervisionTimeout: UInt16 = 0x48,
+        minCELength: UInt16 = 0, maxCELength: UInt16 = 0
+    ) {
+        self.intervalMin = intervalMin
+        self.intervalMax = intervalMax
+        self.latency = latency
+        self.supervisionTimeout = supervisionTimeout
+        self.minCELength = minCELength
+        self.maxCELength = maxCELength
+    }
+
+    /// 30-50 ms interval, no latency, 720 ms supervision timeout.
+    public static let `default` = LEConnectionParameters()
+
+    func write(to writer: inout ByteWriter) {
+        writer.write(intervalMin)
+        writer.write(intervalMax)
+        writer.write(latency)
+        writer.write(supervisionTimeout)
+        writer.write(minCELength)
+        writer.write(maxCELength)
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Harald
+import HaraldATT
+import HaraldHCI
+
+/// The Linux backend: Harald's own host stack over an HCI transport (`tcp:HOST:PORT` for
+/// Bumble's virtual controllers, `hci:N` for a USB dongle through the HCI user channel), with
+/// Harald's GATT client on each connection's ATT channel.
+public final class HCICentralBackend: CentralBackend {
+    /// The HCI host doing the work.
+    public let host: HCIHost
+    private let clock: any Clock<Duration>
+    private let localMTU: Int
+
+    private init(host: HCIHost, clock: any Clock<Duration>, localMTU: Int) {
+        self.host = host
+        self.clock = clock
+        self.localMTU = localMTU
+    }
+
+    /// Opens `transport` (as `tcp:HOST:PORT` or `hci:N`), resets and sets up the controller.
+    ///
+    /// - Parameter btsnoop: a file to record every HCI packet in (btsnoop, HCI UART type 1002).
+    public static func open(
+        transport specification: String, clock: any Clock<Duration> = ContinuousClock(), btsnoop: String? = nil,
+        configuration: HCIHost.Configuration = HCIHost.Configuration(), localMTU: Int = 517
+    ) async throws -> HCICentralBackend {
+        let transport: any HCITransport
+        do { transport = try openHCITransport(specification) } catch {
+            throw BluetoothError.backend("cannot open \(specification): \(error)")
+        }
+        var snoop: BTSnoopWriter?
+        if let btsnoop {
+            do { snoop = try BTSnoopWriter(path: btsnoop) } catch {
+                await transport.close()
+                throw BluetoothError.backend("cannot write btsnoop file \(btsnoop): \(error)")
+            }
+        }
+        let host = HCIHost(transport: transport, clock: clock, configuration: configuration, snoop: snoop)
+        do { try await host.start() } catch { throw BluetoothError.backend("controller set-up failed: \(error)") }
+        return HCICentralBackend(host: host, clock: clock, localMTU: localMTU)
+    }
+
+    /// Closes the host and its transport.
+    public func close() async { await host.close() }
+
+    public func radioStates() -> AsyncStream<RadioState> {
+        let host = self.host
+        return AsyncStream { continuation in
+            // A controller that finished set-up is on; a closed host is off. The host reports no
+            // later changes, so the stream stays at that state until the consumer stops.
+            let task = Task { continuation.yield(await host.closeReason == nil ? .poweredOn : .poweredOff) }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    public func scan(_ request: ScanRequest) -> AsyncThrowingStream<Harald.Advertisement, any Error> {
+        let host = self.host
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    let reports = try await host.scan(ScanOptions(active: request.active, filterDuplicates: request.duplicates == .reportOnce))
+                    for await report in reports {
+                        continuation.yield(Self.advertisement(from: report))
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: Self.translate(error))
+                }
+                await host.stopScanning()
+            }
+            continuation.onTermination = { _ in
+                task.cancel()
+                Task { await host.stopScanning() }
+            }
+        }
+    }
+
+    public func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend {
+        guard let address = peripheral.address, let bluetoothAddress = BluetoothAddress(bytes: address.bytes) else {
+            throw BluetoothError.connectionFailed("\(peripheral) has no device address")
+        }
+        let target = LEAddress(bluetoothAddress, type: address.kind == .public ? .public : .random)
+        let link: LEConnection
+        do { link = try await host.connect(to: target, timeout: timeout) } catch {
+            if case .connectionTimedOut = error { throw BluetoothError.timeout(operation: "connect to \(peripheral)", after: timeout) }
+            if case .cancelled = error { throw CancellationError() }
+            throw Self.translate(error)
+        }
+        let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU)
+        do {
+            return try await GATTConnection.open(bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout)
+        } catch {
+            _ = try? await link.disconnect()
+            throw error
+        }
+    }
+
+    // MARK: Mapping
+
+    static func advertisement(from report: HaraldHCI.Advertisement) -> Harald.Advertisement {
+        let kind: DeviceAddress.Kind = report.address.type.isPublic ? .public : .random
+        let address = DeviceAddress(bytes: report.address.address.bytes, kind: kind)
+        let identifier = address.map { PeripheralIdentifier(address: $0) } ?? PeripheralIdentifier(rawValue: report.address.description)
+        return Harald.Advertisement(
+            peripheral: identifier, rssi: Int(report.rssi ?? 127), isConnectable: report.isConnectable,
+            data: report.data)
+    }
+
+    static func translate(_ error: any Error) -> any Error {
+        guard let error = error as? HCIError else { return error }
+        switch error {
+        case .cancelled: return CancellationError()
+        case let .disconnected(reason): return BluetoothError.disconnected(reason.rawValue == 0x08 ? .connectionLost : .remoteRequest)
+        case let .connectionFailed(address, status): return BluetoothError.connectionFailed("\(address): \(status)")
+        default: return BluetoothError.backend(error.description)
+        }
+    }
+}

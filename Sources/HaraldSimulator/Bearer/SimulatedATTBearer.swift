@@ -1,0 +1,124 @@
+import Foundation
+import HaraldATT
+
+/// The ATT bearer of one side of a ``SimulatedLink``: the fixed ATT channel of a simulated LE
+/// connection.
+///
+/// - ``events`` pulls PDUs from the link as the engine asks for them (no pump task), so PDUs
+///   arrive at the virtual instants the link model delivers them.
+/// - ``send(_:)`` hands the PDU to the link, waiting while the side's transmit buffer is full —
+///   the flow control a write without response observes. A send whose task is cancelled while
+///   waiting still goes out: the engine has committed to it, as a host that queued it in the
+///   controller would have.
+/// - ``close(_:)`` closes the link: `.closedLocally` and `.transactionTimeout` as a termination by
+///   this side, `.linkLost` as a connection timeout. The peer then sees `.closedByPeer` or
+///   `.linkLost(code: 0x08)`.
+public final class SimulatedATTBearer: ATTBearer, @unchecked Sendable {
+    // @unchecked Sendable: `negotiated` is only touched with `lock` held; the other properties
+    // are immutable and Sendable.
+    public let link: SimulatedLink
+    public let side: LinkSide
+    public let events: AsyncStream<ATTBearerEvent>
+    public let localMTU: Int
+    private let lock = NSLock()
+    private var negotiated = ATT.defaultMTU
+    private let closeBox: CloseReasonBox
+    private let faults: PeerFaultState?
+
+    /// The bearer of `side` on `link`; it offers the link's largest ATT_MTU.
+    public convenience init(link: SimulatedLink, side: LinkSide) {
+        self.init(link: link, side: side, faults: nil)
+    }
+
+    /// A bearer whose outgoing responses pass through `faults` (the peripheral side's fault layer).
+    init(link: SimulatedLink, side: LinkSide, faults: PeerFaultState?) {
+        self.link = link
+        self.side = side
+        self.faults = faults
+        self.localMTU = link.parameters.maximumATTMTU
+        let closeBox = CloseReasonBox()
+        self.closeBox = closeBox
+        self.events = AsyncStream(unfolding: {
+            switch await link.receive(on: side) {
+            case .pdu(let bytes)?:
+                faults?.received(bytes)
+                return .received(bytes)
+            case .closed(let reason)?: return .closed(Self.attReason(reason, side: side, localClose: closeBox.value))
+            case nil: return nil
+            }
+        })
+    }
+
+    /// The ATT_MTU the engine on this side settled on (23 until Exchange MTU).
+    public var negotiatedMTU: Int { lock.withLock { negotiated } }
+
+    public func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
+        guard pdu.count <= localMTU else { throw .pduTooLong(size: pdu.count, limit: localMTU) }
+        guard let faults else { return try await transmit(pdu) }
+        let (pdus, disconnect) = faults.outgoing(pdu)
+        if disconnect {
+            await link.close(reason: .terminated(by: side))
+            return
+        }
+        for pdu in pdus {
+            faults.sending(pdu)
+            try await transmit(pdu)
+        }
+    }
+
+    private func transmit(_ pdu: [UInt8]) async throws(ATTBearerError) {
+        do {
+            try await link.send(pdu, from: side)
+        } catch is SimulatedLinkClosed {
+            throw .closed
+        } catch {
+            // Cancelled while waiting for transmit-buffer room: finish the send on a task the
+            // cancellation does not reach.
+            let link = self.link
+            let side = self.side
+            let sent = await EngineTasks.start { () -> Bool in
+                do {
+                    try await link.send(pdu, from: side)
+                    return true
+                } catch { return false }
+            }.value
+            if !sent { throw .closed }
+        }
+    }
+
+    public func close(_ reason: ATTCloseReason) async {
+        closeBox.setIfUnset(reason)
+        switch reason {
+        case .linkLost: await link.close(reason: .connectionTimeout)
+        case .transactionTimeout: await link.close(reason: .failure("ATT transaction timeout (\(side))"))
+        case .closedLocally, .closedByPeer: await link.close(reason: .terminated(by: side))
+        }
+    }
+
+    public func didNegotiateMTU(_ mtu: Int) async {
+        lock.withLock { negotiated = mtu }
+    }
+
+    /// How a link's close reason reads on `side`'s bearer.
+    static func attReason(_ reason: LinkCloseReason, side: LinkSide, localClose: ATTCloseReason?) -> ATTCloseReason {
+        if let localClose { return localClose }
+        switch reason {
+        case .terminated(let by): return by == side ? .closedLocally : .closedByPeer
+        case .connectionTimeout: return .linkLost(code: 0x08)
+        case .failure: return .closedByPeer
+        }
+    }
+}
+
+/// The reason this side gave when it closed the bearer, if it did.
+private final class CloseReasonBox: @unchecked Sendable {
+    // @unchecked Sendable: `stored` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var stored: ATTCloseReason?
+
+    var value: ATTCloseReason? { lock.withLock { stored } }
+
+    func setIfUnset(_ reason: ATTCloseReason) {
+        lock.withLock { if stored == nil { stored = reason } }
+    }
+}

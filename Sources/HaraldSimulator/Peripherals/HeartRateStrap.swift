@@ -1,0 +1,83 @@
+import Foundation
+import Harald
+import HaraldATT
+import HaraldCodec
+import HaraldProfiles
+
+extension VirtualPeripheral {
+    /// A chest heart-rate strap: Heart Rate (0x180D) with a measurement notified about once a
+    /// second while subscribed (heart rate drifting 60…100 bpm, sensor contact, energy expended
+    /// growing ~1 kJ per measurement, one RR interval), Body Sensor Location (chest), Heart Rate
+    /// Control Point (0x01 resets energy expended; any other value is refused with ATT error 0x80,
+    /// Control Point Not Supported), Battery (0x180F, 87 %, readable and notifiable) and Device
+    /// Information (0x180A). Values are deterministic, so runs repeat exactly.
+    public static func heartRateStrap(
+        address: DeviceAddress = DeviceAddress("C0:FF:EE:00:00:01", kind: .random)!, name: String = "Harald HR",
+        rssi: Int? = -58, measurementInterval: Duration = .seconds(1)
+    ) -> VirtualPeripheral {
+        VirtualPeripheral(
+            address: address,
+            advertisingData: .device(name: name, services: [BluetoothUUID(0x180D), BluetoothUUID(0x180F)]),
+            rssi: rssi, advertisingInterval: .milliseconds(100)
+        ) { _ in
+            let state = HeartRateStrapState()
+            return PeripheralBehaviour(services: HeartRateStrapState.services(state: state)) { session in
+                while await session.sleep(for: measurementInterval) {
+                    await session.notify(HeartRateMeasurement.uuid, state.nextMeasurement())
+                }
+            }
+        }
+    }
+}
+
+/// The strap's sensor state, shared by its control point handler and its measurement script.
+final class HeartRateStrapState: @unchecked Sendable {
+    // @unchecked Sendable: `tick` and `energy` are only touched with `lock` held.
+    private let lock = NSLock()
+    private var tick = 0
+    private var energy: UInt16 = 0
+
+    /// The next measurement's bytes: heart rate follows a fixed 20-step pattern.
+    func nextMeasurement() -> [UInt8] {
+        let (rate, spent) = lock.withLock { () -> (UInt16, UInt16) in
+            let pattern: [UInt16] = [72, 74, 77, 80, 84, 88, 91, 95, 98, 100, 97, 93, 89, 85, 81, 78, 75, 71, 66, 62]
+            let rate = pattern[tick % pattern.count]
+            tick += 1
+            energy = energy == .max ? .max : energy + 1
+            return (rate, energy)
+        }
+        let measurement = HeartRateMeasurement(
+            heartRate: rate, sensorContact: .detected, energyExpended: spent, rrIntervals: RRIntervals([UInt16(60 * 1024 / Int(rate))]))
+        return (try? measurement.encodedBytes()) ?? [0x00, UInt8(rate)]
+    }
+
+    func resetEnergyExpended() { lock.withLock { energy = 0 } }
+
+    static func services(state: HeartRateStrapState) -> [GATTServiceDefinition] {
+        [
+            GATTServiceDefinition(uuid: BluetoothUUID(0x180D), characteristics: [
+                GATTCharacteristicDefinition(uuid: HeartRateMeasurement.uuid, properties: [.notify]),
+                GATTCharacteristicDefinition(uuid: BodySensorLocation.uuid, properties: [.read], value: (try? BodySensorLocation.chest.encodedBytes()) ?? [0x01]),
+                GATTCharacteristicDefinition(uuid: HeartRateControlPoint.uuid, properties: [.write], onWrite: { _, value throws(ATTErrorCode) in
+                    guard value == [0x01] else { throw ATTErrorCode(HeartRateControlPoint.controlPointNotSupported) }
+                    state.resetEnergyExpended()
+                }),
+            ]),
+            GATTServiceDefinition(uuid: BluetoothUUID(0x180F), characteristics: [
+                GATTCharacteristicDefinition(uuid: BatteryLevel.uuid, properties: [.read, .notify], value: (BatteryLevel(percent: 87).flatMap { try? $0.encodedBytes() }) ?? [87]),
+            ]),
+            deviceInformation(manufacturer: "Harald Labs", model: "HR-1", serial: "HR1-000042", firmware: "1.4.2", hardware: "B"),
+        ]
+    }
+}
+
+/// A Device Information service (0x180A) with the usual strings.
+func deviceInformation(manufacturer: String, model: String, serial: String, firmware: String, hardware: String) -> GATTServiceDefinition {
+    GATTServiceDefinition(uuid: BluetoothUUID(0x180A), characteristics: [
+        GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: [.read], value: Array(manufacturer.utf8)),
+        GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A24), properties: [.read], value: Array(model.utf8)),
+        GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A25), properties: [.read], value: Array(serial.utf8)),
+        GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A26), properties: [.read], value: Array(firmware.utf8)),
+        GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A27), properties: [.read], value: Array(hardware.utf8)),
+    ])
+}

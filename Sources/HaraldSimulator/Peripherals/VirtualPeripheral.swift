@@ -1,0 +1,182 @@
+import Foundation
+import Harald
+import HaraldATT
+import HaraldCodec
+
+/// A simulated Bluetooth LE device: what it advertises, the GATT server it runs, and the
+/// scripts that make it behave like the real thing.
+///
+/// A description, not a running device: a ``Simulator`` instantiates it (``makeBehaviour``
+/// runs once per simulator, so state such as a step counter is not shared between worlds).
+public struct VirtualPeripheral: Sendable {
+    /// The device address, which is also its ``PeripheralIdentifier`` in the simulator.
+    public var address: DeviceAddress
+    /// Advertising data (flags, name, service UUIDs, …) as sent on air.
+    public var advertisingData: AdvertisingData
+    /// Whether it accepts connections (a beacon does not).
+    public var isConnectable: Bool
+    /// Received signal strength at the central, in dBm; nil when out of range (not heard, and
+    /// connection attempts time out).
+    public var rssi: Int?
+    /// Time between advertising events (20 ms … 10.24 s in the specification).
+    public var advertisingInterval: Duration
+    /// What happens when the central's system pairs with the device.
+    public var pairing: PairingResponse
+    /// Builds the device's GATT services and scripts for one simulator.
+    public var makeBehaviour: @Sendable (PeripheralRuntime) -> PeripheralBehaviour
+
+    public init(
+        address: DeviceAddress, advertisingData: AdvertisingData, isConnectable: Bool = true, rssi: Int? = -60,
+        advertisingInterval: Duration = .milliseconds(100), pairing: PairingResponse = .accept(after: .milliseconds(500)),
+        makeBehaviour: @escaping @Sendable (PeripheralRuntime) -> PeripheralBehaviour
+    ) {
+        self.address = address
+        self.pairing = pairing
+        self.advertisingData = advertisingData
+        self.isConnectable = isConnectable
+        self.rssi = rssi
+        self.advertisingInterval = advertisingInterval
+        self.makeBehaviour = makeBehaviour
+    }
+
+    /// The devices `harald demo` and the scenario tests use: ``heartRateStrap(address:name:rssi:measurementInterval:)``,
+    /// ``actionCamera(address:name:rssi:)`` and ``fitnessBand(address:name:rssi:)`` with their default settings.
+    public static var builtInDevices: [VirtualPeripheral] { [.heartRateStrap(), .actionCamera(), .fitnessBand()] }
+
+    /// How the simulator and the public API identify the device.
+    public var identifier: PeripheralIdentifier { PeripheralIdentifier(address: address) }
+
+    /// The advertised local name, if any.
+    public var name: String? { advertisingData.localName }
+}
+
+/// How a virtual peripheral answers pairing.
+///
+/// The simulator pairs the way a phone's system does: when the device refuses a request with
+/// Insufficient Authentication, Insufficient Encryption or Encryption Key Size Too Short, pairing
+/// starts on its own; the app only sees the refusal and retries.
+public enum PairingResponse: Hashable, Sendable {
+    /// Pairing succeeds `after` the first refusal: from then on the link is encrypted and
+    /// authenticated, so the same request succeeds.
+    case accept(after: Duration)
+    /// Pairing fails: the link stays unencrypted and protected attributes stay refused.
+    case reject
+}
+
+/// What a virtual peripheral does: the services its GATT server offers and a script run for each
+/// connection while it lasts (inside the simulation, cancelled when the link closes).
+public struct PeripheralBehaviour: Sendable {
+    /// The GATT database, laid out in this order (handles from 0x0001).
+    public var services: [GATTServiceDefinition]
+    /// Runs once per connection, from the moment the link is up until it closes.
+    public var onConnection: (@Sendable (PeripheralSession) async -> Void)?
+
+    public init(services: [GATTServiceDefinition], onConnection: (@Sendable (PeripheralSession) async -> Void)? = nil) {
+        self.services = services
+        self.onConnection = onConnection
+    }
+}
+
+/// One connection of a virtual peripheral, as its connection script sees it.
+public struct PeripheralSession: Sendable {
+    /// The device's running state.
+    public let runtime: PeripheralRuntime
+    /// The connection at the device's GATT server.
+    public let connection: GATTConnectionID
+    /// The simulated link of this connection.
+    public let link: SimulatedLink
+
+    /// True until the link closes.
+    public var isConnected: Bool { link.isOpen }
+
+    /// Notifies `value` on this connection for the characteristic `uuid` (if the central enabled
+    /// notifications for it). Returns whether it was sent.
+    @discardableResult
+    public func notify(_ uuid: BluetoothUUID, _ value: [UInt8]) async -> Bool {
+        await runtime.notify(uuid, value, to: connection) > 0
+    }
+
+    /// Sleeps on the simulation clock; false when the link closed or the script was cancelled.
+    public func sleep(for duration: Duration) async -> Bool {
+        do { try await runtime.clock.sleep(for: duration) } catch { return false }
+        return isConnected
+    }
+}
+
+/// A running virtual peripheral: its clock and GATT server, shared by its handlers and scripts.
+public final class PeripheralRuntime: @unchecked Sendable {
+    // @unchecked Sendable: `attachedServer` and `valueHandles` are written once (by the simulator,
+    // before any handler or script can run) and read afterwards, always with `lock` held.
+    /// The simulation clock.
+    public let clock: VirtualClock
+    /// The device this runtime belongs to.
+    public let address: DeviceAddress
+    private let lock = NSLock()
+    private var attachedServer: GATTServer?
+    /// Characteristic UUID → value handle (the first in handle order); the layout never changes.
+    private var valueHandles: [BluetoothUUID: UInt16] = [:]
+
+    init(clock: VirtualClock, address: DeviceAddress) {
+        self.clock = clock
+        self.address = address
+    }
+
+    func attach(_ server: GATTServer, database: GATTDatabase) {
+        var handles: [BluetoothUUID: UInt16] = [:]
+        for (_, characteristic) in database.characteristics where handles[characteristic.uuid] == nil {
+            handles[characteristic.uuid] = characteristic.valueHandle
+        }
+        lock.withLock {
+            attachedServer = server
+            valueHandles = handles
+        }
+    }
+
+    /// The device's GATT server.
+    public var server: GATTServer {
+        guard let server = lock.withLock({ attachedServer }) else {
+            preconditionFailure("a virtual peripheral's server is used before the simulator created it")
+        }
+        return server
+    }
+
+    /// The value handle of characteristic `uuid` (the first one, in handle order).
+    public func valueHandle(_ uuid: BluetoothUUID) -> UInt16? {
+        lock.withLock { valueHandles[uuid] }
+    }
+
+    /// Notifies `value` for characteristic `uuid` to every connection that enabled notifications
+    /// (or only to `connection`); returns how many were sent.
+    @discardableResult
+    public func notify(_ uuid: BluetoothUUID, _ value: [UInt8], to connection: GATTConnectionID? = nil) async -> Int {
+        guard let handle = valueHandle(uuid) else { return 0 }
+        return await server.notify(handle: handle, value: value, to: connection)
+    }
+}
+
+extension AdvertisingData {
+    /// Advertising data with LE General Discoverable flags, a complete local name and complete
+    /// lists of the given service UUIDs (16-bit and 128-bit ones in their own structures).
+    public static func device(name: String?, services: [BluetoothUUID] = [], manufacturer: ManufacturerData? = nil) -> AdvertisingData {
+        var structures = [Structure(type: .flags, data: [0x06])]
+        let short = services.compactMap(\.uuid16)
+        if !short.isEmpty {
+            structures.append(Structure(type: .completeList16BitServiceUUIDs, data: short.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }))
+        }
+        let long = services.filter { $0.uuid16 == nil }
+        if !long.isEmpty {
+            var writer = ByteWriter()
+            for uuid in long {
+                writer.write(uuid.low)
+                writer.write(uuid.high)
+            }
+            structures.append(Structure(type: .completeList128BitServiceUUIDs, data: writer.bytes))
+        }
+        if let name { structures.append(Structure(type: .completeLocalName, data: Array(name.utf8))) }
+        if let manufacturer {
+            structures.append(Structure(
+                type: .manufacturerSpecificData, data: [UInt8(manufacturer.companyID & 0xFF), UInt8(manufacturer.companyID >> 8)] + manufacturer.data))
+        }
+        return AdvertisingData(structures: structures)
+    }
+}

@@ -1,0 +1,278 @@
+import Foundation
+import Harald
+import HaraldATT
+import HaraldCodec
+
+/// A simulated radio world: a central (the phone, the gateway) and virtual peripherals, on a
+/// ``VirtualClock``.
+///
+/// ``backend`` is a ``CentralBackend`` for the public API: `Central(backend: simulator.backend,
+/// clock: clock)` scans, connects and talks GATT with the virtual devices exactly as with real
+/// ones. Run the code inside a ``Simulation`` on the same clock so everything happens in virtual
+/// time, deterministically.
+///
+/// - Radio: ``setRadioState(_:)`` switches it (powering off drops every link and ends scans
+///   with ``BluetoothError/radioUnavailable(_:)``).
+/// - Scanning: each in-range device is heard once per advertising interval (with a fixed
+///   per-device phase and a deterministic 0–10 ms advertising delay), at its RSSI.
+/// - Connecting waits for the device's next advertising event; a device out of range or not
+///   connectable makes the attempt time out (``BluetoothError/timeout(operation:after:)``).
+///   Each connection gets a ``SimulatedLink`` with ``linkParameters``, a central bearer running
+///   Harald's GATT client and a peripheral bearer attached to the device's GATT server (through
+///   a fault layer), then an MTU exchange.
+/// - Pairing happens as on a phone: the first refusal for lack of security (Insufficient
+///   Authentication/Encryption) starts it, and the device's ``PairingResponse`` decides the outcome.
+/// - Faults and statistics per connection: ``connections``, ``SimulatedConnection``.
+public final class Simulator: @unchecked Sendable {
+    // @unchecked Sendable: every mutable stored property is only touched with `lock` held;
+    // continuations are resumed and links closed after the lock is released.
+    /// The clock everything runs on.
+    public let clock: VirtualClock
+    /// The timing model of every new connection.
+    public let linkParameters: LinkParameters
+    /// Whether connections exchange MTUs when they open (true, as phones do).
+    public let exchangesMTUOnConnect: Bool
+
+    struct Device {
+        var description: VirtualPeripheral
+        let runtime: PeripheralRuntime
+        let server: GATTServer
+        let behaviour: PeripheralBehaviour
+        /// A fixed offset of its advertising events, so devices do not advertise in lockstep.
+        let phase: Duration
+    }
+
+    private let lock = NSLock()
+    private var radio: RadioState = .poweredOn
+    private var radioObservers: [UInt64: AsyncStream<RadioState>.Continuation] = [:]
+    private var devices: [DeviceAddress: Device] = [:]
+    private var deviceOrder: [DeviceAddress] = []
+    private var established: [SimulatedConnection] = []
+    private var pendingLinkFaults: [DeviceAddress: [LinkFault]] = [:]
+    private var pendingPeerFaults: [DeviceAddress: [PeerFault]] = [:]
+    private var nextObserverID: UInt64 = 0
+
+    /// A world with `devices` in range and the radio powered on.
+    ///
+    /// Throws when a device's GATT description cannot be laid out.
+    public init(clock: VirtualClock, devices: [VirtualPeripheral], link: LinkParameters = .typical, exchangesMTUOnConnect: Bool = true) throws {
+        self.clock = clock
+        self.linkParameters = link
+        self.exchangesMTUOnConnect = exchangesMTUOnConnect
+        for description in devices {
+            try add(description)
+        }
+    }
+
+    /// The backend for ``Central``.
+    public var backend: any CentralBackend { SimulatedCentralBackend(world: self) }
+
+    // MARK: Devices
+
+    /// Adds a device to the world (replacing one with the same address).
+    public func add(_ description: VirtualPeripheral) throws {
+        let runtime = PeripheralRuntime(clock: clock, address: description.address)
+        let behaviour = description.makeBehaviour(runtime)
+        let database = try GATTDatabase(services: behaviour.services)
+        let server = GATTServer(database: database, clock: clock)
+        runtime.attach(server, database: database)
+        let interval = max(description.advertisingInterval, .milliseconds(20))
+        let seed = description.address.bytes.reduce(0) { $0 &* 31 &+ Int($1) }
+        let phase = interval * Double(seed.magnitude % 1000) / 1000
+        lock.withLock {
+            if devices[description.address] == nil { deviceOrder.append(description.address) }
+            devices[description.address] = Device(description: description, runtime: runtime, server: server, behaviour: behaviour, phase: phase)
+        }
+    }
+
+    /// The running state of a device (its GATT server, for scripting from tests).
+    public func runtime(of address: DeviceAddress) -> PeripheralRuntime? { lock.withLock { devices[address]?.runtime } }
+
+    /// Moves a device: a new RSSI, or nil to take it out of range (its links are lost).
+    public func setRSSI(_ rssi: Int?, of address: DeviceAddress) async {
+        let links: [SimulatedLink] = lock.withLock {
+            devices[address]?.description.rssi = rssi
+            guard rssi == nil else { return [] }
+            return established.filter { $0.peripheral.address == address }.map(\.link)
+        }
+        for link in links { await link.close(reason: .connectionTimeout) }
+    }
+
+    /// Makes a device accept connections or not.
+    public func setConnectable(_ connectable: Bool, of address: DeviceAddress) {
+        lock.withLock { devices[address]?.description.isConnectable = connectable }
+    }
+
+    // MARK: Radio
+
+    /// The central's radio state.
+    public var radioState: RadioState { lock.withLock { radio } }
+
+    /// Switches the central's radio. Leaving `poweredOn` drops every link (connection lost) and
+    /// ends running scans.
+    public func setRadioState(_ state: RadioState) async {
+        let (observers, links): ([AsyncStream<RadioState>.Continuation], [SimulatedLink]) = lock.withLock {
+            guard radio != state else { return ([], []) }
+            radio = state
+            let links = state == .poweredOn ? [] : established.map(\.link)
+            return (Array(radioObservers.values), links)
+        }
+        for observer in observers { observer.yield(state) }
+        for link in links { await link.close(reason: .connectionTimeout) }
+    }
+
+    /// Scripts a radio change: `delay` of virtual time from now, the radio switches to `state`.
+    /// Call it inside the simulation run (the change runs as a task of the run).
+    public func setRadioState(_ state: RadioState, after delay: Duration) {
+        let clock = self.clock
+        EngineTasks.start { [weak self] in
+            do { try await clock.sleep(for: delay) } catch { return }
+            await self?.setRadioState(state)
+        }
+    }
+
+    func radioStates() -> AsyncStream<RadioState> {
+        let (stream, continuation) = AsyncStream<RadioState>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        let (id, current): (UInt64, RadioState) = lock.withLock {
+            nextObserverID += 1
+            radioObservers[nextObserverID] = continuation
+            return (nextObserverID, radio)
+        }
+        continuation.yield(current)
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            _ = self.lock.withLock { self.radioObservers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: Connections
+
+    /// Every connection made so far, oldest first (closed ones included).
+    public var connections: [SimulatedConnection] { lock.withLock { established } }
+
+    /// The newest connection to `address`.
+    public func connection(to address: DeviceAddress) -> SimulatedConnection? {
+        lock.withLock { established.last { $0.peripheral.address == address } }
+    }
+
+    /// Faults for the next connection to `address`, applied from its first PDU (the MTU
+    /// exchange, discovery…).
+    public func injectOnNextConnection(to address: DeviceAddress, link: [LinkFault] = [], peer: [PeerFault] = []) {
+        lock.withLock {
+            pendingLinkFaults[address, default: []] += link
+            pendingPeerFaults[address, default: []] += peer
+        }
+    }
+
+    /// A snapshot of the devices, in the order they were added.
+    func deviceSnapshot() -> [Device] { lock.withLock { deviceOrder.compactMap { devices[$0] } } }
+
+    func device(_ identifier: PeripheralIdentifier) -> Device? {
+        lock.withLock {
+            if let address = identifier.address { return devices[address] }
+            return devices.values.first { $0.description.identifier.rawValue == identifier.rawValue }
+        }
+    }
+
+    /// The first advertising event of a device at or after `instant`.
+    func nextAdvertisingEvent(of device: Device, atOrAfter instant: VirtualInstant) -> VirtualInstant {
+        let interval = max(device.description.advertisingInterval, .milliseconds(20))
+        let offset = instant.sinceStart - device.phase
+        if offset <= .zero { return VirtualInstant(sinceStart: device.phase) }
+        let events = (offset / interval).rounded(.up)
+        return VirtualInstant(sinceStart: device.phase + interval * events)
+    }
+
+    func connect(to identifier: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend {
+        let deadline = clock.now.advanced(by: timeout)
+        let failure = BluetoothError.timeout(operation: "connection to \(identifier)", after: timeout)
+        // Wait for the device's next connectable advertising event within the deadline.
+        var device: Device
+        while true {
+            let state = radioState
+            guard state == .poweredOn else { throw BluetoothError.radioUnavailable(state) }
+            guard let found = self.device(identifier) else {
+                try await clock.sleep(until: deadline)
+                throw failure
+            }
+            let event = nextAdvertisingEvent(of: found, atOrAfter: clock.now)
+            guard event <= deadline else {
+                try await clock.sleep(until: deadline)
+                throw failure
+            }
+            try await clock.sleep(until: event)
+            guard let current = self.device(identifier) else { continue }
+            if current.description.rssi != nil, current.description.isConnectable, radioState == .poweredOn {
+                device = current
+                break
+            }
+            // Not heard or not connectable at this event: try the next one.
+            if clock.now >= deadline { throw failure }
+            try await clock.sleep(for: .microseconds(1))
+        }
+        return try await establish(with: device, identifier: identifier, timeout: clock.now.duration(to: deadline))
+    }
+
+    private func establish(with device: Device, identifier: PeripheralIdentifier, timeout: Duration) async throws -> GATTConnection {
+        let address = device.description.address
+        let link = SimulatedLink(parameters: linkParameters, clock: clock)
+        let peerFaults = PeerFaultState()
+        let (linkFaults, faults) = lock.withLock { () -> ([LinkFault], [PeerFault]) in
+            defer {
+                pendingLinkFaults[address] = nil
+                pendingPeerFaults[address] = nil
+            }
+            return (pendingLinkFaults[address] ?? [], pendingPeerFaults[address] ?? [])
+        }
+        for fault in linkFaults { await link.inject(fault) }
+        for fault in faults { peerFaults.add(fault) }
+        let centralBearer = SimulatedATTBearer(link: link, side: .central)
+        let peripheralBearer = SimulatedATTBearer(link: link, side: .peripheral, faults: peerFaults)
+        let serverConnection = await device.server.attach(peripheralBearer)
+        if case .accept(let delay) = device.description.pairing {
+            // The central's system pairs after the first refusal for lack of security.
+            let (server, clock) = (device.server, clock)
+            peerFaults.onFirstSecurityRefusal {
+                EngineTasks.start {
+                    do { try await clock.sleep(for: delay) } catch { return }
+                    await server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: true), for: serverConnection)
+                }
+            }
+        }
+        if let script = device.behaviour.onConnection {
+            let session = PeripheralSession(runtime: device.runtime, connection: serverConnection, link: link)
+            EngineTasks.start { await script(session) }
+        }
+        let connection: GATTConnection
+        do {
+            connection = try await GATTConnection.open(
+                bearer: centralBearer, peripheral: device.description.identifier, clock: clock, exchangeMTU: exchangesMTUOnConnect,
+                timeout: max(timeout, .milliseconds(1)))
+        } catch {
+            await link.close(reason: .terminated(by: .central))
+            throw error
+        }
+        let record = SimulatedConnection(
+            peripheral: device.description.identifier, link: link, connection: connection, serverConnection: serverConnection,
+            server: device.server, peerFaults: peerFaults)
+        lock.withLock { established.append(record) }
+        return connection
+    }
+}
+
+/// The ``CentralBackend`` of a ``Simulator``.
+struct SimulatedCentralBackend: CentralBackend {
+    let world: Simulator
+
+    func radioStates() -> AsyncStream<RadioState> { world.radioStates() }
+
+    func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> {
+        let cursor = ScanCursor(world: world, request: request)
+        return AsyncThrowingStream(unfolding: { try await cursor.next() })
+    }
+
+    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend {
+        try await world.connect(to: peripheral, timeout: timeout)
+    }
+}

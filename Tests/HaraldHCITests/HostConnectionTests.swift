@@ -1,0 +1,204 @@
+import HaraldCodec
+import Testing
+
+@testable import HaraldHCI
+
+@Suite("Host: connections, ACL and L2CAP fixed channels")
+struct HostConnectionTests {
+    static let peer = LEAddress(BluetoothAddress("C0:00:00:00:00:01")!, type: .random)
+
+    /// A started host with one connection (handle 0x0040) to `peer`.
+    static func connected(aclLength: UInt16 = 27, aclCount: UInt8 = 4, clock: ManualClock = ManualClock())
+        async throws -> (FakeController, HCIHost, LEConnection)
+    {
+        let controller = FakeController(aclLength: aclLength, aclCount: aclCount)
+        let host = HCIHost(transport: controller, clock: clock)
+        try await host.start()
+        controller.answer { command in
+            var replies = controller.standardAnswer(command)
+            if command.opcode == .leCreateConnection {
+                replies.append(FakeController.connectionComplete(handle: 0x40, peer: peer))
+            }
+            return replies
+        }
+        let connection = try await host.connect(to: peer)
+        return (controller, host, connection)
+    }
+
+    @Test func connectSendsCreateConnectionAndReturnsTheLink() async throws {
+        let (controller, host, connection) = try await Self.connected()
+        #expect(connection.handle == 0x40 && connection.peer == Self.peer && connection.role == .central)
+        let create = controller.sentCommands.first { $0.opcode == .leCreateConnection }
+        #expect(create?.parameters == bytes("6000 6000 00 01 0100000000c0 01 1800 2800 0000 4800 0000 0000"))
+        await host.close()
+    }
+
+    @Test func connectTimeoutCancelsAndFailsEvenIfTheControllerNeverConfirms() async throws {
+        let controller = FakeController()
+        let clock = ManualClock()
+        let host = HCIHost(transport: controller, clock: clock)
+        try await host.start()
+        let attempt = Task { try await host.connect(to: Self.peer, timeout: .seconds(2)) }
+        await controller.waitForCommand(.leCreateConnection)
+        await host.settleCommands()
+        await clock.waitForSleepers(1)  // the connection timeout
+        clock.advance(by: .seconds(2))
+        await controller.waitForCommand(.leCreateConnectionCancel)
+        await host.settleCommands()
+        await clock.waitForSleepers(1)  // the wait for the controller's confirmation
+        clock.advance(by: .seconds(5))  // the stock Bumble controller never sends Connection Complete
+        await #expect(throws: HCIError.connectionTimedOut(Self.peer)) { try await attempt.value }
+        await host.close()
+    }
+
+    @Test func cancelledConnectionReportsTheControllersConfirmation() async throws {
+        let controller = FakeController()
+        controller.answer { command in
+            var replies = controller.standardAnswer(command)
+            if command.opcode == .leCreateConnectionCancel {
+                replies.append(FakeController.connectionComplete(handle: 0, peer: Self.peer, status: .unknownConnectionIdentifier))
+            }
+            return replies
+        }
+        let clock = ManualClock()
+        let host = HCIHost(transport: controller, clock: clock)
+        try await host.start()
+        let attempt = Task { try await host.connect(to: Self.peer, timeout: .seconds(2)) }
+        await controller.waitForCommand(.leCreateConnection)
+        await clock.waitForSleepers(1)
+        attempt.cancel()
+        await #expect(throws: HCIError.cancelled) { try await attempt.value }
+        await host.close()
+    }
+
+    @Test func refusedConnectionThrowsTheControllerStatus() async throws {
+        let controller = FakeController()
+        let host = HCIHost(transport: controller, clock: ManualClock())
+        try await host.start()
+        controller.answer { command in
+            command.opcode == .leCreateConnection ? [FakeController.status(command.opcode, .commandDisallowed)] : controller.standardAnswer(command)
+        }
+        await #expect(throws: HCIError.commandFailed(.leCreateConnection, .commandDisallowed)) {
+            try await host.connect(to: Self.peer)
+        }
+        await host.close()
+    }
+
+    @Test func sduIsFragmentedToTheControllerBufferAndPacedByCompletedPackets() async throws {
+        let (controller, host, connection) = try await Self.connected(aclLength: 27, aclCount: 2)
+        let sdu = (0..<100).map { UInt8($0) }
+        let sending = Task { try await connection.att.send(sdu) }
+        await controller.waitForACL(count: 2)
+        #expect(controller.sentACL.count == 2)  // both buffers in use; the rest waits
+        controller.inject(FakeController.completedPackets(handle: 0x40, count: 2))
+        await controller.waitForACL(count: 4)
+        controller.inject(FakeController.completedPackets(handle: 0x40, count: 2))
+        try await sending.value
+        let fragments = controller.sentACL
+        #expect(fragments.map(\.data.count) == [27, 27, 27, 23])
+        #expect(fragments.map(\.packetBoundary) == [.firstNonFlushable, .continuing, .continuing, .continuing])
+        #expect(fragments.allSatisfy { $0.handle == 0x40 })
+        #expect(fragments.flatMap(\.data) == [100, 0, 4, 0] + sdu)
+        await host.close()
+    }
+
+    @Test func fragmentsFromTheControllerAreReassembledIntoOneATTSDU() async throws {
+        let (controller, host, connection) = try await Self.connected()
+        let value = (0..<40).map { UInt8($0) }
+        let pdu = [UInt8(value.count + 3), 0, 4, 0, 0x1B, 0x0C, 0x00] + value
+        controller.inject(ACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: Array(pdu[0..<27])).packet)
+        controller.inject(ACLDataPacket(handle: 0x40, packetBoundary: .continuing, data: Array(pdu[27...])).packet)
+        var iterator = connection.att.incoming.makeAsyncIterator()
+        #expect(await iterator.next() == [0x1B, 0x0C, 0x00] + value)
+        await host.close()
+    }
+
+    @Test func disconnectionEndsTheChannelWithTheReason() async throws {
+        let (controller, host, connection) = try await Self.connected()
+        controller.inject(FakeController.disconnectionComplete(handle: 0x40, reason: .connectionTimeout))
+        #expect(await connection.att.waitUntilClosed() == .connectionTimeout)
+        #expect(connection.disconnectReason == .connectionTimeout)
+        var iterator = connection.att.incoming.makeAsyncIterator()
+        #expect(await iterator.next() == nil)
+        await #expect(throws: HCIError.disconnected(reason: .connectionTimeout)) { try await connection.att.send([0x02, 0x17, 0x00]) }
+        #expect(await host.openConnections.isEmpty)
+        await host.close()
+    }
+
+    @Test func disconnectSendsHCIDisconnectAndReturnsTheConfirmedReason() async throws {
+        let (controller, host, connection) = try await Self.connected()
+        controller.answer { command in
+            var replies = controller.standardAnswer(command)
+            if command.opcode == .disconnect {
+                replies.append(FakeController.disconnectionComplete(handle: 0x40, reason: .connectionTerminatedByLocalHost))
+            }
+            return replies
+        }
+        #expect(try await connection.disconnect() == .connectionTerminatedByLocalHost)
+        #expect(controller.sentCommands.last == .disconnect(handle: 0x40))
+        await host.close()
+    }
+
+    @Test func disconnectWithoutConfirmationEndsLocallyAfterTheCommandTimeout() async throws {
+        let clock = ManualClock()
+        let (controller, host, connection) = try await Self.connected(clock: clock)
+        let disconnecting = Task { try await connection.disconnect() }
+        await controller.waitForCommand(.disconnect)
+        await host.settleCommands()
+        await clock.waitForSleepers(1)  // the wait for Disconnection Complete
+        clock.advance(by: .seconds(5))
+        #expect(try await disconnecting.value == .connectionTerminatedByLocalHost)
+        await host.close()
+    }
+
+    @Test func connectionParameterUpdateRequestIsAcceptedAndApplied() async throws {
+        let (controller, host, _) = try await Self.connected()
+        // Signaling: code 0x12, id 7, length 8: interval 0x18-0x28, latency 0, timeout 0x1F4.
+        let request: [UInt8] = [0x12, 0x07, 0x08, 0x00, 0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xF4, 0x01]
+        controller.inject(ACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [12, 0, 5, 0] + request).packet)
+        await controller.waitForCommand(.leConnectionUpdate)
+        #expect(controller.sentACL.last?.data == [6, 0, 5, 0, 0x13, 0x07, 0x02, 0x00, 0x00, 0x00])
+        #expect(controller.sentCommands.last == .leConnectionUpdate(handle: 0x40, parameters: LEConnectionParameters(
+            intervalMin: 0x18, intervalMax: 0x28, latency: 0, supervisionTimeout: 0x1F4)))
+        await host.close()
+    }
+
+    @Test func pairingRequestIsAnsweredPairingNotSupported() async throws {
+        let (controller, host, _) = try await Self.connected()
+        let pairingRequest: [UInt8] = [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07]
+        controller.inject(ACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [7, 0, 6, 0] + pairingRequest).packet)
+        await controller.waitForACL(count: 1)
+        #expect(controller.sentACL.last?.data == [2, 0, 6, 0, 0x05, 0x05])
+        await host.close()
+    }
+}
+
+extension HCIHost {
+    /// Returns once every command has been sent and answered (their timers are then cancelled).
+    func settleCommands() async {
+        while !(commandQueue.isEmpty && awaitingResponse.isEmpty) { await Task.yield() }
+    }
+}
+
+@Suite("L2CAP signaling answers")
+struct LESignalingTests {
+    @Test func unknownRequestGetsCommandRejectNotUnderstood() {
+        #expect(answerLESignaling([0x0A, 0x09, 0x00, 0x00]).reply == [0x01, 0x09, 0x02, 0x00, 0x00, 0x00])
+    }
+
+    @Test func responsesAreNeverRejected() {
+        #expect(answerLESignaling([0x01, 0x09, 0x02, 0x00, 0x00, 0x00]).reply == nil)
+        #expect(answerLESignaling([0x13, 0x09, 0x02, 0x00, 0x00, 0x00]).reply == nil)
+    }
+
+    @Test func invalidParameterUpdateIsRejectedWithResultOne() {
+        // Interval min above max.
+        let answer = answerLESignaling([0x12, 0x01, 0x08, 0x00, 0x28, 0x00, 0x18, 0x00, 0x00, 0x00, 0xF4, 0x01])
+        #expect(answer.reply == [0x13, 0x01, 0x02, 0x00, 0x01, 0x00])
+        #expect(answer.update == nil)
+    }
+
+    @Test func lengthMismatchIsRejected() {
+        #expect(answerLESignaling([0x12, 0x01, 0x08, 0x00, 0x28]).reply == [0x01, 0x01, 0x02, 0x00, 0x00, 0x00])
+    }
+}

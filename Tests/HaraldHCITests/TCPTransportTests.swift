@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import HaraldCodec
+import Testing
+
+@testable import HaraldHCI
+
+/// A one-client TCP server on 127.0.0.1 (an ephemeral port) for transport tests.
+final class LoopbackServer: @unchecked Sendable {
+    // Safety: `listener` and `port` are set in init and never change; `client` is written once by
+    // `accept()` before any other method uses it, and tests call these methods sequentially.
+    let listener: Int32
+    let port: UInt16
+    var client: Int32 = -1
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 1) == 0 else { throw HCITransportError.io(operation: "listen", errno: errno) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    func accept() {
+        client = Glibc.accept(listener, nil, nil)
+    }
+
+    func write(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    func read(count: Int) -> [UInt8] {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: count)
+        while result.count < count {
+            let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, count - result.count, 0) }
+            if n <= 0 { break }
+            result += buffer[0..<n]
+        }
+        return result
+    }
+
+    /// Closes the accepted socket once (a second close could hit a descriptor reused by a
+    /// concurrently running test).
+    func closeClient() {
+        if client >= 0 { _ = Glibc.close(client) }
+        client = -1
+    }
+
+    deinit {
+        _ = Glibc.close(listener)
+        if client >= 0 { _ = Glibc.close(client) }
+    }
+}
+
+@Suite("TCP transport over loopback")
+struct TCPTransportTests {
+    @Test func packetsSplitAcrossWritesArriveWholeAndSendsArriveFramed() async throws {
+        let server = try LoopbackServer()
+        let transport = try TCPTransport(host: "127.0.0.1", port: server.port)
+        server.accept()
+        try await transport.send(HCIPacket(type: .command, payload: [0x03, 0x0C, 0x00]))
+        #expect(server.read(count: 4) == [0x01, 0x03, 0x0C, 0x00])
+        server.write([0x04, 0x0E, 0x04])
+        server.write([0x01, 0x03, 0x0C, 0x00, 0x04, 0x13])
+        server.write([0x05, 0x01, 0x01, 0x00, 0x01, 0x00])
+        var iterator = transport.packets.makeAsyncIterator()
+        #expect(try await iterator.next() == HCIPacket(type: .event, payload: bytes("0e0401030c00")))
+        #expect(try await iterator.next() == HCIPacket(type: .event, payload: bytes("13050101000100")))
+        await transport.close()
+        #expect(try await iterator.next() == nil)
+    }
+
+    @Test func controllerGoingAwayEndsTheStreamWithClosed() async throws {
+        let server = try LoopbackServer()
+        let transport = try TCPTransport(host: "127.0.0.1", port: server.port)
+        server.accept()
+        server.closeClient()
+        await #expect(throws: HCITransportError.closed) {
+            for try await _ in transport.packets {}
+        }
+    }
+
+    @Test func garbageFromTheControllerEndsTheStreamWithATypedError() async throws {
+        let server = try LoopbackServer()
+        let transport = try TCPTransport(host: "127.0.0.1", port: server.port)
+        server.accept()
+        server.write([0x09, 0x00])
+        await #expect(throws: HCITransportError.invalidPacketIndicator(0x09, offset: 0)) {
+            for try await _ in transport.packets {}
+        }
+    }
+
+    @Test func sendAfterCloseThrowsClosedAndCloseTwiceIsHarmless() async throws {
+        let server = try LoopbackServer()
+        let transport = try TCPTransport(host: "127.0.0.1", port: server.port)
+        server.accept()
+        await transport.close()
+        await transport.close()
+        await #expect(throws: HCITransportError.closed) {
+            try await transport.send(HCIPacket(type: .command, payload: [0x03, 0x0C, 0x00]))
+        }
+    }
+}

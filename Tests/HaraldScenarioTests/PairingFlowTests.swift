@@ -1,0 +1,62 @@
+import Foundation
+import Harald
+import HaraldSimulator
+import Testing
+
+/// Collects a flow's progress reports.
+private final class ProgressLog: @unchecked Sendable {
+    // @unchecked Sendable: `items` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var items: [PairingFlow.Progress] = []
+    var all: [PairingFlow.Progress] { lock.withLock { items } }
+    func add(_ item: PairingFlow.Progress) { lock.withLock { items.append(item) } }
+}
+
+@Suite("Pairing flow on the simulator")
+struct PairingFlowTests {
+    private static let ssid = Characteristic<[UInt8], Read>(VirtualPeripheral.OpenGoPro.wifiSSID, service: VirtualPeripheral.OpenGoPro.wifiService)
+
+    private func runFlow(camera: VirtualPeripheral, timeout: Duration = .seconds(15)) throws
+        -> (result: Result<[UInt8], PairingFlow.Failure>, progress: [PairingFlow.Progress], linksOpen: Int)
+    {
+        let simulation = Simulation()
+        let simulator = try Simulator(clock: simulation.clock, devices: [.heartRateStrap(), camera])
+        let central = Central(backend: simulator.backend, clock: simulation.clock)
+        let log = ProgressLog()
+        let (result, open) = try simulation.run(timeLimit: .seconds(600)) { () -> (Result<[UInt8], PairingFlow.Failure>, Int) in
+            let flow = PairingFlow(central: central, match: .namePrefix("GoPro"), protected: Self.ssid, timeout: timeout, retryDelay: .seconds(1))
+            let result: Result<[UInt8], PairingFlow.Failure>
+            do throws(PairingFlow.Failure) {
+                let paired = try await flow.run { log.add($0) }
+                let ssid = try? await paired.connection.read(Self.ssid)
+                await paired.connection.disconnect()
+                result = .success(ssid ?? [])
+            } catch {
+                result = .failure(error)
+            }
+            var open = 0
+            for connection in simulator.connections where await connection.link.closedReason == nil { open += 1 }
+            return (result, open)
+        }
+        return (result, log.all, open)
+    }
+
+    @Test func aCameraThatAcceptsPairingIsPairedAfterOneRefusal() throws {
+        let (result, progress, _) = try runFlow(camera: .actionCamera())
+        #expect(try result.get() == Array("GP24500042".utf8))
+        #expect(progress.contains(.pairingRequired(attempt: 1)))
+        #expect(progress.last == .paired)
+    }
+
+    @Test func aCameraThatRejectsPairingFailsTheFlowAndLeavesNothingConnected() throws {
+        let (result, _, linksOpen) = try runFlow(camera: .actionCamera(pairing: .reject))
+        #expect(throws: PairingFlow.Failure.pairingRejected(.insufficientEncryption)) { try result.get() }
+        #expect(linksOpen == 0)
+    }
+
+    @Test func aCameraOutOfRangeTimesTheFlowOutWhileScanning() throws {
+        let (result, _, linksOpen) = try runFlow(camera: .actionCamera(rssi: nil), timeout: .seconds(5))
+        #expect(throws: PairingFlow.Failure.timedOut(stage: "scanning")) { try result.get() }
+        #expect(linksOpen == 0)
+    }
+}

@@ -1,0 +1,154 @@
+import Harald
+import HaraldATT
+import HaraldSimulator
+import Testing
+
+/// What a faulty read left behind.
+struct FaultOutcome: Sendable {
+    var error: BluetoothError?
+    var otherError: String?
+    var disconnect: DisconnectReason?
+    var liveContinuations: Int
+    var ignoredPDUs: Int
+    var readAfterwards: UInt8?
+}
+
+/// Connects to the strap, resolves Battery Level, applies `arrange` to the connection, reads
+/// Battery Level with `timeout`, then reports the error, how the connection ended (if it did),
+/// what is left pending and whether a second read, `settle` later, still works.
+private func readBattery(
+    timeout: Duration = .seconds(5), waitForDisconnect: Bool = false, settle: Duration = .zero,
+    _ arrange: @escaping @Sendable (SimulatedConnection, LinkStatistics) async -> Void
+) throws -> FaultOutcome {
+    let simulation = Simulation()
+    let strap = VirtualPeripheral.heartRateStrap()
+    let simulator = try Simulator(clock: simulation.clock, devices: [strap])
+    let central = Central(backend: simulator.backend, clock: simulation.clock)
+    return try simulation.run(timeLimit: .seconds(300)) {
+        let connection = try await central.connect(to: strap.identifier, services: [.battery], timeout: .seconds(5))
+        _ = try await connection.characteristic(BluetoothUUID(0x2A19), service: BluetoothUUID(0x180F))
+        let simulated = simulator.connection(to: strap.address)!
+        await arrange(simulated, await simulated.statistics)
+        var outcome = FaultOutcome(liveContinuations: 0, ignoredPDUs: 0)
+        do { _ = try await connection.read(.batteryLevel, timeout: timeout) } catch let error as BluetoothError {
+            outcome.error = error
+        } catch { outcome.otherError = "\(error)" }
+        if waitForDisconnect { outcome.disconnect = await connection.disconnected() }
+        try? await simulation.clock.sleep(for: settle)
+        outcome.readAfterwards = try? await connection.read(.batteryLevel, timeout: timeout).percent
+        outcome.liveContinuations = await simulated.client.liveContinuations
+        outcome.ignoredPDUs = await simulated.client.counters.ignoredPDUs
+        return outcome
+    }
+}
+
+@Suite("Every injected fault ends in a typed error or a disconnection, with nothing pending")
+struct FaultTests {
+    @Test func theLinkDroppingAtTheRequestFailsTheReadWithConnectionLost() throws {
+        let outcome = try readBattery { connection, stats in
+            await connection.inject(LinkFault(from: .central, pduNumber: stats.pdusSent[.central]! + 1, action: .dropLink))
+        }
+        #expect(outcome.error == .disconnected(.connectionLost))
+        #expect(outcome.readAfterwards == nil)
+        #expect(outcome.liveContinuations == 0)
+    }
+
+    @Test func aLostResponseTimesOutThenTheTransactionTimeoutClosesTheLink() throws {
+        let outcome = try readBattery(timeout: .seconds(2), waitForDisconnect: true) { connection, stats in
+            await connection.inject(LinkFault(from: .peripheral, pduNumber: stats.pdusSent[.peripheral]! + 1, action: .drop))
+        }
+        #expect(outcome.error == .timeout(operation: "read of \(BluetoothUUID(0x2A19))", after: .seconds(2)))
+        #expect(outcome.disconnect == .attTimeout)
+        #expect(outcome.liveContinuations == 0)
+    }
+
+    @Test func aLateResponseTimesOutTheOperationButTheConnectionRecovers() throws {
+        // The second read goes out after the late response closed the transaction.
+        let outcome = try readBattery(timeout: .seconds(2), settle: .seconds(5)) { connection, stats in
+            await connection.inject(LinkFault(from: .peripheral, pduNumber: stats.pdusSent[.peripheral]! + 1, action: .delay(.seconds(5))))
+        }
+        #expect(outcome.error == .timeout(operation: "read of \(BluetoothUUID(0x2A19))", after: .seconds(2)))
+        #expect(outcome.readAfterwards == 87)
+        #expect(outcome.liveContinuations == 0)
+    }
+
+    @Test func aCorruptedResponseOpcodeIsAProtocolViolation() throws {
+        let outcome = try readBattery { connection, stats in
+            await connection.inject(LinkFault(from: .peripheral, pduNumber: stats.pdusSent[.peripheral]! + 1, action: .corrupt(byteIndex: 0, xor: 0x02)))
+        }
+        guard case .protocolViolation? = outcome.error else {
+            Issue.record("expected a protocol violation, got \(String(describing: outcome.error))")
+            return
+        }
+        #expect(outcome.liveContinuations == 0)
+    }
+
+    @Test func aTruncatedResponseIsDeliveredShortAndFailsDecoding() throws {
+        // Read Response cut to its opcode: an empty value, which Battery Level cannot decode.
+        let outcome = try readBattery { connection, stats in
+            await connection.inject(LinkFault(from: .peripheral, pduNumber: stats.pdusSent[.peripheral]! + 1, action: .truncate(toLength: 1)))
+        }
+        guard case .decoding? = outcome.error else {
+            Issue.record("expected a decoding error, got \(String(describing: outcome.error))")
+            return
+        }
+        #expect(outcome.readAfterwards == 87)
+        #expect(outcome.liveContinuations == 0)
+    }
+
+    @Test func aResponseWithTheWrongOpcodeIsAProtocolViolation() throws {
+        let outcome = try readBattery { connection, _ in connection.injectOnNext(.readRequest, .wrongOpcode(.readBlobResponse)) }
+        #expect(outcome.error == .protocolViolation(GATTError.unexpectedResponse(expected: .readResponse, received: .readBlobResponse).description))
+        #expect(outcome.liveContinuations == 0)
+    }
+
+    @Test func anUnsolicitedResponseIsIgnoredAndCounted() throws {
+        // Arriving while no request is outstanding, it answers nothing. (Arriving during the next
+        // request it would be taken for that request's answer: ATT cannot tell them apart.)
+        let outcome = try readBattery(settle: .seconds(1)) { connection, _ in
+            connection.injectOnNext(.readRequest, .unsolicitedResponse([ATTOpcode.writeResponse.rawValue]))
+        }
+        #expect(outcome.error == nil)
+        #expect(outcome.ignoredPDUs == 1)
+        #expect(outcome.readAfterwards == 87)
+        #expect(outcome.liveContinuations == 0)
+    }
+
+    @Test func aPeerThatNeverAnswersTimesOutAndLosesTheLink() throws {
+        let outcome = try readBattery(timeout: .seconds(3), waitForDisconnect: true) { connection, _ in
+            connection.injectOnNext(.readRequest, .neverAnswer)
+        }
+        #expect(outcome.error == .timeout(operation: "read of \(BluetoothUUID(0x2A19))", after: .seconds(3)))
+        #expect(outcome.disconnect == .attTimeout)
+        #expect(outcome.liveContinuations == 0)
+    }
+
+    @Test func aPeerTerminatingInsteadOfAnsweringFailsTheReadWithRemoteRequest() throws {
+        let outcome = try readBattery(waitForDisconnect: true) { connection, _ in connection.injectOnNext(.readRequest, .disconnect) }
+        #expect(outcome.error == .disconnected(.remoteRequest))
+        #expect(outcome.disconnect == .remoteRequest)
+        #expect(outcome.liveContinuations == 0)
+    }
+
+    @Test func aNotificationFloodIsDroppedByTheBoundedBufferAndCounted() throws {
+        let simulation = Simulation()
+        let strap = VirtualPeripheral.heartRateStrap(measurementInterval: .seconds(3600))
+        let simulator = try Simulator(clock: simulation.clock, devices: [strap])
+        let central = Central(backend: simulator.backend, clock: simulation.clock)
+        let (dropped, battery, pending) = try simulation.run {
+            let connection = try await central.connect(to: strap.identifier, services: [.heartRate, .battery], timeout: .seconds(5))
+            let measurement = try await connection.characteristic(BluetoothUUID(0x2A37), service: BluetoothUUID(0x180D))
+            let simulated = simulator.connection(to: strap.address)!
+            // The answer to the CCCD write is followed by 100 measurements back to back.
+            simulated.injectOnNext(.writeRequest, .floodNotifications(handle: measurement.valueHandle, value: [0x00, 70], count: 100))
+            let values = try await connection.subscribe(.heartRateMeasurement, buffering: .oldest(8))
+            // Let the flood arrive while nobody reads, then check the connection still works.
+            let battery = try await connection.read(.batteryLevel).percent
+            try await simulation.clock.sleep(for: .seconds(5))
+            return (values.droppedCount, battery, await simulated.client.liveContinuations)
+        }
+        #expect(dropped == 92)
+        #expect(battery == 87)
+        #expect(pending == 0)
+    }
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""A Bumble GATT peripheral for Harald's integration tests.
+
+Kinds (each advertises its name and service UUIDs in the advertising data itself, because the
+stock controller never delivers scan responses):
+  hr     "Harald-HR"  Heart Rate 0x180D (measurement 0x2A37 notifying every 50 ms while
+                      subscribed, body sensor location 0x2A38), Battery 0x180F (0x2A19 = 87),
+                      Device Information 0x180A (manufacturer, model, firmware), plus a control
+                      service whose characteristic 0xFFF1, when written, makes the peer disconnect.
+  gopro  "GoPro 1234" a minimal GoPro-like camera: service 0xFEA6 with command 0x0072-style
+                      characteristics (write + notify), and manufacturer data 0x02F2.
+  long   "HaraldLV"   one 128-bit service with a 512-byte readable and writable characteristic.
+  victim "Harald-VX"  like hr; the tests kill this process to see a peer vanish.
+
+Prints "READY <address>" once advertising, then serves until killed.
+"""
+import argparse
+import asyncio
+import logging
+import struct
+import sys
+
+from bumble import hci
+from bumble.core import AdvertisingData, UUID
+from bumble.device import Device
+from bumble.gatt import Characteristic, CharacteristicValue, Service
+from bumble.transport import open_transport
+
+LONG_SERVICE = "6E40A000-3C1D-4B2A-9F3E-48415241C000"
+LONG_VALUE = "6E40A001-3C1D-4B2A-9F3E-48415241C000"
+CONTROL_SERVICE = "FFF0"
+CONTROL_DISCONNECT = "FFF1"
+GOPRO_SERVICE = "FEA6"
+GOPRO_COMMAND = "B5F90072-AA8D-11E3-9046-0002A5D5C51B"
+GOPRO_COMMAND_RESPONSE = "B5F90073-AA8D-11E3-9046-0002A5D5C51B"
+
+READABLE = "READABLE"
+WRITEABLE = "WRITEABLE"
+READ_WRITE = "READABLE,WRITEABLE"
+
+
+def ad(kind, data):
+    return bytes([len(data) + 1, kind]) + data
+
+
+def uuid16_list(*values):
+    return b"".join(struct.pack("<H", value) for value in values)
+
+
+def build(kind, device):
+    """Services and advertising data for one kind of peer."""
+    name = {"hr": "Harald-HR", "victim": "Harald-VX", "gopro": "GoPro 1234", "long": "HaraldLV"}[kind]
+    device.name = name
+    flags = ad(0x01, bytes([0x06]))
+    tasks = []
+    if kind in ("hr", "victim"):
+        subscribed = {"on": False}
+        measurement = Characteristic("2A37", Characteristic.Properties.NOTIFY, READABLE, bytes([0x00, 60]))
+
+        def disconnect_me(connection, value):
+            asyncio.get_running_loop().call_later(0.05, lambda: asyncio.ensure_future(connection.disconnect()))
+
+        device.add_services([
+            Service("180D", [measurement,
+                             Characteristic("2A38", Characteristic.Properties.READ, READABLE, bytes([0x01]))]),
+            Service("180F", [Characteristic("2A19", Characteristic.Properties.READ | Characteristic.Properties.NOTIFY,
+                                            READABLE, bytes([87]))]),
+            Service("180A", [
+                Characteristic("2A29", Characteristic.Properties.READ, READABLE, b"Harald Test Peers"),
+                Characteristic("2A24", Characteristic.Properties.READ, READABLE, b"HR-1"),
+                Characteristic("2A26", Characteristic.Properties.READ, READABLE, b"1.0.0"),
+            ]),
+            Service(CONTROL_SERVICE, [Characteristic(
+                CONTROL_DISCONNECT, Characteristic.Properties.WRITE, WRITEABLE, CharacteristicValue(write=disconnect_me))]),
+        ])
+
+        async def notify_forever():
+            beat = 60
+            while True:
+                await asyncio.sleep(0.05)
+                beat = 60 + (beat - 59) % 40
+                try:
+                    await device.notify_subscribers(measurement, bytes([0x00, beat]))
+                except Exception as error:  # a subscriber that just left
+                    logging.debug("notify failed: %s", error)
+
+        tasks.append(notify_forever)
+        advertising = flags + ad(0x03, uuid16_list(0x180D, 0x180F, 0x180A)) + ad(0x09, name.encode())
+    elif kind == "gopro":
+        response = Characteristic(GOPRO_COMMAND_RESPONSE, Characteristic.Properties.NOTIFY, READABLE, b"")
+
+        async def on_command(connection, value):
+            # Answer every command with "success" for its command id, like the camera does.
+            command_id = value[1] if len(value) > 1 else 0
+            await device.notify_subscriber(connection, response, bytes([0x02, command_id, 0x00]))
+
+        device.add_services([Service(GOPRO_SERVICE, [
+            Characteristic(GOPRO_COMMAND, Characteristic.Properties.WRITE, WRITEABLE, CharacteristicValue(write=on_command)),
+            response,
+        ])])
+        advertising = (ad(0x01, bytes([0x02])) + ad(0x03, uuid16_list(0xFEA6)) + ad(0x09, name.encode())
+                       + ad(0xFF, bytes([0xF2, 0x02, 0x02, 0x01, 0x38, 0x33])))
+    else:
+        device.add_services([Service(LONG_SERVICE, [Characteristic(
+            LONG_VALUE, Characteristic.Properties.READ | Characteristic.Properties.WRITE, READ_WRITE,
+            bytes(index % 256 for index in range(512)))])])
+        advertising = flags + ad(0x07, UUID(LONG_SERVICE).to_bytes(force_128=True)) + ad(0x09, name.encode())
+    assert len(advertising) <= 31, f"{kind}: {len(advertising)} bytes of advertising data"
+    return advertising, tasks
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("kind", choices=["hr", "gopro", "long", "victim"])
+    parser.add_argument("--transport", required=True, help="e.g. tcp-client:127.0.0.1:9001")
+    parser.add_argument("--address", required=True, help="static random address, e.g. C0:00:00:00:00:01")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    async with await open_transport(args.transport) as transport:
+        device = Device.with_hci(args.kind, hci.Address(args.address), transport.source, transport.sink)
+        advertising, tasks = build(args.kind, device)
+        device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
+        device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
+        await device.power_on()
+        await device.start_advertising(advertising_data=advertising, auto_restart=True)
+        for task in tasks:
+            asyncio.ensure_future(task())
+        print(f"READY {args.address}", flush=True)
+        await transport.source.wait_for_termination()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(0)
