@@ -19,10 +19,21 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "HaraldCodec", package: "Harald"),
                 .product(name: "HaraldProfiles", package: "Harald"),
+                .product(name: "HaraldATT", package: "Harald"),
                 "Clobber",
             ],
             path: "Benchmarks/HaraldDecode",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Protocol cost and fan-in on the simulator: a plain executable (virtual time, CPU time).
+        .executableTarget(
+            name: "HaraldSimulation",
+            dependencies: [
+                .product(name: "Harald", package: "Harald"),
+                .product(name: "HaraldATT", package: "Harald"),
+                .product(name: "HaraldSimulator", package: "Harald"),
+            ],
+            path: "Benchmarks/HaraldSimulation"
         ),
         .target(name: "Clobber"),
     ],

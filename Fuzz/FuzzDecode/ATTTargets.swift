@@ -2,8 +2,9 @@ import HaraldATT
 import HaraldCodec
 
 /// ATT PDUs (HaraldATT): any PDU by its opcode. A PDU that decodes must encode again, and the
-/// encoding must decode to the same PDU (value equality: a few PDUs, such as an unknown opcode's,
-/// keep their bytes as received, so byte equality is also checked when the type says it holds).
+/// encoding must decode to the same PDU. Equal values, not equal bytes: the spec lets the last
+/// tuple of a Read Multiple Variable Response be cut at ATT_MTU − 1 bytes, even inside its length
+/// field (`21 40` decodes to no entries and re-encodes as `21`), so bytes are not canonical.
 let attTargets: [FuzzTarget] = [
     FuzzTarget("ATTPDU", checkATTPDU)
 ]
@@ -25,6 +26,5 @@ let attTargets: [FuzzTarget] = [
             fatalError("ATTPDU \(bytes.hexString) re-encodes as \(encoded.hexString), which does not decode: \(error)")
         }
         require(again == pdu, "ATTPDU \(bytes.hexString) re-encodes as \(encoded.hexString), which decodes differently")
-        require(encoded == bytes, "ATTPDU \(bytes.hexString) (\(pdu.opcode.name)) re-encodes as \(encoded.hexString)")
     }
 }

@@ -9,5 +9,6 @@ let benchmarks: @Sendable () -> Void = {
     registerHeartRateMeasurementBenchmarks()
     registerBloodPressureMeasurementBenchmarks()
     registerGlucoseMeasurementBenchmarks()
+    registerNotificationPathBenchmark()
     registerLoopOverhead()
 }
