@@ -25,7 +25,8 @@ let package = Package(
             path: "Benchmarks/HaraldDecode",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        // Protocol cost and fan-in on the simulator: a plain executable (virtual time, CPU time).
+        // Protocol cost and fan-in on the simulator: a plain executable (virtual time, CPU time), kept
+        // out of Benchmarks/ because the benchmark plugin runs every executable there as a benchmark.
         .executableTarget(
             name: "HaraldSimulation",
             dependencies: [
@@ -33,7 +34,7 @@ let package = Package(
                 .product(name: "HaraldATT", package: "Harald"),
                 .product(name: "HaraldSimulator", package: "Harald"),
             ],
-            path: "Benchmarks/HaraldSimulation"
+            path: "Sources/HaraldSimulation"
         ),
         .target(name: "Clobber"),
     ],
