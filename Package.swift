@@ -64,7 +64,8 @@ let package = Package(
             dependencies: ["Harald", "HaraldATT", "HaraldCodec", "HaraldHCIBackend", .product(name: "Logging", package: "swift-log")]
         ),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
-        .executableTarget(name: "FuzzDecode", dependencies: ["HaraldCodec"], path: "Fuzz/FuzzDecode"),
+        .executableTarget(
+            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "HaraldHCI"], path: "Fuzz/FuzzDecode"),
         .testTarget(
             name: "HaraldCodecTests",
             dependencies: [
