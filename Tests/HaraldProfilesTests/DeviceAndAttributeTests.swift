@@ -85,3 +85,15 @@ struct DeviceAndAttributeTests {
         #expect(throws: ByteDecodingError.self) { try MiBandRealtimeSteps(decoding: [UInt8](hex: "0C 0C 00 00 00")) }
     }
 }
+
+@Suite("Text characteristic limits")
+struct TextCharacteristicLimitTests {
+    @Test func aDeviceNameLongerThan248BytesIsRejectedWhenDecoded() {
+        #expect(throws: ByteDecodingError.self) { try DeviceName(decoding: Array(repeating: 0x73, count: 249)) }
+    }
+
+    @Test func aDeviceNameOf248BytesDecodesAndEncodesBack() throws {
+        let bytes = [UInt8](repeating: 0x73, count: 248)
+        #expect(try DeviceName(decoding: bytes).encodedBytes() == bytes)
+    }
+}

@@ -4,7 +4,7 @@ import HaraldCodec
 /// Device Information strings, Device Name).
 ///
 /// Decoding drops trailing NUL bytes, which many devices add although the specification does
-/// not; invalid UTF-8 is an error. Encoding rejects text longer than ``maximumByteCount``.
+/// not; invalid UTF-8 and text longer than ``maximumByteCount`` are errors, in both directions.
 public protocol TextCharacteristic: CharacteristicValue {
     /// The text.
     var text: String { get set }
@@ -19,7 +19,13 @@ extension TextCharacteristic {
     public static var maximumByteCount: Int { 512 }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
-        self.init(text: try reader.readRemainingUTF8(field: "text", trimmingNulls: true))
+        let start = reader.offset
+        let text = try reader.readRemainingUTF8(field: "text", trimmingNulls: true)
+        let count = text.utf8.count
+        guard count <= Self.maximumByteCount else {
+            throw reader.invalidValue("\(count) bytes is over \(Self.maximumByteCount)", field: "text", at: start)
+        }
+        self.init(text: text)
     }
 
     public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
