@@ -1,7 +1,7 @@
 import HaraldCodec
 
 /// Handle Value Notification (0x1B): the server pushes the value at `handle`; no answer.
-public struct ATTHandleValueNotification: ATTPDUCodable {
+public struct ATTHandleValueNotification: ATTHandleValuePDU {
     public static let opcode = ATTOpcode.handleValueNotification
     public var handle: UInt16
     /// At most ATT_MTU − 3 bytes.
@@ -11,23 +11,11 @@ public struct ATTHandleValueNotification: ATTPDUCodable {
         self.handle = handle
         self.value = value
     }
-
-    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
-        try reader.expectOpcode(Self.opcode)
-        handle = try reader.read(UInt16.self, field: "handle")
-        value = reader.readRemainingBytes()
-    }
-
-    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
-        writer.write(Self.opcode.rawValue)
-        writer.write(handle)
-        writer.write(bytes: value)
-    }
 }
 
 /// Handle Value Indication (0x1D): the server pushes the value at `handle` and waits for a
 /// Handle Value Confirmation before sending another indication.
-public struct ATTHandleValueIndication: ATTPDUCodable {
+public struct ATTHandleValueIndication: ATTHandleValuePDU {
     public static let opcode = ATTOpcode.handleValueIndication
     public var handle: UInt16
     /// At most ATT_MTU − 3 bytes.
@@ -36,18 +24,6 @@ public struct ATTHandleValueIndication: ATTPDUCodable {
     public init(handle: UInt16, value: [UInt8]) {
         self.handle = handle
         self.value = value
-    }
-
-    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
-        try reader.expectOpcode(Self.opcode)
-        handle = try reader.read(UInt16.self, field: "handle")
-        value = reader.readRemainingBytes()
-    }
-
-    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
-        writer.write(Self.opcode.rawValue)
-        writer.write(handle)
-        writer.write(bytes: value)
     }
 }
 

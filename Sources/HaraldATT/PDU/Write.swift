@@ -1,7 +1,7 @@
 import HaraldCodec
 
 /// Write Request (0x12): write `value` to the attribute at `handle`; answered by a Write Response.
-public struct ATTWriteRequest: ATTPDUCodable {
+public struct ATTWriteRequest: ATTHandleValuePDU {
     public static let opcode = ATTOpcode.writeRequest
     public var handle: UInt16
     /// At most ATT_MTU − 3 bytes.
@@ -10,18 +10,6 @@ public struct ATTWriteRequest: ATTPDUCodable {
     public init(handle: UInt16, value: [UInt8]) {
         self.handle = handle
         self.value = value
-    }
-
-    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
-        try reader.expectOpcode(Self.opcode)
-        handle = try reader.read(UInt16.self, field: "handle")
-        value = reader.readRemainingBytes()
-    }
-
-    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
-        writer.write(Self.opcode.rawValue)
-        writer.write(handle)
-        writer.write(bytes: value)
     }
 }
 
@@ -41,7 +29,7 @@ public struct ATTWriteResponse: ATTPDUCodable {
 }
 
 /// Write Command (0x52): write without response ("write without response" in GATT).
-public struct ATTWriteCommand: ATTPDUCodable {
+public struct ATTWriteCommand: ATTHandleValuePDU {
     public static let opcode = ATTOpcode.writeCommand
     public var handle: UInt16
     /// At most ATT_MTU − 3 bytes.
@@ -50,18 +38,6 @@ public struct ATTWriteCommand: ATTPDUCodable {
     public init(handle: UInt16, value: [UInt8]) {
         self.handle = handle
         self.value = value
-    }
-
-    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
-        try reader.expectOpcode(Self.opcode)
-        handle = try reader.read(UInt16.self, field: "handle")
-        value = reader.readRemainingBytes()
-    }
-
-    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
-        writer.write(Self.opcode.rawValue)
-        writer.write(handle)
-        writer.write(bytes: value)
     }
 }
 
