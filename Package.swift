@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald"]),
         // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
-        .target(name: "HaraldHCI", dependencies: ["HaraldCodec"]),
+        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldProfiles"]),
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
         .target(name: "HaraldHCIBackend", dependencies: ["Harald", "HaraldATT", "HaraldHCI"]),
         .executableTarget(
@@ -58,11 +58,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Harald's side of the Harald-vs-Bumble benchmark (scripts/bench-bumble).
+        .executableTarget(
+            name: "HaraldBumbleBench",
+            dependencies: ["Harald", "HaraldATT", "HaraldCodec", "HaraldHCIBackend", .product(name: "Logging", package: "swift-log")]
+        ),
         // The fan-in measurement (100 sensors × 50 Hz × 60 s through the public API); run it
         // built in release: `swift build -c release --product HaraldFanIn`.
         .executableTarget(name: "HaraldFanIn", dependencies: ["Harald", "HaraldSimulator"]),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
-        .executableTarget(name: "FuzzDecode", dependencies: ["HaraldCodec"], path: "Fuzz/FuzzDecode"),
+        .executableTarget(
+            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "HaraldHCI"], path: "Fuzz/FuzzDecode"),
         .testTarget(
             name: "HaraldCodecTests",
             dependencies: [
@@ -79,8 +85,11 @@ let package = Package(
         ),
         .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
         .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec"]),
-        // The public API's scenario suite, run against the simulator backend.
-        .testTarget(name: "HaraldScenarioTests", dependencies: ["Harald", "HaraldSimulator"]),
+        // The public API's scenario suite, written once (no Testing import: scenarios throw
+        // ScenarioFailure) and run by a parameterized test per backend.
+        .target(name: "HaraldScenarioSuite", dependencies: ["Harald", "HaraldCodec"], path: "Tests/HaraldScenarioSuite"),
+        // The scenario suite against the simulator backend, plus the flows on the simulator.
+        .testTarget(name: "HaraldScenarioTests", dependencies: ["Harald", "HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldScenarioSuite"]),
         .testTarget(
             name: "HaraldProfilesTests",
             dependencies: [
@@ -96,7 +105,7 @@ let package = Package(
         .target(name: "HaraldCoreBluetooth", dependencies: ["Harald", "HaraldCodec"]),
         .testTarget(
             name: "HaraldCoreBluetoothTests",
-            dependencies: ["HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldSimulator"]
+            dependencies: ["HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldSimulator", "HaraldScenarioSuite"]
         ),
         // Unit tests, plus integration tests against Bumble that run only when
         // HARALD_BUMBLE_TRANSPORT is set (see scripts/integration).
@@ -108,6 +117,9 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        // The scenario suite over HCICentralBackend against a Bumble scenario peer; runs only when
+        // HARALD_SCENARIO_TRANSPORT is set (see scripts/integration).
+        .testTarget(name: "HaraldHCIBackendTests", dependencies: ["HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldScenarioSuite"]),
     ],
     swiftLanguageModes: [.v6]
 )

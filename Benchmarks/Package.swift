@@ -18,10 +18,23 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "HaraldCodec", package: "Harald"),
+                .product(name: "HaraldProfiles", package: "Harald"),
+                .product(name: "HaraldATT", package: "Harald"),
                 "Clobber",
             ],
             path: "Benchmarks/HaraldDecode",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Protocol cost and fan-in on the simulator: a plain executable (virtual time, CPU time), kept
+        // out of Benchmarks/ because the benchmark plugin runs every executable there as a benchmark.
+        .executableTarget(
+            name: "HaraldSimulation",
+            dependencies: [
+                .product(name: "Harald", package: "Harald"),
+                .product(name: "HaraldATT", package: "Harald"),
+                .product(name: "HaraldSimulator", package: "Harald"),
+            ],
+            path: "Sources/HaraldSimulation"
         ),
         .target(name: "Clobber"),
     ],

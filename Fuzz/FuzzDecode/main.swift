@@ -13,10 +13,11 @@ import Glibc
 import Darwin
 #endif
 
-/// Every decoder the fuzzer drives. Later layers append their rows here, one line each
-/// (for example `.decoding(HeartRateMeasurement.self)` once HaraldProfiles exists). Append rather
+/// Every decoder the fuzzer drives (`FuzzDecode --list` prints the rows): the codec, ATT PDUs,
+/// advertising data and beacons, the HCI parsers, the GATT client against a scripted server, and
+/// one row per characteristic of the standard registry last (the registry grows). Append rather
 /// than insert: a seed's first byte is its row's index, and appending keeps those indices.
-let fuzzTargets: [FuzzTarget] = codecTargets
+let fuzzTargets: [FuzzTarget] = codecTargets + attTargets + advertisingTargets + hciTargets + serverTargets + profileTargets
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

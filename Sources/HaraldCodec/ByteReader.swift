@@ -150,11 +150,39 @@ public struct ByteReader {
     /// Reads a value that decodes itself; errors inside it get `field` prepended to their path.
     @inlinable @inline(__always)
     public mutating func decode<T: ByteDecodable>(_ type: T.Type = T.self, field: String) throws(ByteDecodingError) -> T {
+        if let value = try readCodecValue(T.self, field: field) { return value }
         do {
             return try T(from: &self)
         } catch {
             throw error.nested(in: field)
         }
+    }
+
+    /// Reads the codec's own fixed-size values (integers, SFLOAT, FLOAT) directly, exactly as their
+    /// `init(from:)` does (same bytes, same error with `field` as its path); nil for other types.
+    ///
+    /// The optimiser cannot see through a conformance declared in another module, so from the
+    /// caller's module `T(from:)` is an indirect call through the witness table even when `T` is
+    /// known. Once `decode` is specialised for a concrete `T`, the type tests here fold to a single
+    /// inlined read (or to nothing for other types).
+    @inlinable @inline(__always)
+    internal mutating func readCodecValue<T>(_ type: T.Type, field: String) throws(ByteDecodingError) -> T? {
+        if T.self == MedicalFloat16.self {
+            return unsafeBitCast(MedicalFloat16(bitPattern: try read(UInt16.self, field: field)), to: T.self)
+        }
+        if T.self == MedicalFloat32.self {
+            return unsafeBitCast(MedicalFloat32(bitPattern: try read(UInt32.self, field: field)), to: T.self)
+        }
+        if T.self == UInt8.self { return unsafeBitCast(try read(UInt8.self, field: field), to: T.self) }
+        if T.self == UInt16.self { return unsafeBitCast(try read(UInt16.self, field: field), to: T.self) }
+        if T.self == UInt32.self { return unsafeBitCast(try read(UInt32.self, field: field), to: T.self) }
+        if T.self == UInt64.self { return unsafeBitCast(try read(UInt64.self, field: field), to: T.self) }
+        if T.self == Int8.self { return unsafeBitCast(try read(Int8.self, field: field), to: T.self) }
+        if T.self == Int16.self { return unsafeBitCast(try read(Int16.self, field: field), to: T.self) }
+        if T.self == Int32.self { return unsafeBitCast(try read(Int32.self, field: field), to: T.self) }
+        if T.self == Int64.self { return unsafeBitCast(try read(Int64.self, field: field), to: T.self) }
+        if T.self == UInt24.self { return unsafeBitCast(try read(UInt24.self, field: field), to: T.self) }
+        return nil
     }
 
     /// Reads a value from exactly the next `count` bytes; the value must use all of them.

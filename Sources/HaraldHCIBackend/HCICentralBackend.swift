@@ -104,7 +104,7 @@ public final class HCICentralBackend: CentralBackend {
         let identifier = address.map { PeripheralIdentifier(address: $0) } ?? PeripheralIdentifier(rawValue: report.address.description)
         return Harald.Advertisement(
             peripheral: identifier, rssi: Int(report.rssi ?? 127), isConnectable: report.isConnectable,
-            data: Harald.AdvertisingData(parsing: report.advertisingData + report.scanResponseData))
+            data: report.data)
     }
 
     static func translate(_ error: any Error) -> any Error {

@@ -2,6 +2,7 @@ import Foundation
 import Harald
 import HaraldCodec
 import HaraldCoreBluetooth
+import HaraldScenarioSuite
 import Testing
 
 @Suite("CoreBluetooth backend: connecting, one record per peripheral, restoration")
@@ -21,7 +22,7 @@ struct ConnectTests {
         let world = FakeWorld.make()
         world.central.connectBehaviour = .hold
         let attempt = Task { try await world.backend.connect(to: world.identifier, timeout: .seconds(4)) }
-        await BackendScenario.waitForSleepers(world.clock)
+        await waitForSleepers(world.clock)
         world.clock.advance(by: .seconds(4))
         await #expect(throws: BluetoothError.timeout(operation: "connect", after: .seconds(4))) { _ = try await attempt.value }
         #expect(world.central.calls.contains(.cancelConnection(world.peripheral.identifier)))

@@ -2,6 +2,7 @@ import Foundation
 import Harald
 import HaraldCodec
 import HaraldCoreBluetooth
+import HaraldScenarioSuite
 import HaraldSimulator
 import Testing
 
@@ -40,6 +41,7 @@ struct FakeWorld: Sendable {
         let peripheral = central.makePeripheral(name: "Scenario", gatt: profileGATT)
         let answer: @Sendable ([UInt8]) -> [UInt8] = { ScenarioProfile.answer(to: $0) }
         peripheral.respond[ScenarioProfile.command] = (ScenarioProfile.response, answer)
+        peripheral.refuse[ScenarioProfile.command] = { $0.first == ScenarioProfile.refusedCommand ? attError(Int(ScenarioProfile.refusalCode)) : nil }
         if poweredOn { central.setRadio(.poweredOn) }
         return FakeWorld(central: central, peripheral: peripheral, backend: backend, clock: clock)
     }
@@ -52,28 +54,46 @@ struct FakeScenarioPeer: ScenarioPeer {
     let world: FakeWorld
 
     var identifier: PeripheralIdentifier { world.identifier }
-    func holdAnswers() { world.peripheral.lock.withLock { world.peripheral.holding = true } }
-    func resumeAnswering() { world.peripheral.resumeAnswering() }
-    func waitForHeldRequests(_ count: Int) async { await world.peripheral.waitForHeld(count) }
-    func notify(_ value: [UInt8], on uuid: BluetoothUUID) async { world.peripheral.notify(value, on: uuid) }
-    func value(of uuid: BluetoothUUID) -> [UInt8] { world.peripheral.value(of: uuid) }
+    func holdAnswers() async throws { world.peripheral.lock.withLock { world.peripheral.holding = true } }
+    func resumeAnswering() async throws { world.peripheral.resumeAnswering() }
+    func waitForHeldRequests(_ count: Int) async throws { await world.peripheral.waitForHeld(count) }
+    func notify(_ value: [UInt8], on uuid: BluetoothUUID) async throws { world.peripheral.notify(value, on: uuid) }
+    func value(of uuid: BluetoothUUID) async throws -> [UInt8] { world.peripheral.value(of: uuid) }
+    func writesWithoutResponse(to uuid: BluetoothUUID, count: Int) async throws -> [[UInt8]] {
+        // The fake takes writes without response synchronously: they are all there already.
+        writesWithoutResponse(to: uuid)
+    }
+    /// Values written without response to `uuid` so far, in arrival order.
     func writesWithoutResponse(to uuid: BluetoothUUID) -> [[UInt8]] {
         world.peripheral.received.compactMap { request in
             if case let .write(target, bytes, withResponse: false) = request, target == uuid { return bytes }
             return nil
         }
     }
-    func disconnectFromPeer() async { world.central.dropConnection(world.peripheral) }
+    func disconnectFromPeer() async throws { world.central.dropConnection(world.peripheral) }
 }
 
-@Suite("Backend scenarios on the CoreBluetooth fake")
+@Suite("Public API scenarios on the CoreBluetooth fake")
 struct CoreBluetoothScenarioTests {
-    @Test(arguments: BackendScenario.allCases)
-    func scenario(_ scenario: BackendScenario) async throws {
+    // The time limit only guards against a hang (the fake's virtual clock never fires a timer
+    // by itself): a passing scenario takes milliseconds.
+    @Test(.timeLimit(.minutes(2)), arguments: Scenario.allCases)
+    func scenario(_ scenario: Scenario) async throws {
         let world = FakeWorld.make()
+        // The scenario peer advertises all along: every scan hears it at once.
+        world.central.advertisingOnScan = [(world.peripheral, [
+            fakeKeys.localName: ScenarioProfile.name, fakeKeys.serviceUUIDs: [FakeUUID(ScenarioProfile.service)],
+            fakeKeys.isConnectable: NSNumber(value: true),
+        ], -55)]
         let backend = world.backend
+        let clock = world.clock
         try await scenario.run(ScenarioHarness(
-            backend: backend, peer: FakeScenarioPeer(world: world), clock: world.clock,
+            central: Central(backend: backend, clock: clock, defaultTimeout: .seconds(5)),
+            peer: FakeScenarioPeer(world: world), timeout: .seconds(5), shortTimeout: .seconds(3),
+            elapse: { duration in
+                await waitForSleepers(clock)
+                clock.advance(by: duration)
+            },
             pendingOperations: { backend.pendingOperationCount }))
         #expect(world.peripheral.dropped == 0, "no write without response was sent without room for it")
     }

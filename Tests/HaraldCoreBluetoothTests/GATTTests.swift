@@ -2,6 +2,7 @@ import Foundation
 import Harald
 import HaraldCodec
 import HaraldCoreBluetooth
+import HaraldScenarioSuite
 import Testing
 
 @Suite("CoreBluetooth backend: GATT operations, routing and flow control")
@@ -34,7 +35,7 @@ struct GATTTests {
         world.peripheral.lock.withLock { world.peripheral.holding = true }
         let read = Task { try await profile.connection.read(status, timeout: .seconds(2)) }
         await world.peripheral.waitForHeld(1)
-        await BackendScenario.waitForSleepers(world.clock)
+        await waitForSleepers(world.clock)
         world.clock.advance(by: .seconds(2))
         _ = await read.result
         world.peripheral.resumeAnswering()  // the late answer arrives now
@@ -107,7 +108,7 @@ struct GATTTests {
         let write = Task {
             try await profile.connection.write([7], to: profile[ScenarioProfile.stream], kind: .withoutResponse, timeout: .seconds(1))
         }
-        await BackendScenario.waitForSleepers(world.clock)
+        await waitForSleepers(world.clock)
         world.clock.advance(by: .seconds(1))
         await #expect(throws: BluetoothError.self) { try await write.value }
         world.peripheral.grantWriteCredits(5)

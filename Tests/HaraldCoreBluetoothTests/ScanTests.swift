@@ -2,6 +2,7 @@ import Foundation
 import Harald
 import HaraldCodec
 import HaraldCoreBluetooth
+import HaraldScenarioSuite
 import Testing
 
 @Suite("CoreBluetooth backend: radio state and scanning")

@@ -1,77 +1,78 @@
 import HaraldCodec
+import HaraldProfiles
 import Testing
 
 @testable import HaraldHCI
 
-/// AD structures against the vectors of protocols.md section E.
+/// The shared AD parser (HaraldProfiles) against the vectors of protocols.md section E, as the
+/// HCI scan delivers them.
 @Suite("Advertising data")
 struct AdvertisingDataTests {
     @Test func heartRateAdvertisementFromBumbleHasFlagsUUIDsNameAndManufacturerData() throws {
-        let data = try AdvertisingData(decoding: bytes("02010605030d180f18090941636d652048524d0319410307ffffff41434d45"))
-        #expect(data.flags == 0x06)
+        let data = try AdvertisingData(validating: bytes("02010605030d180f18090941636d652048524d0319410307ffffff41434d45"))
+        #expect(data.flags?.rawValue == 0x06)
         #expect(data.serviceUUIDs == ["180D", "180F"])
-        #expect(data.localName == "Acme HRM" && data.isLocalNameComplete)
+        #expect(data.localName == "Acme HRM" && !data.isLocalNameShortened)
         #expect(data.appearance == 0x0341)
-        #expect(data.manufacturerData == [ManufacturerData(companyID: 0xFFFF, data: Array("ACME".utf8))])
+        #expect(data.manufacturerData == ManufacturerData(companyID: 0xFFFF, data: Array("ACME".utf8)))
     }
 
     @Test func iBeaconIsManufacturerDataForApple() throws {
-        let data = try AdvertisingData(decoding: bytes(
+        let data = try AdvertisingData(validating: bytes(
             "0201061AFF4C000215B5B182C7EAB14988AA99B5C1517008D90001000 2C6".replacingOccurrences(of: " ", with: "")))
-        let apple = try #require(data.manufacturerData.first)
+        let apple = try #require(data.manufacturerData)
         #expect(apple.companyID == 0x004C)
         #expect(apple.data.prefix(2) == [0x02, 0x15])
         #expect(apple.data.count == 23)
     }
 
     @Test func eddystoneHasTheUUIDListAndServiceData() throws {
-        let data = try AdvertisingData(decoding: bytes(
+        let data = try AdvertisingData(validating: bytes(
             "02010603 03AAFE 1716AAFE00E78B0CA75009547 7CB3E77000000000001 0000".replacingOccurrences(of: " ", with: "")))
         #expect(data.serviceUUIDs == ["FEAA"])
-        let frame = try #require(data.serviceData.first)
-        #expect(frame.uuid == "FEAA")
-        #expect(frame.data.first == 0x00)  // UID frame
-        #expect(Int8(bitPattern: frame.data[1]) == -25)
+        let frame = try #require(data.serviceData[BluetoothUUID(0xFEAA)])
+        #expect(frame.first == 0x00)  // UID frame
+        #expect(Int8(bitPattern: frame[1]) == -25)
     }
 
     @Test func goProAdvertisementAndScanResponse() throws {
-        let advertising = try AdvertisingData(decoding: bytes("02010203 02A6FE 0FFFF202020138330 0B3FE2A79DCEB0F".replacingOccurrences(of: " ", with: "")))
+        let advertising = try AdvertisingData(validating: bytes("02010203 02A6FE 0FFFF202020138330 0B3FE2A79DCEB0F".replacingOccurrences(of: " ", with: "")))
         #expect(advertising.serviceUUIDs == ["FEA6"])
-        #expect(advertising.manufacturerData.first?.companyID == 0x02F2)
-        let response = try AdvertisingData(decoding: bytes("0B09476F50726F2031303538 0B16A6FEF7A9768831303538".replacingOccurrences(of: " ", with: "")))
+        #expect(advertising.manufacturerData?.companyID == 0x02F2)
+        let response = try AdvertisingData(validating: bytes("0B09476F50726F2031303538 0B16A6FEF7A9768831303538".replacingOccurrences(of: " ", with: "")))
         #expect(response.localName == "GoPro 1058")
-        #expect(response.serviceData == [ServiceData(uuid: "FEA6", data: bytes("F7A9768831303538"))])
+        #expect(response.serviceData == [BluetoothUUID(0xFEA6): bytes("F7A9768831303538")])
     }
 
     @Test func txPowerIsSigned() throws {
-        #expect(try AdvertisingData(decoding: [0x02, 0x0A, 0x7B]).txPowerLevel == 123)
-        #expect(try AdvertisingData(decoding: [0x02, 0x0A, 0xEE]).txPowerLevel == -18)
+        #expect(try AdvertisingData(validating: [0x02, 0x0A, 0x7B]).txPowerLevel == 123)
+        #expect(try AdvertisingData(validating: [0x02, 0x0A, 0xEE]).txPowerLevel == -18)
     }
 
     @Test func uuidsOf32And128BitsAreReadLittleEndian() throws {
         let uuid128: BluetoothUUID = "6E40A000-3C1D-4B2A-9F3E-48415241C000"
         let data = AdvertisingData(structures: [
-            ADStructure(type: ADType.completeUUIDs32, data: [0x78, 0x56, 0x34, 0x12]),
-            ADStructure(type: ADType.completeUUIDs128, data: uuid128.bigEndianBytes.reversed()),
+            .init(type: .completeList32BitServiceUUIDs, data: [0x78, 0x56, 0x34, 0x12]),
+            .init(type: .completeList128BitServiceUUIDs, data: uuid128.bigEndianBytes.reversed()),
         ])
         #expect(data.serviceUUIDs == [BluetoothUUID(uuid32: 0x1234_5678), uuid128])
-        #expect(try AdvertisingData(decoding: data.bytes) == data)
+        #expect(try AdvertisingData(validating: data.bytes) == data)
     }
 
     @Test func shortenedNameIsUsedWhenNoCompleteName() throws {
-        let data = try AdvertisingData(decoding: [0x04, 0x08, 0x48, 0x52, 0x4D])
-        #expect(data.localName == "HRM" && !data.isLocalNameComplete)
+        let data = try AdvertisingData(validating: [0x04, 0x08, 0x48, 0x52, 0x4D])
+        #expect(data.localName == "HRM" && data.isLocalNameShortened)
     }
 
     @Test func structureRunningPastTheEndThrowsStrictlyAndIsCutLeniently() throws {
-        let broken = bytes("020106 05 09 4142")
-        #expect(throws: ByteDecodingError.self) { try AdvertisingData(decoding: broken) }
-        let lenient = AdvertisingData(lenient: broken)
-        #expect(lenient.flags == 0x06 && lenient.localName == nil && lenient.isMalformed)
+        let broken = bytes("020106 05 09 4142".replacingOccurrences(of: " ", with: ""))
+        #expect(throws: ByteDecodingError.self) { try AdvertisingData(validating: broken) }
+        let lenient = AdvertisingData(parsing: broken)
+        #expect(lenient.flags?.rawValue == 0x06 && lenient.localName == nil)
     }
 
     @Test func zeroPaddingIsSkipped() throws {
-        #expect(try AdvertisingData(decoding: [0x02, 0x01, 0x06, 0x00, 0x00]).structures.count == 1)
+        #expect(try AdvertisingData(validating: [0x02, 0x01, 0x06, 0x00, 0x00]).structures.count == 1)
     }
 }
 
@@ -85,7 +86,7 @@ struct AdvertisementAssemblerTests {
         let merged = assembler.add(LEAdvertisingReport(eventType: .scanResponse, address: Self.peer,
                                                        data: [0x03, 0x09, 0x48, 0x52], rssi: -41))
         #expect(merged.isScanResponse && merged.isConnectable)
-        #expect(merged.data.flags == 0x06 && merged.data.localName == "HR")
+        #expect(merged.data.flags?.rawValue == 0x06 && merged.data.localName == "HR")
     }
 
     @Test func extendedFragmentsAreJoinedBeforeDelivery() {

@@ -49,3 +49,12 @@ struct AdvertisingDataTests {
         #expect(data.serviceData == [BluetoothUUID(0xFEA6): [0x01, 0x02]])
     }
 }
+
+@Suite("Advertising data merged with a scan response")
+struct MergedAdvertisingDataTests {
+    @Test func aServiceListedInBothPartsIsReportedOnce() {
+        let advertising: [UInt8] = [0x03, 0x03, 0x0D, 0x18]
+        let response: [UInt8] = [0x05, 0x03, 0x0D, 0x18, 0x0F, 0x18]
+        #expect(AdvertisingData(parsing: advertising + response).serviceUUIDs == [BluetoothUUID(0x180D), BluetoothUUID(0x180F)])
+    }
+}

@@ -87,6 +87,12 @@ class BenchController(Controller):
     def on_link_acl_data(self, sender_address, transport, data):
         connection = self.le_connections.get(sender_address)
         if connection is None:
+            # Bumble's LocalLink always names the sender by its random address, so a peer that
+            # connected with its public address would never be found: match the controller.
+            connection = next((candidate for candidate in self.le_connections.values()
+                               if getattr(self.link.find_le_controller(candidate.peer_address), "random_address", None)
+                               == sender_address), None)
+        if connection is None:
             return super().on_link_acl_data(sender_address, transport, data)
         size = max(1, self.fragment_size)
         for offset in range(0, len(data), size):

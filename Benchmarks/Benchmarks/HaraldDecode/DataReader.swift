@@ -19,4 +19,7 @@ final class DataReader {
         offset += size
         return chunk.withUnsafeBytes { $0.load(as: T.self) }
     }
+
+    /// True while unread bytes remain (for lists that fill the rest of a value, such as RR intervals).
+    var hasMoreBytes: Bool { offset < data.endIndex }
 }

@@ -6,5 +6,9 @@ import Benchmark
 let benchmarks: @Sendable () -> Void = {
     registerHeartRateBenchmarks()
     registerBloodPressureBenchmarks()
+    registerHeartRateMeasurementBenchmarks()
+    registerBloodPressureMeasurementBenchmarks()
+    registerGlucoseMeasurementBenchmarks()
+    registerNotificationPathBenchmark()
     registerLoopOverhead()
 }

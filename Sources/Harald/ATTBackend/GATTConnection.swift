@@ -56,20 +56,20 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     public func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws
         -> [DiscoveredCharacteristic]
     {
-        let gattService = GATTService(
-            uuid: service.uuid, handles: ATTHandleRange(start: service.handles.lowerBound, end: service.handles.upperBound),
-            isPrimary: service.isPrimary)
         let found: [GATTCharacteristic]
-        do { found = try await client.discoverCharacteristics(of: gattService, timeout: timeout) } catch {
+        do { found = try await client.discoverCharacteristics(of: gattService(service), timeout: timeout) } catch {
             throw await translate(error, "characteristic discovery", timeout)
         }
-        return found
-            .filter { uuids == nil || uuids!.contains($0.uuid) }
-            .map {
-                DiscoveredCharacteristic(
-                    uuid: $0.uuid, service: service.uuid, properties: CharacteristicProperties(rawValue: $0.properties.rawValue),
-                    valueHandle: $0.valueHandle, endHandle: $0.endHandle)
-            }
+        return found.filter { uuids == nil || uuids!.contains($0.uuid) }.map { discovered($0, in: service) }
+    }
+
+    /// One Read By Type sweep over every service (``GATTClient/discoverCharacteristics(ofAll:timeout:)``).
+    public func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws -> [[DiscoveredCharacteristic]] {
+        let found: [[GATTCharacteristic]]
+        do { found = try await client.discoverCharacteristics(ofAll: services.map(gattService), timeout: timeout) } catch {
+            throw await translate(error, "characteristic discovery", timeout)
+        }
+        return zip(services, found).map { service, characteristics in characteristics.map { discovered($0, in: service) } }
     }
 
     public func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [DiscoveredDescriptor] {
@@ -77,10 +77,30 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
         do { found = try await client.discoverDescriptors(of: gattCharacteristic(characteristic), timeout: timeout) } catch {
             throw await translate(error, "descriptor discovery", timeout)
         }
-        if let cccd = found.first(where: { $0.uuid == GATTAttributeType.clientCharacteristicConfiguration }) {
-            lock.withLock { cccdHandles[characteristic.valueHandle] = cccd.handle }
+        return discovered(found, of: characteristic)
+    }
+
+    /// One Find Information sweep over every characteristic (``GATTClient/discoverDescriptors(ofAll:timeout:)``).
+    public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws -> [[DiscoveredDescriptor]] {
+        let found: [[GATTDescriptor]]
+        do { found = try await client.discoverDescriptors(ofAll: characteristics.map(gattCharacteristic), timeout: timeout) } catch {
+            throw await translate(error, "descriptor discovery", timeout)
         }
-        return found.map { DiscoveredDescriptor(uuid: $0.uuid, handle: $0.handle, characteristicValueHandle: characteristic.valueHandle) }
+        return zip(characteristics, found).map { characteristic, descriptors in discovered(descriptors, of: characteristic) }
+    }
+
+    /// Read Multiple Variable batches (``GATTClient/readValues(handles:timeout:)``).
+    public func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws -> [Result<[UInt8], BluetoothError>] {
+        let found: [Result<[UInt8], GATTError>]
+        do { found = try await client.readValues(handles: characteristics.map(\.valueHandle), timeout: timeout) } catch {
+            throw await translate(error, "read of \(characteristics.count) characteristics", timeout)
+        }
+        return found.map { result in
+            result.mapError { error in
+                if case let .attribute(code, handle, _) = error { return BluetoothError.attribute(code, handle: handle) }
+                return BluetoothError.protocolViolation(error.description)
+            }
+        }
     }
 
     public func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [UInt8] {
@@ -132,7 +152,9 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
 
     public func valueUpdates(for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering) async -> ValueUpdates {
         let (updates, continuation) = ValueUpdates.makeStream(buffering: buffering)
-        let sink = GATTClient.ValueSink(deliver: { continuation.yield($0.value) }, finish: { _ in continuation.finish() })
+        let sink = GATTClient.ValueSink(
+            deliver: { continuation.yield($0.value) },
+            finish: { continuation.finish(throwing: .disconnected(GATTConnection.reason(for: $0))) })
         let client = self.client
         let handle = characteristic.valueHandle
         // A sink whose consumer has gone away is removed the next time a value arrives for it.
@@ -153,6 +175,26 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     }
 
     // MARK: Internals
+
+    private func gattService(_ service: DiscoveredService) -> GATTService {
+        GATTService(
+            uuid: service.uuid, handles: ATTHandleRange(start: service.handles.lowerBound, end: service.handles.upperBound),
+            isPrimary: service.isPrimary)
+    }
+
+    private func discovered(_ characteristic: GATTCharacteristic, in service: DiscoveredService) -> DiscoveredCharacteristic {
+        DiscoveredCharacteristic(
+            uuid: characteristic.uuid, service: service.uuid, properties: CharacteristicProperties(rawValue: characteristic.properties.rawValue),
+            valueHandle: characteristic.valueHandle, endHandle: characteristic.endHandle)
+    }
+
+    /// The public descriptors, remembering the CCCD's handle for ``setNotifications(_:for:timeout:)``.
+    private func discovered(_ descriptors: [GATTDescriptor], of characteristic: DiscoveredCharacteristic) -> [DiscoveredDescriptor] {
+        if let cccd = descriptors.first(where: { $0.uuid == GATTAttributeType.clientCharacteristicConfiguration }) {
+            lock.withLock { cccdHandles[characteristic.valueHandle] = cccd.handle }
+        }
+        return descriptors.map { DiscoveredDescriptor(uuid: $0.uuid, handle: $0.handle, characteristicValueHandle: characteristic.valueHandle) }
+    }
 
     private func gattCharacteristic(_ characteristic: DiscoveredCharacteristic) -> GATTCharacteristic {
         // The value attribute always follows its declaration (Core spec Vol 3 Part G §3.3).

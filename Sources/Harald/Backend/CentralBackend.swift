@@ -42,6 +42,20 @@ public protocol ConnectionBackend: Sendable {
     /// Descriptors of `characteristic`.
     func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [DiscoveredDescriptor]
 
+    /// All characteristics of each service, one list per service in the given order. The
+    /// default asks per service; ATT backends sweep all services at once.
+    func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws -> [[DiscoveredCharacteristic]]
+
+    /// Descriptors of each characteristic, one list per characteristic in the given order. The
+    /// default asks per characteristic; ATT backends sweep them all at once.
+    func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws -> [[DiscoveredDescriptor]]
+
+    /// The whole values of many characteristics, one result per characteristic in the given
+    /// order: the value, or the ``BluetoothError/attribute(_:handle:)`` error the peripheral
+    /// gave for it; failures of the connection are thrown. The default reads one at a time;
+    /// ATT backends batch with Read Multiple Variable.
+    func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws -> [Result<[UInt8], BluetoothError>]
+
     /// Reads the whole value (long values included).
     func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [UInt8]
 

@@ -66,8 +66,15 @@ public struct ValueUpdates: AsyncSequence, Sendable {
             }
         }
 
-        /// Ends the stream.
+        /// Ends the stream normally (the value source went away, the connection stays).
         public func finish() { base.finish() }
+
+        /// Ends the stream because of `error` (usually ``BluetoothError/disconnected(_:)``); a
+        /// subscription's loop then throws it.
+        public func finish(throwing error: BluetoothError) {
+            control.setEndError(error)
+            base.finish()
+        }
 
         /// Runs `handler` once when the stream ends: the consumer stopped, or ``finish()`` was called.
         public func onTermination(_ handler: @escaping @Sendable () -> Void) { control.addEndHandler(handler) }
@@ -84,17 +91,21 @@ public struct ValueUpdates: AsyncSequence, Sendable {
     /// Ends the stream from the consuming side (unsubscribing).
     func finish() { control.finish() }
 
+    /// Why the producer ended the stream, when it said.
+    var endError: BluetoothError? { control.endError }
+
     /// Runs `handler` once when the stream ends, whoever ends it.
     func onEnd(_ handler: @escaping @Sendable () -> Void) { control.addEndHandler(handler) }
 }
 
 /// Lets the consuming side end a stream and observe its end, alongside the backend's continuation.
 final class StreamControl: @unchecked Sendable {
-    // @unchecked Sendable: `handlers`, `ended` and `continuation` are only touched with `lock`
+    // @unchecked Sendable: `handlers`, `ended`, `storedEndError` and `continuation` are only touched with `lock`
     // held; handlers and `finish` run after it is released.
     private let lock = NSLock()
     private var handlers: [@Sendable () -> Void] = []
     private var ended = false
+    private var storedEndError: BluetoothError?
     private var continuation: AsyncStream<[UInt8]>.Continuation?
 
     init(continuation: AsyncStream<[UInt8]>.Continuation) { self.continuation = continuation }
@@ -102,6 +113,12 @@ final class StreamControl: @unchecked Sendable {
     func finish() {
         let base = lock.withLock { continuation }
         base?.finish()
+    }
+
+    var endError: BluetoothError? { lock.withLock { storedEndError } }
+
+    func setEndError(_ error: BluetoothError) {
+        lock.withLock { if storedEndError == nil { storedEndError = error } }
     }
 
     func addEndHandler(_ handler: @escaping @Sendable () -> Void) {

@@ -61,17 +61,20 @@ public actor PeripheralConnection {
         }
     }
 
-    /// Discovers every service and characteristic (for tools such as `harald dump`).
+    /// Discovers every primary service and characteristic (for tools such as `harald dump`).
+    ///
+    /// On ATT backends the characteristics of all services come from one Read By Type sweep over
+    /// the handles the services span, rather than one search per service.
     public func discoverAll(timeout: Duration? = nil) async throws -> [(service: DiscoveredService, characteristics: [DiscoveredCharacteristic])] {
         let timeout = timeout ?? defaultTimeout
         let found = try await backend.discoverServices(nil, timeout: timeout)
         discoveredAllServices = true
+        let characteristics = try await backend.discoverCharacteristics(ofAll: found, timeout: timeout)
         var tree: [(DiscoveredService, [DiscoveredCharacteristic])] = []
-        for service in found {
+        for (service, serviceCharacteristics) in zip(found, characteristics) {
             if services[service.uuid] == nil { services[service.uuid] = service }
-            let characteristics = try await backend.discoverCharacteristics(nil, of: service, timeout: timeout)
-            if service == services[service.uuid] { characteristicsByService[service.uuid] = characteristics }
-            tree.append((service, characteristics))
+            if service == services[service.uuid] { characteristicsByService[service.uuid] = serviceCharacteristics }
+            tree.append((service, serviceCharacteristics))
         }
         return tree
     }
@@ -79,6 +82,14 @@ public actor PeripheralConnection {
     /// The descriptors of a discovered characteristic (for tools).
     public func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration? = nil) async throws -> [DiscoveredDescriptor] {
         try await backend.discoverDescriptors(of: characteristic, timeout: timeout ?? defaultTimeout)
+    }
+
+    /// The descriptors of many discovered characteristics, one list per characteristic in the
+    /// given order (for tools). On ATT backends one Find Information sweep covers them all.
+    public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration? = nil) async throws
+        -> [[DiscoveredDescriptor]]
+    {
+        try await backend.discoverDescriptors(ofAll: characteristics, timeout: timeout ?? defaultTimeout)
     }
 
     /// The discovered characteristic `uuid` of service `serviceUUID`, discovering what is needed.
@@ -89,7 +100,7 @@ public actor PeripheralConnection {
         let timeout = timeout ?? defaultTimeout
         if let known = characteristicsByService[serviceUUID]?.first(where: { $0.uuid == uuid }) { return known }
         let service = try await discoveredService(serviceUUID, timeout: timeout)
-        if characteristicsByService[serviceUUID] == nil || declared[serviceUUID] != nil {
+        if characteristicsByService[serviceUUID] == nil {
             // Ask for all characteristics of the service: one procedure either way, and a later
             // use of an undeclared characteristic needs no second discovery.
             characteristicsByService[serviceUUID] = try await backend.discoverCharacteristics(nil, of: service, timeout: timeout)
@@ -164,7 +175,7 @@ public actor PeripheralConnection {
         return try await withTimeout(timeout, clock: clock, operation: "response on \(responseCharacteristic.uuid)") {
             var iterator = subscription.makeAsyncIterator()
             guard let response = try await iterator.next() else {
-                throw BluetoothError.disconnected(await self.backend.disconnection())
+                throw BluetoothError.notFound("\(responseCharacteristic.uuid) stopped notifying")
             }
             return response
         }
@@ -200,6 +211,39 @@ public actor PeripheralConnection {
             logger.debug("read failed", metadata: ["uuid": "\(characteristic.uuid)", "error": "\(error)"])
             throw error
         }
+    }
+
+    /// Reads the raw values of many discovered characteristics in as few round trips as the
+    /// backend allows (on ATT backends: Read Multiple Variable batches filling the ATT_MTU,
+    /// Read Blob for values they truncate, single reads when the peripheral does not support
+    /// batches; other backends read one at a time).
+    ///
+    /// Returns one result per characteristic, in the given order: the whole value, or the error
+    /// for that characteristic alone — ``BluetoothError/attribute(_:handle:)`` when the
+    /// peripheral refused it, ``BluetoothError/notPermitted(_:)`` when its properties lack read.
+    /// Failures of the connection (disconnection, timeout, cancellation) are thrown.
+    public func readRawValues(of characteristics: [DiscoveredCharacteristic], timeout: Duration? = nil) async throws
+        -> [Result<[UInt8], BluetoothError>]
+    {
+        try await releaseAbandonedSubscriptions()
+        var results = characteristics.map { characteristic -> Result<[UInt8], BluetoothError> in
+            characteristic.properties.contains(.read) ? .success([]) : .failure(.notPermitted("\(characteristic.uuid) is not readable"))
+        }
+        let readable = characteristics.indices.filter { characteristics[$0].properties.contains(.read) }
+        guard !readable.isEmpty else { return results }
+        logger.trace("read values", metadata: ["count": "\(readable.count)"])
+        let values: [Result<[UInt8], BluetoothError>]
+        do {
+            values = try await backend.read(readable.map { characteristics[$0] }, timeout: timeout ?? defaultTimeout)
+        } catch {
+            logger.debug("read values failed", metadata: ["count": "\(readable.count)", "error": "\(error)"])
+            throw error
+        }
+        guard values.count == readable.count else {
+            throw BluetoothError.backend("\(values.count) results for \(readable.count) reads")
+        }
+        for (index, value) in zip(readable, values) { results[index] = value }
+        return results
     }
 
     /// Writes raw bytes to a characteristic.
@@ -239,7 +283,7 @@ public actor PeripheralConnection {
         let updates = await backend.valueUpdates(for: characteristic, buffering: buffering)
         let ended = EndFlag()
         let subscription = Subscription<Value>(
-            updates: updates, failures: FailureCounter(), policy: onDecodingFailure, connection: backend, ended: ended)
+            updates: updates, failures: FailureCounter(), policy: onDecodingFailure, ended: ended)
         if (subscriptionCounts[handle] ?? 0) == 0 {
             try await backend.setNotifications(true, for: characteristic, timeout: timeout ?? defaultTimeout)
         }

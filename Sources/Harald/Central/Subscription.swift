@@ -13,8 +13,9 @@ public enum DecodingFailurePolicy: Hashable, Sendable {
 /// them.
 ///
 /// Iterate it with `for try await`. The loop ends by throwing
-/// ``BluetoothError/disconnected(_:)`` when the connection goes away, or normally after
-/// ``PeripheralConnection/unsubscribe(_:)``. Values the app was too slow to take are dropped by the
+/// ``BluetoothError/disconnected(_:)`` when the connection goes away, and normally after
+/// ``PeripheralConnection/unsubscribe(_:)`` or when the peripheral removes the characteristic
+/// (a Service Changed indication). Values the app was too slow to take are dropped by the
 /// buffering policy and counted in ``droppedCount``.
 public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Sendable {
     public typealias Element = Value
@@ -22,7 +23,6 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
     let updates: ValueUpdates
     let failures: FailureCounter
     let policy: DecodingFailurePolicy
-    let connection: any ConnectionBackend
 
     /// Values dropped because the buffer was full.
     public var droppedCount: Int { updates.droppedCount }
@@ -33,9 +33,9 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: ValueUpdates.AsyncIterator
+        let updates: ValueUpdates
         let failures: FailureCounter
         let policy: DecodingFailurePolicy
-        let connection: any ConnectionBackend
         let ended: EndFlag
 
         public mutating func next() async throws -> Value? {
@@ -47,16 +47,19 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
                     if policy == .fail { throw BluetoothError.decoding(error) }
                 }
             }
-            // The stream ended: by unsubscribing (normal end) or because the link went away.
+            // The stream ended: by unsubscribing or because the value source went away (normal
+            // ends), or because the link dropped (the backend says so).
             if ended.isSet { return nil }
-            throw BluetoothError.disconnected(await connection.disconnection())
+            if let error = updates.endError { throw error }
+            return nil
         }
     }
 
     let ended: EndFlag
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: updates.makeAsyncIterator(), failures: failures, policy: policy, connection: connection, ended: ended)
+        AsyncIterator(
+            base: updates.makeAsyncIterator(), updates: updates, failures: failures, policy: policy, ended: ended)
     }
 }
 

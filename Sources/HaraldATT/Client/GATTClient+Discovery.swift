@@ -109,25 +109,8 @@ extension GATTClient {
         of service: GATTService, uuid: BluetoothUUID? = nil, timeout: Duration? = nil
     ) async throws(GATTError) -> [GATTCharacteristic] {
         let deadline = deadline(timeout)
-        var declarations: [(handle: UInt16, properties: UInt8, valueHandle: UInt16, uuid: BluetoothUUID)] = []
-        for entry in try await readByTypeLoop(GATTAttributeType.characteristic, in: service.handles, deadline: deadline) {
-            let value = entry.value
-            guard value.count == 5 || value.count == 19 else {
-                throw .invalidResponse("characteristic declaration of \(value.count) bytes")
-            }
-            let valueHandle = UInt16(value[1]) | UInt16(value[2]) << 8
-            guard valueHandle > entry.handle, valueHandle <= service.handles.end else {
-                throw .invalidResponse("characteristic value handle \(valueHandle) outside its service")
-            }
-            declarations.append((entry.handle, value[0], valueHandle, try Self.uuid(Array(value[3...]))))
-        }
-        var characteristics: [GATTCharacteristic] = []
-        for (index, declaration) in declarations.enumerated() {
-            let end = index + 1 < declarations.count ? declarations[index + 1].handle - 1 : service.handles.end
-            characteristics.append(GATTCharacteristic(
-                uuid: declaration.uuid, properties: GATTCharacteristicProperties(rawValue: declaration.properties),
-                declarationHandle: declaration.handle, valueHandle: declaration.valueHandle, endHandle: max(end, declaration.valueHandle)))
-        }
+        let entries = try await readByTypeLoop(GATTAttributeType.characteristic, in: service.handles, deadline: deadline)
+        var characteristics = try Self.characteristics(declaredBy: entries, in: service)
         if let uuid { characteristics.removeAll { $0.uuid != uuid } }
         return characteristics
     }
@@ -183,6 +166,32 @@ extension GATTClient {
             start = last + 1
         }
         return entries
+    }
+
+    /// Characteristics from the characteristic declarations (Read By Type 0x2803 entries, in
+    /// handle order) that lie in `service`; each ends before the next declaration or at the
+    /// service's end.
+    static func characteristics(declaredBy entries: [ATTHandleValue], in service: GATTService) throws(GATTError) -> [GATTCharacteristic] {
+        var declarations: [(handle: UInt16, properties: UInt8, valueHandle: UInt16, uuid: BluetoothUUID)] = []
+        for entry in entries {
+            let value = entry.value
+            guard value.count == 5 || value.count == 19 else {
+                throw .invalidResponse("characteristic declaration of \(value.count) bytes")
+            }
+            let valueHandle = UInt16(value[1]) | UInt16(value[2]) << 8
+            guard valueHandle > entry.handle, valueHandle <= service.handles.end else {
+                throw .invalidResponse("characteristic value handle \(valueHandle) outside its service")
+            }
+            declarations.append((entry.handle, value[0], valueHandle, try Self.uuid(Array(value[3...]))))
+        }
+        var characteristics: [GATTCharacteristic] = []
+        for (index, declaration) in declarations.enumerated() {
+            let end = index + 1 < declarations.count ? declarations[index + 1].handle - 1 : service.handles.end
+            characteristics.append(GATTCharacteristic(
+                uuid: declaration.uuid, properties: GATTCharacteristicProperties(rawValue: declaration.properties),
+                declarationHandle: declaration.handle, valueHandle: declaration.valueHandle, endHandle: max(end, declaration.valueHandle)))
+        }
+        return characteristics
     }
 
     // MARK: Helpers

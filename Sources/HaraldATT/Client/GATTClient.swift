@@ -55,6 +55,9 @@ public actor GATTClient {
 
     var mtuExchangeStarted = false
     var longWriteInProgress = false
+    /// Set once the server answered Read Multiple Variable with Request Not Supported: later
+    /// batched reads on this connection go straight to single reads.
+    public internal(set) var readMultipleVariableRefused = false
 
     // Request queue.
     private struct Operation {

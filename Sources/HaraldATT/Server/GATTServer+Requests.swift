@@ -99,6 +99,7 @@ extension GATTServer {
             for handle in request.handles { values += try await read(handle, connection: connection) }
             return ATTReadMultipleResponse(values: Array(values.prefix(mtu - 1)))
         case .readMultipleVariableRequest(let request):
+            guard configuration.supportsReadMultipleVariable else { throw ATTRequestFailure(.requestNotSupported, 0) }
             var entries: [ATTReadMultipleVariableResponse.Entry] = []
             var room = mtu - 1
             for handle in request.handles {

@@ -34,12 +34,19 @@ public actor GATTServer {
         public var defaultTimeout: Duration = .seconds(30)
         /// How long an indication may go unconfirmed before the bearer is closed.
         public var transactionTimeout: Duration = ATT.transactionTimeout
+        /// Whether Read Multiple Variable (0x20, ATT of Core 5.2 and later) is served; when
+        /// false the server answers it with Request Not Supported, as an older server does.
+        public var supportsReadMultipleVariable = true
 
-        public init(preferredMTU: Int? = nil, maximumPreparedWrites: Int = 64, defaultTimeout: Duration = .seconds(30), transactionTimeout: Duration = ATT.transactionTimeout) {
+        public init(
+            preferredMTU: Int? = nil, maximumPreparedWrites: Int = 64, defaultTimeout: Duration = .seconds(30),
+            transactionTimeout: Duration = ATT.transactionTimeout, supportsReadMultipleVariable: Bool = true
+        ) {
             self.preferredMTU = preferredMTU
             self.maximumPreparedWrites = maximumPreparedWrites
             self.defaultTimeout = defaultTimeout
             self.transactionTimeout = transactionTimeout
+            self.supportsReadMultipleVariable = supportsReadMultipleVariable
         }
     }
 

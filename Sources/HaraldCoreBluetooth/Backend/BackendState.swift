@@ -141,7 +141,7 @@ extension CoreBluetoothBackend {
                 pending.timer.cancel()
                 pending.continuation.resume(throwing: BluetoothError.disconnected(reason))
             }
-            for stream in streams { stream.finish() }
+            for stream in streams { stream.finish(throwing: .disconnected(reason)) }
             for waiter in waiters { waiter.resume(returning: reason) }
         }
     }

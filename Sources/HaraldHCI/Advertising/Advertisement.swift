@@ -1,3 +1,5 @@
+import HaraldProfiles
+
 /// One advertisement as a scan reports it, with the scan response merged in when there is one.
 public struct Advertisement: Hashable, Sendable {
     /// The advertiser's address and its type.
@@ -34,8 +36,8 @@ public struct Advertisement: Hashable, Sendable {
 
     /// The AD structures of the advertising data followed by those of the scan response.
     public var data: AdvertisingData {
-        let advertising = AdvertisingData(lenient: advertisingData)
-        let response = AdvertisingData(lenient: scanResponseData)
+        let advertising = AdvertisingData(parsing: advertisingData)
+        let response = AdvertisingData(parsing: scanResponseData)
         return AdvertisingData(structures: advertising.structures + response.structures)
     }
 }

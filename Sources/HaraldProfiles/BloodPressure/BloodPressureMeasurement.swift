@@ -57,7 +57,7 @@ public struct BloodPressureMeasurement: CharacteristicValue {
         diastolic = MedicalFloat16(bitPattern: try reader.read(UInt16.self, field: "diastolic"))
         meanArterialPressure = MedicalFloat16(bitPattern: try reader.read(UInt16.self, field: "meanArterialPressure"))
         unit = flags.contains(.unitIsKilopascal) ? .kPa : .mmHg
-        timestamp = try flags.contains(.timestampPresent) ? reader.decode(DateTime.self, field: "timestamp") : nil
+        timestamp = try flags.contains(.timestampPresent) ? reader.readDateTime(field: "timestamp") : nil
         pulseRate = try flags.contains(.pulseRatePresent)
             ? MedicalFloat16(bitPattern: reader.read(UInt16.self, field: "pulseRate")) : nil
         userID = try flags.contains(.userIDPresent) ? reader.read(UInt8.self, field: "userID") : nil

@@ -97,7 +97,7 @@ public struct GlucoseMeasurement: CharacteristicValue {
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
         let flags = try reader.readFlags(Flag.self, as: UInt8.self)
         sequenceNumber = try reader.read(UInt16.self, field: "sequenceNumber")
-        baseTime = try reader.decode(DateTime.self, field: "baseTime")
+        baseTime = try reader.readDateTime(field: "baseTime")
         timeOffset = try flags.contains(.timeOffsetPresent) ? reader.read(Int16.self, field: "timeOffset") : nil
         let unitFlag = flags.contains(.unitIsMolPerLitre)
         if flags.contains(.concentrationPresent) {

@@ -49,7 +49,7 @@ public struct TemperatureMeasurement: CharacteristicValue {
         let flags = try reader.readFlags(Flag.self, as: UInt8.self)
         temperature = try reader.decode(MedicalFloat32.self, field: "temperature")
         unit = flags.contains(.unitIsFahrenheit) ? .fahrenheit : .celsius
-        timestamp = try flags.contains(.timestampPresent) ? reader.decode(DateTime.self, field: "timestamp") : nil
+        timestamp = try flags.contains(.timestampPresent) ? reader.readDateTime(field: "timestamp") : nil
         temperatureType = try flags.contains(.temperatureTypePresent) ? reader.decode(TemperatureType.self, field: "") : nil
         reservedFlags = flags.rawValue & 0xF8
     }

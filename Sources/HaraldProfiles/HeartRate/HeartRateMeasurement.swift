@@ -89,12 +89,15 @@ public struct HeartRateMeasurement: CharacteristicValue {
         }
         energyExpended = try flags.contains(.energyExpendedPresent) ? reader.read(UInt16.self, field: "energyExpended") : nil
         reservedFlags = flags.rawValue & 0xE0
-        rrIntervals = RRIntervals()
+        // Filled in a local and stored once: appending to `self.rrIntervals` in place made the
+        // optimiser copy the whole value on the way out.
+        var intervals = RRIntervals()
         if flags.contains(.rrIntervalsPresent) {
             repeat {
-                rrIntervals.append(try reader.read(UInt16.self, field: "rrIntervals"))
+                intervals.append(try reader.read(UInt16.self, field: "rrIntervals"))
             } while !reader.isAtEnd
         }
+        rrIntervals = intervals
     }
 
     @inlinable

@@ -53,7 +53,7 @@ public struct PLXSpotCheckMeasurement: CharacteristicValue {
         let flags = try reader.readFlags(Flag.self, as: UInt8.self)
         spO2 = try reader.decode(MedicalFloat16.self, field: "spO2")
         pulseRate = try reader.decode(MedicalFloat16.self, field: "pulseRate")
-        timestamp = try flags.contains(.timestampPresent) ? reader.decode(DateTime.self, field: "timestamp") : nil
+        timestamp = try flags.contains(.timestampPresent) ? reader.readDateTime(field: "timestamp") : nil
         measurementStatus = try flags.contains(.measurementStatusPresent)
             ? reader.readFlags(PLXMeasurementStatus.self, as: UInt16.self, field: "measurementStatus") : nil
         deviceAndSensorStatus = try flags.contains(.deviceAndSensorStatusPresent)

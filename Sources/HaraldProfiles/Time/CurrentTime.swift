@@ -39,7 +39,7 @@ public struct CurrentTime: CharacteristicValue {
     public var fractionSeconds: Double { Double(fractions256) / 256 }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
-        dateTime = try reader.decode(DateTime.self, field: "dateTime")
+        dateTime = try reader.readDateTime(field: "dateTime")
         dayOfWeek = try reader.decode(DayOfWeek.self, field: "")
         fractions256 = try reader.read(UInt8.self, field: "fractions256")
         adjustReason = try reader.readFlags(AdjustReason.self, as: UInt8.self, field: "adjustReason")

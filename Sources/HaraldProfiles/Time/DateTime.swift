@@ -104,3 +104,18 @@ public struct DateTime: CharacteristicValue {
         ])
     }
 }
+
+extension ByteReader {
+    /// Reads a Date Time nested in a measurement, with `field` prefixed to error paths — what
+    /// `decode(DateTime.self, field:)` does, but calling the initialiser directly: measurement
+    /// decoders are inlined into the app's module, where a generic `decode` could only reach
+    /// `DateTime.init(from:)` through the protocol witness table.
+    @inlinable
+    mutating func readDateTime(field: String) throws(ByteDecodingError) -> DateTime {
+        do {
+            return try DateTime(from: &self)
+        } catch {
+            throw error.nested(in: field)
+        }
+    }
+}

@@ -74,7 +74,7 @@ public struct WeightMeasurement: CharacteristicValue {
         let flags = try reader.readFlags(Flag.self, as: UInt8.self)
         units = flags.contains(.imperialUnits) ? .imperial : .si
         rawWeight = try reader.read(UInt16.self, field: "weight")
-        timestamp = try flags.contains(.timestampPresent) ? reader.decode(DateTime.self, field: "timestamp") : nil
+        timestamp = try flags.contains(.timestampPresent) ? reader.readDateTime(field: "timestamp") : nil
         userID = try flags.contains(.userIDPresent) ? reader.read(UInt8.self, field: "userID") : nil
         if flags.contains(.bmiAndHeightPresent) {
             rawBMI = try reader.read(UInt16.self, field: "bmi")

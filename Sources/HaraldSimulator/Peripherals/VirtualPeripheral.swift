@@ -70,9 +70,16 @@ public struct PeripheralBehaviour: Sendable {
     public var services: [GATTServiceDefinition]
     /// Runs once per connection, from the moment the link is up until it closes.
     public var onConnection: (@Sendable (PeripheralSession) async -> Void)?
+    /// How the device's GATT server behaves (for example an older ATT without Read Multiple
+    /// Variable).
+    public var serverConfiguration: GATTServer.Configuration
 
-    public init(services: [GATTServiceDefinition], onConnection: (@Sendable (PeripheralSession) async -> Void)? = nil) {
+    public init(
+        services: [GATTServiceDefinition], serverConfiguration: GATTServer.Configuration = .init(),
+        onConnection: (@Sendable (PeripheralSession) async -> Void)? = nil
+    ) {
         self.services = services
+        self.serverConfiguration = serverConfiguration
         self.onConnection = onConnection
     }
 }

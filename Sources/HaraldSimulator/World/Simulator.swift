@@ -74,7 +74,7 @@ public final class Simulator: @unchecked Sendable {
         let runtime = PeripheralRuntime(clock: clock, address: description.address)
         let behaviour = description.makeBehaviour(runtime)
         let database = try GATTDatabase(services: behaviour.services)
-        let server = GATTServer(database: database, clock: clock)
+        let server = GATTServer(database: database, clock: clock, configuration: behaviour.serverConfiguration)
         runtime.attach(server, database: database)
         let interval = max(description.advertisingInterval, .milliseconds(20))
         let seed = description.address.bytes.reduce(0) { $0 &* 31 &+ Int($1) }

@@ -68,19 +68,27 @@ struct Dump: AsyncParsableCommand {
         try await RadioSession.run(radio) { central in
             let connection = try await device.connect(central)
             var services: [JSONValue] = []
-            for (service, characteristics) in try await connection.discoverAll() {
+            // Discover everything, then read every readable value in one batch: the fewest round trips.
+            let tree = try await connection.discoverAll()
+            let all = tree.flatMap(\.characteristics)
+            let descriptorLists = try await connection.discoverDescriptors(ofAll: all)
+            let readable = all.filter { $0.properties.contains(.read) }
+            var values: [UInt16: JSONValue] = [:]
+            for (characteristic, result) in zip(readable, try await connection.readRawValues(of: readable)) {
+                switch result {
+                case let .success(bytes): values[characteristic.valueHandle] = describeValue(bytes, uuid: characteristic.uuid)
+                case let .failure(.attribute(status, _)): values[characteristic.valueHandle] = .fields(["error": .string(status.description)])
+                case let .failure(error): throw error
+                }
+            }
+            var descriptorsByHandle: [UInt16: [DiscoveredDescriptor]] = [:]
+            for (characteristic, descriptors) in zip(all, descriptorLists) { descriptorsByHandle[characteristic.valueHandle] = descriptors }
+            for (service, characteristics) in tree {
                 if !json { Output.line("service \(service.uuid.uuidString) handles \(service.handles.lowerBound)-\(service.handles.upperBound)") }
                 var entries: [JSONValue] = []
                 for characteristic in characteristics {
-                    let descriptors = try await connection.discoverDescriptors(of: characteristic)
-                    var value: JSONValue?
-                    if characteristic.properties.contains(.read) {
-                        do {
-                            value = describeValue(try await connection.readRaw(characteristic), uuid: characteristic.uuid)
-                        } catch let BluetoothError.attribute(status, _) {
-                            value = .fields(["error": .string(status.description)])
-                        }
-                    }
+                    let descriptors = descriptorsByHandle[characteristic.valueHandle] ?? []
+                    let value = values[characteristic.valueHandle]
                     if !json {
                         Output.line("  characteristic \(characteristic.uuid.uuidString) handle \(characteristic.valueHandle) [\(characteristic.properties.names.joined(separator: ", "))]")
                         for descriptor in descriptors { Output.line("    descriptor \(descriptor.uuid.uuidString) handle \(descriptor.handle)") }
@@ -121,8 +129,9 @@ struct Read: AsyncParsableCommand {
         try await RadioSession.run(radio) { central in
             let connection = try await device.connect(central)
             let characteristic = try await connection.findCharacteristic(uuid)
-            let value = describeValue(try await connection.readRaw(characteristic), uuid: uuid)
-            Output.line(json ? value.jsonText : "\(uuid.uuidString): \(value["hex"]?.jsonText ?? "") \(value["decoded"]?.jsonText ?? "")")
+            let bytes = try await connection.readRaw(characteristic)
+            let value = describeValue(bytes, uuid: uuid)
+            Output.line(json ? value.jsonText : "\(uuid.uuidString): \(bytes.hexString) \(value["decoded"]?.jsonText ?? "")")
             await connection.disconnect()
         }
     }

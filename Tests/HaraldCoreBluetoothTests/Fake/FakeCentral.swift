@@ -36,6 +36,8 @@ final class FakeCentral: CoreBluetoothCentral, @unchecked Sendable {
     private var scanning: (services: [BluetoothUUID]?, allowDuplicates: Bool)?
     private var log: [Call] = []
     var connectBehaviour = ConnectBehaviour.accept
+    /// Advertisements reported as soon as a scan starts (a peer that is always advertising).
+    var advertisingOnScan: [(peripheral: FakePeripheral, data: [String: Any], rssi: Int)] = []
 
     init() {}
 
@@ -48,6 +50,9 @@ final class FakeCentral: CoreBluetoothCentral, @unchecked Sendable {
         lock.withLock {
             scanning = (serviceUUIDs?.map(\.value), duplicates)
             log.append(.scan(serviceUUIDs?.map(\.value), allowDuplicates: duplicates))
+        }
+        for advertisement in lock.withLock({ advertisingOnScan }) {
+            advertise(advertisement.peripheral, data: advertisement.data, rssi: advertisement.rssi)
         }
     }
 

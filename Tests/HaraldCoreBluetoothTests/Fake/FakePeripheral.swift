@@ -44,6 +44,8 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
     /// Answer to a write on a characteristic: a notification on another one.
     var respond: [BluetoothUUID: (notify: BluetoothUUID, answer: @Sendable ([UInt8]) -> [UInt8])] = [:]
     var mtu = 23
+    /// Writes with response a characteristic refuses: the error for a value, or nil to accept it.
+    var refuse: [BluetoothUUID: @Sendable ([UInt8]) -> NSError?] = [:]
 
     init(identifier: UUID = UUID(), name: String?, gatt: FakeGATT, lock: NSLock) {
         self.identifier = identifier
@@ -137,7 +139,7 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
         }
         receive(.write(characteristic.uuid.value, bytes, withResponse: true)) {
             let (error, reply): (NSError?, (BluetoothUUID, @Sendable ([UInt8]) -> [UInt8])?) = self.lock.withLock {
-                if let error = characteristic.writeError { return (error, nil) }
+                if let error = characteristic.writeError ?? self.refuse[characteristic.uuid.value]?(bytes) { return (error, nil) }
                 characteristic.storedValue = bytes
                 return (nil, self.respond[characteristic.uuid.value])
             }

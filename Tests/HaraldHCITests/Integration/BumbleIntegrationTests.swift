@@ -33,7 +33,7 @@ struct BumbleIntegrationTests {
         let camera = try #require(seen["GoPro 1234"])
         #expect(camera.address == Bumble.camera)
         #expect(camera.data.serviceUUIDs == ["FEA6"])
-        #expect(camera.data.manufacturerData.first?.companyID == 0x02F2)
+        #expect(camera.data.manufacturerData?.companyID == 0x02F2)
         let long = try #require(seen["HaraldLV"])
         #expect(long.data.serviceUUIDs == [Bumble.longServiceUUID])
         #expect(seen["Harald-VX"]?.address == Bumble.victim)

@@ -129,7 +129,7 @@ final class RawATT: @unchecked Sendable {
             while index + length <= response.count, length >= 6 {
                 let entry = Array(response[index..<(index + length)])
                 let uuidBytes = Array(entry[4...])
-                guard let uuid = AdvertisingData.uuid(uuidBytes[...]) else { throw ATTFailure(response) }
+                guard let uuid = Self.uuid(uuidBytes) else { throw ATTFailure(response) }
                 services.append((Self.word(entry, 0), Self.word(entry, 2), uuid))
                 last = Self.word(entry, 2)
                 index += length
@@ -138,6 +138,13 @@ final class RawATT: @unchecked Sendable {
             start = last + 1
         }
         return services
+    }
+
+    /// A little-endian 2- or 16-byte UUID from an ATT response, or nil for any other length.
+    static func uuid(_ bytes: [UInt8]) -> BluetoothUUID? {
+        try? ByteReader.withReader(bytes) { (reader) throws(ByteDecodingError) in
+            try BluetoothUUID.read(from: &reader, byteCount: bytes.count == 2 ? 2 : (bytes.count == 16 ? 16 : -1), field: "uuid")
+        }
     }
 
     /// Characteristic declarations in a range: (value handle, properties, UUID).
@@ -154,7 +161,7 @@ final class RawATT: @unchecked Sendable {
             while index + length <= response.count, length >= 7 {
                 let entry = Array(response[index..<(index + length)])
                 lastDeclaration = Self.word(entry, 0)
-                guard let uuid = AdvertisingData.uuid(entry[5...]) else { throw ATTFailure(response) }
+                guard let uuid = Self.uuid(Array(entry[5...])) else { throw ATTFailure(response) }
                 found.append((Self.word(entry, 3), entry[2], uuid))
                 index += length
             }

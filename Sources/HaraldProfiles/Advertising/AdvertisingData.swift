@@ -122,7 +122,8 @@ public struct AdvertisingData: Hashable, Sendable {
         data(of: .completeLocalName).isEmpty && !data(of: .shortenedLocalName).isEmpty
     }
 
-    /// Advertised service UUIDs from the 16-, 32- and 128-bit lists, complete or not, in order.
+    /// Advertised service UUIDs from the 16-, 32- and 128-bit lists, complete or not, in order of
+    /// first appearance, each once.
     public var serviceUUIDs: [BluetoothUUID] {
         uuids(in: [.incompleteList16BitServiceUUIDs, .completeList16BitServiceUUIDs,
                    .incompleteList32BitServiceUUIDs, .completeList32BitServiceUUIDs,
@@ -188,7 +189,8 @@ public struct AdvertisingData: Hashable, Sendable {
                 let chunk = structure.data[index..<(index + width)]
                 if let uuid = try? ByteReader.withReader(chunk, { (reader) throws(ByteDecodingError) in
                     try BluetoothUUID.read(from: &reader, byteCount: width, field: "uuid")
-                }) {
+                }), !result.contains(uuid) {
+                    // A UUID repeated in the scan response (or a second list) is one service.
                     result.append(uuid)
                 }
                 index += width

@@ -1,0 +1,103 @@
+import HaraldCodec
+
+/// Discovery of many services or characteristics at once.
+///
+/// The per-service procedures (§4.6.1, §4.7.1) send at least one request per service and per
+/// characteristic with room for descriptors. Read By Type and Find Information accept any handle
+/// range, so the same attributes can be collected by sweeping one range that spans them all and
+/// sorting the answers by handle afterwards: the results are identical, the round trips are
+/// about as many as the answers need PDUs.
+extension GATTClient {
+    /// Discover All Characteristics of several services with one Read By Type (0x2803) sweep over
+    /// the handles from the first service's start to the last one's end. Declarations that fall
+    /// in none of `services` (a secondary service in between, say) are ignored.
+    ///
+    /// Returns one list per service, in the order of `services`, each equal to what
+    /// ``discoverCharacteristics(of:uuid:timeout:)`` returns for that service.
+    public func discoverCharacteristics(ofAll services: [GATTService], timeout: Duration? = nil) async throws(GATTError)
+        -> [[GATTCharacteristic]]
+    {
+        guard !services.isEmpty else { return [] }
+        for service in services where !service.handles.isValid {
+            throw .invalidArgument("invalid service handle range \(service.handles)")
+        }
+        let order = services.indices.sorted { services[$0].handles.start < services[$1].handles.start }
+        for (previous, next) in zip(order, order.dropFirst()) where services[previous].handles.end >= services[next].handles.start {
+            throw .invalidArgument("services \(services[previous].handles) and \(services[next].handles) overlap")
+        }
+        let span = ATTHandleRange(start: services[order.first!].handles.start, end: services[order.last!].handles.end)
+        let entries = try await readByTypeLoop(GATTAttributeType.characteristic, in: span, deadline: deadline(timeout))
+
+        var declarations = Array(repeating: [ATTHandleValue](), count: services.count)
+        var position = order.startIndex
+        var previous: UInt16 = 0
+        for entry in entries {
+            guard entry.handle > previous else { throw .invalidResponse("characteristic declarations out of handle order at \(entry.handle)") }
+            previous = entry.handle
+            while position < order.endIndex, services[order[position]].handles.end < entry.handle { position += 1 }
+            guard position < order.endIndex else { break }
+            let index = order[position]
+            if services[index].handles.contains(entry.handle) { declarations[index].append(entry) }
+        }
+        var result: [[GATTCharacteristic]] = []
+        result.reserveCapacity(services.count)
+        for (service, entries) in zip(services, declarations) {
+            result.append(try Self.characteristics(declaredBy: entries, in: service))
+        }
+        return result
+    }
+
+    /// Discover All Characteristic Descriptors of several characteristics with one Find
+    /// Information sweep: each request runs from the first handle still unknown that may hold a
+    /// descriptor to the last such handle, and handles that cannot hold one (declarations and
+    /// values between the characteristics) are skipped rather than asked about. Characteristics
+    /// without room for descriptors cost nothing.
+    ///
+    /// Returns one list per characteristic, in the order of `characteristics`, each equal to what
+    /// ``discoverDescriptors(of:timeout:)`` returns for it.
+    public func discoverDescriptors(ofAll characteristics: [GATTCharacteristic], timeout: Duration? = nil) async throws(GATTError)
+        -> [[GATTDescriptor]]
+    {
+        var result = Array(repeating: [GATTDescriptor](), count: characteristics.count)
+        // The ranges where descriptors may be, in handle order, with the characteristic each belongs to.
+        let ranges = characteristics.indices
+            .compactMap { index in characteristics[index].descriptorHandles.map { (range: $0, owner: index) } }
+            .sorted { $0.range.start < $1.range.start }
+        guard let last = ranges.last else { return result }
+        for (previous, next) in zip(ranges, ranges.dropFirst()) where previous.range.end >= next.range.start {
+            throw .invalidArgument("characteristics ending at \(previous.range.end) and \(next.range.end) overlap")
+        }
+        let end = last.range.end
+        let deadline = deadline(timeout)
+        var position = 0
+        var start = ranges[0].range.start
+        while true {
+            let response: ATTFindInformationResponse
+            do {
+                response = try await transact(
+                    ATTFindInformationRequest(range: ATTHandleRange(start: start, end: end)),
+                    expecting: ATTFindInformationResponse.self, deadline: deadline)
+            } catch .attribute(.attributeNotFound, _, _) {
+                break  // nothing at all from `start` to the last range's end
+            }
+            var previous = start
+            for (offset, entry) in response.entries.enumerated() {
+                guard entry.handle >= previous, offset == 0 || entry.handle > previous, entry.handle <= end else {
+                    throw .invalidResponse("descriptor handle \(entry.handle) outside \(ATTHandleRange(start: start, end: end)) or out of order")
+                }
+                previous = entry.handle
+                while position < ranges.count, ranges[position].range.end < entry.handle { position += 1 }
+                if position < ranges.count, ranges[position].range.contains(entry.handle) {
+                    result[ranges[position].owner].append(GATTDescriptor(uuid: entry.type, handle: entry.handle))
+                }
+            }
+            guard let lastHandle = response.entries.last?.handle, lastHandle < end else { break }
+            // Continue after the last answer, jumping over handles no characteristic leaves for descriptors.
+            start = lastHandle + 1
+            while position < ranges.count, ranges[position].range.end < start { position += 1 }
+            guard position < ranges.count else { break }
+            start = max(start, ranges[position].range.start)
+        }
+        return result
+    }
+}

@@ -1,0 +1,174 @@
+// Harald's side of the Harald-vs-Bumble benchmark (scripts/bench-bumble): one central session
+// against a Bumble peer (scripts/bumble/bench_peer.py), step by step — connect (with the MTU
+// exchange), discover every service, characteristic and descriptor (sweeping all services and
+// characteristics at once), read every readable value (Read Multiple Variable batches),
+// then subscribe and receive N notifications — through the public API on the HCI backend.
+// For each step it reports wall time and the ATT requests the GATT client sent
+// (`GATTClient.counters`). The same steps are done by scripts/bumble/bench_central.py.
+//
+// Usage: HaraldBumbleBench --transport tcp:HOST:PORT --address C0:00:00:00:00:05
+//            [--iterations 5] [--notifications 1000] [--stream FFB1]
+// Prints one JSON document on stdout.
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Harald
+import HaraldATT
+import HaraldCodec
+import HaraldHCIBackend
+import Logging
+
+/// Passes every call to the HCI backend and keeps each connection's GATT engine, whose counters
+/// are not reachable through `PeripheralConnection`.
+final class CountingBackend: CentralBackend, @unchecked Sendable {
+    // @unchecked Sendable: `connections` is only touched with `lock` held; `inner` is Sendable.
+    let inner: HCICentralBackend
+    private let lock = NSLock()
+    private var connections: [GATTConnection] = []
+
+    init(inner: HCICentralBackend) { self.inner = inner }
+
+    var latest: GATTConnection? { lock.withLock { connections.last } }
+
+    func radioStates() -> AsyncStream<RadioState> { inner.radioStates() }
+    func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> { inner.scan(request) }
+    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend {
+        let connection = try await inner.connect(to: peripheral, timeout: timeout)
+        if let gatt = connection as? GATTConnection { lock.withLock { connections.append(gatt) } }
+        return connection
+    }
+}
+
+/// ATT requests (PDUs that expect a response) sent, by opcode.
+func requests(_ counters: ATTCounters) -> [UInt8: Int] {
+    var result: [UInt8: Int] = [:]
+    for (opcode, count) in counters.pdusSent where !opcode.isCommand && opcode.rawValue != 0x1E && opcode.rawValue != 0x01 {
+        result[opcode.rawValue, default: 0] += count
+    }
+    return result
+}
+
+struct StepResult {
+    var seconds: Double
+    var cpuSeconds: Double
+    var requests: [UInt8: Int]
+
+    var json: [String: Any] {
+        [
+            "seconds": seconds, "cpuSeconds": cpuSeconds, "attRequests": requests.values.reduce(0, +),
+            "attRequestsByOpcode": Dictionary(uniqueKeysWithValues: requests.map { (String(format: "0x%02X", $0.key), $0.value) }),
+        ]
+    }
+}
+
+func arguments() -> [String: String] {
+    var result: [String: String] = [:]
+    var iterator = CommandLine.arguments.dropFirst().makeIterator()
+    while let key = iterator.next() {
+        guard key.hasPrefix("--"), let value = iterator.next() else { fatalError("usage: --transport tcp:HOST:PORT --address ADDR") }
+        result[String(key.dropFirst(2))] = value
+    }
+    return result
+}
+
+/// CPU time this process has used (every thread: the HCI reader included), in seconds.
+func processCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+@main
+struct HaraldBumbleBench {
+    static func main() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        let options = arguments()
+        guard let transport = options["transport"], let addressText = options["address"],
+            let address = DeviceAddress(addressText, kind: .random)
+        else { fatalError("usage: --transport tcp:HOST:PORT --address ADDR") }
+        let iterations = Int(options["iterations"] ?? "5") ?? 5
+        let wanted = Int(options["notifications"] ?? "1000") ?? 1000
+        guard let streamUUID = BluetoothUUID(options["stream"] ?? "FFB1") else { fatalError("bad --stream") }
+
+        let backend = CountingBackend(inner: try await HCICentralBackend.open(transport: transport))
+        let central = Central(backend: backend)
+        try await central.waitUntilPoweredOn(timeout: .seconds(5))
+        let clock = ContinuousClock()
+        var runs: [[String: Any]] = []
+        for _ in 0..<iterations {
+            var steps: [String: StepResult] = [:]
+            var last = ATTCounters()
+            var cpu = processCPUSeconds()
+            func step(_ name: String, _ start: ContinuousClock.Instant, _ counters: ATTCounters) {
+                let elapsed = seconds(clock.now - start)
+                let cpuNow = processCPUSeconds()
+                var delta = requests(counters)
+                for (opcode, count) in requests(last) { delta[opcode, default: 0] -= count }
+                steps[name] = StepResult(seconds: elapsed, cpuSeconds: cpuNow - cpu, requests: delta.filter { $0.value != 0 })
+                last = counters
+                cpu = processCPUSeconds()
+            }
+
+            var start = clock.now
+            cpu = processCPUSeconds()
+            let connection = try await central.connect(to: PeripheralIdentifier(address: address), timeout: .seconds(20))
+            guard let gatt = backend.latest else { fatalError("the HCI backend did not return a GATT connection") }
+            step("connect", start, await gatt.client.counters)
+
+            start = clock.now
+            cpu = processCPUSeconds()
+            // Services, then every characteristic in one sweep, then every descriptor in one sweep.
+            let characteristics = try await connection.discoverAll().flatMap(\.characteristics)
+            let descriptorCount = try await connection.discoverDescriptors(ofAll: characteristics).reduce(0) { $0 + $1.count }
+            step("discover", start, await gatt.client.counters)
+
+            start = clock.now
+            cpu = processCPUSeconds()
+            // Every readable value in Read Multiple Variable batches.
+            var bytesRead = 0
+            for value in try await connection.readRawValues(of: characteristics.filter { $0.properties.contains(.read) }) {
+                bytesRead += try value.get().count
+            }
+            step("read", start, await gatt.client.counters)
+
+            guard let stream = characteristics.first(where: { $0.uuid == streamUUID }) else { fatalError("no \(streamUUID) on the peer") }
+            start = clock.now
+            cpu = processCPUSeconds()
+            let subscription = try await connection.subscribe(stream, as: [UInt8].self, buffering: .oldest(wanted + 64))
+            var received = 0
+            var outOfOrder = 0
+            for try await value in subscription {
+                let sequence = value.count >= 4 ? Int(value[0]) | Int(value[1]) << 8 | Int(value[2]) << 16 | Int(value[3]) << 24 : -1
+                if sequence != received { outOfOrder += 1 }
+                received += 1
+                if received == wanted { break }
+            }
+            step("notifications", start, await gatt.client.counters)
+            let dropped = await gatt.client.counters.droppedValues
+            await connection.disconnect()
+
+            runs.append([
+                "steps": steps.mapValues(\.json),
+                "services": characteristics.map(\.service).reduce(into: [BluetoothUUID]()) { if !$0.contains($1) { $0.append($1) } }.count,
+                "characteristics": characteristics.count, "descriptors": descriptorCount, "bytesRead": bytesRead,
+                "notificationsReceived": received, "notificationsOutOfOrder": outOfOrder, "notificationsDropped": dropped,
+                "mtu": await gatt.client.mtu,
+            ])
+            // Let the peer notice the disconnection and advertise again.
+            try await clock.sleep(for: .milliseconds(300))
+        }
+        await backend.inner.close()
+        let report: [String: Any] = ["central": "harald", "iterations": runs]
+        let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+}

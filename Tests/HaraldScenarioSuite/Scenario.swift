@@ -1,0 +1,48 @@
+import Harald
+import HaraldCodec
+
+/// The scenario suite of the public API, written once and run against every backend: each case
+/// drives `Central` / `PeripheralConnection` against a peer serving ``ScenarioProfile`` and
+/// throws a ``ScenarioFailure`` when the backend misbehaves. After every scenario, nothing may
+/// be left pending in the backend.
+public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
+    case scanFindsThePeer
+    case connectAndDiscoverEveryCharacteristic
+    case typedReadsDecodeThePeersValues
+    case writeWithResponseChangesThePeersValue
+    case refusedWriteThrowsTheATTError
+    case writesWithoutResponseArriveInOrder
+    case notificationsArriveInOrder
+    case readResponseIsNotANotification
+    case requestListensBeforeWritingAndReturnsTheResponse
+    case peerDisconnectMidOperationFailsPendingOperations
+    case peerDisconnectEndsSubscriptions
+    case unansweredReadTimesOut
+    case cancelledReadThrowsCancellationAndLeavesTheLinkUsable
+    case localDisconnectEndsTheConnection
+    case reconnectGivesAFreshConnection
+
+    public var description: String { rawValue }
+
+    /// Runs the scenario against `harness`.
+    public func run(_ harness: ScenarioHarness) async throws {
+        switch self {
+        case .scanFindsThePeer: try await Self.scan(harness)
+        case .connectAndDiscoverEveryCharacteristic: try await Self.discover(harness)
+        case .typedReadsDecodeThePeersValues: try await Self.read(harness)
+        case .writeWithResponseChangesThePeersValue: try await Self.write(harness)
+        case .refusedWriteThrowsTheATTError: try await Self.refusedWrite(harness)
+        case .writesWithoutResponseArriveInOrder: try await Self.writeWithoutResponse(harness)
+        case .notificationsArriveInOrder: try await Self.subscribe(harness)
+        case .readResponseIsNotANotification: try await Self.readResponseIsNotANotification(harness)
+        case .requestListensBeforeWritingAndReturnsTheResponse: try await Self.requestResponse(harness)
+        case .peerDisconnectMidOperationFailsPendingOperations: try await Self.disconnectMidOperation(harness)
+        case .peerDisconnectEndsSubscriptions: try await Self.peerDisconnectEndsSubscriptions(harness)
+        case .unansweredReadTimesOut: try await Self.timeout(harness)
+        case .cancelledReadThrowsCancellationAndLeavesTheLinkUsable: try await Self.cancellation(harness)
+        case .localDisconnectEndsTheConnection: try await Self.localDisconnect(harness)
+        case .reconnectGivesAFreshConnection: try await Self.reconnect(harness)
+        }
+        if let pending = await harness.pendingOperations() { try checkEqual(pending, 0, "operations left pending in the backend") }
+    }
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""A Bumble GATT peripheral for the Harald-vs-Bumble benchmark and the CLI checks.
+
+"Harald-BN": the same GATT database as peer.py's `hr` (Heart Rate 0x180D, Battery 0x180F = 87,
+Device Information 0x180A, control 0xFFF0) plus a bench service 0xFFB0:
+  0xFFB1 notify         when a client subscribes, the peer notifies --notify-count values
+                        (20 bytes: little-endian uint32 sequence number, then 16 bytes of filler)
+                        as fast as the host's ACL flow control lets it, then stops.
+  0xFFB2 read, write, write without response
+                        stores what is written and prints "WROTE <hex> <with|without>".
+
+--public advertises with the controller's public address instead of the static random one, so
+the CLI's `--address-type public` has something to connect to.
+
+Prints "READY <address> <public|random>" once advertising, then serves until killed.
+"""
+import argparse
+import asyncio
+import logging
+import struct
+import sys
+
+from bumble import hci
+from bumble.device import Device
+from bumble.gatt import Characteristic, CharacteristicValue, Service
+from bumble.transport import open_transport
+
+import peer  # same directory: reuse the hr database and the advertising helpers
+
+BENCH_SERVICE = "FFB0"
+BENCH_STREAM = "FFB1"
+BENCH_SINK = "FFB2"
+
+
+def build(device, notify_count):
+    peer.build("hr", device)  # the hr services; its 50 ms heart-rate task is not started
+    device.name = "Harald-BN"
+    stream = Characteristic(BENCH_STREAM, Characteristic.Properties.NOTIFY, peer.READABLE, bytes(20))
+    stored = {"value": b""}
+
+    def on_write(connection, value, kind):
+        stored["value"] = bytes(value)
+        print(f"WROTE {bytes(value).hex().upper()} {kind}", flush=True)
+
+    def read_sink(connection):
+        return stored["value"]
+
+    sink = Characteristic(
+        BENCH_SINK,
+        Characteristic.Properties.READ | Characteristic.Properties.WRITE | Characteristic.Properties.WRITE_WITHOUT_RESPONSE,
+        peer.READ_WRITE,
+        CharacteristicValue(read=read_sink, write=lambda connection, value: on_write(connection, value, "write")),
+    )
+    device.add_services([Service(BENCH_SERVICE, [stream, sink])])
+    # Bumble calls the same write handler for Write Request and Write Command; tell them apart
+    # from the ATT opcode of the PDU being served.
+    original = device.gatt_server.on_att_write_command
+
+    def on_write_command(connection, request):
+        attribute = device.gatt_server.get_attribute(request.attribute_handle)
+        if attribute is not None and attribute.handle == sink.handle:
+            on_write(connection, request.attribute_value, "without")
+            return
+        original(connection, request)
+
+    device.gatt_server.on_att_write_command = on_write_command
+
+    streams = {}
+
+    async def notify_burst(connection):
+        queue = device.host.le_acl_packet_queue
+        flow = asyncio.Event()
+        queue.on("flow", flow.set)
+        # Handle Value Notification PDUs built up front and handed straight to L2CAP: the peer's
+        # Python GATT server would otherwise be the bottleneck of the step being measured.
+        prefix = bytes([0x1B]) + struct.pack("<H", stream.handle)
+        filler = bytes(range(16))
+        pdus = [prefix + struct.pack("<I", sequence) + filler for sequence in range(notify_count)]
+        try:
+            for pdu in pdus:
+                # Keep no more packets queued than the controller takes at once: as fast as flow
+                # control allows, without an unbounded backlog in the host.
+                while queue.pending >= queue.max_in_flight:
+                    flow.clear()
+                    await flow.wait()
+                connection.send_l2cap_pdu(0x0004, pdu)
+            print(f"NOTIFIED {notify_count}", flush=True)
+        except Exception as error:  # the subscriber left mid-burst
+            logging.debug("burst ended: %s", error)
+        finally:
+            queue.remove_listener("flow", flow.set)
+
+    def on_subscription(connection, notify, indicate):
+        task = streams.pop(connection, None)
+        if task is not None:
+            task.cancel()
+        if notify:
+            streams[connection] = asyncio.ensure_future(notify_burst(connection))
+
+    stream.on("subscription", on_subscription)
+    flags = peer.ad(0x01, bytes([0x06]))
+    return flags + peer.ad(0x03, peer.uuid16_list(0x180D, 0x180F, 0x180A, 0xFFB0)) + peer.ad(0x09, b"Harald-BN")
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--transport", required=True, help="e.g. tcp-client:127.0.0.1:9001")
+    parser.add_argument("--address", required=True, help="static random address, e.g. C0:00:00:00:00:05")
+    parser.add_argument("--public", action="store_true", help="advertise with the controller's public address")
+    parser.add_argument("--advertising-interval", type=float, default=20, help="milliseconds between advertisements")
+    parser.add_argument("--notify-count", type=int, default=1000, help="notifications per subscription")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    async with await open_transport(args.transport) as transport:
+        device = Device.with_hci("bench", hci.Address(args.address), transport.source, transport.sink)
+        advertising = build(device, args.notify_count)
+        device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
+        device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
+        await device.power_on()
+        own = hci.OwnAddressType.PUBLIC if args.public else hci.OwnAddressType.RANDOM
+        # A virtual link connects at the peer's next advertisement: a short interval keeps the
+        # connect step about the centrals, not about Bumble's 1 s default interval.
+        await device.start_advertising(advertising_data=advertising, own_address_type=own, auto_restart=True,
+                                       advertising_interval_min=args.advertising_interval,
+                                       advertising_interval_max=args.advertising_interval)
+        address = device.public_address if args.public else device.random_address
+        print(f"READY {address.to_string(with_type_qualifier=False)} {'public' if args.public else 'random'}", flush=True)
+        await transport.source.wait_for_termination()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(0)

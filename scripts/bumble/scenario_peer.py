@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""The Bumble peer of Harald's scenario suite (Tests/HaraldScenarioSuite), steered by the test.
+
+Serves the scenario profile (one 128-bit service; see ScenarioProfile.swift):
+  status   5CE40002-…  read, notify          starts as 2A
+  setting  5CE40003-…  read, write           starts as 01 02
+  stream   5CE40004-…  write without response (kept in arrival order)
+  command  5CE40005-…  write                 answered by a notification on `response` of 80 + the
+                                            command; a command starting with FF is refused with
+                                            ATT error 0x80
+  response 5CE40006-…  notify
+and advertises the name "Scenario" with the service UUID.
+
+Control channel: a TCP socket on 127.0.0.1 (port chosen by the system unless --control-port),
+one JSON object per line, each answered by one line {"ok": true, ...} or {"ok": false, "error"}:
+  {"op": "reset"}                          initial values, no writes recorded, answers flowing
+  {"op": "hold"} / {"op": "resume"}        hold every read/write answer / answer the held ones
+  {"op": "held"}                           -> {"count": requests held now}
+  {"op": "notify", "uuid": U, "hex": H}    notify subscribers of characteristic U
+  {"op": "value", "uuid": U}               -> {"hex": current value of U}
+  {"op": "writes", "uuid": U}              -> {"values": [hex of each write without response]}
+  {"op": "disconnect"}                     the peer terminates its connections (reason 0x13)
+
+Prints "CONTROL <port>" and then "READY <address>" once advertising; serves until killed.
+"""
+import argparse
+import asyncio
+import json
+import logging
+import sys
+
+from bumble import hci
+from bumble.att import ATT_Error
+from bumble.core import UUID
+from bumble.device import Device
+from bumble.gatt import Characteristic, CharacteristicValue, Service
+from bumble.transport import open_transport
+
+NAME = "Scenario"
+SERVICE = "5CE40001-9F3B-4D4E-8A5C-6B1D2E3F4A5B"
+STATUS = "5CE40002-9F3B-4D4E-8A5C-6B1D2E3F4A5B"
+SETTING = "5CE40003-9F3B-4D4E-8A5C-6B1D2E3F4A5B"
+STREAM = "5CE40004-9F3B-4D4E-8A5C-6B1D2E3F4A5B"
+COMMAND = "5CE40005-9F3B-4D4E-8A5C-6B1D2E3F4A5B"
+RESPONSE = "5CE40006-9F3B-4D4E-8A5C-6B1D2E3F4A5B"
+INITIAL = {STATUS: bytes([0x2A]), SETTING: bytes([0x01, 0x02])}
+REFUSED_COMMAND = 0xFF
+REFUSAL_CODE = 0x80
+
+
+class ScenarioPeer:
+    def __init__(self, device):
+        self.device = device
+        self.values = {}
+        self.writes = []
+        self.held = 0
+        self.released = asyncio.Event()
+        self.reset()
+        props = Characteristic.Properties
+        readable, writeable = Characteristic.Permissions.READABLE, Characteristic.Permissions.WRITEABLE
+        self.characteristics = {
+            STATUS: Characteristic(STATUS, props.READ | props.NOTIFY, readable, CharacteristicValue(read=self.reader(STATUS))),
+            SETTING: Characteristic(SETTING, props.READ | props.WRITE, readable | writeable,
+                                    CharacteristicValue(read=self.reader(SETTING), write=self.on_setting)),
+            STREAM: Characteristic(STREAM, props.WRITE_WITHOUT_RESPONSE, writeable, CharacteristicValue(write=self.on_stream)),
+            COMMAND: Characteristic(COMMAND, props.WRITE, writeable, CharacteristicValue(write=self.on_command)),
+            RESPONSE: Characteristic(RESPONSE, props.NOTIFY, readable, b""),
+        }
+        device.add_services([Service(SERVICE, list(self.characteristics.values()))])
+
+    def reset(self):
+        self.values = dict(INITIAL)
+        self.writes = []
+        self.resume()
+
+    def hold(self):
+        self.released = asyncio.Event()
+
+    def resume(self):
+        self.held = 0
+        self.released.set()
+
+    async def gate(self):
+        """Where an answer waits while answers are held."""
+        if self.released.is_set():
+            return
+        released = self.released
+        self.held += 1
+        await released.wait()
+
+    def reader(self, uuid):
+        async def read(connection):
+            await self.gate()
+            return self.values[uuid]
+        return read
+
+    async def on_setting(self, connection, value):
+        await self.gate()
+        self.values[SETTING] = bytes(value)
+
+    def on_stream(self, connection, value):
+        self.writes.append(bytes(value))
+
+    async def on_command(self, connection, value):
+        await self.gate()
+        if value and value[0] == REFUSED_COMMAND:
+            raise ATT_Error(REFUSAL_CODE)
+        await self.device.notify_subscriber(connection, self.characteristics[RESPONSE], bytes([0x80]) + bytes(value))
+
+    async def control(self, request):
+        op = request.get("op")
+        if op == "reset":
+            self.reset()
+            return {}
+        if op == "hold":
+            self.hold()
+            return {}
+        if op == "resume":
+            self.resume()
+            return {}
+        if op == "held":
+            return {"count": self.held}
+        uuid = request.get("uuid", "").upper()
+        if op == "notify":
+            characteristic = self.characteristics[uuid]
+            value = bytes.fromhex(request["hex"])
+            if uuid in self.values:
+                self.values[uuid] = value
+            await self.device.notify_subscribers(characteristic, value)
+            return {}
+        if op == "value":
+            return {"hex": self.values.get(uuid, b"").hex().upper()}
+        if op == "writes":
+            return {"values": [value.hex().upper() for value in self.writes] if uuid == STREAM else []}
+        if op == "disconnect":
+            for connection in list(self.device.connections.values()):
+                await connection.disconnect()
+            return {}
+        raise ValueError(f"unknown op {op!r}")
+
+    async def serve_client(self, reader, writer):
+        while line := await reader.readline():
+            try:
+                answer = {"ok": True, **await self.control(json.loads(line))}
+            except Exception as error:  # reported to the test, which fails with it
+                answer = {"ok": False, "error": f"{type(error).__name__}: {error}"}
+            writer.write((json.dumps(answer) + "\n").encode())
+            await writer.drain()
+        writer.close()
+
+
+def advertising_data():
+    def ad(kind, data):
+        return bytes([len(data) + 1, kind]) + data
+    data = ad(0x01, bytes([0x06])) + ad(0x07, UUID(SERVICE).to_bytes(force_128=True)) + ad(0x09, NAME.encode())
+    assert len(data) <= 31
+    return data
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--transport", required=True, help="e.g. tcp-client:127.0.0.1:9001")
+    parser.add_argument("--address", required=True, help="static random address, e.g. C0:00:00:00:00:05")
+    parser.add_argument("--control-port", type=int, default=0)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    async with await open_transport(args.transport) as transport:
+        device = Device.with_hci("scenario", hci.Address(args.address), transport.source, transport.sink)
+        device.name = NAME
+        peer = ScenarioPeer(device)
+        server = await asyncio.start_server(peer.serve_client, "127.0.0.1", args.control_port)
+        print(f"CONTROL {server.sockets[0].getsockname()[1]}", flush=True)
+        device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
+        device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
+        await device.power_on()
+        await device.start_advertising(advertising_data=advertising_data(), auto_restart=True)
+        print(f"READY {args.address}", flush=True)
+        await transport.source.wait_for_termination()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(0)
