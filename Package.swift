@@ -63,6 +63,9 @@ let package = Package(
             name: "HaraldBumbleBench",
             dependencies: ["Harald", "HaraldATT", "HaraldCodec", "HaraldHCIBackend", .product(name: "Logging", package: "swift-log")]
         ),
+        // The fan-in measurement (100 sensors × 50 Hz × 60 s through the public API); run it
+        // built in release: `swift build -c release --product HaraldFanIn`.
+        .executableTarget(name: "HaraldFanIn", dependencies: ["Harald", "HaraldSimulator"]),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
         .executableTarget(
             name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "HaraldHCI"], path: "Fuzz/FuzzDecode"),

@@ -18,7 +18,7 @@ final class L2CAPATTBearer: ATTBearer {
         events = AsyncStream(unfolding: { await reader.next() })
     }
 
-    func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
+    nonisolated(nonsending) func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
         guard pdu.count <= 517 else { throw .pduTooLong(size: pdu.count, limit: 517) }
         do { try await connection.att.send(pdu) } catch { throw .closed }
     }

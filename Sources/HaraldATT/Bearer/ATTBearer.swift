@@ -55,7 +55,7 @@ public protocol ATTBearer: Sendable {
     var localMTU: Int { get }
 
     /// Sends one complete PDU (opcode first).
-    func send(_ pdu: [UInt8]) async throws(ATTBearerError)
+    nonisolated(nonsending) func send(_ pdu: [UInt8]) async throws(ATTBearerError)
 
     /// Closes the bearer; both sides get `.closed`. Closing twice does nothing.
     func close(_ reason: ATTCloseReason) async

@@ -55,7 +55,7 @@ public final class ATTRoleBearer: ATTBearer {
 
     public var localMTU: Int { shared.localMTU }
 
-    public func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
+    nonisolated(nonsending) public func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
         try await shared.send(pdu)
     }
 

@@ -39,7 +39,7 @@ public final class ATTMemoryBearer: ATTBearer {
         return (first, second)
     }
 
-    public func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
+    nonisolated(nonsending) public func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
         // A finished stream reports `.terminated`: that is the closed state, no flag needed.
         if case .terminated = peerInbound.yield(.received(pdu)) { throw .closed }
     }

@@ -52,7 +52,7 @@ public final class SimulatedATTBearer: ATTBearer, @unchecked Sendable {
     /// The ATT_MTU the engine on this side settled on (23 until Exchange MTU).
     public var negotiatedMTU: Int { lock.withLock { negotiated } }
 
-    public func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
+    nonisolated(nonsending) public func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
         guard pdu.count <= localMTU else { throw .pduTooLong(size: pdu.count, limit: localMTU) }
         guard let faults else { return try await transmit(pdu) }
         let (pdus, disconnect) = faults.outgoing(pdu)
@@ -66,7 +66,7 @@ public final class SimulatedATTBearer: ATTBearer, @unchecked Sendable {
         }
     }
 
-    private func transmit(_ pdu: [UInt8]) async throws(ATTBearerError) {
+    nonisolated(nonsending) private func transmit(_ pdu: [UInt8]) async throws(ATTBearerError) {
         do {
             try await link.send(pdu, from: side)
         } catch is SimulatedLinkClosed {

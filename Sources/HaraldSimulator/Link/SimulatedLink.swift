@@ -35,6 +35,8 @@ public actor SimulatedLink {
         var nextSlot = 0
         var pduCount = 0
         var receiver: ParkingSpot?
+        /// The clock wake-up of `receiver` at the delivery instant of the head PDU, if set.
+        var receiverTimer: UInt64?
         var closeDelivered = false
     }
 
@@ -114,8 +116,19 @@ public actor SimulatedLink {
         let lastPacketEnd = schedulePackets(packets, from: side)
         stats.pdusSent[side, default: 0] += 1
         stats.bytesSent[side, default: 0] += pdu.count
-        lane(side.peer).queue.append(Scheduled(bytes: bytes, deliverAt: lastPacketEnd.advanced(by: extraDelay)))
-        wakeReceiver(side.peer)
+        let deliverAt = lastPacketEnd.advanced(by: extraDelay)
+        let peer = lane(side.peer)
+        peer.queue.append(Scheduled(bytes: bytes, deliverAt: deliverAt))
+        // A receiver already timed for the head PDU needs nothing: this one is behind it. An
+        // idle receiver is woken when the PDU arrives, not now, so it waits once per PDU.
+        if let receiver = peer.receiver, peer.receiverTimer == nil {
+            if deliverAt > clock.now, peer.head == peer.queue.count - 1 {
+                peer.receiverTimer = clock.wake(receiver, at: deliverAt)
+                if peer.receiverTimer == nil { peer.receiver = nil }
+            } else {
+                wakeReceiver(side.peer)
+            }
+        }
     }
 
     /// The next event for `side`: a PDU once its delivery time has come, or the close event.
@@ -126,8 +139,14 @@ public actor SimulatedLink {
             if direction.head < direction.queue.count {
                 let item = direction.queue[direction.head]
                 if item.deliverAt > clock.now {
-                    // Sleep until the delivery instant; a cancelled or closed wait re-checks.
-                    do { try await clock.sleep(until: item.deliverAt) } catch { return closeEvent(side) }
+                    // Wait until the delivery instant; a cancelled wait ends the stream (with the
+                    // close event if the link closed), a close wakes it early.
+                    if Task.isCancelled { return closeEvent(side) }
+                    let spot = ParkingSpot()
+                    direction.receiver = spot
+                    direction.receiverTimer = clock.wake(spot, at: item.deliverAt)
+                    await spot.wait()
+                    stopWaiting(spot, side)
                     continue
                 }
                 direction.head += 1
@@ -146,6 +165,7 @@ public actor SimulatedLink {
             let spot = ParkingSpot()
             lane(side).receiver = spot
             await spot.wait()
+            stopWaiting(spot, side)
         }
     }
 
@@ -177,9 +197,25 @@ public actor SimulatedLink {
     }
 
     private func wakeReceiver(_ side: LinkSide) {
-        if let receiver = lane(side).receiver {
-            lane(side).receiver = nil
+        let direction = lane(side)
+        if let timer = direction.receiverTimer {
+            direction.receiverTimer = nil
+            clock.cancelWake(timer)
+        }
+        if let receiver = direction.receiver {
+            direction.receiver = nil
             receiver.wake()
+        }
+    }
+
+    /// Clears the receiver's parking state after `spot`'s wait ended (woken, timed out or cancelled).
+    private func stopWaiting(_ spot: ParkingSpot, _ side: LinkSide) {
+        let direction = lane(side)
+        guard direction.receiver === spot else { return }
+        direction.receiver = nil
+        if let timer = direction.receiverTimer {
+            direction.receiverTimer = nil
+            clock.cancelWake(timer)
         }
     }
 
@@ -198,7 +234,9 @@ public actor SimulatedLink {
         // The first slot that starts at or after now: later in the current event if the
         // event still has slots, else the first slot of the next event.
         let sinceAnchor = max(anchor.duration(to: now), .zero)
-        var earliestEvent = Int64((sinceAnchor / interval).rounded(.down))
+        // The event under way now (Duration division is costly: done once per call).
+        let currentEvent = Int64((sinceAnchor / interval).rounded(.down))
+        var earliestEvent = currentEvent
         let intoEvent = sinceAnchor - interval * Int(earliestEvent)
         var earliestSlot = Int((intoEvent / exchange).rounded(.up))
         if earliestSlot >= perEvent {
@@ -229,7 +267,6 @@ public actor SimulatedLink {
         // Events that both sides have passed can never carry data again: a side's next packet goes
         // no earlier than its next free slot, and never into an event that has already begun. (A
         // side that stays silent must not hold the floor back, or the set grows with every event.)
-        let currentEvent = Int64((sinceAnchor / interval).rounded(.down))
         let floor = min(max(lane(.central).nextEvent, currentEvent), max(lane(.peripheral).nextEvent, currentEvent))
         if recentDataEvents.count > 64 { recentDataEvents = recentDataEvents.filter { $0 >= floor } }
         return end

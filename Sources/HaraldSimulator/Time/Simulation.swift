@@ -109,11 +109,18 @@ public final class Simulation: @unchecked Sendable {
 /// when the simulation drains it.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
-    // @unchecked Sendable: `jobs` is guarded by `condition`'s lock; jobs are run outside the lock.
+    // @unchecked Sendable: `incoming`, `pendingSignal` and `waiters` are guarded by
+    // `condition`'s lock; `batch`, `batchIndex` and `jobsRun` belong to the thread that drains
+    // the executor (`runUntilIdle`, one caller at a time: the run loop); jobs run outside the lock.
     private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var head = 0
+    /// Jobs enqueued since the drainer last took them, in arrival order.
+    private var incoming: [UnownedJob] = []
+    /// The jobs being run, taken from `incoming` in one go (one lock per batch, not per job).
+    private var batch: [UnownedJob] = []
+    private var batchIndex = 0
     private var pendingSignal = false
+    /// Threads blocked in `waitForWork`; enqueue and signal wake only when someone waits.
+    private var waiters = 0
 
     /// Jobs run so far, across all runs.
     public private(set) var jobsRun = 0
@@ -123,43 +130,44 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     public func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
         condition.lock()
-        jobs.append(unowned)
-        condition.signal()
+        incoming.append(unowned)
+        if waiters > 0 { condition.signal() }
         condition.unlock()
     }
 
     public func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 
     /// Runs queued jobs, first in first out, until none is left.
+    ///
+    /// Jobs are taken in batches: everything queued so far runs in order, then everything those
+    /// jobs queued, and so on — the same order as taking them one at a time.
     internal func runUntilIdle() {
-        while let job = next() {
-            job.runSynchronously(on: asUnownedTaskExecutor())
-            jobsRun += 1
+        let executor = asUnownedTaskExecutor()
+        while true {
+            condition.lock()
+            if incoming.isEmpty {
+                condition.unlock()
+                return
+            }
+            // Swap buffers so neither array reallocates in steady state.
+            swap(&incoming, &batch)
+            condition.unlock()
+            batchIndex = 0
+            while batchIndex < batch.count {
+                let job = batch[batchIndex]
+                batchIndex += 1
+                job.runSynchronously(on: executor)
+                jobsRun += 1
+            }
+            batch.removeAll(keepingCapacity: true)
         }
-    }
-
-    private func next() -> UnownedJob? {
-        condition.lock()
-        defer { condition.unlock() }
-        guard head < jobs.count else {
-            jobs.removeAll(keepingCapacity: true)
-            head = 0
-            return nil
-        }
-        let job = jobs[head]
-        head += 1
-        if head > 1024 && head * 2 > jobs.count {
-            jobs.removeFirst(head)
-            head = 0
-        }
-        return job
     }
 
     /// Wakes a waiting ``waitForWork(realTimeout:)``.
     internal func signal() {
         condition.lock()
         pendingSignal = true
-        condition.signal()
+        if waiters > 0 { condition.signal() }
         condition.unlock()
     }
 
@@ -169,10 +177,12 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
         let limit = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }
-        while head >= jobs.count && !pendingSignal {
+        waiters += 1
+        while incoming.isEmpty && !pendingSignal {
             if !condition.wait(until: limit) { break }
         }
-        let woke = head < jobs.count || pendingSignal
+        waiters -= 1
+        let woke = !incoming.isEmpty || pendingSignal
         pendingSignal = false
         return woke
     }

@@ -32,7 +32,20 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     private struct Sleeper {
         let id: UInt64
         let deadline: VirtualInstant
-        let continuation: CheckedContinuation<Void, any Error>
+        let wake: Wake
+    }
+
+    /// What a deadline wakes: a sleeping task, or a parked one (see ``wake(_:at:)``).
+    private enum Wake {
+        case task(CheckedContinuation<Void, any Error>)
+        case spot(ParkingSpot)
+
+        func resume() {
+            switch self {
+            case .task(let continuation): continuation.resume()
+            case .spot(let spot): spot.wake()
+            }
+        }
     }
 
     private let lock = NSLock()
@@ -73,7 +86,7 @@ public final class VirtualClock: Clock, @unchecked Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (resumeNow, observer): (Bool, (@Sendable () -> Void)?) = locked {
                     if deadline <= current { return (true, nil) }
-                    sleepers[id] = Sleeper(id: id, deadline: deadline, continuation: continuation)
+                    sleepers[id] = Sleeper(id: id, deadline: deadline, wake: .task(continuation))
                     queue.push(deadline: deadline, id: id)
                     return (false, onSleep)
                 }
@@ -86,10 +99,35 @@ public final class VirtualClock: Clock, @unchecked Sendable {
                 if queue.count > 2 * sleepers.count + 64 { queue.rebuild(sleepers.values.map { ($0.deadline, $0.id) }) }
                 return removed
             }
-            removed?.continuation.resume(throwing: CancellationError())
+            if case .task(let continuation)? = removed?.wake { continuation.resume(throwing: CancellationError()) }
         }
         // A cancellation that raced with registration leaves no sleeper behind; report it.
         try Task.checkCancellation()
+    }
+
+    /// Wakes `spot` at `deadline` (at once if it has come), like a sleep that needs no task of
+    /// its own: a parked task that will be woken either by an event or by a deadline, whichever
+    /// comes first, waits once instead of parking and then sleeping. Returns a token for
+    /// ``cancelWake(_:)``, or nil when the spot was woken at once.
+    internal func wake(_ spot: ParkingSpot, at deadline: VirtualInstant) -> UInt64? {
+        let (token, observer): (UInt64?, (@Sendable () -> Void)?) = locked {
+            if deadline <= current { return (nil, nil) }
+            nextID += 1
+            let id = nextID
+            sleepers[id] = Sleeper(id: id, deadline: deadline, wake: .spot(spot))
+            queue.push(deadline: deadline, id: id)
+            return (id, onSleep)
+        }
+        if token == nil { spot.wake() } else { observer?() }
+        return token
+    }
+
+    /// Cancels a wake-up from ``wake(_:at:)`` that has not happened yet (the spot is not woken).
+    internal func cancelWake(_ token: UInt64) {
+        locked {
+            guard sleepers.removeValue(forKey: token) != nil else { return }
+            if queue.count > 2 * sleepers.count + 64 { queue.rebuild(sleepers.values.map { ($0.deadline, $0.id) }) }
+        }
     }
 
     /// Moves time forward by `duration`, waking every sleeper whose deadline has come.
@@ -103,13 +141,13 @@ public final class VirtualClock: Clock, @unchecked Sendable {
         let due: [Sleeper] = locked {
             if instant > current { current = instant }
             var ready: [Sleeper] = []
-            while let next = earliest(), next.deadline <= current {
+            while let next = queue.top, next.deadline <= current {
                 queue.pop()
-                ready.append(sleepers.removeValue(forKey: next.id)!)
+                if let sleeper = sleepers.removeValue(forKey: next.id) { ready.append(sleeper) }
             }
             return ready
         }
-        for sleeper in due { sleeper.continuation.resume() }
+        for sleeper in due { sleeper.wake.resume() }
     }
 
     /// Wakes only the sleepers of the earliest deadline (moving time to it); returns false when
@@ -121,14 +159,14 @@ public final class VirtualClock: Clock, @unchecked Sendable {
             guard let next = earliest()?.deadline else { return nil }
             if next > current { current = next }
             var ready: [Sleeper] = []
-            while let entry = earliest(), entry.deadline == next {
+            while let entry = queue.top, entry.deadline == next {
                 queue.pop()
-                ready.append(sleepers.removeValue(forKey: entry.id)!)
+                if let sleeper = sleepers.removeValue(forKey: entry.id) { ready.append(sleeper) }
             }
             return ready
         }
         guard let due else { return false }
-        for sleeper in due { sleeper.continuation.resume() }
+        for sleeper in due { sleeper.wake.resume() }
         return true
     }
 
