@@ -25,7 +25,6 @@ public actor PeripheralConnection {
     private var discoveredAllServices = false
     private var characteristicsByService: [BluetoothUUID: [DiscoveredCharacteristic]] = [:]
     private var subscriptionCounts: [UInt16: Int] = [:]
-    private var endFlags: [UInt16: [EndFlag]] = [:]
     private let released = ReleasedSubscriptions()
 
     init(
@@ -288,8 +287,7 @@ public actor PeripheralConnection {
             try await backend.setNotifications(true, for: characteristic, timeout: timeout ?? defaultTimeout)
         }
         subscriptionCounts[handle, default: 0] += 1
-        endFlags[handle, default: []].append(ended)
-        updates.onEnd { [released] in released.add(characteristic, flag: ended) }
+        updates.onEnd { [released] in released.add(characteristic) }
         return subscription
     }
 
@@ -317,9 +315,8 @@ public actor PeripheralConnection {
 
     /// Turns notifications off for characteristics whose last subscription has ended.
     private func releaseAbandonedSubscriptions(timeout: Duration? = nil) async throws {
-        for (characteristic, flag) in released.take() {
+        for characteristic in released.take() {
             let handle = characteristic.valueHandle
-            endFlags[handle]?.removeAll { $0 === flag }
             let remaining = (subscriptionCounts[handle] ?? 1) - 1
             subscriptionCounts[handle] = remaining
             if remaining == 0 {
@@ -339,13 +336,13 @@ public actor PeripheralConnection {
 final class ReleasedSubscriptions: @unchecked Sendable {
     // @unchecked Sendable: `items` is only touched with `lock` held.
     private let lock = NSLock()
-    private var items: [(DiscoveredCharacteristic, EndFlag)] = []
+    private var items: [DiscoveredCharacteristic] = []
 
-    func add(_ characteristic: DiscoveredCharacteristic, flag: EndFlag) {
-        lock.withLock { items.append((characteristic, flag)) }
+    func add(_ characteristic: DiscoveredCharacteristic) {
+        lock.withLock { items.append(characteristic) }
     }
 
-    func take() -> [(DiscoveredCharacteristic, EndFlag)] {
+    func take() -> [DiscoveredCharacteristic] {
         lock.withLock {
             defer { items.removeAll() }
             return items

@@ -1,0 +1,33 @@
+import Harald
+import HaraldSimulator
+import Testing
+
+@Suite("Unsubscribing turns notifications off with the last subscription")
+struct UnsubscribeTests {
+    @Test func notificationsStayOnWhileAnySubscriptionRemains() throws {
+        let simulation = Simulation()
+        let strap = VirtualPeripheral.heartRateStrap()
+        let simulator = try Simulator(clock: simulation.clock, devices: [strap])
+        let central = Central(backend: simulator.backend, clock: simulation.clock)
+        let states = try simulation.run(timeLimit: .seconds(60)) { () -> [GATTClientConfiguration] in
+            let connection = try await central.connect(to: strap.identifier)
+            let first = try await connection.subscribe(.heartRateMeasurement)
+            let second = try await connection.subscribe(.heartRateMeasurement)
+            guard let link = simulator.connection(to: strap.address),
+                let handle = await link.server.database.characteristics.first(where: { $0.characteristic.uuid == HeartRateMeasurement.uuid })?
+                    .characteristic.valueHandle
+            else { throw BluetoothError.notFound("strap connection") }
+            func state() async -> GATTClientConfiguration {
+                await link.server.clientConfiguration(valueHandle: handle, connection: link.serverConnection)
+            }
+            var seen = [await state()]
+            try await connection.unsubscribe(first)
+            seen.append(await state())
+            try await connection.unsubscribe(second)
+            seen.append(await state())
+            await connection.disconnect()
+            return seen
+        }
+        #expect(states == [.notifications, .notifications, []])
+    }
+}
