@@ -68,7 +68,9 @@ public struct RRIntervals: RandomAccessCollection, Hashable, Sendable, Expressib
     }
 
     /// Adds an interval (1/1024 s) at the end.
-    @inlinable
+    // Always inlined, with the rare spill into `overflow` kept out of line: left to itself the
+    // optimiser called `append` out of line for every interval a decoder read.
+    @inlinable @inline(__always)
     public mutating func append(_ raw: UInt16) {
         if storedCount < Self.inlineCapacity {
             // Slots past `storedCount` are zero (intervals are only ever appended), so OR sets one.
@@ -79,9 +81,15 @@ public struct RRIntervals: RandomAccessCollection, Hashable, Sendable, Expressib
             default: words.2 |= bits
             }
         } else {
-            overflow.append(raw)
+            appendOverflow(raw)
         }
         storedCount &+= 1
+    }
+
+    /// Stores an interval past the inline capacity.
+    @usableFromInline @inline(never)
+    mutating func appendOverflow(_ raw: UInt16) {
+        overflow.append(raw)
     }
 
     /// The interval at `position` in seconds.
