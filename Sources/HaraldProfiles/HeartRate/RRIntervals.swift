@@ -10,18 +10,28 @@ public struct RRIntervals: RandomAccessCollection, Hashable, Sendable, Expressib
     /// How many intervals are stored without allocating.
     public static let inlineCapacity = 9
 
-    @usableFromInline typealias Inline = (UInt16, UInt16, UInt16, UInt16, UInt16, UInt16, UInt16, UInt16, UInt16)
-
-    @usableFromInline var inline: Inline = (0, 0, 0, 0, 0, 0, 0, 0, 0)
-    @usableFromInline var overflow: [UInt16] = []
-    @usableFromInline var storedCount = 0
+    /// The first intervals, four to a word: interval `i` is bits `16 * (i % 4)` up of word `i / 4`.
+    ///
+    /// Packed words set with shifts, rather than a tuple of `UInt16` written through
+    /// `withUnsafeMutableBytes`, so an inlined `append` never takes the address of the caller's
+    /// local value (which forced it onto the stack behind a stack-protector check).
+    @usableFromInline var words: (UInt64, UInt64, UInt64)
+    @usableFromInline var overflow: [UInt16]
+    @usableFromInline var storedCount: Int
 
     /// No intervals.
+    // The properties are set here rather than given default values: a default value is an
+    // out-of-line initializer call from other modules, paid on every decode.
     @inlinable
-    public init() {}
+    public init() {
+        words = (0, 0, 0)
+        overflow = []
+        storedCount = 0
+    }
 
     /// Intervals from raw values in 1/1024 s.
     public init(_ rawValues: some Sequence<UInt16>) {
+        self.init()
         for value in rawValues { append(value) }
     }
 
@@ -30,6 +40,7 @@ public struct RRIntervals: RandomAccessCollection, Hashable, Sendable, Expressib
     /// Intervals from seconds, rounded to the nearest 1/1024 s; nil when one is negative,
     /// not finite, or longer than 65535/1024 s (about 64 s).
     public init?(seconds: some Sequence<Double>) {
+        self.init()
         for value in seconds {
             let raw = (value * 1024).rounded()
             guard raw.isFinite, raw >= 0, raw <= 65535 else { return nil }
@@ -45,21 +56,40 @@ public struct RRIntervals: RandomAccessCollection, Hashable, Sendable, Expressib
     public subscript(position: Int) -> UInt16 {
         precondition(position >= 0 && position < storedCount, "RR interval index out of range")
         if position < Self.inlineCapacity {
-            return withUnsafeBytes(of: inline) { $0.load(fromByteOffset: position &* 2, as: UInt16.self) }
+            let word: UInt64
+            switch position >> 2 {
+            case 0: word = words.0
+            case 1: word = words.1
+            default: word = words.2
+            }
+            return UInt16(truncatingIfNeeded: word >> UInt64((position & 3) &* 16))
         }
         return overflow[position &- Self.inlineCapacity]
     }
 
     /// Adds an interval (1/1024 s) at the end.
-    @inlinable
+    // Always inlined, with the rare spill into `overflow` kept out of line: left to itself the
+    // optimiser called `append` out of line for every interval a decoder read.
+    @inlinable @inline(__always)
     public mutating func append(_ raw: UInt16) {
         if storedCount < Self.inlineCapacity {
-            let byteOffset = storedCount &* 2
-            withUnsafeMutableBytes(of: &inline) { $0.storeBytes(of: raw, toByteOffset: byteOffset, as: UInt16.self) }
+            // Slots past `storedCount` are zero (intervals are only ever appended), so OR sets one.
+            let bits = UInt64(raw) << UInt64((storedCount & 3) &* 16)
+            switch storedCount >> 2 {
+            case 0: words.0 |= bits
+            case 1: words.1 |= bits
+            default: words.2 |= bits
+            }
         } else {
-            overflow.append(raw)
+            appendOverflow(raw)
         }
         storedCount &+= 1
+    }
+
+    /// Stores an interval past the inline capacity.
+    @usableFromInline @inline(never)
+    mutating func appendOverflow(_ raw: UInt16) {
+        overflow.append(raw)
     }
 
     /// The interval at `position` in seconds.
