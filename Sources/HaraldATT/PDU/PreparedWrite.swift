@@ -1,8 +1,34 @@
 import HaraldCodec
 
+/// A part of a long write: a handle, the part's offset in the value, and the part's bytes. The
+/// Prepare Write Request carries it and the Response echoes it, so both share one wire form.
+public protocol ATTPreparedWritePart: ATTPDUCodable {
+    var handle: UInt16 { get set }
+    /// Offset, in bytes, of this part within the attribute value.
+    var offset: UInt16 { get set }
+    var value: [UInt8] { get set }
+    init(handle: UInt16, offset: UInt16, value: [UInt8])
+}
+
+extension ATTPreparedWritePart {
+    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
+        try reader.expectOpcode(Self.opcode)
+        let handle = try reader.read(UInt16.self, field: "handle")
+        let offset = try reader.read(UInt16.self, field: "valueOffset")
+        self.init(handle: handle, offset: offset, value: reader.readRemainingBytes())
+    }
+
+    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
+        writer.write(Self.opcode.rawValue)
+        writer.write(handle)
+        writer.write(offset)
+        writer.write(bytes: value)
+    }
+}
+
 /// Prepare Write Request (0x16): queue `value` for the attribute at `handle`, starting at byte
 /// `offset`; nothing is written until an Execute Write Request.
-public struct ATTPrepareWriteRequest: ATTPDUCodable {
+public struct ATTPrepareWriteRequest: ATTPreparedWritePart {
     public static let opcode = ATTOpcode.prepareWriteRequest
     public var handle: UInt16
     /// Offset, in bytes, of this part within the attribute value.
@@ -15,25 +41,11 @@ public struct ATTPrepareWriteRequest: ATTPDUCodable {
         self.offset = offset
         self.value = value
     }
-
-    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
-        try reader.expectOpcode(Self.opcode)
-        handle = try reader.read(UInt16.self, field: "handle")
-        offset = try reader.read(UInt16.self, field: "valueOffset")
-        value = reader.readRemainingBytes()
-    }
-
-    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
-        writer.write(Self.opcode.rawValue)
-        writer.write(handle)
-        writer.write(offset)
-        writer.write(bytes: value)
-    }
 }
 
 /// Prepare Write Response (0x17): the server echoes the queued part, so a reliable write can
 /// check it arrived intact.
-public struct ATTPrepareWriteResponse: ATTPDUCodable {
+public struct ATTPrepareWriteResponse: ATTPreparedWritePart {
     public static let opcode = ATTOpcode.prepareWriteResponse
     public var handle: UInt16
     public var offset: UInt16
@@ -43,20 +55,6 @@ public struct ATTPrepareWriteResponse: ATTPDUCodable {
         self.handle = handle
         self.offset = offset
         self.value = value
-    }
-
-    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
-        try reader.expectOpcode(Self.opcode)
-        handle = try reader.read(UInt16.self, field: "handle")
-        offset = try reader.read(UInt16.self, field: "valueOffset")
-        value = reader.readRemainingBytes()
-    }
-
-    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
-        writer.write(Self.opcode.rawValue)
-        writer.write(handle)
-        writer.write(offset)
-        writer.write(bytes: value)
     }
 }
 
