@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "HaraldCoreBluetooth", targets: ["HaraldCoreBluetooth"]),
         .library(name: "HaraldHCI", targets: ["HaraldHCI"]),
         .library(name: "HaraldHCIBackend", targets: ["HaraldHCIBackend"]),
+        .library(name: "HaraldHeartRateMonitor", targets: ["HaraldHeartRateMonitor"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -46,9 +47,13 @@ let package = Package(
         .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldProfiles"]),
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
         .target(name: "HaraldHCIBackend", dependencies: ["Harald", "HaraldATT", "HaraldHCI"]),
+        // The heart-rate monitor kit: measurements, control point, battery, pairing, live statistics
+        // for any SIG heart-rate sensor, over the public API.
+        .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec"]),
         .executableTarget(
             name: "harald",
             dependencies: [
+                "HaraldHeartRateMonitor",
                 "HaraldCodec",
                 "HaraldProfiles",
                 "Harald",
@@ -120,6 +125,15 @@ let package = Package(
         // The scenario suite over HCICentralBackend against a Bumble scenario peer; runs only when
         // HARALD_SCENARIO_TRANSPORT is set (see scripts/integration).
         .testTarget(name: "HaraldHCIBackendTests", dependencies: ["HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldScenarioSuite"]),
+        // The heart-rate kit on the simulator's strap (virtual time), its statistics (property tests),
+        // and against the Bumble strap when HARALD_BUMBLE_HR_TRANSPORT is set (scripts/integration).
+        .testTarget(
+            name: "HaraldHeartRateMonitorTests",
+            dependencies: [
+                "HaraldHeartRateMonitor", "Harald", "HaraldSimulator", "HaraldHCIBackend",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -169,6 +169,9 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
 
     public func disconnection() async -> DisconnectReason { await signal.wait() }
 
+    /// Counted by the GATT client: every PDU this connection sent and received.
+    public func protocolCost() async -> ProtocolCost? { ProtocolCost(await client.counters) }
+
     public func disconnect() async {
         signal.set(.localRequest)
         await client.disconnect()

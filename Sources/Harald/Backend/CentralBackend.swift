@@ -85,4 +85,8 @@ public protocol ConnectionBackend: Sendable {
 
     /// Closes the connection; pending operations fail with `.disconnected(.localRequest)`.
     func disconnect() async
+
+    /// The ATT traffic of the connection so far, or nil when the backend cannot see it (the
+    /// default; see ``ProtocolCost``).
+    func protocolCost() async -> ProtocolCost?
 }

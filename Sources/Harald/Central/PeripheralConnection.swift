@@ -16,7 +16,8 @@ public actor PeripheralConnection {
     public var defaultTimeout: Duration
 
     nonisolated let backend: any ConnectionBackend
-    nonisolated let clock: any Clock<Duration>
+    /// The clock the connection's timeouts run on (the simulation's virtual clock in a simulator).
+    public nonisolated let clock: any Clock<Duration>
     /// Where this connection logs (operations at `trace`, failures at `debug`). Values are never
     /// logged, only their sizes, so secrets such as authentication keys stay out of logs.
     public nonisolated let logger: Logger

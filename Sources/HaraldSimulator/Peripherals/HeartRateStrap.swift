@@ -11,9 +11,13 @@ extension VirtualPeripheral {
     /// Control Point (0x01 resets energy expended; any other value is refused with ATT error 0x80,
     /// Control Point Not Supported), Battery (0x180F, 87 %, readable and notifiable) and Device
     /// Information (0x180A). Values are deterministic, so runs repeat exactly.
+    ///
+    /// With `protectedSerialNumber` the Serial Number String (0x2A25) needs an encrypted link: a
+    /// read before pairing is refused with Insufficient Encryption, which starts pairing (see
+    /// ``PairingResponse``), as a strap that keeps its identity private until bonded does.
     public static func heartRateStrap(
         address: DeviceAddress = DeviceAddress("C0:FF:EE:00:00:01", kind: .random)!, name: String = "Harald HR",
-        rssi: Int? = -58, measurementInterval: Duration = .seconds(1)
+        rssi: Int? = -58, measurementInterval: Duration = .seconds(1), protectedSerialNumber: Bool = false
     ) -> VirtualPeripheral {
         VirtualPeripheral(
             address: address,
@@ -21,7 +25,16 @@ extension VirtualPeripheral {
             rssi: rssi, advertisingInterval: .milliseconds(100)
         ) { _ in
             let state = HeartRateStrapState()
-            return PeripheralBehaviour(services: HeartRateStrapState.services(state: state)) { session in
+            var services = HeartRateStrapState.services(state: state)
+            if protectedSerialNumber {
+                for service in services.indices where services[service].uuid == BluetoothUUID(0x180A) {
+                    for index in services[service].characteristics.indices
+                    where services[service].characteristics[index].uuid == BluetoothUUID(0x2A25) {
+                        services[service].characteristics[index].permissions = [.read, .readEncrypted]
+                    }
+                }
+            }
+            return PeripheralBehaviour(services: services) { session in
                 while await session.sleep(for: measurementInterval) {
                     await session.notify(HeartRateMeasurement.uuid, state.nextMeasurement())
                 }

@@ -1,0 +1,96 @@
+import Foundation
+import Harald
+import HaraldProfiles
+
+/// The measurements a heart-rate sensor notifies, as an async sequence of ``HeartRateReading``.
+///
+/// Iterate with `for try await`; errors are always ``HeartRateMonitorError``. The loop ends
+/// normally after ``HeartRateMonitor/stop(_:)``, and throws ``HeartRateMonitorError/disconnected(_:)``
+/// when the link drops, ``HeartRateMonitorError/timeout(operation:after:)`` when no measurement
+/// arrives within the stall timeout (notifications are then turned off, so a silent sensor
+/// never hangs the loop), and ``HeartRateMonitorError/cancelled`` never: a cancelled task just
+/// ends the loop. Measurements that do not decode are skipped and counted in ``malformedCount``.
+public struct HeartRateReadings: AsyncSequence, Sendable {
+    public typealias Element = HeartRateReading
+
+    let subscription: Subscription<HeartRateMeasurement>
+    let connection: PeripheralConnection
+    /// The longest wait for the next measurement; nil waits as long as the link lasts.
+    public let stallTimeout: Duration?
+
+    /// Measurements dropped because the consumer was slower than the sensor.
+    public var droppedCount: Int { subscription.droppedCount }
+    /// Measurements skipped because they did not decode.
+    public var malformedCount: Int { subscription.decodingFailures }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Subscription<HeartRateMeasurement>.AsyncIterator
+        let readings: HeartRateReadings
+        var finished = false
+
+        public mutating func next() async throws -> HeartRateReading? {
+            guard !finished else { return nil }
+            do {
+                let measurement = try await nextMeasurement()
+                if measurement == nil { finished = true }
+                return measurement.map(HeartRateReading.init)
+            } catch {
+                finished = true
+                throw HeartRateMonitorError.from(error)
+            }
+        }
+
+        private mutating func nextMeasurement() async throws -> HeartRateMeasurement? {
+            guard let stallTimeout = readings.stallTimeout else { return try await base.next() }
+            let stalled = StallFlag()
+            let subscription = readings.subscription
+            let connection = readings.connection
+            let clock = connection.clock
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                // The watchdog ends the subscription when the sensor goes quiet; the pending
+                // `next()` then returns, and the flag turns that end into a timeout.
+                group.addTask {
+                    try await clock.sleep(for: stallTimeout)
+                    stalled.set()
+                    try? await connection.unsubscribe(subscription, timeout: stallTimeout)
+                }
+                defer { group.cancelAll() }
+                let measurement = try await base.next()
+                if stalled.isSet {
+                    throw HeartRateMonitorError.timeout(operation: "waiting for a heart rate measurement", after: stallTimeout)
+                }
+                return measurement
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: subscription.makeAsyncIterator(), readings: self)
+    }
+}
+
+/// Set once by a stream's watchdog when the stall timeout passed.
+final class StallFlag: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
+
+/// Battery Level (0x2A19) notifications, in percent. Errors are ``HeartRateMonitorError``.
+public struct BatteryLevels: AsyncSequence, Sendable {
+    public typealias Element = Int
+
+    let subscription: Subscription<BatteryLevel>
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Subscription<BatteryLevel>.AsyncIterator
+
+        public mutating func next() async throws -> Int? {
+            do { return try await base.next().map { Int($0.percent) } } catch { throw HeartRateMonitorError.from(error) }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: subscription.makeAsyncIterator()) }
+}
