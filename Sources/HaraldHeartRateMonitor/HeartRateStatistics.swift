@@ -94,6 +94,15 @@ struct Ring<Element: Hashable & Sendable>: Hashable, Sendable, Sequence {
         }
     }
 
+    /// Rings are equal when they hold the same elements in the same order (slots not yet
+    /// written, and where the oldest element sits in storage, do not matter).
+    static func == (lhs: Ring, rhs: Ring) -> Bool { lhs.elementsEqual(rhs) }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for element in self { hasher.combine(element) }
+    }
+
     func makeIterator() -> AnyIterator<Element> {
         var index = 0
         return AnyIterator { [storage, start, count] in
