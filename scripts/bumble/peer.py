@@ -4,7 +4,8 @@
 Kinds (each advertises its name and service UUIDs in the advertising data itself, because the
 stock controller never delivers scan responses):
   hr     "Harald-HR"  Heart Rate 0x180D (measurement 0x2A37 notifying every 50 ms while
-                      subscribed, body sensor location 0x2A38), Battery 0x180F (0x2A19 = 87),
+                      subscribed, body sensor location 0x2A38, control point 0x2A39: 0x01 resets
+                      energy expended, other op codes get ATT error 0x80), Battery 0x180F (0x2A19 = 87),
                       Device Information 0x180A (manufacturer, model, firmware), plus a control
                       service whose characteristic 0xFFF1, when written, makes the peer disconnect.
   gopro  "GoPro 1234" a minimal GoPro-like camera: service 0xFEA6 with command 0x0072-style
@@ -20,7 +21,7 @@ import logging
 import struct
 import sys
 
-from bumble import hci
+from bumble import att, hci
 from bumble.core import AdvertisingData, UUID
 from bumble.device import Device
 from bumble.gatt import Characteristic, CharacteristicValue, Service
@@ -60,9 +61,17 @@ def build(kind, device):
         def disconnect_me(connection, value):
             asyncio.get_running_loop().call_later(0.05, lambda: asyncio.ensure_future(connection.disconnect()))
 
+        def control_point(connection, value):
+            # Heart Rate Control Point: only Reset Energy Expended exists; the rest is refused
+            # with the profile's error 0x80 (Control Point Not Supported).
+            if bytes(value) != bytes([0x01]):
+                raise att.ATT_Error(0x80)
+
         device.add_services([
             Service("180D", [measurement,
-                             Characteristic("2A38", Characteristic.Properties.READ, READABLE, bytes([0x01]))]),
+                             Characteristic("2A38", Characteristic.Properties.READ, READABLE, bytes([0x01])),
+                             Characteristic("2A39", Characteristic.Properties.WRITE, WRITEABLE,
+                                            CharacteristicValue(write=control_point))]),
             Service("180F", [Characteristic("2A19", Characteristic.Properties.READ | Characteristic.Properties.NOTIFY,
                                             READABLE, bytes([87]))]),
             Service("180A", [
