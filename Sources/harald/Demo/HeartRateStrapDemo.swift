@@ -62,7 +62,7 @@ extension Demo {
             do {
                 for try await reading in readings {
                     statistics.add(reading)
-                    say.live("  " + Monitor.line(reading, statistics))
+                    say.live("  " + HeartRateMonitorCommand.Monitor.line(reading, statistics))
                     received += 1
                     if received == plan.measurements { break }
                 }
