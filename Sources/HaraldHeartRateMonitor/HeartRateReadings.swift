@@ -5,11 +5,11 @@ import HaraldProfiles
 /// The measurements a heart-rate sensor notifies, as an async sequence of ``HeartRateReading``.
 ///
 /// Iterate with `for try await`; errors are always ``HeartRateMonitorError``. The loop ends
-/// normally after ``HeartRateMonitor/stop(_:)``, and throws ``HeartRateMonitorError/disconnected(_:)``
-/// when the link drops, ``HeartRateMonitorError/timeout(operation:after:)`` when no measurement
-/// arrives within the stall timeout (notifications are then turned off, so a silent sensor
-/// never hangs the loop), and ``HeartRateMonitorError/cancelled`` never: a cancelled task just
-/// ends the loop. Measurements that do not decode are skipped and counted in ``malformedCount``.
+/// normally after ``HeartRateMonitor/stop(_:)`` or when the iterating task is cancelled. It
+/// throws ``HeartRateMonitorError/disconnected(_:)`` when the link drops, and
+/// ``HeartRateMonitorError/timeout(operation:after:)`` when no measurement arrives within the
+/// stall timeout (notifications are then turned off, so a silent sensor never hangs the loop).
+/// Measurements that do not decode are skipped and counted in ``malformedCount``.
 public struct HeartRateReadings: AsyncSequence, Sendable {
     public typealias Element = HeartRateReading
 
