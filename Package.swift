@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "HaraldHCI", targets: ["HaraldHCI"]),
         .library(name: "HaraldHCIBackend", targets: ["HaraldHCIBackend"]),
         .library(name: "HaraldHeartRateMonitor", targets: ["HaraldHeartRateMonitor"]),
+        .library(name: "HaraldGoPro", targets: ["HaraldGoPro"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -50,6 +51,9 @@ let package = Package(
         // The heart-rate monitor kit: measurements, control point, battery, pairing, live statistics
         // for any SIG heart-rate sensor, over the public API.
         .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec"]),
+        // The Open GoPro BLE protocol without a connection: packet headers, reassembly,
+        // fragmentation, command/setting/query messages and the TLV value walker.
+        .target(name: "HaraldGoPro", dependencies: ["HaraldCodec"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -59,6 +63,7 @@ let package = Package(
                 "Harald",
                 "HaraldSimulator",
                 "HaraldHCIBackend",
+                "HaraldGoPro",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -73,7 +78,7 @@ let package = Package(
         .executableTarget(name: "HaraldFanIn", dependencies: ["Harald", "HaraldSimulator"]),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
         .executableTarget(
-            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "HaraldHCI"], path: "Fuzz/FuzzDecode"),
+            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro"], path: "Fuzz/FuzzDecode"),
         .testTarget(
             name: "HaraldCodecTests",
             dependencies: [
@@ -89,6 +94,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
+        .testTarget(
+            name: "HaraldGoProTests",
+            dependencies: [
+                "HaraldGoPro",
+                "HaraldCodec",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            resources: [.copy("Resources/gopro-vectors.json")]
+        ),
         .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec"]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
         // ScenarioFailure) and run by a parameterized test per backend.
