@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "HaraldCoreBluetooth", targets: ["HaraldCoreBluetooth"]),
         .library(name: "HaraldHCI", targets: ["HaraldHCI"]),
         .library(name: "HaraldHCIBackend", targets: ["HaraldHCIBackend"]),
+        .library(name: "HaraldGoPro", targets: ["HaraldGoPro"]),
         .executable(name: "harald", targets: ["harald"]),
     ],
     dependencies: [
@@ -46,6 +47,9 @@ let package = Package(
         .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldProfiles"]),
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
         .target(name: "HaraldHCIBackend", dependencies: ["Harald", "HaraldATT", "HaraldHCI"]),
+        // The Open GoPro BLE protocol without a connection: packet headers, reassembly,
+        // fragmentation, command/setting/query messages and the TLV value walker.
+        .target(name: "HaraldGoPro", dependencies: ["HaraldCodec"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -54,6 +58,7 @@ let package = Package(
                 "Harald",
                 "HaraldSimulator",
                 "HaraldHCIBackend",
+                "HaraldGoPro",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -68,7 +73,7 @@ let package = Package(
         .executableTarget(name: "HaraldFanIn", dependencies: ["Harald", "HaraldSimulator"]),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
         .executableTarget(
-            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "HaraldHCI"], path: "Fuzz/FuzzDecode"),
+            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro"], path: "Fuzz/FuzzDecode"),
         .testTarget(
             name: "HaraldCodecTests",
             dependencies: [
@@ -84,6 +89,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
+        .testTarget(
+            name: "HaraldGoProTests",
+            dependencies: [
+                "HaraldGoPro",
+                "HaraldCodec",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            resources: [.copy("Resources/gopro-vectors.json")]
+        ),
         .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec"]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
         // ScenarioFailure) and run by a parameterized test per backend.
