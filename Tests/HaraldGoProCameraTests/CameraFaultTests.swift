@@ -77,8 +77,7 @@ struct CameraFaultTests {
                 }
                 group.addTask {
                     try await camera.clock.sleep(for: .seconds(1))
-                    await simulator.connection(to: VirtualPeripheral.actionCamera().address)?.inject(
-                        LinkFault(from: .central, pduNumber: 1_000_000, action: .dropLink))
+                    // The camera goes out of range: its link is lost.
                     await simulator.setRSSI(nil, of: VirtualPeripheral.actionCamera().address)
                     return nil
                 }
