@@ -10,5 +10,6 @@ let benchmarks: @Sendable () -> Void = {
     registerBloodPressureMeasurementBenchmarks()
     registerGlucoseMeasurementBenchmarks()
     registerNotificationPathBenchmark()
+    registerGoProReceiveBenchmarks()
     registerLoopOverhead()
 }
