@@ -4,7 +4,7 @@ import HaraldSimulator
 
 /// Runs `body` in virtual time with a simulated camera connected through the public API.
 func withSimulatedCamera<T: Sendable>(
-    _ device: VirtualPeripheral = .actionCamera(), requestTimeout: Duration = .seconds(5),
+    _ device: VirtualPeripheral = .actionCamera(bootTime: .zero), requestTimeout: Duration = .seconds(5),
     _ body: @escaping @Sendable (GoProCamera, Simulator) async throws -> T
 ) throws -> T {
     let simulation = Simulation()

@@ -129,7 +129,7 @@ extension GoProCamera {
     /// with Get Setting Values, and on rollback restores the value it replaced.
     public nonisolated func settingStep(_ setting: GoProSettingID, to value: [UInt8], name: String? = nil) -> ConfigurationFlow.Step {
         ConfigurationFlow.Step(
-            name: name ?? "\(setting) = \(value.hexString)",
+            name: name ?? "\(setting) = \(value.count == 1 ? String(value[0]) : "0x" + value.hexString)",
             apply: { [self] _ in
                 let previous = try await settings([setting])[setting].map(Array.init)
                 try await set(setting, to: value)

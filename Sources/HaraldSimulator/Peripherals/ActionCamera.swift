@@ -51,7 +51,7 @@ extension VirtualPeripheral {
     /// pairing goes. `faults` make the camera misbehave for tests (``ActionCameraFault``).
     public static func actionCamera(
         address: DeviceAddress = DeviceAddress("D4:D9:19:00:00:02", kind: .random)!, name: String = "GoPro 0042", rssi: Int? = -64,
-        pairing: PairingResponse = .accept(after: .milliseconds(800)), bootTime: Duration = .zero, faults: [ActionCameraFault] = []
+        pairing: PairingResponse = .accept(after: .milliseconds(800)), bootTime: Duration = .seconds(1), faults: [ActionCameraFault] = []
     ) -> VirtualPeripheral {
         VirtualPeripheral(
             address: address, advertisingData: .device(name: name, services: [OpenGoPro.service]), rssi: rssi,
