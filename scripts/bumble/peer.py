@@ -48,9 +48,9 @@ def uuid16_list(*values):
     return b"".join(struct.pack("<H", value) for value in values)
 
 
-def build(kind, device):
-    """Services and advertising data for one kind of peer."""
-    name = {"hr": "Harald-HR", "victim": "Harald-VX", "gopro": "GoPro 1234", "long": "HaraldLV"}[kind]
+def build(kind, device, name=None):
+    """Services and advertising data for one kind of peer (`name` replaces the kind's own)."""
+    name = name or {"hr": "Harald-HR", "victim": "Harald-VX", "gopro": "GoPro 1234", "long": "HaraldLV"}[kind]
     device.name = name
     flags = ad(0x01, bytes([0x06]))
     tasks = []
@@ -105,11 +105,12 @@ async def main():
     parser.add_argument("kind", choices=["hr", "gopro", "long", "victim"])
     parser.add_argument("--transport", required=True, help="e.g. tcp-client:127.0.0.1:9001")
     parser.add_argument("--address", required=True, help="static random address, e.g. C0:00:00:00:00:01")
+    parser.add_argument("--name", help="advertised name instead of the kind's own (a second peer of one kind)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     async with await open_transport(args.transport) as transport:
         device = Device.with_hci(args.kind, hci.Address(args.address), transport.source, transport.sink)
-        advertising, tasks = build(args.kind, device)
+        advertising, tasks = build(args.kind, device, args.name)
         device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
         device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
         await device.power_on()
