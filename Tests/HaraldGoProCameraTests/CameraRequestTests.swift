@@ -81,12 +81,15 @@ struct CameraRequestTests {
     }
 
     @Test func requestsOnOneChannelRunOneAtATimeAndEachGetsItsOwnAnswer() throws {
-        let (first, second, third) = try withSimulatedCamera { camera, _ in
+        // Three requests at once, on first use: the camera starts once, the answers do not mix.
+        let (first, second, third, statistics) = try withSimulatedCamera { camera, _ in
             async let first = camera.statuses([.encoding])
             async let second = camera.statuses([.internalBatteryPercentage])
             async let third = camera.settings([.videoLens])
-            return try await (first, second, third)
+            let answers = try await (first, second, third)
+            return (answers.0, answers.1, answers.2, await camera.statistics)
         }
+        #expect(statistics.messages == 3 && statistics.malformedPackets == 0 && statistics.unexpectedMessages == 0)
         #expect(first.map(\.id) == [10])
         #expect(second.map(\.id) == [70])
         #expect(third.map(\.id) == [121])

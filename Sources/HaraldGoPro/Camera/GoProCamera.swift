@@ -43,6 +43,9 @@ public actor GoProCamera {
     private var pushSinks: [Int: AsyncStream<GoProPush>.Continuation] = [:]
     private var nextToken = 0
     private var subscribedToAll = false
+    private var isStarted = false
+    private var isStarting = false
+    private var startWaiters: [CheckedContinuation<Void, Never>] = []
     /// Set when the connection ended; every later request fails with it.
     private var ended: GoProError?
     /// What arrived so far.
@@ -83,21 +86,31 @@ public actor GoProCamera {
     /// Finds the camera's six characteristics and subscribes to the three response
     /// characteristics (done on first use; calling it again does nothing).
     public func start(timeout: Duration? = nil) async throws(GoProError) {
+        // Callers arriving while another one starts wait for it, then look again.
+        while isStarting {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in startWaiters.append(continuation) }
+        }
         if let ended { throw ended }
-        guard readers.isEmpty else { return }
+        guard !isStarted else { return }
+        isStarting = true
+        defer {
+            isStarting = false
+            let waiters = startWaiters
+            startWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
+        var started: [Task<Void, Never>] = []
         do {
             var found: [GoProCharacteristic: DiscoveredCharacteristic] = [:]
             for characteristic in [GoProCharacteristic.command, .commandResponse, .settings, .settingsResponse, .query, .queryResponse] {
                 found[characteristic] = try await connection.characteristic(
                     characteristic.uuid, service: GoProCharacteristic.controlAndQueryService, timeout: timeout)
             }
-            guard readers.isEmpty else { return }  // another caller finished first
-            discovered = found
             for characteristic in [GoProCharacteristic.commandResponse, .settingsResponse, .queryResponse] {
                 guard let target = found[characteristic] else { continue }
                 // 256 packets: a whole message of more than 4 KB waits while the app is busy.
                 let packets = try await connection.subscribe(target, as: [UInt8].self, buffering: .oldest(256), timeout: timeout)
-                readers.append(EngineTasks.start { [weak self] in
+                started.append(EngineTasks.start { [weak self] in
                     do {
                         for try await packet in packets { await self?.receive(packet, on: characteristic) }
                         await self?.end(.disconnected(.localRequest))
@@ -106,7 +119,11 @@ public actor GoProCamera {
                     }
                 })
             }
+            discovered = found
+            readers += started
+            isStarted = true
         } catch {
+            for reader in started { reader.cancel() }
             throw GoProError.from(error)
         }
     }
@@ -265,6 +282,7 @@ public actor GoProCamera {
     func subscribeToEveryNotifiableCharacteristic(timeout: Duration?) async throws(GoProError) {
         try await start(timeout: timeout)
         guard !subscribedToAll else { return }
+        subscribedToAll = true  // a concurrent call finds it done (or under way) and returns
         do {
             let responses = Set([GoProCharacteristic.commandResponse, .settingsResponse, .queryResponse].map(\.uuid))
             for (_, characteristics) in try await connection.discoverAll(timeout: timeout) {
@@ -277,8 +295,8 @@ public actor GoProCamera {
                     })
                 }
             }
-            subscribedToAll = true
         } catch {
+            subscribedToAll = false
             throw GoProError.from(error)
         }
     }
