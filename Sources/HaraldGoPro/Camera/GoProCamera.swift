@@ -7,8 +7,8 @@ import Harald
 /// GP-0074 (settings, keep-alive) or GP-0076 (queries); the answers are reassembled from the
 /// notifications of GP-0073, GP-0075 and GP-0077, one ``GoProMessageAssembler`` per response
 /// characteristic. Each channel carries one request at a time: a second request on the same
-/// channel waits for the first to finish (requests on different channels run side by side). A
-/// request fails with a ``GoProError``: `rejected` (the camera's status was error or invalid
+/// channel waits for the first to finish (requests on different channels run side by side); a
+/// request's timeout counts from its turn. A request fails with a ``GoProError``: `rejected` (the camera's status was error or invalid
 /// parameter), `malformedResponse`, `timeout` (``requestTimeout`` unless given) or
 /// `disconnected`.
 ///
