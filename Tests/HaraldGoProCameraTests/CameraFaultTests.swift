@@ -16,6 +16,18 @@ struct CameraFaultTests {
         #expect(version.major == 2)
     }
 
+    @Test func anAnswerMissingItsLastPacketTimesOutAndTheNextAnswerIsReadWhole() throws {
+        let camera = VirtualPeripheral.actionCamera(bootTime: .zero, faults: [ActionCameraFault(.query(0x13), .loseLastPacket)])
+        let (outcome, settings) = try withSimulatedCamera(camera, requestTimeout: .seconds(2)) { camera, _ in
+            var outcome: GoProError?
+            do { _ = try await camera.statuses() } catch let error as GoProError { outcome = error }
+            // Same characteristic (GP-0077), a new answer: it must not be glued to the partial one.
+            return (outcome, try await camera.settings())
+        }
+        #expect(outcome == .timeout(request: "Get Status Values", after: .seconds(2)))
+        #expect(settings.integer(.videoResolution) == 9)
+    }
+
     @Test func anAnswerWhoseStartPacketIsLostIsAMalformedResponse() throws {
         let camera = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.query(0x13), .loseStartPacket)])
         let (outcome, statistics) = try withSimulatedCamera(camera) { camera, _ in

@@ -190,7 +190,11 @@ public actor GoProCamera {
             throw GoProError.from(error)
         }
         switch reply {
-        case nil: throw .timeout(request: name, after: limit)
+        case nil:
+            // The rest of a half-received answer belongs to this abandoned request: drop it, so
+            // the next answer's start packet begins a message instead of meeting a partial one.
+            assemblers[answerCharacteristic].reset()
+            throw .timeout(request: name, after: limit)
         case let .message(answer)?: return answer
         case let .malformed(detail)?: throw .malformedResponse(request: name, detail: detail)
         case let .ended(error)?: throw error

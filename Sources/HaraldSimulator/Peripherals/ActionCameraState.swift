@@ -22,6 +22,9 @@ public struct ActionCameraFault: Hashable, Sendable {
         /// The answer's start packet is lost: only its continuation packets arrive (an answer
         /// that fits one packet is sent as a lone continuation packet).
         case loseStartPacket
+        /// The answer's last packet is lost: the message never completes (an answer that fits
+        /// one packet is not sent at all).
+        case loseLastPacket
         /// The answer is well packetized, but its payload ends in a TLV entry announcing more
         /// bytes than follow.
         case malformedPayload
@@ -52,8 +55,10 @@ struct CameraMessage: Sendable {
         } else {
             packets = (try? GoProFragmenter.fragment(bytes)) ?? []
         }
-        if fault == .loseStartPacket {
-            packets = packets.count > 1 ? Array(packets.dropFirst()) : packets.map { [0x80] + $0.dropFirst() }
+        switch fault {
+        case .loseStartPacket?: packets = packets.count > 1 ? Array(packets.dropFirst()) : packets.map { [0x80] + $0.dropFirst() }
+        case .loseLastPacket?: packets.removeLast()
+        default: break
         }
         return packets
     }
