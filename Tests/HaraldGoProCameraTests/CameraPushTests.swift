@@ -47,6 +47,22 @@ struct CameraPushTests {
         #expect(values.integer(.videoResolution) == 24)
     }
 
+    @Test func choosing5KPushesTheFrameRatesItStillAllows() throws {
+        let (before, push) = try withSimulatedCamera { camera, _ in
+            let pushes = await camera.pushes()
+            let before = try await camera.registerForSettingCapabilityUpdates([.framesPerSecond])
+            try await camera.set(.videoResolution, to: 24)
+            return (before, try await first(1, of: pushes).first)
+        }
+        #expect(before.count == 9)
+        guard case let .settingCapabilities(values)? = push else {
+            Issue.record("expected a capability push, got \(String(describing: push))")
+            return
+        }
+        #expect(values.map(\.id).allSatisfy { $0 == GoProSettingID.framesPerSecond.rawValue })
+        #expect(values.map { $0.value.first ?? 0xFF } == [5, 8, 10])
+    }
+
     @Test func afterUnregisteringNoStatusIsPushed() throws {
         let statistics = try withSimulatedCamera { camera, _ in
             try await camera.registerForStatusUpdates([.encoding])

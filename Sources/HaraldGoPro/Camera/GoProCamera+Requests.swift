@@ -131,6 +131,20 @@ extension GoProCamera {
         _ = try await query(.unregisterSettingValueUpdates(settings), timeout: timeout)
     }
 
+    /// Asks for 0xA2 pushes whenever the allowed values of one of `settings` change (a new
+    /// resolution limiting the frame rates, say); returns the allowed values now.
+    @discardableResult
+    public func registerForSettingCapabilityUpdates(_ settings: [GoProSettingID], timeout: Duration? = nil) async throws(GoProError)
+        -> GoProValues
+    {
+        try await query(.registerSettingCapabilityUpdates(settings), timeout: timeout).values
+    }
+
+    /// Stops the 0xA2 pushes of `settings`.
+    public func unregisterFromSettingCapabilityUpdates(_ settings: [GoProSettingID], timeout: Duration? = nil) async throws(GoProError) {
+        _ = try await query(.unregisterSettingCapabilityUpdates(settings), timeout: timeout)
+    }
+
     // MARK: Internals
 
     static func response(_ message: [UInt8], name: String) throws(GoProError) -> GoProResponse {

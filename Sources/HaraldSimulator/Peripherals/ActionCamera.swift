@@ -40,11 +40,13 @@ extension VirtualPeripheral {
     ///   sleep, 0x17 AP control, 0x18 hilight, 0x3E load preset group. A bad shutter parameter
     ///   answers status 2, an unknown command status 1.
     /// - Settings: resolution (2), frames per second (3), auto power down (59), LED (91), lens
-    ///   (121), each with its allowed values (others: status 2); the keep-alive (91 = 0x42).
+    ///   (121), each with its allowed values (others: status 2; at 5K, resolution 24, only 60,
+    ///   30 and 24 fps); the keep-alive (91 = 0x42).
     /// - Queries: 0x12/0x13 get settings/statuses (all of them when no IDs are given: the 88
-    ///   statuses of a real camera, 370 bytes in 20 packets), 0x32 capabilities, 0x52/0x53
-    ///   register (answering the current values), 0x72/0x73 unregister. Registered connections
-    ///   get 0x92 (setting) and 0x93 (status) pushes when a value changes.
+    ///   statuses of a real camera, 370 bytes in 20 packets), 0x32 capabilities, 0x52/0x53/0x62
+    ///   register (answering the current values or capabilities), 0x72/0x73/0x82 unregister.
+    ///   Registered connections get 0x92 (setting), 0x93 (status) and 0xA2 (capability: the
+    ///   frame rates when the resolution enters or leaves 5K) pushes when a value changes.
     ///
     /// The WiFi AP service (GP-0001) has the SSID (GP-0002), readable only once the link is
     /// paired (Insufficient Encryption before), as on the real camera; `pairing` decides how

@@ -84,6 +84,7 @@ final class ActionCameraState: @unchecked Sendable {
         var connectedAt: VirtualInstant
         var statuses: Set<UInt8> = []
         var settings: Set<UInt8> = []
+        var capabilities: Set<UInt8> = []
         /// The last values pushed of the statuses that change with time.
         var pushed: [UInt8: [UInt8]] = [:]
         let outbox: AsyncStream<CameraMessage>
@@ -99,6 +100,16 @@ final class ActionCameraState: @unchecked Sendable {
         121: [0, 2, 3, 4, 7, 8, 9, 10],
     ]
     static let keepAliveSetting: UInt8 = 0x5B
+    /// Frame rates the camera allows at 5K (resolution 24): 60, 30, 24 fps.
+    static let framesPerSecondAt5K: [UInt8] = [5, 8, 10]
+
+    /// The values `setting` allows now: at 5K the frame rate is limited.
+    private func allowed(_ setting: UInt8) -> [UInt8]? {
+        if setting == GoProSettingID.framesPerSecond.rawValue, settings[GoProSettingID.videoResolution.rawValue] == [24] {
+            return Self.framesPerSecondAt5K
+        }
+        return Self.allowedSettings[setting]
+    }
 
     init(serial: String, accessPointSSID: String, bootTime: Duration, faults: [ActionCameraFault]) {
         var table = Self.initialStatuses
@@ -200,11 +211,16 @@ final class ActionCameraState: @unchecked Sendable {
         guard message.count >= 2 else { return [message.first ?? 0, GoProStatusCode.error.rawValue] }
         let id = message[0]
         let value = Array(message.dropFirst(2))
-        guard Int(message[1]) == value.count, let allowed = Self.allowedSettings[id] else { return [id, GoProStatusCode.error.rawValue] }
+        guard Int(message[1]) == value.count, let allowed = allowed(id) else { return [id, GoProStatusCode.error.rawValue] }
         guard value.count == 1, allowed.contains(value[0]) else { return [id, GoProStatusCode.invalidParameter.rawValue] }
         if id != Self.keepAliveSetting, settings[id] != value {
+            let framesPerSecond = GoProSettingID.framesPerSecond.rawValue
+            let ratesBefore = self.allowed(framesPerSecond)
             settings[id] = value
             push(GoProQueryID.settingValuePush.rawValue, [(id, value)], registered: \.settings)
+            if let rates = self.allowed(framesPerSecond), rates != ratesBefore {
+                push(GoProQueryID.settingCapabilityPush.rawValue, rates.map { (framesPerSecond, [$0]) }, registered: \.capabilities)
+            }
         }
         return [id, GoProStatusCode.success.rawValue]
     }
@@ -232,9 +248,13 @@ final class ActionCameraState: @unchecked Sendable {
         case .unregisterStatusValueUpdates:
             if ids.isEmpty { connections[connection]?.statuses = [] } else { connections[connection]?.statuses.subtract(ids) }
             return [id, success]
-        case .getSettingCapabilities:
+        case .getSettingCapabilities, .registerSettingCapabilityUpdates:
             let asked = ids.isEmpty ? Self.allowedSettings.keys.sorted() : ids
-            return [id, success] + Self.table(asked.flatMap { setting in (Self.allowedSettings[setting] ?? []).map { (setting, [$0]) } })
+            if id == GoProQueryID.registerSettingCapabilityUpdates.rawValue { connections[connection]?.capabilities.formUnion(asked) }
+            return [id, success] + Self.table(asked.flatMap { setting in (allowed(setting) ?? []).map { (setting, [$0]) } })
+        case .unregisterSettingCapabilityUpdates:
+            if ids.isEmpty { connections[connection]?.capabilities = [] } else { connections[connection]?.capabilities.subtract(ids) }
+            return [id, success]
         default:
             return [id, GoProStatusCode.error.rawValue]
         }
