@@ -102,6 +102,25 @@ struct GoProBumbleIntegrationTests {
         #expect(failure?.underlying as? GoProError == .rejected(request: "set framesPerSecond", status: .invalidParameter))
     }
 
+    @Test func choosing5KPushesTheFrameRatesItStillAllows() async throws {
+        let push = try await GoProBench.withCamera { camera in
+            let pushes = await camera.pushes()
+            try await camera.registerForSettingCapabilityUpdates([.framesPerSecond])
+            try await camera.set(.videoResolution, to: 24)
+            var capabilities: GoProValues?
+            for await push in pushes {
+                if case let .settingCapabilities(values) = push {
+                    capabilities = values
+                    break
+                }
+            }
+            try await camera.unregisterFromSettingCapabilityUpdates([.framesPerSecond])
+            try await camera.set(.videoResolution, to: 9)  // as the peer started
+            return capabilities
+        }
+        #expect(push?.map { $0.value.first ?? 0xFF } == [5, 8, 10])
+    }
+
     @Test func theShutterPushesEncodingAndVideoProgressToARegisteredCentral() async throws {
         let (current, updates) = try await GoProBench.withCamera { camera in
             let watch = try await camera.watchStatuses([.encoding, .videoEncodingDuration])

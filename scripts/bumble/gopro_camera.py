@@ -13,9 +13,10 @@ status 13 — video progress — rises and status 35 — video time left — fal
 0x17 AP control, 0x18 hilight, 0x3C Get Hardware Info, 0x3E load preset group, 0x51 Open GoPro
 version. A known command with a bad parameter answers status 2 (invalid parameter), an unknown
 command status 1 (error). Settings: the ones in SETTINGS, each with its allowed values; keep-alive
-(setting 0x5B = 0x42). Queries: 0x12/0x13 get settings/statuses (all when no ids), 0x32 setting
-capabilities, 0x52/0x53 register (answers the current values), 0x72/0x73 unregister; registered
-connections get 0x92 (setting) and 0x93 (status) pushes when a value changes.
+(setting 0x5B = 0x42); at 5K (resolution 24) only 60/30/24 fps are allowed. Queries: 0x12/0x13
+get settings/statuses (all when no ids), 0x32 setting capabilities, 0x52/0x53/0x62 register
+(answers the current values or capabilities), 0x72/0x73/0x82 unregister; registered connections
+get 0x92 (setting), 0x93 (status) and 0xA2 (capability) pushes when a value changes.
 """
 import asyncio
 import logging
@@ -59,6 +60,7 @@ SETTINGS_ALLOWED = {
     121: [0, 2, 3, 4, 7, 8, 9, 10],
 }
 KEEP_ALIVE_SETTING = 0x5B
+FRAMES_PER_SECOND_AT_5K = [5, 8, 10]  # at resolution 24 (5K): 60, 30, 24 fps only
 
 
 def parse_tlv(data):
@@ -153,7 +155,8 @@ class Camera:
         ])
 
     def on_connection(self, connection):
-        self.connections[connection] = {"lock": asyncio.Lock(), "assemblers": {}, "statuses": set(), "settings": set()}
+        self.connections[connection] = {
+            "lock": asyncio.Lock(), "assemblers": {}, "statuses": set(), "settings": set(), "capabilities": set()}
         connection.on("disconnection", lambda reason: self.connections.pop(connection, None))
 
     async def send(self, connection, uuid, message):
@@ -233,18 +236,33 @@ class Camera:
 
     # Settings (GP-0074 -> GP-0075)
 
+    def allowed(self, setting_id):
+        if setting_id == 3 and self.settings.get(2) == bytes([24]):
+            return FRAMES_PER_SECOND_AT_5K
+        return SETTINGS_ALLOWED.get(setting_id)
+
     def setting(self, connection, message):
         if len(message) < 2:
             return bytes([message[0] if message else 0, ERROR])
         setting_id, length, value = message[0], message[1], message[2:]
         if length != len(value) or setting_id not in SETTINGS_ALLOWED:
             return bytes([setting_id, ERROR])
-        if len(value) != 1 or value[0] not in SETTINGS_ALLOWED[setting_id]:
+        if len(value) != 1 or value[0] not in self.allowed(setting_id):
             return bytes([setting_id, INVALID_PARAMETER])
         if setting_id != KEEP_ALIVE_SETTING and self.settings.get(setting_id) != value:
+            rates_before = self.allowed(3)
             self.settings[setting_id] = value
             self.push(0x92, "settings", {setting_id: value})
+            if self.allowed(3) != rates_before:
+                self.push_capabilities(3)
         return bytes([setting_id, SUCCESS])
+
+    def push_capabilities(self, setting_id):
+        """0xA2 to connections registered for `setting_id`'s capabilities: its allowed values."""
+        for connection, state in list(self.connections.items()):
+            if setting_id in state["capabilities"]:
+                message = bytes([0xA2, SUCCESS]) + tlv((setting_id, bytes([value])) for value in self.allowed(setting_id))
+                asyncio.ensure_future(self.send(connection, QUERY_RESPONSE, message))
 
     # Queries (GP-0076 -> GP-0077)
 
@@ -262,10 +280,15 @@ class Camera:
         if query_id in (0x72, 0x73):
             state[kind].difference_update(ids or list(state[kind]))
             return bytes([query_id, SUCCESS])
-        if query_id == 0x32:
+        if query_id in (0x32, 0x62):
             ids = ids or sorted(SETTINGS_ALLOWED)
+            if query_id == 0x62:
+                state["capabilities"].update(ids)
             return bytes([query_id, SUCCESS]) + tlv(
-                (key, bytes([value])) for key in ids for value in SETTINGS_ALLOWED.get(key, []))
+                (key, bytes([value])) for key in ids for value in (self.allowed(key) or []))
+        if query_id == 0x82:
+            state["capabilities"].difference_update(ids or list(state["capabilities"]))
+            return bytes([query_id, SUCCESS])
         return bytes([query_id, ERROR])
 
 
