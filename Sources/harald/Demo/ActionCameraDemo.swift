@@ -7,10 +7,31 @@ import HaraldSimulator
 
 // The GoPro-like camera's part of `harald demo`, on the GoPro kit (HaraldGoPro).
 extension Demo {
+    /// The section on the simulator's camera, with the link's cost at the end.
     static func camera(_ central: Central, _ world: Simulator, _ camera: VirtualPeripheral, _ say: DemoPrinter) async throws {
         say("connecting to \(camera.name ?? "the camera")")
-        let connection = try await central.connect(to: camera.identifier, timeout: .seconds(5))
+        try await Self.camera(central, at: camera.identifier, say)
+        if let simulated = world.connection(to: camera.address) { await Self.report(simulated, say) }
+    }
+
+    /// The section on any Open GoPro camera the central can reach (the simulator's, or a camera
+    /// over `tcp:`/`hci:`): nothing in it depends on the simulator.
+    static func camera(_ central: Central, at peripheral: PeripheralIdentifier, _ say: DemoPrinter) async throws {
+        let connection = try await central.connect(to: peripheral, timeout: .seconds(10))
         let gopro = GoProCamera(connection: connection, clock: central.clock)
+        do {
+            try await Self.cameraSteps(gopro, central, say)
+        } catch {
+            await gopro.stop()
+            await connection.disconnect()
+            throw error
+        }
+        await gopro.stop()
+        await connection.disconnect()
+    }
+
+    private static func cameraSteps(_ gopro: GoProCamera, _ central: Central, _ say: DemoPrinter) async throws {
+        let connection = gopro.connection
 
         // Readiness: subscribe to every notifiable characteristic, poll Get Hardware Info.
         let info = try await gopro.waitUntilReady(timeout: .seconds(10), pollInterval: .milliseconds(500))
@@ -53,12 +74,15 @@ extension Demo {
 
         // The WiFi SSID needs a paired link: the first read is refused and starts pairing.
         let ssid = Characteristic<[UInt8], Harald.Read>(VirtualPeripheral.OpenGoPro.wifiSSID, service: VirtualPeripheral.OpenGoPro.wifiService)
+        do {
+            _ = try await connection.characteristic(ssid.uuid, service: ssid.service)
+        } catch BluetoothError.notFound {
+            say("  no WiFi access point service (GP-0001): skipping the paired read")
+            return
+        }
         do { _ = try await connection.read(ssid) } catch { say("  read WiFi SSID: \(error); pairing starts") }
         try await central.clock.sleep(for: .seconds(1))
         say("  read WiFi SSID after pairing: \"\(String(decoding: try await connection.read(ssid), as: UTF8.self))\"")
-        await gopro.stop()
-        await connection.disconnect()
-        if let simulated = world.connection(to: camera.address) { await Self.report(simulated, say) }
     }
 
     /// `encoding true, video 3 s`.
