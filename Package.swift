@@ -42,7 +42,7 @@ let package = Package(
             dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", .product(name: "Logging", package: "swift-log")]
         ),
         // Virtual clock, link model, virtual peripherals, the simulator backend.
-        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald"]),
+        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald", "HaraldGoPro"]),
         // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
         .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldProfiles"]),
@@ -52,8 +52,9 @@ let package = Package(
         // for any SIG heart-rate sensor, over the public API.
         .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec"]),
         // The Open GoPro BLE protocol without a connection: packet headers, reassembly,
-        // fragmentation, command/setting/query messages and the TLV value walker.
-        .target(name: "HaraldGoPro", dependencies: ["HaraldCodec"]),
+        // fragmentation, command/setting/query messages and the TLV value walker; and, in
+        // Camera/, the camera over a PeripheralConnection (requests, pushes, flows).
+        .target(name: "HaraldGoPro", dependencies: ["HaraldCodec", "Harald"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -103,6 +104,10 @@ let package = Package(
             ],
             resources: [.copy("Resources/gopro-vectors.json")]
         ),
+        // The GoPro camera kit against the simulated camera (virtual time), plus integration tests
+        // against the Bumble camera that run only when HARALD_GOPRO_TRANSPORT is set
+        // (see scripts/integration).
+        .testTarget(name: "HaraldGoProCameraTests", dependencies: ["HaraldGoPro", "Harald", "HaraldSimulator", "HaraldHCIBackend"]),
         .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec"]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
         // ScenarioFailure) and run by a parameterized test per backend.

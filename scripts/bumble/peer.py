@@ -8,8 +8,10 @@ stock controller never delivers scan responses):
                       energy expended, other op codes get ATT error 0x80), Battery 0x180F (0x2A19 = 87),
                       Device Information 0x180A (manufacturer, model, firmware), plus a control
                       service whose characteristic 0xFFF1, when written, makes the peer disconnect.
-  gopro  "GoPro 1234" a minimal GoPro-like camera: service 0xFEA6 with command 0x0072-style
-                      characteristics (write + notify), and manufacturer data 0x02F2.
+  gopro  "GoPro 1234" a GoPro-like camera speaking the Open GoPro BLE protocol (gopro_camera.py):
+                      service 0xFEA6 with the command, settings and query characteristics,
+                      responses fragmented across 20-byte packets, pushes of registered statuses;
+                      manufacturer data 0x02F2.
   long   "HaraldLV"   one 128-bit service with a 512-byte readable and writable characteristic.
   victim "Harald-VX"  like hr; the tests kill this process to see a peer vanish.
 
@@ -27,13 +29,12 @@ from bumble.device import Device
 from bumble.gatt import Characteristic, CharacteristicValue, Service
 from bumble.transport import open_transport
 
+import gopro_camera
+
 LONG_SERVICE = "6E40A000-3C1D-4B2A-9F3E-48415241C000"
 LONG_VALUE = "6E40A001-3C1D-4B2A-9F3E-48415241C000"
 CONTROL_SERVICE = "FFF0"
 CONTROL_DISCONNECT = "FFF1"
-GOPRO_SERVICE = "FEA6"
-GOPRO_COMMAND = "B5F90072-AA8D-11E3-9046-0002A5D5C51B"
-GOPRO_COMMAND_RESPONSE = "B5F90073-AA8D-11E3-9046-0002A5D5C51B"
 
 READABLE = "READABLE"
 WRITEABLE = "WRITEABLE"
@@ -48,9 +49,9 @@ def uuid16_list(*values):
     return b"".join(struct.pack("<H", value) for value in values)
 
 
-def build(kind, device):
-    """Services and advertising data for one kind of peer."""
-    name = {"hr": "Harald-HR", "victim": "Harald-VX", "gopro": "GoPro 1234", "long": "HaraldLV"}[kind]
+def build(kind, device, name=None):
+    """Services and advertising data for one kind of peer (`name` replaces the kind's own)."""
+    name = name or {"hr": "Harald-HR", "victim": "Harald-VX", "gopro": "GoPro 1234", "long": "HaraldLV"}[kind]
     device.name = name
     flags = ad(0x01, bytes([0x06]))
     tasks = []
@@ -96,17 +97,7 @@ def build(kind, device):
         tasks.append(notify_forever)
         advertising = flags + ad(0x03, uuid16_list(0x180D, 0x180F, 0x180A)) + ad(0x09, name.encode())
     elif kind == "gopro":
-        response = Characteristic(GOPRO_COMMAND_RESPONSE, Characteristic.Properties.NOTIFY, READABLE, b"")
-
-        async def on_command(connection, value):
-            # Answer every command with "success" for its command id, like the camera does.
-            command_id = value[1] if len(value) > 1 else 0
-            await device.notify_subscriber(connection, response, bytes([0x02, command_id, 0x00]))
-
-        device.add_services([Service(GOPRO_SERVICE, [
-            Characteristic(GOPRO_COMMAND, Characteristic.Properties.WRITE, WRITEABLE, CharacteristicValue(write=on_command)),
-            response,
-        ])])
+        tasks += gopro_camera.build_camera(device)
         advertising = (ad(0x01, bytes([0x02])) + ad(0x03, uuid16_list(0xFEA6)) + ad(0x09, name.encode())
                        + ad(0xFF, bytes([0xF2, 0x02, 0x02, 0x01, 0x38, 0x33])))
     else:
@@ -123,11 +114,12 @@ async def main():
     parser.add_argument("kind", choices=["hr", "gopro", "long", "victim"])
     parser.add_argument("--transport", required=True, help="e.g. tcp-client:127.0.0.1:9001")
     parser.add_argument("--address", required=True, help="static random address, e.g. C0:00:00:00:00:01")
+    parser.add_argument("--name", help="advertised name instead of the kind's own (a second peer of one kind)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     async with await open_transport(args.transport) as transport:
         device = Device.with_hci(args.kind, hci.Address(args.address), transport.source, transport.sink)
-        advertising, tasks = build(args.kind, device)
+        advertising, tasks = build(args.kind, device, args.name)
         device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
         device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
         await device.power_on()

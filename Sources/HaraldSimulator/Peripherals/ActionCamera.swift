@@ -2,6 +2,7 @@ import Foundation
 import Harald
 import HaraldATT
 import HaraldCodec
+import HaraldGoPro
 
 extension VirtualPeripheral {
     /// The Open GoPro control service UUIDs (`b5f9XXXX-aa8d-11e3-9046-0002a5d5c51b`).
@@ -12,69 +13,67 @@ extension VirtualPeripheral {
         public static func uuid(_ short: UInt16) -> BluetoothUUID {
             BluetoothUUID("B5F9" + String(format: "%04X", short) + "-AA8D-11E3-9046-0002A5D5C51B")!
         }
-        public static let command = uuid(0x0072)
-        public static let commandResponse = uuid(0x0073)
-        public static let settings = uuid(0x0074)
-        public static let settingsResponse = uuid(0x0075)
-        public static let query = uuid(0x0076)
-        public static let queryResponse = uuid(0x0077)
+        public static let command = GoProCharacteristic.command.uuid
+        public static let commandResponse = GoProCharacteristic.commandResponse.uuid
+        public static let settings = GoProCharacteristic.settings.uuid
+        public static let settingsResponse = GoProCharacteristic.settingsResponse.uuid
+        public static let query = GoProCharacteristic.query.uuid
+        public static let queryResponse = GoProCharacteristic.queryResponse.uuid
         /// WiFi Access Point service (GP-0001).
         public static let wifiService = uuid(0x0001)
         /// WiFi AP SSID (GP-0002): readable only over an encrypted (paired) link.
         public static let wifiSSID = uuid(0x0002)
     }
 
-    /// A GoPro-like action camera, minimal: service 0xFEA6 with the command, settings and query
-    /// characteristics and their notifying response characteristics. Requests are single
-    /// Open GoPro packets (general or extended-13 header); responses are TLV messages split into
-    /// packets of at most 20 bytes with Open GoPro headers (continuation counter included).
+    /// A GoPro-like action camera speaking the Open GoPro BLE protocol.
     ///
-    /// Commands: 0x01 shutter (`01 01 <0|1>`), 0x3C Get Hardware Info (multi-packet answer), 0x17
-    /// sleep; anything else gets status 2 (invalid parameter). Settings: any `id len value`
-    /// is stored and acknowledged (`id 00`). Query 0x13 (get status values) answers status 70
-    /// (battery %), 8 (busy) and 10 (encoding) and the stored settings it is asked for; query
-    /// 0x53 answers the same way and registers the connection for pushes: whenever the shutter
-    /// changes the encoding status (10), a `0x93` status push follows on the query response
-    /// characteristic. The WiFi AP service (GP-0001) has the SSID (GP-0002), readable only once
-    /// the link is paired (Insufficient Encryption before), as on the real camera; `pairing`
-    /// decides how pairing goes.
+    /// Service 0xFEA6 with the command (GP-0072), settings (GP-0074) and query (GP-0076)
+    /// characteristics and their notifying response characteristics (GP-0073/0075/0077).
+    /// Requests are reassembled with the camera kit's assembler (any header, multi-packet
+    /// requests included); answers go out as a General-header packet when they fit 20 bytes,
+    /// else through the kit's fragmenter, one whole message at a time per connection.
+    ///
+    /// - Commands: 0x01 shutter (starts and stops recording: statuses 8 busy and 10 encoding;
+    ///   while recording, 13 video progress rises and 35 video time left falls a second per
+    ///   second, 70 battery loses 1 % a minute), 0x3C Get Hardware Info (98 bytes, 6 packets;
+    ///   status 1 until `bootTime` after the connection), 0x51 Open GoPro version (2.0), 0x05
+    ///   sleep, 0x17 AP control, 0x18 hilight, 0x3E load preset group. A bad shutter parameter
+    ///   answers status 2, an unknown command status 1.
+    /// - Settings: resolution (2), frames per second (3), auto power down (59), LED (91), lens
+    ///   (121), each with its allowed values (others: status 2; at 5K, resolution 24, only 60,
+    ///   30 and 24 fps); the keep-alive (91 = 0x42).
+    /// - Queries: 0x12/0x13 get settings/statuses (all of them when no IDs are given: the 88
+    ///   statuses of a real camera, 370 bytes in 20 packets), 0x32 capabilities, 0x52/0x53/0x62
+    ///   register (answering the current values or capabilities), 0x72/0x73/0x82 unregister.
+    ///   Registered connections get 0x92 (setting), 0x93 (status) and 0xA2 (capability: the
+    ///   frame rates when the resolution enters or leaves 5K) pushes when a value changes.
+    ///
+    /// The WiFi AP service (GP-0001) has the SSID (GP-0002), readable only once the link is
+    /// paired (Insufficient Encryption before), as on the real camera; `pairing` decides how
+    /// pairing goes. `faults` make the camera misbehave for tests (``ActionCameraFault``).
     public static func actionCamera(
         address: DeviceAddress = DeviceAddress("D4:D9:19:00:00:02", kind: .random)!, name: String = "GoPro 0042", rssi: Int? = -64,
-        pairing: PairingResponse = .accept(after: .milliseconds(800))
+        pairing: PairingResponse = .accept(after: .milliseconds(800)), bootTime: Duration = .seconds(1), faults: [ActionCameraFault] = []
     ) -> VirtualPeripheral {
         VirtualPeripheral(
             address: address, advertisingData: .device(name: name, services: [OpenGoPro.service]), rssi: rssi,
             advertisingInterval: .milliseconds(200), pairing: pairing
         ) { runtime in
-            let camera = CameraState()
-            @Sendable func respond(_ uuid: BluetoothUUID, _ message: [UInt8], _ context: GATTRequestContext) async {
-                for packet in OpenGoProPackets.split(message) {
-                    await runtime.notify(uuid, packet, to: context.connection)
-                }
-            }
-            func writable(_ uuid: BluetoothUUID, answer: BluetoothUUID, _ handle: @escaping @Sendable ([UInt8]) -> [UInt8]) -> GATTCharacteristicDefinition {
-                GATTCharacteristicDefinition(uuid: uuid, properties: [.write], onWrite: { context, value throws(ATTErrorCode) in
-                    guard let message = OpenGoProPackets.message(of: value) else { throw ATTErrorCode.invalidAttributeValueLength }
-                    await respond(answer, handle(message), context)
+            let camera = ActionCameraState(serial: "C3501324500042", accessPointSSID: "GP24500042", bootTime: bootTime, faults: faults)
+            let assemblers = RequestAssemblers()
+            func request(_ characteristic: GoProCharacteristic) -> GATTCharacteristicDefinition {
+                GATTCharacteristicDefinition(uuid: characteristic.uuid, properties: [.write], onWrite: { context, value throws(ATTErrorCode) in
+                    guard let message = assemblers.append(value, from: context.connection, on: characteristic) else { return }
+                    camera.handle(message, on: characteristic, from: context.connection, at: runtime.clock.now)
                 })
             }
             let services = [
                 GATTServiceDefinition(uuid: OpenGoPro.service, characteristics: [
-                    GATTCharacteristicDefinition(uuid: OpenGoPro.command, properties: [.write], onWrite: { context, value throws(ATTErrorCode) in
-                        guard let message = OpenGoProPackets.message(of: value) else { throw ATTErrorCode.invalidAttributeValueLength }
-                        let (answer, pushes) = camera.command(message)
-                        await respond(OpenGoPro.commandResponse, answer, context)
-                        for (connection, push) in pushes {
-                            for packet in OpenGoProPackets.split(push) { await runtime.notify(OpenGoPro.queryResponse, packet, to: connection) }
-                        }
-                    }),
+                    request(.command),
                     GATTCharacteristicDefinition(uuid: OpenGoPro.commandResponse, properties: [.notify]),
-                    writable(OpenGoPro.settings, answer: OpenGoPro.settingsResponse) { camera.setting($0) },
+                    request(.settings),
                     GATTCharacteristicDefinition(uuid: OpenGoPro.settingsResponse, properties: [.notify]),
-                    GATTCharacteristicDefinition(uuid: OpenGoPro.query, properties: [.write], onWrite: { context, value throws(ATTErrorCode) in
-                        guard let message = OpenGoProPackets.message(of: value) else { throw ATTErrorCode.invalidAttributeValueLength }
-                        await respond(OpenGoPro.queryResponse, camera.query(message, connection: context.connection), context)
-                    }),
+                    request(.query),
                     GATTCharacteristicDefinition(uuid: OpenGoPro.queryResponse, properties: [.notify]),
                 ]),
                 GATTServiceDefinition(uuid: OpenGoPro.wifiService, characteristics: [
@@ -83,108 +82,44 @@ extension VirtualPeripheral {
                 ]),
                 deviceInformation(manufacturer: "Harald Labs", model: "Action 12", serial: "C3501324500042", firmware: "H23.01.01.10.00", hardware: "1"),
             ]
-            return PeripheralBehaviour(services: services)
-        }
-    }
-}
-
-/// The camera's settings and recording state.
-final class CameraState: @unchecked Sendable {
-    // @unchecked Sendable: `settings` and `recording` are only touched with `lock` held.
-    private let lock = NSLock()
-    private var settings: [UInt8: [UInt8]] = [:]
-    private var recording = false
-    /// Status ids each connection registered for pushes (query 0x53).
-    private var registrations: [GATTConnectionID: Set<UInt8>] = [:]
-
-    /// The answer to a command, and the status pushes it causes.
-    func command(_ message: [UInt8]) -> (answer: [UInt8], pushes: [(GATTConnectionID, [UInt8])]) {
-        guard let id = message.first else { return ([0x00, 0x02], []) }
-        switch id {
-        case 0x01 where message.count == 3 && message[1] == 1:
-            let pushes = lock.withLock { () -> [(GATTConnectionID, [UInt8])] in
-                let changed = recording != (message[2] == 1)
-                recording = message[2] == 1
-                guard changed else { return [] }
-                return registrations.filter { $0.value.contains(10) }.keys.sorted { $0.rawValue < $1.rawValue }
-                    .map { ($0, [0x93, 0x00, 10, 1, recording ? 1 : 0]) }
-            }
-            return ([0x01, 0x00], pushes)
-        case 0x17:
-            return ([0x17, 0x00], [])
-        case 0x3C:
-            func field(_ text: String) -> [UInt8] { [UInt8(text.utf8.count)] + Array(text.utf8) }
-            return ([0x3C, 0x00, 0x04, 0x00, 0x00, 0x00, 0x3E] + field("HERO12 Black") + [0x04, 0x00, 0x00, 0x00, 0x00]
-                + field("H23.01.01.10.00") + field("C3501324500042") + field("GP24500042") + field("0441693db024"), [])
-        default:
-            return ([id, 0x02], [])
-        }
-    }
-
-    func setting(_ message: [UInt8]) -> [UInt8] {
-        guard message.count >= 2, message.count == 2 + Int(message[1]) else { return [message.first ?? 0, 0x02] }
-        lock.withLock { settings[message[0]] = Array(message[2...]) }
-        return [message[0], 0x00]
-    }
-
-    func query(_ message: [UInt8], connection: GATTConnectionID) -> [UInt8] {
-        guard let queryID = message.first, queryID == 0x13 || queryID == 0x53 else { return [message.first ?? 0, 0x02] }
-        let ids = message.count > 1 ? Array(message[1...]) : [70, 8, 10]
-        var answer: [UInt8] = [queryID, 0x00]
-        lock.withLock {
-            if queryID == 0x53 { registrations[connection, default: []].formUnion(ids) }
-            for id in ids {
-                let value: [UInt8]
-                switch id {
-                case 70: value = [82]
-                case 8: value = [recording ? 1 : 0]
-                case 10: value = [recording ? 1 : 0]
-                default: value = settings[id] ?? []
+            return PeripheralBehaviour(services: services) { session in
+                // The connection's only sender: whole messages one after another, so the packets
+                // of an answer and of a push never interleave; and the camera's one-second clock.
+                let outbox = camera.connected(session.connection, at: runtime.clock.now)
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await message in outbox {
+                            for packet in message.packets { await session.notify(message.characteristic.uuid, packet) }
+                        }
+                    }
+                    group.addTask {
+                        while await session.sleep(for: .seconds(1)) { camera.tick(session.connection, at: runtime.clock.now) }
+                    }
+                    await group.next()
+                    group.cancelAll()
                 }
-                answer += [id, UInt8(value.count)] + value
+                camera.disconnected(session.connection)
+                assemblers.forget(session.connection)
             }
         }
-        return answer
     }
 }
 
-/// Open GoPro packet headers (protocols.md A.2): splitting a message into ≤ 20-byte packets and
-/// reading a single-packet message.
-enum OpenGoProPackets {
-    /// Packets for `message`: a general (5-bit length) header up to 31 bytes, else an extended
-    /// 13-bit header; continuation packets carry `0x80 | counter` (4-bit, wrapping).
-    static func split(_ message: [UInt8], packetSize: Int = 20) -> [[UInt8]] {
-        let header: [UInt8] = message.count <= 31
-            ? [UInt8(message.count)]
-            : [0x20 | UInt8((message.count >> 8) & 0x1F), UInt8(message.count & 0xFF)]
-        var packets: [[UInt8]] = []
-        var rest = message[...]
-        let first = min(rest.count, packetSize - header.count)
-        packets.append(header + rest.prefix(first))
-        rest = rest.dropFirst(first)
-        var counter: UInt8 = 0
-        while !rest.isEmpty {
-            let part = rest.prefix(packetSize - 1)
-            packets.append([0x80 | (counter & 0x0F)] + part)
-            rest = rest.dropFirst(part.count)
-            counter &+= 1
+/// The camera's request assemblers: one per connection and request characteristic.
+final class RequestAssemblers: @unchecked Sendable {
+    // @unchecked Sendable: `assemblers` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var assemblers: [GATTConnectionID: GoProMessageAssemblers<GoProCharacteristic>] = [:]
+
+    /// The complete request message when `packet` ends one; nil while more packets are due, and
+    /// for a malformed packet (the camera ignores it, as the real one does).
+    func append(_ packet: [UInt8], from connection: GATTConnectionID, on characteristic: GoProCharacteristic) -> [UInt8]? {
+        lock.withLock {
+            do { return try assemblers[connection, default: GoProMessageAssemblers()].append(packet, from: characteristic) } catch { return nil }
         }
-        return packets
     }
 
-    /// The message of a single start packet whose length fits it; nil otherwise.
-    static func message(of packet: [UInt8]) -> [UInt8]? {
-        guard let first = packet.first, first & 0x80 == 0 else { return nil }
-        switch (first & 0x60) >> 5 {
-        case 0:
-            let length = Int(first & 0x1F)
-            return packet.count == 1 + length ? Array(packet[1...]) : nil
-        case 1:
-            guard packet.count >= 2 else { return nil }
-            let length = Int(first & 0x1F) << 8 | Int(packet[1])
-            return packet.count == 2 + length ? Array(packet[2...]) : nil
-        default:
-            return nil
-        }
+    func forget(_ connection: GATTConnectionID) {
+        _ = lock.withLock { assemblers.removeValue(forKey: connection) }
     }
 }

@@ -2,61 +2,94 @@ import ArgumentParser
 import Foundation
 import Harald
 import HaraldCodec
+import HaraldGoPro
 import HaraldSimulator
 
-// The GoPro-like camera's part of `harald demo`.
+// The GoPro-like camera's part of `harald demo`, on the GoPro kit (HaraldGoPro).
 extension Demo {
+    /// The section on the simulator's camera, with the link's cost at the end.
     static func camera(_ central: Central, _ world: Simulator, _ camera: VirtualPeripheral, _ say: DemoPrinter) async throws {
         say("connecting to \(camera.name ?? "the camera")")
-        let connection = try await central.connect(to: camera.identifier, timeout: .seconds(5))
-        let command = Characteristic<[UInt8], Harald.Write>(VirtualPeripheral.OpenGoPro.command, service: VirtualPeripheral.OpenGoPro.service)
-        let response = Characteristic<[UInt8], Notify>(VirtualPeripheral.OpenGoPro.commandResponse, service: VirtualPeripheral.OpenGoPro.service)
-        // Get Hardware Info: a multi-packet answer, reassembled from its Open GoPro headers.
-        let packets = try await connection.subscribe(response, buffering: .oldest(64))
-        try await connection.write([0x01, 0x3C], to: command)
-        var message: [UInt8] = []
-        var remaining = 0
-        for try await packet in packets {
-            guard let header = packet.first else { continue }
-            if header & 0x80 != 0 {
-                message += packet.dropFirst()
-            } else if header & 0x60 == 0x20, packet.count >= 2 {
-                remaining = Int(header & 0x1F) << 8 | Int(packet[1])
-                message = Array(packet.dropFirst(2))
-            } else {
-                remaining = Int(header & 0x1F)
-                message = Array(packet.dropFirst())
-            }
-            say("  packet \(packet.hexString)")
-            if message.count >= remaining { break }
-        }
-        try await connection.unsubscribe(packets)
-        let fields = Self.lengthPrefixedStrings(Array(message.dropFirst(7)))
-        say("  hardware info: status \(message.count > 1 ? message[1] : 0xFF), model \"\(fields.first ?? "?")\", firmware \"\(fields.count > 1 ? fields[1] : "?")\"")
-        let shutter = try await connection.request(write: [0x03, 0x01, 0x01, 0x01], to: command, response: response)
-        say("  shutter on → \(shutter.hexString) (\(shutter.count == 3 && shutter[2] == 0 ? "success" : "error"))")
-        // The WiFi SSID needs a paired link: the first read is refused and starts pairing.
-        let ssid = Characteristic<[UInt8], Harald.Read>(VirtualPeripheral.OpenGoPro.wifiSSID, service: VirtualPeripheral.OpenGoPro.wifiService)
-        do { _ = try await connection.read(ssid) } catch { say("  read WiFi SSID: \(error); pairing starts") }
-        try await central.clock.sleep(for: .seconds(1))
-        say("  read WiFi SSID after pairing: \"\(String(decoding: try await connection.read(ssid), as: UTF8.self))\"")
-        await connection.disconnect()
+        try await Self.camera(central, at: camera.identifier, say)
         if let simulated = world.connection(to: camera.address) { await Self.report(simulated, say) }
     }
 
-    static func lengthPrefixedStrings(_ bytes: [UInt8]) -> [String] {
-        var strings: [String] = []
-        var index = 0
-        while index < bytes.count {
-            let length = Int(bytes[index])
-            guard index + 1 + length <= bytes.count else { break }
-            strings.append(String(decoding: bytes[(index + 1)..<(index + 1 + length)], as: UTF8.self))
-            index += 1 + length
-            // Skip the 4-byte fields between strings (board type, …) when they are not text.
-            if index < bytes.count, bytes[index] == 4, index + 5 <= bytes.count, bytes[(index + 1)..<(index + 5)].allSatisfy({ $0 < 0x20 }) {
-                index += 5
-            }
+    /// The section on any Open GoPro camera the central can reach (the simulator's, or a camera
+    /// over `tcp:`/`hci:`): nothing in it depends on the simulator.
+    static func camera(_ central: Central, at peripheral: PeripheralIdentifier, _ say: DemoPrinter) async throws {
+        let connection = try await central.connect(to: peripheral, timeout: .seconds(10))
+        let gopro = GoProCamera(connection: connection, clock: central.clock)
+        do {
+            try await Self.cameraSteps(gopro, central, say)
+        } catch {
+            await gopro.stop()
+            await connection.disconnect()
+            throw error
         }
-        return strings
+        await gopro.stop()
+        await connection.disconnect()
+    }
+
+    private static func cameraSteps(_ gopro: GoProCamera, _ central: Central, _ say: DemoPrinter) async throws {
+        let connection = gopro.connection
+
+        // Readiness: subscribe to every notifiable characteristic, poll Get Hardware Info.
+        let info = try await gopro.waitUntilReady(timeout: .seconds(10), pollInterval: .milliseconds(500))
+        let polls = await gopro.statistics.messages
+        say("  ready after \(polls) Get Hardware Info poll\(polls == 1 ? "" : "s"): \(info.modelName), firmware \(info.firmwareVersion), serial \(info.serialNumber)")
+        say("  Open GoPro API \(try await gopro.openGoProVersion())")
+
+        // A multi-packet answer: every status, reassembled, then walked as TLV.
+        let statuses = try await gopro.statuses()
+        let length = 2 + statuses.reduce(0) { $0 + 2 + $1.value.count }
+        say("  all statuses: \(statuses.count) values, a \(length)-byte answer in \(GoProFragmenter.packetCount(messageLength: length)) packets")
+        say("    battery \(statuses.integer(.internalBatteryPercentage) ?? 0) %, video left \(statuses.integer(.remainingVideoTime) ?? 0) s, access point \"\(statuses.string(.accessPointSSID) ?? "?")\"")
+
+        // Registration and pushes while recording.
+        let watch = try await gopro.watchStatuses([.encoding, .videoEncodingDuration])
+        say("  registered for encoding (10) and video progress (13): now \(Self.summary(watch.current))")
+        try await gopro.startRecording()
+        say("  shutter on: recording")
+        var updates = watch.statusUpdates.makeAsyncIterator()
+        for _ in 0..<4 {
+            guard let values = await updates.next() else { break }
+            say("    push 0x93: \(Self.summary(values))")
+        }
+        try await gopro.stopRecording()
+        if let values = await updates.next() { say("  shutter off; push 0x93: \(Self.summary(values))") }
+        try await gopro.unregisterFromStatusUpdates([.encoding, .videoEncodingDuration])
+
+        // Settings through the configuration flow: each written, read back, rolled back on failure.
+        let applied = try await gopro.configure([(.videoResolution, 24), (.framesPerSecond, 5)]) { progress in
+            if case let .verified(step) = progress { say("  setting \(step): read back") }
+        }
+        say("  configuration applied: \(applied.count) settings")
+        do {
+            try await gopro.configure([(.videoLens, 4), (.framesPerSecond, 0xEE)])
+        } catch {
+            say("  a refused value: \(error.underlying.map { "\($0)" } ?? "not read back"); rolled back \(error.rolledBack)")
+        }
+        let settings = try await gopro.settings([.videoResolution, .framesPerSecond, .videoLens])
+        say("  settings now: resolution \(settings.integer(.videoResolution) ?? 0), fps \(settings.integer(.framesPerSecond) ?? 0), lens \(settings.integer(.videoLens) ?? 0)")
+
+        // The WiFi SSID needs a paired link: the first read is refused and starts pairing.
+        let ssid = Characteristic<[UInt8], Harald.Read>(VirtualPeripheral.OpenGoPro.wifiSSID, service: VirtualPeripheral.OpenGoPro.wifiService)
+        do {
+            _ = try await connection.characteristic(ssid.uuid, service: ssid.service)
+        } catch BluetoothError.notFound {
+            say("  no WiFi access point service (GP-0001): skipping the paired read")
+            return
+        }
+        do { _ = try await connection.read(ssid) } catch { say("  read WiFi SSID: \(error); pairing starts") }
+        try await central.clock.sleep(for: .seconds(1))
+        say("  read WiFi SSID after pairing: \"\(String(decoding: try await connection.read(ssid), as: UTF8.self))\"")
+    }
+
+    /// `encoding true, video 3 s`.
+    private static func summary(_ values: GoProValues) -> String {
+        var parts: [String] = []
+        if let encoding = values.bool(.encoding) { parts.append("encoding \(encoding)") }
+        if let seconds = values.integer(.videoEncodingDuration) { parts.append("video \(seconds) s") }
+        return parts.joined(separator: ", ")
     }
 }

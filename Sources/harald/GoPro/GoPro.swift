@@ -10,6 +10,10 @@ struct GoPro: AsyncParsableCommand {
         subcommands: [
             GoProDecode.self,
             GoProFragment.self,
+            GoProStatus.self,
+            GoProWatch.self,
+            GoProShutter.self,
+            GoProSetting.self,
         ]
     )
 

@@ -1,0 +1,123 @@
+import Harald
+import HaraldGoPro
+import HaraldSimulator
+import Testing
+
+@Suite("GoProCamera errors: timeouts, malformed responses, disconnection")
+struct CameraFaultTests {
+    @Test func anUnansweredCommandTimesOutAndTheChannelStaysUsable() throws {
+        let camera = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.command(0x3C), .neverAnswer)])
+        let (outcome, version) = try withSimulatedCamera(camera, requestTimeout: .seconds(2)) { camera, _ in
+            var outcome: GoProError?
+            do { _ = try await camera.hardwareInfo() } catch let error as GoProError { outcome = error }
+            return (outcome, try await camera.openGoProVersion())
+        }
+        #expect(outcome == .timeout(request: "Get Hardware Info", after: .seconds(2)))
+        #expect(version.major == 2)
+    }
+
+    @Test func anAnswerMissingItsLastPacketTimesOutAndTheNextAnswerIsReadWhole() throws {
+        let camera = VirtualPeripheral.actionCamera(bootTime: .zero, faults: [ActionCameraFault(.query(0x13), .loseLastPacket)])
+        let (outcome, settings) = try withSimulatedCamera(camera, requestTimeout: .seconds(2)) { camera, _ in
+            var outcome: GoProError?
+            do { _ = try await camera.statuses() } catch let error as GoProError { outcome = error }
+            // Same characteristic (GP-0077), a new answer: it must not be glued to the partial one.
+            return (outcome, try await camera.settings())
+        }
+        #expect(outcome == .timeout(request: "Get Status Values", after: .seconds(2)))
+        #expect(settings.integer(.videoResolution) == 9)
+    }
+
+    @Test func anAnswerWhoseStartPacketIsLostIsAMalformedResponse() throws {
+        let camera = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.query(0x13), .loseStartPacket)])
+        let (outcome, statistics) = try withSimulatedCamera(camera) { camera, _ in
+            var outcome: GoProError?
+            do { _ = try await camera.statuses() } catch let error as GoProError { outcome = error }
+            return (outcome, await camera.statistics)
+        }
+        guard case .malformedResponse? = outcome else {
+            Issue.record("expected a malformed response, got \(String(describing: outcome))")
+            return
+        }
+        #expect(statistics.malformedPackets >= 1)
+    }
+
+    @Test func aTLVTableThatRunsPastItsEndIsAMalformedResponse() throws {
+        let camera = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.query(0x13), .malformedPayload)])
+        let outcome = try withSimulatedCamera(camera) { camera, _ in
+            do {
+                _ = try await camera.statuses([.encoding])
+                return GoProError?.none
+            } catch let error as GoProError {
+                return error
+            }
+        }
+        guard case .malformedResponse? = outcome else {
+            Issue.record("expected a malformed response, got \(String(describing: outcome))")
+            return
+        }
+    }
+
+    @Test func aHardwareInfoPayloadThatDoesNotDecodeIsAMalformedResponse() throws {
+        let camera = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.command(0x51), .malformedPayload)])
+        let outcome = try withSimulatedCamera(camera) { camera, _ in
+            do {
+                _ = try await camera.openGoProVersion()
+                return GoProError?.none
+            } catch let error as GoProError {
+                return error
+            }
+        }
+        guard case .malformedResponse? = outcome else {
+            Issue.record("expected a malformed response, got \(String(describing: outcome))")
+            return
+        }
+    }
+
+    @Test func aRequestPendingWhenTheLinkDropsFailsWithDisconnected() throws {
+        let camera = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.command(0x3C), .neverAnswer)])
+        let outcome = try withSimulatedCamera(camera, requestTimeout: .seconds(60)) { camera, simulator in
+            try await camera.start()
+            return try await withThrowingTaskGroup(of: GoProError?.self) { group in
+                group.addTask {
+                    do {
+                        _ = try await camera.hardwareInfo()
+                        return nil
+                    } catch let error as GoProError {
+                        return error
+                    }
+                }
+                group.addTask {
+                    try await camera.clock.sleep(for: .seconds(1))
+                    // The camera goes out of range: its link is lost.
+                    await simulator.setRSSI(nil, of: VirtualPeripheral.actionCamera().address)
+                    return nil
+                }
+                var outcome: GoProError?
+                for try await result in group { if let result { outcome = result } }
+                return outcome
+            }
+        }
+        guard case .disconnected? = outcome else {
+            Issue.record("expected disconnected, got \(String(describing: outcome))")
+            return
+        }
+    }
+
+    @Test func requestsAfterTheLinkIsGoneFailAtOnce() throws {
+        let outcome = try withSimulatedCamera { camera, _ in
+            try await camera.start()
+            await camera.connection.disconnect()
+            do {
+                _ = try await camera.statuses()
+                return GoProError?.none
+            } catch let error as GoProError {
+                return error
+            }
+        }
+        guard case .disconnected? = outcome else {
+            Issue.record("expected disconnected, got \(String(describing: outcome))")
+            return
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Harald
+import HaraldGoPro
+import HaraldSimulator
+import Testing
+
+@Suite("GoProCamera requests against the simulated camera")
+struct CameraRequestTests {
+    @Test func hardwareInfoIsReassembledFromSeveralPacketsAndDecoded() throws {
+        let info = try withSimulatedCamera { camera, _ in try await camera.hardwareInfo() }
+        #expect(info.modelNumber == 62)
+        #expect(info.modelName == "HERO12 Black")
+        #expect(info.serialNumber == "C3501324500042")
+        #expect(info.accessPointSSID == "GP24500042")
+    }
+
+    @Test func openGoProVersionIsTwoPointZero() throws {
+        let version = try withSimulatedCamera { camera, _ in try await camera.openGoProVersion() }
+        #expect(version == GoProOpenGoProVersion(major: 2, minor: 0))
+    }
+
+    @Test func getAllStatusesReturnsEveryStatusOfTheMultiPacketResponse() throws {
+        let (values, messages) = try withSimulatedCamera { camera, _ in
+            let values = try await camera.statuses()
+            return (values, await camera.statistics.messages)
+        }
+        #expect(values.count == 88)
+        #expect(values.integer(.internalBatteryPercentage) == 53)
+        #expect(values.string(.accessPointSSID) == "GP24500042")
+        #expect(values.bool(.encoding) == false)
+        #expect(values[GoProStatusID(29)]?.isEmpty == true)
+        #expect(messages == 1)
+    }
+
+    @Test func statusesAskedByIDComeBackInTheOrderAsked() throws {
+        let values = try withSimulatedCamera { camera, _ in try await camera.statuses([.encoding, .busy, .remainingVideoTime]) }
+        #expect(values.map(\.id) == [10, 8, 35])
+        #expect(values.integer(.remainingVideoTime) == 4054)
+    }
+
+    @Test func aSettingChangeIsReadBack() throws {
+        let value = try withSimulatedCamera { camera, _ in
+            try await camera.set(.videoResolution, to: 4)
+            return try await camera.settings([.videoResolution]).integer(.videoResolution)
+        }
+        #expect(value == 4)
+    }
+
+    @Test func aValueTheCameraDoesNotAllowIsRejectedAsInvalidParameter() throws {
+        let outcome = try withSimulatedCamera { camera, _ in
+            do {
+                try await camera.set(.videoResolution, to: 0xEE)
+                return GoProError?.none
+            } catch let error as GoProError {
+                return error
+            }
+        }
+        #expect(outcome == .rejected(request: "set videoResolution", status: .invalidParameter))
+    }
+
+    @Test func anUnknownCommandIsRejectedWithStatusError() throws {
+        let outcome = try withSimulatedCamera { camera, _ in
+            do {
+                try await camera.send(GoProCommand(GoProCommandID(0x77)))
+                return GoProStatusCode?.none
+            } catch let error as GoProError {
+                guard case let .rejected(_, status) = error else { return nil }
+                return status
+            }
+        }
+        #expect(outcome == .error)
+    }
+
+    @Test func theKeepAliveIsAcknowledged() throws {
+        try withSimulatedCamera { camera, _ in try await camera.sendKeepAlive() }
+    }
+
+    @Test func settingCapabilitiesListEveryAllowedValue() throws {
+        let values = try withSimulatedCamera { camera, _ in try await camera.settingCapabilities([.framesPerSecond]) }
+        #expect(values.map(\.id).allSatisfy { $0 == 3 })
+        #expect(values.map { $0.value.first ?? 0xFF } == [0, 1, 2, 5, 6, 8, 9, 10, 13])
+    }
+
+    @Test func requestsOnOneChannelRunOneAtATimeAndEachGetsItsOwnAnswer() throws {
+        // Three requests at once, on first use: the camera starts once, the answers do not mix.
+        let (first, second, third, statistics) = try withSimulatedCamera { camera, _ in
+            async let first = camera.statuses([.encoding])
+            async let second = camera.statuses([.internalBatteryPercentage])
+            async let third = camera.settings([.videoLens])
+            let answers = try await (first, second, third)
+            return (answers.0, answers.1, answers.2, await camera.statistics)
+        }
+        #expect(statistics.messages == 3 && statistics.malformedPackets == 0 && statistics.unexpectedMessages == 0)
+        #expect(first.map(\.id) == [10])
+        #expect(second.map(\.id) == [70])
+        #expect(third.map(\.id) == [121])
+    }
+
+    @Test func aLongRequestIsSentInSeveralPackets() throws {
+        // Ask for 40 statuses: a 41-byte query, three packets; the camera reassembles it.
+        let ids = (1...40).map { GoProStatusID(UInt8($0)) }
+        let values = try withSimulatedCamera { camera, _ in try await camera.statuses(ids) }
+        #expect(values.map(\.id) == ids.map(\.rawValue))
+    }
+}

@@ -1,0 +1,31 @@
+import Harald
+import HaraldGoPro
+import HaraldSimulator
+
+/// Runs `body` in virtual time with a simulated camera connected through the public API.
+func withSimulatedCamera<T: Sendable>(
+    _ device: VirtualPeripheral = .actionCamera(bootTime: .zero), requestTimeout: Duration = .seconds(5),
+    _ body: @escaping @Sendable (GoProCamera, Simulator) async throws -> T
+) throws -> T {
+    let simulation = Simulation()
+    let simulator = try Simulator(clock: simulation.clock, devices: [device])
+    let central = Central(backend: simulator.backend, clock: simulation.clock)
+    return try simulation.run {
+        let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
+        let camera = GoProCamera(connection: connection, clock: central.clock, requestTimeout: requestTimeout)
+        let result = try await body(camera, simulator)
+        await connection.disconnect()
+        return result
+    }
+}
+
+/// The first `count` elements of an async sequence.
+func first<S: AsyncSequence & Sendable>(_ count: Int, of sequence: S) async throws -> [S.Element] where S.Element: Sendable {
+    var collected: [S.Element] = []
+    guard count > 0 else { return collected }
+    for try await element in sequence {
+        collected.append(element)
+        if collected.count == count { break }
+    }
+    return collected
+}
