@@ -107,9 +107,11 @@ struct Demo: AsyncParsableCommand {
                     case .strap:
                         let match: PairingFlow.Match = advertisement.localName.map { .namePrefix($0) } ?? .service(ServiceSpec.heartRate.uuid)
                         try await Self.strap(central, StrapPlan(match: match, protectedSerialNumber: false, measurements: count, world: nil), say, summary)
-                    case .camera, .band:
-                        // These sections drive the simulator's virtual device (its world and
-                        // fault injection); they run here once they take a plain connection.
+                    case .camera:
+                        try await Self.camera(central, at: advertisement.peripheral, say)
+                    case .band:
+                        // The band's section drives the simulator's virtual device (its world and
+                        // fault injection); it runs here once it takes a plain connection.
                         say("found the \(device.title) \(advertisement.localName ?? "\(advertisement.peripheral)"), but its section runs on the simulator only: skipping it")
                     }
                 } catch {
