@@ -34,7 +34,7 @@ struct HealthMeasurementTests {
     }
 
     @Test func intermediateTemperatureReadsTheTemperatureMeasurementForm() throws {
-        // 36.6 °C with a time stamp and a type: FLOAT 0xFF00016E, 2023-12-05 11:50:27, body (0x04).
+        // 36.6 °C with a time stamp and a type: FLOAT 0xFF00016E, 2023-12-05 11:50:27, finger (0x04).
         let bytes = try [UInt8](hex: "06 6E 01 00 FF E7 07 0C 05 0B 32 1B 04")
         let intermediate = try IntermediateTemperature(decoding: bytes)
         let measurement = try TemperatureMeasurement(decoding: bytes)
