@@ -53,6 +53,16 @@ struct DecodeCommandTests {
         #expect(object["pulseRate"] == .string("-INF"))
     }
 
+    @Test func intermediateTemperatureDecodesAsATemperatureMeasurement() throws {
+        let hex = "06 6E 01 00 FF E7 07 0C 05 0B 32 1B 04"
+        let intermediate = try HaraldExecutable.run(["decode", "2A1E", hex])
+        let final = try HaraldExecutable.run(["decode", "2A1C", hex])
+        #expect(intermediate.status == 0, "stderr: \(intermediate.stderr)")
+        let object = try JSONDecoder().decode(JSONValue.self, from: Data(intermediate.stdout.utf8))
+        #expect(object == (try JSONDecoder().decode(JSONValue.self, from: Data(final.stdout.utf8))))
+        #expect(object["temperature"]?.doubleValue.map { abs($0 - 36.6) < 1e-9 } == true)
+    }
+
     @Test func anUnknownUUIDExitsWith64() throws {
         let outcome = try HaraldExecutable.run(["decode", "1234", "00"])
         #expect(outcome.status == 64)

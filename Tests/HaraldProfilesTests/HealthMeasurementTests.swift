@@ -33,6 +33,26 @@ struct HealthMeasurementTests {
         #expect(nres.jsonValue["temperature"] == .string("NRes"))
     }
 
+    @Test func intermediateTemperatureReadsTheTemperatureMeasurementForm() throws {
+        // 36.6 °C with a time stamp and a type: FLOAT 0xFF00016E, 2023-12-05 11:50:27, finger (0x04).
+        let bytes = try [UInt8](hex: "06 6E 01 00 FF E7 07 0C 05 0B 32 1B 04")
+        let intermediate = try IntermediateTemperature(decoding: bytes)
+        let measurement = try TemperatureMeasurement(decoding: bytes)
+        #expect(intermediate.measurement == measurement)
+        #expect(intermediate.celsius == measurement.celsius)
+        #expect(intermediate.timestamp == measurement.timestamp)
+        #expect(try intermediate.encodedBytes() == bytes)
+    }
+
+    @Test func intermediateTemperatureErrorsNameTheIntermediateType() {
+        #expect {
+            try IntermediateTemperature(decoding: [UInt8](hex: "02 6E 01 00 FF E7 07"))
+        } throws: { error in
+            let error = error as? ByteDecodingError
+            return error?.typeName == "IntermediateTemperature" && error?.field == "timestamp.month" && error?.offset == 7
+        }
+    }
+
     // MARK: Blood pressure
 
     @Test func nordicsKilopascalVectorDecodes() throws {

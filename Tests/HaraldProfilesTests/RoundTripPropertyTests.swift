@@ -28,6 +28,10 @@ struct RoundTripPropertyTests {
         await propertyCheck(input: ProfileGen.temperature) { try Self.expectRoundTrip($0) }
     }
 
+    @Test func intermediateTemperature() async {
+        await propertyCheck(input: ProfileGen.temperature) { try Self.expectRoundTrip(IntermediateTemperature($0)) }
+    }
+
     @Test func glucoseMeasurement() async {
         await propertyCheck(input: ProfileGen.glucose) { try Self.expectRoundTrip($0) }
     }

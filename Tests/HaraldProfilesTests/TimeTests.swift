@@ -14,6 +14,31 @@ struct TimeTests {
         #expect(value.date(in: Self.utc) == components.date)
     }
 
+    @Test(arguments: [(2, "month", UInt8(13)), (3, "day", 32), (4, "hours", 24), (5, "minutes", 60), (6, "seconds", 60)])
+    func anOutOfRangeFieldIsNamedWithItsOffset(offset: Int, field: String, value: UInt8) throws {
+        var bytes = try [UInt8](hex: "e20704110f3300")
+        bytes[offset] = value
+        #expect {
+            try DateTime(decoding: bytes)
+        } throws: { error in
+            guard let error = error as? ByteDecodingError, case .invalidValue = error.reason else { return false }
+            return error.field == field && error.offset == offset
+        }
+    }
+
+    @Test func aShortDateTimeNamesTheFirstMissingField() throws {
+        let bytes = try [UInt8](hex: "e20704110f3300")
+        let fields = ["year", "year", "month", "day", "hours", "minutes", "seconds"]
+        for length in 0..<bytes.count {
+            #expect {
+                try DateTime(decoding: Array(bytes.prefix(length)))
+            } throws: { error in
+                guard let error = error as? ByteDecodingError, case .truncated = error.reason else { return false }
+                return error.field == fields[length] && error.offset == (length < 2 ? 0 : length)
+            }
+        }
+    }
+
     @Test func anUnknownDateHasNoMomentAndLeavesComponentsUnset() throws {
         let value = try DateTime(decoding: [UInt8](hex: "00000000121a20"))
         #expect(value.date(in: Self.utc) == nil)

@@ -60,7 +60,7 @@ let heartRateSamples: [[UInt8]] = (0..<8).map { index in
 enum HaraldHeartRate: RecordDecoding {
     static let name = "HeartRate/HaraldCodec"
     static func input(_ bytes: [UInt8]) -> [UInt8] { bytes }
-    @inline(__always)
+    @inline(never)
     static func decode(_ input: [UInt8]) -> HeartRateRecord? { try? HeartRateRecord(decoding: input) }
 }
 
@@ -68,14 +68,14 @@ enum HaraldHeartRate: RecordDecoding {
 enum HaraldHeartRateFromData: RecordDecoding {
     static let name = "HeartRate/HaraldCodec from Data"
     static func input(_ bytes: [UInt8]) -> Data { Data(bytes) }
-    @inline(__always)
+    @inline(never)
     static func decode(_ input: Data) -> HeartRateRecord? { try? HeartRateRecord(decoding: input) }
 }
 
 enum TutorialHeartRate: RecordDecoding {
     static let name = "HeartRate/DataReader (baseline)"
     static func input(_ bytes: [UInt8]) -> Data { Data(bytes) }
-    @inline(__always)
+    @inline(never)
     static func decode(_ input: Data) -> HeartRateRecord? {
         let reader = DataReader(input)
         let flags: UInt8 = reader.readNext()
@@ -92,33 +92,37 @@ enum TutorialHeartRate: RecordDecoding {
 enum FloorHeartRate: RecordDecoding {
     static let name = "HeartRate/unchecked loop (floor)"
     static func input(_ bytes: [UInt8]) -> [UInt8] { bytes }
-    @inline(__always)
+    @inline(never)
     static func decode(_ input: [UInt8]) -> HeartRateRecord? {
-        input.withUnsafeBufferPointer { p in
-            let flags = p[0]
-            var i = 1
-            let rate: UInt16
-            if flags & 0x01 != 0 {
-                rate = UInt16(p[i]) | UInt16(p[i &+ 1]) << 8
-                i &+= 2
-            } else {
-                rate = UInt16(p[i])
-                i &+= 1
-            }
-            var energy: UInt16?
-            if flags & 0x08 != 0 {
-                energy = UInt16(p[i]) | UInt16(p[i &+ 1]) << 8
-                i &+= 2
-            }
-            var rr: RRIntervals?
-            if flags & 0x10 != 0 {
-                rr = RRIntervals(
-                    first: UInt16(p[i]) | UInt16(p[i &+ 1]) << 8,
-                    second: UInt16(p[i &+ 2]) | UInt16(p[i &+ 3]) << 8,
-                    third: UInt16(p[i &+ 4]) | UInt16(p[i &+ 5]) << 8)
-            }
-            return HeartRateRecord(flags: Flags(rawValue: flags), heartRate: rate, energyExpended: energy, rrIntervals: rr)
+        input.withUnsafeBufferPointer { p in decode(fields: p) }
+    }
+
+    /// The decoding itself, inlined into `decode` so that the floor pays for no closure call.
+    @inline(__always)
+    private static func decode(fields p: UnsafeBufferPointer<UInt8>) -> HeartRateRecord? {
+        let flags = p[0]
+        var i = 1
+        let rate: UInt16
+        if flags & 0x01 != 0 {
+            rate = UInt16(p[i]) | UInt16(p[i &+ 1]) << 8
+            i &+= 2
+        } else {
+            rate = UInt16(p[i])
+            i &+= 1
         }
+        var energy: UInt16?
+        if flags & 0x08 != 0 {
+            energy = UInt16(p[i]) | UInt16(p[i &+ 1]) << 8
+            i &+= 2
+        }
+        var rr: RRIntervals?
+        if flags & 0x10 != 0 {
+            rr = RRIntervals(
+                first: UInt16(p[i]) | UInt16(p[i &+ 1]) << 8,
+                second: UInt16(p[i &+ 2]) | UInt16(p[i &+ 3]) << 8,
+                third: UInt16(p[i &+ 4]) | UInt16(p[i &+ 5]) << 8)
+        }
+        return HeartRateRecord(flags: Flags(rawValue: flags), heartRate: rate, energyExpended: energy, rrIntervals: rr)
     }
 }
 

@@ -17,14 +17,14 @@ let bloodPressureMeasurementSamples: [[UInt8]] = (0..<8).map { index in
 enum HaraldBloodPressureMeasurement: RecordDecoding {
     static let name = "BloodPressureMeasurement/HaraldProfiles"
     static func input(_ bytes: [UInt8]) -> [UInt8] { bytes }
-    @inline(__always)
+    @inline(never)
     static func decode(_ input: [UInt8]) -> BloodPressureMeasurement? { try? BloodPressureMeasurement(decoding: input) }
 }
 
 enum TutorialBloodPressureMeasurement: RecordDecoding {
     static let name = "BloodPressureMeasurement/DataReader (baseline)"
     static func input(_ bytes: [UInt8]) -> Data { Data(bytes) }
-    @inline(__always)
+    @inline(never)
     static func decode(_ input: Data) -> BloodPressureMeasurement? {
         let reader = DataReader(input)
         let flags: UInt8 = reader.readNext()
@@ -52,37 +52,41 @@ enum TutorialBloodPressureMeasurement: RecordDecoding {
 enum FloorBloodPressureMeasurement: RecordDecoding {
     static let name = "BloodPressureMeasurement/unchecked loop (floor)"
     static func input(_ bytes: [UInt8]) -> [UInt8] { bytes }
-    @inline(__always)
+    @inline(never)
     static func decode(_ input: [UInt8]) -> BloodPressureMeasurement? {
-        input.withUnsafeBufferPointer { p in
-            @inline(__always) func u16(_ at: Int) -> UInt16 { UInt16(p[at]) | UInt16(p[at &+ 1]) << 8 }
-            let flags = p[0]
-            var i = 7
-            var timestamp: DateTime?
-            if flags & 0x02 != 0 {
-                timestamp = DateTime(
-                    year: u16(i), month: p[i &+ 2], day: p[i &+ 3], hours: p[i &+ 4], minutes: p[i &+ 5],
-                    seconds: p[i &+ 6])
-                i &+= 7
-            }
-            var pulseRate: MedicalFloat16?
-            if flags & 0x04 != 0 {
-                pulseRate = MedicalFloat16(bitPattern: u16(i))
-                i &+= 2
-            }
-            var userID: UInt8?
-            if flags & 0x08 != 0 {
-                userID = p[i]
-                i &+= 1
-            }
-            let status = flags & 0x10 != 0 ? BloodPressureMeasurementStatus(rawValue: u16(i)) : nil
-            var value = BloodPressureMeasurement(
-                systolic: MedicalFloat16(bitPattern: u16(1)), diastolic: MedicalFloat16(bitPattern: u16(3)),
-                meanArterialPressure: MedicalFloat16(bitPattern: u16(5)), unit: flags & 0x01 != 0 ? .kPa : .mmHg,
-                timestamp: timestamp, pulseRate: pulseRate, userID: userID, measurementStatus: status)
-            value.reservedFlags = flags & 0xE0
-            return value
+        input.withUnsafeBufferPointer { p in decode(fields: p) }
+    }
+
+    /// The decoding itself, inlined into `decode` so that the floor pays for no closure call.
+    @inline(__always)
+    private static func decode(fields p: UnsafeBufferPointer<UInt8>) -> BloodPressureMeasurement? {
+        @inline(__always) func u16(_ at: Int) -> UInt16 { UInt16(p[at]) | UInt16(p[at &+ 1]) << 8 }
+        let flags = p[0]
+        var i = 7
+        var timestamp: DateTime?
+        if flags & 0x02 != 0 {
+            timestamp = DateTime(
+                year: u16(i), month: p[i &+ 2], day: p[i &+ 3], hours: p[i &+ 4], minutes: p[i &+ 5],
+                seconds: p[i &+ 6])
+            i &+= 7
         }
+        var pulseRate: MedicalFloat16?
+        if flags & 0x04 != 0 {
+            pulseRate = MedicalFloat16(bitPattern: u16(i))
+            i &+= 2
+        }
+        var userID: UInt8?
+        if flags & 0x08 != 0 {
+            userID = p[i]
+            i &+= 1
+        }
+        let status = flags & 0x10 != 0 ? BloodPressureMeasurementStatus(rawValue: u16(i)) : nil
+        var value = BloodPressureMeasurement(
+            systolic: MedicalFloat16(bitPattern: u16(1)), diastolic: MedicalFloat16(bitPattern: u16(3)),
+            meanArterialPressure: MedicalFloat16(bitPattern: u16(5)), unit: flags & 0x01 != 0 ? .kPa : .mmHg,
+            timestamp: timestamp, pulseRate: pulseRate, userID: userID, measurementStatus: status)
+        value.reservedFlags = flags & 0xE0
+        return value
     }
 }
 

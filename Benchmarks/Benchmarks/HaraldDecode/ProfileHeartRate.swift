@@ -16,14 +16,14 @@ let heartRateMeasurementSamples: [[UInt8]] = (0..<8).map { index in
 enum HaraldHeartRateMeasurement: RecordDecoding {
     static let name = "HeartRateMeasurement/HaraldProfiles"
     static func input(_ bytes: [UInt8]) -> [UInt8] { bytes }
-    @inline(__always)
+    @inline(never)
     static func decode(_ input: [UInt8]) -> HeartRateMeasurement? { try? HeartRateMeasurement(decoding: input) }
 }
 
 enum TutorialHeartRateMeasurement: RecordDecoding {
     static let name = "HeartRateMeasurement/DataReader (baseline)"
     static func input(_ bytes: [UInt8]) -> Data { Data(bytes) }
-    @inline(__always)
+    @inline(never)
     static func decode(_ input: Data) -> HeartRateMeasurement? {
         let reader = DataReader(input)
         let flags: UInt8 = reader.readNext()
@@ -47,34 +47,38 @@ enum TutorialHeartRateMeasurement: RecordDecoding {
 enum FloorHeartRateMeasurement: RecordDecoding {
     static let name = "HeartRateMeasurement/unchecked loop (floor)"
     static func input(_ bytes: [UInt8]) -> [UInt8] { bytes }
-    @inline(__always)
+    @inline(never)
     static func decode(_ input: [UInt8]) -> HeartRateMeasurement? {
-        input.withUnsafeBufferPointer { p in
-            @inline(__always) func u16(_ at: Int) -> UInt16 { UInt16(p[at]) | UInt16(p[at &+ 1]) << 8 }
-            let flags = p[0]
-            let wide = flags & 0x01 != 0
-            let rate = wide ? u16(1) : UInt16(p[1])
-            var i = wide ? 3 : 2
-            let contact: HeartRateMeasurement.SensorContact =
-                flags & 0x04 == 0 ? .notSupported : flags & 0x02 != 0 ? .detected : .notDetected
-            var energy: UInt16?
-            if flags & 0x08 != 0 {
-                energy = u16(i)
+        input.withUnsafeBufferPointer { p in decode(fields: p) }
+    }
+
+    /// The decoding itself, inlined into `decode` so that the floor pays for no closure call.
+    @inline(__always)
+    private static func decode(fields p: UnsafeBufferPointer<UInt8>) -> HeartRateMeasurement? {
+        @inline(__always) func u16(_ at: Int) -> UInt16 { UInt16(p[at]) | UInt16(p[at &+ 1]) << 8 }
+        let flags = p[0]
+        let wide = flags & 0x01 != 0
+        let rate = wide ? u16(1) : UInt16(p[1])
+        var i = wide ? 3 : 2
+        let contact: HeartRateMeasurement.SensorContact =
+            flags & 0x04 == 0 ? .notSupported : flags & 0x02 != 0 ? .detected : .notDetected
+        var energy: UInt16?
+        if flags & 0x08 != 0 {
+            energy = u16(i)
+            i &+= 2
+        }
+        var rr = HaraldProfiles.RRIntervals()
+        if flags & 0x10 != 0 {
+            while i &+ 1 < p.count {
+                rr.append(u16(i))
                 i &+= 2
             }
-            var rr = HaraldProfiles.RRIntervals()
-            if flags & 0x10 != 0 {
-                while i &+ 1 < p.count {
-                    rr.append(u16(i))
-                    i &+= 2
-                }
-            }
-            var value = HeartRateMeasurement(
-                heartRate: rate, sensorContact: contact, energyExpended: energy, rrIntervals: rr,
-                format: wide ? .uint16 : .uint8)
-            value.reservedFlags = flags & 0xE0
-            return value
         }
+        var value = HeartRateMeasurement(
+            heartRate: rate, sensorContact: contact, energyExpended: energy, rrIntervals: rr,
+            format: wide ? .uint16 : .uint8)
+        value.reservedFlags = flags & 0xE0
+        return value
     }
 }
 

@@ -1,7 +1,8 @@
 import HaraldCodec
 
-/// Temperature Measurement (0x2A1C, indicate; also Intermediate Temperature 0x2A1E): a body
-/// temperature as an IEEE-11073 FLOAT, in °C or °F, with an optional time stamp and type.
+/// Temperature Measurement (0x2A1C, indicate): a body temperature as an IEEE-11073 FLOAT, in °C
+/// or °F, with an optional time stamp and type. Intermediate Temperature (0x2A1E) has the same
+/// form; see ``IntermediateTemperature``.
 ///
 /// Wire form: flags (u8: bit 0 Fahrenheit, bit 1 time stamp, bit 2 temperature type), FLOAT
 /// temperature, Date Time (7 bytes, if bit 1), type (u8, if bit 2). Flag bits 3…7 are reserved

@@ -6,7 +6,7 @@ extension CharacteristicRegistry {
     public static let standardTypes: [any CharacteristicValue.Type] = [
         BatteryLevel.self,
         HeartRateMeasurement.self, BodySensorLocation.self, HeartRateControlPoint.self,
-        TemperatureMeasurement.self, TemperatureType.self,
+        TemperatureMeasurement.self, IntermediateTemperature.self, TemperatureType.self,
         BloodPressureMeasurement.self, IntermediateCuffPressure.self,
         GlucoseMeasurement.self,
         WeightMeasurement.self, WeightScaleFeature.self,

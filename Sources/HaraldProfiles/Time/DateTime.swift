@@ -71,14 +71,47 @@ public struct DateTime: CharacteristicValue {
         return calendar.date(from: dateComponents)
     }
 
+    // The seven bytes are claimed with one check and the five ranges tested with one branch, so
+    // the body stays small enough to be inlined into the measurements that carry a Date Time. A
+    // value that fails either test is read again field by field, out of line, for the error
+    // naming the field.
     @inlinable
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
-        year = try reader.read(UInt16.self, field: "year")
-        month = try reader.readUInt8(field: "month", allowed: 0...12, meaning: "0 is unknown")
-        day = try reader.readUInt8(field: "day", allowed: 0...31, meaning: "0 is unknown")
-        hours = try reader.readUInt8(field: "hours", allowed: 0...23, meaning: "hours of the day")
-        minutes = try reader.readUInt8(field: "minutes", allowed: 0...59, meaning: "minutes of the hour")
-        seconds = try reader.readUInt8(field: "seconds", allowed: 0...59, meaning: "seconds of the minute")
+        try self.init(inlineFrom: &reader)
+    }
+
+    /// ``init(from:)``, always inlined: what measurements call for their nested Date Time.
+    @inlinable @inline(__always)
+    init(inlineFrom reader: inout ByteReader) throws(ByteDecodingError) {
+        let start = reader
+        guard reader.remainingCount >= 7 else { throw Self.fieldError(start) }
+        let fields = try reader.withBytes(count: 7, field: "") {
+            (raw) throws(ByteDecodingError) -> (UInt16, UInt8, UInt8, UInt8, UInt8, UInt8) in
+            (UInt16(raw[0]) | UInt16(raw[1]) << 8, raw[2], raw[3], raw[4], raw[5], raw[6])
+        }
+        guard fields.1 <= 12, fields.2 <= 31, fields.3 <= 23, fields.4 <= 59, fields.5 <= 59 else {
+            throw Self.fieldError(start)
+        }
+        (year, month, day, hours, minutes, seconds) = fields
+    }
+
+    /// Reads a Date Time field by field from `reader` and returns the error of the first field
+    /// that is missing or out of range: the slow path of ``init(from:)``, for malformed values.
+    @usableFromInline @inline(never)
+    static func fieldError(_ reader: ByteReader) -> ByteDecodingError {
+        var reader = reader
+        do throws(ByteDecodingError) {
+            _ = try reader.read(UInt16.self, field: "year")
+            _ = try reader.readUInt8(field: "month", allowed: 0...12, meaning: "0 is unknown")
+            _ = try reader.readUInt8(field: "day", allowed: 0...31, meaning: "0 is unknown")
+            _ = try reader.readUInt8(field: "hours", allowed: 0...23, meaning: "hours of the day")
+            _ = try reader.readUInt8(field: "minutes", allowed: 0...59, meaning: "minutes of the hour")
+            _ = try reader.readUInt8(field: "seconds", allowed: 0...59, meaning: "seconds of the minute")
+        } catch {
+            return error
+        }
+        // Not reached: `init(from:)` calls this only for a value one of the reads above rejects.
+        return reader.invalidValue("malformed Date Time", field: "")
     }
 
     @inlinable
@@ -113,7 +146,7 @@ extension ByteReader {
     @inlinable
     mutating func readDateTime(field: String) throws(ByteDecodingError) -> DateTime {
         do {
-            return try DateTime(from: &self)
+            return try DateTime(inlineFrom: &self)
         } catch {
             throw error.nested(in: field)
         }
