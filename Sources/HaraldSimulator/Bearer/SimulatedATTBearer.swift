@@ -4,8 +4,10 @@ import HaraldATT
 /// The ATT bearer of one side of a ``SimulatedLink``: the fixed ATT channel of a simulated LE
 /// connection.
 ///
-/// - ``events`` pulls PDUs from the link as the engine asks for them (no pump task), so PDUs
-///   arrive at the virtual instants the link model delivers them.
+/// - ``events`` gets each PDU at the virtual instant the link model delivers it: the link's
+///   delivery timer yields it straight into the stream (no task per PDU). A bearer with a peer
+///   fault layer instead pulls PDUs as its engine asks for them, so the fault layer notes each
+///   request the moment the server takes it.
 /// - ``send(_:)`` hands the PDU to the link, waiting while the side's transmit buffer is full —
 ///   the flow control a write without response observes. A send whose task is cancelled while
 ///   waiting still goes out: the engine has committed to it, as a host that queued it in the
@@ -38,15 +40,29 @@ public final class SimulatedATTBearer: ATTBearer, @unchecked Sendable {
         self.localMTU = link.parameters.maximumATTMTU
         let closeBox = CloseReasonBox()
         self.closeBox = closeBox
-        self.events = AsyncStream(unfolding: {
-            switch await link.receive(on: side) {
-            case .pdu(let bytes)?:
-                faults?.received(bytes)
-                return .received(bytes)
-            case .closed(let reason)?: return .closed(Self.attReason(reason, side: side, localClose: closeBox.value))
-            case nil: return nil
+        if let faults {
+            self.events = AsyncStream(unfolding: {
+                switch await link.receive(on: side) {
+                case .pdu(let bytes)?:
+                    faults.received(bytes)
+                    return .received(bytes)
+                case .closed(let reason)?: return .closed(Self.attReason(reason, side: side, localClose: closeBox.value))
+                case nil: return nil
+                }
+            })
+        } else {
+            // Unbounded like the link's own queue: the link model has no receive-side flow control.
+            let (stream, continuation) = AsyncStream<ATTBearerEvent>.makeStream(bufferingPolicy: .unbounded)
+            self.events = stream
+            link.deliverEvents(on: side) { event in
+                switch event {
+                case .pdu(let bytes): continuation.yield(.received(bytes))
+                case .closed(let reason):
+                    continuation.yield(.closed(Self.attReason(reason, side: side, localClose: closeBox.value)))
+                    continuation.finish()
+                }
             }
-        })
+        }
     }
 
     /// The ATT_MTU the engine on this side settled on (23 until Exchange MTU).

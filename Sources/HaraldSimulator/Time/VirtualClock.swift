@@ -35,15 +35,18 @@ public final class VirtualClock: Clock, @unchecked Sendable {
         let wake: Wake
     }
 
-    /// What a deadline wakes: a sleeping task, or a parked one (see ``wake(_:at:)``).
+    /// What a deadline wakes: a sleeping task, a parked one (see ``wake(_:at:)``), or an action
+    /// run in place (see ``schedule(at:_:)``).
     private enum Wake {
         case task(CheckedContinuation<Void, any Error>)
         case spot(ParkingSpot)
+        case action(@Sendable () -> Void)
 
         func resume() {
             switch self {
             case .task(let continuation): continuation.resume()
             case .spot(let spot): spot.wake()
+            case .action(let action): action()
             }
         }
     }
@@ -122,7 +125,24 @@ public final class VirtualClock: Clock, @unchecked Sendable {
         return token
     }
 
-    /// Cancels a wake-up from ``wake(_:at:)`` that has not happened yet (the spot is not woken).
+    /// Runs `action` at `deadline`, on the thread that moves time there (outside the clock's
+    /// lock), in deadline order with the sleepers; no task is involved, so a timer costs no
+    /// executor job. Returns a token for ``cancelWake(_:)``, or nil when `deadline` has come
+    /// already (the action is then not run: the caller does the work itself).
+    internal func schedule(at deadline: VirtualInstant, _ action: @escaping @Sendable () -> Void) -> UInt64? {
+        let (token, observer): (UInt64?, (@Sendable () -> Void)?) = locked {
+            if deadline <= current { return (nil, nil) }
+            nextID += 1
+            let id = nextID
+            sleepers[id] = Sleeper(id: id, deadline: deadline, wake: .action(action))
+            queue.push(deadline: deadline, id: id)
+            return (id, onSleep)
+        }
+        if token != nil { observer?() }
+        return token
+    }
+
+    /// Cancels a wake-up from ``wake(_:at:)`` or ``schedule(at:_:)`` that has not happened yet.
     internal func cancelWake(_ token: UInt64) {
         locked {
             guard sleepers.removeValue(forKey: token) != nil else { return }
