@@ -90,12 +90,14 @@ public actor GATTClient {
         self.timer = ATTTimer(clock)
         self.configuration = configuration
         let events = bearer.events
-        EngineTasks.start { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                await self.handle(event)
-            }
-        }
+        // The reader runs on the actor, so an inbound PDU costs one job (the stream resuming
+        // it), not a hop in and a hop back out per event. It keeps the client alive until the
+        // bearer's stream ends (the bearer closes).
+        EngineTasks.start { [weak self] in await self?.consume(events) }
+    }
+
+    private func consume(_ events: AsyncStream<ATTBearerEvent>) async {
+        for await event in events { await handle(event) }
     }
 
     /// True until the bearer closes.
