@@ -89,15 +89,24 @@ public actor GATTClient {
         self.bearer = bearer
         self.timer = ATTTimer(clock)
         self.configuration = configuration
-        let events = bearer.events
-        // The reader runs on the actor, so an inbound PDU costs one job (the stream resuming
-        // it), not a hop in and a hop back out per event. It keeps the client alive until the
-        // bearer's stream ends (the bearer closes).
-        EngineTasks.start { [weak self] in await self?.consume(events) }
+        // The reader runs on the actor, so an inbound PDU costs one job (resuming it), not a hop
+        // in and a hop back out per event. It keeps the client alive until the bearer closes.
+        if let pushing = bearer as? any ATTInboxBearer {
+            let inbox = ATTEventInbox()
+            pushing.deliverEvents(to: inbox)
+            EngineTasks.start { [weak self] in await self?.consume(inbox) }
+        } else {
+            let events = bearer.events
+            EngineTasks.start { [weak self] in await self?.consume(events) }
+        }
     }
 
     private func consume(_ events: AsyncStream<ATTBearerEvent>) async {
         for await event in events { await handle(event) }
+    }
+
+    private func consume(_ inbox: ATTEventInbox) async {
+        while let event = await inbox.next() { await handle(event) }
     }
 
     /// True until the bearer closes.

@@ -45,7 +45,7 @@ public final class SimulatedLink: @unchecked Sendable {
         var queue: [Scheduled] = []
         var head = 0
         /// The clock timer at the head PDU's delivery instant, armed while `queue` has PDUs.
-        var deliveryTimer: UInt64?
+        var deliveryTimer: VirtualClock.Timer?
         /// Delivered PDUs not taken yet by ``SimulatedLink/receive(on:)`` (pull mode).
         var arrived: [[UInt8]] = []
         var arrivedHead = 0
