@@ -18,8 +18,8 @@ public protocol ATTInboxBearer: ATTBearer {
 /// while the queue is empty.
 ///
 /// The producer calls ``yield(_:)`` and ``finish()`` from any thread; the consumer calls
-/// ``next(isolation:)`` from one task at a time. The consumer stays on its actor while it waits,
-/// so a delivered event costs one executor job (resuming it).
+/// ``next(isolation:)`` from one task at a time. The GATT client's inbox hands notifications to
+/// its subscribers at once, in ``yield(_:)``, so they cost no executor job at all.
 public final class ATTEventInbox: @unchecked Sendable {
     // @unchecked Sendable: `events`, `head`, `waiter` and `finished` are only touched with
     // `lock` held; the waiter is taken out (set to nil) under the lock before it is resumed, so
@@ -29,12 +29,17 @@ public final class ATTEventInbox: @unchecked Sendable {
     private var head = 0
     private var waiter: UnsafeContinuation<ATTBearerEvent?, Never>?
     private var finished = false
+    /// Takes notification PDUs as they arrive, ahead of the queue (see ``GATTNotificationRouter``).
+    private let router: GATTNotificationRouter?
 
-    public init() {}
+    public init() { router = nil }
+
+    init(router: GATTNotificationRouter) { self.router = router }
 
     /// Queues `event` for the consumer (or hands it over if the consumer waits). Ignored after
     /// ``finish()``.
     public func yield(_ event: ATTBearerEvent) {
+        if let router, case .received(let bytes) = event, router.route(bytes) { return }
         lock.lock()
         guard !finished else {
             lock.unlock()
