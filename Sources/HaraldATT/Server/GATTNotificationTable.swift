@@ -8,21 +8,26 @@ import Foundation
 /// so a notifying task — a peripheral's script — sends without an executor hop into the actor
 /// and back out.
 final class GATTNotificationTable: @unchecked Sendable {
-    // @unchecked Sendable: `entries`, `sentTotal` and `bytesTotal` are only touched with `lock`
+    // @unchecked Sendable: `entries` (and the fields of every `Entry`, reached through it or a
+    // `Target`), `sentTotal` and `bytesTotal` are only touched with `lock`
     // held; no code runs under the lock but dictionary updates.
     struct Target {
         let connection: GATTConnectionID
         let bearer: any ATTBearer
         let mtu: Int
+        fileprivate let entry: Entry
     }
 
-    private struct Entry {
+    /// One connection's state; a class so a lookup copies nothing. Guarded by the table's lock.
+    fileprivate final class Entry {
         let bearer: any ATTBearer
         var mtu = ATT.defaultMTU
         /// CCCD handles whose notifications bit is set.
         var enabled: Set<UInt16> = []
         var sent = 0
         var bytes = 0
+
+        init(bearer: any ATTBearer) { self.bearer = bearer }
     }
 
     private let lock = NSLock()
@@ -59,7 +64,7 @@ final class GATTNotificationTable: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let entry = entries[connection], entry.enabled.contains(cccd) else { return nil }
-        return Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu)
+        return Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu, entry: entry)
     }
 
     /// Every connection with notifications on for `cccd`, in connection order.
@@ -68,14 +73,14 @@ final class GATTNotificationTable: @unchecked Sendable {
         defer { lock.unlock() }
         return entries.filter { $0.value.enabled.contains(cccd) }
             .sorted { $0.key.rawValue < $1.key.rawValue }
-            .map { Target(connection: $0.key, bearer: $0.value.bearer, mtu: $0.value.mtu) }
+            .map { Target(connection: $0.key, bearer: $0.value.bearer, mtu: $0.value.mtu, entry: $0.value) }
     }
 
-    /// Counts a Handle Value Notification of `length` bytes sent on `connection`.
-    func countSent(_ length: Int, on connection: GATTConnectionID) {
+    /// Counts a Handle Value Notification of `length` bytes sent to `target`.
+    func countSent(_ length: Int, to target: Target) {
         lock.lock()
-        entries[connection]?.sent += 1
-        entries[connection]?.bytes += length
+        target.entry.sent += 1
+        target.entry.bytes += length
         sentTotal += 1
         bytesTotal += length
         lock.unlock()

@@ -215,7 +215,7 @@ public actor GATTServer {
         bytes.append(UInt8(handle & 0xFF))
         bytes.append(UInt8(handle >> 8))
         bytes.append(contentsOf: value[..<length])
-        notificationTable.countSent(bytes.count, on: target.connection)
+        notificationTable.countSent(bytes.count, to: target)
         do {
             try await target.bearer.send(bytes)
             return true

@@ -266,12 +266,14 @@ private struct TimerHeap {
 
     mutating func push(_ entry: HeapEntry) {
         entries.append(entry)
-        var child = entries.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard entries[child] < entries[parent] else { break }
-            entries.swapAt(child, parent)
-            child = parent
+        entries.withUnsafeMutableBufferPointer { heap in
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard heap[child] < heap[parent] else { break }
+                heap.swapAt(child, parent)
+                child = parent
+            }
         }
     }
 
@@ -279,17 +281,19 @@ private struct TimerHeap {
         guard !entries.isEmpty else { return }
         entries.swapAt(0, entries.count - 1)
         entries.removeLast()
-        var parent = 0
-        let count = entries.count
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < count, entries[left] < entries[smallest] { smallest = left }
-            if right < count, entries[right] < entries[smallest] { smallest = right }
-            guard smallest != parent else { return }
-            entries.swapAt(parent, smallest)
-            parent = smallest
+        entries.withUnsafeMutableBufferPointer { heap in
+            var parent = 0
+            let count = heap.count
+            while true {
+                let left = 2 * parent + 1
+                let right = left + 1
+                var smallest = parent
+                if left < count, heap[left] < heap[smallest] { smallest = left }
+                if right < count, heap[right] < heap[smallest] { smallest = right }
+                guard smallest != parent else { return }
+                heap.swapAt(parent, smallest)
+                parent = smallest
+            }
         }
     }
 }
