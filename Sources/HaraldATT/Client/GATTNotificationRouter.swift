@@ -42,12 +42,14 @@ final class GATTNotificationRouter: @unchecked Sendable {
             ignored += 1
             return true
         }
-        if let notification = pdu.as(ATTHandleValueNotification.self) {
+        switch pdu {
+        case .handleValueNotification(let notification):
             deliverLocked(GATTNotification(handle: notification.handle, value: notification.value, isIndication: false))
-        } else if let multiple = pdu.as(ATTMultipleHandleValueNotification.self) {
+        case .multipleHandleValueNotification(let multiple):
             for entry in multiple.values {
                 deliverLocked(GATTNotification(handle: entry.handle, value: entry.value, isIndication: false))
             }
+        default: break
         }
         return true
     }
