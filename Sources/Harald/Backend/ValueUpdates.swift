@@ -83,6 +83,7 @@ public struct ValueUpdates: AsyncSequence, Sendable {
     func finish() { queue.finish(throwing: nil) }
 
     /// Why the producer ended the stream, when it said.
+    @usableFromInline
     var endError: BluetoothError? { queue.endError }
 
     /// Runs `handler` once when the stream ends, whoever ends it.
