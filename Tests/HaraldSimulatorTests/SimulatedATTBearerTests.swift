@@ -71,4 +71,24 @@ struct SimulatedATTBearerTests {
         }
         #expect(error == .pduTooLong(size: 24, limit: 23))
     }
+
+    @Test func anInboxGetsEachPDUAtItsDeliveryInstantThenTheCloseEvent() throws {
+        let simulation = Simulation()
+        let clock = simulation.clock
+        let parameters = LinkParameters.typical
+        let (first, arrival, rest) = try simulation.run {
+            let link = SimulatedLink(parameters: parameters, clock: clock)
+            let central = SimulatedATTBearer(link: link, side: .central)
+            let inbox = ATTEventInbox()
+            central.deliverEvents(to: inbox)
+            try await link.send([0x1B, 0x03, 0x00, 0x2A], from: .peripheral)
+            let first = await inbox.next()
+            let arrival = clock.now.sinceStart
+            await link.close(reason: .terminated(by: .peripheral))
+            return (first, arrival, [await inbox.next(), await inbox.next()])
+        }
+        #expect(first == .received([0x1B, 0x03, 0x00, 0x2A]))
+        #expect(arrival == parameters.exchangeTime)
+        #expect(rest == [.closed(.closedByPeer), nil])
+    }
 }

@@ -14,148 +14,255 @@ public enum UpdateBuffering: Hashable, Sendable {
     /// Keep the newest 64 values.
     public static let `default` = UpdateBuffering.newest(64)
 
-    var policy: AsyncStream<[UInt8]>.Continuation.BufferingPolicy {
+    /// How many values the buffer holds.
+    var limit: Int {
         switch self {
-        case let .newest(count): .bufferingNewest(max(1, count))
-        case let .oldest(count): .bufferingOldest(max(1, count))
+        case let .newest(count), let .oldest(count): max(1, count)
         }
+    }
+
+    /// True when a full buffer drops its oldest value for the new one.
+    var keepsNewest: Bool {
+        if case .newest = self { return true }
+        return false
     }
 }
 
 /// Raw values notified or indicated for one characteristic, with a visible count of values
 /// dropped by the buffering policy. Ends when the subscription or the connection ends.
+///
+/// Behaves like an `AsyncStream` with one consumer (the same buffering, termination and
+/// cancellation rules), written out for `[UInt8]` so a delivered value costs no generic
+/// type-metadata lookups: yielding hands the value straight to a waiting consumer.
 public struct ValueUpdates: AsyncSequence, Sendable {
     public typealias Element = [UInt8]
 
-    private let stream: AsyncStream<[UInt8]>
-    private let counter: DropCounter
-    private let control: StreamControl
+    private let queue: UpdateQueue
+    /// Shared by every copy of the sequence and its iterators: when the last one goes away, the
+    /// stream ends as if the consumer had stopped (``Continuation/yield(_:)`` returns false).
+    private let consumer: UpdateConsumer
 
     /// Values dropped so far because the buffer was full.
-    public var droppedCount: Int { counter.value }
+    public var droppedCount: Int { queue.droppedCount }
 
     /// A stream and the continuation a backend feeds it through.
     public static func makeStream(buffering: UpdateBuffering) -> (updates: ValueUpdates, continuation: Continuation) {
-        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: buffering.policy)
-        let counter = DropCounter()
-        let control = StreamControl(continuation: continuation)
-        continuation.onTermination = { _ in control.streamEnded() }
-        return (
-            ValueUpdates(stream: stream, counter: counter, control: control),
-            Continuation(base: continuation, counter: counter, control: control)
-        )
+        let queue = UpdateQueue(limit: buffering.limit, keepsNewest: buffering.keepsNewest)
+        return (ValueUpdates(queue: queue, consumer: UpdateConsumer(queue)), Continuation(queue: queue))
     }
 
     /// The producing end, used by backends.
     public struct Continuation: Sendable {
-        let base: AsyncStream<[UInt8]>.Continuation
-        let counter: DropCounter
-        let control: StreamControl
+        let queue: UpdateQueue
 
         /// Delivers a value; counts it (or the value it displaced) as dropped when the buffer is
         /// full. Returns false once the consumer has gone away.
         @discardableResult
-        public func yield(_ value: [UInt8]) -> Bool {
-            switch base.yield(value) {
-            case .enqueued: return true
-            case .dropped:
-                counter.increment()
-                return true
-            case .terminated: return false
-            @unknown default: return true
-            }
-        }
+        public func yield(_ value: [UInt8]) -> Bool { queue.yield(value) }
 
         /// Ends the stream normally (the value source went away, the connection stays).
-        public func finish() { base.finish() }
+        public func finish() { queue.finish(throwing: nil) }
 
         /// Ends the stream because of `error` (usually ``BluetoothError/disconnected(_:)``); a
         /// subscription's loop then throws it.
-        public func finish(throwing error: BluetoothError) {
-            control.setEndError(error)
-            base.finish()
-        }
+        public func finish(throwing error: BluetoothError) { queue.finish(throwing: error) }
 
         /// Runs `handler` once when the stream ends: the consumer stopped, or ``finish()`` was called.
-        public func onTermination(_ handler: @escaping @Sendable () -> Void) { control.addEndHandler(handler) }
-
+        public func onTermination(_ handler: @escaping @Sendable () -> Void) { queue.addEndHandler(handler) }
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncStream<[UInt8]>.AsyncIterator
-        public mutating func next() async -> [UInt8]? { await base.next() }
+        let queue: UpdateQueue
+        let consumer: UpdateConsumer
+        public mutating func next() async -> [UInt8]? { await queue.next() }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(queue: queue, consumer: consumer) }
 
     /// Ends the stream from the consuming side (unsubscribing).
-    func finish() { control.finish() }
+    func finish() { queue.finish(throwing: nil) }
 
     /// Why the producer ended the stream, when it said.
-    var endError: BluetoothError? { control.endError }
+    @usableFromInline
+    var endError: BluetoothError? { queue.endError }
 
     /// Runs `handler` once when the stream ends, whoever ends it.
-    func onEnd(_ handler: @escaping @Sendable () -> Void) { control.addEndHandler(handler) }
+    func onEnd(_ handler: @escaping @Sendable () -> Void) { queue.addEndHandler(handler) }
 }
 
-/// Lets the consuming side end a stream and observe its end, alongside the backend's continuation.
-final class StreamControl: @unchecked Sendable {
-    // @unchecked Sendable: `handlers`, `ended`, `storedEndError` and `continuation` are only touched with `lock`
-    // held; handlers and `finish` run after it is released.
+/// Ends its queue when the last copy of a ``ValueUpdates`` (and of its iterators) is released.
+final class UpdateConsumer: Sendable {
+    let queue: UpdateQueue
+    init(_ queue: UpdateQueue) { self.queue = queue }
+    deinit { queue.terminate() }
+}
+
+/// The buffer between a backend and one subscription loop.
+final class UpdateQueue: @unchecked Sendable {
+    // @unchecked Sendable: every stored `var` is only touched with `lock` held. The waiting
+    // consumer's continuation is taken out (set to nil) under the lock before it is resumed, so
+    // it is resumed exactly once; continuations are resumed and end handlers run after the lock
+    // is released.
     private let lock = NSLock()
+    private let limit: Int
+    private let keepsNewest: Bool
+    private var buffer: [[UInt8]] = []
+    private var head = 0
+    private var waiter: UnsafeContinuation<[UInt8]?, Never>?
+    /// The producer finished the stream (buffered values are still delivered).
+    private var finished = false
+    /// The consumer stopped (cancelled or released): buffered values are discarded.
+    private var terminated = false
+    private var dropped = 0
+    private var storedEndError: BluetoothError?
     private var handlers: [@Sendable () -> Void] = []
     private var ended = false
-    private var storedEndError: BluetoothError?
-    private var continuation: AsyncStream<[UInt8]>.Continuation?
 
-    init(continuation: AsyncStream<[UInt8]>.Continuation) { self.continuation = continuation }
-
-    func finish() {
-        let base = lock.withLock { continuation }
-        base?.finish()
+    init(limit: Int, keepsNewest: Bool) {
+        self.limit = limit
+        self.keepsNewest = keepsNewest
     }
 
-    var endError: BluetoothError? { lock.withLock { storedEndError } }
+    var droppedCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return dropped
+    }
 
-    func setEndError(_ error: BluetoothError) {
-        lock.withLock { if storedEndError == nil { storedEndError = error } }
+    var endError: BluetoothError? {
+        lock.lock()
+        defer { lock.unlock() }
+        return storedEndError
+    }
+
+    func yield(_ value: [UInt8]) -> Bool {
+        lock.lock()
+        if finished || terminated {
+            lock.unlock()
+            return false
+        }
+        if let waiter {
+            self.waiter = nil
+            lock.unlock()
+            waiter.resume(returning: value)
+            return true
+        }
+        if buffer.count - head < limit {
+            buffer.append(value)
+        } else {
+            dropped += 1
+            if keepsNewest {
+                head += 1
+                buffer.append(value)
+                if head > 64, head * 2 > buffer.count {
+                    buffer.removeFirst(head)
+                    head = 0
+                }
+            }
+        }
+        lock.unlock()
+        return true
+    }
+
+    /// Ends the stream from the producing side (or on unsubscribe): buffered values are still
+    /// delivered, then nil. `error` is kept for the loop to throw (the first one given).
+    func finish(throwing error: BluetoothError?) {
+        lock.lock()
+        if let error, storedEndError == nil { storedEndError = error }
+        if finished || terminated {
+            lock.unlock()
+            return
+        }
+        finished = true
+        end()
+    }
+
+    /// Ends the stream from the consuming side (cancelled or released): what is buffered is lost.
+    func terminate() {
+        lock.lock()
+        buffer.removeAll()
+        head = 0
+        if finished || terminated {
+            lock.unlock()
+            return
+        }
+        terminated = true
+        end()
+    }
+
+    /// Marks the end; called with the lock held, releases it.
+    private func end() {
+        let waiting = waiter
+        waiter = nil
+        ended = true
+        let toRun = handlers
+        handlers.removeAll()
+        lock.unlock()
+        waiting?.resume(returning: nil)
+        for handler in toRun { handler() }
     }
 
     func addEndHandler(_ handler: @escaping @Sendable () -> Void) {
-        let runNow = lock.withLock { () -> Bool in
-            if ended { return true }
-            handlers.append(handler)
-            return false
+        lock.lock()
+        if ended {
+            lock.unlock()
+            handler()
+            return
         }
-        if runNow { handler() }
+        handlers.append(handler)
+        lock.unlock()
     }
 
-    func streamEnded() {
-        let toRun = lock.withLock { () -> [@Sendable () -> Void] in
-            ended = true
-            continuation = nil
-            defer { handlers.removeAll() }
-            return handlers
+    /// The next value, waiting for one; nil once the stream has ended and is drained. Cancelling
+    /// the waiting task ends the stream.
+    func next() async -> [UInt8]? {
+        switch poll() {
+        case .value(let value): return value
+        case .end: return nil
+        case .empty: break
         }
-        for handler in toRun { handler() }
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<[UInt8]?, Never>) in
+                lock.lock()
+                switch pollLocked() {
+                case .value(let value):
+                    lock.unlock()
+                    continuation.resume(returning: value)
+                case .end:
+                    lock.unlock()
+                    continuation.resume(returning: nil)
+                case .empty:
+                    waiter = continuation
+                    lock.unlock()
+                }
+            }
+        } onCancel: {
+            terminate()
+        }
     }
-}
 
-/// A thread-safe counter.
-final class DropCounter: @unchecked Sendable {
-    // @unchecked Sendable: `count` is only read or written with `lock` held.
-    private let lock = NSLock()
-    private var count = 0
+    private enum Poll {
+        case value([UInt8])
+        case end
+        case empty
+    }
 
-    var value: Int {
+    private func poll() -> Poll {
         lock.lock()
         defer { lock.unlock() }
-        return count
+        return pollLocked()
     }
 
-    func increment() {
-        lock.lock()
-        count += 1
-        lock.unlock()
+    private func pollLocked() -> Poll {
+        if head < buffer.count {
+            let value = buffer[head]
+            head += 1
+            if head == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return .value(value)
+        }
+        return finished || terminated ? .end : .empty
     }
 }

@@ -32,12 +32,15 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
     public var lastDecodingError: ByteDecodingError? { failures.last }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: ValueUpdates.AsyncIterator
-        let updates: ValueUpdates
-        let failures: FailureCounter
-        let policy: DecodingFailurePolicy
-        let ended: EndFlag
+        // Inlinable, so an app's loop decodes with code specialized for its value type (no
+        // generic metadata lookups per value).
+        @usableFromInline var base: ValueUpdates.AsyncIterator
+        @usableFromInline let updates: ValueUpdates
+        @usableFromInline let failures: FailureCounter
+        @usableFromInline let policy: DecodingFailurePolicy
+        @usableFromInline let ended: EndFlag
 
+        @inlinable
         public mutating func next() async throws -> Value? {
             while let bytes = await base.next() {
                 do {
@@ -65,6 +68,7 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
 
 
 /// Counts decoding failures of a subscription.
+@usableFromInline
 final class FailureCounter: @unchecked Sendable {
     // @unchecked Sendable: both stored properties are only touched with `lock` held.
     private let lock = NSLock()
@@ -74,6 +78,7 @@ final class FailureCounter: @unchecked Sendable {
     var count: Int { lock.withLock { total } }
     var last: ByteDecodingError? { lock.withLock { lastError } }
 
+    @usableFromInline
     func record(_ error: ByteDecodingError) {
         lock.withLock {
             total += 1
@@ -84,10 +89,12 @@ final class FailureCounter: @unchecked Sendable {
 
 /// Set once when a subscription is ended on purpose, so its stream's end is not mistaken for a
 /// disconnection.
+@usableFromInline
 final class EndFlag: @unchecked Sendable {
     // @unchecked Sendable: `value` is only touched with `lock` held.
     private let lock = NSLock()
     private var value = false
+    @usableFromInline
     var isSet: Bool { lock.withLock { value } }
     func set() { lock.withLock { value = true } }
 }

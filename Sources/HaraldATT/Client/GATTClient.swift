@@ -51,7 +51,11 @@ public actor GATTClient {
     /// Why the bearer closed, once it has.
     public private(set) var closeReason: ATTCloseReason?
     /// Protocol cost so far.
-    public private(set) var counters = ATTCounters()
+    public var counters: ATTCounters { router.adding(to: baseCounters) }
+    /// The counters kept on the actor (everything but the notifications the router took).
+    private var baseCounters = ATTCounters()
+    /// Subscribers and sinks; routes notifications without the actor (see ``GATTNotificationRouter``).
+    private let router = GATTNotificationRouter()
 
     var mtuExchangeStarted = false
     var longWriteInProgress = false
@@ -74,13 +78,6 @@ public actor GATTClient {
     /// Continuations not resumed yet (requests waiting or in flight). Zero when idle.
     public private(set) var liveContinuations = 0
 
-    // Subscribers.
-    private struct Subscriber {
-        let continuation: AsyncStream<GATTNotification>.Continuation
-        var dropped = 0
-    }
-    private var subscribers: [UInt16: [UInt64: Subscriber]] = [:]
-    private var sinks: [UInt16: [UInt64: ValueSink]] = [:]
 
     /// Starts a client on `bearer`; it begins consuming the bearer's events at once.
     ///
@@ -89,13 +86,24 @@ public actor GATTClient {
         self.bearer = bearer
         self.timer = ATTTimer(clock)
         self.configuration = configuration
-        let events = bearer.events
-        EngineTasks.start { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                await self.handle(event)
-            }
+        // The reader runs on the actor, so an inbound PDU costs one job (resuming it), not a hop
+        // in and a hop back out per event. It keeps the client alive until the bearer closes.
+        if let pushing = bearer as? any ATTInboxBearer {
+            let inbox = ATTEventInbox(router: router)
+            pushing.deliverEvents(to: inbox)
+            EngineTasks.start { [weak self] in await self?.consume(inbox) }
+        } else {
+            let events = bearer.events
+            EngineTasks.start { [weak self] in await self?.consume(events) }
         }
+    }
+
+    private func consume(_ events: AsyncStream<ATTBearerEvent>) async {
+        for await event in events { await handle(event) }
+    }
+
+    private func consume(_ inbox: ATTEventInbox) async {
+        while let event = await inbox.next() { await handle(event) }
     }
 
     /// True until the bearer closes.
@@ -181,7 +189,7 @@ public actor GATTClient {
         guard inFlight == nil, closeReason == nil, !queue.isEmpty else { return }
         let operation = queue.removeFirst()
         inFlight = operation
-        counters.countSent(operation.request)
+        baseCounters.countSent(operation.request)
         let id = operation.id
         transactionTask = timer.schedule(at: timer.now() + configuration.transactionTimeout) { [weak self] in
             await self?.transactionTimedOut(id)
@@ -212,7 +220,7 @@ public actor GATTClient {
         let bytes: [UInt8]
         do { bytes = try pdu.pduBytes() } catch { throw .invalidArgument(error.description) }
         guard bytes.count <= mtu else { throw .invalidArgument("\(type(of: pdu).opcode.name) of \(bytes.count) bytes exceeds ATT_MTU \(mtu)") }
-        counters.countSent(bytes)
+        baseCounters.countSent(bytes)
         do {
             try await bearer.send(bytes)
         } catch {
@@ -235,9 +243,10 @@ public actor GATTClient {
     }
 
     private func received(_ bytes: [UInt8]) async {
-        counters.countReceived(bytes)
+        if router.route(bytes) { return }
+        baseCounters.countReceived(bytes)
         guard let first = bytes.first else {
-            counters.ignoredPDUs += 1
+            baseCounters.ignoredPDUs += 1
             return
         }
         let opcode = ATTOpcode(first)
@@ -248,7 +257,7 @@ public actor GATTClient {
             if opcode.kind == .response, inFlight != nil {
                 completeTransaction(with: .failure(.invalidResponse(error.description)))
             } else {
-                counters.ignoredPDUs += 1
+                baseCounters.ignoredPDUs += 1
             }
             return
         }
@@ -256,16 +265,10 @@ public actor GATTClient {
         case .response:
             handleResponse(pdu)
         case .notification:
-            if let notification = pdu.as(ATTHandleValueNotification.self) {
-                deliver(GATTNotification(handle: notification.handle, value: notification.value, isIndication: false))
-            } else if let multiple = pdu.as(ATTMultipleHandleValueNotification.self) {
-                for entry in multiple.values {
-                    deliver(GATTNotification(handle: entry.handle, value: entry.value, isIndication: false))
-                }
-            }
+            break  // `router.route` took it above.
         case .indication:
             if let indication = pdu.as(ATTHandleValueIndication.self) {
-                deliver(GATTNotification(handle: indication.handle, value: indication.value, isIndication: true))
+                router.deliver(GATTNotification(handle: indication.handle, value: indication.value, isIndication: true))
                 try? await sendCommand(ATTHandleValueConfirmation())
             }
         case .request:
@@ -282,13 +285,13 @@ public actor GATTClient {
                 try? await sendCommand(ATTErrorResponse(requestOpcode: opcode, handle: 0, error: .requestNotSupported))
             }
         case .command, .confirmation, .unknown:
-            counters.ignoredPDUs += 1
+            baseCounters.ignoredPDUs += 1
         }
     }
 
     private func handleResponse(_ pdu: ATTPDU) {
         guard let operation = inFlight else {
-            counters.ignoredPDUs += 1
+            baseCounters.ignoredPDUs += 1
             return
         }
         let expected = operation.opcode.responseOpcode ?? operation.opcode
@@ -311,7 +314,7 @@ public actor GATTClient {
         inFlight = nil
         transactionTask?.cancel()
         transactionTask = nil
-        counters.countRoundTrip(operation.opcode)
+        baseCounters.countRoundTrip(operation.opcode)
         finish(&operation, with: result)
         pump()
     }
@@ -329,12 +332,7 @@ public actor GATTClient {
         let waiting = queue
         queue.removeAll()
         for var operation in waiting { finish(&operation, with: .failure(.disconnected)) }
-        let streams = subscribers.values.flatMap { $0.values.map(\.continuation) }
-        subscribers.removeAll()
-        for stream in streams { stream.finish() }
-        let endedSinks = sinks.values.flatMap { $0.values.map(\.finish) }
-        sinks.removeAll()
-        for finish in endedSinks { finish(reason) }
+        router.close(reason)
     }
 
     // MARK: Subscriptions
@@ -362,35 +360,26 @@ public actor GATTClient {
         let id = nextID
         nextID += 1
         let (stream, continuation) = AsyncStream<GATTNotification>.makeStream(bufferingPolicy: bufferingPolicy)
-        if closeReason != nil {
+        if closeReason != nil || !router.addSubscriber(continuation, handle: handle, id: id) {
             continuation.finish()
         } else {
-            subscribers[handle, default: [:]][id] = Subscriber(continuation: continuation)
-            continuation.onTermination = { [weak self] _ in
-                EngineTasks.start { [weak self] in await self?.removeSubscriber(handle: handle, id: id) }
-            }
+            continuation.onTermination = { [router] _ in _ = router.removeSubscriber(handle: handle, id: id) }
         }
         return Subscription(id: id, handle: handle, values: stream)
     }
 
     /// Ends a subscription's stream.
     public func unsubscribe(_ subscription: Subscription) {
-        subscribers[subscription.handle]?[subscription.id]?.continuation.finish()
-        removeSubscriber(handle: subscription.handle, id: subscription.id)
+        router.removeSubscriber(handle: subscription.handle, id: subscription.id)?.finish()
     }
 
     /// Values the subscription's stream dropped because its buffer was full (0 once it ended).
     public func droppedValueCount(_ subscription: Subscription) -> Int {
-        subscribers[subscription.handle]?[subscription.id]?.dropped ?? 0
+        router.droppedCount(handle: subscription.handle, id: subscription.id)
     }
 
     /// Number of live subscriber streams.
-    public var subscriberCount: Int { subscribers.values.reduce(0) { $0 + $1.count } }
-
-    private func removeSubscriber(handle: UInt16, id: UInt64) {
-        subscribers[handle]?[id] = nil
-        if subscribers[handle]?.isEmpty == true { subscribers[handle] = nil }
-    }
+    public var subscriberCount: Int { router.subscriberCount }
 
     // MARK: Sinks
 
@@ -413,31 +402,13 @@ public actor GATTClient {
     public func addSink(_ sink: ValueSink, handle: UInt16) -> UInt64 {
         let id = nextID
         nextID += 1
-        if let closeReason {
-            sink.finish(closeReason)
-        } else {
-            sinks[handle, default: [:]][id] = sink
-        }
+        if let reason = closeReason ?? router.addSink(sink, handle: handle, id: id) { sink.finish(reason) }
         return id
     }
 
     /// Stops routing values to a sink (without finishing it).
     public func removeSink(_ id: UInt64, handle: UInt16) {
-        sinks[handle]?[id] = nil
-        if sinks[handle]?.isEmpty == true { sinks[handle] = nil }
-    }
-
-    private func deliver(_ notification: GATTNotification) {
-        if let targets = sinks[notification.handle] {
-            for (id, sink) in targets where !sink.deliver(notification) { removeSink(id, handle: notification.handle) }
-        }
-        guard let targets = subscribers[notification.handle] else { return }
-        for (id, subscriber) in targets {
-            if case .dropped = subscriber.continuation.yield(notification) {
-                subscribers[notification.handle]?[id]?.dropped += 1
-                counters.droppedValues += 1
-            }
-        }
+        router.removeSink(id, handle: handle)
     }
 
     /// Records the negotiated MTU.

@@ -75,6 +75,7 @@ extension GATTServer {
             let offered = max(ATT.defaultMTU, min(Int(UInt16.max), configuration.preferredMTU ?? (connections[connection]?.bearer.localMTU ?? ATT.defaultMTU)))
             let settled = max(ATT.defaultMTU, min(offered, Int(request.clientRxMTU)))
             connections[connection]?.mtu = settled
+            notificationTable.setMTU(settled, for: connection)
             await connections[connection]?.bearer.didNegotiateMTU(settled)
             return ATTExchangeMTUResponse(serverRxMTU: UInt16(offered))
         case .findInformationRequest(let request):
@@ -261,6 +262,7 @@ extension GATTServer {
             guard bits & ~allowed == 0 else { throw ATTRequestFailure(.cccdImproperlyConfigured, handle) }
             guard connections[connection] != nil else { return }
             connections[connection]?.clientConfigurations[handle] = bits
+            notificationTable.setNotifications(bits & GATTClientConfiguration.notifications.rawValue != 0, cccd: handle, for: connection)
             emit(.clientConfigurationChanged(connection, valueHandle: valueHandle, GATTClientConfiguration(rawValue: bits)))
             return
         }

@@ -56,7 +56,11 @@ public actor GATTServer {
     let timer: ATTTimer
     let authorize: GATTAuthorizationHandler?
     /// Protocol cost over all connections.
-    public private(set) var counters = ATTCounters()
+    public var counters: ATTCounters { notificationTable.adding(to: baseCounters) }
+    /// The counters kept on the actor (everything but the notifications ``notify(handle:value:to:)`` sent).
+    var baseCounters = ATTCounters()
+    /// Bearers, MTUs and enabled CCCDs for ``notify(handle:value:to:)``, outside the actor.
+    let notificationTable = GATTNotificationTable()
     /// Server events, newest 1024 kept when nobody reads them.
     public nonisolated let events: AsyncStream<GATTServerEvent>
     private let eventSink: AsyncStream<GATTServerEvent>.Continuation
@@ -126,6 +130,7 @@ public actor GATTServer {
         let id = GATTConnectionID(rawValue: nextID)
         nextID += 1
         connections[id] = Connection(bearer: bearer, security: security)
+        notificationTable.add(id, bearer: bearer)
         eventSink.yield(.connected(id))
         let events = bearer.events
         EngineTasks.start { [weak self] in
@@ -149,7 +154,10 @@ public actor GATTServer {
     public func mtu(for connection: GATTConnectionID) -> Int? { connections[connection]?.mtu }
 
     /// Counters of one connection.
-    public func counters(for connection: GATTConnectionID) -> ATTCounters? { connections[connection]?.counters }
+    public func counters(for connection: GATTConnectionID) -> ATTCounters? {
+        guard let counters = connections[connection]?.counters else { return nil }
+        return notificationTable.adding(to: counters, connection: connection)
+    }
 
     /// Prepare Write Requests queued on a connection.
     public func preparedWriteCount(for connection: GATTConnectionID) -> Int { connections[connection]?.prepareQueue.count ?? 0 }
@@ -182,16 +190,39 @@ public actor GATTServer {
     /// Sends a Handle Value Notification of `value` (cut to ATT_MTU − 3 bytes) to every
     /// connection that enabled notifications for `handle` (or only to `connection`). Returns how
     /// many were sent.
+    ///
+    /// Runs on the caller's executor, not on the server's actor: it reads the connections'
+    /// bearers and CCCD states from a table the actor keeps up to date, so a script notifying at
+    /// a high rate costs no hop into the actor and back.
     @discardableResult
-    public func notify(handle: UInt16, value: [UInt8], to connection: GATTConnectionID? = nil) async -> Int {
+    nonisolated(nonsending) public func notify(handle: UInt16, value: [UInt8], to connection: GATTConnectionID? = nil) async -> Int {
         guard let cccd = cccdHandles[handle] else { return 0 }
-        var sent = 0
-        for id in connection.map({ [$0] }) ?? connectionIDs {
-            guard let state = connections[id], (state.clientConfigurations[cccd] ?? 0) & GATTClientConfiguration.notifications.rawValue != 0 else { continue }
-            let pdu = ATTHandleValueNotification(handle: handle, value: Array(value.prefix(state.mtu - 3)))
-            if await send(pdu, to: id) { sent += 1 }
+        if let connection {
+            guard let target = notificationTable.target(connection, cccd: cccd) else { return 0 }
+            return await notify(handle: handle, value: value, target) ? 1 : 0
         }
+        var sent = 0
+        for target in notificationTable.targets(cccd: cccd) where await notify(handle: handle, value: value, target) { sent += 1 }
         return sent
+    }
+
+    /// Encodes and sends one notification; false when the connection is gone.
+    nonisolated(nonsending) private func notify(handle: UInt16, value: [UInt8], _ target: GATTNotificationTable.Target) async -> Bool {
+        let length = min(value.count, target.mtu - 3)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(3 + length)
+        bytes.append(ATTOpcode.handleValueNotification.rawValue)
+        bytes.append(UInt8(handle & 0xFF))
+        bytes.append(UInt8(handle >> 8))
+        bytes.append(contentsOf: value[..<length])
+        notificationTable.countSent(bytes.count, to: target)
+        do {
+            try await target.bearer.send(bytes)
+            return true
+        } catch {
+            await connectionClosed(target.connection, .linkLost(code: nil))
+            return false
+        }
     }
 
     /// Sends a Handle Value Indication of `value` (cut to ATT_MTU − 3 bytes) to `connection` and
@@ -267,7 +298,7 @@ public actor GATTServer {
             await self?.indicationTimedOut(id, connection: connection)
         }
         state.counters.countSent(pending.bytes)
-        counters.countSent(pending.bytes)
+        baseCounters.countSent(pending.bytes)
         connections[connection] = state
         let bearer = state.bearer
         let bytes = pending.bytes
@@ -285,14 +316,14 @@ public actor GATTServer {
 
     func confirmationReceived(_ connection: GATTConnectionID) {
         guard var state = connections[connection], var pending = state.indicationInFlight else {
-            counters.ignoredPDUs += 1
+            baseCounters.ignoredPDUs += 1
             return
         }
         state.indicationInFlight = nil
         state.indicationTimer?.cancel()
         state.indicationTimer = nil
         state.counters.countRoundTrip(.handleValueIndication)
-        counters.countRoundTrip(.handleValueIndication)
+        baseCounters.countRoundTrip(.handleValueIndication)
         connections[connection] = state
         finish(&pending, with: .success(()))
         pumpIndications(connection)
@@ -304,13 +335,16 @@ public actor GATTServer {
         switch event {
         case .closed(let reason): connectionClosed(connection, reason)
         case .received(let bytes): await received(bytes, from: connection)
-        case .mtuChanged(let value): connections[connection]?.mtu = max(ATT.defaultMTU, value)
+        case .mtuChanged(let value):
+            connections[connection]?.mtu = max(ATT.defaultMTU, value)
+            if let mtu = connections[connection]?.mtu { notificationTable.setMTU(mtu, for: connection) }
         }
     }
 
     /// Forgets the connection and fails its pending indications. Idempotent.
     func connectionClosed(_ connection: GATTConnectionID, _ reason: ATTCloseReason) {
         guard let state = connections.removeValue(forKey: connection) else { return }
+        notificationTable.remove(connection)
         state.indicationTimer?.cancel()
         if var pending = state.indicationInFlight { finish(&pending, with: .failure(.disconnected)) }
         for var pending in state.indicationQueue { finish(&pending, with: .failure(.disconnected)) }
@@ -326,7 +360,7 @@ public actor GATTServer {
             return false
         }
         connections[connection]?.counters.countSent(bytes)
-        counters.countSent(bytes)
+        baseCounters.countSent(bytes)
         do {
             try await bearer.send(bytes)
             return true
@@ -340,17 +374,17 @@ public actor GATTServer {
 
     func countReceived(_ bytes: [UInt8], from connection: GATTConnectionID) {
         connections[connection]?.counters.countReceived(bytes)
-        counters.countReceived(bytes)
+        baseCounters.countReceived(bytes)
     }
 
     func countIgnored(from connection: GATTConnectionID) {
         connections[connection]?.counters.ignoredPDUs += 1
-        counters.ignoredPDUs += 1
+        baseCounters.ignoredPDUs += 1
     }
 
     func countRoundTrip(_ opcode: ATTOpcode, for connection: GATTConnectionID) {
         connections[connection]?.counters.countRoundTrip(opcode)
-        counters.countRoundTrip(opcode)
+        baseCounters.countRoundTrip(opcode)
     }
 
     func storeValue(_ value: [UInt8], handle: UInt16) {

@@ -4,8 +4,11 @@ import HaraldATT
 /// The ATT bearer of one side of a ``SimulatedLink``: the fixed ATT channel of a simulated LE
 /// connection.
 ///
-/// - ``events`` pulls PDUs from the link as the engine asks for them (no pump task), so PDUs
-///   arrive at the virtual instants the link model delivers them.
+/// - Each PDU reaches the engine at the virtual instant the link model delivers it: the link's
+///   delivery timer hands it straight to the engine's ``ATTEventInbox`` (``deliverEvents(to:)``,
+///   what the GATT client uses) or yields it into ``events`` — whichever is asked for first; no
+///   task runs per PDU. A bearer with a peer fault layer instead pulls PDUs as its engine asks
+///   for them, so the fault layer notes each request the moment the server takes it.
 /// - ``send(_:)`` hands the PDU to the link, waiting while the side's transmit buffer is full —
 ///   the flow control a write without response observes. A send whose task is cancelled while
 ///   waiting still goes out: the engine has committed to it, as a host that queued it in the
@@ -13,17 +16,25 @@ import HaraldATT
 /// - ``close(_:)`` closes the link: `.closedLocally` and `.transactionTimeout` as a termination by
 ///   this side, `.linkLost` as a connection timeout. The peer then sees `.closedByPeer` or
 ///   `.linkLost(code: 0x08)`.
-public final class SimulatedATTBearer: ATTBearer, @unchecked Sendable {
-    // @unchecked Sendable: `negotiated` is only touched with `lock` held; the other properties
-    // are immutable and Sendable.
+public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
+    // @unchecked Sendable: `negotiated` and `receiver` are only touched with `lock` held; the
+    // other properties are immutable and Sendable. Lock order: bearer, then link (the link's
+    // push receiver set here never takes the bearer's lock).
     public let link: SimulatedLink
     public let side: LinkSide
-    public let events: AsyncStream<ATTBearerEvent>
     public let localMTU: Int
     private let lock = NSLock()
     private var negotiated = ATT.defaultMTU
     private let closeBox: CloseReasonBox
     private let faults: PeerFaultState?
+
+    /// Where this side's events go, once someone asked.
+    private enum Receiver {
+        case none
+        case stream(AsyncStream<ATTBearerEvent>)
+        case inbox
+    }
+    private var receiver = Receiver.none
 
     /// The bearer of `side` on `link`; it offers the link's largest ATT_MTU.
     public convenience init(link: SimulatedLink, side: LinkSide) {
@@ -36,17 +47,74 @@ public final class SimulatedATTBearer: ATTBearer, @unchecked Sendable {
         self.side = side
         self.faults = faults
         self.localMTU = link.parameters.maximumATTMTU
-        let closeBox = CloseReasonBox()
-        self.closeBox = closeBox
-        self.events = AsyncStream(unfolding: {
-            switch await link.receive(on: side) {
-            case .pdu(let bytes)?:
-                faults?.received(bytes)
-                return .received(bytes)
-            case .closed(let reason)?: return .closed(Self.attReason(reason, side: side, localClose: closeBox.value))
-            case nil: return nil
+        self.closeBox = CloseReasonBox()
+    }
+
+    /// Inbound PDUs and the close event. Empty (finished at once) when the events go to an inbox.
+    public var events: AsyncStream<ATTBearerEvent> {
+        lock.lock()
+        defer { lock.unlock() }
+        switch receiver {
+        case .stream(let stream): return stream
+        case .inbox: return AsyncStream { $0.finish() }
+        case .none: break
+        }
+        let (link, side, closeBox) = (link, side, closeBox)
+        let stream: AsyncStream<ATTBearerEvent>
+        if let faults {
+            stream = AsyncStream(unfolding: {
+                switch await link.receive(on: side) {
+                case .pdu(let bytes)?:
+                    faults.received(bytes)
+                    return .received(bytes)
+                case .closed(let reason)?: return .closed(Self.attReason(reason, side: side, localClose: closeBox.value))
+                case nil: return nil
+                }
+            })
+        } else {
+            // Unbounded like the link's own queue: the link model has no receive-side flow control.
+            let (pushed, continuation) = AsyncStream<ATTBearerEvent>.makeStream(bufferingPolicy: .unbounded)
+            stream = pushed
+            link.deliverEvents(on: side) { event in
+                switch event {
+                case .pdu(let bytes): continuation.yield(.received(bytes))
+                case .closed(let reason):
+                    continuation.yield(.closed(Self.attReason(reason, side: side, localClose: closeBox.value)))
+                    continuation.finish()
+                }
             }
-        })
+        }
+        receiver = .stream(stream)
+        return stream
+    }
+
+    /// Sends this side's events to `inbox` instead of ``events``.
+    public func deliverEvents(to inbox: ATTEventInbox) {
+        if faults != nil {
+            // The fault layer pulls; feed the inbox from the pulled stream.
+            let events = self.events
+            EngineTasks.start {
+                for await event in events { inbox.yield(event) }
+                inbox.finish()
+            }
+            return
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        guard case .none = receiver else {
+            inbox.finish()
+            return
+        }
+        receiver = .inbox
+        let (side, closeBox) = (side, closeBox)
+        link.deliverEvents(on: side) { event in
+            switch event {
+            case .pdu(let bytes): inbox.yield(.received(bytes))
+            case .closed(let reason):
+                inbox.yield(.closed(Self.attReason(reason, side: side, localClose: closeBox.value)))
+                inbox.finish()
+            }
+        }
     }
 
     /// The ATT_MTU the engine on this side settled on (23 until Exchange MTU).

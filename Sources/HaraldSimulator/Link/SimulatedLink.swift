@@ -8,8 +8,22 @@ import Foundation
 /// been sent. A sender waits only when its transmit buffer is full. Nothing runs while a link is
 /// idle — no timer ticks between events — so a simulation of many idle links costs nothing.
 ///
+/// A side takes what arrives either by pulling (``receive(on:)``) or by handing the link a
+/// receiver that it calls at each delivery instant (what ``SimulatedATTBearer`` does, so a
+/// delivered PDU goes straight into the bearer's stream without a task of its own). Deliveries
+/// are clock timers: they run on the thread that advances the ``VirtualClock`` (inside a
+/// ``Simulation``, its run loop), one per PDU in flight at the head of a direction.
+///
 /// Faults (``LinkFault``) drop, delay, corrupt or truncate chosen PDUs, or drop the link.
-public actor SimulatedLink {
+public final class SimulatedLink: @unchecked Sendable {
+    // @unchecked Sendable: every mutable stored property (the two `Direction`s and what they
+    // hold, `faults`, `closeReason`, `recentDataEvents`, the counters) is read and written only
+    // with `lock` held. Under the lock the link calls only the clock's `now`, `schedule` and
+    // `cancelWake` (which take the clock's own lock and never call back: the clock runs timer
+    // actions from `advance…`, outside its lock) and a side's push receiver, which must not
+    // call the link (see `deliverEvents(on:to:)`). Parked receivers are woken after the lock is
+    // released. So the lock order is link, then clock, and nothing can deadlock on it.
+
     /// Something a side receives.
     public enum Event: Hashable, Sendable {
         /// A PDU from the peer.
@@ -23,85 +37,160 @@ public actor SimulatedLink {
         var deliverAt: VirtualInstant
     }
 
-    /// One direction's state. A class, mutated in place inside the actor, so that queue updates
-    /// never copy the arrays.
+    /// One direction's state, named after the side that receives. A class, so that queue
+    /// updates under the lock never copy the arrays.
     private final class Direction {
+        let side: LinkSide
+        /// PDUs in flight to this side, in sending order (a delayed head holds back the rest).
         var queue: [Scheduled] = []
         var head = 0
-        /// End times of packets scheduled but not yet sent, oldest first (transmit buffer).
+        /// The clock timer at the head PDU's delivery instant, armed while `queue` has PDUs.
+        var deliveryTimer: VirtualClock.Timer?
+        /// Delivered PDUs not taken yet by ``SimulatedLink/receive(on:)`` (pull mode).
+        var arrived: [[UInt8]] = []
+        var arrivedHead = 0
+        /// Push mode: called with each delivered PDU and the close event, under the link's lock.
+        var pushReceiver: (@Sendable (Event) -> Void)?
+        /// A task parked in ``SimulatedLink/receive(on:)``.
+        var receiver: ParkingSpot?
+        var closeDelivered = false
+        // Sending side of the opposite direction: this side's transmit state.
+        /// End times of packets this side scheduled but has not sent yet (transmit buffer),
+        /// oldest first, from `bufferedHead`.
         var bufferedPacketEnds: [VirtualInstant] = []
-        /// Next free packet slot: event index and slot within the event.
+        var bufferedHead = 0
+        /// This side's next free packet slot: event index and slot within the event.
         var nextEvent: Int64 = 0
         var nextSlot = 0
+        /// PDUs this side has sent (numbering for faults).
         var pduCount = 0
-        var receiver: ParkingSpot?
-        /// The clock wake-up of `receiver` at the delivery instant of the head PDU, if set.
-        var receiverTimer: UInt64?
-        var closeDelivered = false
+        var pdusSent = 0
+        var bytesSent = 0
+        var packetsSent = 0
+
+        init(side: LinkSide) { self.side = side }
     }
 
-    public nonisolated let parameters: LinkParameters
-    public nonisolated let clock: VirtualClock
+    public let parameters: LinkParameters
+    public let clock: VirtualClock
     private let anchor: VirtualInstant
-    private let centralLane = Direction()
-    private let peripheralLane = Direction()
+    private let lock = NSLock()
+    private let centralLane = Direction(side: .central)
+    private let peripheralLane = Direction(side: .peripheral)
     private var faults: [LinkFault] = []
     private var closeReason: LinkCloseReason?
     private var recentDataEvents: Set<Int64> = []
-    private var stats = LinkStatistics()
+    private var eventsWithData = 0
+    private var eventsElapsed = 0
+    private var airTime = Duration.zero
+    private var pdusDropped = 0
+    // Constants of the timing model, computed once (Duration arithmetic is not free).
+    private let perEvent: Int
+    private let interval: Duration
+    private let exchange: Duration
+    private let packetAirTime: Duration
 
     /// A link whose first connection event is now.
     public init(parameters: LinkParameters = .typical, clock: VirtualClock) {
         self.parameters = parameters
         self.clock = clock
         self.anchor = clock.now
+        self.perEvent = parameters.effectivePacketsPerEvent
+        self.interval = parameters.connectionInterval
+        self.exchange = parameters.exchangeTime
+        self.packetAirTime = parameters.exchangeTime - .microseconds(300)
     }
 
     /// Counters of what the link has carried so far.
-    public var statistics: LinkStatistics { stats }
+    public var statistics: LinkStatistics {
+        get async {
+            lock.withLock {
+                var stats = LinkStatistics()
+                for lane in [centralLane, peripheralLane] {
+                    stats.pdusSent[lane.side] = lane.pdusSent
+                    stats.bytesSent[lane.side] = lane.bytesSent
+                    stats.packetsSent[lane.side] = lane.packetsSent
+                }
+                stats.eventsWithData = eventsWithData
+                stats.eventsElapsed = eventsElapsed
+                stats.airTime = airTime
+                stats.pdusDropped = pdusDropped
+                return stats
+            }
+        }
+    }
 
     /// Why the link closed, or nil while it is open.
-    public var closedReason: LinkCloseReason? { closeReason }
+    public var closedReason: LinkCloseReason? {
+        get async { lock.withLock { closeReason } }
+    }
 
-    /// True until the link closes; readable without a hop to the link (for scripts that poll).
-    public nonisolated var isOpen: Bool { !closedFlag.isSet }
-    private nonisolated let closedFlag = ClosedFlag()
+    /// True until the link closes.
+    public var isOpen: Bool { lock.withLock { closeReason == nil } }
 
     /// Adds a fault to apply to a future PDU.
-    public func inject(_ fault: LinkFault) {
-        faults.append(fault)
+    nonisolated(nonsending) public func inject(_ fault: LinkFault) async {
+        lock.withLock { faults.append(fault) }
     }
 
     /// True when `side` has room in its transmit buffer for a PDU of `length` bytes right now.
-    public func canSend(length: Int, from side: LinkSide) -> Bool {
-        guard closeReason == nil else { return false }
-        let needed = min(parameters.packetCount(sduLength: length), parameters.transmitBufferPackets)
-        return bufferedPackets(side) + needed <= parameters.transmitBufferPackets
+    nonisolated(nonsending) public func canSend(length: Int, from side: LinkSide) async -> Bool {
+        let now = clock.now
+        return lock.withLock {
+            guard closeReason == nil else { return false }
+            let needed = min(parameters.packetCount(sduLength: length), parameters.transmitBufferPackets)
+            return bufferedPackets(sender(side), now: now) + needed <= parameters.transmitBufferPackets
+        }
     }
 
     /// Queues `pdu` for the peer; waits while the transmit buffer is full.
     ///
+    /// Runs on the caller's executor (no hop): when there is room it returns without suspending.
     /// Throws ``SimulatedLinkClosed`` if the link is closed (before or while waiting), and
     /// `CancellationError` if the task is cancelled while waiting for room.
-    public func send(_ pdu: [UInt8], from side: LinkSide) async throws {
+    nonisolated(nonsending) public func send(_ pdu: [UInt8], from side: LinkSide) async throws {
         let packets = parameters.packetCount(sduLength: pdu.count)
         let needed = min(packets, parameters.transmitBufferPackets)
         while true {
-            if let reason = closeReason { throw SimulatedLinkClosed(reason: reason) }
-            if bufferedPackets(side) + needed <= parameters.transmitBufferPackets { break }
-            // Wait until the oldest buffered packet has gone out.
-            guard let oldest = lane(side).bufferedPacketEnds.first else { break }
-            try await clock.sleep(until: oldest)
+            switch enqueue(pdu, packets: packets, needed: needed, from: side) {
+            case .sent: return
+            case .closed(let reason): throw SimulatedLinkClosed(reason: reason)
+            case .wait(let oldest): try await clock.sleep(until: oldest)
+            }
         }
-        lane(side).pduCount += 1
-        let number = lane(side).pduCount
+    }
+
+    private enum SendOutcome {
+        case sent
+        case closed(LinkCloseReason)
+        /// No room: retry once the oldest buffered packet has gone out.
+        case wait(VirtualInstant)
+    }
+
+    /// The synchronous part of ``send(_:from:)``: schedules the PDU if there is room.
+    private func enqueue(_ pdu: [UInt8], packets: Int, needed: Int, from side: LinkSide) -> SendOutcome {
+        let now = clock.now
+        lock.lock()
+        if let reason = closeReason {
+            lock.unlock()
+            return .closed(reason)
+        }
+        let lane = sender(side)
+        if bufferedPackets(lane, now: now) + needed > parameters.transmitBufferPackets, lane.bufferedHead < lane.bufferedPacketEnds.count {
+            let oldest = lane.bufferedPacketEnds[lane.bufferedHead]
+            lock.unlock()
+            return .wait(oldest)
+        }
+        lane.pduCount += 1
+        let number = lane.pduCount
         var bytes = pdu
         var extraDelay = Duration.zero
         for fault in faults where fault.from == side && fault.pduNumber == number {
             switch fault.action {
             case .drop:
-                stats.pdusDropped += 1
-                return
+                pdusDropped += 1
+                lock.unlock()
+                return .sent
             case let .delay(duration):
                 extraDelay += duration
             case let .corrupt(index, mask):
@@ -109,128 +198,212 @@ public actor SimulatedLink {
             case let .truncate(length):
                 bytes = Array(bytes.prefix(max(0, length)))
             case .dropLink:
-                close(reason: .connectionTimeout)
-                return
+                let woken = closeLocked(.connectionTimeout, now: now)
+                lock.unlock()
+                for spot in woken { spot.wake() }
+                return .sent
             }
         }
-        let lastPacketEnd = schedulePackets(packets, from: side)
-        stats.pdusSent[side, default: 0] += 1
-        stats.bytesSent[side, default: 0] += pdu.count
-        let deliverAt = lastPacketEnd.advanced(by: extraDelay)
-        let peer = lane(side.peer)
+        let lastPacketEnd = schedulePackets(packets, lane: lane, now: now)
+        lane.pdusSent += 1
+        lane.bytesSent += pdu.count
+        let deliverAt = extraDelay == .zero ? lastPacketEnd : lastPacketEnd.advanced(by: extraDelay)
+        let peer = receiving(side.peer)
         peer.queue.append(Scheduled(bytes: bytes, deliverAt: deliverAt))
-        // A receiver already timed for the head PDU needs nothing: this one is behind it. An
-        // idle receiver is woken when the PDU arrives, not now, so it waits once per PDU.
-        if let receiver = peer.receiver, peer.receiverTimer == nil {
-            if deliverAt > clock.now, peer.head == peer.queue.count - 1 {
-                peer.receiverTimer = clock.wake(receiver, at: deliverAt)
-                if peer.receiverTimer == nil { peer.receiver = nil }
-            } else {
-                wakeReceiver(side.peer)
+        // The head of an idle direction gets a timer; later PDUs wait for the head's to fire.
+        var woken: ParkingSpot?
+        if peer.deliveryTimer == nil, peer.head == peer.queue.count - 1 { woken = armDeliveryLocked(peer, at: deliverAt) }
+        lock.unlock()
+        woken?.wake()
+        return .sent
+    }
+
+    /// The next event for `side`: a PDU once its delivery time has come, or the close event.
+    /// Returns nil after the close event has been delivered, and when the waiting task is
+    /// cancelled (with the close event instead if the link has closed). For a side whose
+    /// PDUs go to a push receiver (``SimulatedATTBearer``), nothing arrives here.
+    nonisolated(nonsending) public func receive(on side: LinkSide) async -> Event? {
+        let direction = receiving(side)
+        while true {
+            switch nextArrival(direction, cancelled: Task.isCancelled) {
+            case .event(let event): return event
+            case .park(let spot):
+                await spot.wait()
+                lock.withLock { if direction.receiver === spot { direction.receiver = nil } }
             }
         }
     }
 
-    /// The next event for `side`: a PDU once its delivery time has come, or the close event.
-    /// Returns nil after the close event has been delivered.
-    public func receive(on side: LinkSide) async -> Event? {
-        while true {
-            let direction = lane(side)
-            if direction.head < direction.queue.count {
-                let item = direction.queue[direction.head]
-                if item.deliverAt > clock.now {
-                    // Wait until the delivery instant; a cancelled wait ends the stream (with the
-                    // close event if the link closed), a close wakes it early.
-                    if Task.isCancelled { return closeEvent(side) }
-                    let spot = ParkingSpot()
-                    direction.receiver = spot
-                    direction.receiverTimer = clock.wake(spot, at: item.deliverAt)
-                    await spot.wait()
-                    stopWaiting(spot, side)
-                    continue
-                }
-                direction.head += 1
-                if direction.head == direction.queue.count {
-                    direction.queue.removeAll(keepingCapacity: true)
-                    direction.head = 0
-                } else if direction.head > 64, direction.head * 2 > direction.queue.count {
-                    // A stream that never drains: drop what was delivered.
-                    direction.queue.removeFirst(direction.head)
-                    direction.head = 0
-                }
-                return .pdu(item.bytes)
+    private enum Arrival {
+        case event(Event?)
+        case park(ParkingSpot)
+    }
+
+    /// The synchronous part of ``receive(on:)``: an arrived PDU, the close event, or a spot to
+    /// park on until something arrives.
+    private func nextArrival(_ direction: Direction, cancelled: Bool) -> Arrival {
+        lock.lock()
+        defer { lock.unlock() }
+        if direction.arrivedHead < direction.arrived.count {
+            let bytes = direction.arrived[direction.arrivedHead]
+            direction.arrivedHead += 1
+            if direction.arrivedHead == direction.arrived.count {
+                direction.arrived.removeAll(keepingCapacity: true)
+                direction.arrivedHead = 0
             }
-            if closeReason != nil { return closeEvent(side) }
-            if Task.isCancelled { return nil }
-            let spot = ParkingSpot()
-            lane(side).receiver = spot
-            await spot.wait()
-            stopWaiting(spot, side)
+            return .event(.pdu(bytes))
+        }
+        if closeReason != nil || cancelled { return .event(closeEventLocked(direction)) }
+        let spot = ParkingSpot()
+        direction.receiver = spot
+        return .park(spot)
+    }
+
+    /// Sends `side`'s deliveries to `receiver` from now on instead of keeping them for
+    /// ``receive(on:)``: each PDU at its delivery instant, then the close event. PDUs delivered
+    /// and not taken yet go first. `receiver` runs with the link's lock held, on the thread that
+    /// advances the clock (or that closes the link): it must be quick and must not call the link.
+    internal func deliverEvents(on side: LinkSide, to receiver: @escaping @Sendable (Event) -> Void) {
+        let direction = receiving(side)
+        lock.withLock {
+            direction.pushReceiver = receiver
+            for bytes in direction.arrived[direction.arrivedHead...] { receiver(.pdu(bytes)) }
+            direction.arrived.removeAll()
+            direction.arrivedHead = 0
+            if closeReason != nil, let event = closeEventLocked(direction) {
+                receiver(event)
+                direction.pushReceiver = nil
+            }
         }
     }
 
     /// Closes the link. PDUs already delivered stay delivered; PDUs still in flight are lost, as
     /// on a real link. Both sides then receive ``Event/closed(_:)``. Closing twice keeps the
     /// first reason.
-    public func close(reason: LinkCloseReason) {
-        guard closeReason == nil else { return }
-        closeReason = reason
-        closedFlag.set()
-        for side in [LinkSide.central, .peripheral] {
-            let now = clock.now
-            // Keep what has already arrived; drop the rest.
-            lane(side).queue.removeAll { $0.deliverAt > now }
-            lane(side).head = min(lane(side).head, lane(side).queue.count)
-            lane(side).bufferedPacketEnds.removeAll()
-            wakeReceiver(side)
-        }
+    nonisolated(nonsending) public func close(reason: LinkCloseReason) async {
+        closeNow(reason)
+    }
+
+    private func closeNow(_ reason: LinkCloseReason) {
+        let now = clock.now
+        lock.lock()
+        let woken = closeLocked(reason, now: now)
+        lock.unlock()
+        for spot in woken { spot.wake() }
     }
 
     // MARK: Internals
 
-    private func lane(_ side: LinkSide) -> Direction { side == .central ? centralLane : peripheralLane }
+    private func receiving(_ side: LinkSide) -> Direction { side == .central ? centralLane : peripheralLane }
+    /// The transmit state of `side` (kept with the direction it receives on).
+    private func sender(_ side: LinkSide) -> Direction { side == .central ? centralLane : peripheralLane }
 
-    private func closeEvent(_ side: LinkSide) -> Event? {
-        guard let reason = closeReason, !lane(side).closeDelivered else { return nil }
-        lane(side).closeDelivered = true
+    /// Records the close and pushes the close event; lock held. Returns the parked receivers
+    /// to wake once the lock is released.
+    private func closeLocked(_ reason: LinkCloseReason, now: VirtualInstant) -> [ParkingSpot] {
+        guard closeReason == nil else { return [] }
+        var woken: [ParkingSpot] = []
+        for direction in [centralLane, peripheralLane] {
+            // What has arrived stays delivered (also PDUs held back behind a delayed one whose
+            // time has come); what is still in flight is lost.
+            if let spot = deliverDueLocked(direction, now: now, rearm: false) { woken.append(spot) }
+            direction.queue.removeAll()
+            direction.head = 0
+            if let timer = direction.deliveryTimer {
+                direction.deliveryTimer = nil
+                clock.cancelWake(timer)
+            }
+            direction.bufferedPacketEnds.removeAll()
+            direction.bufferedHead = 0
+        }
+        closeReason = reason
+        for direction in [centralLane, peripheralLane] {
+            if let push = direction.pushReceiver, let event = closeEventLocked(direction) {
+                push(event)
+                direction.pushReceiver = nil
+            }
+            if let receiver = direction.receiver {
+                direction.receiver = nil
+                if !woken.contains(where: { $0 === receiver }) { woken.append(receiver) }
+            }
+        }
+        return woken
+    }
+
+    /// The close event, once per side; lock held.
+    private func closeEventLocked(_ direction: Direction) -> Event? {
+        guard let reason = closeReason, !direction.closeDelivered else { return nil }
+        direction.closeDelivered = true
         return .closed(reason)
     }
 
-    private func wakeReceiver(_ side: LinkSide) {
-        let direction = lane(side)
-        if let timer = direction.receiverTimer {
-            direction.receiverTimer = nil
-            clock.cancelWake(timer)
+    /// Sets the clock timer that delivers `direction`'s head PDU at `instant`, or delivers at
+    /// once if that instant has come; lock held. Returns a parked receiver to wake.
+    private func armDeliveryLocked(_ direction: Direction, at instant: VirtualInstant) -> ParkingSpot? {
+        if let token = clock.schedule(at: instant, { [weak self, side = direction.side] in self?.deliveryTimerFired(side) }) {
+            direction.deliveryTimer = token
+            return nil
         }
-        if let receiver = direction.receiver {
-            direction.receiver = nil
-            receiver.wake()
-        }
+        return deliverDueLocked(direction, now: clock.now, rearm: true)
     }
 
-    /// Clears the receiver's parking state after `spot`'s wait ended (woken, timed out or cancelled).
-    private func stopWaiting(_ spot: ParkingSpot, _ side: LinkSide) {
-        let direction = lane(side)
-        guard direction.receiver === spot else { return }
-        direction.receiver = nil
-        if let timer = direction.receiverTimer {
-            direction.receiverTimer = nil
-            clock.cancelWake(timer)
-        }
-    }
-
-    private func bufferedPackets(_ side: LinkSide) -> Int {
+    private func deliveryTimerFired(_ side: LinkSide) {
+        let direction = receiving(side)
         let now = clock.now
-        lane(side).bufferedPacketEnds.removeAll { $0 <= now }
-        return lane(side).bufferedPacketEnds.count
+        lock.lock()
+        direction.deliveryTimer = nil
+        let woken = deliverDueLocked(direction, now: now, rearm: true)
+        lock.unlock()
+        woken?.wake()
+    }
+
+    /// Hands over every PDU of `direction` whose time has come, in order (to the push receiver,
+    /// or to the pull queue), and when `rearm` sets the timer for the next one; lock held.
+    /// Returns a parked receiver to wake.
+    private func deliverDueLocked(_ direction: Direction, now: VirtualInstant, rearm: Bool) -> ParkingSpot? {
+        var woken: ParkingSpot?
+        while direction.head < direction.queue.count, direction.queue[direction.head].deliverAt <= now {
+            let bytes = direction.queue[direction.head].bytes
+            direction.head += 1
+            if let push = direction.pushReceiver {
+                push(.pdu(bytes))
+            } else {
+                direction.arrived.append(bytes)
+                if woken == nil, let receiver = direction.receiver {
+                    direction.receiver = nil
+                    woken = receiver
+                }
+            }
+        }
+        if direction.head == direction.queue.count {
+            direction.queue.removeAll(keepingCapacity: true)
+            direction.head = 0
+            return woken
+        }
+        if direction.head > 64, direction.head * 2 > direction.queue.count {
+            direction.queue.removeFirst(direction.head)
+            direction.head = 0
+        }
+        guard rearm, direction.deliveryTimer == nil else { return woken }
+        let later = armDeliveryLocked(direction, at: direction.queue[direction.head].deliverAt)
+        return woken ?? later
+    }
+
+    /// Packets `lane`'s side has queued and not yet sent; lock held.
+    private func bufferedPackets(_ lane: Direction, now: VirtualInstant) -> Int {
+        while lane.bufferedHead < lane.bufferedPacketEnds.count, lane.bufferedPacketEnds[lane.bufferedHead] <= now {
+            lane.bufferedHead += 1
+        }
+        if lane.bufferedHead == lane.bufferedPacketEnds.count {
+            lane.bufferedPacketEnds.removeAll(keepingCapacity: true)
+            lane.bufferedHead = 0
+        }
+        return lane.bufferedPacketEnds.count - lane.bufferedHead
     }
 
     /// Assigns `count` packets to the side's next free slots; returns when the last one ends.
-    private func schedulePackets(_ count: Int, from side: LinkSide) -> VirtualInstant {
-        let perEvent = parameters.effectivePacketsPerEvent
-        let interval = parameters.connectionInterval
-        let exchange = parameters.exchangeTime
-        let now = clock.now
+    /// Lock held.
+    private func schedulePackets(_ count: Int, lane: Direction, now: VirtualInstant) -> VirtualInstant {
         // The first slot that starts at or after now: later in the current event if the
         // event still has slots, else the first slot of the next event.
         let sinceAnchor = max(anchor.duration(to: now), .zero)
@@ -243,41 +416,31 @@ public actor SimulatedLink {
             earliestEvent += 1
             earliestSlot = 0
         }
-        let direction = lane(side)
-        if (direction.nextEvent, direction.nextSlot) < (earliestEvent, earliestSlot) {
-            direction.nextEvent = earliestEvent
-            direction.nextSlot = earliestSlot
+        if (lane.nextEvent, lane.nextSlot) < (earliestEvent, earliestSlot) {
+            lane.nextEvent = earliestEvent
+            lane.nextSlot = earliestSlot
         }
         var end = now
         for _ in 0..<count {
-            let event = direction.nextEvent
-            let slot = direction.nextSlot
+            let event = lane.nextEvent
+            let slot = lane.nextSlot
             end = anchor.advanced(by: interval * Int(event) + exchange * (slot + 1))
-            direction.bufferedPacketEnds.append(end)
-            if recentDataEvents.insert(event).inserted { stats.eventsWithData += 1 }
-            stats.eventsElapsed = max(stats.eventsElapsed, Int(event) + 1)
-            stats.packetsSent[side, default: 0] += 1
-            stats.airTime += exchange - .microseconds(300)
-            direction.nextSlot += 1
-            if direction.nextSlot == perEvent {
-                direction.nextSlot = 0
-                direction.nextEvent += 1
+            lane.bufferedPacketEnds.append(end)
+            if recentDataEvents.insert(event).inserted { eventsWithData += 1 }
+            eventsElapsed = max(eventsElapsed, Int(event) + 1)
+            lane.packetsSent += 1
+            airTime += packetAirTime
+            lane.nextSlot += 1
+            if lane.nextSlot == perEvent {
+                lane.nextSlot = 0
+                lane.nextEvent += 1
             }
         }
         // Events that both sides have passed can never carry data again: a side's next packet goes
         // no earlier than its next free slot, and never into an event that has already begun. (A
         // side that stays silent must not hold the floor back, or the set grows with every event.)
-        let floor = min(max(lane(.central).nextEvent, currentEvent), max(lane(.peripheral).nextEvent, currentEvent))
+        let floor = min(max(centralLane.nextEvent, currentEvent), max(peripheralLane.nextEvent, currentEvent))
         if recentDataEvents.count > 64 { recentDataEvents = recentDataEvents.filter { $0 >= floor } }
         return end
     }
-}
-
-/// Set once when a link closes.
-private final class ClosedFlag: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }

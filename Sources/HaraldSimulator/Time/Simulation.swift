@@ -77,7 +77,7 @@ public final class Simulation: @unchecked Sendable {
         }
         while true {
             executor.runUntilIdle()
-            if let result = outcome.value { return try result.get() }
+            if outcome.hasValue, let result = outcome.value { return try result.get() }
             if let next = clock.nextDeadline {
                 if next > deadline {
                     task.cancel()
@@ -99,7 +99,7 @@ public final class Simulation: @unchecked Sendable {
     private func drainAfterCancel<Result>(_ outcome: OutcomeBox<Result>) {
         for _ in 0..<1000 {
             executor.runUntilIdle()
-            if outcome.value != nil { return }
+            if outcome.hasValue { return }
             guard clock.advanceToNextDeadline() else { return }
         }
     }
@@ -191,18 +191,28 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
 /// The result of a run's body, written once from whichever thread finishes it.
 private final class OutcomeBox<Value>: @unchecked Sendable {
     // @unchecked Sendable: `stored` is only accessed with `lock` held.
+    // `isSet` too, so the run loop's check after each batch of jobs costs no generic copy.
     private let lock = NSLock()
     private var stored: Result<Value, any Error>?
+    private var isSet = false
 
     var value: Result<Value, any Error>? {
         lock.lock()
         defer { lock.unlock() }
-        return stored
+        return isSet ? stored : nil
+    }
+
+    /// True once the body has finished.
+    var hasValue: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return isSet
     }
 
     func set(_ result: Result<Value, any Error>) {
         lock.lock()
         stored = result
+        isSet = true
         lock.unlock()
     }
 }

@@ -24,110 +24,149 @@ public struct VirtualInstant: InstantProtocol, Hashable, Sendable, CustomStringC
 /// whenever nothing else can run). Sleepers wake in deadline order; equal deadlines wake in the
 /// order they went to sleep. A cancelled sleeper wakes at once with `CancellationError`.
 public final class VirtualClock: Clock, @unchecked Sendable {
-    // @unchecked Sendable: every stored property below is read and written only while `lock` is
-    // held (see `locked`), and continuations are resumed after the lock is released.
+    // @unchecked Sendable: every stored property below, and the `wake`/`cancelled` fields of
+    // every `Timer`, is read and written only while `lock` is held; continuations are resumed
+    // and timer actions run after the lock is released. A timer's wake is taken out (set to
+    // nil) under the lock before it runs, so each continuation is resumed exactly once.
     public typealias Instant = VirtualInstant
     public typealias Duration = Swift.Duration
 
-    private struct Sleeper {
-        let id: UInt64
-        let deadline: VirtualInstant
-        let wake: Wake
-    }
-
-    /// What a deadline wakes: a sleeping task, or a parked one (see ``wake(_:at:)``).
-    private enum Wake {
-        case task(CheckedContinuation<Void, any Error>)
-        case spot(ParkingSpot)
+    /// What a deadline wakes: a sleeping task, or an action run in place (see ``schedule(at:_:)``).
+    fileprivate enum Wake {
+        case task(UnsafeContinuation<Void, any Error>)
+        case action(@Sendable () -> Void)
 
         func resume() {
             switch self {
             case .task(let continuation): continuation.resume()
-            case .spot(let spot): spot.wake()
+            case .action(let action): action()
             }
         }
+    }
+
+    /// One pending wake-up; also the token ``cancelWake(_:)`` takes.
+    final class Timer: @unchecked Sendable {
+        // @unchecked Sendable: `deadline` is immutable; `wake` and `cancelled` are only touched
+        // by the owning clock with its lock held.
+        let deadline: VirtualInstant
+        /// What to wake; nil once it has fired or was cancelled. Guarded by the clock's lock.
+        fileprivate var wake: Wake?
+        /// Set when a sleep is cancelled before it registered. Guarded by the clock's lock.
+        fileprivate var cancelled = false
+
+        fileprivate init(deadline: VirtualInstant) { self.deadline = deadline }
     }
 
     private let lock = NSLock()
     private var current = VirtualInstant.zero
-    /// Sleepers by id; the heap below orders them.
-    private var sleepers: [UInt64: Sleeper] = [:]
-    /// (deadline, id) of every sleeper, earliest first; ids are handed out in sleep order, so
-    /// equal deadlines wake in the order their sleepers went to sleep. Entries of cancelled
-    /// sleepers stay until they reach the top (lazy deletion).
-    private var queue = SleeperHeap()
-    private var nextID: UInt64 = 0
+    /// Every registered timer, earliest (deadline, then registration order) first. Entries of
+    /// cancelled timers stay until they reach the top or are swept (lazy deletion).
+    private var queue = TimerHeap()
+    /// Timers registered and neither fired nor cancelled.
+    private var live = 0
+    private var nextOrder: UInt64 = 0
     private var onSleep: (@Sendable () -> Void)?
 
     public init() {}
 
-    public var now: VirtualInstant { locked { current } }
+    public var now: VirtualInstant {
+        lock.lock()
+        defer { lock.unlock() }
+        return current
+    }
+
     public var minimumResolution: Duration { .zero }
 
     /// The earliest deadline anyone is sleeping until, or nil when nobody sleeps.
-    public var nextDeadline: VirtualInstant? { locked { earliest()?.deadline } }
+    public var nextDeadline: VirtualInstant? {
+        lock.lock()
+        defer { lock.unlock() }
+        dropCancelledTop()
+        return queue.top?.deadline
+    }
 
-    /// How many tasks are sleeping on this clock.
-    public var sleeperCount: Int { locked { sleepers.count } }
+    /// How many tasks (and timers) are sleeping on this clock.
+    public var sleeperCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return live
+    }
 
     /// Called (outside the lock) each time a task starts sleeping; a simulation uses it to notice
     /// new timers registered from threads it does not drive.
     internal func setSleepObserver(_ observer: (@Sendable () -> Void)?) {
-        locked { onSleep = observer }
+        lock.lock()
+        onSleep = observer
+        lock.unlock()
     }
 
     public func sleep(until deadline: VirtualInstant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        let id: UInt64 = locked {
-            nextID += 1
-            return nextID
-        }
+        let timer = Timer(deadline: deadline)
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (resumeNow, observer): (Bool, (@Sendable () -> Void)?) = locked {
-                    if deadline <= current { return (true, nil) }
-                    sleepers[id] = Sleeper(id: id, deadline: deadline, wake: .task(continuation))
-                    queue.push(deadline: deadline, id: id)
-                    return (false, onSleep)
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+                switch register(timer, .task(continuation)) {
+                case .registered(let observer): observer?()
+                case .due: continuation.resume()
+                case .cancelled: continuation.resume(throwing: CancellationError())
                 }
-                if resumeNow { continuation.resume() } else { observer?() }
             }
         } onCancel: {
-            let removed: Sleeper? = locked {
-                let removed = sleepers.removeValue(forKey: id)
-                // Keep the cancelled entries left in the heap bounded.
-                if queue.count > 2 * sleepers.count + 64 { queue.rebuild(sleepers.values.map { ($0.deadline, $0.id) }) }
-                return removed
-            }
-            if case .task(let continuation)? = removed?.wake { continuation.resume(throwing: CancellationError()) }
+            lock.lock()
+            timer.cancelled = true
+            let wake = takeWake(timer)
+            lock.unlock()
+            if case .task(let continuation)? = wake { continuation.resume(throwing: CancellationError()) }
         }
-        // A cancellation that raced with registration leaves no sleeper behind; report it.
-        try Task.checkCancellation()
     }
 
-    /// Wakes `spot` at `deadline` (at once if it has come), like a sleep that needs no task of
-    /// its own: a parked task that will be woken either by an event or by a deadline, whichever
-    /// comes first, waits once instead of parking and then sleeping. Returns a token for
-    /// ``cancelWake(_:)``, or nil when the spot was woken at once.
-    internal func wake(_ spot: ParkingSpot, at deadline: VirtualInstant) -> UInt64? {
-        let (token, observer): (UInt64?, (@Sendable () -> Void)?) = locked {
-            if deadline <= current { return (nil, nil) }
-            nextID += 1
-            let id = nextID
-            sleepers[id] = Sleeper(id: id, deadline: deadline, wake: .spot(spot))
-            queue.push(deadline: deadline, id: id)
-            return (id, onSleep)
+    /// Runs `action` at `deadline`, on the thread that moves time there (outside the clock's
+    /// lock), in deadline order with the sleepers; no task is involved, so a timer costs no
+    /// executor job. Returns a token for ``cancelWake(_:)``, or nil when `deadline` has come
+    /// already (the action is then not run: the caller does the work itself).
+    internal func schedule(at deadline: VirtualInstant, _ action: @escaping @Sendable () -> Void) -> Timer? {
+        let timer = Timer(deadline: deadline)
+        switch register(timer, .action(action)) {
+        case .registered(let observer):
+            observer?()
+            return timer
+        case .due, .cancelled: return nil
         }
-        if token == nil { spot.wake() } else { observer?() }
-        return token
     }
 
-    /// Cancels a wake-up from ``wake(_:at:)`` that has not happened yet (the spot is not woken).
-    internal func cancelWake(_ token: UInt64) {
-        locked {
-            guard sleepers.removeValue(forKey: token) != nil else { return }
-            if queue.count > 2 * sleepers.count + 64 { queue.rebuild(sleepers.values.map { ($0.deadline, $0.id) }) }
-        }
+    /// Cancels a timer from ``schedule(at:_:)`` that has not fired yet (its action does not run).
+    internal func cancelWake(_ timer: Timer) {
+        lock.lock()
+        _ = takeWake(timer)
+        lock.unlock()
+    }
+
+    private enum Registration {
+        case registered((@Sendable () -> Void)?)
+        case due
+        case cancelled
+    }
+
+    private func register(_ timer: Timer, _ wake: Wake) -> Registration {
+        lock.lock()
+        defer { lock.unlock() }
+        if timer.cancelled { return .cancelled }
+        if timer.deadline <= current { return .due }
+        nextOrder += 1
+        timer.wake = wake
+        queue.push(HeapEntry(deadline: timer.deadline, order: nextOrder, timer: timer))
+        live += 1
+        return .registered(onSleep)
+    }
+
+    /// Takes the wake of a timer that has neither fired nor been cancelled; lock held.
+    private func takeWake(_ timer: Timer) -> Wake? {
+        guard let wake = timer.wake else { return nil }
+        timer.wake = nil
+        live -= 1
+        // Keep the entries of cancelled timers left in the heap bounded.
+        if queue.count > 2 * live + 64 { queue.removeAll { $0.timer.wake == nil } }
+        return wake
     }
 
     /// Moves time forward by `duration`, waking every sleeper whose deadline has come.
@@ -138,16 +177,19 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     /// Moves time forward to `instant` (never backwards), waking every sleeper whose deadline has
     /// come, earliest first.
     public func advance(to instant: VirtualInstant) {
-        let due: [Sleeper] = locked {
-            if instant > current { current = instant }
-            var ready: [Sleeper] = []
-            while let next = queue.top, next.deadline <= current {
-                queue.pop()
-                if let sleeper = sleepers.removeValue(forKey: next.id) { ready.append(sleeper) }
+        lock.lock()
+        if instant > current { current = instant }
+        var due: [Wake] = []
+        while let top = queue.top, top.deadline <= current {
+            queue.pop()
+            if let wake = top.timer.wake {
+                top.timer.wake = nil
+                live -= 1
+                due.append(wake)
             }
-            return ready
         }
-        for sleeper in due { sleeper.wake.resume() }
+        lock.unlock()
+        for wake in due { wake.resume() }
     }
 
     /// Wakes only the sleepers of the earliest deadline (moving time to it); returns false when
@@ -155,62 +197,83 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     /// before the next deadline's sleepers wake.
     @discardableResult
     public func advanceToNextDeadline() -> Bool {
-        let due: [Sleeper]? = locked {
-            guard let next = earliest()?.deadline else { return nil }
-            if next > current { current = next }
-            var ready: [Sleeper] = []
-            while let entry = queue.top, entry.deadline == next {
-                queue.pop()
-                if let sleeper = sleepers.removeValue(forKey: entry.id) { ready.append(sleeper) }
-            }
-            return ready
+        lock.lock()
+        dropCancelledTop()
+        guard let next = queue.top?.deadline else {
+            lock.unlock()
+            return false
         }
-        guard let due else { return false }
-        for sleeper in due { sleeper.wake.resume() }
+        if next > current { current = next }
+        // Most deadlines wake one timer: keep it out of an array.
+        var first: Wake?
+        var more: [Wake] = []
+        while let top = queue.top, top.deadline == next {
+            queue.pop()
+            guard let wake = top.timer.wake else { continue }
+            top.timer.wake = nil
+            live -= 1
+            if first == nil { first = wake } else { more.append(wake) }
+        }
+        lock.unlock()
+        first?.resume()
+        for wake in more { wake.resume() }
         return true
     }
 
-    /// The earliest live sleeper's queue entry, dropping entries of cancelled ones. Lock held.
-    private func earliest() -> (deadline: VirtualInstant, id: UInt64)? {
-        while let top = queue.top {
-            if sleepers[top.id] != nil { return top }
-            queue.pop()
-        }
-        return nil
-    }
-
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    /// Pops entries of cancelled timers off the top. Lock held.
+    private func dropCancelledTop() {
+        while let top = queue.top, top.timer.wake == nil { queue.pop() }
     }
 }
 
-/// A binary min-heap of (deadline, id), ordered by deadline then id.
-private struct SleeperHeap {
-    private var entries: [(deadline: VirtualInstant, id: UInt64)] = []
+/// A heap entry: a timer and its ordering key, kept beside the reference so comparisons do not
+/// chase it.
+private struct HeapEntry {
+    /// The deadline as whole seconds and attoseconds (integer comparisons are much cheaper
+    /// than `Duration`'s), then the registration order.
+    let seconds: Int64
+    let attoseconds: Int64
+    let order: UInt64
+    let timer: VirtualClock.Timer
 
-    var top: (deadline: VirtualInstant, id: UInt64)? { entries.first }
+    init(deadline: VirtualInstant, order: UInt64, timer: VirtualClock.Timer) {
+        (seconds, attoseconds) = deadline.sinceStart.components
+        self.order = order
+        self.timer = timer
+    }
+
+    var deadline: VirtualInstant { timer.deadline }
+
+    static func < (a: HeapEntry, b: HeapEntry) -> Bool {
+        if a.seconds != b.seconds { return a.seconds < b.seconds }
+        if a.attoseconds != b.attoseconds { return a.attoseconds < b.attoseconds }
+        return a.order < b.order
+    }
+}
+
+/// A binary min-heap of timers, ordered by deadline then registration order.
+private struct TimerHeap {
+    private var entries: [HeapEntry] = []
+
+    var top: HeapEntry? { entries.first }
     var count: Int { entries.count }
 
-    /// Replaces the contents with `items`.
-    mutating func rebuild(_ items: [(VirtualInstant, UInt64)]) {
-        entries = []
-        for (deadline, id) in items { push(deadline: deadline, id: id) }
+    /// Drops the entries matching `shouldRemove`; what is left, sorted, is again a heap.
+    mutating func removeAll(where shouldRemove: (HeapEntry) -> Bool) {
+        entries.removeAll(where: shouldRemove)
+        entries.sort(by: <)
     }
 
-    private static func less(_ a: (deadline: VirtualInstant, id: UInt64), _ b: (deadline: VirtualInstant, id: UInt64)) -> Bool {
-        a.deadline < b.deadline || (a.deadline == b.deadline && a.id < b.id)
-    }
-
-    mutating func push(deadline: VirtualInstant, id: UInt64) {
-        entries.append((deadline, id))
-        var child = entries.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard Self.less(entries[child], entries[parent]) else { break }
-            entries.swapAt(child, parent)
-            child = parent
+    mutating func push(_ entry: HeapEntry) {
+        entries.append(entry)
+        entries.withUnsafeMutableBufferPointer { heap in
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard heap[child] < heap[parent] else { break }
+                heap.swapAt(child, parent)
+                child = parent
+            }
         }
     }
 
@@ -218,16 +281,19 @@ private struct SleeperHeap {
         guard !entries.isEmpty else { return }
         entries.swapAt(0, entries.count - 1)
         entries.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < entries.count, Self.less(entries[left], entries[smallest]) { smallest = left }
-            if right < entries.count, Self.less(entries[right], entries[smallest]) { smallest = right }
-            guard smallest != parent else { return }
-            entries.swapAt(parent, smallest)
-            parent = smallest
+        entries.withUnsafeMutableBufferPointer { heap in
+            var parent = 0
+            let count = heap.count
+            while true {
+                let left = 2 * parent + 1
+                let right = left + 1
+                var smallest = parent
+                if left < count, heap[left] < heap[smallest] { smallest = left }
+                if right < count, heap[right] < heap[smallest] { smallest = right }
+                guard smallest != parent else { return }
+                heap.swapAt(parent, smallest)
+                parent = smallest
+            }
         }
     }
 }

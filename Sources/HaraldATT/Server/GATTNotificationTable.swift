@@ -1,0 +1,99 @@
+import Foundation
+
+/// What ``GATTServer/notify(handle:value:to:)`` needs, readable without entering the server's
+/// actor: for each connection its bearer, its ATT_MTU and the CCCDs that have notifications on,
+/// plus the notifications sent (merged into the server's counters when they are read).
+///
+/// The actor writes it whenever one of those changes (attach, MTU exchange, CCCD write, close),
+/// so a notifying task — a peripheral's script — sends without an executor hop into the actor
+/// and back out.
+final class GATTNotificationTable: @unchecked Sendable {
+    // @unchecked Sendable: `entries` (and the fields of every `Entry`, reached through it or a
+    // `Target`), `sentTotal` and `bytesTotal` are only touched with `lock`
+    // held; no code runs under the lock but dictionary updates.
+    struct Target {
+        let connection: GATTConnectionID
+        let bearer: any ATTBearer
+        let mtu: Int
+        fileprivate let entry: Entry
+    }
+
+    /// One connection's state; a class so a lookup copies nothing. Guarded by the table's lock.
+    fileprivate final class Entry {
+        let bearer: any ATTBearer
+        var mtu = ATT.defaultMTU
+        /// CCCD handles whose notifications bit is set.
+        var enabled: Set<UInt16> = []
+        var sent = 0
+        var bytes = 0
+
+        init(bearer: any ATTBearer) { self.bearer = bearer }
+    }
+
+    private let lock = NSLock()
+    private var entries: [GATTConnectionID: Entry] = [:]
+    private var sentTotal = 0
+    private var bytesTotal = 0
+
+    func add(_ connection: GATTConnectionID, bearer: any ATTBearer) {
+        lock.lock()
+        entries[connection] = Entry(bearer: bearer)
+        lock.unlock()
+    }
+
+    func remove(_ connection: GATTConnectionID) {
+        lock.lock()
+        entries[connection] = nil
+        lock.unlock()
+    }
+
+    func setMTU(_ mtu: Int, for connection: GATTConnectionID) {
+        lock.lock()
+        entries[connection]?.mtu = mtu
+        lock.unlock()
+    }
+
+    func setNotifications(_ enabled: Bool, cccd: UInt16, for connection: GATTConnectionID) {
+        lock.lock()
+        if enabled { entries[connection]?.enabled.insert(cccd) } else { entries[connection]?.enabled.remove(cccd) }
+        lock.unlock()
+    }
+
+    /// The connection, if it has notifications on for `cccd`.
+    func target(_ connection: GATTConnectionID, cccd: UInt16) -> Target? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let entry = entries[connection], entry.enabled.contains(cccd) else { return nil }
+        return Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu, entry: entry)
+    }
+
+    /// Every connection with notifications on for `cccd`, in connection order.
+    func targets(cccd: UInt16) -> [Target] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.filter { $0.value.enabled.contains(cccd) }
+            .sorted { $0.key.rawValue < $1.key.rawValue }
+            .map { Target(connection: $0.key, bearer: $0.value.bearer, mtu: $0.value.mtu, entry: $0.value) }
+    }
+
+    /// Counts a Handle Value Notification of `length` bytes sent to `target`.
+    func countSent(_ length: Int, to target: Target) {
+        lock.lock()
+        target.entry.sent += 1
+        target.entry.bytes += length
+        sentTotal += 1
+        bytesTotal += length
+        lock.unlock()
+    }
+
+    /// `counters` with the notifications sent on `connection` (every connection when nil) added.
+    func adding(to counters: ATTCounters, connection: GATTConnectionID? = nil) -> ATTCounters {
+        lock.lock()
+        let (sent, bytes) = connection.map { (entries[$0]?.sent ?? 0, entries[$0]?.bytes ?? 0) } ?? (sentTotal, bytesTotal)
+        lock.unlock()
+        var result = counters
+        if sent > 0 { result.pdusSent[.handleValueNotification, default: 0] += sent }
+        result.bytesSent += bytes
+        return result
+    }
+}
