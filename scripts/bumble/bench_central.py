@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import json
 import logging
+import resource
 import struct
 import sys
 import time
@@ -43,16 +44,22 @@ async def session(device, address, stream_uuid, wanted):
     steps = {}
     last = {}
 
-    cpu = {"start": 0.0}
+    cpu = {"start": 0.0, "switches": 0}
+
+    def context_switches():
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_nvcsw + usage.ru_nivcsw
 
     def begin():
         cpu["start"] = time.process_time()
+        cpu["switches"] = context_switches()
         return time.perf_counter()
 
     def step(name, start):
         elapsed, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu["start"]
         delta = {key: value - last.get(key, 0) for key, value in counts.items() if value - last.get(key, 0)}
-        steps[name] = {"seconds": elapsed, "cpuSeconds": cpu_seconds, "attRequests": sum(delta.values()), "attRequestsByOpcode": delta}
+        steps[name] = {"seconds": elapsed, "cpuSeconds": cpu_seconds, "contextSwitches": context_switches() - cpu["switches"],
+                       "attRequests": sum(delta.values()), "attRequestsByOpcode": delta}
         last.clear()
         last.update(counts)
 
