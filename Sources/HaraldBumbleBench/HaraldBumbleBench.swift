@@ -51,13 +51,16 @@ func requests(_ counters: ATTCounters) -> [UInt8: Int] {
 
 struct StepResult {
     var seconds: Double
+    /// CLOCK_MONOTONIC seconds at the step's start and end (the clock the peer stamps with).
+    var startedAt = 0.0
+    var endedAt = 0.0
     var cpuSeconds: Double
     var contextSwitches: Int
     var requests: [UInt8: Int]
 
     var json: [String: Any] {
         [
-            "seconds": seconds, "cpuSeconds": cpuSeconds, "contextSwitches": contextSwitches, "attRequests": requests.values.reduce(0, +),
+            "seconds": seconds, "startedAt": startedAt, "endedAt": endedAt, "cpuSeconds": cpuSeconds, "contextSwitches": contextSwitches, "attRequests": requests.values.reduce(0, +),
             "attRequestsByOpcode": Dictionary(uniqueKeysWithValues: requests.map { (String(format: "0x%02X", $0.key), $0.value) }),
         ]
     }
@@ -77,6 +80,14 @@ func arguments() -> [String: String] {
 func processCPUSeconds() -> Double {
     var time = timespec()
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// CLOCK_MONOTONIC in seconds: the clock Python's time.monotonic() reads, to line the step up
+/// with the peer's timestamps.
+func monotonicSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
@@ -159,6 +170,7 @@ struct HaraldBumbleBench {
             start = clock.now
             cpu = processCPUSeconds()
             switches = processContextSwitches()
+            let startedAt = monotonicSeconds()
             let subscription = try await connection.subscribe(stream, as: [UInt8].self, buffering: .oldest(wanted + 64))
             var received = 0
             var outOfOrder = 0
@@ -168,7 +180,10 @@ struct HaraldBumbleBench {
                 received += 1
                 if received == wanted { break }
             }
+            let endedAt = monotonicSeconds()
             step("notifications", start, await gatt.client.counters)
+            steps["notifications"]?.startedAt = startedAt
+            steps["notifications"]?.endedAt = endedAt
             let dropped = await gatt.client.counters.droppedValues
             await connection.disconnect()
 
@@ -179,8 +194,9 @@ struct HaraldBumbleBench {
                 "notificationsReceived": received, "notificationsOutOfOrder": outOfOrder, "notificationsDropped": dropped,
                 "mtu": await gatt.client.mtu,
             ])
-            // Let the peer notice the disconnection and advertise again.
-            try await clock.sleep(for: .milliseconds(300))
+            // Let the peer notice the disconnection and advertise again; the random part samples
+            // every phase of its 20 ms advertising interval, which the next connect step waits for.
+            try await clock.sleep(for: .milliseconds(300) + .microseconds(Int.random(in: 0..<20_000)))
         }
         await backend.inner.close()
         let report: [String: Any] = ["central": "harald", "iterations": runs]

@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import json
 import logging
+import random
 import resource
 import struct
 import sys
@@ -101,9 +102,12 @@ async def session(device, address, stream_uuid, wanted):
             done.set_result(None)
 
     start = begin()
+    started_at = time.monotonic()
     await peer.subscribe(stream, on_value)
     await asyncio.wait_for(done, 60)
+    ended_at = time.monotonic()
     step("notifications", start)
+    steps["notifications"]["startedAt"], steps["notifications"]["endedAt"] = started_at, ended_at
 
     disconnected = asyncio.get_running_loop().create_future()
     connection.on("disconnection", lambda reason: disconnected.done() or disconnected.set_result(reason))
@@ -132,7 +136,9 @@ async def main():
         runs = []
         for _ in range(args.iterations):
             runs.append(await session(device, args.address, args.stream, args.notifications))
-            await asyncio.sleep(0.3)  # let the peer advertise again
+            # Let the peer advertise again; the random part samples every phase of its
+            # advertising interval, which the next connect step waits for.
+            await asyncio.sleep(0.3 + random.uniform(0, 0.02))
     json.dump({"central": "bumble", "iterations": runs}, sys.stdout, sort_keys=True)
     print()
 

@@ -14,6 +14,7 @@ counts already show). Prints one JSON document on stdout, with --iterations sess
 """
 import argparse
 import json
+import random
 import socket
 import struct
 import sys
@@ -88,13 +89,18 @@ def session(central, peer, cccd, wanted):
     if complete[3] != 0:
         raise RuntimeError(f"connection failed: 0x{complete[3]:02x}")
     handle = struct.unpack_from("<H", complete, 4)[0] & 0x0FFF
+    connected = time.perf_counter()
     central.send_att(handle, struct.pack("<BH", 0x02, 517))
     for kind, payload in central.packets():
         if kind == ACL and payload[8] == 0x03:
             break
-    steps["connect"] = {"seconds": time.perf_counter() - start}
+    end = time.perf_counter()
+    # The MTU exchange alone is one ATT round trip through both controllers and the peer's host:
+    # the floor of every request a central sends.
+    steps["connect"] = {"seconds": end - start, "linkSeconds": connected - start, "attRoundTripSeconds": end - connected}
 
     start = time.perf_counter()
+    started_at = time.monotonic()
     central.send_att(handle, struct.pack("<BHH", 0x12, cccd, 0x0001))
     received = out_of_order = 0
     for kind, payload in central.packets():
@@ -105,7 +111,7 @@ def session(central, peer, cccd, wanted):
             received += 1
             if received == wanted:
                 break
-    steps["notifications"] = {"seconds": time.perf_counter() - start}
+    steps["notifications"] = {"seconds": time.perf_counter() - start, "startedAt": started_at, "endedAt": time.monotonic()}
 
     central.command(0x0406, struct.pack("<HB", handle, 0x13))
     central.wait_event(lambda p: p[0] == 0x05)
@@ -130,7 +136,9 @@ def main():
     runs = []
     for _ in range(args.iterations):
         runs.append(session(central, args.address, args.cccd, args.notifications))
-        time.sleep(0.3)  # let the peer advertise again, as the centrals do
+        # Let the peer advertise again, as the centrals do; the random part samples every phase
+        # of its advertising interval, which the connect step waits for.
+        time.sleep(0.3 + random.uniform(0, 0.02))
     json.dump({"central": "floor", "iterations": runs}, sys.stdout, sort_keys=True)
     print()
 

@@ -96,24 +96,25 @@ def build(device, notify_count, controllers_pid=None):
                 # control allows, without an unbounded backlog in the host.
                 while queue.pending >= queue.max_in_flight:
                     flow.clear()
-                    paused = time.perf_counter()
+                    paused = time.monotonic()
                     await flow.wait()
                     waits += 1
-                    waited += time.perf_counter() - paused
+                    waited += time.monotonic() - paused
                 connection.send_l2cap_pdu(0x0004, pdu)
-            handed = time.perf_counter() - started
+            handed = time.monotonic() - started
             # The controller reports each packet complete once it has taken it onto the link.
             while queue.pending > 0:
                 flow.clear()
                 await flow.wait()
-            drained = time.perf_counter() - started
+            drained = time.monotonic() - started
             print(f"NOTIFIED {notify_count}", flush=True)
-            # Timing of the burst, as the peer sees it (read by ../bench-bumble): from the CCCD
-            # write's arrival to the last notification handed to the controller, to the last
+            # Timing of the burst, as the peer sees it (read by ../bench-bumble): when the CCCD
+            # write arrived (CLOCK_MONOTONIC seconds, the clock the centrals stamp their steps
+            # with), and from then to the last notification handed to the controller, to the last
             # one taken by the controller (Number Of Completed Packets), the waits for ACL flow
             # control, and CPU seconds of this process and of the controllers' process.
             controllers_cpu = process_cpu_seconds(controllers_pid) - controllers_started if controllers_pid else -1.0
-            print(f"BURST central={connection.peer_address} count={notify_count} handedSeconds={handed:.6f} "
+            print(f"BURST central={connection.peer_address} count={notify_count} startedAt={started:.6f} handedSeconds={handed:.6f} "
                   f"drainedSeconds={drained:.6f} flowWaits={waits} flowWaitSeconds={waited:.6f} "
                   f"cpuSeconds={time.process_time() - cpu_started:.6f} controllersCPUSeconds={controllers_cpu:.6f}",
                   flush=True)
@@ -127,7 +128,7 @@ def build(device, notify_count, controllers_pid=None):
         if task is not None:
             task.cancel()
         if notify:
-            started, cpu_started = time.perf_counter(), time.process_time()
+            started, cpu_started = time.monotonic(), time.process_time()
             controllers_started = process_cpu_seconds(controllers_pid) if controllers_pid else 0.0
             streams[connection] = asyncio.ensure_future(notify_burst(connection, started, cpu_started, controllers_started))
 
