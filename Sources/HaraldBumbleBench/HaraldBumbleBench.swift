@@ -144,9 +144,13 @@ struct HaraldBumbleBench {
             var start = clock.now
             cpu = processCPUSeconds()
             switches = processContextSwitches()
+            let connectStartedAt = monotonicSeconds()
             let connection = try await central.connect(to: PeripheralIdentifier(address: address), timeout: .seconds(20))
+            let connectEndedAt = monotonicSeconds()
             guard let gatt = backend.latest else { fatalError("the HCI backend did not return a GATT connection") }
             step("connect", start, await gatt.client.counters)
+            steps["connect"]?.startedAt = connectStartedAt
+            steps["connect"]?.endedAt = connectEndedAt
 
             start = clock.now
             cpu = processCPUSeconds()

@@ -3,6 +3,10 @@ import Testing
 
 @testable import HaraldHCI
 
+enum RawBytes {
+    static func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
+}
+
 /// Data Length Extension and PHY update on a new link (Bumble's virtual controller refuses both,
 /// so the fake controller stands in for a real one here).
 @Suite("Host: data length and PHY of a new link")
@@ -12,8 +16,15 @@ struct HostLinkParameterTests {
     static let features: UInt64 = 1 << 5 | 1 << 8
 
     /// A started host with one connection (handle 0x0040) on a controller with `features`.
-    static func connected(features: UInt64, preferredPHY: UInt8? = nil) async throws -> (FakeController, HCIHost, LEConnection) {
+    static func connected(features: UInt64, maximumTxOctets: UInt16 = 251, preferredPHY: UInt8? = nil) async throws
+        -> (FakeController, HCIHost, LEConnection)
+    {
         let controller = FakeController(leFeatures: features)
+        controller.answer { command in
+            guard command.opcode == .leReadMaximumDataLength else { return controller.standardAnswer(command) }
+            // supported max TX octets and time, RX octets and time
+            return [FakeController.complete(command.opcode, [0x00] + RawBytes.le16(maximumTxOctets) + bytes("4808 fb00 4808"))]
+        }
         var configuration = HCIHost.Configuration()
         configuration.preferredPHY = preferredPHY
         let host = HCIHost(transport: controller, clock: ManualClock(), configuration: configuration)
@@ -46,6 +57,15 @@ struct HostLinkParameterTests {
         let (controller, host, _) = try await Self.connected(features: 0)
         try await Self.drain(host)
         #expect(!controller.sentCommands.contains { $0.opcode == .leSetDataLength })
+        await host.close()
+    }
+
+    @Test func newLinkLeavesTheDataLengthAloneWhenTheControllerSendsNoMoreThan27Bytes() async throws {
+        let (controller, host, _) = try await Self.connected(features: Self.features, maximumTxOctets: 27)
+        try await Self.drain(host)
+        #expect(await host.controller?.supportedMaxTxOctets == 27)
+        #expect(!controller.sentCommands.contains { $0.opcode == .leSetDataLength })
+        #expect(!controller.sentCommands.contains { $0.opcode == .leWriteSuggestedDefaultDataLength })
         await host.close()
     }
 

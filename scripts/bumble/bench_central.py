@@ -65,11 +65,14 @@ async def session(device, address, stream_uuid, wanted):
         last.update(counts)
 
     start = begin()
+    started_at = time.monotonic()
     connection = await device.connect(hci.Address(address), timeout=20)
     count_requests(connection.gatt_client, counts)
     peer = Peer(connection)
     mtu = await peer.request_mtu(517)
+    ended_at = time.monotonic()
     step("connect", start)
+    steps["connect"]["startedAt"], steps["connect"]["endedAt"] = started_at, ended_at
 
     start = begin()
     await peer.discover_services()

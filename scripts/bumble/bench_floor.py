@@ -82,6 +82,7 @@ def address_bytes(text):
 def session(central, peer, cccd, wanted):
     steps = {}
     start = time.perf_counter()
+    started_at = time.monotonic()
     # LE Create Connection: scan 0x60/0x60, no filter, peer random, own random, interval 0x18.
     central.command(0x200D, struct.pack("<HHBB6sBHHHHHH", 0x60, 0x60, 0, 1, address_bytes(peer), 1,
                                         0x18, 0x18, 0, 0x48, 0, 0))
@@ -97,7 +98,8 @@ def session(central, peer, cccd, wanted):
     end = time.perf_counter()
     # The MTU exchange alone is one ATT round trip through both controllers and the peer's host:
     # the floor of every request a central sends.
-    steps["connect"] = {"seconds": end - start, "linkSeconds": connected - start, "attRoundTripSeconds": end - connected}
+    steps["connect"] = {"seconds": end - start, "linkSeconds": connected - start, "attRoundTripSeconds": end - connected,
+                        "startedAt": started_at, "endedAt": time.monotonic()}
 
     start = time.perf_counter()
     started_at = time.monotonic()

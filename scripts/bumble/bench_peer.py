@@ -151,7 +151,10 @@ async def main():
     async with await open_transport(args.transport) as transport:
         device = Device.with_hci("bench", hci.Address(args.address), transport.source, transport.sink)
         advertising = build(device, args.notify_count, args.controllers_pid)
-        device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
+        # "at": CLOCK_MONOTONIC seconds when the link came up (LE Connection Complete on this side,
+        # sent by the linked controllers together with the central's), for ../bench-bumble.
+        device.on("connection", lambda connection: print(
+            f"CONNECTED {connection.peer_address} at={time.monotonic():.6f}", flush=True))
         device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
         await device.power_on()
         own = hci.OwnAddressType.PUBLIC if args.public else hci.OwnAddressType.RANDOM

@@ -123,7 +123,7 @@ extension HCIHost {
     func configureNewConnection(_ connection: LEConnection) {
         guard let controller, connection.disconnectReason == nil else { return }
         let handle = connection.handle
-        let dataLength = configuration.requestDataLengthExtension && controller.supports(.dataLengthExtension)
+        let dataLength = configuration.requestDataLengthExtension && controller.canExtendDataLength
         let phy = configuration.preferredPHY.flatMap { phy in phy == 0x02 && !controller.supports(.le2MPHY) ? nil : phy }
         guard dataLength || phy != nil else { return }
         Task {
