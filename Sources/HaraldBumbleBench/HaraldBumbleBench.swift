@@ -51,12 +51,16 @@ func requests(_ counters: ATTCounters) -> [UInt8: Int] {
 
 struct StepResult {
     var seconds: Double
+    /// CLOCK_MONOTONIC seconds at the step's start and end (the clock the peer stamps with).
+    var startedAt = 0.0
+    var endedAt = 0.0
     var cpuSeconds: Double
+    var contextSwitches: Int
     var requests: [UInt8: Int]
 
     var json: [String: Any] {
         [
-            "seconds": seconds, "cpuSeconds": cpuSeconds, "attRequests": requests.values.reduce(0, +),
+            "seconds": seconds, "startedAt": startedAt, "endedAt": endedAt, "cpuSeconds": cpuSeconds, "contextSwitches": contextSwitches, "attRequests": requests.values.reduce(0, +),
             "attRequestsByOpcode": Dictionary(uniqueKeysWithValues: requests.map { (String(format: "0x%02X", $0.key), $0.value) }),
         ]
     }
@@ -77,6 +81,22 @@ func processCPUSeconds() -> Double {
     var time = timespec()
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// CLOCK_MONOTONIC in seconds: the clock Python's time.monotonic() reads, to line the step up
+/// with the peer's timestamps.
+func monotonicSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// Context switches of this process so far, voluntary (a thread went to sleep) plus involuntary
+/// (a thread was preempted), over every thread.
+func processContextSwitches() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_nvcsw + usage.ru_nivcsw
 }
 
 func seconds(_ duration: Duration) -> Double {
@@ -108,24 +128,33 @@ struct HaraldBumbleBench {
             var steps: [String: StepResult] = [:]
             var last = ATTCounters()
             var cpu = processCPUSeconds()
+            var switches = processContextSwitches()
             func step(_ name: String, _ start: ContinuousClock.Instant, _ counters: ATTCounters) {
                 let elapsed = seconds(clock.now - start)
                 let cpuNow = processCPUSeconds()
                 var delta = requests(counters)
                 for (opcode, count) in requests(last) { delta[opcode, default: 0] -= count }
-                steps[name] = StepResult(seconds: elapsed, cpuSeconds: cpuNow - cpu, requests: delta.filter { $0.value != 0 })
+                steps[name] = StepResult(seconds: elapsed, cpuSeconds: cpuNow - cpu, contextSwitches: processContextSwitches() - switches,
+                                         requests: delta.filter { $0.value != 0 })
                 last = counters
                 cpu = processCPUSeconds()
+                switches = processContextSwitches()
             }
 
             var start = clock.now
             cpu = processCPUSeconds()
+            switches = processContextSwitches()
+            let connectStartedAt = monotonicSeconds()
             let connection = try await central.connect(to: PeripheralIdentifier(address: address), timeout: .seconds(20))
+            let connectEndedAt = monotonicSeconds()
             guard let gatt = backend.latest else { fatalError("the HCI backend did not return a GATT connection") }
             step("connect", start, await gatt.client.counters)
+            steps["connect"]?.startedAt = connectStartedAt
+            steps["connect"]?.endedAt = connectEndedAt
 
             start = clock.now
             cpu = processCPUSeconds()
+            switches = processContextSwitches()
             // Services, then every characteristic in one sweep, then every descriptor in one sweep.
             let characteristics = try await connection.discoverAll().flatMap(\.characteristics)
             let descriptorCount = try await connection.discoverDescriptors(ofAll: characteristics).reduce(0) { $0 + $1.count }
@@ -133,6 +162,7 @@ struct HaraldBumbleBench {
 
             start = clock.now
             cpu = processCPUSeconds()
+            switches = processContextSwitches()
             // Every readable value in Read Multiple Variable batches.
             var bytesRead = 0
             for value in try await connection.readRawValues(of: characteristics.filter { $0.properties.contains(.read) }) {
@@ -143,6 +173,8 @@ struct HaraldBumbleBench {
             guard let stream = characteristics.first(where: { $0.uuid == streamUUID }) else { fatalError("no \(streamUUID) on the peer") }
             start = clock.now
             cpu = processCPUSeconds()
+            switches = processContextSwitches()
+            let startedAt = monotonicSeconds()
             let subscription = try await connection.subscribe(stream, as: [UInt8].self, buffering: .oldest(wanted + 64))
             var received = 0
             var outOfOrder = 0
@@ -152,7 +184,10 @@ struct HaraldBumbleBench {
                 received += 1
                 if received == wanted { break }
             }
+            let endedAt = monotonicSeconds()
             step("notifications", start, await gatt.client.counters)
+            steps["notifications"]?.startedAt = startedAt
+            steps["notifications"]?.endedAt = endedAt
             let dropped = await gatt.client.counters.droppedValues
             await connection.disconnect()
 
@@ -163,8 +198,9 @@ struct HaraldBumbleBench {
                 "notificationsReceived": received, "notificationsOutOfOrder": outOfOrder, "notificationsDropped": dropped,
                 "mtu": await gatt.client.mtu,
             ])
-            // Let the peer notice the disconnection and advertise again.
-            try await clock.sleep(for: .milliseconds(300))
+            // Let the peer notice the disconnection and advertise again; the random part samples
+            // every phase of its 20 ms advertising interval, which the next connect step waits for.
+            try await clock.sleep(for: .milliseconds(300) + .microseconds(Int.random(in: 0..<20_000)))
         }
         await backend.inner.close()
         let report: [String: Any] = ["central": "harald", "iterations": runs]

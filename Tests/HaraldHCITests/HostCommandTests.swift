@@ -13,7 +13,8 @@ struct HostCommandTests {
         let info = try await host.start()
         #expect(controller.sentCommands.map(\.opcode) == [
             .reset, .readLocalSupportedCommands, .readLocalSupportedFeatures, .readBDADDR, .leReadLocalSupportedFeatures,
-            .leReadBufferSize, .setEventMask, .leSetEventMask, .leSetRandomAddress, .leWriteSuggestedDefaultDataLength,
+            .leReadBufferSize, .setEventMask, .leSetEventMask, .leSetRandomAddress, .leReadMaximumDataLength,
+            .leWriteSuggestedDefaultDataLength,
         ])
         #expect(controller.sent.first?.h4Bytes == bytes("01030c00"))
         #expect(controller.sentCommands.first { $0.opcode == .leSetRandomAddress }?.parameters == bytes("d100000000c0"))

@@ -16,6 +16,8 @@ import argparse
 import asyncio
 import json
 import logging
+import random
+import resource
 import struct
 import sys
 import time
@@ -43,25 +45,34 @@ async def session(device, address, stream_uuid, wanted):
     steps = {}
     last = {}
 
-    cpu = {"start": 0.0}
+    cpu = {"start": 0.0, "switches": 0}
+
+    def context_switches():
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_nvcsw + usage.ru_nivcsw
 
     def begin():
         cpu["start"] = time.process_time()
+        cpu["switches"] = context_switches()
         return time.perf_counter()
 
     def step(name, start):
         elapsed, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu["start"]
         delta = {key: value - last.get(key, 0) for key, value in counts.items() if value - last.get(key, 0)}
-        steps[name] = {"seconds": elapsed, "cpuSeconds": cpu_seconds, "attRequests": sum(delta.values()), "attRequestsByOpcode": delta}
+        steps[name] = {"seconds": elapsed, "cpuSeconds": cpu_seconds, "contextSwitches": context_switches() - cpu["switches"],
+                       "attRequests": sum(delta.values()), "attRequestsByOpcode": delta}
         last.clear()
         last.update(counts)
 
     start = begin()
+    started_at = time.monotonic()
     connection = await device.connect(hci.Address(address), timeout=20)
     count_requests(connection.gatt_client, counts)
     peer = Peer(connection)
     mtu = await peer.request_mtu(517)
+    ended_at = time.monotonic()
     step("connect", start)
+    steps["connect"]["startedAt"], steps["connect"]["endedAt"] = started_at, ended_at
 
     start = begin()
     await peer.discover_services()
@@ -94,9 +105,12 @@ async def session(device, address, stream_uuid, wanted):
             done.set_result(None)
 
     start = begin()
+    started_at = time.monotonic()
     await peer.subscribe(stream, on_value)
     await asyncio.wait_for(done, 60)
+    ended_at = time.monotonic()
     step("notifications", start)
+    steps["notifications"]["startedAt"], steps["notifications"]["endedAt"] = started_at, ended_at
 
     disconnected = asyncio.get_running_loop().create_future()
     connection.on("disconnection", lambda reason: disconnected.done() or disconnected.set_result(reason))
@@ -125,7 +139,9 @@ async def main():
         runs = []
         for _ in range(args.iterations):
             runs.append(await session(device, args.address, args.stream, args.notifications))
-            await asyncio.sleep(0.3)  # let the peer advertise again
+            # Let the peer advertise again; the random part samples every phase of its
+            # advertising interval, which the next connect step waits for.
+            await asyncio.sleep(0.3 + random.uniform(0, 0.02))
     json.dump({"central": "bumble", "iterations": runs}, sys.stdout, sort_keys=True)
     print()
 

@@ -12,17 +12,21 @@ Device Information 0x180A, control 0xFFF0) plus a bench service 0xFFB0:
 --public advertises with the controller's public address instead of the static random one, so
 the CLI's `--address-type public` has something to connect to.
 
-Prints "READY <address> <public|random>" once advertising, then serves until killed.
+Prints "READY <address> <public|random>" once advertising, then serves until killed; after each
+burst, one "BURST central=... handedSeconds=... drainedSeconds=... flowWaits=... flowWaitSeconds=...
+cpuSeconds=... controllersCPUSeconds=..." line timing it from the peer's side (see notify_burst).
 """
 import argparse
 import asyncio
 import logging
+import os
 import struct
 import sys
+import time
 
 from bumble import hci
 from bumble.device import Device
-from bumble.gatt import Characteristic, CharacteristicValue, Service
+from bumble.gatt import GATT_CLIENT_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR as GATT_CCCD, Characteristic, CharacteristicValue, Service
 from bumble.transport import open_transport
 
 import peer  # same directory: reuse the hr database and the advertising helpers
@@ -32,7 +36,16 @@ BENCH_STREAM = "FFB1"
 BENCH_SINK = "FFB2"
 
 
-def build(device, notify_count):
+def process_cpu_seconds(pid):
+    """CPU seconds a (single-threaded) process has run, from Linux's /proc/PID/schedstat
+    (nanoseconds, unlike the 10 ms ticks of /proc/PID/stat), or -1 when unreadable."""
+    try:
+        return int(open(f"/proc/{pid}/schedstat").read().split()[0]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return -1.0
+
+
+def build(device, notify_count, controllers_pid=None):
     peer.build("hr", device)  # the hr services; its 50 ms heart-rate task is not started
     device.name = "Harald-BN"
     stream = Characteristic(BENCH_STREAM, Characteristic.Properties.NOTIFY, peer.READABLE, bytes(20))
@@ -67,7 +80,7 @@ def build(device, notify_count):
 
     streams = {}
 
-    async def notify_burst(connection):
+    async def notify_burst(connection, started, cpu_started, controllers_started):
         queue = device.host.le_acl_packet_queue
         flow = asyncio.Event()
         queue.on("flow", flow.set)
@@ -76,15 +89,35 @@ def build(device, notify_count):
         prefix = bytes([0x1B]) + struct.pack("<H", stream.handle)
         filler = bytes(range(16))
         pdus = [prefix + struct.pack("<I", sequence) + filler for sequence in range(notify_count)]
+        waits, waited = 0, 0.0
         try:
             for pdu in pdus:
                 # Keep no more packets queued than the controller takes at once: as fast as flow
                 # control allows, without an unbounded backlog in the host.
                 while queue.pending >= queue.max_in_flight:
                     flow.clear()
+                    paused = time.monotonic()
                     await flow.wait()
+                    waits += 1
+                    waited += time.monotonic() - paused
                 connection.send_l2cap_pdu(0x0004, pdu)
+            handed = time.monotonic() - started
+            # The controller reports each packet complete once it has taken it onto the link.
+            while queue.pending > 0:
+                flow.clear()
+                await flow.wait()
+            drained = time.monotonic() - started
             print(f"NOTIFIED {notify_count}", flush=True)
+            # Timing of the burst, as the peer sees it (read by ../bench-bumble): when the CCCD
+            # write arrived (CLOCK_MONOTONIC seconds, the clock the centrals stamp their steps
+            # with), and from then to the last notification handed to the controller, to the last
+            # one taken by the controller (Number Of Completed Packets), the waits for ACL flow
+            # control, and CPU seconds of this process and of the controllers' process.
+            controllers_cpu = process_cpu_seconds(controllers_pid) - controllers_started if controllers_pid else -1.0
+            print(f"BURST central={connection.peer_address} count={notify_count} startedAt={started:.6f} handedSeconds={handed:.6f} "
+                  f"drainedSeconds={drained:.6f} flowWaits={waits} flowWaitSeconds={waited:.6f} "
+                  f"cpuSeconds={time.process_time() - cpu_started:.6f} controllersCPUSeconds={controllers_cpu:.6f}",
+                  flush=True)
         except Exception as error:  # the subscriber left mid-burst
             logging.debug("burst ended: %s", error)
         finally:
@@ -95,9 +128,12 @@ def build(device, notify_count):
         if task is not None:
             task.cancel()
         if notify:
-            streams[connection] = asyncio.ensure_future(notify_burst(connection))
+            started, cpu_started = time.monotonic(), time.process_time()
+            controllers_started = process_cpu_seconds(controllers_pid) if controllers_pid else 0.0
+            streams[connection] = asyncio.ensure_future(notify_burst(connection, started, cpu_started, controllers_started))
 
     stream.on("subscription", on_subscription)
+    device.bench_stream_handle = stream.handle
     flags = peer.ad(0x01, bytes([0x06]))
     return flags + peer.ad(0x03, peer.uuid16_list(0x180D, 0x180F, 0x180A, 0xFFB0)) + peer.ad(0x09, b"Harald-BN")
 
@@ -109,12 +145,16 @@ async def main():
     parser.add_argument("--public", action="store_true", help="advertise with the controller's public address")
     parser.add_argument("--advertising-interval", type=float, default=20, help="milliseconds between advertisements")
     parser.add_argument("--notify-count", type=int, default=1000, help="notifications per subscription")
+    parser.add_argument("--controllers-pid", type=int, help="the controllers' process, whose CPU time BURST lines report")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     async with await open_transport(args.transport) as transport:
         device = Device.with_hci("bench", hci.Address(args.address), transport.source, transport.sink)
-        advertising = build(device, args.notify_count)
-        device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
+        advertising = build(device, args.notify_count, args.controllers_pid)
+        # "at": CLOCK_MONOTONIC seconds when the link came up (LE Connection Complete on this side,
+        # sent by the linked controllers together with the central's), for ../bench-bumble.
+        device.on("connection", lambda connection: print(
+            f"CONNECTED {connection.peer_address} at={time.monotonic():.6f}", flush=True))
         device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
         await device.power_on()
         own = hci.OwnAddressType.PUBLIC if args.public else hci.OwnAddressType.RANDOM
@@ -124,6 +164,10 @@ async def main():
                                        advertising_interval_min=args.advertising_interval,
                                        advertising_interval_max=args.advertising_interval)
         address = device.public_address if args.public else device.random_address
+        # The stream's CCCD handle, for bench_floor.py (a raw-HCI central that does no discovery).
+        cccd = next(attribute.handle for attribute in device.gatt_server.attributes
+                    if attribute.handle > device.bench_stream_handle and attribute.type == GATT_CCCD)
+        print(f"STREAM cccd=0x{cccd:04X}", flush=True)
         print(f"READY {address.to_string(with_type_qualifier=False)} {'public' if args.public else 'random'}", flush=True)
         await transport.source.wait_for_termination()
 

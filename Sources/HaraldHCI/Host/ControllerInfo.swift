@@ -14,6 +14,10 @@ public struct ControllerInfo: Sendable, Hashable {
     public var aclDataLength: Int
     /// How many ACL packets the controller can buffer from the host.
     public var aclPacketCount: Int
+    /// Longest link-layer payload the controller can send, in bytes (LE Read Maximum Data Length):
+    /// 27 without Data Length Extension; 251 assumed when the controller has the feature but does
+    /// not say.
+    public var supportedMaxTxOctets = 27
 
     public init(publicAddress: BluetoothAddress, randomAddress: BluetoothAddress, leFeatures: UInt64, lmpFeatures: UInt64,
                 supportedCommands: [UInt8], aclDataLength: Int, aclPacketCount: Int) {
@@ -38,6 +42,10 @@ public struct ControllerInfo: Sendable, Hashable {
     }
 
     public func supports(_ feature: LEFeature) -> Bool { leFeatures >> UInt64(feature.rawValue) & 1 == 1 }
+
+    /// True when asking for longer link-layer packets can change anything: the controller has Data
+    /// Length Extension and can send more than the 27 bytes every link starts with.
+    public var canExtendDataLength: Bool { supports(.dataLengthExtension) && supportedMaxTxOctets > 27 }
 
     /// True when the Supported Commands bitmap has `bit` of `octet` set.
     public func supportsCommand(octet: Int, bit: Int) -> Bool {

@@ -12,8 +12,9 @@ extension HCIHost {
     /// Read Local Supported Features, Read BD_ADDR, LE Read Local Supported Features, LE Read Buffer
     /// Size (v2 when listed as supported, else v1; Read Buffer Size when LE has no buffers of its
     /// own), Set Event Mask, LE Set Event Mask, LE Set Random Address (a static random address:
-    /// Bumble's link drops data sent from a public address), and LE Write Suggested Default Data
-    /// Length 251 when Data Length Extension is supported.
+    /// Bumble's link drops data sent from a public address), and, when Data Length Extension is
+    /// supported, LE Read Maximum Data Length and (if that exceeds 27 bytes) LE Write Suggested
+    /// Default Data Length 251.
     ///
     /// Optional reads that a controller refuses leave their field empty; anything essential that
     /// fails throws.
@@ -56,7 +57,14 @@ extension HCIHost {
         try await execute(.leSetRandomAddress(randomAddress))
         info.randomAddress = randomAddress
         if info.supports(.dataLengthExtension) {
-            _ = try? await execute(.leWriteSuggestedDefaultDataLength(txOctets: 251, txTime: 2120))
+            // A controller may have the feature bit yet send no more than 27 bytes (Bumble's
+            // virtual controller does); then no link will take longer packets, and asking for
+            // them on each connection only costs a command.
+            let maximum = (try? await execute(.leReadMaximumDataLength)).flatMap { $0.count >= 2 ? Int($0[0]) | Int($0[1]) << 8 : nil }
+            info.supportedMaxTxOctets = maximum ?? 251
+            if info.canExtendDataLength {
+                _ = try? await execute(.leWriteSuggestedDefaultDataLength(txOctets: 251, txTime: 2120))
+            }
         }
         aclCredits = info.aclPacketCount
         controller = info

@@ -44,7 +44,7 @@ extension HCIHost {
             Task { await self.cancelConnecting(id: id, error: .cancelled) }
         }
         let connection = try result.get()
-        await configureNewConnection(connection)
+        configureNewConnection(connection)
         return connection
     }
 
@@ -115,13 +115,20 @@ extension HCIHost {
     }
 
     /// Best-effort link set-up after connecting: Data Length Extension and the preferred PHY.
-    func configureNewConnection(_ connection: LEConnection) async {
+    ///
+    /// The commands are queued, not awaited: their outcome arrives as LE Data Length Change and
+    /// LE PHY Update Complete (shown in ``LEConnection/parameters``) whenever the link layers
+    /// agree, and ATT traffic may start at once, so the connection is handed over without
+    /// waiting a controller round trip for them.
+    func configureNewConnection(_ connection: LEConnection) {
         guard let controller, connection.disconnectReason == nil else { return }
-        if configuration.requestDataLengthExtension, controller.supports(.dataLengthExtension) {
-            _ = try? await execute(.leSetDataLength(handle: connection.handle, txOctets: 251, txTime: 2120))
-        }
-        if let phy = configuration.preferredPHY, phy == 0x02 ? controller.supports(.le2MPHY) : true {
-            _ = try? await executeAccepted(.leSetPHY(handle: connection.handle, txPHYs: phy, rxPHYs: phy))
+        let handle = connection.handle
+        let dataLength = configuration.requestDataLengthExtension && controller.canExtendDataLength
+        let phy = configuration.preferredPHY.flatMap { phy in phy == 0x02 && !controller.supports(.le2MPHY) ? nil : phy }
+        guard dataLength || phy != nil else { return }
+        Task {
+            if dataLength { _ = try? await self.execute(.leSetDataLength(handle: handle, txOctets: 251, txTime: 2120)) }
+            if let phy { _ = try? await self.executeAccepted(.leSetPHY(handle: handle, txPHYs: phy, rxPHYs: phy)) }
         }
     }
 
