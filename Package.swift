@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HaraldATT", targets: ["HaraldATT"]),
         .library(name: "Harald", targets: ["Harald"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
+        .library(name: "HaraldMiBand", targets: ["HaraldMiBand"]),
         .library(name: "HaraldCoreBluetooth", targets: ["HaraldCoreBluetooth"]),
         .library(name: "HaraldHCI", targets: ["HaraldHCI"]),
         .library(name: "HaraldHCIBackend", targets: ["HaraldHCIBackend"]),
@@ -22,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .target(
@@ -40,7 +42,17 @@ let package = Package(
             dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", .product(name: "Logging", package: "swift-log")]
         ),
         // Virtual clock, link model, virtual peripherals, the simulator backend.
-        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald"]),
+        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald", "HaraldMiBand"]),
+        // The Mi Band 2 kit: the band's messages (Protocol/) and the typed API over a connection
+        // (Band/). AES-128 for the auth handshake comes from swift-crypto.
+        .target(
+            name: "HaraldMiBand",
+            dependencies: [
+                "HaraldCodec", "HaraldProfiles", "Harald",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
         .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldProfiles"]),
@@ -54,6 +66,7 @@ let package = Package(
                 "Harald",
                 "HaraldSimulator",
                 "HaraldHCIBackend",
+                "HaraldMiBand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -68,7 +81,7 @@ let package = Package(
         .executableTarget(name: "HaraldFanIn", dependencies: ["Harald", "HaraldSimulator"]),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
         .executableTarget(
-            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "HaraldHCI"], path: "Fuzz/FuzzDecode"),
+            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldMiBand"], path: "Fuzz/FuzzDecode"),
         .testTarget(
             name: "HaraldCodecTests",
             dependencies: [
@@ -84,6 +97,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
+        // The Mi Band kit: its messages, the kit against the simulated band in virtual time, and
+        // (when HARALD_BUMBLE_TRANSPORT is set) against the Bumble band of scripts/integration.
+        .testTarget(
+            name: "HaraldMiBandTests",
+            dependencies: [
+                "HaraldMiBand", "Harald", "HaraldSimulator", "HaraldCodec", "HaraldHCIBackend",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec"]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
         // ScenarioFailure) and run by a parameterized test per backend.
