@@ -296,3 +296,84 @@ final class ProgressLog: @unchecked Sendable {
         lock.withLock { lines.append(line) }
     }
 }
+
+@Suite("Mi Band kit: wrong replies from a misbehaving band")
+struct MiBandWrongReplyTests {
+    /// A band whose auth characteristic answers every write with `reply`.
+    static func band(answeringAuthWith reply: [UInt8]) -> VirtualPeripheral {
+        VirtualPeripheral(
+            address: DeviceAddress("C8:0F:10:00:00:99", kind: .public)!, advertisingData: .device(name: "odd band", services: [MiBandUUID.service])
+        ) { runtime in
+            PeripheralBehaviour(services: [
+                GATTServiceDefinition(uuid: MiBandUUID.authService, characteristics: [
+                    GATTCharacteristicDefinition(uuid: MiBandUUID.auth, properties: [.write, .notify], onWrite: { context, _ throws(ATTErrorCode) in
+                        await runtime.notify(MiBandUUID.auth, reply, to: context.connection)
+                    }),
+                ]),
+            ])
+        }
+    }
+
+    static func authenticate(against reply: [UInt8]) throws {
+        _ = try BandWorld(band(answeringAuthWith: reply)).run { try await $0.authenticate() }
+    }
+
+    @Test func aReplyToAnotherCommandIsAnUnexpectedReply() {
+        #expect(throws: MiBandError.unexpectedReply(expected: "a reply to auth command 2", received: [0x10, 0x03, 0x01])) {
+            try Self.authenticate(against: [0x10, 0x03, 0x01])
+        }
+    }
+
+    @Test func aChallengeCutShortIsMalformed() throws {
+        let error = try #require(throws: MiBandError.self) { try Self.authenticate(against: [0x10, 0x02, 0x01, 0xAA, 0xBB]) }
+        guard case let .malformed(decoding) = error else { Issue.record("expected malformed, got \(error)"); return }
+        #expect(decoding.field == "challenge")
+    }
+
+    @Test func aReplyWithTheWrongResponseCodeIsMalformed() throws {
+        let error = try #require(throws: MiBandError.self) { try Self.authenticate(against: [0x20, 0x02, 0x01]) }
+        guard case let .malformed(decoding) = error else { Issue.record("expected malformed, got \(error)"); return }
+        #expect(decoding.field == "response")
+    }
+
+    @Test func anUnknownStatusIsARefusal() {
+        #expect(throws: MiBandError.authenticationRefused(step: 2, status: 0x07)) { try Self.authenticate(against: [0x10, 0x02, 0x07]) }
+    }
+
+    @Test func aBandWithoutTheAuthCharacteristicSaysSo() throws {
+        let has = try BandWorld(VirtualPeripheral.heartRateStrap()).run { try await $0.hasAuthCharacteristic() }
+        #expect(!has)
+    }
+}
+
+@Suite("Mi Band kit: continuous heart rate and cancellation")
+struct MiBandCancellationTests {
+    @Test func cancellingTheLoopsTaskStopsContinuousMode() throws {
+        let world = try BandWorld()
+        let clock = world.simulation.clock
+        let afterStop = try world.run { band in
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do {
+                        for try await _ in band.heartRateUpdates() {}
+                    } catch {}
+                }
+                try? await clock.sleep(for: .seconds(5))
+                group.cancelAll()
+            }
+            try await clock.sleep(for: .seconds(1))
+            let raw = try await band.connection.subscribe(MiBand2.Characteristics.heartRateMeasurement)
+            return try await withThrowingTaskGroup(of: Int.self) { group in
+                group.addTask {
+                    var count = 0
+                    for try await _ in raw { count += 1 }
+                    return count
+                }
+                try await clock.sleep(for: .seconds(5))
+                try await band.connection.unsubscribe(raw)
+                return try await group.next() ?? -1
+            }
+        }
+        #expect(afterStop == 0)
+    }
+}

@@ -92,6 +92,8 @@ final class ContinuousHeartRateSession: @unchecked Sendable {
             let inbox = try await start()
             return try await nextValue(inbox)
         } catch {
+            // A cancelled task cannot write any more: the iterator's deinit stops the band.
+            if Task.isCancelled { throw error }
             finished = true
             try? await band.connection.write(
                 MiBandHeartRateCommand.setMode(.continuous, enabled: false), to: MiBand2.Characteristics.heartRateControl,
