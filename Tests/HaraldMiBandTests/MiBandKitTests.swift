@@ -245,6 +245,38 @@ struct MiBandActivityTests {
         #expect(log.events.last == "finished 45")
     }
 
+    @Test func theSynchronizationResumesAfterTheLinkDropsMidTransfer() throws {
+        let since = Self.end.addingTimeInterval(-45 * 60)
+        // A clean run first, to learn how many PDUs the band sends: the last data packet is the
+        // third from the end (then the end reply and two CCCD responses).
+        let clean = try BandWorld()
+        let cleanSimulator = clean.simulator
+        let cleanAddress = clean.band.address
+        let total = try clean.run { band in
+            try await band.authenticate()
+            let link = try #require(cleanSimulator.connection(to: cleanAddress))
+            _ = try await band.fetchActivity(since: since)
+            return await link.statistics.pdusSent[.peripheral] ?? 0
+        }
+        // 45 minutes are 12 packets; the link drops instead of delivering the 6th.
+        let world = try BandWorld()
+        world.simulator.injectOnNextConnection(
+            to: world.band.address, link: [LinkFault(from: .peripheral, pduNumber: total - 3 - 6, action: .dropLink)])
+        let central = world.central
+        let identifier = world.band.identifier
+        let log = ProgressLog()
+        let records = try world.simulation.run {
+            try await MiBand2.activitySynchronization(central: central, peripheral: identifier, since: since).run { log.add($0) }
+        }
+        #expect(log.events.contains("reconnecting 1"))
+        #expect(log.events.contains("connected 1"))
+        // The second connection asks only for what the first did not deliver.
+        let expecting = log.events.filter { $0.hasPrefix("expecting ") }.compactMap { Int($0.dropFirst(10)) }
+        #expect(expecting.count == 2 && expecting[0] == 45 && (1..<45).contains(expecting[1]))
+        #expect(records.map(\.sample) == (315..<360).map(FitnessBandState.sample))
+        #expect(records.map(\.timestamp) == (0..<45).map { since.addingTimeInterval(TimeInterval($0) * 60) })
+    }
+
     /// Fetches 10 minutes (3 packets) with the band's `lost`-th data packet lost on the link.
     static func fetchLosingPacket(_ lost: Int) throws -> Int {
         let world = try BandWorld()
@@ -256,7 +288,7 @@ struct MiBandActivityTests {
             let link = try #require(simulator.connection(to: address))
             // Start: CCCD on, reply, write response, CCCD off; transfer: two CCCDs on, then data.
             let sent = await link.statistics.pdusSent[.peripheral] ?? 0
-            await link.inject(LinkFault(from: .peripheral, pduNumber: sent + 6 + lost, action: .drop))
+            await link.inject(LinkFault(from: .peripheral, pduNumber: sent + 7 + lost, action: .drop))
             return try await band.fetchActivity(since: Self.end.addingTimeInterval(-10 * 60)).count
         }
     }

@@ -15,7 +15,8 @@ extension VirtualPeripheral {
     ///   challenge request (`10 02 04`) until one is installed.
     /// - 0xFEE0: realtime steps (0x0007, read/notify once a second, growing by 2 steps a second),
     ///   battery info (0x0006, ``MiBandBatteryInfo``), activity fetch control (0x0004) and data
-    ///   (0x0005) over a deterministic history of `historyMinutes` minutes ending at `historyEnd`.
+    ///   (0x0005, a packet of four minutes every 10 ms) over a deterministic history of
+    ///   `historyMinutes` minutes ending at `historyEnd`.
     /// - Heart Rate: control point `15 02 01` → one measurement `00 <bpm>` 2 s later;
     ///   `15 01 01` → one a second until `15 01 00`, or until no keep-alive (`16`) came for
     ///   `continuousTimeout`.
@@ -233,11 +234,21 @@ public final class FitnessBandState: @unchecked Sendable {
             GATTServiceDefinition(uuid: MiBandUUID.service, characteristics: [
                 GATTCharacteristicDefinition(uuid: MiBandUUID.activityControl, properties: [.write, .notify], onWrite: { context, value throws(ATTErrorCode) in
                     let (reply, packets) = band.fetch(value, connection: context.connection)
-                    for packet in packets {
-                        if let bytes = try? packet.encodedBytes() { await runtime.notify(MiBandUUID.activityData, bytes, to: context.connection) }
+                    let connection = context.connection
+                    guard !packets.isEmpty else {
+                        if let reply, let bytes = try? reply.encodedBytes() { await runtime.notify(MiBandUUID.activityControl, bytes, to: connection) }
+                        return
                     }
-                    if let reply, let bytes = try? reply.encodedBytes() {
-                        await runtime.notify(MiBandUUID.activityControl, bytes, to: context.connection)
+                    // The history goes out after the write is answered, one packet every 10 ms,
+                    // as a band streams it; the transfer stops if the link goes.
+                    EngineTasks.start {
+                        for packet in packets {
+                            guard (try? await runtime.clock.sleep(for: .milliseconds(10))) != nil,
+                                  let bytes = try? packet.encodedBytes(),
+                                  await runtime.notify(MiBandUUID.activityData, bytes, to: connection) > 0
+                            else { return }
+                        }
+                        if let reply, let bytes = try? reply.encodedBytes() { await runtime.notify(MiBandUUID.activityControl, bytes, to: connection) }
                     }
                 }),
                 GATTCharacteristicDefinition(uuid: MiBandUUID.activityData, properties: [.notify]),
