@@ -243,3 +243,27 @@ enum MiBandGen {
 
     static let packet = zip(Gen.uint8(), sample.array(of: 0...4)).map { MiBandActivityPacket(counter: $0.0, samples: $0.1) }
 }
+
+@Suite("Mi Band messages from arbitrary bytes")
+struct MiBandArbitraryBytesTests {
+    /// Decodes `T` from `bytes`; when that works, the value must encode back to exactly `bytes`
+    /// (every message but the auth reply has a single wire form). Failures must be typed.
+    static func expectSingleWireForm<T: ByteCodable>(_: T.Type, _ bytes: [UInt8]) {
+        guard let value = try? T(decoding: bytes) else { return }
+        #expect((try? value.encodedBytes()) == bytes, "\(T.self) from \(bytes.hexString)")
+    }
+
+    static let bytes = Gen.uint8().array(of: 0...24)
+
+    @Test func decodedMessagesReEncodeToTheirInput() async {
+        await propertyCheck(input: Self.bytes) { bytes in
+            Self.expectSingleWireForm(MiBandAuthCommand.self, bytes)
+            Self.expectSingleWireForm(MiBandHeartRateCommand.self, bytes)
+            Self.expectSingleWireForm(MiBandActivityFetchCommand.self, bytes)
+            Self.expectSingleWireForm(MiBandActivityFetchReply.self, bytes)
+            Self.expectSingleWireForm(MiBandActivityPacket.self, bytes)
+            Self.expectSingleWireForm(MiBandBatteryInfo.self, bytes)
+        }
+    }
+
+}
