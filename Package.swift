@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HaraldATT", targets: ["HaraldATT"]),
         .library(name: "Harald", targets: ["Harald"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
+        .library(name: "HaraldMiBand", targets: ["HaraldMiBand"]),
         .library(name: "HaraldCoreBluetooth", targets: ["HaraldCoreBluetooth"]),
         .library(name: "HaraldHCI", targets: ["HaraldHCI"]),
         .library(name: "HaraldHCIBackend", targets: ["HaraldHCIBackend"]),
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .target(
@@ -42,7 +44,17 @@ let package = Package(
             dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", .product(name: "Logging", package: "swift-log")]
         ),
         // Virtual clock, link model, virtual peripherals, the simulator backend.
-        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald", "HaraldGoPro"]),
+        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald", "HaraldGoPro", "HaraldMiBand"]),
+        // The Mi Band 2 kit: the band's messages (Protocol/) and the typed API over a connection
+        // (Band/). AES-128 for the auth handshake comes from swift-crypto.
+        .target(
+            name: "HaraldMiBand",
+            dependencies: [
+                "HaraldCodec", "HaraldProfiles", "Harald",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
         .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldProfiles"]),
@@ -65,6 +77,7 @@ let package = Package(
                 "HaraldSimulator",
                 "HaraldHCIBackend",
                 "HaraldGoPro",
+                "HaraldMiBand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -79,7 +92,7 @@ let package = Package(
         .executableTarget(name: "HaraldFanIn", dependencies: ["Harald", "HaraldSimulator"]),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
         .executableTarget(
-            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro"], path: "Fuzz/FuzzDecode"),
+            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand"], path: "Fuzz/FuzzDecode"),
         .testTarget(
             name: "HaraldCodecTests",
             dependencies: [
@@ -108,6 +121,15 @@ let package = Package(
         // against the Bumble camera that run only when HARALD_GOPRO_TRANSPORT is set
         // (see scripts/integration).
         .testTarget(name: "HaraldGoProCameraTests", dependencies: ["HaraldGoPro", "Harald", "HaraldSimulator", "HaraldHCIBackend"]),
+        // The Mi Band kit: its messages, the kit against the simulated band in virtual time, and
+        // (when HARALD_BUMBLE_TRANSPORT is set) against the Bumble band of scripts/integration.
+        .testTarget(
+            name: "HaraldMiBandTests",
+            dependencies: [
+                "HaraldMiBand", "Harald", "HaraldSimulator", "HaraldCodec", "HaraldHCIBackend",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec"]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
         // ScenarioFailure) and run by a parameterized test per backend.

@@ -15,10 +15,11 @@ import Darwin
 
 /// Every decoder the fuzzer drives (`FuzzDecode --list` prints the rows): the codec, ATT PDUs,
 /// advertising data and beacons, the HCI parsers, the GATT client against a scripted server, the
-/// Open GoPro packetizer and messages, and
-/// one row per characteristic of the standard registry last (the registry grows). Append rather
-/// than insert: a seed's first byte is its row's index, and appending keeps those indices.
+/// Open GoPro packetizer and messages, one row per characteristic of the standard registry, then
+/// the Mi Band kit's messages. Append rather than insert: a seed's first byte is its row's index,
+/// and appending keeps those indices.
 let fuzzTargets: [FuzzTarget] = codecTargets + attTargets + advertisingTargets + hciTargets + serverTargets + goProTargets + profileTargets
+    + miBandTargets
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

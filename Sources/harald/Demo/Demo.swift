@@ -62,18 +62,15 @@ struct Demo: AsyncParsableCommand {
             var failed = false
             _ = try await Self.scan(central, for: scanDuration, say, summary)
             for device in DemoDevice.allCases {
-                let since = world.connections.count
                 do {
                     switch device {
                     case .strap:
                         let plan = StrapPlan(match: .service(ServiceSpec.heartRate.uuid), protectedSerialNumber: true, measurements: count, world: world)
                         try await Self.strap(central, plan, say, summary)
                     case .camera:
-                        try await Self.camera(central, world, camera, say)
-                        summary.add("camera (whole section)", await DemoCost.ofConnections(to: camera.address, in: world, since: since))
+                        try await Self.camera(central, world, camera, say, summary)
                     case .band:
-                        try await Self.band(central, world, band, say)
-                        summary.add("band (whole section)", await DemoCost.ofConnections(to: band.address, in: world, since: since))
+                        try await Self.band(central, world, band, say, summary)
                     }
                 } catch {
                     say("the \(device.title) section failed: \(RadioSession.message(for: error))")
@@ -108,11 +105,9 @@ struct Demo: AsyncParsableCommand {
                         let match: PairingFlow.Match = advertisement.localName.map { .namePrefix($0) } ?? .service(ServiceSpec.heartRate.uuid)
                         try await Self.strap(central, StrapPlan(match: match, protectedSerialNumber: false, measurements: count, world: nil), say, summary)
                     case .camera:
-                        try await Self.camera(central, at: advertisement.peripheral, say)
+                        try await Self.camera(central, at: advertisement.peripheral, world: nil, say, summary)
                     case .band:
-                        // The band's section drives the simulator's virtual device (its world and
-                        // fault injection); it runs here once it takes a plain connection.
-                        say("found the \(device.title) \(advertisement.localName ?? "\(advertisement.peripheral)"), but its section runs on the simulator only: skipping it")
+                        try await Self.band(central, at: advertisement.peripheral, world: nil, say, summary)
                     }
                 } catch {
                     say("the \(device.title) section failed: \(RadioSession.message(for: error))")

@@ -1,4 +1,5 @@
 import Harald
+import HaraldMiBand
 import HaraldSimulator
 
 /// The devices `harald demo` shows, in the order it shows them.
@@ -23,7 +24,7 @@ enum DemoDevice: CaseIterable, Sendable {
         case .camera:
             return advertisement.serviceUUIDs.contains(VirtualPeripheral.OpenGoPro.service) || name.hasPrefix("GoPro")
         case .band:
-            return advertisement.serviceUUIDs.contains(VirtualPeripheral.MiBand.service) || name.uppercased().hasPrefix("MI BAND")
+            return advertisement.serviceUUIDs.contains(MiBandUUID.service) || name.uppercased().hasPrefix("MI BAND")
         }
     }
 }

@@ -111,3 +111,20 @@ final class DemoSummary: @unchecked Sendable {
         return String(format: "%lld.%03lld ms", microseconds / 1000, microseconds % 1000)
     }
 }
+
+/// A device section's rows in the closing table: what each of its steps cost on its connection.
+struct CostedSteps: Sendable {
+    let summary: DemoSummary
+    /// The simulation, when the section runs on one (adds connection events and air time).
+    let world: Simulator?
+
+    /// One row for everything the connection has cost so far (connecting and the first step).
+    func sinceConnecting(_ step: String, _ connection: PeripheralConnection) async {
+        summary.add(step, await DemoCost.of(connection, in: world))
+    }
+
+    /// One row for `body`'s work on `connection`.
+    func measure<T>(_ step: String, _ connection: PeripheralConnection, _ body: () async throws -> T) async rethrows -> T {
+        try await summary.measure(step, connection, world: world, body)
+    }
+}

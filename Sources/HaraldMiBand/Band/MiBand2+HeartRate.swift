@@ -1,0 +1,163 @@
+import Foundation
+import Harald
+import HaraldProfiles
+
+extension MiBand2 {
+    /// Takes one heart-rate measurement: stops continuous and single modes, starts a single
+    /// measurement (`15 02 01` on 0x2A39) and returns the first value notified on 0x2A37, in bpm.
+    /// Throws ``MiBandError/noReply(_:after:)`` after ``measurementTimeout``.
+    public func heartRate() async throws -> UInt16 {
+        let subscription = try await connection.subscribe(
+            Characteristics.heartRateMeasurement, buffering: .newest(4), onDecodingFailure: .fail, timeout: replyTimeout)
+        return try await connection.ending(subscription) {
+            for command: MiBandHeartRateCommand in [.setMode(.continuous, enabled: false), .setMode(.single, enabled: false), .setMode(.single, enabled: true)] {
+                try await connection.write(command, to: Characteristics.heartRateControl, timeout: replyTimeout)
+            }
+            let measurement = try await ReplyInbox(subscription).next(
+                within: measurementTimeout, clock: clock, operation: "heart-rate measurement")
+            return measurement.heartRate
+        }
+    }
+
+    /// Continuous heart-rate measurements (bpm), one about every second.
+    ///
+    /// Iterating starts continuous mode (`15 01 01`) and, while the loop runs, sends the keep-alive
+    /// (`16`) every `keepAliveInterval`. Leaving the loop (or cancelling its task) sends the stop
+    /// command (`15 01 00`); without it the band stops on its own once keep-alives cease. A wait
+    /// longer than ``measurementTimeout`` for the next value throws
+    /// ``MiBandError/noReply(_:after:)``.
+    public func heartRateUpdates(keepAliveInterval: Duration = .seconds(12)) -> MiBandHeartRateUpdates {
+        MiBandHeartRateUpdates(band: self, keepAliveInterval: keepAliveInterval)
+    }
+}
+
+/// Continuous heart-rate measurements from a Mi Band, in bpm (see ``MiBand2/heartRateUpdates(keepAliveInterval:)``).
+public struct MiBandHeartRateUpdates: AsyncSequence, Sendable {
+    public typealias Element = UInt16
+
+    let band: MiBand2
+    let keepAliveInterval: Duration
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let session: ContinuousHeartRateSession
+
+        public mutating func next() async throws -> UInt16? {
+            try await session.next()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(session: ContinuousHeartRateSession(band: band, keepAliveInterval: keepAliveInterval))
+    }
+}
+
+/// One run of continuous mode: started by the first `next()`, kept alive while `next()` waits,
+/// stopped when the iterator goes away.
+final class ContinuousHeartRateSession: @unchecked Sendable {
+    // @unchecked Sendable: the mutable state (`inbox`, `lastKeepAlive`, `finished`) is only used
+    // from `next()`, which an AsyncIterator's owner calls one at a time; the keep-alive child task
+    // reads `lastKeepAlive` only while `next()` awaits the group it belongs to, and writes it
+    // through `noteKeepAlive` under `lock`.
+    private let band: MiBand2
+    private let keepAliveInterval: Duration
+    private let lock = NSLock()
+    private var inbox: ReplyInbox<HeartRateMeasurement>?
+    private var subscription: Subscription<HeartRateMeasurement>?
+    private var lastKeepAlive: Duration = .zero
+    private var started: (any InstantProtocol)?
+    private var finished = false
+
+    init(band: MiBand2, keepAliveInterval: Duration) {
+        self.band = band
+        self.keepAliveInterval = keepAliveInterval
+    }
+
+    deinit {
+        guard subscription != nil, !finished else { return }
+        // The loop ended (break, throw or cancellation): stop continuous mode. `next()` can no
+        // longer run, so this is the last use of the connection by this session.
+        let connection = band.connection
+        let timeout = band.replyTimeout
+        let subscription = subscription
+        EngineTasks.start {
+            try? await connection.write(
+                MiBandHeartRateCommand.setMode(.continuous, enabled: false), to: MiBand2.Characteristics.heartRateControl, timeout: timeout)
+            if let subscription { try? await connection.unsubscribe(subscription, timeout: timeout) }
+        }
+    }
+
+    func next() async throws -> UInt16? {
+        if finished { return nil }
+        do {
+            let inbox = try await start()
+            return try await nextValue(inbox)
+        } catch {
+            // A cancelled task cannot write any more: the iterator's deinit stops the band.
+            if Task.isCancelled { throw error }
+            finished = true
+            try? await band.connection.write(
+                MiBandHeartRateCommand.setMode(.continuous, enabled: false), to: MiBand2.Characteristics.heartRateControl,
+                timeout: band.replyTimeout)
+            if let subscription { try? await band.connection.unsubscribe(subscription, timeout: band.replyTimeout) }
+            throw error
+        }
+    }
+
+    private func start() async throws -> ReplyInbox<HeartRateMeasurement> {
+        if let inbox { return inbox }
+        let connection = band.connection
+        let subscription = try await connection.subscribe(
+            MiBand2.Characteristics.heartRateMeasurement, buffering: .newest(16), timeout: band.replyTimeout)
+        self.subscription = subscription
+        for command: MiBandHeartRateCommand in [.setMode(.single, enabled: false), .setMode(.continuous, enabled: true)] {
+            try await connection.write(command, to: MiBand2.Characteristics.heartRateControl, timeout: band.replyTimeout)
+        }
+        let inbox = ReplyInbox(subscription)
+        self.inbox = inbox
+        noteKeepAlive(at: elapsed())
+        return inbox
+    }
+
+    /// Time since this session's clock reading at start (the clock is existential, so instants
+    /// are kept as durations from a reference reading).
+    private func elapsed() -> Duration {
+        let clock = band.clock
+        return Self.elapsed(on: clock, since: &started)
+    }
+
+    private static func elapsed<C: Clock<Duration>>(on clock: C, since reference: inout (any InstantProtocol)?) -> Duration {
+        let now = clock.now
+        guard let start = reference as? C.Instant else {
+            reference = now
+            return .zero
+        }
+        return start.duration(to: now)
+    }
+
+    private func noteKeepAlive(at time: Duration) { lock.withLock { lastKeepAlive = time } }
+    private var keepAliveDue: Duration { lock.withLock { lastKeepAlive } + keepAliveInterval }
+
+    private func nextValue(_ inbox: ReplyInbox<HeartRateMeasurement>) async throws -> UInt16 {
+        let band = self.band
+        return try await withThrowingTaskGroup(of: UInt16?.self) { group in
+            group.addTask {
+                try await inbox.next(within: band.measurementTimeout, clock: band.clock, operation: "continuous heart rate").heartRate
+            }
+            group.addTask { [self] in
+                // Keep-alives while the value is awaited; ends when cancelled.
+                while true {
+                    let wait = keepAliveDue - elapsed()
+                    if wait > .zero { try await band.clock.sleep(for: wait) }
+                    try await band.connection.write(
+                        MiBandHeartRateCommand.keepAlive, to: MiBand2.Characteristics.heartRateControl, timeout: band.replyTimeout)
+                    noteKeepAlive(at: elapsed())
+                }
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let value = result { return value }
+            }
+            throw MiBandError.notificationsEnded("continuous heart rate")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Harald
+
+/// Runs `body`, failing with ``MiBandError/noReply(_:after:)`` when it has not finished after
+/// `timeout` on `clock`. The race is structured (a task group), so it runs deterministically in a
+/// simulation, and the loser is cancelled.
+func withDeadline<T: Sendable>(
+    _ timeout: Duration, clock: any Clock<Duration>, operation: String, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await clock.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw MiBandError.noReply(operation, after: timeout)
+        }
+        return value
+    }
+}
+
+/// The notifications of one subscription, taken one at a time with a deadline each.
+final class ReplyInbox<Value: ByteDecodable & Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: `iterator` is only used by `next(...)`, and every caller awaits that
+    // call before making the next one (the inbox belongs to one operation of one task), so there
+    // is never more than one access at a time.
+    private var iterator: Subscription<Value>.AsyncIterator
+    let subscription: Subscription<Value>
+
+    init(_ subscription: Subscription<Value>) {
+        self.subscription = subscription
+        self.iterator = subscription.makeAsyncIterator()
+    }
+
+    /// The next notified value. A timeout ends the subscription's stream, so after one the inbox
+    /// is done.
+    func next(within timeout: Duration, clock: any Clock<Duration>, operation: String) async throws -> Value {
+        try await withDeadline(timeout, clock: clock, operation: operation) { [self] in
+            guard let value = try await self.iterator.next() else { throw MiBandError.notificationsEnded(operation) }
+            return value
+        }
+    }
+}
+
+extension ByteDecodable {
+    /// Decodes, reporting failure as ``MiBandError/malformed(_:)``.
+    static func miBandDecoding(_ bytes: [UInt8]) throws(MiBandError) -> Self {
+        do { return try Self(decoding: bytes) } catch { throw MiBandError.malformed(error) }
+    }
+}
+
+extension PeripheralConnection {
+    /// Runs `body`, then ends `subscription` (also when `body` throws).
+    nonisolated func ending<Value, Result: Sendable>(
+        _ subscription: Subscription<Value>, _ body: () async throws -> Result
+    ) async throws -> Result {
+        let result: Result
+        do {
+            result = try await body()
+        } catch {
+            try? await unsubscribe(subscription, timeout: .seconds(5))
+            throw error
+        }
+        try? await unsubscribe(subscription, timeout: .seconds(5))
+        return result
+    }
+}

@@ -1,0 +1,411 @@
+import Foundation
+import Harald
+import HaraldMiBand
+import HaraldSimulator
+import Testing
+
+/// A simulated world with one band, and a central on the simulation's clock.
+struct BandWorld {
+    let simulation = Simulation()
+    let band: VirtualPeripheral
+    let simulator: Simulator
+    let central: Central
+
+    init(_ band: VirtualPeripheral = .fitnessBand()) throws {
+        self.band = band
+        simulator = try Simulator(clock: simulation.clock, devices: [band])
+        central = Central(backend: simulator.backend, clock: simulation.clock)
+    }
+
+    /// Connects the kit to the band, and runs `body` in virtual time.
+    func run<R: Sendable>(_ body: @escaping @Sendable (MiBand2) async throws -> R) throws -> R {
+        let central = self.central
+        let identifier = band.identifier
+        return try simulation.run {
+            let miBand = try await MiBand2.connect(central, to: identifier, timeout: .seconds(5))
+            return try await body(miBand)
+        }
+    }
+}
+
+@Suite("Mi Band kit: authentication against the simulated band")
+struct MiBandAuthenticationTests {
+    @Test func theRightKeyAuthenticates() throws {
+        let outcome = try BandWorld().run { try await $0.authenticate(key: .default) }
+        #expect(outcome == .authenticated)
+    }
+
+    @Test func aWrongKeyIsRefusedAtTheAnswerStep() throws {
+        let wrong = try #require(MiBandKey(Array(repeating: 0x55, count: 16)))
+        #expect(throws: MiBandError.authenticationRefused(step: 3, status: 0x04)) {
+            try BandWorld().run { try await $0.authenticate(key: wrong, keySetup: .never) }
+        }
+    }
+
+    @Test func aBandWithoutAKeyGetsOneAndThenAuthenticates() throws {
+        let key = try #require(MiBandKey(hex: "00112233445566778899aabbccddeeff"))
+        let (first, second) = try BandWorld(.fitnessBand(key: nil)).run { band in
+            (try await band.authenticate(key: key), try await band.authenticate(key: key))
+        }
+        #expect(first == .authenticatedAfterKeySetup)
+        #expect(second == .authenticated)
+    }
+
+    @Test func aBandWithoutAKeyFailsWhenKeySetupIsNotAllowed() throws {
+        #expect(throws: MiBandError.keySetupRequired) {
+            try BandWorld(.fitnessBand(key: nil)).run { try await $0.authenticate(keySetup: .never) }
+        }
+    }
+
+    @Test func keySetupFirstReplacesTheBandsKey() throws {
+        let key = try #require(MiBandKey(hex: "ffeeddccbbaa99887766554433221100"))
+        let (outcome, oldKeyRefused) = try BandWorld().run { band in
+            let outcome = try await band.authenticate(key: key, keySetup: .always)
+            do {
+                try await band.authenticate(key: .default, keySetup: .never)
+                return (outcome, false)
+            } catch MiBandError.authenticationRefused {
+                return (outcome, true)
+            }
+        }
+        #expect(outcome == .authenticatedAfterKeySetup)
+        #expect(oldKeyRefused)
+    }
+
+    @Test func aBandThatNeverSendsItsChallengeTimesOut() throws {
+        let world = try BandWorld()
+        let address = world.band.address
+        let simulator = world.simulator
+        #expect(throws: MiBandError.noReply("auth challenge request", after: .seconds(10))) {
+            try world.run { band in
+                try await warmUp(band, MiBand2.Characteristics.auth)
+                let link = try #require(simulator.connection(to: address))
+                // After the CCCD write's response, the band's next PDU is the challenge: lose it.
+                let sent = await link.statistics.pdusSent[.peripheral] ?? 0
+                await link.inject(LinkFault(from: .peripheral, pduNumber: sent + 2, action: .drop))
+                try await band.authenticate()
+            }
+        }
+    }
+}
+
+@Suite("Mi Band kit: steps and battery from the simulated band")
+struct MiBandStepsAndBatteryTests {
+    @Test func stepsAreReadWithDistanceAndCalories() throws {
+        let steps = try BandWorld().run { try await $0.steps() }
+        #expect(steps.steps >= 409)
+        #expect(steps.meters == steps.steps * 62 / 100)
+        #expect(steps.calories == steps.steps / 50)
+    }
+
+    @Test func stepUpdatesArriveAndGrow() throws {
+        let seen = try BandWorld().run { band in
+            var seen: [UInt32] = []
+            for try await value in try await band.stepUpdates() {
+                seen.append(value.steps)
+                if seen.count == 4 { break }
+            }
+            return seen
+        }
+        #expect(seen.count == 4)
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 })
+    }
+
+    @Test func batteryInfoCarriesLevelChargingStateAndLastCharge() throws {
+        let expected = MiBandBatteryInfo(
+            level: 12, chargingState: .charging, lastOff: MiBandDateTime(year: 2026, month: 1, day: 2, hour: 3, minute: 4, second: 5),
+            chargeCount: 9, lastCharge: MiBandDateTime(year: 2026, month: 1, day: 1), lastChargeLevel: 98)
+        let info = try BandWorld(.fitnessBand(battery: expected)).run { try await $0.battery() }
+        #expect(info == expected)
+        #expect(info.isCharging)
+    }
+}
+
+@Suite("Mi Band kit: heart rate from the simulated band")
+struct MiBandHeartRateTests {
+    @Test func aSingleMeasurementReturnsTheBandsValue() throws {
+        let bpm = try BandWorld().run { try await $0.heartRate() }
+        #expect((40...200).contains(bpm))
+    }
+
+    @Test func aControlPointWriteThatIsNeverAnsweredTimesOut() throws {
+        let world = try BandWorld()
+        world.simulator.injectOnNextConnection(to: world.band.address, peer: [PeerFault(answering: .writeRequest, .neverAnswer)])
+        #expect(throws: BluetoothError.self) {
+            try world.run { band in
+                var quick = band
+                quick.replyTimeout = .seconds(2)
+                return try await quick.heartRate()
+            }
+        }
+    }
+
+    @Test func continuousModeRunsPastTheBandsTimeoutWhileKeptAlive() throws {
+        // The band stops after 15 s without a keep-alive; 40 values take about 40 s.
+        let values = try BandWorld().run { band in
+            var values: [UInt16] = []
+            for try await bpm in band.heartRateUpdates(keepAliveInterval: .seconds(10)) {
+                values.append(bpm)
+                if values.count == 40 { break }
+            }
+            return values
+        }
+        #expect(values.count == 40)
+    }
+
+    @Test func continuousModeLapsesWithoutKeepAlives() throws {
+        let world = try BandWorld()
+        let clock = world.simulation.clock
+        #expect(throws: MiBandError.noReply("continuous heart rate", after: .seconds(20))) {
+            try world.run { band in
+                var band = band
+                band.measurementTimeout = .seconds(20)
+                var count = 0
+                for try await _ in band.heartRateUpdates(keepAliveInterval: .seconds(3600)) {
+                    count += 1
+                    #expect(clock.now.sinceStart < .seconds(60), "values kept coming without keep-alives")
+                }
+                return count
+            }
+        }
+    }
+
+    @Test func leavingTheLoopStopsContinuousMode() throws {
+        let world = try BandWorld()
+        let clock = world.simulation.clock
+        let afterStop = try world.run { band in
+            for try await _ in band.heartRateUpdates() { break }
+            // Give the stop command time to reach the band, then listen for 5 s.
+            try await clock.sleep(for: .seconds(1))
+            let raw = try await band.connection.subscribe(MiBand2.Characteristics.heartRateMeasurement)
+            return try await withThrowingTaskGroup(of: Int.self) { group in
+                group.addTask {
+                    var count = 0
+                    for try await _ in raw { count += 1 }
+                    return count
+                }
+                try await clock.sleep(for: .seconds(5))
+                try await band.connection.unsubscribe(raw)
+                return try await group.next() ?? -1
+            }
+        }
+        #expect(afterStop == 0)
+    }
+}
+
+@Suite("Mi Band kit: activity fetch from the simulated band")
+struct MiBandActivityTests {
+    static let end = FitnessBandState.defaultHistoryEnd
+
+    @Test func fetchesEveryMinuteSinceTheGivenTimeWithTimestamps() throws {
+        let since = Self.end.addingTimeInterval(-90 * 60)
+        let records = try BandWorld().run { band in
+            try await band.authenticate()
+            return try await band.fetchActivity(since: since)
+        }
+        #expect(records.count == 90)
+        #expect(records.first?.timestamp == since)
+        #expect(zip(records, records.dropFirst()).allSatisfy { $1.timestamp.timeIntervalSince($0.timestamp) == 60 })
+        // The band's history starts 6 h before its end: minute 270 is the first fetched.
+        #expect(records.map(\.sample) == (270..<360).map(FitnessBandState.sample))
+    }
+
+    @Test func progressAnnouncesTheTotalCountsUpAndFinishes() throws {
+        let log = ProgressLog()
+        let records = try BandWorld().run { band in
+            try await band.fetchActivity(since: Self.end.addingTimeInterval(-30 * 60)) { log.add($0) }
+        }
+        let events = log.events
+        #expect(events.first == "connected 0")
+        #expect(events.contains("expecting 30"))
+        #expect(events.filter { $0.hasPrefix("received") } == (1...30).map { "received \($0)/30" })
+        #expect(events.last == "finished 30")
+        #expect(records.count == 30)
+    }
+
+    @Test func aFetchFromBeforeTheHistoryStartsAtItsFirstMinute() throws {
+        let records = try BandWorld(.fitnessBand(historyMinutes: 20)).run { band in
+            try await band.fetchActivity(since: Self.end.addingTimeInterval(-86_400))
+        }
+        #expect(records.count == 20)
+        #expect(records.first?.timestamp == Self.end.addingTimeInterval(-20 * 60))
+    }
+
+    @Test func theSynchronizationFlowConnectsAuthenticatesAndFetches() throws {
+        let world = try BandWorld()
+        let central = world.central
+        let identifier = world.band.identifier
+        let log = ProgressLog()
+        let records = try world.simulation.run {
+            try await MiBand2.activitySynchronization(central: central, peripheral: identifier, since: Self.end.addingTimeInterval(-45 * 60))
+                .run { log.add($0) }
+        }
+        #expect(records.count == 45)
+        #expect(records.map(\.sample) == (315..<360).map(FitnessBandState.sample))
+        #expect(log.events.last == "finished 45")
+    }
+
+    @Test func theSynchronizationResumesAfterTheLinkDropsMidTransfer() throws {
+        let since = Self.end.addingTimeInterval(-45 * 60)
+        // A clean run first, to learn how many PDUs the band sends: the last data packet is the
+        // third from the end (then the end reply and two CCCD responses).
+        let clean = try BandWorld()
+        let cleanSimulator = clean.simulator
+        let cleanAddress = clean.band.address
+        let total = try clean.run { band in
+            try await band.authenticate()
+            let link = try #require(cleanSimulator.connection(to: cleanAddress))
+            _ = try await band.fetchActivity(since: since)
+            return await link.statistics.pdusSent[.peripheral] ?? 0
+        }
+        // 45 minutes are 12 packets; the link drops instead of delivering the 6th.
+        let world = try BandWorld()
+        world.simulator.injectOnNextConnection(
+            to: world.band.address, link: [LinkFault(from: .peripheral, pduNumber: total - 3 - 6, action: .dropLink)])
+        let central = world.central
+        let identifier = world.band.identifier
+        let log = ProgressLog()
+        let records = try world.simulation.run {
+            try await MiBand2.activitySynchronization(central: central, peripheral: identifier, since: since).run { log.add($0) }
+        }
+        #expect(log.events.contains("reconnecting 1"))
+        #expect(log.events.contains("connected 1"))
+        // The second connection asks only for what the first did not deliver.
+        let expecting = log.events.filter { $0.hasPrefix("expecting ") }.compactMap { Int($0.dropFirst(10)) }
+        #expect(expecting.count == 2 && expecting[0] == 45 && (1..<45).contains(expecting[1]))
+        #expect(records.map(\.sample) == (315..<360).map(FitnessBandState.sample))
+        #expect(records.map(\.timestamp) == (0..<45).map { since.addingTimeInterval(TimeInterval($0) * 60) })
+    }
+
+    /// Fetches 10 minutes (3 packets) with the band's `lost`-th data packet lost on the link.
+    static func fetchLosingPacket(_ lost: Int) throws -> Int {
+        let world = try BandWorld()
+        let address = world.band.address
+        let simulator = world.simulator
+        return try world.run { band in
+            try await warmUp(band, MiBand2.Characteristics.activityControl)
+            try await warmUp(band, MiBand2.Characteristics.activityData)
+            let link = try #require(simulator.connection(to: address))
+            // Start: CCCD on, reply, write response, CCCD off; transfer: two CCCDs on, then data.
+            let sent = await link.statistics.pdusSent[.peripheral] ?? 0
+            await link.inject(LinkFault(from: .peripheral, pduNumber: sent + 7 + lost, action: .drop))
+            return try await band.fetchActivity(since: Self.end.addingTimeInterval(-10 * 60)).count
+        }
+    }
+
+    @Test func aLostLastPacketEndsInATimeout() throws {
+        #expect(throws: MiBandError.noReply("activity data", after: .seconds(10))) { try Self.fetchLosingPacket(3) }
+    }
+
+    @Test func aLostPacketInTheMiddleIsAnOutOfOrderError() throws {
+        #expect(throws: MiBandError.packetOutOfOrder(expected: 1, received: 2)) { try Self.fetchLosingPacket(2) }
+    }
+}
+
+/// Subscribes and unsubscribes once, so the descriptors are discovered and later operations
+/// cost a known number of PDUs.
+func warmUp<V, A: SubscribeAccess>(_ band: MiBand2, _ characteristic: Characteristic<V, A>) async throws {
+    let subscription = try await band.connection.subscribe(characteristic.withValue([UInt8].self))
+    try await band.connection.unsubscribe(subscription)
+}
+
+/// Progress events as text, in order.
+final class ProgressLog: @unchecked Sendable {
+    // @unchecked Sendable: `lines` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    var events: [String] { lock.withLock { lines } }
+
+    func add(_ progress: SynchronizationFlow<MiBandActivityTransfer>.Progress) {
+        let line = switch progress {
+        case let .connected(attempt): "connected \(attempt)"
+        case let .expecting(total): "expecting \(total)"
+        case let .received(count, total): "received \(count)/\(total.map(String.init) ?? "?")"
+        case let .reconnecting(_, attempt): "reconnecting \(attempt)"
+        case let .finished(count): "finished \(count)"
+        }
+        lock.withLock { lines.append(line) }
+    }
+}
+
+@Suite("Mi Band kit: wrong replies from a misbehaving band")
+struct MiBandWrongReplyTests {
+    /// A band whose auth characteristic answers every write with `reply`.
+    static func band(answeringAuthWith reply: [UInt8]) -> VirtualPeripheral {
+        VirtualPeripheral(
+            address: DeviceAddress("C8:0F:10:00:00:99", kind: .public)!, advertisingData: .device(name: "odd band", services: [MiBandUUID.service])
+        ) { runtime in
+            PeripheralBehaviour(services: [
+                GATTServiceDefinition(uuid: MiBandUUID.authService, characteristics: [
+                    GATTCharacteristicDefinition(uuid: MiBandUUID.auth, properties: [.write, .notify], onWrite: { context, _ throws(ATTErrorCode) in
+                        await runtime.notify(MiBandUUID.auth, reply, to: context.connection)
+                    }),
+                ]),
+            ])
+        }
+    }
+
+    static func authenticate(against reply: [UInt8]) throws {
+        _ = try BandWorld(band(answeringAuthWith: reply)).run { try await $0.authenticate() }
+    }
+
+    @Test func aReplyToAnotherCommandIsAnUnexpectedReply() {
+        #expect(throws: MiBandError.unexpectedReply(expected: "a reply to auth command 2", received: [0x10, 0x03, 0x01])) {
+            try Self.authenticate(against: [0x10, 0x03, 0x01])
+        }
+    }
+
+    @Test func aChallengeCutShortIsMalformed() throws {
+        let error = try #require(throws: MiBandError.self) { try Self.authenticate(against: [0x10, 0x02, 0x01, 0xAA, 0xBB]) }
+        guard case let .malformed(decoding) = error else { Issue.record("expected malformed, got \(error)"); return }
+        #expect(decoding.field == "challenge")
+    }
+
+    @Test func aReplyWithTheWrongResponseCodeIsMalformed() throws {
+        let error = try #require(throws: MiBandError.self) { try Self.authenticate(against: [0x20, 0x02, 0x01]) }
+        guard case let .malformed(decoding) = error else { Issue.record("expected malformed, got \(error)"); return }
+        #expect(decoding.field == "response")
+    }
+
+    @Test func anUnknownStatusIsARefusal() {
+        #expect(throws: MiBandError.authenticationRefused(step: 2, status: 0x07)) { try Self.authenticate(against: [0x10, 0x02, 0x07]) }
+    }
+
+    @Test func aBandWithoutTheAuthCharacteristicSaysSo() throws {
+        let has = try BandWorld(VirtualPeripheral.heartRateStrap()).run { try await $0.hasAuthCharacteristic() }
+        #expect(!has)
+    }
+}
+
+@Suite("Mi Band kit: continuous heart rate and cancellation")
+struct MiBandCancellationTests {
+    @Test func cancellingTheLoopsTaskStopsContinuousMode() throws {
+        let world = try BandWorld()
+        let clock = world.simulation.clock
+        let afterStop = try world.run { band in
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do {
+                        for try await _ in band.heartRateUpdates() {}
+                    } catch {}
+                }
+                try? await clock.sleep(for: .seconds(5))
+                group.cancelAll()
+            }
+            try await clock.sleep(for: .seconds(1))
+            let raw = try await band.connection.subscribe(MiBand2.Characteristics.heartRateMeasurement)
+            return try await withThrowingTaskGroup(of: Int.self) { group in
+                group.addTask {
+                    var count = 0
+                    for try await _ in raw { count += 1 }
+                    return count
+                }
+                try await clock.sleep(for: .seconds(5))
+                try await band.connection.unsubscribe(raw)
+                return try await group.next() ?? -1
+            }
+        }
+        #expect(afterStop == 0)
+    }
+}
