@@ -22,19 +22,6 @@ struct DemoCost: Sendable {
         return cost
     }
 
-    /// Everything the simulator's connections to `address` cost, from the `since`-th connection
-    /// of the world on (a section that opens its own connections).
-    static func ofConnections(to address: DeviceAddress, in world: Simulator, since: Int) async -> DemoCost {
-        var total = DemoCost.zero
-        for simulated in world.connections.dropFirst(since) where simulated.peripheral.address == address {
-            let statistics = await simulated.statistics
-            total = total + DemoCost(
-                protocolCost: ProtocolCost(await simulated.clientCounters), connectionEvents: statistics.eventsWithData,
-                airTime: statistics.airTime)
-        }
-        return total
-    }
-
     static func - (later: DemoCost, earlier: DemoCost) -> DemoCost {
         DemoCost(
             protocolCost: later.protocolCost.flatMap { late in earlier.protocolCost.map { late - $0 } },
