@@ -19,8 +19,11 @@ struct BumbleStrapTests {
             return taken
         }
         #expect(readings.count == 3)
-        // The peer counts 60…99 bpm and sends neither contact, energy nor RR intervals.
-        #expect(readings.allSatisfy { (60...99).contains($0.beatsPerMinute) && $0.sensorContact == .notSupported && $0.rrIntervals.isEmpty })
+        // The peer counts 60…99 bpm with skin contact, one RR interval matching the rate, and the
+        // energy expended on every other value.
+        #expect(readings.allSatisfy { (60...99).contains($0.beatsPerMinute) && $0.hasContact && $0.rrIntervals.count == 1 })
+        #expect(readings.allSatisfy { abs($0.rrIntervals[0] - 60 / Double($0.beatsPerMinute)) < 0.001 })
+        #expect(readings.contains { $0.energyExpended != nil })
     }
 
     @Test func locationBatteryAndBatteryNotificationsAreRead() async throws {

@@ -4,8 +4,9 @@
 Kinds (each advertises its name and service UUIDs in the advertising data itself, because the
 stock controller never delivers scan responses):
   hr     "Harald-HR"  Heart Rate 0x180D (measurement 0x2A37 notifying every 50 ms while
-                      subscribed, body sensor location 0x2A38, control point 0x2A39: 0x01 resets
-                      energy expended, other op codes get ATT error 0x80), Battery 0x180F (0x2A19 = 87),
+                      subscribed, with sensor contact, one RR interval and, on every other value,
+                      the energy expended; body sensor location 0x2A38, control point 0x2A39: 0x01
+                      resets energy expended, other op codes get ATT error 0x80), Battery 0x180F (0x2A19 = 87),
                       Device Information 0x180A (manufacturer, model, firmware), plus a control
                       service whose characteristic 0xFFF1, when written, makes the peer disconnect.
   gopro  "GoPro 1234" a GoPro-like camera speaking the Open GoPro BLE protocol (gopro_camera.py):
@@ -62,11 +63,26 @@ def build(kind, device, name=None):
         def disconnect_me(connection, value):
             asyncio.get_running_loop().call_later(0.05, lambda: asyncio.ensure_future(connection.disconnect()))
 
+        energy = {"kJ": 0}
+
         def control_point(connection, value):
             # Heart Rate Control Point: only Reset Energy Expended exists; the rest is refused
             # with the profile's error 0x80 (Control Point Not Supported).
             if bytes(value) != bytes([0x01]):
                 raise att.ATT_Error(0x80)
+            energy["kJ"] = 0
+
+        def measurement_value(beat, sequence):
+            # Flags: sensor contact supported and detected (bits 1-2), RR intervals present (bit 4),
+            # energy expended present (bit 3) on every other value; then the 8-bit heart rate, the
+            # energy in kJ (u16) and one RR interval in 1/1024 s matching the heart rate.
+            flags = 0x16
+            body = bytes([beat])
+            if sequence % 2 == 0:
+                flags |= 0x08
+                body += energy["kJ"].to_bytes(2, "little")
+            body += round(60 * 1024 / beat).to_bytes(2, "little")
+            return bytes([flags]) + body
 
         device.add_services([
             Service("180D", [measurement,
@@ -86,11 +102,14 @@ def build(kind, device, name=None):
 
         async def notify_forever():
             beat = 60
+            sequence = 0
             while True:
                 await asyncio.sleep(0.05)
                 beat = 60 + (beat - 59) % 40
+                sequence += 1
+                energy["kJ"] = min(energy["kJ"] + 1, 0xFFFF)
                 try:
-                    await device.notify_subscribers(measurement, bytes([0x00, beat]))
+                    await device.notify_subscribers(measurement, measurement_value(beat, sequence))
                 except Exception as error:  # a subscriber that just left
                     logging.debug("notify failed: %s", error)
 

@@ -68,7 +68,8 @@ struct BumbleIntegrationTests {
             for _ in 0..<3 {
                 let notification = try await att.nextNotification()
                 #expect(Array(notification.prefix(3)) == [0x1B] + RawATT.le16(measurement.handle))
-                #expect(notification.count == 5)  // flags + 8-bit heart rate
+                // flags (contact, RR, energy on every other value) + 8-bit heart rate + [energy] + RR
+                #expect(notification.count == 7 || notification.count == 9)
             }
             try await connection.disconnect()
         }
