@@ -16,8 +16,8 @@ import Darwin
 /// Every decoder the fuzzer drives (`FuzzDecode --list` prints the rows): the codec, ATT PDUs,
 /// advertising data and beacons, the HCI parsers, the GATT client against a scripted server, the
 /// Open GoPro packetizer and messages, one row per characteristic of the standard registry, then
-/// the Mi Band kit's messages. Append rather than insert: a seed's first byte is its row's index,
-/// and appending keeps those indices.
+/// the Mi Band kit's messages. Seeds name their target (Fuzz/seeds/targets.tsv) and scripts/fuzz
+/// prefixes each with that target's current row, so rows may be added anywhere.
 let fuzzTargets: [FuzzTarget] = codecTargets + attTargets + advertisingTargets + hciTargets + serverTargets + goProTargets + profileTargets
     + miBandTargets
 
@@ -30,6 +30,11 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
+/// Prints each target's row and name, one per line (scripts/fuzz reads this to place the seeds).
+func listTargets() {
+    for (index, target) in fuzzTargets.enumerated() { print(index, target.name) }
+}
+
 #if FUZZING
 @_silgen_name("LLVMFuzzerRunDriver")
 func runFuzzerDriver(
@@ -38,12 +43,16 @@ func runFuzzerDriver(
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
 ) -> CInt
 
+if CommandLine.arguments.dropFirst().first == "--list" {
+    listTargets()
+    exit(0)
+}
 var argumentCount = CommandLine.argc
 var arguments = CommandLine.unsafeArgv
 exit(runFuzzerDriver(&argumentCount, &arguments, fuzzOne))
 #else
 if CommandLine.arguments.dropFirst().first == "--list" {
-    for (index, target) in fuzzTargets.enumerated() { print(index, target.name) }
+    listTargets()
 } else {
     print("FuzzDecode is built without libFuzzer; run ./scripts/fuzz SECONDS (or pass --list for the targets).")
 }

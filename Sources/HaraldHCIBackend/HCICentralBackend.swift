@@ -111,7 +111,7 @@ public final class HCICentralBackend: CentralBackend {
         guard let error = error as? HCIError else { return error }
         switch error {
         case .cancelled: return CancellationError()
-        case let .disconnected(reason): return BluetoothError.disconnected(reason.rawValue == 0x08 ? .connectionLost : .remoteRequest)
+        case let .disconnected(reason): return BluetoothError.disconnected(DisconnectReason(hciReason: reason.rawValue))
         case let .connectionFailed(address, status): return BluetoothError.connectionFailed("\(address): \(status)")
         default: return BluetoothError.backend(error.description)
         }

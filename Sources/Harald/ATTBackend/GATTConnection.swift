@@ -228,12 +228,7 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
         case .closedLocally: .localRequest
         case .closedByPeer: .remoteRequest
         case .transactionTimeout: .attTimeout
-        case let .linkLost(code):
-            switch code {
-            case 0x13, 0x14, 0x15: .remoteRequest
-            case 0x16: .localRequest
-            default: .connectionLost
-            }
+        case let .linkLost(code): code.map(DisconnectReason.init(hciReason:)) ?? .connectionLost
         case nil: .connectionLost
         }
     }

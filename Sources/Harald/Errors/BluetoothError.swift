@@ -58,6 +58,19 @@ extension ATTErrorCode {
     }
 }
 
+extension DisconnectReason {
+    /// The reason behind an HCI Disconnection Complete reason code (Core spec Vol 1 Part F):
+    /// 0x13–0x15 are the peer's own decision, 0x16 is this host's, anything else (0x08
+    /// supervision timeout, 0x3E failed to establish, …) is a lost link.
+    public init(hciReason code: UInt8) {
+        switch code {
+        case 0x13, 0x14, 0x15: self = .remoteRequest
+        case 0x16: self = .localRequest
+        default: self = .connectionLost
+        }
+    }
+}
+
 /// Why a connection ended.
 public enum DisconnectReason: Hashable, Sendable, CustomStringConvertible {
     /// This side disconnected on purpose.
