@@ -53,6 +53,23 @@ struct DecodeCommandTests {
         #expect(object["pulseRate"] == .string("-INF"))
     }
 
+    @Test func theReservedSFLOATValuePrintsAsReserved() throws {
+        // Systolic 0x0801 is IEEE-11073's reserved value; the other two are plain numbers.
+        let outcome = try HaraldExecutable.run(["decode", "2A35", "00 01 08 50 00 60 00"])
+        #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
+        let object = try JSONDecoder().decode(JSONValue.self, from: Data(outcome.stdout.utf8))
+        #expect(object["systolic"] == .string("reserved"))
+        #expect(object["diastolic"] == .int(80) || object["diastolic"] == .double(80))
+    }
+
+    @Test func aReservedTemperatureTypeKeepsItsCode() throws {
+        let outcome = try HaraldExecutable.run(["decode", "2A1C", "04 6E 01 00 FF 0A"])
+        #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
+        let object = try JSONDecoder().decode(JSONValue.self, from: Data(outcome.stdout.utf8))
+        #expect(object["temperatureType"] == .string("reserved"))
+        #expect(object["temperatureTypeCode"] == .int(10))
+    }
+
     @Test func intermediateTemperatureDecodesAsATemperatureMeasurement() throws {
         let hex = "06 6E 01 00 FF E7 07 0C 05 0B 32 1B 04"
         let intermediate = try HaraldExecutable.run(["decode", "2A1E", hex])

@@ -74,6 +74,8 @@ public struct TemperatureMeasurement: CharacteristicValue {
             "unit": .string("\(unit)"),
             "timestamp": timestamp?.jsonValue,
             "temperatureType": temperatureType.map { .string($0.caseName) },
+            // The raw code too, so a reserved type (printed as "reserved") keeps its number.
+            "temperatureTypeCode": temperatureType.map { .int($0.code) },
         ])
     }
 }
