@@ -21,6 +21,9 @@ struct MiBandOptions: ParsableArguments {
     @Flag(help: "Do not authenticate, even when the band has the auth characteristic.")
     var noAuth = false
 
+    @Flag(help: "Install the key when the band asks for one (the first pairing with a new or reset band).")
+    var setKey = false
+
     @Option(help: "Seconds to wait for each reply of the band.")
     var timeout: Double = 10
 
@@ -36,6 +39,7 @@ struct MiBandOptions: ParsableArguments {
     func withBand(_ body: @escaping @Sendable (MiBand2) async throws -> Void) async throws {
         let device = self.device
         let noAuth = self.noAuth
+        let keySetup: MiBand2.KeySetup = setKey ? .whenAsked : .never
         let key = authKey
         let timeout = replyTimeout
         try await RadioSession.run(radio) { central in
@@ -45,7 +49,7 @@ struct MiBandOptions: ParsableArguments {
             band.replyTimeout = timeout
             do {
                 if !noAuth, try await band.hasAuthCharacteristic() {
-                    try await band.authenticate(key: key, keySetup: .never)
+                    try await band.authenticate(key: key, keySetup: keySetup)
                 }
                 try await body(band)
             } catch {
