@@ -82,3 +82,40 @@ struct DiscoveryCostTests {
         }
     }
 }
+
+/// Discovery the public API's way (one Read By Type sweep, one Find Information sweep) costs the
+/// fewest round trips those sweeps allow for each device's attribute layout.
+@Suite("Discovery sweeps match their minimum")
+struct SweepDiscoveryCostTests {
+    @Test(arguments: [23, 247])
+    func everyBuiltInDeviceIsDiscoveredBySweepsAtTheMinimumCost(maximumMTU: Int) throws {
+        for device in VirtualPeripheral.builtInDevices {
+            let simulation = Simulation()
+            let simulator = try Simulator(clock: simulation.clock, devices: [device], link: LinkParameters(maximumATTMTU: maximumMTU))
+            let central = Central(backend: simulator.backend, clock: simulation.clock)
+            let (spent, minimum) = try simulation.run {
+                let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
+                let characteristics = try await connection.discoverAll().flatMap(\.characteristics)
+                _ = try await connection.discoverDescriptors(ofAll: characteristics)
+                let mtu = await connection.mtu()
+                return (
+                    await simulator.connection(to: device.address)!.client.counters.totalRoundTrips,
+                    await simulator.runtime(of: device.address)!.minimumSweepDiscoveryCost(mtu: mtu))
+            }
+            #expect(spent == minimum.total, "\(device.name ?? "?") at MTU \(maximumMTU): \(minimum)")
+        }
+    }
+
+    @Test func theDescriptorSweepMinimumCountsAttributesBetweenCharacteristicsThatARequestCannotSkip() throws {
+        // Three notifying characteristics back to back: CCCDs at 4, 7 and 10, with a declaration
+        // and a value between each. At MTU 23 a response lists up to 5 attributes with 16-bit
+        // types: 4…8 (CCCDs 4 and 7), then 10.
+        let database = try GATTDatabase(services: [
+            GATTServiceDefinition(uuid: BluetoothUUID(0x180D), characteristics: [0x2A37, 0x2A38, 0x2A39].map {
+                GATTCharacteristicDefinition(uuid: BluetoothUUID($0), properties: .notify)
+            }),
+        ])
+        #expect(DiscoveryCost(sweeping: database, mtu: 23).descriptors == 2)
+        #expect(DiscoveryCost(sweeping: database, mtu: 247).descriptors == 1)
+    }
+}

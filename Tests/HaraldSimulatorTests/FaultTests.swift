@@ -42,6 +42,47 @@ private func readBattery(
     }
 }
 
+/// What a connect, discover and read sequence left behind.
+struct SequenceOutcome: Sendable {
+    var percent: UInt8?
+    var gattError: GATTError?
+    var error: BluetoothError?
+    var otherError: String?
+    var pdusSent: [LinkSide: Int] = [:]
+    var linkOpen = true
+    var clientPending = 0
+    var serverPending = 0
+}
+
+/// Connects to the strap (no MTU exchange on connect, so that every PDU is sent after the
+/// connection is recorded), then exchanges MTUs, discovers Battery and reads Battery Level,
+/// with `fault` injected from the link's first PDU.
+func connectDiscoverRead(with fault: LinkFault?) throws -> SequenceOutcome {
+    let simulation = Simulation()
+    let strap = VirtualPeripheral.heartRateStrap()
+    let simulator = try Simulator(clock: simulation.clock, devices: [strap], exchangesMTUOnConnect: false)
+    if let fault { simulator.injectOnNextConnection(to: strap.address, link: [fault]) }
+    let central = Central(backend: simulator.backend, clock: simulation.clock)
+    return try simulation.run(timeLimit: .seconds(300)) {
+        let connection = try await central.connect(to: strap.identifier, services: [.battery], timeout: .seconds(5))
+        let simulated = simulator.connection(to: strap.address)!
+        var outcome = SequenceOutcome()
+        do {
+            try await simulated.client.exchangeMTU()
+            outcome.percent = try await connection.read(.batteryLevel, timeout: .seconds(5)).percent
+        } catch let error as GATTError {
+            outcome.gattError = error
+        } catch let error as BluetoothError {
+            outcome.error = error
+        } catch { outcome.otherError = "\(error)" }
+        outcome.pdusSent = await simulated.statistics.pdusSent
+        outcome.linkOpen = simulated.link.isOpen
+        outcome.clientPending = await simulated.client.liveContinuations
+        outcome.serverPending = await simulated.server.liveContinuations
+        return outcome
+    }
+}
+
 @Suite("Every injected fault ends in a typed error or a disconnection, with nothing pending")
 struct FaultTests {
     @Test func theLinkDroppingAtTheRequestFailsTheReadWithConnectionLost() throws {
@@ -51,6 +92,31 @@ struct FaultTests {
         #expect(outcome.error == .disconnected(.connectionLost))
         #expect(outcome.readAfterwards == nil)
         #expect(outcome.liveContinuations == 0)
+    }
+
+    /// Exchange MTU, Find By Type Value ×2, Read By Type ×2 and Read: six requests, six answers.
+    @Test func theConnectDiscoverReadSequenceSendsSixPDUsEachWay() throws {
+        let outcome = try connectDiscoverRead(with: nil)
+        #expect(outcome.percent == 87)
+        #expect(outcome.pdusSent == [.central: 6, .peripheral: 6])
+    }
+
+    @Test(arguments: [LinkSide.central, .peripheral], 1...6)
+    func theLinkDroppingAtAnyPDUOfConnectDiscoverReadEndsInDisconnectedWithNothingPending(side: LinkSide, pdu: Int) throws {
+        let outcome = try connectDiscoverRead(with: LinkFault(from: side, pduNumber: pdu, action: .dropLink))
+        // The link went down in place of that PDU: the ones before it were sent, it was not.
+        #expect(outcome.pdusSent[side] == pdu - 1)
+        #expect(!outcome.linkOpen)
+        #expect(outcome.percent == nil)
+        // The MTU exchange is the GATT client's own call; the rest goes through the public API.
+        if pdu == 1 {
+            #expect(outcome.gattError == .disconnected)
+        } else {
+            #expect(outcome.error == .disconnected(.connectionLost))
+        }
+        #expect(outcome.otherError == nil)
+        #expect(outcome.clientPending == 0)
+        #expect(outcome.serverPending == 0)
     }
 
     @Test func aLostResponseTimesOutThenTheTransactionTimeoutClosesTheLink() throws {

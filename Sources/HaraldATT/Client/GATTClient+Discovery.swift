@@ -4,18 +4,33 @@ extension GATTClient {
     // MARK: MTU
 
     /// Exchange MTU (Core spec Vol 3 Part G §4.3.1): offers this side's receive MTU and settles
-    /// ATT_MTU = max(23, min(client, server)). Sent at most once per connection; later calls
-    /// return the current MTU without a round trip (also after a failed exchange, which leaves
-    /// the MTU at 23).
+    /// ATT_MTU = max(23, min(client, server)). Sent at most once per connection. A call made
+    /// while the exchange is in flight waits for it (within its own timeout) and returns the MTU
+    /// it settled; later calls return the current MTU without a round trip. After a failed
+    /// exchange the MTU stays 23, and that is what waiting and later callers get (a disconnection
+    /// fails them with ``GATTError/disconnected`` instead).
     @discardableResult
     public func exchangeMTU(timeout: Duration? = nil) async throws(GATTError) -> Int {
-        guard !mtuExchangeStarted else { return mtu }
-        mtuExchangeStarted = true
+        switch mtuExchange {
+        case .finished: return mtu
+        case .inFlight: return try await waitForMTUExchange(deadline: deadline(timeout))
+        case .notStarted: break
+        }
+        mtuExchange = .inFlight
         let offered = max(ATT.defaultMTU, min(Int(UInt16.max), configuration.preferredMTU ?? bearer.localMTU))
-        let response = try await transact(
-            ATTExchangeMTURequest(clientRxMTU: UInt16(offered)), expecting: ATTExchangeMTUResponse.self, deadline: deadline(timeout))
-        let settled = max(ATT.defaultMTU, min(offered, Int(response.serverRxMTU)))
+        let settled: Int
+        do {
+            let response = try await transact(
+                ATTExchangeMTURequest(clientRxMTU: UInt16(offered)), expecting: ATTExchangeMTUResponse.self, deadline: deadline(timeout))
+            settled = max(ATT.defaultMTU, min(offered, Int(response.serverRxMTU)))
+        } catch {
+            mtuExchange = .finished
+            mtuExchangeEnded(error == .disconnected ? .failure(.disconnected) : .success(mtu))
+            throw error
+        }
         await setMTU(settled)
+        mtuExchange = .finished
+        mtuExchangeEnded(.success(settled))
         return settled
     }
 

@@ -57,7 +57,11 @@ public actor GATTClient {
     /// Subscribers and sinks; routes notifications without the actor (see ``GATTNotificationRouter``).
     private let router = GATTNotificationRouter()
 
-    var mtuExchangeStarted = false
+    /// Where this side's Exchange MTU stands (it is sent at most once per connection).
+    enum MTUExchange { case notStarted, inFlight, finished }
+    var mtuExchange = MTUExchange.notStarted
+    /// Callers of ``exchangeMTU(timeout:)`` that arrived while the exchange was in flight.
+    private var mtuWaiters: [UInt64: (continuation: CheckedContinuation<Result<Int, GATTError>, Never>, deadlineTask: Task<Void, Never>)] = [:]
     var longWriteInProgress = false
     /// Set once the server answered Read Multiple Variable with Request Not Supported: later
     /// batched reads on this connection go straight to single reads.
@@ -210,6 +214,41 @@ public actor GATTClient {
         resolve(id, with: .failure(.timeout))
         bearerClosed(.transactionTimeout)
         await bearer.close(.transactionTimeout)
+    }
+
+    // MARK: Waiting for the MTU exchange
+
+    /// Suspends until the MTU exchange in flight ends (``mtuExchangeEnded(_:)``), the deadline
+    /// passes or the task is cancelled.
+    func waitForMTUExchange(deadline: Duration) async throws(GATTError) -> Int {
+        if closeReason != nil { throw .disconnected }
+        if Task.isCancelled { throw .cancelled }
+        let id = nextID
+        nextID += 1
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Int, GATTError>, Never>) in
+                liveContinuations += 1
+                let deadlineTask = timer.schedule(at: deadline) { [weak self] in await self?.resolveMTUWaiter(id, with: .failure(.timeout)) }
+                mtuWaiters[id] = (continuation, deadlineTask)
+                // Cancellation that raced the registration: the handler's task may have run already.
+                if Task.isCancelled { resolveMTUWaiter(id, with: .failure(.cancelled)) }
+            }
+        } onCancel: {
+            EngineTasks.start { [weak self] in await self?.resolveMTUWaiter(id, with: .failure(.cancelled)) }
+        }
+        return try result.get()
+    }
+
+    /// Answers every caller waiting for the MTU exchange with `result`.
+    func mtuExchangeEnded(_ result: Result<Int, GATTError>) {
+        for id in mtuWaiters.keys.sorted() { resolveMTUWaiter(id, with: result) }
+    }
+
+    private func resolveMTUWaiter(_ id: UInt64, with result: Result<Int, GATTError>) {
+        guard let waiter = mtuWaiters.removeValue(forKey: id) else { return }
+        waiter.deadlineTask.cancel()
+        liveContinuations -= 1
+        waiter.continuation.resume(returning: result)
     }
 
     // MARK: Commands

@@ -171,6 +171,15 @@ public actor GATTServer {
     /// The stored value at `handle`.
     public func value(handle: UInt16) -> [UInt8]? { database.attribute(handle)?.value }
 
+    /// What a Read Request for `handle` from `connection` would be answered with now: the whole
+    /// value (before any cut to the ATT_MTU) or the ATT error. It goes through the same access
+    /// checks and read handler as a request, but no PDU is exchanged and nothing is counted: for
+    /// yardsticks that must not depend on what a client has read (the simulator's protocol-cost
+    /// minimum, say).
+    public func valueForRead(handle: UInt16, connection: GATTConnectionID) async -> Result<[UInt8], ATTErrorCode> {
+        do { return .success(try await read(handle, connection: connection)) } catch { return .failure(error.code) }
+    }
+
     /// Replaces the stored value at `handle` (no notification is sent). Values longer than 512
     /// bytes are cut.
     public func setValue(_ value: [UInt8], handle: UInt16) {

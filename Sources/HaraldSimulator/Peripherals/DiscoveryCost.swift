@@ -17,7 +17,8 @@ public struct DiscoveryCost: Hashable, Sendable {
     /// Every round trip of a full discovery.
     public var total: Int { exchangeMTU + services + characteristics + descriptors }
 
-    /// The minimum for `database` at `mtu`, assuming the server fills every response.
+    /// The minimum for `database` at `mtu` with the per-service procedures, assuming the server
+    /// fills every response.
     ///
     /// Entries in one response share one length, so 16-bit and 128-bit UUIDs go in separate
     /// responses: a response holds ⌊(MTU − 2) / entry⌋ entries of 4 + UUID bytes (services),
@@ -56,9 +57,87 @@ public struct DiscoveryCost: Hashable, Sendable {
     }
 }
 
+extension DiscoveryCost {
+    /// The minimum for discovering every primary service, characteristic and descriptor of
+    /// `database` at `mtu` with sweeps (``GATTClient/discoverCharacteristics(ofAll:timeout:)``,
+    /// ``GATTClient/discoverDescriptors(ofAll:timeout:)``), the public API's default.
+    ///
+    /// - Services: as for the per-service procedures.
+    /// - Characteristics: one Read By Type run over every declaration of the primary services, in
+    ///   handle order (⌊(MTU − 2) / (5 + UUID bytes)⌋ per response, sizes not mixed), ended by
+    ///   Attribute Not Found: the last declaration is followed by its value, so the run cannot
+    ///   know it has seen everything.
+    /// - Descriptors: Find Information lists every attribute of its range from the start, so a
+    ///   request that spans two characteristics also lists the declaration and value between
+    ///   them. The fewest requests that cover every descriptor handle start each one at the first
+    ///   descriptor handle not yet listed (greedy covering from the left is optimal here); a
+    ///   response holds ⌊(MTU − 2) / 4⌋ attributes with 16-bit types or ⌊(MTU − 2) / 18⌋ with
+    ///   128-bit ones, and stops where the type size changes. Descriptor types are taken as 16-bit
+    ///   (as above); service and characteristic declarations and includes are 16-bit, values have
+    ///   their characteristic's UUID. No request ends the run: its last response reaches the last
+    ///   descriptor handle.
+    public init(sweeping database: GATTDatabase, mtu: Int) {
+        let perService = DiscoveryCost(database: database, mtu: mtu)
+        let room = max(mtu, ATT.defaultMTU) - 2
+        services = perService.services
+        let primary = database.characteristics.filter { $0.service.isPrimary }.map(\.characteristic)
+        // Declarations in handle order, packed as in the per-service count.
+        var runs = 0
+        var index = 0
+        let sizes = primary.map { $0.uuid.uuid16 == nil ? 16 : 2 }
+        while index < sizes.count {
+            let size = sizes[index]
+            let perResponse = max(1, room / (5 + size))
+            var taken = 0
+            while index < sizes.count, sizes[index] == size, taken < perResponse {
+                taken += 1
+                index += 1
+            }
+            runs += 1
+        }
+        characteristics = runs + 1
+        // UUID size of every attribute a Find Information sweep can list, by handle.
+        var typeSize: [Int: Int] = [:]
+        var descriptorHandles: [Int] = []
+        for service in database.services where service.isPrimary {
+            for handle in Int(service.handles.start)...Int(service.handles.end) { typeSize[handle] = 2 }
+        }
+        for characteristic in primary {
+            typeSize[Int(characteristic.valueHandle)] = characteristic.uuid.uuid16 == nil ? 16 : 2
+            if characteristic.endHandle > characteristic.valueHandle {
+                descriptorHandles += Array((Int(characteristic.valueHandle) + 1)...Int(characteristic.endHandle))
+            }
+        }
+        descriptors = 0
+        guard let last = descriptorHandles.last else { return }
+        var next = descriptorHandles.startIndex
+        while next < descriptorHandles.endIndex {
+            // One request from the first descriptor handle not listed yet.
+            descriptors += 1
+            var handle = descriptorHandles[next]
+            let size = typeSize[handle] ?? 2
+            let perResponse = max(1, room / (2 + size))
+            var listed = 0
+            var lastListed = handle
+            while handle <= last, (typeSize[handle] ?? 2) == size, listed < perResponse {
+                lastListed = handle
+                listed += 1
+                handle += 1
+            }
+            while next < descriptorHandles.endIndex, descriptorHandles[next] <= lastListed { next += 1 }
+        }
+    }
+}
+
 extension PeripheralRuntime {
-    /// The fewest round trips a full discovery of this device needs at `mtu`.
+    /// The fewest round trips a full discovery of this device needs at `mtu` with the
+    /// per-service procedures.
     public func minimumDiscoveryCost(mtu: Int) async -> DiscoveryCost {
         DiscoveryCost(database: await server.database, mtu: mtu)
+    }
+
+    /// The fewest round trips a full discovery of this device needs at `mtu` with sweeps.
+    public func minimumSweepDiscoveryCost(mtu: Int) async -> DiscoveryCost {
+        DiscoveryCost(sweeping: await server.database, mtu: mtu)
     }
 }

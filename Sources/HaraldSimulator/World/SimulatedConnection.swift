@@ -31,6 +31,12 @@ public struct SimulatedConnection: Sendable {
     /// Peer faults applied so far.
     public var appliedPeerFaults: [PeerFault] { peerFaults.applied }
 
+    /// What the peripheral's server would answer a Read of `handle` on this connection with now
+    /// (the whole value, or the ATT error), asked of the server directly: nothing crosses the link.
+    public func serverValue(handle: UInt16) async -> Result<[UInt8], ATTErrorCode> {
+        await server.valueForRead(handle: handle, connection: serverConnection)
+    }
+
     /// What the link has carried so far.
     public var statistics: LinkStatistics {
         get async { await link.statistics }
