@@ -70,8 +70,14 @@ struct CameraRequestTests {
         #expect(outcome == .error)
     }
 
-    @Test func theKeepAliveIsAcknowledged() throws {
-        try withSimulatedCamera { camera, _ in try await camera.sendKeepAlive() }
+    @Test func theKeepAliveSetsSetting91To0x42OnGP0074AndIsAnsweredOnGP0075() throws {
+        let (written, messages) = try withSimulatedCamera { camera, simulator in
+            try await camera.sendKeepAlive()
+            return (await lastPacketWritten(to: .settings, in: simulator), await camera.statistics.messages)
+        }
+        // One packet: Extended 13-bit header for 3 bytes, then setting 0x5B, length 1, value 0x42.
+        #expect(written == [0x20, 0x03, 0x5B, 0x01, 0x42])
+        #expect(messages == 1)
     }
 
     @Test func settingCapabilitiesListEveryAllowedValue() throws {
