@@ -107,4 +107,36 @@ struct CameraRequestTests {
         let values = try withSimulatedCamera { camera, _ in try await camera.statuses(ids) }
         #expect(values.map(\.id) == ids.map(\.rawValue))
     }
+
+    @Test func aCameraSizedToTheMTUSendsALongRequestInOnePacket() throws {
+        let simulation = Simulation()
+        let device = VirtualPeripheral.actionCamera(bootTime: .zero)
+        let simulator = try Simulator(clock: simulation.clock, devices: [device])
+        let central = Central(backend: simulator.backend, clock: simulation.clock)
+        let ids = (1...40).map { GoProStatusID(UInt8($0)) }
+        let (mtu, packetSize, written, values) = try simulation.run {
+            let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
+            let camera = await GoProCamera.sizedToMTU(connection: connection, clock: central.clock)
+            let values = try await camera.statuses(ids)
+            let written = await lastPacketWritten(to: .query, in: simulator)
+            let result = (await connection.mtu(), camera.packetSize, written, values)
+            await connection.disconnect()
+            return result
+        }
+        #expect(mtu > 23)
+        #expect(packetSize == mtu - 3)
+        // The 41-byte query (0x13 and 40 IDs) behind its Extended 13-bit header, all in one write.
+        #expect(written == [0x20, 41, 0x13] + ids.map(\.rawValue))
+        #expect(values.map(\.id) == ids.map(\.rawValue))
+    }
+
+    @Test func aCameraKeepsTwentyBytePacketsUnlessAskedToUseTheMTU() throws {
+        let (packetSize, written) = try withSimulatedCamera { camera, simulator in
+            _ = try await camera.statuses((1...40).map { GoProStatusID(UInt8($0)) })
+            return (camera.packetSize, await lastPacketWritten(to: .query, in: simulator))
+        }
+        #expect(packetSize == 20)
+        // The last of three packets (18 + 19 + 4 bytes): continuation #1 with the IDs 37 to 40.
+        #expect(written == [0x81, 37, 38, 39, 40])
+    }
 }
