@@ -42,6 +42,100 @@ struct CameraFaultTests {
         #expect(statistics.malformedPackets >= 1)
     }
 
+    @Test func theSameRequestSucceedsRightAfterAnAnswerThatLostItsStartPacket() throws {
+        // 0x13 (all statuses) answers in 20 packets; the first answer comes late, without its start
+        // packet, so its continuation packets are still arriving when the retry is sent.
+        let camera = VirtualPeripheral.actionCamera(
+            bootTime: .zero, faults: [ActionCameraFault(.query(0x13), .loseStartPacket, times: 1, delay: .milliseconds(200))])
+        let (outcome, retried) = try withSimulatedCamera(camera) { camera, _ in
+            var outcome: GoProError?
+            do { _ = try await camera.statuses() } catch let error as GoProError { outcome = error }
+            return (outcome, try await camera.statuses())
+        }
+        guard case .malformedResponse? = outcome else {
+            Issue.record("expected a malformed response, got \(String(describing: outcome))")
+            return
+        }
+        #expect(retried.count == 88)
+    }
+
+    @Test func anotherRequestOnTheChannelSucceedsRightAfterAnAnswerThatLostItsStartPacket() throws {
+        let camera = VirtualPeripheral.actionCamera(
+            bootTime: .zero, faults: [ActionCameraFault(.query(0x13), .loseStartPacket, delay: .milliseconds(200))])
+        let settings = try withSimulatedCamera(camera) { camera, _ in
+            _ = try? await camera.statuses()
+            return try await camera.settings([.videoResolution])
+        }
+        #expect(settings.integer(.videoResolution) == 9)
+    }
+
+    @Test func theContinuationPacketsOfAnAnswerThatLostItsStartAreCountedAsDiscarded() throws {
+        let camera = VirtualPeripheral.actionCamera(
+            bootTime: .zero, faults: [ActionCameraFault(.query(0x13), .loseStartPacket, times: 1, delay: .milliseconds(200))])
+        let statistics = try withSimulatedCamera(camera) { camera, _ in
+            _ = try? await camera.statuses()
+            _ = try await camera.statuses()
+            return await camera.statistics
+        }
+        // 19 continuation packets arrive: the first breaks the answer, the other 18 are dropped quietly.
+        #expect(statistics.malformedPackets == 1)
+        #expect(statistics.discardedPackets == 18)
+        #expect(statistics.messages == 1)
+    }
+
+    @Test func theSameRequestSucceedsRightAfterAnAnswerWithADamagedHeaderMidMessage() throws {
+        let camera = VirtualPeripheral.actionCamera(
+            bootTime: .zero, faults: [ActionCameraFault(.query(0x13), .corruptHeaderMidMessage, times: 1, delay: .milliseconds(200))])
+        let (outcome, retried) = try withSimulatedCamera(camera) { camera, _ in
+            var outcome: GoProError?
+            do { _ = try await camera.statuses() } catch let error as GoProError { outcome = error }
+            return (outcome, try await camera.statuses())
+        }
+        guard case .malformedResponse? = outcome else {
+            Issue.record("expected a malformed response, got \(String(describing: outcome))")
+            return
+        }
+        #expect(retried.count == 88)
+    }
+
+    @Test func aCommandSucceedsRightAfterAMultiPacketAnswerThatLostItsStartPacket() throws {
+        // Get Hardware Info answers in 6 packets on GP-0073; the version query follows on the same channel.
+        let camera = VirtualPeripheral.actionCamera(
+            bootTime: .zero, faults: [ActionCameraFault(.command(0x3C), .loseStartPacket, delay: .milliseconds(200))])
+        let version = try withSimulatedCamera(camera) { camera, _ in
+            _ = try? await camera.hardwareInfo()
+            return try await camera.openGoProVersion()
+        }
+        #expect(version == GoProOpenGoProVersion(major: 2, minor: 0))
+    }
+
+    @Test func theRestOfAnAnswerAbandonedByATimeoutDoesNotFailTheNextRequest() throws {
+        // The broken answer to 0x13 comes after its request gave up, while the next query waits.
+        let camera = VirtualPeripheral.actionCamera(
+            bootTime: .zero, faults: [ActionCameraFault(.query(0x13), .loseStartPacket, delay: .milliseconds(2500))])
+        let (outcome, settings) = try withSimulatedCamera(camera, requestTimeout: .seconds(2)) { camera, _ in
+            var outcome: GoProError?
+            do { _ = try await camera.statuses() } catch let error as GoProError { outcome = error }
+            return (outcome, try await camera.settings([.videoResolution]))
+        }
+        #expect(outcome == .timeout(request: "Get Status Values", after: .seconds(2)))
+        #expect(settings.integer(.videoResolution) == 9)
+    }
+
+    @Test func anAnswerArrivingWhenNoRequestWaitsDoesNotDisturbTheNextRequest() throws {
+        let camera = VirtualPeripheral.actionCamera(bootTime: .zero, faults: [ActionCameraFault(.command(0x3C), .answerTwice)])
+        let (version, statistics) = try withSimulatedCamera(camera) { camera, _ in
+            _ = try await camera.hardwareInfo()
+            // Let the copy arrive while nothing waits on GP-0073.
+            try await camera.clock.sleep(for: .seconds(1))
+            let unexpected = await camera.statistics.unexpectedMessages
+            return (try await camera.openGoProVersion(), (unexpected, await camera.statistics))
+        }
+        #expect(statistics.0 == 1)
+        #expect(version == GoProOpenGoProVersion(major: 2, minor: 0))
+        #expect(statistics.1.malformedPackets == 0)
+    }
+
     @Test func aTLVTableThatRunsPastItsEndIsAMalformedResponse() throws {
         let camera = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.query(0x13), .malformedPayload)])
         let outcome = try withSimulatedCamera(camera) { camera, _ in

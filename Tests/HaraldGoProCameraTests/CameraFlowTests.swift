@@ -96,6 +96,30 @@ struct CameraFlowTests {
             #expect(await camera.statistics.messages == 4)
         }
     }
+
+    @Test func cancellingTheKeepAliveLoopDuringAKeepAliveEndsItWithoutAnError() throws {
+        // The camera never answers the keep-alive, so the first one is still waiting when the loop is cancelled.
+        let camera = VirtualPeripheral.actionCamera(bootTime: .zero, faults: [ActionCameraFault(.setting(0x5B), .neverAnswer)])
+        let (outcome, written) = try withSimulatedCamera(camera, requestTimeout: .seconds(60)) { camera, simulator in
+            try await withThrowingTaskGroup(of: GoProError?.self) { group in
+                group.addTask {
+                    do throws(GoProError) {
+                        try await camera.keepAlive(every: .seconds(3))
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+                try await camera.clock.sleep(for: .seconds(2))
+                let written = await lastPacketWritten(to: .settings, in: simulator)
+                group.cancelAll()
+                let outcome = try await group.next() ?? nil
+                return (outcome, written)
+            }
+        }
+        #expect(written == [0x20, 0x03, 0x5B, 0x01, 0x42])
+        #expect(outcome == nil)
+    }
 }
 
 /// Readiness steps seen by a flow's progress closure.

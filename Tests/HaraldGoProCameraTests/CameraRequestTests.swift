@@ -70,8 +70,14 @@ struct CameraRequestTests {
         #expect(outcome == .error)
     }
 
-    @Test func theKeepAliveIsAcknowledged() throws {
-        try withSimulatedCamera { camera, _ in try await camera.sendKeepAlive() }
+    @Test func theKeepAliveSetsSetting91To0x42OnGP0074AndIsAnsweredOnGP0075() throws {
+        let (written, messages) = try withSimulatedCamera { camera, simulator in
+            try await camera.sendKeepAlive()
+            return (await lastPacketWritten(to: .settings, in: simulator), await camera.statistics.messages)
+        }
+        // One packet: Extended 13-bit header for 3 bytes, then setting 0x5B, length 1, value 0x42.
+        #expect(written == [0x20, 0x03, 0x5B, 0x01, 0x42])
+        #expect(messages == 1)
     }
 
     @Test func settingCapabilitiesListEveryAllowedValue() throws {
@@ -100,5 +106,37 @@ struct CameraRequestTests {
         let ids = (1...40).map { GoProStatusID(UInt8($0)) }
         let values = try withSimulatedCamera { camera, _ in try await camera.statuses(ids) }
         #expect(values.map(\.id) == ids.map(\.rawValue))
+    }
+
+    @Test func aCameraSizedToTheMTUSendsALongRequestInOnePacket() throws {
+        let simulation = Simulation()
+        let device = VirtualPeripheral.actionCamera(bootTime: .zero)
+        let simulator = try Simulator(clock: simulation.clock, devices: [device])
+        let central = Central(backend: simulator.backend, clock: simulation.clock)
+        let ids = (1...40).map { GoProStatusID(UInt8($0)) }
+        let (mtu, packetSize, written, values) = try simulation.run {
+            let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
+            let camera = await GoProCamera.sizedToMTU(connection: connection, clock: central.clock)
+            let values = try await camera.statuses(ids)
+            let written = await lastPacketWritten(to: .query, in: simulator)
+            let result = (await connection.mtu(), camera.packetSize, written, values)
+            await connection.disconnect()
+            return result
+        }
+        #expect(mtu > 23)
+        #expect(packetSize == mtu - 3)
+        // The 41-byte query (0x13 and 40 IDs) behind its Extended 13-bit header, all in one write.
+        #expect(written == [0x20, 41, 0x13] + ids.map(\.rawValue))
+        #expect(values.map(\.id) == ids.map(\.rawValue))
+    }
+
+    @Test func aCameraKeepsTwentyBytePacketsUnlessAskedToUseTheMTU() throws {
+        let (packetSize, written) = try withSimulatedCamera { camera, simulator in
+            _ = try await camera.statuses((1...40).map { GoProStatusID(UInt8($0)) })
+            return (camera.packetSize, await lastPacketWritten(to: .query, in: simulator))
+        }
+        #expect(packetSize == 20)
+        // The last of three packets (18 + 19 + 4 bytes): continuation #1 with the IDs 37 to 40.
+        #expect(written == [0x81, 37, 38, 39, 40])
     }
 }

@@ -29,3 +29,11 @@ func first<S: AsyncSequence & Sendable>(_ count: Int, of sequence: S) async thro
     }
     return collected
 }
+
+/// The last packet the client wrote to `characteristic` of the simulated camera.
+func lastPacketWritten(to characteristic: GoProCharacteristic, in simulator: Simulator) async -> [UInt8]? {
+    guard let runtime = simulator.runtime(of: VirtualPeripheral.actionCamera().address),
+        let handle = runtime.valueHandle(characteristic.uuid)
+    else { return nil }
+    return await runtime.server.value(handle: handle)
+}

@@ -34,6 +34,32 @@ struct AssemblerTests {
         #expect(assembler.receivedCount == 37)
     }
 
+    @Test func aGeneralHeaderMessageOf31BytesContinuesInAContinuationPacket() throws {
+        // The General header announces up to 31 bytes; a 20-byte packet carries 19 of them.
+        let message = (0..<31).map { UInt8($0) }
+        var assembler = GoProMessageAssembler()
+        #expect(try assembler.append([0x1F] + message[0..<19]) == nil)
+        #expect(assembler.announcedLength == 31)
+        #expect(try assembler.append([0x80] + message[19...]) == message)
+        #expect(!assembler.isAssembling)
+    }
+
+    @Test func aTwentyByteMessageUnderAGeneralHeaderSpillsOneByteIntoASecondPacket() throws {
+        // 20 payload bytes plus the header byte do not fit one 20-byte packet (protocols.md A.2, discrepancy 3).
+        let message = (100..<120).map { UInt8($0) }
+        var assembler = GoProMessageAssembler()
+        #expect(try assembler.append([0x14] + message[0..<19]) == nil)
+        #expect(try assembler.append([0x80, message[19]]) == message)
+    }
+
+    @Test func aGeneralHeaderMessageMayTakeSeveralContinuationPackets() throws {
+        let message = (0..<25).map { UInt8($0) }
+        var assembler = GoProMessageAssembler()
+        #expect(try assembler.append([0x19] + message[0..<5]) == nil)
+        #expect(try assembler.append([0x80] + message[5..<15]) == nil)
+        #expect(try assembler.append([0x81] + message[15...]) == message)
+    }
+
     @Test func aContinuationWithoutAStartIsRejected() {
         var assembler = GoProMessageAssembler()
         #expect(throws: GoProPacketError.continuationWithoutStart(counter: 3)) { try assembler.append([0x83, 0x01]) }

@@ -73,6 +73,21 @@ struct MessageTests {
         #expect(version.description == "2.0")
     }
 
+    @Test func aVersionPartOfSevenBytesIsRead() throws {
+        let version = try GoProOpenGoProVersion(payload: [0x07, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x00])
+        #expect(version == GoProOpenGoProVersion(major: 0x7F_FFFF_FFFF_FFFF, minor: 0))
+    }
+
+    @Test func aVersionPartOfEightBytesIsRejected() {
+        #expect(throws: ByteDecodingError.self) {
+            try GoProOpenGoProVersion(payload: [0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x01, 0x00])
+        }
+    }
+
+    @Test func anEmptyVersionPartIsRejected() {
+        #expect(throws: ByteDecodingError.self) { try GoProOpenGoProVersion(payload: [0x00, 0x01, 0x00]) }
+    }
+
     @Test func aVersionResponseWithAnotherIDOrAFailureIsRejected() throws {
         #expect(throws: ByteDecodingError.self) { try GoProOpenGoProVersion(response: GoProResponse(message: [0x3C, 0x00, 0x01, 0x02, 0x01, 0x00])) }
         #expect(throws: ByteDecodingError.self) { try GoProOpenGoProVersion(response: GoProResponse(message: [0x51, 0x01])) }

@@ -68,11 +68,17 @@ extension GoProCamera {
         try await set(GoProSettingRequest.keepAlive.setting, to: GoProSettingRequest.keepAlive.value, timeout: timeout)
     }
 
-    /// Sends the keep-alive every `interval` until the calling task is cancelled (then returns)
-    /// or a keep-alive fails (then throws). Run it beside the app's work, in a task group.
+    /// Sends the keep-alive every `interval` until the calling task is cancelled or a keep-alive
+    /// fails (then throws). Cancellation is the way to stop it: it returns normally, whether the
+    /// cancellation finds it waiting for the next turn or in the middle of a keep-alive (which is
+    /// then abandoned). Run it beside the app's work, in a task group.
     public func keepAlive(every interval: Duration = .seconds(3)) async throws(GoProError) {
         while !Task.isCancelled {
-            try await sendKeepAlive()
+            do { try await sendKeepAlive() } catch {
+                // Whatever the interrupted send reports, the caller asked the loop to stop.
+                if Task.isCancelled { return }
+                throw error
+            }
             do { try await clock.sleep(for: interval) } catch { return }
         }
     }

@@ -15,6 +15,18 @@ import Harald
 /// Query responses whose ID is 0x92, 0x93 or 0xA2 are pushes, delivered to every stream from
 /// ``pushes(buffering:)``.
 ///
+/// A damaged answer never spills over onto the next request. A packet that breaks the message
+/// under way on a response characteristic (a continuation packet with no start, a start header
+/// that is reserved, cut short or arrives mid-message, more bytes than announced) fails the
+/// request waiting there with `malformedResponse` and counts in ``Statistics/malformedPackets``;
+/// the characteristic then drops continuation packets, the rest of the broken message, until the
+/// next start packet, counting them in ``Statistics/discardedPackets``. A timed-out request leaves
+/// its characteristic in the same state, so the late rest of its answer is dropped too. A stray
+/// continuation packet arriving while nothing is being received and no request waits fails
+/// nothing (it starts the dropping). A complete message no request waits for, or whose ID is not
+/// the waiting request's, counts in ``Statistics/unexpectedMessages`` and is otherwise ignored; an
+/// empty notification counts as malformed and changes nothing.
+///
 /// ```swift
 /// let connection = try await central.connect(to: peripheral)
 /// let camera = GoProCamera(connection: connection, clock: central.clock)
@@ -29,12 +41,16 @@ public actor GoProCamera {
     public nonisolated let clock: any Clock<Duration>
     /// How long a request waits for its complete answer when it is not given a timeout.
     public private(set) var requestTimeout: Duration
-    /// The size of the packets requests are cut into (20 bytes: what every camera accepts).
+    /// The size of the packets requests are cut into (20 bytes by default: what every camera
+    /// accepts; see ``sizedToMTU(connection:clock:requestTimeout:)`` for ATT_MTU − 3).
     public nonisolated let packetSize: Int
 
     private var discovered: [GoProCharacteristic: DiscoveredCharacteristic] = [:]
     private var readers: [Task<Void, Never>] = []
     private var assemblers = GoProMessageAssemblers<GoProCharacteristic>()
+    /// Response characteristics whose last message broke or was abandoned: their continuation
+    /// packets are dropped until the next start packet.
+    private var resynchronizing: Set<GoProCharacteristic> = []
     /// The request waiting for an answer, by response characteristic.
     private var inFlight: [GoProCharacteristic: PendingRequest] = [:]
     /// Request characteristics with a request under way, and the requests queued behind it.
@@ -57,12 +73,16 @@ public actor GoProCamera {
         public var messages = 0
         /// Pushes (0x92, 0x93, 0xA2) delivered.
         public var pushes = 0
-        /// Packets the assemblers rejected (their partial messages dropped).
+        /// Packets the assemblers rejected (the message under way dropped, unless the packet was
+        /// empty).
         public var malformedPackets = 0
         /// Pushes whose values did not decode (dropped).
         public var malformedPushes = 0
         /// Complete messages no request was waiting for (late answers to timed-out requests).
         public var unexpectedMessages = 0
+        /// Continuation packets dropped because they belonged to no message: the rest of an
+        /// answer that broke (or was abandoned by a timeout), up to the next start packet.
+        public var discardedPackets = 0
     }
 
     /// A camera on `connection`. Nothing is sent until the first request (or ``start(timeout:)``).
@@ -74,6 +94,18 @@ public actor GoProCamera {
         self.clock = clock
         self.requestTimeout = requestTimeout
         self.packetSize = packetSize
+    }
+
+    /// A camera on `connection` whose requests are cut into packets as large as the connection's
+    /// ATT_MTU allows now (ATT_MTU − 3, see ``GoProFragmenter/packetSize(attMTU:)``) instead of
+    /// the 20 bytes every camera accepts. Long requests then take fewer writes; use it only with
+    /// cameras known to accept packets above 20 bytes (the Open GoPro docs and SDK keep to 20
+    /// whatever the MTU). The size is read once: negotiate the MTU before.
+    public static func sizedToMTU(
+        connection: PeripheralConnection, clock: any Clock<Duration> = ContinuousClock(), requestTimeout: Duration = .seconds(5)
+    ) async -> GoProCamera {
+        let packetSize = GoProFragmenter.packetSize(attMTU: await connection.mtu())
+        return GoProCamera(connection: connection, clock: clock, requestTimeout: requestTimeout, packetSize: packetSize)
     }
 
     deinit {
@@ -191,9 +223,11 @@ public actor GoProCamera {
         }
         switch reply {
         case nil:
-            // The rest of a half-received answer belongs to this abandoned request: drop it, so
-            // the next answer's start packet begins a message instead of meeting a partial one.
+            // The rest of a half-received (or not yet begun) answer belongs to this abandoned
+            // request: drop it, and its continuation packets still to come, so the next answer's
+            // start packet begins a message instead of meeting a partial one.
             assemblers[answerCharacteristic].reset()
+            resynchronizing.insert(answerCharacteristic)
             throw .timeout(request: name, after: limit)
         case let .message(answer)?: return answer
         case let .malformed(detail)?: throw .malformedResponse(request: name, detail: detail)
@@ -236,12 +270,25 @@ public actor GoProCamera {
     // MARK: Receiving
 
     private func receive(_ packet: [UInt8], on characteristic: GoProCharacteristic) {
+        if resynchronizing.contains(characteristic), let header = packet.first {
+            // The rest of a broken or abandoned message: dropped up to the next start packet.
+            guard header & 0x80 == 0 else {
+                statistics.discardedPackets += 1
+                return
+            }
+            resynchronizing.remove(characteristic)
+        }
         let message: [UInt8]
         do {
             guard let complete = try assemblers.append(packet, from: characteristic) else { return }
             message = complete
         } catch {
             statistics.malformedPackets += 1
+            // An empty notification leaves the message in progress intact: nothing is lost.
+            guard error != .emptyPacket else { return }
+            // Whatever message was under way is gone; its remaining packets must not be read as
+            // the start of trouble for the next request.
+            resynchronizing.insert(characteristic)
             if let pending = inFlight.removeValue(forKey: characteristic) { pending.sink.yield(.malformed(error.description)) }
             return
         }
@@ -276,6 +323,7 @@ public actor GoProCamera {
         for sink in pushSinks.values { sink.finish() }
         pushSinks = [:]
         assemblers.reset()
+        resynchronizing = []
     }
 
     // MARK: Readiness support

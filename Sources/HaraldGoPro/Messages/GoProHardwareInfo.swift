@@ -86,7 +86,9 @@ public struct GoProOpenGoProVersion: Sendable, Hashable, Comparable, CustomStrin
     }
 
     /// Reads the payload (the bytes after ID and status); each part is a length-prefixed
-    /// big-endian integer of 1…8 bytes.
+    /// big-endian integer of 1…7 bytes. Cameras send one byte per part and the protocol sets no
+    /// upper bound; seven bytes is the most that always fits a non-negative `Int`, so a longer
+    /// part (or an empty one) is rejected.
     public init<Bytes: Collection<UInt8>>(payload: Bytes) throws(ByteDecodingError) {
         self = try ByteReader.withReader(payload) { (reader) throws(ByteDecodingError) -> GoProOpenGoProVersion in
             func part(_ field: String) throws(ByteDecodingError) -> Int {

@@ -89,6 +89,7 @@ extension VirtualPeripheral {
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await message in outbox {
+                            if message.delay > .zero, await !session.sleep(for: message.delay) { break }
                             for packet in message.packets { await session.notify(message.characteristic.uuid, packet) }
                         }
                     }

@@ -5,7 +5,7 @@ import HaraldGoPro
 
 /// A misbehaviour of the simulated action camera, for tests of the camera kit's error paths.
 public struct ActionCameraFault: Hashable, Sendable {
-    /// The request whose answers are affected (every time it is asked).
+    /// The request whose answers are affected (every time it is asked, unless `times` limits it).
     public enum Request: Hashable, Sendable {
         /// A command (GP-0072) with this ID.
         case command(UInt8)
@@ -28,14 +28,28 @@ public struct ActionCameraFault: Hashable, Sendable {
         /// The answer is well packetized, but its payload ends in a TLV entry announcing more
         /// bytes than follow.
         case malformedPayload
+        /// The answer's second packet arrives with a damaged header: a reserved start header
+        /// (0x60) where its continuation header belongs, so the message breaks mid-way and the
+        /// continuation packets after it belong to no message (an answer that fits one packet is
+        /// sent unchanged).
+        case corruptHeaderMidMessage
+        /// The answer is sent twice; the copy reaches the client when no request waits for it.
+        case answerTwice
     }
 
     public var request: Request
     public var action: Action
+    /// How many answers to `request` misbehave, counting from the first; nil: all of them.
+    public var times: Int?
+    /// How long the camera holds a misbehaving answer before sending it (its write is
+    /// acknowledged at once), so that the answer arrives while the client already waits.
+    public var delay: Duration
 
-    public init(_ request: Request, _ action: Action) {
+    public init(_ request: Request, _ action: Action, times: Int? = nil, delay: Duration = .zero) {
         self.request = request
         self.action = action
+        self.times = times
+        self.delay = delay
     }
 }
 
@@ -44,6 +58,8 @@ struct CameraMessage: Sendable {
     var characteristic: GoProCharacteristic
     var bytes: [UInt8]
     var fault: ActionCameraFault.Action?
+    /// How long the sender waits before the first packet.
+    var delay: Duration = .zero
 
     /// The packets that carry it, as the camera cuts them: a General header when the whole
     /// message fits one 20-byte packet, the kit's fragmenter (Extended 13-bit header,
@@ -58,6 +74,7 @@ struct CameraMessage: Sendable {
         switch fault {
         case .loseStartPacket?: packets = packets.count > 1 ? Array(packets.dropFirst()) : packets.map { [0x80] + $0.dropFirst() }
         case .loseLastPacket?: packets.removeLast()
+        case .corruptHeaderMidMessage? where packets.count > 1: packets[1][0] = 0x60
         default: break
         }
         return packets
@@ -75,7 +92,9 @@ final class ActionCameraState: @unchecked Sendable {
     private var settings: [UInt8: [UInt8]] = [2: [9], 3: [0], 59: [4], 91: [3], 121: [0]]
     private var recording: (since: VirtualInstant, videoLeft: UInt32, battery: UInt8)?
     private var connections: [GATTConnectionID: ConnectionState] = [:]
-    private let faults: [ActionCameraFault.Request: ActionCameraFault.Action]
+    private let faults: [ActionCameraFault.Request: ActionCameraFault]
+    /// How many more answers each limited fault spoils.
+    private var remainingFaults: [ActionCameraFault.Request: Int]
     private let bootTime: Duration
     let hardwareInfo: [UInt8]
 
@@ -116,7 +135,8 @@ final class ActionCameraState: @unchecked Sendable {
         table[30] = Array(accessPointSSID.utf8)
         statuses = table
         self.bootTime = bootTime
-        self.faults = Dictionary(faults.map { ($0.request, $0.action) }, uniquingKeysWith: { _, last in last })
+        self.faults = Dictionary(faults.map { ($0.request, $0) }, uniquingKeysWith: { _, last in last })
+        remainingFaults = self.faults.compactMapValues(\.times)
         func field(_ text: String) -> [UInt8] { [UInt8(text.utf8.count)] + Array(text.utf8) }
         hardwareInfo = [0x3C, 0x00, 0x04, 0x00, 0x00, 0x00, 0x3E] + field("HERO12 Black") + field("0x05")
             + field("H23.01.01.10.00") + field(serial) + field(accessPointSSID) + field("0441693db024")
@@ -179,11 +199,23 @@ final class ActionCameraState: @unchecked Sendable {
             default:
                 return
             }
-            let fault = faults[request]
+            let fault = takeFault(for: request)
             if fault == .neverAnswer { return }
             if fault == .malformedPayload { answer += [0xFF, 0x05, 0x01] }
-            send(CameraMessage(characteristic: responseCharacteristic, bytes: answer, fault: fault), to: connection)
+            let delay = fault == nil ? .zero : faults[request]?.delay ?? .zero
+            send(CameraMessage(characteristic: responseCharacteristic, bytes: answer, fault: fault, delay: delay), to: connection)
+            if fault == .answerTwice { send(CameraMessage(characteristic: responseCharacteristic, bytes: answer, fault: nil), to: connection) }
         }
+    }
+
+    /// The misbehaviour of this answer to `request`, if any; uses up one of a limited fault's
+    /// answers. Called with `lock` held.
+    private func takeFault(for request: ActionCameraFault.Request) -> ActionCameraFault.Action? {
+        guard let fault = faults[request] else { return nil }
+        guard let left = remainingFaults[request] else { return fault.action }
+        guard left > 0 else { return nil }
+        remainingFaults[request] = left - 1
+        return fault.action
     }
 
     private func command(_ message: [UInt8], from connection: GATTConnectionID, at now: VirtualInstant) -> [UInt8] {
