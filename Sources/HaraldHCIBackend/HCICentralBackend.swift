@@ -47,9 +47,14 @@ public final class HCICentralBackend: CentralBackend {
     public func radioStates() -> AsyncStream<RadioState> {
         let host = self.host
         return AsyncStream { continuation in
-            // A controller that finished set-up is on; a closed host is off. The host reports no
-            // later changes, so the stream stays at that state until the consumer stops.
-            let task = Task { continuation.yield(await host.closeReason == nil ? .poweredOn : .poweredOff) }
+            // A controller that finished set-up is on; a host whose transport ended (the dongle
+            // unplugged, the TCP peer gone) or that was closed is off for good. The stream stays
+            // open after that until the consumer stops.
+            let task = Task {
+                let closes = await host.closeEvents()
+                if await host.closeReason == nil { continuation.yield(.poweredOn) }
+                for await _ in closes { continuation.yield(.poweredOff) }
+            }
             continuation.onTermination = { _ in task.cancel() }
         }
     }

@@ -110,4 +110,43 @@ struct HostCommandTests {
         await #expect(throws: HCIError.transport(.closed)) { try await pending.value }
         await #expect(throws: HCIError.transport(.closed)) { try await host.send(.reset) }
     }
+
+    @Test func aLostTransportIsReportedToCloseWatchers() async throws {
+        let controller = FakeController()
+        let host = HCIHost(transport: controller, clock: ManualClock())
+        await host.startReading()
+        let closes = await host.closeEvents()
+        controller.fail(.closed)
+        var events: [HCIError] = []
+        for await event in closes { events.append(event) }
+        #expect(events == [.transport(.closed)])
+        #expect(await host.closeWatcherCount == 0)
+    }
+
+    @Test func aHostThatHasStoppedReportsItAtOnce() async throws {
+        let controller = FakeController()
+        let host = HCIHost(transport: controller, clock: ManualClock())
+        await host.startReading()
+        await host.close()
+        var events: [HCIError] = []
+        for await event in await host.closeEvents() { events.append(event) }
+        #expect(events == [.closed])
+    }
+
+    @Test func aCloseWatcherThatStopsListeningIsUnregistered() async throws {
+        let controller = FakeController()
+        let host = HCIHost(transport: controller, clock: ManualClock())
+        await host.startReading()
+        let watcher = Task {
+            for await _ in await host.closeEvents() {}
+        }
+        // Bounded waits (yields, not time): a watcher that is never removed fails, it does not hang.
+        for _ in 0..<100_000 where await host.closeWatcherCount == 0 { await Task.yield() }
+        #expect(await host.closeWatcherCount == 1)
+        watcher.cancel()
+        await watcher.value
+        for _ in 0..<100_000 where await host.closeWatcherCount != 0 { await Task.yield() }
+        #expect(await host.closeWatcherCount == 0)
+        await host.close()
+    }
 }

@@ -43,6 +43,8 @@ public actor HCIHost {
     // Life cycle
     var readerTask: Task<Void, Never>?
     var closedError: HCIError?
+    var closeWatchers: [UInt64: AsyncStream<HCIError>.Continuation] = [:]
+    var nextCloseWatcher: UInt64 = 0
     /// What set-up learned; nil before ``start()`` finishes.
     public internal(set) var controller: ControllerInfo?
 
@@ -123,9 +125,39 @@ public actor HCIHost {
     /// Why the host stopped, if it has.
     public var closeReason: HCIError? { closedError }
 
+    /// Reports once when the host stops (its transport ended or failed, or ``close()``), then
+    /// finishes; at once for a host that has already stopped. A consumer that stops iterating
+    /// unregisters, so watchers never pile up.
+    public func closeEvents() -> AsyncStream<HCIError> {
+        let (stream, continuation) = AsyncStream.makeStream(of: HCIError.self, bufferingPolicy: .bufferingNewest(1))
+        if let closedError {
+            continuation.yield(closedError)
+            continuation.finish()
+            return stream
+        }
+        let id = nextCloseWatcher
+        nextCloseWatcher += 1
+        closeWatchers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeCloseWatcher(id) }
+        }
+        return stream
+    }
+
+    func removeCloseWatcher(_ id: UInt64) { closeWatchers[id] = nil }
+
+    /// How many ``closeEvents()`` consumers are registered (for tests).
+    var closeWatcherCount: Int { closeWatchers.count }
+
     func shutDown(_ error: HCIError) {
         guard closedError == nil else { return }
         closedError = error
+        let watchers = closeWatchers.values
+        closeWatchers = [:]
+        for watcher in watchers {
+            watcher.yield(error)
+            watcher.finish()
+        }
         for command in commandQueue + awaitingResponse {
             command.timer?.cancel()
             command.continuation.resume(returning: .failure(error))
