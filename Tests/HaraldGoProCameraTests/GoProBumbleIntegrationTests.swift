@@ -57,8 +57,14 @@ enum GoProBench {
     "Bumble integration: GoPro kit against the Bumble camera", .serialized,
     .enabled(if: GoProBench.isConfigured, "set HARALD_GOPRO_TRANSPORT and HARALD_GOPRO_CAMERA (run scripts/integration)"))
 struct GoProBumbleIntegrationTests {
-    @Test func readinessReturnsTheHardwareInfoOfTheTutorialCamera() async throws {
-        let info = try await GoProBench.withCamera { camera in try await camera.waitUntilReady(timeout: .seconds(20)) }
+    @Test func readinessPollsThroughABootingCameraAndReturnsItsHardwareInfo() async throws {
+        // scripts/integration starts this camera with --boot-polls 2: the first two Get Hardware
+        // Info requests of a connection are answered with status error.
+        let (info, answers) = try await GoProBench.withCamera { camera in
+            let info = try await camera.waitUntilReady(timeout: .seconds(20), pollInterval: .milliseconds(100))
+            return (info, await camera.statistics.messages)
+        }
+        #expect(answers == 3)
         #expect(info.modelNumber == 62)
         #expect(info.modelName == "HERO12 Black")
         #expect(info.firmwareVersion == "H23.01.01.99.56")

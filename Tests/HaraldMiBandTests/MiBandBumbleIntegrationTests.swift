@@ -68,6 +68,21 @@ struct MiBandBumbleIntegrationTests {
         #expect(battery.lastCharge == MiBandDateTime(year: 2026, month: 11, day: 20, hour: 8, minute: 15))
     }
 
+    @Test func stepUpdatesArriveAsNotificationsAndNeverGoBackwards() async throws {
+        let updates = try await BumbleBand.withBand { band in
+            try await band.authenticate()
+            var received: [MiBandRealtimeSteps] = []
+            for try await steps in try await band.stepUpdates() {
+                received.append(steps)
+                if received.count == 3 { break }
+            }
+            return received
+        }
+        #expect(updates.count == 3)
+        #expect(zip(updates, updates.dropFirst()).allSatisfy { $0.steps <= $1.steps })
+        #expect(updates.allSatisfy { $0.meters == $0.steps * 62 / 100 })
+    }
+
     @Test func aWrongKeyIsRefused() async throws {
         let wrong = try #require(MiBandKey(Array(repeating: 0x42, count: 16)))
         await #expect(throws: MiBandError.authenticationRefused(step: 3, status: 0x04)) {

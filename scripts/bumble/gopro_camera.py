@@ -132,8 +132,11 @@ class Assembler:
 class Camera:
     """The camera's state (shared by every connection) and its protocol."""
 
-    def __init__(self, device):
+    def __init__(self, device, boot_polls=0):
         self.device = device
+        # Get Hardware Info is refused (status error) this many times per connection, as a camera
+        # that is still booting does; the readiness flow must poll through it.
+        self.boot_polls = boot_polls
         self.statuses = parse_tlv(ALL_STATUSES)
         self.settings = {2: bytes([9]), 3: bytes([0]), 59: bytes([4]), 91: bytes([3]), 121: bytes([0])}
         self.connections = {}  # connection -> {"lock", "assemblers", "statuses", "settings"}
@@ -156,7 +159,8 @@ class Camera:
 
     def on_connection(self, connection):
         self.connections[connection] = {
-            "lock": asyncio.Lock(), "assemblers": {}, "statuses": set(), "settings": set(), "capabilities": set()}
+            "lock": asyncio.Lock(), "assemblers": {}, "statuses": set(), "settings": set(), "capabilities": set(),
+            "booting": self.boot_polls}
         connection.on("disconnection", lambda reason: self.connections.pop(connection, None))
 
     async def send(self, connection, uuid, message):
@@ -199,6 +203,10 @@ class Camera:
             self.set_encoding(parameters[1] == 1)
             return bytes([command_id, SUCCESS])
         if command_id == 0x3C:
+            state = self.connections.get(connection)
+            if state is not None and state["booting"] > 0:
+                state["booting"] -= 1
+                return bytes([command_id, ERROR])
             return HARDWARE_INFO
         if command_id == 0x51:
             return bytes([0x51, SUCCESS, 0x01, 0x02, 0x01, 0x00])
@@ -292,9 +300,10 @@ class Camera:
         return bytes([query_id, ERROR])
 
 
-def build_camera(device):
-    """Adds the camera's service to `device`; returns its background tasks (the camera's clock)."""
-    camera = Camera(device)
+def build_camera(device, boot_polls=0):
+    """Adds the camera's service to `device`; returns its background tasks (the camera's clock).
+    `boot_polls`: Get Hardware Info answers with status error that many times per connection."""
+    camera = Camera(device, boot_polls)
     device.add_services([camera.build()])
 
     async def clock():

@@ -12,7 +12,8 @@ stock controller never delivers scan responses):
   gopro  "GoPro 1234" a GoPro-like camera speaking the Open GoPro BLE protocol (gopro_camera.py):
                       service 0xFEA6 with the command, settings and query characteristics,
                       responses fragmented across 20-byte packets, pushes of registered statuses;
-                      manufacturer data 0x02F2.
+                      manufacturer data 0x02F2. --boot-polls N: Get Hardware Info is refused
+                      (status error) N times per connection, like a camera still booting.
   long   "HaraldLV"   one 128-bit service with a 512-byte readable and writable characteristic.
   victim "Harald-VX"  like hr; the tests kill this process to see a peer vanish.
 
@@ -50,7 +51,7 @@ def uuid16_list(*values):
     return b"".join(struct.pack("<H", value) for value in values)
 
 
-def build(kind, device, name=None):
+def build(kind, device, name=None, boot_polls=0):
     """Services and advertising data for one kind of peer (`name` replaces the kind's own)."""
     name = name or {"hr": "Harald-HR", "victim": "Harald-VX", "gopro": "GoPro 1234", "long": "HaraldLV"}[kind]
     device.name = name
@@ -116,7 +117,7 @@ def build(kind, device, name=None):
         tasks.append(notify_forever)
         advertising = flags + ad(0x03, uuid16_list(0x180D, 0x180F, 0x180A)) + ad(0x09, name.encode())
     elif kind == "gopro":
-        tasks += gopro_camera.build_camera(device)
+        tasks += gopro_camera.build_camera(device, boot_polls)
         advertising = (ad(0x01, bytes([0x02])) + ad(0x03, uuid16_list(0xFEA6)) + ad(0x09, name.encode())
                        + ad(0xFF, bytes([0xF2, 0x02, 0x02, 0x01, 0x38, 0x33])))
     else:
@@ -134,11 +135,13 @@ async def main():
     parser.add_argument("--transport", required=True, help="e.g. tcp-client:127.0.0.1:9001")
     parser.add_argument("--address", required=True, help="static random address, e.g. C0:00:00:00:00:01")
     parser.add_argument("--name", help="advertised name instead of the kind's own (a second peer of one kind)")
+    parser.add_argument("--boot-polls", type=int, default=0,
+                        help="gopro: refuse Get Hardware Info this many times per connection (still booting)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     async with await open_transport(args.transport) as transport:
         device = Device.with_hci(args.kind, hci.Address(args.address), transport.source, transport.sink)
-        advertising, tasks = build(args.kind, device, args.name)
+        advertising, tasks = build(args.kind, device, args.name, args.boot_polls)
         device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
         device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
         await device.power_on()
