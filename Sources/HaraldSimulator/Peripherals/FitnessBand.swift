@@ -45,7 +45,7 @@ extension VirtualPeripheral {
                         await session.notify(MiBandUUID.realtimeSteps, band.stepsValue())
                     }
                     for bpm in band.heartRates(for: session.connection, at: now, everySecond: tick % 2 == 0) {
-                        await session.notify(MiBandUUID.heartRateMeasurement, [0x00, bpm])
+                        await session.notify(MiBandUUID.heartRateMeasurement, wireBytes(HeartRateMeasurement(heartRate: UInt16(bpm))))
                     }
                 }
                 band.forget(session.connection)

@@ -61,7 +61,7 @@ final class HeartRateStrapState: @unchecked Sendable {
         }
         let measurement = HeartRateMeasurement(
             heartRate: rate, sensorContact: .detected, energyExpended: spent, rrIntervals: RRIntervals([UInt16(60 * 1024 / Int(rate))]))
-        return (try? measurement.encodedBytes()) ?? [0x00, UInt8(rate)]
+        return wireBytes(measurement)
     }
 
     func resetEnergyExpended() { lock.withLock { energy = 0 } }
@@ -70,14 +70,14 @@ final class HeartRateStrapState: @unchecked Sendable {
         [
             GATTServiceDefinition(uuid: BluetoothUUID(0x180D), characteristics: [
                 GATTCharacteristicDefinition(uuid: HeartRateMeasurement.uuid, properties: [.notify]),
-                GATTCharacteristicDefinition(uuid: BodySensorLocation.uuid, properties: [.read], value: (try? BodySensorLocation.chest.encodedBytes()) ?? [0x01]),
+                GATTCharacteristicDefinition(uuid: BodySensorLocation.uuid, properties: [.read], value: wireBytes(BodySensorLocation.chest)),
                 GATTCharacteristicDefinition(uuid: HeartRateControlPoint.uuid, properties: [.write], onWrite: { _, value throws(ATTErrorCode) in
                     guard value == [0x01] else { throw ATTErrorCode(HeartRateControlPoint.controlPointNotSupported) }
                     state.resetEnergyExpended()
                 }),
             ]),
             GATTServiceDefinition(uuid: BluetoothUUID(0x180F), characteristics: [
-                GATTCharacteristicDefinition(uuid: BatteryLevel.uuid, properties: [.read, .notify], value: (BatteryLevel(percent: 87).flatMap { try? $0.encodedBytes() }) ?? [87]),
+                GATTCharacteristicDefinition(uuid: BatteryLevel.uuid, properties: [.read, .notify], value: BatteryLevel(percent: 87).map(wireBytes) ?? []),
             ]),
             deviceInformation(manufacturer: "Harald Labs", model: "HR-1", serial: "HR1-000042", firmware: "1.4.2", hardware: "B"),
         ]
@@ -87,10 +87,16 @@ final class HeartRateStrapState: @unchecked Sendable {
 /// A Device Information service (0x180A) with the usual strings.
 func deviceInformation(manufacturer: String, model: String, serial: String, firmware: String, hardware: String) -> GATTServiceDefinition {
     GATTServiceDefinition(uuid: BluetoothUUID(0x180A), characteristics: [
-        GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: [.read], value: Array(manufacturer.utf8)),
-        GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A24), properties: [.read], value: Array(model.utf8)),
-        GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A25), properties: [.read], value: Array(serial.utf8)),
-        GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A26), properties: [.read], value: Array(firmware.utf8)),
-        GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A27), properties: [.read], value: Array(hardware.utf8)),
+        GATTCharacteristicDefinition(uuid: ManufacturerNameString.uuid, properties: [.read], value: wireBytes(ManufacturerNameString(text: manufacturer))),
+        GATTCharacteristicDefinition(uuid: ModelNumberString.uuid, properties: [.read], value: wireBytes(ModelNumberString(text: model))),
+        GATTCharacteristicDefinition(uuid: SerialNumberString.uuid, properties: [.read], value: wireBytes(SerialNumberString(text: serial))),
+        GATTCharacteristicDefinition(uuid: FirmwareRevisionString.uuid, properties: [.read], value: wireBytes(FirmwareRevisionString(text: firmware))),
+        GATTCharacteristicDefinition(uuid: HardwareRevisionString.uuid, properties: [.read], value: wireBytes(HardwareRevisionString(text: hardware))),
     ])
 }
+
+/// The wire form of a value a simulated device makes itself. Encoding these valid values cannot
+/// fail; should an encoder ever break, the device sends an empty value, which every decoder of
+/// these characteristics rejects, so the breakage shows in the test that reads it instead of
+/// hiding behind hand-written bytes.
+func wireBytes(_ value: some ByteEncodable) -> [UInt8] { (try? value.encodedBytes()) ?? [] }
