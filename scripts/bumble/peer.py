@@ -16,6 +16,10 @@ stock controller never delivers scan responses):
   long   "HaraldLV"   one 128-bit service with a 512-byte readable and writable characteristic.
   victim "Harald-VX"  like hr; the tests kill this process to see a peer vanish.
 
+--scan-response moves the name out of the advertising data into the scan response, together with
+manufacturer data 0xFFFF "HRLD" (only a controller that delivers real scan responses, such as
+controllers.py with --reports, shows them to a scanner).
+
 Prints "READY <address>" once advertising, then serves until killed.
 """
 import argparse
@@ -134,6 +138,8 @@ async def main():
     parser.add_argument("--transport", required=True, help="e.g. tcp-client:127.0.0.1:9001")
     parser.add_argument("--address", required=True, help="static random address, e.g. C0:00:00:00:00:01")
     parser.add_argument("--name", help="advertised name instead of the kind's own (a second peer of one kind)")
+    parser.add_argument("--scan-response", action="store_true",
+                        help="name and manufacturer data 0xFFFF 'HRLD' in the scan response, not the advertising data")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     async with await open_transport(args.transport) as transport:
@@ -142,7 +148,13 @@ async def main():
         device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
         device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
         await device.power_on()
-        await device.start_advertising(advertising_data=advertising, auto_restart=True)
+        scan_response = None
+        if args.scan_response:
+            name = ad(0x09, device.name.encode())
+            assert name in advertising
+            advertising = advertising.replace(name, b"")
+            scan_response = name + ad(0xFF, bytes([0xFF, 0xFF]) + b"HRLD")
+        await device.start_advertising(advertising_data=advertising, scan_response_data=scan_response, auto_restart=True)
         for task in tasks:
             asyncio.ensure_future(task())
         print(f"READY {args.address}", flush=True)
