@@ -7,8 +7,9 @@ enum RawBytes {
     static func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
 }
 
-/// Data Length Extension and PHY update on a new link (Bumble's virtual controller refuses both,
-/// so the fake controller stands in for a real one here).
+/// Data Length Extension and PHY update on a new link, with the exact commands the host sends (stock
+/// Bumble refuses both; the bench's emulation of them is exercised end to end by
+/// `LinkParameterBumbleIntegrationTests`).
 @Suite("Host: data length and PHY of a new link")
 struct HostLinkParameterTests {
     static let peer = LEAddress(BluetoothAddress("C0:00:00:00:00:01")!, type: .random)

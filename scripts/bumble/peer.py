@@ -17,6 +17,10 @@ stock controller never delivers scan responses):
   long   "HaraldLV"   one 128-bit service with a 512-byte readable and writable characteristic.
   victim "Harald-VX"  like hr; the tests kill this process to see a peer vanish.
 
+--scan-response moves the name out of the advertising data into the scan response, together with
+manufacturer data 0xFFFF "HRLD" (only a controller that delivers real scan responses, such as
+controllers.py with --reports, shows them to a scanner).
+
 Prints "READY <address>" once advertising, then serves until killed.
 """
 import argparse
@@ -137,6 +141,8 @@ async def main():
     parser.add_argument("--name", help="advertised name instead of the kind's own (a second peer of one kind)")
     parser.add_argument("--boot-polls", type=int, default=0,
                         help="gopro: refuse Get Hardware Info this many times per connection (still booting)")
+    parser.add_argument("--scan-response", action="store_true",
+                        help="name and manufacturer data 0xFFFF 'HRLD' in the scan response, not the advertising data")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     async with await open_transport(args.transport) as transport:
@@ -145,7 +151,13 @@ async def main():
         device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
         device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
         await device.power_on()
-        await device.start_advertising(advertising_data=advertising, auto_restart=True)
+        scan_response = None
+        if args.scan_response:
+            name = ad(0x09, device.name.encode())
+            assert name in advertising
+            advertising = advertising.replace(name, b"")
+            scan_response = name + ad(0xFF, bytes([0xFF, 0xFF]) + b"HRLD")
+        await device.start_advertising(advertising_data=advertising, scan_response_data=scan_response, auto_restart=True)
         for task in tasks:
             asyncio.ensure_future(task())
         print(f"READY {args.address}", flush=True)

@@ -20,13 +20,16 @@ enum Bumble {
     static let longValueUUID: BluetoothUUID = "6E40A001-3C1D-4B2A-9F3E-48415241C000"
     static let longServiceUUID: BluetoothUUID = "6E40A000-3C1D-4B2A-9F3E-48415241C000"
 
-    /// A started host on the bench's central controller, closed after `body`.
+    /// A started host on the bench's central controller (or the one `specification` names),
+    /// closed after `body`.
     static func withHost<R: Sendable>(
-        snoop: BTSnoopWriter? = nil, legacyCommands: Bool = false, _ body: @escaping @Sendable (HCIHost) async throws -> R
+        on specification: String? = transport, snoop: BTSnoopWriter? = nil, legacyCommands: Bool = false,
+        preferredPHY: UInt8? = nil, _ body: @escaping @Sendable (HCIHost) async throws -> R
     ) async throws -> R {
-        let specification = try #require(transport)
+        let specification = try #require(specification)
         var configuration = HCIHost.Configuration()
         configuration.preferLegacyCommands = legacyCommands
+        configuration.preferredPHY = preferredPHY
         let host = HCIHost(transport: try openHCITransport(specification), configuration: configuration, snoop: snoop)
         do {
             let controller = try await host.start()
