@@ -1,3 +1,4 @@
+import Foundation
 import HaraldCodec
 import Testing
 
@@ -8,11 +9,12 @@ struct HostConnectionTests {
     static let peer = LEAddress(BluetoothAddress("C0:00:00:00:00:01")!, type: .random)
 
     /// A started host with one connection (handle 0x0040) to `peer`.
-    static func connected(aclLength: UInt16 = 27, aclCount: UInt8 = 4, clock: ManualClock = ManualClock())
+    static func connected(aclLength: UInt16 = 27, aclCount: UInt8 = 4, clock: ManualClock = ManualClock(),
+                          configuration: HCIHost.Configuration = HCIHost.Configuration())
         async throws -> (FakeController, HCIHost, LEConnection)
     {
         let controller = FakeController(aclLength: aclLength, aclCount: aclCount)
-        let host = HCIHost(transport: controller, clock: clock)
+        let host = HCIHost(transport: controller, clock: clock, configuration: configuration)
         try await host.start()
         controller.answer { command in
             var replies = controller.standardAnswer(command)
@@ -113,6 +115,82 @@ struct HostConnectionTests {
         await host.close()
     }
 
+    /// An ATT SDU on handle 0x0040 carrying `byte`.
+    static func attSDU(_ byte: UInt8) -> HCIPacket {
+        ACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [1, 0, 4, 0, byte]).packet
+    }
+
+    /// Injects an LE signaling PDU the host answers with Command Reject and waits for that
+    /// answer: every packet injected before it has been handled by then.
+    static func sync(_ controller: FakeController, answers: Int) async {
+        controller.inject(ACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [4, 0, 5, 0, 0x7F, 1, 0, 0]).packet)
+        await controller.waitForACL(count: answers)
+    }
+
+    @Test func aReceiverGetsTheSDUsReceivedBeforeItThenTheRestThenTheClose() async throws {
+        let (controller, host, connection) = try await Self.connected()
+        controller.inject(Self.attSDU(1))
+        controller.inject(Self.attSDU(2))
+        await Self.sync(controller, answers: 1)
+        let received = Recorder()
+        let (closes, closed) = AsyncStream.makeStream(of: HCIStatus?.self)
+        let installed = connection.att.deliverSDUs(to: L2CAPChannelReceiver(
+            receive: { sdu in
+                received.append(sdu)
+                return true
+            },
+            finish: {
+                closed.yield(connection.disconnectReason)
+                closed.finish()
+            }))
+        #expect(installed)
+        #expect(received.values == [[1], [2]])
+        controller.inject(Self.attSDU(3))
+        controller.inject(FakeController.disconnectionComplete(handle: 0x40, reason: .connectionTimeout))
+        var iterator = closes.makeAsyncIterator()
+        #expect(await iterator.next() == .some(.connectionTimeout))  // finish ran once the reason was set
+        #expect(await iterator.next() == nil)
+        #expect(received.values == [[1], [2], [3]])
+        #expect(connection.att.droppedSDUCount == 0)
+        var incoming = connection.att.incoming.makeAsyncIterator()
+        #expect(await incoming.next() == nil)  // the receiver took everything
+        await host.close()
+    }
+
+    @Test func aReceiverCannotReplaceAReaderOfIncoming() async throws {
+        let (controller, host, connection) = try await Self.connected()
+        controller.inject(Self.attSDU(1))
+        var incoming = connection.att.incoming.makeAsyncIterator()
+        #expect(await incoming.next() == [1])
+        #expect(!connection.att.deliverSDUs(to: L2CAPChannelReceiver(receive: { _ in true }, finish: {})))
+        controller.inject(Self.attSDU(2))
+        #expect(await incoming.next() == [2])
+        await host.close()
+    }
+
+    @Test func sdusWaitingForAReaderAreBoundedByTheChannelBufferSize() async throws {
+        var configuration = HCIHost.Configuration()
+        configuration.channelBufferSize = 2
+        let (controller, host, connection) = try await Self.connected(configuration: configuration)
+        for byte: UInt8 in 1...3 { controller.inject(Self.attSDU(byte)) }
+        await Self.sync(controller, answers: 1)
+        #expect(connection.att.droppedSDUCount == 1)
+        let received = Recorder()
+        #expect(connection.att.deliverSDUs(to: L2CAPChannelReceiver(
+            receive: { sdu in
+                received.append(sdu)
+                return sdu != [4]  // the receiver's own bound refuses this one
+            },
+            finish: {})))
+        #expect(received.values == [[1], [2]])
+        controller.inject(Self.attSDU(4))
+        controller.inject(Self.attSDU(5))
+        await Self.sync(controller, answers: 2)
+        #expect(received.values == [[1], [2], [4], [5]])
+        #expect(connection.att.droppedSDUCount == 2)
+        await host.close()
+    }
+
     @Test func disconnectionEndsTheChannelWithTheReason() async throws {
         let (controller, host, connection) = try await Self.connected()
         controller.inject(FakeController.disconnectionComplete(handle: 0x40, reason: .connectionTimeout))
@@ -200,5 +278,24 @@ struct LESignalingTests {
 
     @Test func lengthMismatchIsRejected() {
         #expect(answerLESignaling([0x12, 0x01, 0x08, 0x00, 0x28]).reply == [0x01, 0x01, 0x02, 0x00, 0x00, 0x00])
+    }
+}
+
+/// SDUs a test receiver took, in order.
+final class Recorder: @unchecked Sendable {
+    // @unchecked Sendable: `stored` is only read or written with `lock` held.
+    private let lock = NSLock()
+    private var stored: [[UInt8]] = []
+
+    func append(_ sdu: [UInt8]) {
+        lock.lock()
+        stored.append(sdu)
+        lock.unlock()
+    }
+
+    var values: [[UInt8]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
     }
 }

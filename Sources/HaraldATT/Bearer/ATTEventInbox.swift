@@ -55,6 +55,32 @@ public final class ATTEventInbox: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Like ``yield(_:)``, but refuses (drops, returning false) an event when `limit` events are
+    /// already queued for the consumer, so a bearer can bound what a peer makes it hold.
+    /// Notifications routed to subscribers never count against the limit (their streams have
+    /// their own bounds); after ``finish()`` the event is ignored and true is returned.
+    public func yield(_ event: ATTBearerEvent, limit: Int) -> Bool {
+        if let router, case .received(let bytes) = event, router.route(bytes) { return true }
+        lock.lock()
+        guard !finished else {
+            lock.unlock()
+            return true
+        }
+        if let waiter {
+            self.waiter = nil
+            lock.unlock()
+            waiter.resume(returning: event)
+            return true
+        }
+        guard events.count - head < limit else {
+            lock.unlock()
+            return false
+        }
+        events.append(event)
+        lock.unlock()
+        return true
+    }
+
     /// Ends the queue: the consumer gets what is queued, then nil.
     public func finish() {
         lock.lock()
