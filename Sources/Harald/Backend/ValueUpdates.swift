@@ -75,6 +75,12 @@ public struct ValueUpdates: AsyncSequence, Sendable {
         let queue: UpdateQueue
         let consumer: UpdateConsumer
         public mutating func next() async -> [UInt8]? { await queue.next() }
+
+        /// The next value, resumed on the caller's actor: a loop on an actor (the main actor in
+        /// an app) waits for values without hopping off its actor and back for each one.
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> [UInt8]? {
+            await queue.next(isolation: actor)
+        }
     }
 
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(queue: queue, consumer: consumer) }
@@ -215,7 +221,7 @@ final class UpdateQueue: @unchecked Sendable {
 
     /// The next value, waiting for one; nil once the stream has ended and is drained. Cancelling
     /// the waiting task ends the stream.
-    func next() async -> [UInt8]? {
+    func next(isolation actor: isolated (any Actor)? = #isolation) async -> [UInt8]? {
         switch poll() {
         case .value(let value): return value
         case .end: return nil

@@ -42,7 +42,14 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
 
         @inlinable
         public mutating func next() async throws -> Value? {
-            while let bytes = await base.next() {
+            try await next(isolation: nil)
+        }
+
+        /// The next value, resumed on the caller's actor (what `for try await` calls): a loop on
+        /// an actor waits for values without hopping off its actor and back for each one.
+        @inlinable
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Value? {
+            while let bytes = await base.next(isolation: actor) {
                 do {
                     return try Value(decoding: bytes)
                 } catch {
