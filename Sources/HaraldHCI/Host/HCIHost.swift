@@ -100,18 +100,20 @@ public actor HCIHost {
     public func startReading() {
         guard readerTask == nil, closedError == nil else { return }
         let packets = transport.packets
-        readerTask = Task { [weak self] in
-            do {
-                for try await packet in packets {
-                    guard let self else { return }
-                    await self.receive(packet)
-                }
-                await self?.shutDown(.closed)
-            } catch let error as HCITransportError {
-                await self?.shutDown(.transport(error))
-            } catch {
-                await self?.shutDown(.closed)
-            }
+        // The loop runs on this actor, so each packet resumes it straight on the actor instead of
+        // on the global executor and then hopping in (and out) per packet. It keeps the host alive
+        // until the transport's stream ends: after close(), shutDown or a transport failure.
+        readerTask = Task { await self.read(packets) }
+    }
+
+    private func read(_ packets: AsyncThrowingStream<HCIPacket, any Error>) async {
+        do {
+            for try await packet in packets { await receive(packet) }
+            shutDown(.closed)
+        } catch let error as HCITransportError {
+            shutDown(.transport(error))
+        } catch {
+            shutDown(.closed)
         }
     }
 
