@@ -61,6 +61,25 @@ struct ProtocolCost: Codable {
     var virtualSeconds: Double
 }
 
+extension ProtocolCost {
+    /// One row: what the client sent (`requests` round trips, `discovery` of them discovering), the
+    /// minimums derived from the server's values and the link model, and the link's counts.
+    init(
+        device: VirtualPeripheral, mtu: Int, path: String, requests: Int, discovery: Int, minimumDiscovery: Int, minimumReads: Int,
+        lengths: [Int], refused: Int, statistics: LinkStatistics, link: LinkParameters, elapsed: Duration
+    ) {
+        let valueBytes = lengths.reduce(0, +)
+        self.init(
+            device: device.name ?? "\(device.address)", mtu: mtu, path: path, requests: requests,
+            minimumRequests: minimumDiscovery + minimumReads, discoveryRequests: discovery, minimumDiscoveryRequests: minimumDiscovery,
+            readRequests: requests - discovery, minimumReadRequests: minimumReads, readableValues: lengths.count + refused,
+            refusedReads: refused, valueBytes: valueBytes, connectionEventsWithData: statistics.eventsWithData,
+            minimumConnectionEvents: HaraldSimulation.minimumConnectionEvents(
+                requests: minimumDiscovery + minimumReads, readResponses: minimumReads, readValueBytes: valueBytes, link: link),
+            connectionEventsElapsed: statistics.eventsElapsed, virtualSeconds: HaraldSimulation.seconds(elapsed))
+    }
+}
+
 /// What the server would answer reads of `handles` with, asked of the server before the client
 /// reads anything (a refused read may start pairing, which changes later answers).
 func serverAnswers(_ handles: [UInt16], on connection: SimulatedConnection) async -> (lengths: [Int], refused: Int) {
@@ -174,15 +193,10 @@ func perServiceCost(of device: VirtualPeripheral, maximumMTU: Int) throws -> Pro
         }
         let total = await client.counters.totalRoundTrips
         let minimumDiscovery = await simulator.runtime(of: device.address)!.minimumDiscoveryCost(mtu: mtu).total
-        let statistics = await connection.statistics
         return ProtocolCost(
-            device: device.name ?? "\(device.address)", mtu: mtu, path: "per-service procedures", requests: total,
-            minimumRequests: minimumDiscovery + minimumReads, discoveryRequests: discovery, minimumDiscoveryRequests: minimumDiscovery,
-            readRequests: total - discovery, minimumReadRequests: minimumReads, readableValues: lengths.count + refused,
-            refusedReads: refused, valueBytes: lengths.reduce(0, +), connectionEventsWithData: statistics.eventsWithData,
-            minimumConnectionEvents: minimumConnectionEvents(
-                requests: minimumDiscovery + minimumReads, readResponses: minimumReads, readValueBytes: lengths.reduce(0, +), link: link),
-            connectionEventsElapsed: statistics.eventsElapsed, virtualSeconds: seconds(start.duration(to: simulation.clock.now)))
+            device: device, mtu: mtu, path: "per-service procedures", requests: total, discovery: discovery, minimumDiscovery: minimumDiscovery,
+            minimumReads: minimumReads, lengths: lengths, refused: refused, statistics: await connection.statistics, link: link,
+            elapsed: start.duration(to: simulation.clock.now))
     }
 }
 
@@ -208,15 +222,10 @@ func sweepAndBatchCost(of device: VirtualPeripheral, maximumMTU: Int) throws -> 
         _ = try await peripheral.readRawValues(of: characteristics.filter { $0.properties.contains(.read) })
         let total = await client.counters.totalRoundTrips
         let minimumDiscovery = await simulator.runtime(of: device.address)!.minimumSweepDiscoveryCost(mtu: mtu).total
-        let statistics = await connection.statistics
         return ProtocolCost(
-            device: device.name ?? "\(device.address)", mtu: mtu, path: "sweeps + batched reads", requests: total,
-            minimumRequests: minimumDiscovery + minimumReads, discoveryRequests: discovery, minimumDiscoveryRequests: minimumDiscovery,
-            readRequests: total - discovery, minimumReadRequests: minimumReads, readableValues: lengths.count + refused,
-            refusedReads: refused, valueBytes: lengths.reduce(0, +), connectionEventsWithData: statistics.eventsWithData,
-            minimumConnectionEvents: minimumConnectionEvents(
-                requests: minimumDiscovery + minimumReads, readResponses: minimumReads, readValueBytes: lengths.reduce(0, +), link: link),
-            connectionEventsElapsed: statistics.eventsElapsed, virtualSeconds: seconds(start.duration(to: simulation.clock.now)))
+            device: device, mtu: mtu, path: "sweeps + batched reads", requests: total, discovery: discovery, minimumDiscovery: minimumDiscovery,
+            minimumReads: minimumReads, lengths: lengths, refused: refused, statistics: await connection.statistics, link: link,
+            elapsed: start.duration(to: simulation.clock.now))
     }
 }
 
