@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "HaraldCodec", targets: ["HaraldCodec"]),
+        .library(name: "HaraldCore", targets: ["HaraldCore"]),
         .library(name: "HaraldProfiles", targets: ["HaraldProfiles"]),
         .library(name: "HaraldATT", targets: ["HaraldATT"]),
         .library(name: "Harald", targets: ["Harald"]),
@@ -33,45 +34,50 @@ let package = Package(
             // Rounding in the IEEE-11073 encoders calls libm, which Linux links only on request.
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
+        // The one vocabulary: addresses, RSSI, advertising data, handles, properties, CCCD, ATT
+        // error codes, security levels and keys, the lock type.
+        .target(name: "HaraldCore", dependencies: ["HaraldCodec"]),
         // The standard SIG characteristics (and the Mi Band realtime-steps value) as typed values,
         // plus the UUID → decoder registry behind `harald decode`.
-        .target(name: "HaraldProfiles", dependencies: ["HaraldCodec"]),
+        .target(name: "HaraldProfiles", dependencies: ["HaraldCodec", "HaraldCore"]),
         // ATT PDUs and the GATT client/server engines over an abstract bearer.
-        .target(name: "HaraldATT", dependencies: ["HaraldCodec"]),
+        .target(name: "HaraldATT", dependencies: ["HaraldCodec", "HaraldCore"]),
         // The public API: Central, PeripheralConnection, typed characteristics, flows.
         .target(
             name: "Harald",
-            dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", .product(name: "Logging", package: "swift-log")]
         ),
         // Virtual clock, link model, virtual peripherals, the simulator backend.
-        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald", "HaraldGoPro", "HaraldMiBand"]),
+        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "Harald", "HaraldGoPro", "HaraldMiBand"]),
         // The Mi Band 2 kit: the band's messages (Protocol/) and the typed API over a connection
         // (Band/). AES-128 for the auth handshake comes from swift-crypto.
         .target(
             name: "HaraldMiBand",
             dependencies: [
-                "HaraldCodec", "HaraldProfiles", "Harald",
+                // HaraldATT only for EngineTasks, until engines take their task starter explicitly.
+                "HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
-        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldProfiles"]),
+        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldCore"]),
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
-        .target(name: "HaraldHCIBackend", dependencies: ["Harald", "HaraldATT", "HaraldHCI"]),
+        .target(name: "HaraldHCIBackend", dependencies: ["HaraldCore", "Harald", "HaraldATT", "HaraldHCI"]),
         // The heart-rate monitor kit: measurements, control point, battery, pairing, live statistics
         // for any SIG heart-rate sensor, over the public API.
         .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec"]),
         // The Open GoPro BLE protocol without a connection: packet headers, reassembly,
         // fragmentation, command/setting/query messages and the TLV value walker; and, in
         // Camera/, the camera over a PeripheralConnection (requests, pushes, flows).
-        .target(name: "HaraldGoPro", dependencies: ["HaraldCodec", "Harald"]),
+        .target(name: "HaraldGoPro", dependencies: ["HaraldCodec", "HaraldATT", "Harald"]),
         .executableTarget(
             name: "harald",
             dependencies: [
+                "HaraldATT",
                 "HaraldHeartRateMonitor",
-                "HaraldCodec",
+                "HaraldCodec", "HaraldCore",
                 "HaraldProfiles",
                 "Harald",
                 "HaraldSimulator",
@@ -85,14 +91,14 @@ let package = Package(
         // Harald's side of the Harald-vs-Bumble benchmark (scripts/bench-bumble).
         .executableTarget(
             name: "HaraldBumbleBench",
-            dependencies: ["Harald", "HaraldATT", "HaraldCodec", "HaraldHCIBackend", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Harald", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldHCIBackend", .product(name: "Logging", package: "swift-log")]
         ),
         // The fan-in measurement (100 sensors × 50 Hz × 60 s through the public API); run it
         // built in release: `swift build -c release --product HaraldFanIn`.
         .executableTarget(name: "HaraldFanIn", dependencies: ["Harald", "HaraldSimulator"]),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
         .executableTarget(
-            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand"], path: "Fuzz/FuzzDecode"),
+            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand"], path: "Fuzz/FuzzDecode"),
         .testTarget(
             name: "HaraldCodecTests",
             dependencies: [
@@ -103,11 +109,12 @@ let package = Package(
         .testTarget(
             name: "HaraldATTTests",
             dependencies: [
+                "HaraldCodec", "HaraldCore",
                 "HaraldATT",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "HaraldTests", dependencies: ["Harald"]),
+        .testTarget(name: "HaraldTests", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
         .testTarget(
             name: "HaraldGoProTests",
             dependencies: [
@@ -120,26 +127,27 @@ let package = Package(
         // The GoPro camera kit against the simulated camera (virtual time), plus integration tests
         // against the Bumble camera that run only when HARALD_GOPRO_TRANSPORT is set
         // (see scripts/integration).
-        .testTarget(name: "HaraldGoProCameraTests", dependencies: ["HaraldGoPro", "Harald", "HaraldSimulator", "HaraldHCIBackend"]),
+        .testTarget(name: "HaraldGoProCameraTests", dependencies: ["HaraldCore", "HaraldGoPro", "Harald", "HaraldSimulator", "HaraldHCIBackend"]),
         // The Mi Band kit: its messages, the kit against the simulated band in virtual time, and
         // (when HARALD_BUMBLE_TRANSPORT is set) against the Bumble band of scripts/integration.
         .testTarget(
             name: "HaraldMiBandTests",
             dependencies: [
-                "HaraldMiBand", "Harald", "HaraldSimulator", "HaraldCodec", "HaraldHCIBackend",
+                "HaraldATT", "HaraldProfiles",
+                "HaraldMiBand", "Harald", "HaraldSimulator", "HaraldCodec", "HaraldCore", "HaraldHCIBackend",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec"]),
+        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore"]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
         // ScenarioFailure) and run by a parameterized test per backend.
-        .target(name: "HaraldScenarioSuite", dependencies: ["Harald", "HaraldCodec"], path: "Tests/HaraldScenarioSuite"),
+        .target(name: "HaraldScenarioSuite", dependencies: ["Harald", "HaraldCodec", "HaraldCore"], path: "Tests/HaraldScenarioSuite"),
         // The scenario suite against the simulator backend, plus the flows on the simulator.
-        .testTarget(name: "HaraldScenarioTests", dependencies: ["Harald", "HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldScenarioSuite"]),
+        .testTarget(name: "HaraldScenarioTests", dependencies: ["HaraldProfiles", "Harald", "HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite"]),
         .testTarget(
             name: "HaraldProfilesTests",
             dependencies: [
-                "HaraldCodec",
+                "HaraldCodec", "HaraldCore",
                 "HaraldProfiles",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -148,29 +156,31 @@ let package = Package(
         // CoreBluetooth backend: logic over protocols shaped like CoreBluetooth's classes; only
         // Apple/SystemCoreBluetooth.swift touches the real framework (checked on Linux by
         // scripts/check-corebluetooth).
-        .target(name: "HaraldCoreBluetooth", dependencies: ["Harald", "HaraldCodec"]),
+        .target(name: "HaraldCoreBluetooth", dependencies: ["Harald", "HaraldCodec", "HaraldCore"]),
         .testTarget(
             name: "HaraldCoreBluetoothTests",
-            dependencies: ["HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldSimulator", "HaraldScenarioSuite"]
+            dependencies: ["HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldCore", "HaraldSimulator", "HaraldScenarioSuite"]
         ),
         // Unit tests, plus integration tests against Bumble that run only when
         // HARALD_BUMBLE_TRANSPORT is set (see scripts/integration).
         .testTarget(
             name: "HaraldHCITests",
             dependencies: [
+                "HaraldATT", "HaraldProfiles",
                 "HaraldHCI",
-                "HaraldCodec",
+                "HaraldCodec", "HaraldCore",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         // The scenario suite over HCICentralBackend against a Bumble scenario peer; runs only when
         // HARALD_SCENARIO_TRANSPORT is set (see scripts/integration).
-        .testTarget(name: "HaraldHCIBackendTests", dependencies: ["HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldScenarioSuite"]),
+        .testTarget(name: "HaraldHCIBackendTests", dependencies: ["HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite"]),
         // The heart-rate kit on the simulator's strap (virtual time), its statistics (property tests),
         // and against the Bumble strap when HARALD_BUMBLE_HR_TRANSPORT is set (scripts/integration).
         .testTarget(
             name: "HaraldHeartRateMonitorTests",
             dependencies: [
+                "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldProfiles",
                 "HaraldHeartRateMonitor", "Harald", "HaraldSimulator", "HaraldHCIBackend",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 import HaraldProfiles
 
 /// Advertising data and beacon frames (HaraldProfiles/Advertising).

@@ -18,6 +18,7 @@ import HaraldATT
 import HaraldCodec
 import HaraldHCIBackend
 import Logging
+import HaraldCore
 
 /// Passes every call to the HCI backend and keeps each connection's GATT engine, whose counters
 /// are not reachable through `PeripheralConnection`.
@@ -113,7 +114,7 @@ struct HaraldBumbleBench {
         }
         let options = arguments()
         guard let transport = options["transport"], let addressText = options["address"],
-            let address = DeviceAddress(addressText, kind: .random)
+            let address = BluetoothAddress(addressText, kind: .random)
         else { fatalError("usage: --transport tcp:HOST:PORT --address ADDR") }
         let iterations = Int(options["iterations"] ?? "5") ?? 5
         let wanted = Int(options["notifications"] ?? "1000") ?? 1000

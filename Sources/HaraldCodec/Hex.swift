@@ -59,11 +59,17 @@ public enum Hex {
         bytes.map { uppercase ? byte($0) : byte($0).lowercased() }.joined(separator: separator)
     }
 
-    /// Two upper-case hex digits.
-    @usableFromInline
-    static func byte(_ value: UInt8) -> String {
+    /// Two upper-case hex digits (`0x0C` → `"0C"`), for descriptions and error messages.
+    @inlinable
+    public static func byte(_ value: UInt8) -> String {
         let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
         return String([digits[Int(value >> 4)], digits[Int(value & 0x0F)]])
+    }
+
+    /// Four upper-case hex digits, most significant first (`0x2A37` → `"2A37"`).
+    @inlinable
+    public static func word(_ value: UInt16) -> String {
+        byte(UInt8(value >> 8)) + byte(UInt8(truncatingIfNeeded: value))
     }
 
     /// The value of one hex digit, or nil.

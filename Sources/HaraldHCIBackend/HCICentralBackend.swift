@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldATT
+import HaraldCore
 import HaraldHCI
 
 /// The Linux backend: Harald's own host stack over an HCI transport (`tcp:HOST:PORT` for
@@ -82,10 +83,9 @@ public final class HCICentralBackend: CentralBackend {
     }
 
     public func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend {
-        guard let address = peripheral.address, let bluetoothAddress = BluetoothAddress(bytes: address.bytes) else {
+        guard let target = peripheral.address else {
             throw BluetoothError.connectionFailed("\(peripheral) has no device address")
         }
-        let target = LEAddress(bluetoothAddress, type: address.kind == .public ? .public : .random)
         let link: LEConnection
         do { link = try await host.connect(to: target, timeout: timeout) } catch {
             if case .connectionTimedOut = error { throw BluetoothError.timeout(operation: "connect to \(peripheral)", after: timeout) }
@@ -104,11 +104,8 @@ public final class HCICentralBackend: CentralBackend {
     // MARK: Mapping
 
     static func advertisement(from report: HaraldHCI.Advertisement) -> Harald.Advertisement {
-        let kind: DeviceAddress.Kind = report.address.type.isPublic ? .public : .random
-        let address = DeviceAddress(bytes: report.address.address.bytes, kind: kind)
-        let identifier = address.map { PeripheralIdentifier(address: $0) } ?? PeripheralIdentifier(rawValue: report.address.description)
-        return Harald.Advertisement(
-            peripheral: identifier, rssi: Int(report.rssi ?? 127), isConnectable: report.isConnectable,
+        Harald.Advertisement(
+            peripheral: PeripheralIdentifier(address: report.address), rssi: report.rssi, isConnectable: report.isConnectable,
             data: report.data)
     }
 

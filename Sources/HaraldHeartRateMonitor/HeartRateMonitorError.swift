@@ -1,5 +1,6 @@
 import Harald
 import HaraldCodec
+import HaraldProfiles
 
 /// Why a heart-rate monitor operation failed, in one typed error.
 public enum HeartRateMonitorError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 import Testing
 
 /// The ATT rules the client enforces, against a peer scripted by the test.

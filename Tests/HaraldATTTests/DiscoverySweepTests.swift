@@ -1,5 +1,6 @@
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 import Testing
 
 /// Discovery of many services or characteristics with one sweep finds exactly what the

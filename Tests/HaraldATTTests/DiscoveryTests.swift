@@ -1,5 +1,6 @@
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 import Testing
 
 @Suite("GATT discovery")

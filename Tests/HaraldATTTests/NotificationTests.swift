@@ -1,10 +1,11 @@
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 import Testing
 
 @Suite("Notifications and indications")
 struct NotificationTests {
-    func enable(_ link: Link, _ uuid: BluetoothUUID, _ configuration: GATTClientConfiguration) async throws -> UInt16 {
+    func enable(_ link: Link, _ uuid: BluetoothUUID, _ configuration: ClientCharacteristicConfiguration) async throws -> UInt16 {
         let valueHandle = await link.valueHandle(uuid)
         let cccd = try #require(await link.database.clientConfigurationHandle(forValueHandle: valueHandle))
         try await link.client.configureNotifications(cccdHandle: cccd, configuration)

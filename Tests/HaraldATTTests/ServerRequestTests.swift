@@ -1,5 +1,6 @@
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 import Testing
 
 /// How the server answers requests, good and bad, from a client scripted by the test.

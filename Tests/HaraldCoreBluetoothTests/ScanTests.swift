@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldCodec
+import HaraldCore
 import HaraldCoreBluetooth
 import HaraldScenarioSuite
 import Testing

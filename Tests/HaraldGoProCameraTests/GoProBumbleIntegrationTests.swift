@@ -1,5 +1,6 @@
 import Foundation
 import Harald
+import HaraldCore
 import HaraldGoPro
 import HaraldHCIBackend
 import Testing
@@ -11,7 +12,7 @@ enum GoProBench {
     /// The Bumble camera of this suite (scripts/bumble/peer.py kind `gopro`), by static random address.
     static var camera: PeripheralIdentifier? {
         ProcessInfo.processInfo.environment["HARALD_GOPRO_CAMERA"]
-            .flatMap { DeviceAddress($0, kind: .random) }.map { PeripheralIdentifier(address: $0) }
+            .flatMap { BluetoothAddress($0, kind: .random) }.map { PeripheralIdentifier(address: $0) }
     }
     static var isConfigured: Bool { transport != nil && camera != nil }
 

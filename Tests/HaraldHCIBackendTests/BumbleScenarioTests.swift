@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldATT
+import HaraldCore
 import HaraldHCIBackend
 import HaraldScenarioSuite
 import Testing
@@ -12,7 +13,7 @@ enum ScenarioBench {
     /// The scenario peer's control port on 127.0.0.1.
     static var controlPort: UInt16? { ProcessInfo.processInfo.environment["HARALD_SCENARIO_CONTROL_PORT"].flatMap { UInt16($0) } }
     /// The scenario peer's static random address (scripts/integration gives it this one).
-    static let address = DeviceAddress("C0:00:00:00:00:05", kind: .random)!
+    static let address = BluetoothAddress("C0:00:00:00:00:05", kind: .random)!
     static var isConfigured: Bool { transport != nil && controlPort != nil }
 }
 

@@ -1,5 +1,7 @@
 import Foundation
 import Harald
+import HaraldCodec
+import HaraldCore
 import HaraldHCIBackend
 import Testing
 
@@ -9,7 +11,7 @@ enum LongValueBench {
     /// `tcp:127.0.0.1:PORT` of the controller reserved for this suite's central.
     static var transport: String? { ProcessInfo.processInfo.environment["HARALD_LONG_TRANSPORT"] }
     /// The long-value peer's static random address (scripts/integration gives it this one).
-    static let address = DeviceAddress("C0:00:00:00:00:09", kind: .random)!
+    static let address = BluetoothAddress("C0:00:00:00:00:09", kind: .random)!
     static let service: BluetoothUUID = "6E40A000-3C1D-4B2A-9F3E-48415241C000"
     static let value: BluetoothUUID = "6E40A001-3C1D-4B2A-9F3E-48415241C000"
     /// The value the peer starts with (scripts/bumble/peer.py `long`).

@@ -3,6 +3,7 @@ import HaraldProfiles
 import Testing
 
 @testable import HaraldHCI
+import HaraldCore
 
 /// The shared AD parser (HaraldProfiles) against the vectors of protocols.md section E, as the
 /// HCI scan delivers them.
@@ -78,7 +79,7 @@ struct AdvertisingDataTests {
 
 @Suite("Advertisement assembly")
 struct AdvertisementAssemblerTests {
-    static let peer = LEAddress(BluetoothAddress("C0:00:00:00:00:01")!, type: .random)
+    static let peer = BluetoothAddress("C0:00:00:00:00:01", kind: .random)!
 
     @Test func scanResponseIsMergedWithTheAdvertisingData() {
         var assembler = AdvertisementAssembler()
@@ -110,7 +111,7 @@ struct AdvertisementAssemblerTests {
     @Test func rememberedAdvertisersAreBounded() {
         var assembler = AdvertisementAssembler(capacity: 8)
         for index in 0..<100 {
-            let address = LEAddress(BluetoothAddress(bytes: [0xC0, 0, 0, 0, 0, UInt8(index)])!, type: .random)
+            let address = BluetoothAddress(bytes: [0xC0, 0, 0, 0, 0, UInt8(index)], kind: .random)!
             _ = assembler.add(LEAdvertisingReport(eventType: .advInd, address: address, data: [], rssi: -40))
         }
         #expect(assembler.count == 8)

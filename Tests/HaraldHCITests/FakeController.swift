@@ -2,6 +2,7 @@ import Foundation
 import HaraldCodec
 
 @testable import HaraldHCI
+import HaraldCore
 
 /// An in-memory controller for host tests: records what the host sends and answers commands
 /// through a script the test controls.
@@ -65,9 +66,9 @@ final class FakeController: HCITransport, @unchecked Sendable {
         HCIPacket(type: .event, payload: [code, UInt8(parameters.count)] + parameters)
     }
 
-    static func connectionComplete(handle: UInt16, peer: LEAddress, status: HCIStatus = .success) -> HCIPacket {
-        event(0x3E, [0x01, status.rawValue, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x00, peer.type.rawValue]
-            + peer.address.littleEndianBytes + [0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00])
+    static func connectionComplete(handle: UInt16, peer: BluetoothAddress, status: HCIStatus = .success) -> HCIPacket {
+        event(0x3E, [0x01, status.rawValue, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x00, peer.kind.rawValue]
+            + peer.littleEndianBytes + [0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00])
     }
 
     static func completedPackets(handle: UInt16, count: UInt16) -> HCIPacket {

@@ -2,11 +2,12 @@ import HaraldCodec
 import Testing
 
 @testable import HaraldHCI
+import HaraldCore
 
 /// Packets against the hex captured from Bumble's controllers (bumble.md) and protocols.md D.7.
 @Suite("HCI packets")
 struct HCIPacketTests {
-    static let peer = LEAddress(BluetoothAddress("C0:00:00:00:00:01")!, type: .random)
+    static let peer = BluetoothAddress("C0:00:00:00:00:01", kind: .random)!
 
     @Test func commandsEncodeAsCaptured() {
         let cases: [(HCICommand, String)] = [
@@ -59,7 +60,7 @@ struct HCIPacketTests {
             status: .success, handle: 1, role: .central, peer: Self.peer, interval: 0x18, latency: 0, supervisionTimeout: 0x48))))
         let vector = try HCIEvent(decoding: bytes("3e1301004000000066554433221118000000f40100"))
         guard case let .le(.connectionComplete(complete)) = vector else { Issue.record("not a connection"); return }
-        #expect(complete.peer.address.description == "11:22:33:44:55:66")
+        #expect(complete.peer.string == "11:22:33:44:55:66")
         #expect(complete.supervisionTimeout == 500)
     }
 

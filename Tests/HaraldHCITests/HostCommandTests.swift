@@ -2,6 +2,7 @@ import HaraldCodec
 import Testing
 
 @testable import HaraldHCI
+import HaraldCore
 
 @Suite("Host: commands, flow control, set-up")
 struct HostCommandTests {
@@ -19,7 +20,7 @@ struct HostCommandTests {
         #expect(controller.sent.first?.h4Bytes == bytes("01030c00"))
         #expect(controller.sentCommands.first { $0.opcode == .leSetRandomAddress }?.parameters == bytes("d100000000c0"))
         #expect(info.aclDataLength == 251 && info.aclPacketCount == 64)
-        #expect(info.publicAddress.description == "11:22:33:44:55:66")
+        #expect(info.publicAddress.description == "11:22:33:44:55:66/public")
         #expect(info.supports(.dataLengthExtension))
         await host.close()
     }

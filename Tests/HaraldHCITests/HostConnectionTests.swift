@@ -3,10 +3,11 @@ import HaraldCodec
 import Testing
 
 @testable import HaraldHCI
+import HaraldCore
 
 @Suite("Host: connections, ACL and L2CAP fixed channels")
 struct HostConnectionTests {
-    static let peer = LEAddress(BluetoothAddress("C0:00:00:00:00:01")!, type: .random)
+    static let peer = BluetoothAddress("C0:00:00:00:00:01", kind: .random)!
 
     /// A started host with one connection (handle 0x0040) to `peer`.
     static func connected(aclLength: UInt16 = 27, aclCount: UInt8 = 4, clock: ManualClock = ManualClock(),

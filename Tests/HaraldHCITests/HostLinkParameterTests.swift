@@ -2,6 +2,7 @@ import HaraldCodec
 import Testing
 
 @testable import HaraldHCI
+import HaraldCore
 
 enum RawBytes {
     static func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
@@ -12,7 +13,7 @@ enum RawBytes {
 /// `LinkParameterBumbleIntegrationTests`).
 @Suite("Host: data length and PHY of a new link")
 struct HostLinkParameterTests {
-    static let peer = LEAddress(BluetoothAddress("C0:00:00:00:00:01")!, type: .random)
+    static let peer = BluetoothAddress("C0:00:00:00:00:01", kind: .random)!
     /// LE features: Data Length Extension (bit 5) and LE 2M PHY (bit 8).
     static let features: UInt64 = 1 << 5 | 1 << 8
 

@@ -2,6 +2,7 @@ import HaraldCodec
 import Testing
 
 @testable import HaraldHCI
+import HaraldCore
 
 @Suite("Host: scanning")
 struct HostScanningTests {
@@ -18,7 +19,7 @@ struct HostScanningTests {
         controller.inject(FakeController.event(0x3E, Array(Self.report.dropFirst(2))))
         var iterator = stream.makeAsyncIterator()
         let advertisement = try #require(await iterator.next())
-        #expect(advertisement.address.description == "C0:00:00:00:00:01 (random)")
+        #expect(advertisement.address.description == "C0:00:00:00:00:01/random")
         #expect(advertisement.rssi == -50 && advertisement.isConnectable)
         #expect(advertisement.data.localName == "Acme HRM")
         #expect(advertisement.data.serviceUUIDs == ["180D", "180F"])
@@ -42,7 +43,7 @@ struct HostScanningTests {
         let controller = FakeController(leFeatures: 1 << 12)
         let host = HCIHost(transport: controller)
         try await host.start()
-        let peer = LEAddress(BluetoothAddress("C0:00:00:00:00:01")!, type: .random)
+        let peer = BluetoothAddress("C0:00:00:00:00:01", kind: .random)!
         controller.answer { command in
             var replies = controller.standardAnswer(command)
             if command.opcode == .leExtendedCreateConnection {

@@ -3,6 +3,7 @@ import PropertyBased
 import Testing
 
 @testable import HaraldHCI
+import HaraldCore
 
 @Suite("L2CAP fragmentation and reassembly")
 struct L2CAPFragmentationTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Harald
+import HaraldCore
 import HaraldHCIBackend
 import HaraldHeartRateMonitor
 import Testing
@@ -60,7 +61,7 @@ struct BumbleStrapTests {
 /// Where scripts/integration put the strap's central controller.
 enum BumbleStrap {
     static var transport: String? { ProcessInfo.processInfo.environment["HARALD_BUMBLE_HR_TRANSPORT"] }
-    static let strap = PeripheralIdentifier(address: DeviceAddress("C0:00:00:00:00:01", kind: .random)!)
+    static let strap = PeripheralIdentifier(address: BluetoothAddress("C0:00:00:00:00:01", kind: .random)!)
 
     /// A monitor connected to the Bumble strap on a fresh host, closed after `body`, all within
     /// a real-time safety deadline so a hang fails the test instead of the CI job.

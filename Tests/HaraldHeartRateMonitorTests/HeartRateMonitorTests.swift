@@ -1,5 +1,6 @@
 import Harald
 import HaraldHeartRateMonitor
+import HaraldProfiles
 import HaraldSimulator
 import Testing
 

@@ -1,4 +1,5 @@
 import Harald
+import HaraldProfiles
 import HaraldSimulator
 import Testing
 

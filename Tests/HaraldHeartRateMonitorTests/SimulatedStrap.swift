@@ -1,6 +1,10 @@
 import Foundation
 import Harald
+import HaraldATT
+import HaraldCodec
+import HaraldCore
 import HaraldHeartRateMonitor
+import HaraldProfiles
 import HaraldSimulator
 
 /// The simulator's strap and a central in virtual time, for the kit's tests.
@@ -34,7 +38,7 @@ enum SimulatedStrap {
     /// body sensor location, no battery.
     static func bareSensor() -> VirtualPeripheral {
         VirtualPeripheral(
-            address: DeviceAddress("C0:FF:EE:00:00:0B", kind: .random)!,
+            address: BluetoothAddress("C0:FF:EE:00:00:0B", kind: .random)!,
             advertisingData: .device(name: "Bare HR", services: [BluetoothUUID(0x180D)])
         ) { _ in
             PeripheralBehaviour(services: [

@@ -1,7 +1,9 @@
 import Foundation
 import Harald
+import HaraldCore
 import HaraldHCIBackend
 import HaraldMiBand
+import HaraldProfiles
 import HaraldSimulator
 import Testing
 
@@ -10,7 +12,7 @@ enum BumbleBand {
     /// `tcp:127.0.0.1:PORT` of the controller reserved for these tests' central.
     static var transport: String? { ProcessInfo.processInfo.environment["HARALD_MIBAND_TRANSPORT"] }
     /// scripts/bumble/miband_peer.py's static random address (scripts/integration gives it this one).
-    static let address = DeviceAddress("C0:00:00:00:00:08", kind: .random)!
+    static let address = BluetoothAddress("C0:00:00:00:00:08", kind: .random)!
     /// The end of the peer's activity history (2026-11-21 12:00 UTC, as in the simulator).
     static let historyEnd = MiBandDateTime(year: 2026, month: 11, day: 21, hour: 12).date()
 

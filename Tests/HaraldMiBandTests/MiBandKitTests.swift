@@ -1,5 +1,7 @@
 import Foundation
 import Harald
+import HaraldATT
+import HaraldCore
 import HaraldMiBand
 import HaraldSimulator
 import Testing
@@ -334,7 +336,7 @@ struct MiBandWrongReplyTests {
     /// A band whose auth characteristic answers every write with `reply`.
     static func band(answeringAuthWith reply: [UInt8]) -> VirtualPeripheral {
         VirtualPeripheral(
-            address: DeviceAddress("C8:0F:10:00:00:99", kind: .public)!, advertisingData: .device(name: "odd band", services: [MiBandUUID.service])
+            address: BluetoothAddress("C8:0F:10:00:00:99", kind: .public)!, advertisingData: .device(name: "odd band", services: [MiBandUUID.service])
         ) { runtime in
             PeripheralBehaviour(services: [
                 GATTServiceDefinition(uuid: MiBandUUID.authService, characteristics: [

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 import HaraldProfiles
 import Testing
 
@@ -54,7 +55,7 @@ struct DeviceAndAttributeTests {
         #expect(try ClientCharacteristicConfiguration.disabled.encodedBytes() == [0x00, 0x00])
         let odd = try ClientCharacteristicConfiguration(decoding: [0x05, 0x80])
         #expect(odd.notificationsEnabled && !odd.indicationsEnabled)
-        #expect(odd.flags.unknownBits == 0x8004)
+        #expect(odd.reservedBits == 0x8004)
     }
 
     @Test func presentationFormatOfABatteryLevel() throws {

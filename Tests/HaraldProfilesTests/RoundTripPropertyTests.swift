@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 import HaraldProfiles
 import PropertyBased
 import Testing
@@ -97,7 +98,7 @@ struct RoundTripPropertyTests {
         await propertyCheck(input: ProfileGen.presentationFormat) { try Self.expectRoundTrip($0) }
         await propertyCheck(input: ProfileGen.serviceChanged) { try Self.expectRoundTrip($0) }
         await propertyCheck(input: Gen.uint16()) { try Self.expectRoundTrip(Appearance(rawValue: $0)) }
-        await propertyCheck(input: Gen.uint16()) { try Self.expectRoundTrip(ClientCharacteristicConfiguration(Flags(rawValue: $0))) }
+        await propertyCheck(input: Gen.uint16()) { try Self.expectRoundTrip(ClientCharacteristicConfiguration(rawValue: $0)) }
     }
 
     @Test func miBandRealtimeSteps() async {

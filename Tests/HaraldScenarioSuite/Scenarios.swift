@@ -1,5 +1,6 @@
 import Harald
 import HaraldCodec
+import HaraldCore
 
 // The scenarios themselves, in the order of `Scenario`'s cases.
 extension Scenario {
@@ -26,7 +27,7 @@ extension Scenario {
             ?? { throw ScenarioFailure("service \(ScenarioProfile.service) not discovered in \(tree.map(\.service.uuid))") }()
         let byUUID = Dictionary(found.map { ($0.uuid, $0) }) { first, _ in first }
         try checkEqual(Set(byUUID.keys), Set(ScenarioProfile.characteristics), "characteristics")
-        let expected: [(BluetoothUUID, [CharacteristicProperty])] = [
+        let expected: [(BluetoothUUID, [CharacteristicProperties])] = [
             (ScenarioProfile.status, [.read, .notify]), (ScenarioProfile.setting, [.read, .write]),
             (ScenarioProfile.stream, [.writeWithoutResponse]), (ScenarioProfile.command, [.write]), (ScenarioProfile.response, [.notify]),
         ]

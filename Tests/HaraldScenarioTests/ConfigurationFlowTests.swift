@@ -1,12 +1,15 @@
 import Foundation
 import Harald
+import HaraldATT
+import HaraldCodec
+import HaraldCore
 import HaraldSimulator
 import Testing
 
 /// A virtual device with three settings: `mode` (u8) and `interval` (u16) store what is written;
 /// `gain` (u8) refuses values above 10 with application error 0x80.
 private enum SettingsDevice {
-    static let address = DeviceAddress("C0:DE:00:00:00:08", kind: .random)!
+    static let address = BluetoothAddress("C0:DE:00:00:00:08", kind: .random)!
     static let service = BluetoothUUID(0xFFD0)
     static let mode = Characteristic<UInt8, ReadWrite>(BluetoothUUID(0xFFD1), service: service)
     static let interval = Characteristic<UInt16, ReadWrite>(BluetoothUUID(0xFFD2), service: service)

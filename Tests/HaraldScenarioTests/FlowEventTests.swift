@@ -1,5 +1,6 @@
 import Foundation
 import Harald
+import HaraldProfiles
 import HaraldSimulator
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Harald
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 import HaraldScenarioSuite
 import HaraldSimulator
 
@@ -91,10 +92,10 @@ extension VirtualPeripheral {
     /// A virtual device serving ``ScenarioProfile`` from `state`.
     static func scenarioPeer(_ state: ScenarioPeerState) -> VirtualPeripheral {
         VirtualPeripheral(
-            address: DeviceAddress("C0:5C:E4:00:00:01", kind: .random)!,
+            address: BluetoothAddress("C0:5C:E4:00:00:01", kind: .random)!,
             advertisingData: .device(name: ScenarioProfile.name, services: [ScenarioProfile.service])
         ) { runtime in
-            func readable(_ uuid: BluetoothUUID, _ properties: GATTCharacteristicProperties, writable: Bool = false) -> GATTCharacteristicDefinition {
+            func readable(_ uuid: BluetoothUUID, _ properties: CharacteristicProperties, writable: Bool = false) -> GATTCharacteristicDefinition {
                 GATTCharacteristicDefinition(
                     uuid: uuid, properties: properties,
                     onRead: { @Sendable _ in
@@ -128,7 +129,7 @@ extension VirtualPeripheral {
 struct SimulatorScenarioPeer: ScenarioPeer {
     let simulator: Simulator
     let state: ScenarioPeerState
-    let address: DeviceAddress
+    let address: BluetoothAddress
 
     var identifier: PeripheralIdentifier { PeripheralIdentifier(address: address) }
     func holdAnswers() async throws { state.hold() }

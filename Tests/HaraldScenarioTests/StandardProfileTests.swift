@@ -1,4 +1,7 @@
 import Harald
+import HaraldCodec
+import HaraldCore
+import HaraldProfiles
 import HaraldSimulator
 import Testing
 

@@ -1,5 +1,8 @@
 import Foundation
 import Harald
+import HaraldATT
+import HaraldCodec
+import HaraldCore
 import HaraldSimulator
 import Testing
 
@@ -7,7 +10,7 @@ import Testing
 /// to the control point, and it notifies `[index u16][payload u32]` for each record from there on,
 /// then an end marker with index 0xFFFF.
 private enum RecordStore {
-    static let address = DeviceAddress("C0:DE:00:00:00:07", kind: .random)!
+    static let address = BluetoothAddress("C0:DE:00:00:00:07", kind: .random)!
     static let service = BluetoothUUID(0xFFE0)
     static let count = Characteristic<UInt16, Read>(BluetoothUUID(0xFFE1), service: service)
     static let control = Characteristic<UInt16, Write>(BluetoothUUID(0xFFE2), service: service)

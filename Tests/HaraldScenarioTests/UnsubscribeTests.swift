@@ -1,4 +1,6 @@
 import Harald
+import HaraldCore
+import HaraldProfiles
 import HaraldSimulator
 import Testing
 
@@ -9,7 +11,7 @@ struct UnsubscribeTests {
         let strap = VirtualPeripheral.heartRateStrap()
         let simulator = try Simulator(clock: simulation.clock, devices: [strap])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        let states = try simulation.run(timeLimit: .seconds(60)) { () -> [GATTClientConfiguration] in
+        let states = try simulation.run(timeLimit: .seconds(60)) { () -> [ClientCharacteristicConfiguration] in
             let connection = try await central.connect(to: strap.identifier)
             let first = try await connection.subscribe(.heartRateMeasurement)
             let second = try await connection.subscribe(.heartRateMeasurement)
@@ -17,7 +19,7 @@ struct UnsubscribeTests {
                 let handle = await link.server.database.characteristics.first(where: { $0.characteristic.uuid == HeartRateMeasurement.uuid })?
                     .characteristic.valueHandle
             else { throw BluetoothError.notFound("strap connection") }
-            func state() async -> GATTClientConfiguration {
+            func state() async -> ClientCharacteristicConfiguration {
                 await link.server.clientConfiguration(valueHandle: handle, connection: link.serverConnection)
             }
             var seen = [await state()]

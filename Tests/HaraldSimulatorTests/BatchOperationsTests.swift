@@ -1,5 +1,7 @@
 import Harald
 import HaraldATT
+import HaraldCodec
+import HaraldCore
 import HaraldSimulator
 import Testing
 
@@ -10,7 +12,7 @@ struct BatchOperationsTests {
     /// A device whose values are readable, one not permitted by the server, one not readable at
     /// all (no read property), and one longer than a Read Multiple Variable response at MTU 23.
     static func device(refusingBatches: Bool = false) -> VirtualPeripheral {
-        VirtualPeripheral(address: DeviceAddress("B0:00:00:00:00:02", kind: .random)!, advertisingData: .device(name: "Batch")) { _ in
+        VirtualPeripheral(address: BluetoothAddress("B0:00:00:00:00:02", kind: .random)!, advertisingData: .device(name: "Batch")) { _ in
             PeripheralBehaviour(services: [
                 GATTServiceDefinition(uuid: BluetoothUUID(0x180A), characteristics: [
                     GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: .read, value: Array("Harald Labs".utf8)),

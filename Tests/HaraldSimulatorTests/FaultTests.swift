@@ -1,5 +1,6 @@
 import Harald
 import HaraldATT
+import HaraldCodec
 import HaraldSimulator
 import Testing
 

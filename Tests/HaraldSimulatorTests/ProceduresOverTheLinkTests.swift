@@ -1,6 +1,7 @@
 import Harald
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 import HaraldSimulator
 import Testing
 
@@ -17,7 +18,7 @@ struct ProceduresOverTheLinkTests {
     /// 128-bit UUID) and holds a long writable value, an indicated value and a second Battery
     /// Level, so that Battery Level appears twice in the database.
     static let device = VirtualPeripheral(
-        address: DeviceAddress("B0:00:00:00:00:07", kind: .random)!, advertisingData: .device(name: "Procedures")
+        address: BluetoothAddress("B0:00:00:00:00:07", kind: .random)!, advertisingData: .device(name: "Procedures")
     ) { _ in
         PeripheralBehaviour(services: [
             GATTServiceDefinition(uuid: BluetoothUUID(0xFFE0), includes: [BluetoothUUID(0x180F), vendorService], characteristics: [

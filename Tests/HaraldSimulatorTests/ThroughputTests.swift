@@ -1,4 +1,7 @@
 import Harald
+import HaraldATT
+import HaraldCodec
+import HaraldCore
 import HaraldSimulator
 import Testing
 
@@ -10,7 +13,7 @@ struct ThroughputTests {
 
     /// A device with one characteristic that accepts writes without response and notifies.
     private static func bulkDevice() -> VirtualPeripheral {
-        VirtualPeripheral(address: DeviceAddress("B0:00:00:00:00:01", kind: .random)!, advertisingData: .device(name: "Bulk")) { _ in
+        VirtualPeripheral(address: BluetoothAddress("B0:00:00:00:00:01", kind: .random)!, advertisingData: .device(name: "Bulk")) { _ in
             PeripheralBehaviour(services: [
                 GATTServiceDefinition(uuid: BluetoothUUID(0xFFF0), characteristics: [
                     GATTCharacteristicDefinition(uuid: BluetoothUUID(0xFFF2), properties: [.write, .writeWithoutResponse, .notify])

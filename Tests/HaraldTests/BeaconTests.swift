@@ -1,5 +1,6 @@
 import Harald
 import HaraldCodec
+import HaraldCore
 import Testing
 
 @Suite("iBeacon and Eddystone frames")

@@ -1,4 +1,5 @@
 import Foundation
+import HaraldCodec
 import Testing
 
 /// The operations a characteristic permits are part of its type: misuse must not compile.
@@ -98,6 +99,7 @@ struct StandardCharacteristicSpellingTests {
     @Test func implicitMemberSyntaxTypeChecks() throws {
         let source = """
             import Harald
+            import HaraldProfiles
             func use(_ connection: PeripheralConnection) async throws {
                 let battery: BatteryLevel = try await connection.read(.batteryLevel)
                 _ = battery

@@ -1,6 +1,7 @@
 import Foundation
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 
 /// A ``ConnectionBackend`` over Harald's own GATT client, for every backend that speaks ATT
 /// itself: the simulator and the HCI host stack. Only the bearer differs between them.
@@ -143,7 +144,7 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
             cccd = lock.withLock { cccdHandles[characteristic.valueHandle] }
         }
         guard let cccd else { throw BluetoothError.notFound("CCCD of \(characteristic.uuid)") }
-        let configuration: GATTClientConfiguration =
+        let configuration: ClientCharacteristicConfiguration =
             !enabled ? [] : characteristic.properties.contains(.notify) ? .notifications : .indications
         do { try await client.configureNotifications(cccdHandle: cccd, configuration, timeout: timeout) } catch {
             throw await translate(error, "CCCD write for \(characteristic.uuid)", timeout)
@@ -202,7 +203,7 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     private func gattCharacteristic(_ characteristic: DiscoveredCharacteristic) -> GATTCharacteristic {
         // The value attribute always follows its declaration (Core spec Vol 3 Part G §3.3).
         GATTCharacteristic(
-            uuid: characteristic.uuid, properties: GATTCharacteristicProperties(rawValue: characteristic.properties.rawValue),
+            uuid: characteristic.uuid, properties: CharacteristicProperties(rawValue: characteristic.properties.rawValue),
             declarationHandle: characteristic.valueHandle - 1, valueHandle: characteristic.valueHandle,
             endHandle: characteristic.endHandle)
     }

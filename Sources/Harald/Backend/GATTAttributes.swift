@@ -1,19 +1,5 @@
 import HaraldCodec
-
-/// The properties byte of a characteristic declaration (Core spec Vol 3 Part G §3.3.1.1).
-public enum CharacteristicProperty: Int, FlagBit {
-    case broadcast = 0
-    case read = 1
-    case writeWithoutResponse = 2
-    case write = 3
-    case notify = 4
-    case indicate = 5
-    case authenticatedSignedWrites = 6
-    case extendedProperties = 7
-}
-
-/// A characteristic's properties.
-public typealias CharacteristicProperties = Flags<CharacteristicProperty, UInt8>
+import HaraldCore
 
 /// A service found on a connected peripheral.
 public struct DiscoveredService: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// What to scan for and how.
 public struct ScanRequest: Hashable, Sendable {
@@ -16,14 +17,14 @@ public struct ScanRequest: Hashable, Sendable {
     public var services: [BluetoothUUID]
     /// Only devices whose local name starts with this.
     public var namePrefix: String?
-    /// Only advertisements at least this strong (dBm).
-    public var minimumRSSI: Int?
+    /// Only advertisements at least this strong; an advertisement of unknown strength fails it.
+    public var minimumRSSI: RSSI?
     public var duplicates: DuplicatePolicy
     /// Active scanning asks for scan responses (names often live there).
     public var active: Bool
 
     public init(
-        services: [BluetoothUUID] = [], namePrefix: String? = nil, minimumRSSI: Int? = nil,
+        services: [BluetoothUUID] = [], namePrefix: String? = nil, minimumRSSI: RSSI? = nil,
         duplicates: DuplicatePolicy = .reportOnce, active: Bool = true
     ) {
         self.services = services
@@ -38,7 +39,7 @@ public struct ScanRequest: Hashable, Sendable {
     public func matches(_ advertisement: Advertisement) -> Bool {
         if !services.isEmpty && !advertisement.serviceUUIDs.contains(where: services.contains) { return false }
         if let namePrefix, !(advertisement.localName?.hasPrefix(namePrefix) ?? false) { return false }
-        if let minimumRSSI, advertisement.rssi < minimumRSSI || advertisement.rssi == 127 { return false }
+        if let minimumRSSI, (advertisement.rssi.map { $0 < minimumRSSI } ?? true) { return false }
         return true
     }
 }

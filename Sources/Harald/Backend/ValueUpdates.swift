@@ -1,4 +1,5 @@
 import Foundation
+import HaraldCore
 
 /// How many notified values a subscription keeps while the app is busy, and which it drops.
 ///

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// Advertisements from a running scan, filtered by the request (service UUIDs, name prefix,
 /// RSSI) and its duplicate policy — the same way on every backend. The scan stops when the loop

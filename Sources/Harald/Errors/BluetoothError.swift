@@ -1,5 +1,6 @@
-@_exported import HaraldATT
-@_exported import HaraldCodec
+import HaraldATT
+import HaraldCodec
+import HaraldCore
 
 /// Everything that can go wrong talking to a Bluetooth device, in one typed error.
 ///

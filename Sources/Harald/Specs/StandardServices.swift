@@ -1,4 +1,5 @@
-@_exported import HaraldProfiles
+import HaraldCodec
+import HaraldProfiles
 
 // The standard SIG services and characteristics, typed with HaraldProfiles values and the
 // operations the specifications allow. Optional operations a device may lack (Battery Level

@@ -1,4 +1,5 @@
 import Foundation
+import HaraldCore
 
 /// A bearer that can hand its events straight to the engine's ``ATTEventInbox`` instead of
 /// through ``ATTBearer/events``.

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 extension GATTClient {
     // MARK: MTU
@@ -203,7 +204,7 @@ extension GATTClient {
         for (index, declaration) in declarations.enumerated() {
             let end = index + 1 < declarations.count ? declarations[index + 1].handle - 1 : service.handles.end
             characteristics.append(GATTCharacteristic(
-                uuid: declaration.uuid, properties: GATTCharacteristicProperties(rawValue: declaration.properties),
+                uuid: declaration.uuid, properties: CharacteristicProperties(rawValue: declaration.properties),
                 declarationHandle: declaration.handle, valueHandle: declaration.valueHandle, endHandle: max(end, declaration.valueHandle)))
         }
         return characteristics

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// Discovery of many services or characteristics at once.
 ///

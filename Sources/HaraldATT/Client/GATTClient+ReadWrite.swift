@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 extension GATTClient {
     // MARK: Reads
@@ -141,7 +142,7 @@ extension GATTClient {
     /// Writes the Client Characteristic Configuration descriptor at `cccdHandle`: which pushes
     /// (notifications, indications, both, or none) the server should send for its
     /// characteristic. Routing them is ``subscribe(handle:bufferingPolicy:)``.
-    public func configureNotifications(cccdHandle: UInt16, _ configuration: GATTClientConfiguration, timeout: Duration? = nil) async throws(GATTError) {
+    public func configureNotifications(cccdHandle: UInt16, _ configuration: ClientCharacteristicConfiguration, timeout: Duration? = nil) async throws(GATTError) {
         try await write(handle: cccdHandle, value: configuration.bytes, timeout: timeout)
     }
 

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// Why a GATT client operation failed.
 public enum GATTError: Error, Sendable, Hashable, CustomStringConvertible {

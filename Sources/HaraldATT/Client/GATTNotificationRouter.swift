@@ -1,4 +1,5 @@
 import Foundation
+import HaraldCore
 
 /// The GATT client's subscribers and sinks, by value handle, behind a lock: notifications are
 /// decoded and delivered here without entering the client's actor.

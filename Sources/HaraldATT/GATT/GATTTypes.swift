@@ -1,15 +1,5 @@
 import HaraldCodec
-
-/// Attribute types GATT defines (Core spec Vol 3 Part G §3).
-public enum GATTAttributeType {
-    public static let primaryService = BluetoothUUID(0x2800)
-    public static let secondaryService = BluetoothUUID(0x2801)
-    public static let include = BluetoothUUID(0x2802)
-    public static let characteristic = BluetoothUUID(0x2803)
-    public static let characteristicExtendedProperties = BluetoothUUID(0x2900)
-    public static let characteristicUserDescription = BluetoothUUID(0x2901)
-    public static let clientCharacteristicConfiguration = BluetoothUUID(0x2902)
-}
+import HaraldCore
 
 /// A service found on (or offered by) a GATT server: its UUID and the handles it spans.
 public struct GATTService: Sendable, Hashable {
@@ -38,25 +28,10 @@ public struct GATTIncludedService: Sendable, Hashable {
     }
 }
 
-/// Characteristic properties, the first byte of a characteristic declaration.
-public struct GATTCharacteristicProperties: OptionSet, Sendable, Hashable {
-    public var rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-
-    public static let broadcast = GATTCharacteristicProperties(rawValue: 0x01)
-    public static let read = GATTCharacteristicProperties(rawValue: 0x02)
-    public static let writeWithoutResponse = GATTCharacteristicProperties(rawValue: 0x04)
-    public static let write = GATTCharacteristicProperties(rawValue: 0x08)
-    public static let notify = GATTCharacteristicProperties(rawValue: 0x10)
-    public static let indicate = GATTCharacteristicProperties(rawValue: 0x20)
-    public static let authenticatedSignedWrites = GATTCharacteristicProperties(rawValue: 0x40)
-    public static let extendedProperties = GATTCharacteristicProperties(rawValue: 0x80)
-}
-
 /// A characteristic found by discovery.
 public struct GATTCharacteristic: Sendable, Hashable {
     public var uuid: BluetoothUUID
-    public var properties: GATTCharacteristicProperties
+    public var properties: CharacteristicProperties
     /// Handle of the characteristic declaration.
     public var declarationHandle: UInt16
     /// Handle of the characteristic value (what reads, writes and notifications address).
@@ -64,7 +39,7 @@ public struct GATTCharacteristic: Sendable, Hashable {
     /// Last handle that belongs to the characteristic (its last descriptor, or the value handle).
     public var endHandle: UInt16
 
-    public init(uuid: BluetoothUUID, properties: GATTCharacteristicProperties, declarationHandle: UInt16, valueHandle: UInt16, endHandle: UInt16) {
+    public init(uuid: BluetoothUUID, properties: CharacteristicProperties, declarationHandle: UInt16, valueHandle: UInt16, endHandle: UInt16) {
         self.uuid = uuid
         self.properties = properties
         self.declarationHandle = declarationHandle
@@ -87,19 +62,6 @@ public struct GATTDescriptor: Sendable, Hashable {
         self.uuid = uuid
         self.handle = handle
     }
-}
-
-/// The Client Characteristic Configuration value (descriptor 0x2902): which pushes the client
-/// wants for one characteristic.
-public struct GATTClientConfiguration: OptionSet, Sendable, Hashable {
-    public var rawValue: UInt16
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
-
-    public static let notifications = GATTClientConfiguration(rawValue: 0x0001)
-    public static let indications = GATTClientConfiguration(rawValue: 0x0002)
-
-    /// The 2-byte little-endian descriptor value.
-    public var bytes: [UInt8] { [UInt8(rawValue & 0xFF), UInt8(rawValue >> 8)] }
 }
 
 /// A value pushed by the server: a notification or an indication.

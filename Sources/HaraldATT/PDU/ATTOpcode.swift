@@ -1,3 +1,4 @@
+import HaraldCodec
 /// The first byte of every ATT PDU (Core spec Vol 3 Part F §3.3): six bits of method, bit 6 the
 /// Command flag, bit 7 the Authentication Signature flag.
 public struct ATTOpcode: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
@@ -126,13 +127,9 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, Comparable, Custo
     }
 
     public var description: String {
-        "\(name) (0x\(Self.hex(rawValue)))"
+        "\(name) (0x\(Hex.byte(rawValue)))"
     }
 
-    static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-    }
 
     public static func < (lhs: ATTOpcode, rhs: ATTOpcode) -> Bool { lhs.rawValue < rhs.rawValue }
 }

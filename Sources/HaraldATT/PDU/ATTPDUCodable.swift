@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// One ATT PDU type: its opcode and its wire form, opcode byte included.
 ///
@@ -23,7 +24,7 @@ extension ByteReader {
         let start = offset
         let raw = try read(UInt8.self, field: "opcode")
         guard raw == expected.rawValue else {
-            throw invalidValue("expected opcode 0x\(ATTOpcode.hex(expected.rawValue)), got 0x\(ATTOpcode.hex(raw))", field: "opcode", at: start)
+            throw invalidValue("expected opcode 0x\(Hex.byte(expected.rawValue)), got 0x\(Hex.byte(raw))", field: "opcode", at: start)
         }
     }
 
@@ -45,28 +46,7 @@ extension ByteWriter {
     }
 }
 
-/// A range of attribute handles, both ends included (Starting Handle, Ending Handle).
-public struct ATTHandleRange: Hashable, Sendable, CustomStringConvertible {
-    /// First handle of the range.
-    public var start: UInt16
-    /// Last handle of the range.
-    public var end: UInt16
-
-    public init(start: UInt16, end: UInt16) {
-        self.start = start
-        self.end = end
-    }
-
-    /// Every handle, 0x0001…0xFFFF.
-    public static let all = ATTHandleRange(start: 0x0001, end: 0xFFFF)
-
-    /// True when the range is one a request may carry: start is not 0 and not after end.
-    public var isValid: Bool { start != 0 && start <= end }
-
-    public func contains(_ handle: UInt16) -> Bool { start <= handle && handle <= end }
-
-    public var description: String { "0x\(ATTOpcode.hex(UInt8(start >> 8)))\(ATTOpcode.hex(UInt8(start & 0xFF)))-0x\(ATTOpcode.hex(UInt8(end >> 8)))\(ATTOpcode.hex(UInt8(end & 0xFF)))" }
-
+extension ATTHandleRange {
     static func read(from reader: inout ByteReader) throws(ByteDecodingError) -> ATTHandleRange {
         let start = try reader.read(UInt16.self, field: "startingHandle")
         let end = try reader.read(UInt16.self, field: "endingHandle")

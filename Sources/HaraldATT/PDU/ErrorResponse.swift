@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// Error Response (0x01): the server refuses `requestOpcode` because of `error` at `handle`
 /// (0x0000 when no handle applies).

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// Find By Type Value Request (0x06): find attributes of 16-bit type `attributeType` whose value
 /// is `value` (used to discover a primary service by UUID).

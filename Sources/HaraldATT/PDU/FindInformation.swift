@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// Find Information Request (0x04): list the handles and types of the attributes in `range`.
 public struct ATTFindInformationRequest: ATTPDUCodable {

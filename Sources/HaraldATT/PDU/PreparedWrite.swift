@@ -79,7 +79,7 @@ public struct ATTExecuteWriteRequest: ATTPDUCodable {
         let start = reader.offset
         let raw = try reader.read(UInt8.self, field: "flags")
         guard let flags = Flags(rawValue: raw) else {
-            throw reader.invalidValue("flags must be 0x00 or 0x01, not 0x\(ATTOpcode.hex(raw))", field: "flags", at: start)
+            throw reader.invalidValue("flags must be 0x00 or 0x01, not 0x\(Hex.byte(raw))", field: "flags", at: start)
         }
         self.flags = flags
     }

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// Read By Group Type Request (0x10): read the grouping attributes of type `groupType` (0x2800
 /// Primary Service or 0x2801 Secondary Service) in `range`.

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// Read By Type Request (0x08): read the attributes of type `attributeType` in `range` (used to
 /// discover characteristics, 0x2803, and included services, 0x2802).

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// Why a service description could not be laid out as an attribute database.
 public enum GATTDatabaseError: Error, Sendable, Hashable {
@@ -17,10 +18,10 @@ public struct GATTDatabase: Sendable {
         case serviceDeclaration(end: UInt16)
         case include
         case characteristicDeclaration
-        case characteristicValue(properties: GATTCharacteristicProperties)
+        case characteristicValue(properties: CharacteristicProperties)
         case descriptor
         /// A Client Characteristic Configuration descriptor; its value lives per connection.
-        case clientConfiguration(valueHandle: UInt16, properties: GATTCharacteristicProperties)
+        case clientConfiguration(valueHandle: UInt16, properties: CharacteristicProperties)
     }
 
     struct Attribute: Sendable {

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// A request the server refuses: the error code and the handle to name in the Error Response.
 struct ATTRequestFailure: Error {
@@ -257,13 +258,13 @@ extension GATTServer {
             guard value.count == 2 else { throw ATTRequestFailure(.invalidAttributeValueLength, handle) }
             let bits = UInt16(value[0]) | UInt16(value[1]) << 8
             var allowed: UInt16 = 0
-            if properties.contains(.notify) { allowed |= GATTClientConfiguration.notifications.rawValue }
-            if properties.contains(.indicate) { allowed |= GATTClientConfiguration.indications.rawValue }
+            if properties.contains(.notify) { allowed |= ClientCharacteristicConfiguration.notifications.rawValue }
+            if properties.contains(.indicate) { allowed |= ClientCharacteristicConfiguration.indications.rawValue }
             guard bits & ~allowed == 0 else { throw ATTRequestFailure(.cccdImproperlyConfigured, handle) }
             guard connections[connection] != nil else { return }
             connections[connection]?.clientConfigurations[handle] = bits
-            notificationTable.setNotifications(bits & GATTClientConfiguration.notifications.rawValue != 0, cccd: handle, for: connection)
-            emit(.clientConfigurationChanged(connection, valueHandle: valueHandle, GATTClientConfiguration(rawValue: bits)))
+            notificationTable.setNotifications(bits & ClientCharacteristicConfiguration.notifications.rawValue != 0, cccd: handle, for: connection)
+            emit(.clientConfigurationChanged(connection, valueHandle: valueHandle, ClientCharacteristicConfiguration(rawValue: bits)))
             return
         }
         if let onWrite = attribute.onWrite {

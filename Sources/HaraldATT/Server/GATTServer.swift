@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// Something a GATT server reports to its owner (a virtual peripheral, the public API).
 public enum GATTServerEvent: Sendable, Hashable {
@@ -7,7 +8,7 @@ public enum GATTServerEvent: Sendable, Hashable {
     /// A client's bearer closed.
     case disconnected(GATTConnectionID, ATTCloseReason)
     /// A client wrote the CCCD of the characteristic whose value is at `valueHandle`.
-    case clientConfigurationChanged(GATTConnectionID, valueHandle: UInt16, GATTClientConfiguration)
+    case clientConfigurationChanged(GATTConnectionID, valueHandle: UInt16, ClientCharacteristicConfiguration)
     /// A client wrote a value (Write Request, Write Command or Execute Write), after it was stored.
     case valueWritten(GATTConnectionID, handle: UInt16)
 }
@@ -163,9 +164,9 @@ public actor GATTServer {
     public func preparedWriteCount(for connection: GATTConnectionID) -> Int { connections[connection]?.prepareQueue.count ?? 0 }
 
     /// What a connection enabled in the CCCD of the characteristic whose value is at `valueHandle`.
-    public func clientConfiguration(valueHandle: UInt16, connection: GATTConnectionID) -> GATTClientConfiguration {
+    public func clientConfiguration(valueHandle: UInt16, connection: GATTConnectionID) -> ClientCharacteristicConfiguration {
         guard let cccd = cccdHandles[valueHandle], let bits = connections[connection]?.clientConfigurations[cccd] else { return [] }
-        return GATTClientConfiguration(rawValue: bits)
+        return ClientCharacteristicConfiguration(rawValue: bits)
     }
 
     /// The stored value at `handle`.
@@ -244,7 +245,7 @@ public actor GATTServer {
     public func indicate(handle: UInt16, value: [UInt8], connection: GATTConnectionID, timeout: Duration? = nil) async throws(GATTError) {
         guard let state = connections[connection] else { throw .disconnected }
         guard let cccd = cccdHandles[handle] else { throw .invalidArgument("handle \(handle) has no CCCD") }
-        guard (state.clientConfigurations[cccd] ?? 0) & GATTClientConfiguration.indications.rawValue != 0 else {
+        guard (state.clientConfigurations[cccd] ?? 0) & ClientCharacteristicConfiguration.indications.rawValue != 0 else {
             throw .attribute(.cccdImproperlyConfigured, handle: cccd, request: .handleValueIndication)
         }
         if Task.isCancelled { throw .cancelled }

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// What a client must have to read or write an attribute.
 public struct GATTPermissions: OptionSet, Sendable, Hashable {
@@ -100,7 +101,7 @@ public struct GATTDescriptorDefinition: Sendable {
 /// (unless `descriptors` already holds one).
 public struct GATTCharacteristicDefinition: Sendable {
     public var uuid: BluetoothUUID
-    public var properties: GATTCharacteristicProperties
+    public var properties: CharacteristicProperties
     public var permissions: GATTPermissions
     /// Initial (stored) value; reads return it unless `onRead` is set.
     public var value: [UInt8]
@@ -109,7 +110,7 @@ public struct GATTCharacteristicDefinition: Sendable {
     public var descriptors: [GATTDescriptorDefinition]
 
     public init(
-        uuid: BluetoothUUID, properties: GATTCharacteristicProperties, permissions: GATTPermissions? = nil, value: [UInt8] = [],
+        uuid: BluetoothUUID, properties: CharacteristicProperties, permissions: GATTPermissions? = nil, value: [UInt8] = [],
         descriptors: [GATTDescriptorDefinition] = [], onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil
     ) {
         self.uuid = uuid

@@ -2,6 +2,7 @@
 @preconcurrency import CoreBluetooth
 import Foundation
 import HaraldCodec
+import HaraldCore
 
 // Apple's classes conform to the shaped protocols as they are; this file adds nothing but the
 // constants, the UUID factory and a delegate proxy that forwards every call unchanged.

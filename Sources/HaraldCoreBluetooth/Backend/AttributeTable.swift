@@ -1,5 +1,6 @@
 import Harald
 import HaraldCodec
+import HaraldCore
 
 extension CoreBluetoothBackend {
     /// Stand-in attribute handles for the objects CoreBluetooth hands out.

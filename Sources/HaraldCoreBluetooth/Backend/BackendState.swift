@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldCodec
+import HaraldCore
 
 // The state the backend keeps behind its lock. Every type here is used only inside
 // `CoreBluetoothBackend.withLock`, which is what makes holding CoreBluetooth's non-Sendable

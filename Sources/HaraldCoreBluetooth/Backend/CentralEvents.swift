@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldCodec
+import HaraldCore
 
 extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
     public func centralManagerDidUpdateState(_ central: Central) {
@@ -67,10 +68,10 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
         }
     }
 
-    public func centralManager(_ central: Central, didDiscover peripheral: Central.Peripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    public func centralManager(_ central: Central, didDiscover peripheral: Central.Peripheral, advertisementData: [String: Any], rssi strength: NSNumber) {
         let data = AdvertisementMapping.advertisingData(from: advertisementData, keys: keys) { ($0 as? Peripheral.UUIDValue)?.bluetoothUUID }
         let advertisement = Advertisement(
-            peripheral: PeripheralIdentifier(rawValue: peripheral.identifier.uuidString), rssi: RSSI.intValue,
+            peripheral: PeripheralIdentifier(rawValue: peripheral.identifier.uuidString), rssi: RSSI(dBm: strength.intValue),
             isConnectable: AdvertisementMapping.isConnectable(advertisementData, keys: keys), data: data, receivedAt: elapsed())
         withLock {
             let uuid = register(peripheral, in: &state)

@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldCodec
+import HaraldCore
 
 // The GATT operations behind `CoreBluetoothConnection`, each keyed to the connection generation
 // it was made on.

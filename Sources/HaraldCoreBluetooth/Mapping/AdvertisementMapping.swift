@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldCodec
+import HaraldCore
 
 /// Turns CoreBluetooth's advertisement dictionary back into AD structures.
 ///

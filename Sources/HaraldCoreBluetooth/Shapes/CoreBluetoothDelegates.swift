@@ -1,4 +1,5 @@
 import Foundation
+import HaraldCore
 
 /// The `CBCentralManagerDelegate` calls the backend handles, over the shaped types. On Apple
 /// platforms a small proxy forwards the real delegate calls; a fake calls these directly.

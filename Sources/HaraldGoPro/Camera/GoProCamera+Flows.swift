@@ -1,4 +1,5 @@
 import Harald
+import HaraldCodec
 
 extension GoProCamera {
     // MARK: Readiness

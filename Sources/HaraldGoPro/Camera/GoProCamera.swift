@@ -1,4 +1,6 @@
 import Harald
+import HaraldATT
+import HaraldCodec
 
 /// An Open GoPro camera over a ``PeripheralConnection``: command, setting and query requests with
 /// their responses, and the camera's pushes.

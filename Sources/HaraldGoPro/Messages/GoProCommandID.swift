@@ -1,3 +1,4 @@
+import HaraldCodec
 /// An Open GoPro command ID: the first byte of a request written to GP-0072 and of its response
 /// on GP-0073. Unknown IDs are kept as they are.
 public struct GoProCommandID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -35,7 +36,7 @@ public struct GoProCommandID: RawRepresentable, Hashable, Sendable, CustomString
 
     /// The command's name, or nil for an ID this library does not know.
     public var name: String? { Self.names[rawValue] }
-    public var description: String { name ?? "command 0x\(GoProPacketError.hex(rawValue))" }
+    public var description: String { name ?? "command 0x\(Hex.byte(rawValue))" }
 }
 
 /// An Open GoPro query ID: the first byte of a request written to GP-0076 and of its response
@@ -74,5 +75,5 @@ public struct GoProQueryID: RawRepresentable, Hashable, Sendable, CustomStringCo
     public var isPush: Bool { rawValue == 0x92 || rawValue == 0x93 || rawValue == 0xA2 }
     /// The query's name, or nil for an ID this library does not know.
     public var name: String? { Self.names[rawValue] }
-    public var description: String { name ?? "query 0x\(GoProPacketError.hex(rawValue))" }
+    public var description: String { name ?? "query 0x\(Hex.byte(rawValue))" }
 }

@@ -132,7 +132,7 @@ extension GoProResponse {
         guard response.id == id else {
             throw ByteDecodingError(
                 typeName: type, field: "id", offset: 0,
-                reason: .invalidValue("0x\(GoProPacketError.hex(response.id)), expected 0x\(GoProPacketError.hex(id))"))
+                reason: .invalidValue("0x\(Hex.byte(response.id)), expected 0x\(Hex.byte(id))"))
         }
         guard response.status.isSuccess else {
             throw ByteDecodingError(typeName: type, field: "status", offset: 1, reason: .invalidValue("\(response.status)"))

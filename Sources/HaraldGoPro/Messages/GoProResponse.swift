@@ -93,7 +93,7 @@ public enum GoProPush: Sendable, Hashable {
         guard let push = GoProPush(response) else {
             throw ByteDecodingError(
                 typeName: "GoProPush", field: "queryID", offset: 0,
-                reason: .invalidValue("0x\(GoProPacketError.hex(response.queryID.rawValue)) is not a push (0x92, 0x93, 0xA2)"))
+                reason: .invalidValue("0x\(Hex.byte(response.queryID.rawValue)) is not a push (0x92, 0x93, 0xA2)"))
         }
         self = push
     }

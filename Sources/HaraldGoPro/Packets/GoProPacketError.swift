@@ -1,3 +1,4 @@
+import HaraldCodec
 /// Why an Open GoPro packet stream could not be reassembled, or a message not split into packets.
 public enum GoProPacketError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A notification with no bytes at all.
@@ -27,7 +28,7 @@ public enum GoProPacketError: Error, Hashable, Sendable, CustomStringConvertible
         case let .truncatedHeader(needed, available):
             return "packet header needs \(needed) bytes, the packet has \(available)"
         case let .reservedHeader(byte):
-            return "reserved packet header 0x" + Self.hex(byte)
+            return "reserved packet header 0x" + Hex.byte(byte)
         case let .continuationWithoutStart(counter):
             return "continuation packet #\(counter) without a start packet"
         case let .moreBytesThanAnnounced(announced, received):
@@ -43,8 +44,4 @@ public enum GoProPacketError: Error, Hashable, Sendable, CustomStringConvertible
         }
     }
 
-    static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-    }
 }

@@ -1,11 +1,11 @@
-import HaraldProfiles
+import HaraldCore
 
 /// One advertisement as a scan reports it, with the scan response merged in when there is one.
 public struct Advertisement: Hashable, Sendable {
     /// The advertiser's address and its type.
-    public var address: LEAddress
-    /// Signal strength in dBm; nil when the controller did not measure it.
-    public var rssi: Int8?
+    public var address: BluetoothAddress
+    /// Signal strength; nil when the controller did not measure it.
+    public var rssi: RSSI?
     /// True when the advertiser accepts connections (as its advertising PDU said; a scan
     /// response repeats what the advertising PDU before it said).
     public var isConnectable: Bool
@@ -21,7 +21,7 @@ public struct Advertisement: Hashable, Sendable {
     public var isTruncated: Bool
 
     public init(
-        address: LEAddress, rssi: Int8?, isConnectable: Bool, isScanResponse: Bool = false, txPower: Int8? = nil,
+        address: BluetoothAddress, rssi: RSSI?, isConnectable: Bool, isScanResponse: Bool = false, txPower: Int8? = nil,
         advertisingData: [UInt8], scanResponseData: [UInt8] = [], isTruncated: Bool = false
     ) {
         self.address = address

@@ -1,3 +1,4 @@
+import HaraldCore
 /// What the host learned about its controller during set-up.
 public struct ControllerInfo: Sendable, Hashable {
     /// The controller's public address (00:00:00:00:00:00 on controllers without one).

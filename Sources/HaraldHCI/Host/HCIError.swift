@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// Why an operation of the HCI host failed.
 public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -15,9 +16,9 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A packet from the controller could not be decoded.
     case malformed(ByteDecodingError)
     /// Connecting failed with the status the controller gave.
-    case connectionFailed(LEAddress, HCIStatus)
+    case connectionFailed(BluetoothAddress, HCIStatus)
     /// The peer was not found (or did not answer) before the connection timeout.
-    case connectionTimedOut(LEAddress)
+    case connectionTimedOut(BluetoothAddress)
     /// The connection is gone; `reason` is the disconnection reason.
     case disconnected(reason: HCIStatus)
     /// Another operation of the same kind is in progress (one scan, one connection attempt at a time).

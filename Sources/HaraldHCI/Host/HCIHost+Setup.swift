@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 extension HCIHost {
     /// Events the host asks for: the default set plus LE Meta (bit 61).
@@ -25,7 +26,7 @@ extension HCIHost {
         let commands = (try? await execute(.readLocalSupportedCommands)).map { Array($0.prefix(64)) } ?? []
         let lmpFeatures = (try? await execute(.readLocalSupportedFeatures)).flatMap(Self.readUInt64) ?? 0
         let addressBytes = try await execute(.readBDADDR)
-        let publicAddress = (try? BluetoothAddress(decoding: addressBytes.prefix(6))) ?? .zero
+        let publicAddress = BluetoothAddress(bytes: addressBytes.prefix(6).reversed(), kind: .public) ?? .zero
         let leFeatures = Self.readUInt64(try await execute(.leReadLocalSupportedFeatures)) ?? 0
 
         var info = ControllerInfo(

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// An LE central host stack over one HCI transport: commands and events, scanning, connections,
 /// ACL data and the L2CAP fixed channels (ATT, LE signaling, SMP).

@@ -1,4 +1,5 @@
 import Foundation
+import HaraldCore
 
 /// A value that is set once and awaited by any number of tasks (a connection's disconnection
 /// reason). Waiters that are cancelled return nil at once; none is ever left suspended.

@@ -1,3 +1,4 @@
+import HaraldCore
 /// An L2CAP fixed channel on one LE connection: whole SDUs in, whole SDUs out.
 ///
 /// The ATT channel (CID 0x0004) of each ``LEConnection`` is one of these; the ATT/GATT layer

@@ -1,3 +1,4 @@
+import HaraldCore
 /// Turns advertising reports into ``Advertisement`` values: joins the fragments of extended
 /// advertising data ("incomplete, more to come") and merges scan responses with the advertising
 /// data of the same advertiser.
@@ -20,7 +21,7 @@ public struct AdvertisementAssembler: Sendable {
     public let capacity: Int
     /// Largest joined extended advertising data kept (the Core limit is 1650 bytes).
     public let maximumDataLength: Int
-    private var entries: [LEAddress: Entry] = [:]
+    private var entries: [BluetoothAddress: Entry] = [:]
     private var tick = 0
 
     public init(capacity: Int = 256, maximumDataLength: Int = 1650) {
@@ -43,7 +44,7 @@ public struct AdvertisementAssembler: Sendable {
         }
         store(entry, for: report.address)
         return Advertisement(
-            address: report.address, rssi: report.rssi == 127 ? nil : report.rssi,
+            address: report.address, rssi: RSSI(hciValue: report.rssi),
             isConnectable: entry.isConnectable, isScanResponse: isResponse,
             advertisingData: entry.advertisingData, scanResponseData: entry.scanResponseData)
     }
@@ -76,7 +77,7 @@ public struct AdvertisementAssembler: Sendable {
         }
         store(entry, for: report.address)
         return Advertisement(
-            address: report.address, rssi: report.rssi == 127 ? nil : report.rssi,
+            address: report.address, rssi: RSSI(hciValue: report.rssi),
             isConnectable: entry.isConnectable, isScanResponse: report.isScanResponse,
             txPower: report.txPower == 127 ? nil : report.txPower,
             advertisingData: entry.advertisingData, scanResponseData: entry.scanResponseData, isTruncated: truncated)
@@ -85,11 +86,11 @@ public struct AdvertisementAssembler: Sendable {
     /// Forgets every advertiser.
     public mutating func reset() { entries = [:] }
 
-    private mutating func take(_ address: LEAddress) -> Entry {
+    private mutating func take(_ address: BluetoothAddress) -> Entry {
         entries.removeValue(forKey: address) ?? Entry()
     }
 
-    private mutating func store(_ entry: Entry, for address: LEAddress) {
+    private mutating func store(_ entry: Entry, for address: BluetoothAddress) {
         tick += 1
         var entry = entry
         entry.lastUse = tick

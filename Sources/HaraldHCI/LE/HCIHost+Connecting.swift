@@ -1,3 +1,4 @@
+import HaraldCore
 /// Per-connection state the host keeps: the public object and the reassembly buffer.
 struct ConnectionState {
     let connection: LEConnection
@@ -8,7 +9,7 @@ struct ConnectionState {
 
 struct PendingConnection {
     let id: UInt64
-    let peer: LEAddress
+    let peer: BluetoothAddress
     let continuation: CheckedContinuation<Result<LEConnection, HCIError>, Never>
     var timer: Task<Void, Never>?
     /// Set once the attempt is being cancelled: the error to report when the controller confirms.
@@ -24,7 +25,7 @@ extension HCIHost {
     /// Cancel and ``HCIError/connectionTimedOut(_:)`` is thrown; cancelling the calling task does
     /// the same with ``HCIError/cancelled``. One attempt at a time.
     public func connect(
-        to peer: LEAddress, parameters: LEConnectionParameters = .default, timeout: Duration = .seconds(10)
+        to peer: BluetoothAddress, parameters: LEConnectionParameters = .default, timeout: Duration = .seconds(10)
     ) async throws(HCIError) -> LEConnection {
         try ensureOpen()
         guard pendingConnection == nil else { throw .busy("a connection attempt is already in progress") }

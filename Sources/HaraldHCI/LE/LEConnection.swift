@@ -1,3 +1,5 @@
+import HaraldCodec
+import HaraldCore
 /// The link parameters of a connection as they stand now.
 public struct LEConnectionInfo: Sendable, Hashable {
     /// Connection interval in units of 1.25 ms.
@@ -24,7 +26,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// The connection handle the controller assigned.
     public let handle: UInt16
     /// The peer's address.
-    public let peer: LEAddress
+    public let peer: BluetoothAddress
     /// Our role on this link.
     public let role: LERole
     /// The Attribute Protocol fixed channel (CID 0x0004).
@@ -76,5 +78,5 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         try await host.executeAccepted(.leSetPHY(handle: handle, txPHYs: tx, rxPHYs: rx))
     }
 
-    public var description: String { "LEConnection(handle 0x\(hexWord(handle)), \(peer), \(role))" }
+    public var description: String { "LEConnection(handle 0x\(Hex.word(handle)), \(peer), \(role))" }
 }

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// One report of LE Advertising Report (0x3E/0x02): a legacy advertising PDU or scan response.
 public struct LEAdvertisingReport: Hashable, Sendable, ByteDecodable {
@@ -17,13 +18,13 @@ public struct LEAdvertisingReport: Hashable, Sendable, ByteDecodable {
     }
 
     public var eventType: EventType
-    public var address: LEAddress
+    public var address: BluetoothAddress
     /// The AD structures, raw (at most 31 bytes).
     public var data: [UInt8]
     /// Signal strength in dBm; 127 = not available.
     public var rssi: Int8
 
-    public init(eventType: EventType, address: LEAddress, data: [UInt8], rssi: Int8) {
+    public init(eventType: EventType, address: BluetoothAddress, data: [UInt8], rssi: Int8) {
         self.eventType = eventType
         self.address = address
         self.data = data
@@ -34,11 +35,10 @@ public struct LEAdvertisingReport: Hashable, Sendable, ByteDecodable {
         let start = reader.offset
         let rawType = try reader.read(UInt8.self, field: "eventType")
         guard let type = EventType(rawValue: rawType) else {
-            throw reader.invalidValue("unknown event type 0x\(hexByte(rawType))", field: "eventType", at: start)
+            throw reader.invalidValue("unknown event type 0x\(Hex.byte(rawType))", field: "eventType", at: start)
         }
         eventType = type
-        let addressType = try LEAddressType.read(from: &reader, field: "addressType")
-        address = LEAddress(try reader.decode(BluetoothAddress.self, field: "address"), type: addressType)
+        address = try BluetoothAddress.read(from: &reader, typeField: "addressType", addressField: "address")
         let length = try reader.read(UInt8.self, field: "dataLength")
         guard length <= 31 else {
             throw reader.invalidValue("\(length) bytes of legacy advertising data, at most 31", field: "dataLength")
@@ -53,7 +53,7 @@ public struct LEExtendedAdvertisingReport: Hashable, Sendable, ByteDecodable {
     /// Event type bits: 0 connectable, 1 scannable, 2 directed, 3 scan response, 4 legacy PDU,
     /// 5-6 data status.
     public var eventType: UInt16
-    public var address: LEAddress
+    public var address: BluetoothAddress
     public var primaryPHY: UInt8
     public var secondaryPHY: UInt8
     public var advertisingSID: UInt8
@@ -63,7 +63,7 @@ public struct LEExtendedAdvertisingReport: Hashable, Sendable, ByteDecodable {
     public var rssi: Int8
     /// Units of 1.25 ms; 0 = no periodic advertising.
     public var periodicAdvertisingInterval: UInt16
-    public var directAddress: LEAddress?
+    public var directAddress: BluetoothAddress?
     /// This fragment's AD bytes (up to 229 per event; long data comes in several reports).
     public var data: [UInt8]
 
@@ -83,8 +83,8 @@ public struct LEExtendedAdvertisingReport: Hashable, Sendable, ByteDecodable {
     public var dataStatus: DataStatus { DataStatus(rawValue: UInt8((eventType >> 5) & 0x03)) ?? .reserved }
 
     public init(
-        eventType: UInt16, address: LEAddress, primaryPHY: UInt8 = 1, secondaryPHY: UInt8 = 0, advertisingSID: UInt8 = 0xFF,
-        txPower: Int8 = 127, rssi: Int8, periodicAdvertisingInterval: UInt16 = 0, directAddress: LEAddress? = nil, data: [UInt8]
+        eventType: UInt16, address: BluetoothAddress, primaryPHY: UInt8 = 1, secondaryPHY: UInt8 = 0, advertisingSID: UInt8 = 0xFF,
+        txPower: Int8 = 127, rssi: Int8, periodicAdvertisingInterval: UInt16 = 0, directAddress: BluetoothAddress? = nil, data: [UInt8]
     ) {
         self.eventType = eventType
         self.address = address
@@ -100,8 +100,7 @@ public struct LEExtendedAdvertisingReport: Hashable, Sendable, ByteDecodable {
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
         eventType = try reader.read(UInt16.self, field: "eventType")
-        let addressType = try LEAddressType.read(from: &reader, field: "addressType")
-        address = LEAddress(try reader.decode(BluetoothAddress.self, field: "address"), type: addressType)
+        address = try BluetoothAddress.read(from: &reader, typeField: "addressType", addressField: "address")
         primaryPHY = try reader.read(UInt8.self, field: "primaryPHY")
         secondaryPHY = try reader.read(UInt8.self, field: "secondaryPHY")
         advertisingSID = try reader.read(UInt8.self, field: "advertisingSID")
@@ -109,8 +108,8 @@ public struct LEExtendedAdvertisingReport: Hashable, Sendable, ByteDecodable {
         rssi = try reader.read(Int8.self, field: "rssi")
         periodicAdvertisingInterval = try reader.read(UInt16.self, field: "periodicAdvertisingInterval")
         let directTypeRaw = try reader.read(UInt8.self, field: "directAddressType")
-        let direct = try reader.decode(BluetoothAddress.self, field: "directAddress")
-        directAddress = eventType & 0x04 != 0 ? LEAddress(direct, type: LEAddressType(rawValue: directTypeRaw) ?? .random) : nil
+        let direct = try BluetoothAddress(from: &reader, kind: (LEAddressType(rawValue: directTypeRaw) ?? .random).kind, field: "directAddress")
+        directAddress = eventType & 0x04 != 0 ? direct : nil
         let length = try reader.read(UInt8.self, field: "dataLength")
         data = try reader.readBytes(count: Int(length), field: "data")
     }

@@ -12,7 +12,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// Opcode command field.
     public var ocf: UInt16 { rawValue & 0x03FF }
 
-    public var description: String { "0x\(hexWord(rawValue))" + (Self.names[rawValue].map { " \($0)" } ?? "") }
+    public var description: String { "0x\(Hex.word(rawValue))" + (Self.names[rawValue].map { " \($0)" } ?? "") }
 
     // Link control
     public static let disconnect = HCIOpcode(rawValue: 0x0406)

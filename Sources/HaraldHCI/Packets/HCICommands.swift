@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// The commands an LE central host sends, built with their parameters in wire order.
 extension HCICommand {
@@ -79,15 +80,15 @@ extension HCICommand {
 
     /// Legacy LE Create Connection to one peer (filter accept list not used).
     public static func leCreateConnection(
-        peer: LEAddress, ownAddressType: LEAddressType, scanInterval: UInt16, scanWindow: UInt16,
+        peer: BluetoothAddress, ownAddressType: LEAddressType, scanInterval: UInt16, scanWindow: UInt16,
         parameters: LEConnectionParameters
     ) -> HCICommand {
         HCICommand(.leCreateConnection) {
             $0.write(scanInterval)
             $0.write(scanWindow)
             $0.write(UInt8(0))  // initiator filter policy: use the peer address
-            $0.write(peer.type == .anonymous ? LEAddressType.random.rawValue : peer.type.rawValue)
-            $0.write(bytes: peer.address.littleEndianBytes)
+            $0.write(peer.kind.rawValue)
+            peer.encode(to: &$0)
             $0.write(ownAddressType.rawValue)
             parameters.write(to: &$0)
         }
@@ -95,14 +96,14 @@ extension HCICommand {
 
     /// LE Extended Create Connection (v1) on the LE 1M PHY.
     public static func leExtendedCreateConnection(
-        peer: LEAddress, ownAddressType: LEAddressType, scanInterval: UInt16, scanWindow: UInt16,
+        peer: BluetoothAddress, ownAddressType: LEAddressType, scanInterval: UInt16, scanWindow: UInt16,
         parameters: LEConnectionParameters
     ) -> HCICommand {
         HCICommand(.leExtendedCreateConnection) {
             $0.write(UInt8(0))  // initiator filter policy
             $0.write(ownAddressType.rawValue)
-            $0.write(peer.type == .anonymous ? LEAddressType.random.rawValue : peer.type.rawValue)
-            $0.write(bytes: peer.address.littleEndianBytes)
+            $0.write(peer.kind.rawValue)
+            peer.encode(to: &$0)
             $0.write(UInt8(0x01))  // initiating PHYs: LE 1M
             $0.write(scanInterval)
             $0.write(scanWindow)

@@ -1,3 +1,4 @@
+import HaraldCodec
 /// An HCI status or error code (Core Vol 1 Part F), as carried by Command Complete, Command Status,
 /// connection and disconnection events.
 public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -44,5 +45,5 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConve
         0x42: "unknown advertising identifier",
     ]
 
-    public var description: String { "0x\(hexByte(rawValue)) (\(Self.names[rawValue] ?? "error"))" }
+    public var description: String { "0x\(Hex.byte(rawValue)) (\(Self.names[rawValue] ?? "error"))" }
 }

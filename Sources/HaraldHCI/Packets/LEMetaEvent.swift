@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// An LE Meta event (0x3E): the first parameter byte names the LE subevent.
 public enum LEMetaEvent: Hashable, Sendable, ByteDecodable {
@@ -59,7 +60,7 @@ public struct LEConnectionComplete: Hashable, Sendable {
     public var status: HCIStatus
     public var handle: UInt16
     public var role: LERole
-    public var peer: LEAddress
+    public var peer: BluetoothAddress
     /// Connection interval in units of 1.25 ms.
     public var interval: UInt16
     /// Peripheral latency in connection events.
@@ -67,7 +68,7 @@ public struct LEConnectionComplete: Hashable, Sendable {
     /// Supervision timeout in units of 10 ms.
     public var supervisionTimeout: UInt16
 
-    public init(status: HCIStatus, handle: UInt16, role: LERole, peer: LEAddress, interval: UInt16, latency: UInt16,
+    public init(status: HCIStatus, handle: UInt16, role: LERole, peer: BluetoothAddress, interval: UInt16, latency: UInt16,
                 supervisionTimeout: UInt16) {
         self.status = status
         self.handle = handle
@@ -85,16 +86,16 @@ public struct LEConnectionComplete: Hashable, Sendable {
         let rawRole = try reader.read(UInt8.self, field: "role")
         // A failed connection may carry any role byte; only a success must name a real role.
         guard let role = LERole(rawValue: rawRole) ?? (status.isSuccess ? nil : .central) else {
-            throw reader.invalidValue("unknown role 0x\(hexByte(rawRole))", field: "role", at: roleStart)
+            throw reader.invalidValue("unknown role 0x\(Hex.byte(rawRole))", field: "role", at: roleStart)
         }
         self.role = role
         let typeStart = reader.offset
         let rawType = try reader.read(UInt8.self, field: "peerAddressType")
         let type = LEAddressType(rawValue: rawType) ?? (status.isSuccess ? nil : .public)
         guard let type else {
-            throw reader.invalidValue("unknown address type 0x\(hexByte(rawType))", field: "peerAddressType", at: typeStart)
+            throw reader.invalidValue("unknown address type 0x\(Hex.byte(rawType))", field: "peerAddressType", at: typeStart)
         }
-        peer = LEAddress(try reader.decode(BluetoothAddress.self, field: "peerAddress"), type: type)
+        peer = try BluetoothAddress(from: &reader, kind: type.kind, field: "peerAddress")
         if enhanced {
             try reader.skip(12, field: "localResolvablePrivateAddress/peerResolvablePrivateAddress")
         }

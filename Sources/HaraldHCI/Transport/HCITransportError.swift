@@ -1,3 +1,4 @@
+import HaraldCodec
 /// Why a transport to a Bluetooth controller failed or stopped.
 public enum HCITransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The byte stream held a packet indicator that is not one of 0x01…0x05: the framing is lost
@@ -24,7 +25,7 @@ public enum HCITransportError: Error, Sendable, Hashable, CustomStringConvertibl
     public var description: String {
         switch self {
         case let .invalidPacketIndicator(byte, offset):
-            return "invalid H4 packet indicator 0x\(hexByte(byte)) at stream offset \(offset)"
+            return "invalid H4 packet indicator 0x\(Hex.byte(byte)) at stream offset \(offset)"
         case let .invalidSpecification(detail): return "invalid transport: \(detail)"
         case .closed: return "transport closed"
         case let .connectFailed(detail): return "cannot connect: \(detail)"

@@ -1,5 +1,6 @@
 import Foundation
 import Harald
+import HaraldATT
 import HaraldProfiles
 
 extension MiBand2 {

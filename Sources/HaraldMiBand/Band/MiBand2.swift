@@ -1,5 +1,6 @@
 import Foundation
 import Harald
+import HaraldCodec
 import HaraldProfiles
 
 /// A Xiaomi Mi Band 2 (or a Huami band speaking the same protocol) over a connection: the auth

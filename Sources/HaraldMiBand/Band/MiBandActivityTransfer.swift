@@ -1,5 +1,6 @@
 import Foundation
 import Harald
+import HaraldCodec
 
 /// One minute of the band's activity history, with its time.
 public struct MiBandActivityRecord: Hashable, Sendable {

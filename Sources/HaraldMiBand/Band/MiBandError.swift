@@ -33,15 +33,15 @@ public enum MiBandError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .authenticationRefused(step, status):
-            step == 3 ? "the band refused the authentication (wrong key?), status 0x\(hex(status))"
-                : "the band refused auth step \(step), status 0x\(hex(status))"
+            step == 3 ? "the band refused the authentication (wrong key?), status 0x\(Hex.byte(status))"
+                : "the band refused auth step \(step), status 0x\(Hex.byte(status))"
         case .keySetupRequired: "the band asks for a new key and key setup was not allowed"
         case let .unexpectedReply(expected, received): "expected \(expected), the band sent \(received.hexString)"
         case let .malformed(error): "malformed reply: \(error)"
         case let .noReply(operation, after): "no reply to \(operation) within \(after)"
         case let .invalidChallenge(count): "a challenge must be 16 bytes, not \(count)"
-        case let .fetchRefused(status): "the band refused the activity fetch, status 0x\(hex(status))"
-        case let .fetchFailed(status): "the activity transfer failed, status 0x\(hex(status))"
+        case let .fetchRefused(status): "the band refused the activity fetch, status 0x\(Hex.byte(status))"
+        case let .fetchFailed(status): "the activity transfer failed, status 0x\(Hex.byte(status))"
         case let .packetOutOfOrder(expected, received): "activity packet \(received) arrived, expected \(expected)"
         case let .tooManyRecords(announced): "the band sent more than the \(announced) records it announced"
         case let .notificationsEnded(what): "the band stopped notifying during \(what)"
@@ -49,7 +49,3 @@ public enum MiBandError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-private func hex(_ byte: UInt8) -> String {
-    let digits = String(byte, radix: 16, uppercase: true)
-    return byte < 16 ? "0" + digits : digits
-}

@@ -1,4 +1,5 @@
 import Harald
+import HaraldCodec
 
 /// Runs `body`, failing with ``MiBandError/noReply(_:after:)`` when it has not finished after
 /// `timeout` on `clock`. The race is structured (a task group), so it runs deterministically in a

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 extension CharacteristicRegistry {
     /// Every characteristic and descriptor type this module defines, in registration order.

@@ -1,5 +1,6 @@
 import Foundation
 import HaraldATT
+import HaraldCore
 
 /// A misbehaviour of a virtual peripheral's ATT server, applied to the answer to one request.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HaraldCore
 
 /// An LE connection between two simulated devices, carrying L2CAP payloads (ATT PDUs) with the
 /// timing of ``LinkParameters``, on a ``VirtualClock``.

@@ -2,6 +2,7 @@ import Foundation
 import Harald
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 import HaraldGoPro
 
 extension VirtualPeripheral {
@@ -52,7 +53,7 @@ extension VirtualPeripheral {
     /// paired (Insufficient Encryption before), as on the real camera; `pairing` decides how
     /// pairing goes. `faults` make the camera misbehave for tests (``ActionCameraFault``).
     public static func actionCamera(
-        address: DeviceAddress = DeviceAddress("D4:D9:19:00:00:02", kind: .random)!, name: String = "GoPro 0042", rssi: Int? = -64,
+        address: BluetoothAddress = BluetoothAddress("D4:D9:19:00:00:02", kind: .random)!, name: String = "GoPro 0042", rssi: RSSI? = -64,
         pairing: PairingResponse = .accept(after: .milliseconds(800)), bootTime: Duration = .seconds(1), faults: [ActionCameraFault] = []
     ) -> VirtualPeripheral {
         VirtualPeripheral(

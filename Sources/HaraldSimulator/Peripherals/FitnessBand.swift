@@ -2,6 +2,7 @@ import Foundation
 import Harald
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 import HaraldMiBand
 import HaraldProfiles
 
@@ -24,7 +25,7 @@ extension VirtualPeripheral {
     ///
     /// Everything follows virtual time, so runs repeat exactly.
     public static func fitnessBand(
-        address: DeviceAddress = DeviceAddress("C8:0F:10:00:00:03", kind: .public)!, name: String = "MI Band 2", rssi: Int? = -70,
+        address: BluetoothAddress = BluetoothAddress("C8:0F:10:00:00:03", kind: .public)!, name: String = "MI Band 2", rssi: RSSI? = -70,
         key: MiBandKey? = .default, battery: MiBandBatteryInfo = FitnessBandState.defaultBattery,
         historyEnd: Date = FitnessBandState.defaultHistoryEnd, historyMinutes: Int = 6 * 60,
         continuousTimeout: Duration = .seconds(15)

@@ -2,6 +2,7 @@ import Foundation
 import Harald
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 import HaraldProfiles
 
 extension VirtualPeripheral {
@@ -16,8 +17,8 @@ extension VirtualPeripheral {
     /// read before pairing is refused with Insufficient Encryption, which starts pairing (see
     /// ``PairingResponse``), as a strap that keeps its identity private until bonded does.
     public static func heartRateStrap(
-        address: DeviceAddress = DeviceAddress("C0:FF:EE:00:00:01", kind: .random)!, name: String = "Harald HR",
-        rssi: Int? = -58, measurementInterval: Duration = .seconds(1), protectedSerialNumber: Bool = false
+        address: BluetoothAddress = BluetoothAddress("C0:FF:EE:00:00:01", kind: .random)!, name: String = "Harald HR",
+        rssi: RSSI? = -58, measurementInterval: Duration = .seconds(1), protectedSerialNumber: Bool = false
     ) -> VirtualPeripheral {
         VirtualPeripheral(
             address: address,

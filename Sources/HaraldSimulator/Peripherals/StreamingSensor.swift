@@ -1,6 +1,7 @@
 import Harald
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 
 extension VirtualPeripheral {
     /// The service and characteristic of ``streamingSensor(number:interval:payloadSize:)``.
@@ -18,10 +19,10 @@ extension VirtualPeripheral {
     /// 100 of them at 50 Hz for 60 virtual seconds (`interval: .milliseconds(20)`) is the
     /// fan-in benchmark of the engines.
     public static func streamingSensor(number: Int, interval: Duration = .milliseconds(20), payloadSize: Int = 8) -> VirtualPeripheral {
-        let address = DeviceAddress(bytes: [0x5E, 0x45, 0x00, 0x00, UInt8((number >> 8) & 0xFF), UInt8(number & 0xFF)], kind: .random)!
+        let address = BluetoothAddress(bytes: [0x5E, 0x45, 0x00, 0x00, UInt8((number >> 8) & 0xFF), UInt8(number & 0xFF)], kind: .random)!
         return VirtualPeripheral(
             address: address, advertisingData: .device(name: "Sensor \(number)", services: [StreamingSensor.service]),
-            rssi: -50 - number % 40, advertisingInterval: .milliseconds(100)
+            rssi: RSSI(dBm: Int8(-50 - number % 40)), advertisingInterval: .milliseconds(100)
         ) { _ in
             PeripheralBehaviour(services: [
                 GATTServiceDefinition(uuid: StreamingSensor.service, characteristics: [

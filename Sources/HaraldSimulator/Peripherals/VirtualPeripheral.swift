@@ -2,6 +2,7 @@ import Foundation
 import Harald
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 
 /// A simulated Bluetooth LE device: what it advertises, the GATT server it runs, and the
 /// scripts that make it behave like the real thing.
@@ -10,14 +11,14 @@ import HaraldCodec
 /// runs once per simulator, so state such as a step counter is not shared between worlds).
 public struct VirtualPeripheral: Sendable {
     /// The device address, which is also its ``PeripheralIdentifier`` in the simulator.
-    public var address: DeviceAddress
+    public var address: BluetoothAddress
     /// Advertising data (flags, name, service UUIDs, …) as sent on air.
     public var advertisingData: AdvertisingData
     /// Whether it accepts connections (a beacon does not).
     public var isConnectable: Bool
     /// Received signal strength at the central, in dBm; nil when out of range (not heard, and
     /// connection attempts time out).
-    public var rssi: Int?
+    public var rssi: RSSI?
     /// Time between advertising events (20 ms … 10.24 s in the specification).
     public var advertisingInterval: Duration
     /// What happens when the central's system pairs with the device.
@@ -26,7 +27,7 @@ public struct VirtualPeripheral: Sendable {
     public var makeBehaviour: @Sendable (PeripheralRuntime) -> PeripheralBehaviour
 
     public init(
-        address: DeviceAddress, advertisingData: AdvertisingData, isConnectable: Bool = true, rssi: Int? = -60,
+        address: BluetoothAddress, advertisingData: AdvertisingData, isConnectable: Bool = true, rssi: RSSI? = -60,
         advertisingInterval: Duration = .milliseconds(100), pairing: PairingResponse = .accept(after: .milliseconds(500)),
         makeBehaviour: @escaping @Sendable (PeripheralRuntime) -> PeripheralBehaviour
     ) {
@@ -118,13 +119,13 @@ public final class PeripheralRuntime: @unchecked Sendable {
     /// The simulation clock.
     public let clock: VirtualClock
     /// The device this runtime belongs to.
-    public let address: DeviceAddress
+    public let address: BluetoothAddress
     private let lock = NSLock()
     private var attachedServer: GATTServer?
     /// Characteristic UUID → value handle (the first in handle order); the layout never changes.
     private var valueHandles: [BluetoothUUID: UInt16] = [:]
 
-    init(clock: VirtualClock, address: DeviceAddress) {
+    init(clock: VirtualClock, address: BluetoothAddress) {
         self.clock = clock
         self.address = address
     }

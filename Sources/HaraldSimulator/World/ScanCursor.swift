@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldCodec
+import HaraldCore
 
 /// Produces a scan's advertisements one at a time, in virtual time: each call sleeps until the
 /// next advertising event of any device and reports it if the device is in range and matches.
@@ -11,7 +12,7 @@ final class ScanCursor: @unchecked Sendable {
     private let request: ScanRequest
     private let start: VirtualInstant
     private let lock = NSLock()
-    private var nextEvents: [DeviceAddress: VirtualInstant] = [:]
+    private var nextEvents: [BluetoothAddress: VirtualInstant] = [:]
     private var delaySeed: UInt64 = 0x9E37_79B9_7F4A_7C15
 
     init(world: Simulator, request: ScanRequest) {

@@ -1,5 +1,6 @@
 import Harald
 import HaraldATT
+import HaraldCore
 
 /// One connection the simulated central made: its link, both GATT engines and its fault
 /// injection points. For tests and benchmarks.

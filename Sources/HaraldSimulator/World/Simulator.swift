@@ -2,6 +2,7 @@ import Foundation
 import Harald
 import HaraldATT
 import HaraldCodec
+import HaraldCore
 
 /// A simulated radio world: a central (the phone, the gateway) and virtual peripherals, on a
 /// ``VirtualClock``.
@@ -45,11 +46,11 @@ public final class Simulator: @unchecked Sendable {
     private let lock = NSLock()
     private var radio: RadioState = .poweredOn
     private var radioObservers: [UInt64: AsyncStream<RadioState>.Continuation] = [:]
-    private var devices: [DeviceAddress: Device] = [:]
-    private var deviceOrder: [DeviceAddress] = []
+    private var devices: [BluetoothAddress: Device] = [:]
+    private var deviceOrder: [BluetoothAddress] = []
     private var established: [SimulatedConnection] = []
-    private var pendingLinkFaults: [DeviceAddress: [LinkFault]] = [:]
-    private var pendingPeerFaults: [DeviceAddress: [PeerFault]] = [:]
+    private var pendingLinkFaults: [BluetoothAddress: [LinkFault]] = [:]
+    private var pendingPeerFaults: [BluetoothAddress: [PeerFault]] = [:]
     private var nextObserverID: UInt64 = 0
 
     /// A world with `devices` in range and the radio powered on.
@@ -86,10 +87,10 @@ public final class Simulator: @unchecked Sendable {
     }
 
     /// The running state of a device (its GATT server, for scripting from tests).
-    public func runtime(of address: DeviceAddress) -> PeripheralRuntime? { lock.withLock { devices[address]?.runtime } }
+    public func runtime(of address: BluetoothAddress) -> PeripheralRuntime? { lock.withLock { devices[address]?.runtime } }
 
     /// Moves a device: a new RSSI, or nil to take it out of range (its links are lost).
-    public func setRSSI(_ rssi: Int?, of address: DeviceAddress) async {
+    public func setRSSI(_ rssi: RSSI?, of address: BluetoothAddress) async {
         let links: [SimulatedLink] = lock.withLock {
             devices[address]?.description.rssi = rssi
             guard rssi == nil else { return [] }
@@ -99,7 +100,7 @@ public final class Simulator: @unchecked Sendable {
     }
 
     /// Makes a device accept connections or not.
-    public func setConnectable(_ connectable: Bool, of address: DeviceAddress) {
+    public func setConnectable(_ connectable: Bool, of address: BluetoothAddress) {
         lock.withLock { devices[address]?.description.isConnectable = connectable }
     }
 
@@ -152,13 +153,13 @@ public final class Simulator: @unchecked Sendable {
     public var connections: [SimulatedConnection] { lock.withLock { established } }
 
     /// The newest connection to `address`.
-    public func connection(to address: DeviceAddress) -> SimulatedConnection? {
+    public func connection(to address: BluetoothAddress) -> SimulatedConnection? {
         lock.withLock { established.last { $0.peripheral.address == address } }
     }
 
     /// Faults for the next connection to `address`, applied from its first PDU (the MTU
     /// exchange, discovery…).
-    public func injectOnNextConnection(to address: DeviceAddress, link: [LinkFault] = [], peer: [PeerFault] = []) {
+    public func injectOnNextConnection(to address: BluetoothAddress, link: [LinkFault] = [], peer: [PeerFault] = []) {
         lock.withLock {
             pendingLinkFaults[address, default: []] += link
             pendingPeerFaults[address, default: []] += peer

@@ -1,5 +1,6 @@
 import Foundation
 import Harald
+import HaraldATT
 import HaraldSimulator
 
 /// What one step of the demo cost: ATT traffic (every backend that runs Harald's GATT client)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Harald
+import HaraldCodec
 import HaraldGoPro
 import HaraldProfiles
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Harald
 import HaraldHeartRateMonitor
+import HaraldProfiles
 
 /// `harald hrm monitor ADDRESS`: one live line per measurement, or JSON lines.
 extension HeartRateMonitorCommand {

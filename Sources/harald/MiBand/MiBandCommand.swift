@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Harald
 import HaraldMiBand
+import HaraldProfiles
 
 /// `harald miband …`: the Mi Band 2 kit from the command line.
 struct MiBandCommand: ParsableCommand {

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import Harald
+import HaraldCodec
+import HaraldCore
+import HaraldProfiles
 
 /// Options naming one device.
 struct DeviceOptions: ParsableArguments {
@@ -48,11 +51,6 @@ func describeValue(_ bytes: [UInt8], uuid: BluetoothUUID) -> JSONValue {
 func parseUUID(_ text: String) throws -> BluetoothUUID {
     guard let uuid = BluetoothUUID(text) else { throw ValidationError("'\(text)' is not a Bluetooth UUID") }
     return uuid
-}
-
-extension CharacteristicProperties {
-    /// Property names for output.
-    var names: [String] { bits.map { "\($0)" } }
 }
 
 /// `harald dump ADDRESS`: the GATT tree with every readable value.

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Harald
+import HaraldCore
+import HaraldProfiles
 
 /// Where the radio commands find a Bluetooth controller.
 enum TransportChoice: Equatable, CustomStringConvertible {
@@ -56,10 +58,10 @@ struct RadioOptions: ParsableArguments {
 /// A device address given on the command line, as `scan` prints it.
 struct AddressArgument {
     let text: String
-    let kind: DeviceAddress.Kind?
+    let kind: BluetoothAddress.Kind?
 
     init(_ text: String, addressType: String?) throws {
-        guard DeviceAddress(text, kind: .random) != nil else {
+        guard BluetoothAddress(text, kind: .random) != nil else {
             throw ValidationError("'\(text)' is not a device address (use the form F0:F1:F2:F3:F4:F5)")
         }
         self.text = text
@@ -74,7 +76,7 @@ struct AddressArgument {
     /// The peripheral identifier: directly when the address type is known, else by scanning
     /// for the address until `timeout`.
     func resolve(on central: Central, timeout: Duration) async throws -> PeripheralIdentifier {
-        if let kind, let address = DeviceAddress(text, kind: kind) { return PeripheralIdentifier(address: address) }
+        if let kind, let address = BluetoothAddress(text, kind: kind) { return PeripheralIdentifier(address: address) }
         let wanted = text.uppercased()
         let scan = central.scan(ScanRequest(duplicates: .reportOnce))
         do {

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Harald
+import HaraldCodec
+import HaraldProfiles
 
 /// `harald scan`: prints each advertising device.
 struct Scan: AsyncParsableCommand {
@@ -53,8 +55,8 @@ extension Advertisement {
         for (uuid, bytes) in data.serviceData { serviceData[uuid.uuidString] = .string(bytes.hexString) }
         return .fields([
             "address": .string(peripheral.address?.string ?? peripheral.rawValue),
-            "addressType": peripheral.address.map { .string($0.kind == .public ? "public" : "random") },
-            "rssi": .int(rssi),
+            "addressType": peripheral.address.map { .string($0.kind.description) },
+            "rssi": rssi.map { .int($0.dBm) },
             "name": localName.map { .string($0) },
             "serviceUUIDs": .array(serviceUUIDs.map { .string($0.uuidString) }),
             "manufacturerData": data.manufacturerData.map {
@@ -67,8 +69,8 @@ extension Advertisement {
 
     /// One line for people.
     var summary: String {
-        let address = peripheral.address.map { "\($0.string) (\($0.kind == .public ? "public" : "random"))" } ?? peripheral.rawValue
+        let address = peripheral.address.map { "\($0.string) (\($0.kind))" } ?? peripheral.rawValue
         let services = serviceUUIDs.isEmpty ? "" : " services " + serviceUUIDs.map(\.uuidString).joined(separator: ",")
-        return "\(address) rssi \(rssi) \(localName.map { "\"\($0)\"" } ?? "(no name)")\(services)\(isConnectable ? "" : " non-connectable")"
+        return "\(address) rssi \(rssi.map { "\($0.dBm)" } ?? "unknown") \(localName.map { "\"\($0)\"" } ?? "(no name)")\(services)\(isConnectable ? "" : " non-connectable")"
     }
 }

@@ -1,4 +1,5 @@
 import HaraldATT
+import HaraldCore
 
 /// A GATT server whose client is the test itself, sending raw PDUs.
 struct RawClient {

@@ -4,6 +4,7 @@ import HaraldProfiles
 import Testing
 
 @testable import HaraldHCI
+import HaraldCore
 
 /// The link's data length, its PHY and active scanning against Bumble controllers that emulate
 /// what a real controller does (`scripts/bumble/controllers.py --data-length --phy --reports`, on
@@ -12,7 +13,7 @@ import Testing
 enum LinkBench {
     /// `tcp:127.0.0.1:PORT` of the central controller with Data Length Extension.
     static var transport: String? { ProcessInfo.processInfo.environment["HARALD_DLE_TRANSPORT"] }
-    static let peer = LEAddress(BluetoothAddress("C0:00:00:00:00:0B")!, type: .random)
+    static let peer = BluetoothAddress("C0:00:00:00:00:0B", kind: .random)!
     static let name = "HaraldDL"
 
     /// Controller-to-host ACL packets in a btsnoop capture: (packet boundary flag, data length).

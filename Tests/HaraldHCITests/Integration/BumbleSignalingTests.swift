@@ -3,10 +3,11 @@ import HaraldCodec
 import Testing
 
 @testable import HaraldHCI
+import HaraldCore
 
 extension Bumble {
     /// scripts/bumble/signaling_peer.py: sends LE signaling and SMP requests once connected.
-    static let signaling = LEAddress(BluetoothAddress("C0:00:00:00:00:07")!, type: .random)
+    static let signaling = BluetoothAddress("C0:00:00:00:00:07", kind: .random)!
 }
 
 extension BumbleIntegrationTests {

@@ -3,6 +3,8 @@ import HaraldCodec
 import Testing
 
 @testable import HaraldHCI
+import HaraldATT
+import HaraldCore
 
 /// Where scripts/integration put the Bumble bench (environment variables), or nil when the
 /// integration tests are not meant to run.
@@ -13,10 +15,10 @@ enum Bumble {
     static var victimPID: Int32? { ProcessInfo.processInfo.environment["HARALD_BUMBLE_VICTIM_PID"].flatMap { Int32($0) } }
     static var isConfigured: Bool { transport != nil }
 
-    static let heartRate = LEAddress(BluetoothAddress("C0:00:00:00:00:01")!, type: .random)
-    static let camera = LEAddress(BluetoothAddress("C0:00:00:00:00:02")!, type: .random)
-    static let longValue = LEAddress(BluetoothAddress("C0:00:00:00:00:03")!, type: .random)
-    static let victim = LEAddress(BluetoothAddress("C0:00:00:00:00:04")!, type: .random)
+    static let heartRate = BluetoothAddress("C0:00:00:00:00:01", kind: .random)!
+    static let camera = BluetoothAddress("C0:00:00:00:00:02", kind: .random)!
+    static let longValue = BluetoothAddress("C0:00:00:00:00:03", kind: .random)!
+    static let victim = BluetoothAddress("C0:00:00:00:00:04", kind: .random)!
     static let longValueUUID: BluetoothUUID = "6E40A001-3C1D-4B2A-9F3E-48415241C000"
     static let longServiceUUID: BluetoothUUID = "6E40A000-3C1D-4B2A-9F3E-48415241C000"
 

@@ -1,3 +1,5 @@
+import HaraldCodec
+
 /// The error code carried by an ATT Error Response (Core spec Vol 3 Part F §3.4.1.1).
 ///
 /// 0x01–0x13 are defined by ATT; 0x80–0x9F are reserved for the application (a profile or a
@@ -83,5 +85,5 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, Error, CustomS
         }
     }
 
-    public var description: String { "\(name) (0x\(ATTOpcode.hex(rawValue)))" }
+    public var description: String { "\(name) (0x\(Hex.byte(rawValue)))" }
 }

@@ -1,0 +1,6 @@
+// HaraldCore: the one vocabulary of Harald, under every BLE module.
+//
+// Addresses, signal strength, advertising data, attribute handles and properties, the CCCD,
+// ATT error codes, security levels and key types, and the one lock type. Everything above
+// (ATT, HCI, profiles, the public API, backends, kits) names these types and defines no twin.
+// Imports: HaraldCodec and Foundation only, so it builds for every Apple platform and Linux.

@@ -1,0 +1,30 @@
+/// Received signal strength, in dBm, as a controller or CoreBluetooth measures it.
+///
+/// An unknown strength is `nil` (`RSSI?`), never a sentinel: HCI reports 127 ("not available")
+/// and CoreBluetooth 127 as well; both become nil at the edge of Harald.
+public struct RSSI: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+    /// The strength in dBm (typically −100…−30; HCI's range is −127…+20).
+    public let dBm: Int8
+
+    /// A strength in dBm.
+    public init(dBm: Int8) { self.dBm = dBm }
+
+    /// A strength from an integer in dBm; nil outside −127…126 (127 means "not available").
+    public init?<Integer: BinaryInteger>(dBm: Integer) {
+        guard let value = Int8(exactly: dBm), value != 127 else { return nil }
+        self.dBm = value
+    }
+
+    /// An HCI RSSI byte: nil for 127, which HCI uses for "not available".
+    public init?(hciValue: Int8) {
+        guard hciValue != 127 else { return nil }
+        dBm = hciValue
+    }
+
+    public init(integerLiteral value: Int8) { dBm = value }
+
+    public static func < (lhs: RSSI, rhs: RSSI) -> Bool { lhs.dBm < rhs.dBm }
+
+    /// `-58 dBm`.
+    public var description: String { "\(dBm) dBm" }
+}

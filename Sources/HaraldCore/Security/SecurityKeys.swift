@@ -1,0 +1,81 @@
+/// A 128-bit key that never shows its bits in descriptions, logs or dumps.
+///
+/// The bytes are reachable only through ``withUnsafeKeyBytes(_:)``, so printing a key, a bond or
+/// an error that carries one cannot leak key material by accident. Stored least significant
+/// byte first, the order SMP carries keys in.
+public struct SecretKey128: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    private let storage: [UInt8]
+
+    /// A key from 16 bytes, least significant first; nil for any other length.
+    public init?(littleEndianBytes bytes: [UInt8]) {
+        guard bytes.count == 16 else { return nil }
+        storage = bytes
+    }
+
+    /// Runs `body` with the 16 key bytes, least significant first.
+    public func withUnsafeKeyBytes<Result>(_ body: ([UInt8]) throws -> Result) rethrows -> Result {
+        try body(storage)
+    }
+
+    /// `<128-bit key>`: never the bits.
+    public var description: String { "<128-bit key>" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: []) }
+}
+
+/// The Long Term Key of a bond (SMP): encrypts the link on every reconnection. With legacy
+/// pairing it comes with EDIV and Rand, which identify it; LE Secure Connections uses zeros.
+public struct LongTermKey: Hashable, Sendable, CustomStringConvertible {
+    /// The key.
+    public var key: SecretKey128
+    /// The Encrypted Diversifier (0 for LE Secure Connections).
+    public var ediv: UInt16
+    /// The 64-bit random number that identifies a legacy LTK (0 for LE Secure Connections).
+    public var rand: UInt64
+    /// The key's size in bytes as negotiated (7…16).
+    public var keySize: Int
+    /// True when pairing authenticated the peer (passkey or numeric comparison).
+    public var isAuthenticated: Bool
+    /// True for a key from LE Secure Connections.
+    public var isSecureConnections: Bool
+
+    public init(key: SecretKey128, ediv: UInt16 = 0, rand: UInt64 = 0, keySize: Int = 16, isAuthenticated: Bool, isSecureConnections: Bool) {
+        self.key = key
+        self.ediv = ediv
+        self.rand = rand
+        self.keySize = keySize
+        self.isAuthenticated = isAuthenticated
+        self.isSecureConnections = isSecureConnections
+    }
+
+    /// The security level a link encrypted with this key has.
+    public var securityLevel: SecurityLevel {
+        switch (isAuthenticated, isSecureConnections && keySize == 16) {
+        case (true, true): .authenticatedSecureConnections
+        case (true, false): .authenticated
+        default: .encrypted
+        }
+    }
+
+    /// Key size and level; never the key, EDIV or Rand.
+    public var description: String { "LongTermKey(\(keySize * 8) bits, \(securityLevel))" }
+}
+
+/// The Identity Resolving Key a device distributes with its identity address: resolves its
+/// resolvable private addresses (`ah(IRK, prand) == hash`).
+public struct IdentityResolvingKey: Hashable, Sendable, CustomStringConvertible {
+    /// The key.
+    public var key: SecretKey128
+    public init(key: SecretKey128) { self.key = key }
+    /// Never the key.
+    public var description: String { "IdentityResolvingKey(<128-bit key>)" }
+}
+
+/// The Connection Signature Resolving Key: signs and verifies Signed Write Commands.
+public struct ConnectionSignatureResolvingKey: Hashable, Sendable, CustomStringConvertible {
+    /// The key.
+    public var key: SecretKey128
+    public init(key: SecretKey128) { self.key = key }
+    /// Never the key.
+    public var description: String { "ConnectionSignatureResolvingKey(<128-bit key>)" }
+}

@@ -1,0 +1,25 @@
+/// How well a link is protected: the LE Security Mode 1 levels (Core spec Vol 3 Part C §10.2.1).
+///
+/// Ordered, so `link >= required` asks whether a link is good enough for an attribute.
+public enum SecurityLevel: Int, Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// Level 1: no encryption, no authentication.
+    case none = 1
+    /// Level 2: encrypted with an unauthenticated key (Just Works pairing).
+    case encrypted = 2
+    /// Level 3: encrypted with an authenticated key (passkey or numeric comparison, legacy or
+    /// LE Secure Connections).
+    case authenticated = 3
+    /// Level 4: encrypted with an authenticated LE Secure Connections key of 128 bits.
+    case authenticatedSecureConnections = 4
+
+    public static func < (lhs: SecurityLevel, rhs: SecurityLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .encrypted: "encrypted"
+        case .authenticated: "authenticated"
+        case .authenticatedSecureConnections: "authenticated (LE Secure Connections)"
+        }
+    }
+}
