@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HaraldProfiles", targets: ["HaraldProfiles"]),
         .library(name: "HaraldATT", targets: ["HaraldATT"]),
         .library(name: "Harald", targets: ["Harald"]),
+        .library(name: "HaraldGATTBackend", targets: ["HaraldGATTBackend"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
         .library(name: "HaraldMiBand", targets: ["HaraldMiBand"]),
         .library(name: "HaraldCoreBluetooth", targets: ["HaraldCoreBluetooth"]),
@@ -45,10 +46,13 @@ let package = Package(
         // The public API: Central, PeripheralConnection, typed characteristics, flows.
         .target(
             name: "Harald",
-            dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", .product(name: "Logging", package: "swift-log")]
         ),
+        // The public API over Harald's own ATT/GATT engine: the connection backend that the
+        // simulator and the HCI host stack share (only their bearers differ).
+        .target(name: "HaraldGATTBackend", dependencies: ["HaraldCodec", "HaraldCore", "HaraldATT", "Harald"]),
         // Virtual clock, link model, virtual peripherals, the simulator backend.
-        .target(name: "HaraldSimulator", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "Harald", "HaraldGoPro", "HaraldMiBand"]),
+        .target(name: "HaraldSimulator", dependencies: ["HaraldGATTBackend", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "Harald", "HaraldGoPro", "HaraldMiBand"]),
         // The Mi Band 2 kit: the band's messages (Protocol/) and the typed API over a connection
         // (Band/). AES-128 for the auth handshake comes from swift-crypto.
         .target(
@@ -64,10 +68,10 @@ let package = Package(
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
         .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldCore"]),
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
-        .target(name: "HaraldHCIBackend", dependencies: ["HaraldCore", "Harald", "HaraldATT", "HaraldHCI"]),
+        .target(name: "HaraldHCIBackend", dependencies: ["HaraldGATTBackend", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI"]),
         // The heart-rate monitor kit: measurements, control point, battery, pairing, live statistics
         // for any SIG heart-rate sensor, over the public API.
-        .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec"]),
+        .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec", "HaraldCore"]),
         // The Open GoPro BLE protocol without a connection: packet headers, reassembly,
         // fragmentation, command/setting/query messages and the TLV value walker; and, in
         // Camera/, the camera over a PeripheralConnection (requests, pushes, flows).
@@ -91,7 +95,7 @@ let package = Package(
         // Harald's side of the Harald-vs-Bumble benchmark (scripts/bench-bumble).
         .executableTarget(
             name: "HaraldBumbleBench",
-            dependencies: ["Harald", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldHCIBackend", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HaraldGATTBackend", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldHCIBackend", .product(name: "Logging", package: "swift-log")]
         ),
         // The fan-in measurement (100 sensors × 50 Hz × 60 s through the public API); run it
         // built in release: `swift build -c release --product HaraldFanIn`.
@@ -174,7 +178,7 @@ let package = Package(
         ),
         // The scenario suite over HCICentralBackend against a Bumble scenario peer; runs only when
         // HARALD_SCENARIO_TRANSPORT is set (see scripts/integration).
-        .testTarget(name: "HaraldHCIBackendTests", dependencies: ["HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite"]),
+        .testTarget(name: "HaraldHCIBackendTests", dependencies: ["HaraldGATTBackend", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite"]),
         // The heart-rate kit on the simulator's strap (virtual time), its statistics (property tests),
         // and against the Bumble strap when HARALD_BUMBLE_HR_TRANSPORT is set (scripts/integration).
         .testTarget(

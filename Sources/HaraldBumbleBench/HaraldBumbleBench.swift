@@ -16,9 +16,10 @@ import Glibc
 import Harald
 import HaraldATT
 import HaraldCodec
+import HaraldCore
+import HaraldGATTBackend
 import HaraldHCIBackend
 import Logging
-import HaraldCore
 
 /// Passes every call to the HCI backend and keeps each connection's GATT engine, whose counters
 /// are not reachable through `PeripheralConnection`.

@@ -2,6 +2,7 @@ import Foundation
 import Harald
 import HaraldATT
 import HaraldCore
+import HaraldGATTBackend
 import HaraldHCI
 
 /// The Linux backend: Harald's own host stack over an HCI transport (`tcp:HOST:PORT` for

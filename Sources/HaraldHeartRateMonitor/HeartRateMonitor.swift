@@ -1,5 +1,6 @@
 import Harald
 import HaraldCodec
+import HaraldCore
 import HaraldProfiles
 
 /// Any Bluetooth SIG heart-rate sensor (chest strap, arm band, watch in broadcast mode) over an
@@ -84,7 +85,7 @@ public struct HeartRateMonitor: Sendable {
         await connection.declare(Self.services)
         do {
             try await connection.write(command, to: .heartRateControlPoint, timeout: timeout)
-        } catch let BluetoothError.attribute(status, _) where status == ATTStatus(HeartRateControlPoint.controlPointNotSupported) {
+        } catch let BluetoothError.attribute(status, _) where status == ATTErrorCode(HeartRateControlPoint.controlPointNotSupported) {
             throw .controlPointNotSupported(command)
         } catch { throw .from(error, missing: "the Heart Rate Control Point") }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Harald
+import HaraldCore
 import HaraldCoreBluetooth
 import Testing
 
@@ -8,7 +9,7 @@ struct ErrorMappingTests {
     @Test(arguments: [0x01, 0x05, 0x0F, 0x80, 0xFE])
     func attErrorCodesPassThroughAsATTStatus(code: Int) {
         #expect(CoreBluetoothErrorMapping.bluetoothError(attError(code), handle: 0x21, keys: fakeKeys)
-            == .attribute(ATTStatus(rawValue: UInt8(code)), handle: 0x21))
+            == .attribute(ATTErrorCode(rawValue: UInt8(code)), handle: 0x21))
     }
 
     @Test func disconnectReasonsFollowTheCBErrorCode() {

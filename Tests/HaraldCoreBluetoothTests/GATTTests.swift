@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldCodec
+import HaraldCore
 import HaraldCoreBluetooth
 import HaraldScenarioSuite
 import Testing
@@ -131,7 +132,7 @@ struct GATTTests {
         let profile = try await world.backend.connectToProfile(world)
         let setting = profile[ScenarioProfile.setting]
         world.peripheral.lock.withLock { world.peripheral.characteristic(ScenarioProfile.setting)?.writeError = attError(0x80) }
-        await #expect(throws: BluetoothError.attribute(ATTStatus(rawValue: 0x80), handle: setting.valueHandle)) {
+        await #expect(throws: BluetoothError.attribute(ATTErrorCode(rawValue: 0x80), handle: setting.valueHandle)) {
             try await profile.connection.write([1], to: setting, kind: .withResponse, timeout: timeout)
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import Harald
 import HaraldATT
 import HaraldCore
+import HaraldGATTBackend
 import HaraldHCIBackend
 import HaraldScenarioSuite
 import Testing

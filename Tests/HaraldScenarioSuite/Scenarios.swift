@@ -58,7 +58,7 @@ extension Scenario {
     static func refusedWrite(_ harness: ScenarioHarness) async throws {
         let connection = try await connect(harness)
         let command = try await connection.characteristic(ScenarioProfile.command, service: ScenarioProfile.service)
-        let refusal = BluetoothError.attribute(ATTStatus(rawValue: ScenarioProfile.refusalCode), handle: command.valueHandle)
+        let refusal = BluetoothError.attribute(ATTErrorCode(rawValue: ScenarioProfile.refusalCode), handle: command.valueHandle)
         try await checkThrows("refused command", refusal) {
             try await connection.write([ScenarioProfile.refusedCommand, 0x01], to: ScenarioSpecs.command)
         }

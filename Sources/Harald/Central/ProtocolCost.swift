@@ -1,5 +1,3 @@
-import HaraldATT
-
 /// What a connection has cost on the ATT bearer so far, as counted by the GATT client.
 ///
 /// Backends that run Harald's own GATT client (the simulator and the HCI host stack) count every
@@ -28,15 +26,6 @@ public struct ProtocolCost: Hashable, Sendable, CustomStringConvertible {
         self.pdusReceived = pdusReceived
         self.bytesSent = bytesSent
         self.bytesReceived = bytesReceived
-    }
-
-    /// The cost summarised from a GATT client's counters.
-    public init(_ counters: ATTCounters) {
-        self.init(
-            attRequests: counters.pdusSent.filter { $0.key.kind == .request }.values.reduce(0, +),
-            roundTrips: counters.roundTrips.filter { $0.key.kind == .request }.values.reduce(0, +),
-            pdusSent: counters.totalPDUsSent, pdusReceived: counters.totalPDUsReceived,
-            bytesSent: counters.bytesSent, bytesReceived: counters.bytesReceived)
     }
 
     /// The cost between two snapshots of the same connection (`later - earlier`).

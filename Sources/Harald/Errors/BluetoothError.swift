@@ -1,4 +1,3 @@
-import HaraldATT
 import HaraldCodec
 import HaraldCore
 
@@ -15,7 +14,7 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The connection is gone (or went away during the operation).
     case disconnected(DisconnectReason)
     /// The peer answered with an ATT error response.
-    case attribute(ATTStatus, handle: UInt16)
+    case attribute(ATTErrorCode, handle: UInt16)
     /// A declared service or characteristic is not on the device.
     case notFound(String)
     /// The characteristic does not permit the operation (its properties lack it).
@@ -47,9 +46,6 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
-
-/// An ATT error code as it appears in an Error Response (Core spec Vol 3 Part F §3.4.1.1).
-public typealias ATTStatus = ATTErrorCode
 
 extension ATTErrorCode {
     /// True when the peer wants the link secured first (authentication or encryption), which is

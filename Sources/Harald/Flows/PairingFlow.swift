@@ -1,5 +1,6 @@
 import Foundation
 import HaraldCodec
+import HaraldCore
 
 /// Finds a device, connects and makes sure the link is paired, in one cancellable call.
 ///
@@ -52,7 +53,7 @@ public struct PairingFlow: Sendable {
         /// The flow's overall timeout passed (at the given stage).
         case timedOut(stage: String)
         /// The device kept refusing the protected read.
-        case pairingRejected(ATTStatus)
+        case pairingRejected(ATTErrorCode)
         /// Any other Bluetooth failure.
         case bluetooth(BluetoothError)
 
@@ -130,7 +131,7 @@ public struct PairingFlow: Sendable {
         progress(.connected)
         do {
             let probe = Characteristic<[UInt8], Read>(protectedCharacteristic.uuid, service: protectedCharacteristic.service)
-            var lastRefusal: ATTStatus = .insufficientAuthentication
+            var lastRefusal: ATTErrorCode = .insufficientAuthentication
             for attempt in 1...attempts {
                 do {
                     _ = try await connection.readRaw(probe)

@@ -1,11 +1,12 @@
 import Foundation
 import Harald
+import HaraldCore
 
 /// Translates CoreBluetooth's errors (`CBError` in `CBErrorDomain`, `CBATTError` in
 /// `CBATTErrorDomain`, both bridged to `NSError`) into ``BluetoothError`` and
 /// ``DisconnectReason``.
 ///
-/// - `CBATTError` code *n* → `.attribute(ATTStatus(rawValue: n), handle:)`: CoreBluetooth passes
+/// - `CBATTError` code *n* → `.attribute(ATTErrorCode(rawValue: n), handle:)`: CoreBluetooth passes
 ///   the peer's ATT error code through unchanged.
 /// - `CBError` codes: 3 not connected, 6 connection timeout, 7 peripheral disconnected →
 ///   `.disconnected` (reason as below); 5 operation cancelled → `.disconnected(.localRequest)`;
@@ -31,7 +32,7 @@ public enum CoreBluetoothErrorMapping {
         if let error = error as? BluetoothError { return error }
         let nsError = error as NSError
         if nsError.domain == keys.attErrorDomain, let code = UInt8(exactly: nsError.code) {
-            return .attribute(ATTStatus(rawValue: code), handle: handle)
+            return .attribute(ATTErrorCode(rawValue: code), handle: handle)
         }
         guard nsError.domain == keys.errorDomain else { return .backend("\(nsError.domain) \(nsError.code): \(nsError.localizedDescription)") }
         switch nsError.code {

@@ -3,6 +3,7 @@ import Harald
 import HaraldATT
 import HaraldCodec
 import HaraldCore
+import HaraldGATTBackend
 
 /// A simulated radio world: a central (the phone, the gateway) and virtual peripherals, on a
 /// ``VirtualClock``.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Harald
+import HaraldCore
 import HaraldSimulator
 
 /// `harald demo`: every device scenario, on the simulator's virtual devices (the default, in

@@ -1,4 +1,5 @@
 import Foundation
+import Harald
 
 /// Remembers why a connection ended and wakes everyone waiting for it.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import Harald
 import HaraldATT
 import HaraldCodec
 import HaraldCore

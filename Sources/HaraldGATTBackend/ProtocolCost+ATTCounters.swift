@@ -1,0 +1,13 @@
+import Harald
+import HaraldATT
+
+extension ProtocolCost {
+    /// The cost summarised from a GATT client's counters.
+    public init(_ counters: ATTCounters) {
+        self.init(
+            attRequests: counters.pdusSent.filter { $0.key.kind == .request }.values.reduce(0, +),
+            roundTrips: counters.roundTrips.filter { $0.key.kind == .request }.values.reduce(0, +),
+            pdusSent: counters.totalPDUsSent, pdusReceived: counters.totalPDUsReceived,
+            bytesSent: counters.bytesSent, bytesReceived: counters.bytesReceived)
+    }
+}
