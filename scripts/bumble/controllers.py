@@ -6,7 +6,7 @@ host at a time. Writes {"ports": [...]} to --ready-file once every port listens 
 the system pick, so parallel runs never collide).
 
 "Bench mode": a small subclass of Bumble's stock Controller fixes the quirks that would make a
-host test flaky or hang (see ../../README or the report for the list):
+host test flaky or hang (see README.md in this folder, "Bench mode, and why"):
   * a host that disconnects from its TCP port, or sends HCI_Reset, really resets the controller:
     its links end (peers see reason 0x08 and the peer host re-advertises), advertising, scanning
     and any pending connection stop. A peer whose process dies therefore disconnects the central.
