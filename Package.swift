@@ -1,7 +1,8 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Layers, bottom to top (see README): HaraldCodec → HaraldProfiles → HaraldATT → … → harald CLI.
+// Layers, bottom to top: see ARCHITECTURE.md; the allowed imports are in
+// scripts/architecture/layers.txt and checked by scripts/check-architecture.
 // The core modules depend on nothing but the standard library (and Foundation where a value
 // needs `Data` or `Date`), so they build for iOS as well as for Linux.
 let package = Package(

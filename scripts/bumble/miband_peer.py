@@ -191,17 +191,18 @@ async def main():
     parser.add_argument("--address", required=True, help="static random address, e.g. C0:00:00:00:00:08")
     parser.add_argument("--key", help="auth key, 32 hex digits (default: 0123456789@ABCDE)")
     parser.add_argument("--no-key", action="store_true", help="start without a key (the first auth installs one)")
+    parser.add_argument("--name", default="Harald-MB", help="advertised local name (default: Harald-MB)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     key = None if args.no_key else (bytes.fromhex(args.key) if args.key else DEFAULT_KEY)
     async with await open_transport(args.transport) as transport:
-        device = Device.with_hci("Harald-MB", hci.Address(args.address), transport.source, transport.sink)
-        device.name = "Harald-MB"
+        device = Device.with_hci(args.name, hci.Address(args.address), transport.source, transport.sink)
+        device.name = args.name
         band = Band(device, key)
         device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
         device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
         await device.power_on()
-        advertising = ad(0x01, bytes([0x06])) + ad(0x03, struct.pack("<H", 0xFEE0)) + ad(0x09, b"Harald-MB")
+        advertising = ad(0x01, bytes([0x06])) + ad(0x03, struct.pack("<H", 0xFEE0)) + ad(0x09, args.name.encode())
         await device.start_advertising(advertising_data=advertising, auto_restart=True)
         asyncio.ensure_future(band.run())
         print(f"READY {args.address}", flush=True)
