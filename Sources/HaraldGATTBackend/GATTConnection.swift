@@ -62,7 +62,9 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
         do { found = try await client.discoverCharacteristics(of: gattService(service), timeout: timeout) } catch {
             throw await translate(error, "characteristic discovery", timeout)
         }
-        return found.filter { uuids == nil || uuids!.contains($0.uuid) }.map { discovered($0, in: service) }
+        // The procedure finds every characteristic of the service whatever was asked, so all of
+        // them are returned: a later use of an undeclared one then costs no second discovery.
+        return found.map { discovered($0, in: service) }
     }
 
     /// One Read By Type sweep over every service (``GATTClient/discoverCharacteristics(ofAll:timeout:)``).

@@ -125,7 +125,7 @@ extension Scenario {
         let lost = BluetoothError.disconnected(.remoteRequest)
         try checkEqual(try results[0].failure("pending read") as? BluetoothError, lost, "pending read's error")
         try checkEqual(try results[1].failure("queued write") as? BluetoothError, lost, "queued write's error")
-        try checkEqual(await connection.disconnected(), .remoteRequest, "disconnect reason")
+        try checkEqual(await connection.disconnection(), .remoteRequest, "disconnect reason")
         try await checkThrows("read after the link is gone", lost) { try await connection.read(ScenarioSpecs.setting) }
         try await harness.peer.resumeAnswering()
     }
@@ -179,7 +179,7 @@ extension Scenario {
     static func localDisconnect(_ harness: ScenarioHarness) async throws {
         let connection = try await connect(harness)
         await connection.disconnect()
-        try checkEqual(await connection.disconnected(), .localRequest, "disconnect reason")
+        try checkEqual(await connection.disconnection(), .localRequest, "disconnect reason")
         try await checkThrows("read after disconnecting", .disconnected(.localRequest)) { try await connection.read(ScenarioSpecs.setting) }
     }
 

@@ -42,7 +42,7 @@ struct SimulatorScenarioTests {
             await #expect(throws: BluetoothError.timeout(operation: "read of \(ScenarioProfile.setting)", after: .seconds(2))) {
                 _ = try await connection.read(ScenarioSpecs.setting, timeout: .seconds(2))
             }
-            #expect(await connection.disconnected() == .attTimeout)
+            #expect(await connection.disconnection() == .attTimeout)
             #expect(await harness.pendingOperations() == 0)
             try await peer.resumeAnswering()
         }

@@ -34,7 +34,7 @@ private func readBattery(
         do { _ = try await connection.read(.batteryLevel, timeout: timeout) } catch let error as BluetoothError {
             outcome.error = error
         } catch { outcome.otherError = "\(error)" }
-        if waitForDisconnect { outcome.disconnect = await connection.disconnected() }
+        if waitForDisconnect { outcome.disconnect = await connection.disconnection() }
         try? await simulation.clock.sleep(for: settle)
         outcome.readAfterwards = try? await connection.read(.batteryLevel, timeout: timeout).percent
         outcome.liveContinuations = await simulated.client.liveContinuations

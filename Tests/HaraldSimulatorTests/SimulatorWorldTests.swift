@@ -62,7 +62,7 @@ struct SimulatorWorldTests {
             let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
             await simulator.setRadioState(.poweredOff)
             states.append(await stateIterator.next())
-            let reason = await connection.disconnected()
+            let reason = await connection.disconnection()
             var scanError: (any Error)?
             do { for try await _ in central.scan() {} } catch { scanError = error }
             return (reason, scanError as? BluetoothError, states)
@@ -93,7 +93,7 @@ struct SimulatorWorldTests {
         let reason = try simulation.run {
             let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
             await simulator.setRSSI(nil, of: strap.address)
-            return await connection.disconnected()
+            return await connection.disconnection()
         }
         #expect(reason == .connectionLost)
     }

@@ -35,7 +35,9 @@ public protocol ConnectionBackend: Sendable {
     /// Primary services, all of them (`uuids == nil`) or only those listed.
     func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws -> [DiscoveredService]
 
-    /// Characteristics of `service`, all or only those listed.
+    /// Characteristics of `service`: all of them (`uuids == nil`), or at least those listed.
+    /// CoreBluetooth discovers only the listed ones; ATT backends return every characteristic,
+    /// since their discovery procedure finds them all anyway.
     func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws
         -> [DiscoveredCharacteristic]
 

@@ -8,18 +8,20 @@ import Logging
 ///
 /// ```swift
 /// let central = Central(backend: world.backend)
-/// let strap = try await central.scan(for: .heartRate).first()
+/// let strap = try await central.scan(for: .heartRate).first(timeout: .seconds(10))
 /// let connection = try await central.connect(to: strap, timeout: .seconds(10))
 /// ```
-public actor Central {
+///
+/// A `Central` is a value holding its backend and settings; copies share the backend.
+public struct Central: Sendable {
     /// The backend doing the work.
-    public nonisolated let backend: any CentralBackend
+    public let backend: any CentralBackend
     /// The clock timeouts are measured on (a virtual clock in simulations).
-    public nonisolated let clock: any Clock<Duration>
+    public let clock: any Clock<Duration>
     /// Timeout for operations that are not given one.
     public let defaultTimeout: Duration
     /// Where the central logs (label `harald.central`; connections use `harald.connection`).
-    public nonisolated let logger: Logger
+    public let logger: Logger
 
     public init(
         backend: any CentralBackend, clock: any Clock<Duration> = ContinuousClock(), defaultTimeout: Duration = .seconds(30),
@@ -32,7 +34,7 @@ public actor Central {
     }
 
     /// The radio state now, then each change.
-    public nonisolated func radioStates() -> AsyncStream<RadioState> { backend.radioStates() }
+    public func radioStates() -> AsyncStream<RadioState> { backend.radioStates() }
 
     /// The current radio state.
     public func state() async -> RadioState {
@@ -58,12 +60,12 @@ public actor Central {
     }
 
     /// Scans for advertisements matching `request`.
-    public nonisolated func scan(_ request: ScanRequest = ScanRequest()) -> AdvertisementScan {
+    public func scan(_ request: ScanRequest = ScanRequest()) -> AdvertisementScan {
         AdvertisementScan(backend: backend, request: request, clock: clock)
     }
 
     /// Scans for devices advertising `service`.
-    public nonisolated func scan(for service: ServiceSpec) -> AdvertisementScan {
+    public func scan(for service: ServiceSpec) -> AdvertisementScan {
         scan(ScanRequest(services: [service.uuid]))
     }
 

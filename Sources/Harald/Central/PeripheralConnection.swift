@@ -25,6 +25,8 @@ public actor PeripheralConnection {
     private var services: [BluetoothUUID: DiscoveredService] = [:]
     private var discoveredAllServices = false
     private var characteristicsByService: [BluetoothUUID: [DiscoveredCharacteristic]] = [:]
+    /// Per service, which characteristics were asked of the backend so far.
+    private var askedCharacteristics: [BluetoothUUID: CharacteristicsAsked] = [:]
     private var subscriptionCounts: [UInt16: Int] = [:]
     private let released = ReleasedSubscriptions()
 
@@ -55,9 +57,8 @@ public actor PeripheralConnection {
     public func prepare(_ services: [ServiceSpec], timeout: Duration? = nil) async throws {
         declare(services)
         let timeout = timeout ?? defaultTimeout
-        for spec in services where characteristicsByService[spec.uuid] == nil {
-            let service = try await discoveredService(spec.uuid, timeout: timeout)
-            characteristicsByService[spec.uuid] = try await backend.discoverCharacteristics(nil, of: service, timeout: timeout)
+        for spec in services {
+            try await discoverCharacteristics(including: nil, of: spec.uuid, timeout: timeout)
         }
     }
 
@@ -73,7 +74,10 @@ public actor PeripheralConnection {
         var tree: [(DiscoveredService, [DiscoveredCharacteristic])] = []
         for (service, serviceCharacteristics) in zip(found, characteristics) {
             if services[service.uuid] == nil { services[service.uuid] = service }
-            if service == services[service.uuid] { characteristicsByService[service.uuid] = serviceCharacteristics }
+            if service == services[service.uuid] {
+                characteristicsByService[service.uuid] = serviceCharacteristics
+                askedCharacteristics[service.uuid] = .all
+            }
             tree.append((service, serviceCharacteristics))
         }
         return tree
@@ -99,16 +103,36 @@ public actor PeripheralConnection {
         try await releaseAbandonedSubscriptions()
         let timeout = timeout ?? defaultTimeout
         if let known = characteristicsByService[serviceUUID]?.first(where: { $0.uuid == uuid }) { return known }
-        let service = try await discoveredService(serviceUUID, timeout: timeout)
-        if characteristicsByService[serviceUUID] == nil {
-            // Ask for all characteristics of the service: one procedure either way, and a later
-            // use of an undeclared characteristic needs no second discovery.
-            characteristicsByService[serviceUUID] = try await backend.discoverCharacteristics(nil, of: service, timeout: timeout)
-        }
+        try await discoverCharacteristics(including: uuid, of: serviceUUID, timeout: timeout)
         guard let found = characteristicsByService[serviceUUID]?.first(where: { $0.uuid == uuid }) else {
             throw BluetoothError.notFound("characteristic \(uuid) in service \(serviceUUID)")
         }
         return found
+    }
+
+    /// Discovers the characteristics of `serviceUUID` that have not been asked for yet: the ones
+    /// its ``ServiceSpec`` declares (all of them when it declares none), plus `uuid`.
+    ///
+    /// CoreBluetooth discovers only what it is asked for, which saves radio time on large
+    /// services; ATT backends find the declared ones with one procedure either way. A later use
+    /// of an undeclared characteristic asks for just that one.
+    private func discoverCharacteristics(including uuid: BluetoothUUID?, of serviceUUID: BluetoothUUID, timeout: Duration) async throws {
+        guard case let .some(askedSoFar) = askedCharacteristics[serviceUUID, default: .some([])] else { return }
+        let declaredUUIDs = declared[serviceUUID]?.characteristics ?? []
+        var wanted: [BluetoothUUID]?
+        if characteristicsByService[serviceUUID] == nil {
+            wanted = declaredUUIDs.isEmpty ? nil : declaredUUIDs + (uuid.map { declaredUUIDs.contains($0) ? [] : [$0] } ?? [])
+        } else if let uuid, !askedSoFar.contains(uuid) {
+            wanted = [uuid]
+        } else {
+            return
+        }
+        let service = try await discoveredService(serviceUUID, timeout: timeout)
+        let found = try await backend.discoverCharacteristics(wanted, of: service, timeout: timeout)
+        var known = characteristicsByService[serviceUUID] ?? []
+        for characteristic in found where !known.contains(characteristic) { known.append(characteristic) }
+        characteristicsByService[serviceUUID] = known
+        askedCharacteristics[serviceUUID] = wanted.map { .some(askedSoFar.union($0)) } ?? .all
     }
 
     private func discoveredService(_ uuid: BluetoothUUID, timeout: Duration) async throws -> DiscoveredService {
@@ -298,7 +322,7 @@ public actor PeripheralConnection {
     public func mtu() async -> Int { await backend.mtu() }
 
     /// Waits until the connection ends and returns why.
-    public func disconnected() async -> DisconnectReason { await backend.disconnection() }
+    public func disconnection() async -> DisconnectReason { await backend.disconnection() }
 
     /// Disconnects. Subscriptions end with ``BluetoothError/disconnected(_:)``.
     public func disconnect() async { await backend.disconnect() }
@@ -349,4 +373,12 @@ final class ReleasedSubscriptions: @unchecked Sendable {
             return items
         }
     }
+}
+
+/// Which characteristics of a service a connection has asked its backend for.
+private enum CharacteristicsAsked {
+    /// Every characteristic (discovery without a UUID filter).
+    case all
+    /// Only these.
+    case some(Set<BluetoothUUID>)
 }

@@ -150,7 +150,7 @@ public final class FlowContext: @unchecked Sendable {
             }
             lock.withLock { connections[peripheral] = (connection, false) }
             emit(.connected(connection))
-            let reason = await connection.disconnected()
+            let reason = await connection.disconnection()
             let closedByFlow = lock.withLock { connections.removeValue(forKey: peripheral) == nil }
             emit(.disconnected(peripheral, reason: closedByFlow ? nil : reason))
         }

@@ -114,6 +114,6 @@ extension Demo {
         } catch {
             say("  read body sensor location: \(error)")
         }
-        say("  link closed: \(await monitor.connection.disconnected())")
+        say("  link closed: \(await monitor.connection.disconnection())")
     }
 }

@@ -113,8 +113,8 @@ struct Dump: AsyncParsableCommand {
 }
 
 /// `harald read ADDRESS UUID`.
-struct Read: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Read one characteristic.")
+struct ReadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "read", abstract: "Read one characteristic.")
 
     @OptionGroup var radio: RadioOptions
     @OptionGroup var device: DeviceOptions
@@ -136,8 +136,8 @@ struct Read: AsyncParsableCommand {
 }
 
 /// `harald write ADDRESS UUID HEX`.
-struct Write: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Write one characteristic.")
+struct WriteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "write", abstract: "Write one characteristic.")
 
     @OptionGroup var radio: RadioOptions
     @OptionGroup var device: DeviceOptions
