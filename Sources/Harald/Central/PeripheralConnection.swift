@@ -1,5 +1,6 @@
 import Foundation
 import HaraldCodec
+import HaraldCore
 import Logging
 
 /// A connection to one peripheral, with typed reads, writes and subscriptions.
@@ -28,7 +29,10 @@ public actor PeripheralConnection {
     /// Per service, which characteristics were asked of the backend so far.
     private var askedCharacteristics: [BluetoothUUID: CharacteristicsAsked] = [:]
     private var subscriptionCounts: [UInt16: Int] = [:]
-    private let released = ReleasedSubscriptions()
+    /// Subscriptions whose consumers went away, waiting for their CCCD to be turned off at the
+    /// connection's next operation (a termination handler cannot call into the actor without
+    /// starting a task).
+    private let released = Locked<[DiscoveredCharacteristic]>([])
 
     init(
         backend: any ConnectionBackend, services: [ServiceSpec], clock: any Clock<Duration>, defaultTimeout: Duration,
@@ -312,7 +316,7 @@ public actor PeripheralConnection {
             try await backend.setNotifications(true, for: characteristic, timeout: timeout ?? defaultTimeout)
         }
         subscriptionCounts[handle, default: 0] += 1
-        updates.onEnd { [released] in released.add(characteristic) }
+        updates.onEnd { [released] in released.withLock { $0.append(characteristic) } }
         return subscription
     }
 
@@ -340,7 +344,7 @@ public actor PeripheralConnection {
 
     /// Turns notifications off for characteristics whose last subscription has ended.
     private func releaseAbandonedSubscriptions(timeout: Duration? = nil) async throws {
-        for characteristic in released.take() {
+        for characteristic in released.withLock({ taken in defer { taken.removeAll() }; return taken }) {
             let handle = characteristic.valueHandle
             let remaining = (subscriptionCounts[handle] ?? 1) - 1
             subscriptionCounts[handle] = remaining
@@ -351,26 +355,6 @@ public actor PeripheralConnection {
                     try await backend.setNotifications(false, for: characteristic, timeout: timeout ?? defaultTimeout)
                 } catch BluetoothError.disconnected {}
             }
-        }
-    }
-}
-
-/// Subscriptions whose consumers went away, waiting for their CCCD to be turned off at the
-/// connection's next operation (a termination handler can't call into the actor itself without
-/// starting a task).
-final class ReleasedSubscriptions: @unchecked Sendable {
-    // @unchecked Sendable: `items` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var items: [DiscoveredCharacteristic] = []
-
-    func add(_ characteristic: DiscoveredCharacteristic) {
-        lock.withLock { items.append(characteristic) }
-    }
-
-    func take() -> [DiscoveredCharacteristic] {
-        lock.withLock {
-            defer { items.removeAll() }
-            return items
         }
     }
 }

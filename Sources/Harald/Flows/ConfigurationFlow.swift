@@ -1,5 +1,6 @@
 import Foundation
 import HaraldCodec
+import HaraldCore
 
 /// Applies a list of settings to a device, verifying each, and undoes what it applied when a
 /// later step fails.
@@ -49,12 +50,12 @@ public struct ConfigurationFlow: Sendable {
             response responseCharacteristic: Characteristic<Response, S>, name: String,
             accept: @escaping @Sendable (Response) -> Bool
         ) -> Step {
-            let outcome = ResponseBox<Bool>()
+            let outcome = Locked<Bool?>(nil)  // set by apply, read by verify
             return Step(
                 name: name,
                 apply: { connection in
                     let response = try await connection.request(write: command, to: commandCharacteristic, response: responseCharacteristic)
-                    outcome.set(accept(response))
+                    outcome.withLock { $0 = accept(response) }
                     return nil
                 },
                 verify: { _ in outcome.value ?? false })
@@ -131,12 +132,3 @@ public struct ConfigurationFlow: Sendable {
     }
 }
 
-
-/// A value set once by one closure and read by another.
-final class ResponseBox<Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: `stored` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var stored: Value?
-    var value: Value? { lock.withLock { stored } }
-    func set(_ value: Value) { lock.withLock { stored = value } }
-}

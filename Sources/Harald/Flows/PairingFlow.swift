@@ -96,17 +96,17 @@ public struct PairingFlow: Sendable {
 
     /// Runs the flow, reporting each stage to `progress`.
     public func run(progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws(Failure) -> Paired {
-        let stage = StageRecorder()
+        let stage = Locked("starting")  // readable after a timeout cancelled the flow
         let flow = self
         do {
             return try await withTimeout(timeout, clock: central.clock, operation: "pairing") {
                 try await flow.steps(stage: stage) { step in
-                    stage.set(step.description)
+                    stage.withLock { $0 = step.description }
                     progress(step)
                 }
             }
         } catch let BluetoothError.timeout(operation, _) where operation == "pairing" {
-            throw .timedOut(stage: stage.current)
+            throw .timedOut(stage: stage.value)
         } catch let failure as Failure {
             throw failure
         } catch let error as BluetoothError {
@@ -116,7 +116,7 @@ public struct PairingFlow: Sendable {
         }
     }
 
-    private func steps(stage: StageRecorder, progress: @Sendable (Progress) -> Void) async throws -> Paired {
+    private func steps(stage: Locked<String>, progress: @Sendable (Progress) -> Void) async throws -> Paired {
         progress(.waitingForRadio)
         try await central.waitUntilPoweredOn(timeout: timeout)
         progress(.scanning)
@@ -152,12 +152,3 @@ public struct PairingFlow: Sendable {
     }
 }
 
-
-/// The stage a flow is in, readable after a timeout cancelled it.
-final class StageRecorder: @unchecked Sendable {
-    // @unchecked Sendable: `stage` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var stage = "starting"
-    var current: String { lock.withLock { stage } }
-    func set(_ value: String) { lock.withLock { stage = value } }
-}

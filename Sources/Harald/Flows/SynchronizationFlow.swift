@@ -1,4 +1,5 @@
 import Foundation
+import HaraldCore
 /// A device protocol for fetching stored records (activity samples, glucose history, …) that can
 /// resume from a given record after a disconnection.
 ///
@@ -57,7 +58,7 @@ public struct SynchronizationFlow<Transfer: RecordTransfer>: Sendable {
     public func run(
         from index: Int = 0, progress: @escaping @Sendable (Progress) -> Void = { _ in }
     ) async throws -> [Transfer.Record] {
-        let store = RecordStore<Transfer.Record>()
+        let store = Locked<[Transfer.Record]>([])  // records so far, kept across reconnections
         let transfer = self.transfer
         let policy = ReconnectPolicy(
             maximumAttempts: reconnect.maximumAttempts, initialDelay: reconnect.initialDelay, multiplier: reconnect.multiplier,
@@ -69,35 +70,17 @@ public struct SynchronizationFlow<Transfer: RecordTransfer>: Sendable {
             })
         try await central.withReconnection(to: peripheral, services: services, policy: policy) { connection, attempt in
             progress(.connected(attempt: attempt))
-            let start = index + store.count
-            let total = try await transfer.recordCount(from: start, over: connection).map { $0 + store.count }
-            if let total { progress(.expecting(total - store.count)) }
+            let start = index + store.value.count
+            let total = try await transfer.recordCount(from: start, over: connection).map { $0 + store.value.count }
+            if let total { progress(.expecting(total - store.value.count)) }
             try await transfer.fetchRecords(from: start, over: connection) { record in
-                let count = store.append(record)
+                let count = store.withLock { $0.append(record); return $0.count }
                 progress(.received(count, total: total))
             }
         }
-        let records = store.all
+        let records = store.value
         progress(.finished(records.count))
         return records
     }
 }
 
-
-/// Records received so far, shared between connection attempts.
-final class RecordStore<Record: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: `records` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var records: [Record] = []
-
-    var count: Int { lock.withLock { records.count } }
-    var all: [Record] { lock.withLock { records } }
-
-    /// Appends and returns the new count.
-    func append(_ record: Record) -> Int {
-        lock.withLock {
-            records.append(record)
-            return records.count
-        }
-    }
-}

@@ -18,7 +18,7 @@ public struct ClientCharacteristicConfiguration: OptionSet, ByteCodable, Hashabl
     /// Bit 1: the server may send Handle Value Indications (the client confirms each).
     public static let indications = ClientCharacteristicConfiguration(rawValue: 0x0002)
     /// Both off.
-    public static let disabled = ClientCharacteristicConfiguration(rawValue: 0)
+    public static let disabled: ClientCharacteristicConfiguration = []
 
     /// Whether notifications are enabled.
     public var notificationsEnabled: Bool { contains(.notifications) }
