@@ -33,48 +33,38 @@ extension GoProCamera {
         return outcome
     }
 
-    /// The readiness flow from nothing, on the public API's flow machinery (``Central/flow(buffering:_:)``):
-    /// waits for the radio, scans for a camera (service 0xFEA6) unless `peripheral` names one,
-    /// connects, then runs ``waitUntilReady(timeout:pollInterval:)``. The connection stays open
-    /// (the caller owns it: `camera.connection.disconnect()`). `progress` hears each step.
+    /// The readiness flow from nothing: waits for the radio, scans for a camera (service 0xFEA6)
+    /// unless `peripheral` names one, connects, then runs ``waitUntilReady(timeout:pollInterval:)``.
+    /// The connection stays open (the caller owns it: `camera.connection.disconnect()`); if
+    /// readiness fails, it is closed. `progress` hears each step. The whole flow shares `timeout`.
     public static func connectWhenReady(
         on central: Central, to peripheral: PeripheralIdentifier? = nil, timeout: Duration = .seconds(30),
         requestTimeout: Duration = .seconds(5), progress: @escaping @Sendable (GoProReadinessStep) -> Void = { _ in }
     ) async throws -> (camera: GoProCamera, hardwareInfo: GoProHardwareInfo) {
         let ready = try await withDeadline(timeout, clock: central.clock) { () async throws -> ReadyCamera in
-            try await central.flow { context in
-                for await event in context.events {
-                    switch event {
-                    case .poweredOn:
-                        if let peripheral {
-                            progress(.connecting(peripheral))
-                            context.connect(to: peripheral)
-                        } else {
-                            progress(.scanning)
-                            context.startScan(ScanRequest(services: [GoProCharacteristic.controlAndQueryService]))
-                        }
-                    case let .poweredOff(state):
-                        throw GoProError.bluetooth(.radioUnavailable(state))
-                    case let .discovered(advertisement):
-                        context.stopScan()
-                        progress(.connecting(advertisement.peripheral))
-                        context.connect(to: advertisement)
-                    case let .connectionFailed(_, error):
-                        throw GoProError.bluetooth(error)
-                    case let .connected(connection):
-                        progress(.waitingForReadiness)
-                        let camera = GoProCamera(connection: connection, clock: central.clock, requestTimeout: requestTimeout)
-                        let info = try await camera.waitUntilReady(timeout: timeout)
-                        context.keep(connection)
-                        progress(.ready(info))
-                        return ReadyCamera(camera: camera, hardwareInfo: info)
-                    case let .disconnected(_, reason?):
-                        throw GoProError.disconnected(reason)
-                    default:
-                        continue
-                    }
+            do {
+                try await central.waitUntilPoweredOn(timeout: timeout)
+                let target: PeripheralIdentifier
+                if let peripheral {
+                    target = peripheral
+                } else {
+                    progress(.scanning)
+                    target = try await central.scan(ScanRequest(services: [GoProCharacteristic.controlAndQueryService])).first(timeout: timeout).peripheral
                 }
-                throw GoProError.cancelled
+                progress(.connecting(target))
+                let connection = try await central.connect(to: target, timeout: timeout)
+                progress(.waitingForReadiness)
+                let camera = GoProCamera(connection: connection, clock: central.clock, requestTimeout: requestTimeout)
+                do {
+                    let info = try await camera.waitUntilReady(timeout: timeout)
+                    progress(.ready(info))
+                    return ReadyCamera(camera: camera, hardwareInfo: info)
+                } catch {
+                    await connection.disconnect()
+                    throw error
+                }
+            } catch let error as BluetoothError {
+                throw GoProError.bluetooth(error)
             }
         }
         guard let ready else { throw GoProError.timeout(request: "connect and wait for readiness", after: timeout) }
