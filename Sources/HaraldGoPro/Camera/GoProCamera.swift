@@ -372,18 +372,3 @@ enum Reply: Sendable {
     case ended(GoProError)
 }
 
-/// Runs `body`; nil when `timeout` passes on `clock` first (the body is then cancelled).
-func withDeadline<T: Sendable>(
-    _ timeout: Duration, clock: any Clock<Duration>, _ body: @escaping @Sendable () async throws -> T
-) async throws -> T? {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await clock.sleep(for: timeout)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else { return nil }
-        return first
-    }
-}

@@ -2,23 +2,14 @@ import Harald
 import HaraldCodec
 
 /// Runs `body`, failing with ``MiBandError/noReply(_:after:)`` when it has not finished after
-/// `timeout` on `clock`. The race is structured (a task group), so it runs deterministically in a
-/// simulation, and the loser is cancelled.
+/// `timeout` on `clock` (the public API's structured deadline race; the loser is cancelled).
 func withDeadline<T: Sendable>(
     _ timeout: Duration, clock: any Clock<Duration>, operation: String, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await clock.sleep(for: timeout)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            throw MiBandError.noReply(operation, after: timeout)
-        }
-        return value
+    guard let value = try await Harald.withDeadline(timeout, clock: clock, body) else {
+        throw MiBandError.noReply(operation, after: timeout)
     }
+    return value
 }
 
 /// The notifications of one subscription, taken one at a time with a deadline each.
