@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the `harald` radio commands end to end against Bumble.
 
-Usage: scripts/cli-integration PORT
+Usage: scripts/cli_integration.py PORT
   First a few checks on the default transport, `sim` (the built-in virtual devices).
   PORT is a Bumble virtual controller whose link carries scripts/integration's peers (hr "Harald-HR"
   C0:00:00:00:00:01, gopro C0:…:02, long C0:…:03, the Mi-Band-like band "Harald-MB" C0:…:08). The checks run the built `harald` binary over
@@ -601,12 +601,12 @@ def heart_rate_monitor_checks(transport):
 def main():
     global HARALD
     if len(sys.argv) != 2 or not sys.argv[1].isdigit():
-        sys.exit("usage: scripts/cli-integration PORT")
+        sys.exit("usage: scripts/cli_integration.py PORT")
     os.chdir(ROOT)
     build = subprocess.run(["swift", "build", "--product", "harald"], capture_output=True, text=True)
     if build.returncode != 0:
         print(build.stdout[-3000:], build.stderr[-3000:])
-        sys.exit("cli-integration: swift build --product harald failed")
+        sys.exit("cli_integration.py: swift build --product harald failed")
     bin_path = subprocess.run(["swift", "build", "--show-bin-path"], capture_output=True, text=True).stdout.strip()
     HARALD = os.path.join(bin_path, "harald")
     python = subprocess.run([os.path.join(ROOT, "scripts/bumble/setup-venv")], capture_output=True, text=True).stdout.split()[-1]
@@ -623,7 +623,7 @@ def main():
     gopro_checks("sim", "D4:D9:19:00:00:02")
     gopro_checks(f"tcp:127.0.0.1:{sys.argv[1]}", GOPRO)
     failed = [name for name, error in results if error]
-    print(f"cli-integration: {len(results) - len(failed)} passed, {len(failed)} failed")
+    print(f"cli_integration.py: {len(results) - len(failed)} passed, {len(failed)} failed")
     sys.exit(1 if failed else 0)
 
 
