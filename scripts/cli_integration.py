@@ -26,6 +26,10 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "bumble"))
+import ports  # noqa: E402  (the controller indices of scripts/bumble/ports.env)
+
+PORTS = ports.names()
 HR, GOPRO, LONG = "C0:00:00:00:00:01", "C0:00:00:00:00:02", "C0:00:00:00:00:03"
 BAND = "C0:00:00:00:00:08"  # scripts/bumble/miband_peer.py "Harald-MB"
 NEW_BAND = "C0:00:00:00:00:0A"  # scripts/bumble/miband_peer.py --no-key: a band that has no key yet
@@ -464,18 +468,19 @@ def private_link_checks(python):
     processes = []
     try:
         ready = os.path.join(work, "ports.json")
-        controllers = subprocess.Popen([python, os.path.join(ROOT, "scripts/bumble/controllers.py"), "--count", "2",
+        controllers = subprocess.Popen([python, os.path.join(ROOT, "scripts/bumble/controllers.py"),
+                                        "--count", str(PORTS["CLI_CONTROLLERS"]),
                                         "--ready-file", ready], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         processes.append(controllers)
         for _ in range(300):
             if os.path.exists(ready):
                 break
             time.sleep(0.1)
-        ports = json.load(open(ready))["ports"]
+        link = ports.ready_ports(ready)
         log_path = os.path.join(work, "bench_peer.log")
         log = open(log_path, "w")
         peer = subprocess.Popen([python, os.path.join(ROOT, "scripts/bumble/bench_peer.py"), "--public",
-                                 "--transport", f"tcp-client:127.0.0.1:{ports[1]}", "--address", "C0:00:00:00:00:05"],
+                                 "--transport", f"tcp-client:127.0.0.1:{link[PORTS['CLI_PUBLIC_PEER']]}", "--address", "C0:00:00:00:00:05"],
                                 stdout=log, stderr=subprocess.STDOUT)
         processes.append(peer)
         for _ in range(300):
@@ -484,7 +489,7 @@ def private_link_checks(python):
             time.sleep(0.1)
         line = next(line for line in open(log_path) if line.startswith("READY"))
         public = line.split()[1].upper()
-        transport = f"tcp:127.0.0.1:{ports[0]}"
+        transport = f"tcp:127.0.0.1:{link[PORTS['CLI_CENTRAL']]}"
 
         def peer_log():
             return open(log_path).read()
