@@ -120,7 +120,9 @@ def check(root, layers, known_path, manifest=None):
     table, problems = read_table(layers)
     known, known_problems = read_known(known_path)
     problems += known_problems
-    rel = lambda path: os.path.relpath(path, root)
+    def rel(path):  # repository-relative when inside the package
+        inside = os.path.abspath(path).startswith(os.path.abspath(root) + os.sep)
+        return os.path.relpath(path, root) if inside else path
 
     def rule(name):
         return table.get(name, table.get(TESTS_RULE) if targets[name].kind == "test" else None)
