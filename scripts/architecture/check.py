@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks the module graph against the layer table (scripts/architecture/layers.txt).
 
-Usage: scripts/check_architecture.py            check this repository
-       scripts/check_architecture.py --self-test  check the checker on small made-up packages
+Usage: scripts/check-architecture             check this repository
+       scripts/check-architecture --self-test  check the checker on small made-up packages
+(scripts/check-architecture runs this file.)
 
 Every import of a package module found in a target's sources (`import X`, `@testable import X`,
 `@_exported import X`, `public/package/internal import X`, `import struct X.Y`, …) and every
@@ -22,11 +23,12 @@ import shutil
 import sys
 import tempfile
 
-import package_targets
-
 HERE = os.path.dirname(os.path.abspath(__file__))
-LAYERS = os.path.join(HERE, "architecture", "layers.txt")
-KNOWN = os.path.join(HERE, "architecture", "known-violations.txt")
+sys.path.insert(0, os.path.dirname(HERE))
+import package_targets  # noqa: E402  (scripts/package_targets.py)
+
+LAYERS = os.path.join(HERE, "layers.txt")
+KNOWN = os.path.join(HERE, "known-violations.txt")
 TESTS_RULE = "[tests]"
 
 IMPORT = re.compile(
@@ -171,9 +173,9 @@ def check(root, layers, known_path, manifest=None):
     checked = sum(1 for key in edges if not key[2])
     summary = f"{len(targets)} modules, {checked} module dependencies checked against {rel(layers)}"
     if problems:
-        print(f"check_architecture: FAILED ({len(problems)} problems; {summary})")
+        print(f"check-architecture: FAILED ({len(problems)} problems; {summary})")
     else:
-        print(f"check_architecture: ok ({summary}; {tolerated} known violations tolerated)")
+        print(f"check-architecture: ok ({summary}; {tolerated} known violations tolerated)")
     return len(problems)
 
 
@@ -266,7 +268,7 @@ def self_test():
                 failures += 1
                 wanted = "success" if expect is None else f"failure with {expect!r}"
                 print(f"FAIL {name}: wanted {wanted}, got {problems} problems:\n{output.getvalue()}")
-    print(f"check_architecture self-test: {len(cases) - failures} passed, {failures} failed")
+    print(f"check-architecture self-test: {len(cases) - failures} passed, {failures} failed")
     return failures
 
 
