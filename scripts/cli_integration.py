@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the `harald` radio commands end to end against Bumble.
 
-Usage: scripts/cli-integration PORT
+Usage: scripts/cli_integration.py PORT
   First a few checks on the default transport, `sim` (the built-in virtual devices).
   PORT is a Bumble virtual controller whose link carries scripts/integration's peers (hr "Harald-HR"
   C0:00:00:00:00:01, gopro C0:…:02, long C0:…:03, the Mi-Band-like band "Harald-MB" C0:…:08). The checks run the built `harald` binary over
@@ -26,6 +26,10 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "bumble"))
+import ports  # noqa: E402  (the controller indices of scripts/bumble/ports.env)
+
+PORTS = ports.names()
 HR, GOPRO, LONG = "C0:00:00:00:00:01", "C0:00:00:00:00:02", "C0:00:00:00:00:03"
 BAND = "C0:00:00:00:00:08"  # scripts/bumble/miband_peer.py "Harald-MB"
 NEW_BAND = "C0:00:00:00:00:0A"  # scripts/bumble/miband_peer.py --no-key: a band that has no key yet
@@ -464,18 +468,19 @@ def private_link_checks(python):
     processes = []
     try:
         ready = os.path.join(work, "ports.json")
-        controllers = subprocess.Popen([python, os.path.join(ROOT, "scripts/bumble/controllers.py"), "--count", "2",
+        controllers = subprocess.Popen([python, os.path.join(ROOT, "scripts/bumble/controllers.py"),
+                                        "--count", str(PORTS["CLI_CONTROLLERS"]),
                                         "--ready-file", ready], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         processes.append(controllers)
         for _ in range(300):
             if os.path.exists(ready):
                 break
             time.sleep(0.1)
-        ports = json.load(open(ready))["ports"]
+        link = ports.ready_ports(ready)
         log_path = os.path.join(work, "bench_peer.log")
         log = open(log_path, "w")
         peer = subprocess.Popen([python, os.path.join(ROOT, "scripts/bumble/bench_peer.py"), "--public",
-                                 "--transport", f"tcp-client:127.0.0.1:{ports[1]}", "--address", "C0:00:00:00:00:05"],
+                                 "--transport", f"tcp-client:127.0.0.1:{link[PORTS['CLI_PUBLIC_PEER']]}", "--address", "C0:00:00:00:00:05"],
                                 stdout=log, stderr=subprocess.STDOUT)
         processes.append(peer)
         for _ in range(300):
@@ -484,7 +489,7 @@ def private_link_checks(python):
             time.sleep(0.1)
         line = next(line for line in open(log_path) if line.startswith("READY"))
         public = line.split()[1].upper()
-        transport = f"tcp:127.0.0.1:{ports[0]}"
+        transport = f"tcp:127.0.0.1:{link[PORTS['CLI_CENTRAL']]}"
 
         def peer_log():
             return open(log_path).read()
@@ -601,12 +606,12 @@ def heart_rate_monitor_checks(transport):
 def main():
     global HARALD
     if len(sys.argv) != 2 or not sys.argv[1].isdigit():
-        sys.exit("usage: scripts/cli-integration PORT")
+        sys.exit("usage: scripts/cli_integration.py PORT")
     os.chdir(ROOT)
     build = subprocess.run(["swift", "build", "--product", "harald"], capture_output=True, text=True)
     if build.returncode != 0:
         print(build.stdout[-3000:], build.stderr[-3000:])
-        sys.exit("cli-integration: swift build --product harald failed")
+        sys.exit("cli_integration.py: swift build --product harald failed")
     bin_path = subprocess.run(["swift", "build", "--show-bin-path"], capture_output=True, text=True).stdout.strip()
     HARALD = os.path.join(bin_path, "harald")
     python = subprocess.run([os.path.join(ROOT, "scripts/bumble/setup-venv")], capture_output=True, text=True).stdout.split()[-1]
@@ -623,7 +628,7 @@ def main():
     gopro_checks("sim", "D4:D9:19:00:00:02")
     gopro_checks(f"tcp:127.0.0.1:{sys.argv[1]}", GOPRO)
     failed = [name for name, error in results if error]
-    print(f"cli-integration: {len(results) - len(failed)} passed, {len(failed)} failed")
+    print(f"cli_integration.py: {len(results) - len(failed)} passed, {len(failed)} failed")
     sys.exit(1 if failed else 0)
 
 
