@@ -131,6 +131,8 @@ def check(root, layers, known_path, manifest=None):
 
     # (module, imported, exported) -> where it happens
     edges = {}
+    # (module, imported) -> where a module imports a package module Package.swift does not give it
+    undeclared = {}
     for name, target in sorted(targets.items()):
         if rule(name) is None:
             problems.append(f"module {name} is not in the layer table ({rel(layers)})")
@@ -140,6 +142,8 @@ def check(root, layers, known_path, manifest=None):
         for imported, exported, where in imports(root, target):
             if imported in targets and imported != name:
                 edges.setdefault((name, imported, False), []).append(where)
+                if imported not in target.dependencies:
+                    undeclared.setdefault((name, imported), []).append(where)
                 if exported:
                     edges.setdefault((name, imported, True), []).append(where)
 
@@ -153,6 +157,12 @@ def check(root, layers, known_path, manifest=None):
             line = ", ".join(sorted(rule(module))) or "nothing"
             violations[(module, imported, False)] = (
                 where, f"{module} imports {imported}, which its layer may not import (it may import: {line})")
+
+    for (module, imported), where in sorted(undeclared.items()):
+        if (module, imported, False) in known:
+            continue  # a tolerated violation, reported below
+        places = sorted(set(where))
+        problems.append(f"{module} imports {imported} without declaring it in Package.swift ({', '.join(places[:4])})")
 
     tolerated = 0
     for key, (where, message) in violations.items():
@@ -189,8 +199,8 @@ let package = Package(
         .target(name: "Low"),
         .target(name: "High", dependencies: [{high_deps}]),
         .target(name: "Extra"),
-        .executableTarget(name: "App", dependencies: ["High"]),
-        .testTarget(name: "HighTests", dependencies: ["High"]),
+        .executableTarget(name: "App", dependencies: ["High", "Low"]),
+        .testTarget(name: "HighTests", dependencies: ["High", "Low"]),
     ]
 )
 """
@@ -229,6 +239,8 @@ def self_test():
          {"Sources/High/Exports.swift": "@_exported import Foundation\n"})
     case("a test target importing an executable fails", "HighTests imports App",
          {"Tests/HighTests/App.swift": "@testable import App\n"})
+    case("an import of a package module the target does not declare fails", "High imports Extra without declaring it",
+         {"Sources/High/Extra.swift": "import Extra\n"}, extra="Extra:\nHigh: Low, Extra")
     case("a module without a line in the table fails", "module Extra is not in the layer table", extra="")
     case("a known violation is tolerated", None, {"Sources/Low/Up.swift": "import High\n"}, known="Low -> High\n")
     case("a known re-export is tolerated", None, {"Sources/High/Exports.swift": "@_exported import Low\n"},
