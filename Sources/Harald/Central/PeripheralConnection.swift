@@ -25,7 +25,7 @@ public actor PeripheralConnection {
     private var services: [BluetoothUUID: DiscoveredService] = [:]
     private var discoveredAllServices = false
     private var characteristicsByService: [BluetoothUUID: [DiscoveredCharacteristic]] = [:]
-    private var subscriptionCounts: [UInt16: Int] = [:]
+    private var subscriptionCounts: [AttributeID: Int] = [:]
     private let released = ReleasedSubscriptions()
 
     init(
@@ -219,7 +219,7 @@ public actor PeripheralConnection {
     /// batches; other backends read one at a time).
     ///
     /// Returns one result per characteristic, in the given order: the whole value, or the error
-    /// for that characteristic alone — ``BluetoothError/attribute(_:handle:)`` when the
+    /// for that characteristic alone — ``BluetoothError/attribute(_:on:)`` when the
     /// peripheral refused it, ``BluetoothError/notPermitted(_:)`` when its properties lack read.
     /// Failures of the connection (disconnection, timeout, cancellation) are thrown.
     public func readRawValues(of characteristics: [DiscoveredCharacteristic], timeout: Duration? = nil) async throws
@@ -278,16 +278,16 @@ public actor PeripheralConnection {
         guard characteristic.properties.contains(.notify) || characteristic.properties.contains(.indicate) else {
             throw BluetoothError.notPermitted("\(characteristic.uuid) neither notifies nor indicates")
         }
-        let handle = characteristic.valueHandle
+        let id = characteristic.id
         // Open the stream before enabling, so nothing sent right after the CCCD write is lost.
         let updates = await backend.valueUpdates(for: characteristic, buffering: buffering)
         let ended = EndFlag()
         let subscription = Subscription<Value>(
             updates: updates, failures: FailureCounter(), policy: onDecodingFailure, ended: ended)
-        if (subscriptionCounts[handle] ?? 0) == 0 {
+        if (subscriptionCounts[id] ?? 0) == 0 {
             try await backend.setNotifications(true, for: characteristic, timeout: timeout ?? defaultTimeout)
         }
-        subscriptionCounts[handle, default: 0] += 1
+        subscriptionCounts[id, default: 0] += 1
         updates.onEnd { [released] in released.add(characteristic) }
         return subscription
     }
@@ -317,11 +317,11 @@ public actor PeripheralConnection {
     /// Turns notifications off for characteristics whose last subscription has ended.
     private func releaseAbandonedSubscriptions(timeout: Duration? = nil) async throws {
         for characteristic in released.take() {
-            let handle = characteristic.valueHandle
-            let remaining = (subscriptionCounts[handle] ?? 1) - 1
-            subscriptionCounts[handle] = remaining
+            let id = characteristic.id
+            let remaining = (subscriptionCounts[id] ?? 1) - 1
+            subscriptionCounts[id] = remaining
             if remaining == 0 {
-                subscriptionCounts[handle] = nil
+                subscriptionCounts[id] = nil
                 // The link may be gone already; then there is nothing to turn off.
                 do {
                     try await backend.setNotifications(false, for: characteristic, timeout: timeout ?? defaultTimeout)

@@ -27,13 +27,13 @@ extension CoreBluetoothBackend {
     /// CoreBluetooth answers requests of one kind on one attribute in the order they were made.
     enum RequestKey: Hashable {
         case services
-        case characteristics(service: UInt16)
-        case descriptors(characteristic: UInt16)
-        case read(characteristic: UInt16)
-        case write(characteristic: UInt16)
-        case notificationState(characteristic: UInt16)
-        case readDescriptor(UInt16)
-        case writeDescriptor(UInt16)
+        case characteristics(service: AttributeID)
+        case descriptors(characteristic: AttributeID)
+        case read(characteristic: AttributeID)
+        case write(characteristic: AttributeID)
+        case notificationState(characteristic: AttributeID)
+        case readDescriptor(AttributeID)
+        case writeDescriptor(AttributeID)
     }
 
     /// What to undo when an operation ends without its answer (timeout, cancellation).
@@ -63,7 +63,7 @@ extension CoreBluetoothBackend {
     struct QueuedWrite {
         let id: UInt64
         let data: Data
-        let valueHandle: UInt16
+        let characteristic: AttributeID
     }
 
     /// Everything about one peripheral identifier: the single record ("wrapper") per device that
@@ -77,8 +77,9 @@ extension CoreBluetoothBackend {
         var endReasons: [UInt64: DisconnectReason] = [:]
         var connectWaiters: [UInt64] = []
         var requests: [RequestKey: [UInt64]] = [:]
+        /// What was discovered on the current connection, by identity (emptied when it ends).
         var attributes = AttributeTable()
-        var subscribers: [UInt16: [UInt64: ValueUpdates.Continuation]] = [:]
+        var subscribers: [AttributeID: [UInt64: ValueUpdates.Continuation]] = [:]
         var writeQueue: [QueuedWrite] = []
         var pumping = false
         var pumpRequested = false

@@ -43,7 +43,11 @@ import HaraldCodec
 /// - **Radio state**: leaving powered-on ends every connection (`.connectionLost`), fails
 ///   connection attempts and, unless the state is unknown or resetting, running scans.
 ///
-/// Attribute handles are stand-ins (CoreBluetooth hides the real ones); see `AttributeTable`.
+/// CoreBluetooth hides ATT handles: services, characteristics and descriptors are known by
+/// identities the backend numbers as it discovers them (``AttributeID/init(serial:)``), without
+/// limit and never reused for a peripheral; see `AttributeTable`. Their `handles`, `valueHandle`,
+/// `endHandle` and `handle` are nil, and ``BluetoothError/attribute(_:on:)`` names the attribute
+/// the failed operation addressed.
 ///
 /// Thread safety: `@unchecked Sendable` because all mutable state is in `state`, which is read
 /// and written only inside `withLock` (an `NSLock`). Continuations are resumed and CoreBluetooth
@@ -198,7 +202,7 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
         link.requests = [:]
         link.writeQueue = []
         link.pumpRequested = false
-        link.attributes = AttributeTable()
+        link.attributes.removeAll()
         fallout.streams = link.subscribers.values.flatMap(\.values)
         link.subscribers = [:]
         fallout.waiters = Array(link.disconnectWaiters.values)

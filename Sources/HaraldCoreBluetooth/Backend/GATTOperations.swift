@@ -17,17 +17,17 @@ extension CoreBluetoothBackend {
     }
 
     private static func characteristic(_ characteristic: DiscoveredCharacteristic, in link: Link) throws(BluetoothError) -> Characteristic {
-        guard let object = link.attributes.characteristics[characteristic.valueHandle] else {
-            throw .notFound("characteristic \(characteristic.uuid) (discover it on this connection first)")
+        guard let entry = link.attributes.characteristics[characteristic.id] else {
+            throw .notFound("characteristic \(characteristic.uuid) as \(characteristic.id) (discover it on this connection first)")
         }
-        return object
+        return entry.object
     }
 
     private static func descriptor(_ descriptor: DiscoveredDescriptor, in link: Link) throws(BluetoothError) -> Descriptor {
-        guard let object = link.attributes.descriptors[descriptor.handle] else {
-            throw .notFound("descriptor \(descriptor.uuid) (discover it on this connection first)")
+        guard let entry = link.attributes.descriptors[descriptor.id] else {
+            throw .notFound("descriptor \(descriptor.uuid) as \(descriptor.id) (discover it on this connection first)")
         }
-        return object
+        return entry.object
     }
 
     func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration, on uuid: UUID, generation: UInt64) async throws -> [DiscoveredService] {
@@ -42,13 +42,14 @@ extension CoreBluetoothBackend {
     func discoverCharacteristics(
         _ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration, on uuid: UUID, generation: UInt64
     ) async throws -> [DiscoveredCharacteristic] {
-        let start = service.handles.lowerBound
         let reply = try await request(
-            "discover characteristics", timeout: timeout, on: uuid, generation: generation, key: .characteristics(service: start),
+            "discover characteristics", timeout: timeout, on: uuid, generation: generation, key: .characteristics(service: service.id),
             filter: uuids,
             resolve: { (link) throws(BluetoothError) in
-                guard let object = link.attributes.services[start] else { throw .notFound("service \(service.uuid)") }
-                return object
+                guard let entry = link.attributes.services[service.id] else {
+                    throw .notFound("service \(service.uuid) as \(service.id) (discover it on this connection first)")
+                }
+                return entry.object
             },
             issue: { peripheral, object in peripheral.discoverCharacteristics(uuids?.map(Central.makeUUID), for: object) })
         guard case .characteristics(let characteristics) = reply else { throw Self.unexpectedReply }
@@ -60,7 +61,7 @@ extension CoreBluetoothBackend {
     {
         let reply = try await request(
             "discover descriptors", timeout: timeout, on: uuid, generation: generation,
-            key: .descriptors(characteristic: characteristic.valueHandle),
+            key: .descriptors(characteristic: characteristic.id),
             resolve: { (link) throws(BluetoothError) in try Self.characteristic(characteristic, in: link) },
             issue: { peripheral, object in peripheral.discoverDescriptors(for: object) })
         guard case .descriptors(let descriptors) = reply else { throw Self.unexpectedReply }
@@ -70,7 +71,7 @@ extension CoreBluetoothBackend {
     func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration, on uuid: UUID, generation: UInt64) async throws -> [UInt8] {
         let reply = try await request(
             "read \(characteristic.uuid)", timeout: timeout, on: uuid, generation: generation,
-            key: .read(characteristic: characteristic.valueHandle),
+            key: .read(characteristic: characteristic.id),
             resolve: { (link) throws(BluetoothError) in try Self.characteristic(characteristic, in: link) },
             issue: { peripheral, object in peripheral.readValue(for: object) })
         guard case .value(let value) = reply else { throw Self.unexpectedReply }
@@ -87,7 +88,7 @@ extension CoreBluetoothBackend {
         }
         _ = try await request(
             "write \(characteristic.uuid)", timeout: timeout, on: uuid, generation: generation,
-            key: .write(characteristic: characteristic.valueHandle),
+            key: .write(characteristic: characteristic.id),
             resolve: { (link) throws(BluetoothError) in try Self.characteristic(characteristic, in: link) },
             issue: { peripheral, object in peripheral.writeValue(Data(value), for: object, type: type) })
     }
@@ -99,10 +100,10 @@ extension CoreBluetoothBackend {
         _ = try await perform("write without response to \(characteristic.uuid)", timeout: timeout, cleanup: .queuedWrite(uuid)) { state, id in
             guard let link = state.links[uuid] else { return .fail(.disconnected(.localRequest)) }
             guard link.phase == .connected, link.generation == generation else { return .fail(.disconnected(link.endReason(of: generation))) }
-            guard link.attributes.characteristics[characteristic.valueHandle] != nil else {
-                return .fail(.notFound("characteristic \(characteristic.uuid) (discover it on this connection first)"))
+            guard link.attributes.characteristics[characteristic.id] != nil else {
+                return .fail(.notFound("characteristic \(characteristic.uuid) as \(characteristic.id) (discover it on this connection first)"))
             }
-            state.links[uuid]?.writeQueue.append(QueuedWrite(id: id, data: Data(value), valueHandle: characteristic.valueHandle))
+            state.links[uuid]?.writeQueue.append(QueuedWrite(id: id, data: Data(value), characteristic: characteristic.id))
             return .proceed
         } issue: { _ in
             pumpWrites(uuid)
@@ -134,14 +135,14 @@ extension CoreBluetoothBackend {
                     guard let link = state.links[uuid], link.phase == .connected, let write = link.writeQueue.first else { return nil }
                     state.links[uuid]?.writeQueue.removeFirst()
                     guard let pending = state.pending.removeValue(forKey: write.id) else { return nil }
-                    return (write, link.attributes.characteristics[write.valueHandle], pending)
+                    return (write, link.attributes.characteristics[write.characteristic]?.object, pending)
                 }
                 if let (write, object, pending) = next {
                     if let object {
                         peripheral.writeValue(write.data, for: object, type: type)
                         deliver([(pending, .success(.none))])
                     } else {
-                        deliver([(pending, .failure(BluetoothError.notFound("characteristic at handle \(write.valueHandle)")))])
+                        deliver([(pending, .failure(BluetoothError.notFound("characteristic \(write.characteristic) (its service was invalidated)")))])
                     }
                 }
                 continue
@@ -157,7 +158,7 @@ extension CoreBluetoothBackend {
 
     func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration, on uuid: UUID, generation: UInt64) async throws -> [UInt8] {
         let reply = try await request(
-            "read descriptor \(descriptor.uuid)", timeout: timeout, on: uuid, generation: generation, key: .readDescriptor(descriptor.handle),
+            "read descriptor \(descriptor.uuid)", timeout: timeout, on: uuid, generation: generation, key: .readDescriptor(descriptor.id),
             resolve: { (link) throws(BluetoothError) in try Self.descriptor(descriptor, in: link) },
             issue: { peripheral, object in peripheral.readValue(for: object) })
         guard case .value(let value) = reply else { throw Self.unexpectedReply }
@@ -169,22 +170,20 @@ extension CoreBluetoothBackend {
     /// notify or indicate bit set turns updates on, zero turns them off.
     func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration, on uuid: UUID, generation: UInt64) async throws {
         if descriptor.uuid == BluetoothUUID(0x2902) {
+            // The characteristic the table recorded for the descriptor, not the one the caller says.
             let characteristic: DiscoveredCharacteristic? = withLock {
-                guard let link = state.links[uuid], let object = link.attributes.characteristics[descriptor.characteristicValueHandle],
-                    let service = link.attributes.serviceUUID(containing: descriptor.characteristicValueHandle)
-                else { return nil }
-                return DiscoveredCharacteristic(
-                    uuid: object.uuid.bluetoothUUID, service: service,
-                    properties: CharacteristicProperties(rawValue: UInt8(truncatingIfNeeded: object.properties.rawValue)),
-                    valueHandle: descriptor.characteristicValueHandle, endHandle: descriptor.characteristicValueHandle)
+                guard let attributes = state.links[uuid]?.attributes, let entry = attributes.descriptors[descriptor.id] else { return nil }
+                return attributes.discovered(entry.characteristic)
             }
-            guard let characteristic else { throw BluetoothError.notFound("characteristic of descriptor \(descriptor.handle)") }
+            guard let characteristic else {
+                throw BluetoothError.notFound("characteristic of descriptor \(descriptor.uuid) as \(descriptor.id) (discover it on this connection first)")
+            }
             let enable = (value.first ?? 0) & 0x03 != 0
             try await setNotifications(enable, for: characteristic, timeout: timeout, on: uuid, generation: generation)
             return
         }
         _ = try await request(
-            "write descriptor \(descriptor.uuid)", timeout: timeout, on: uuid, generation: generation, key: .writeDescriptor(descriptor.handle),
+            "write descriptor \(descriptor.uuid)", timeout: timeout, on: uuid, generation: generation, key: .writeDescriptor(descriptor.id),
             resolve: { (link) throws(BluetoothError) in try Self.descriptor(descriptor, in: link) },
             issue: { peripheral, object in peripheral.writeValue(Data(value), for: object) })
     }
@@ -194,7 +193,7 @@ extension CoreBluetoothBackend {
     {
         _ = try await request(
             enabled ? "subscribe to \(characteristic.uuid)" : "unsubscribe from \(characteristic.uuid)", timeout: timeout, on: uuid,
-            generation: generation, key: .notificationState(characteristic: characteristic.valueHandle),
+            generation: generation, key: .notificationState(characteristic: characteristic.id),
             resolve: { (link) throws(BluetoothError) in try Self.characteristic(characteristic, in: link) },
             issue: { peripheral, object in peripheral.setNotifyValue(enabled, for: object) })
     }
@@ -203,11 +202,13 @@ extension CoreBluetoothBackend {
         for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering, on uuid: UUID, generation: UInt64
     ) -> ValueUpdates {
         let (stream, continuation) = ValueUpdates.makeStream(buffering: buffering)
-        let handle = characteristic.valueHandle
+        let characteristicID = characteristic.id
         let id: UInt64? = withLock {
-            guard let link = state.links[uuid], link.phase == .connected, link.generation == generation else { return nil }
+            guard let link = state.links[uuid], link.phase == .connected, link.generation == generation,
+                link.attributes.characteristics[characteristicID] != nil
+            else { return nil }
             let id = state.makeID()
-            state.links[uuid]?.subscribers[handle, default: [:]][id] = continuation
+            state.links[uuid]?.subscribers[characteristicID, default: [:]][id] = continuation
             return id
         }
         guard let id else {
@@ -217,8 +218,8 @@ extension CoreBluetoothBackend {
         continuation.onTermination { [weak self] in
             guard let self else { return }
             withLock {
-                state.links[uuid]?.subscribers[handle]?[id] = nil
-                if state.links[uuid]?.subscribers[handle]?.isEmpty == true { state.links[uuid]?.subscribers[handle] = nil }
+                state.links[uuid]?.subscribers[characteristicID]?[id] = nil
+                if state.links[uuid]?.subscribers[characteristicID]?.isEmpty == true { state.links[uuid]?.subscribers[characteristicID] = nil }
             }
         }
         return stream
