@@ -4,7 +4,7 @@ import HaraldCodec
 import HaraldCore
 
 // The state the backend keeps behind its lock. Every type here is used only inside
-// `CoreBluetoothBackend.withLock`, which is what makes holding CoreBluetooth's non-Sendable
+// `CoreBluetoothBackend.state.withLock`, which is what makes holding CoreBluetooth's non-Sendable
 // objects in them safe.
 
 extension CoreBluetoothBackend {
@@ -118,6 +118,8 @@ extension CoreBluetoothBackend {
         var links: [UUID: Link] = [:]
         var pending: [UInt64: Pending] = [:]
         var restored: CoreBluetoothRestoredState?
+        /// Objects the platform glue needs kept alive as long as the backend (the delegate proxy).
+        var retainedObjects: [AnyObject] = []
 
         mutating func makeID() -> UInt64 {
             nextID += 1

@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldCodec
+import HaraldCore
 
 /// Harald's central backend on CoreBluetooth.
 ///
@@ -49,20 +50,19 @@ import HaraldCodec
 /// `endHandle` and `handle` are nil, and ``BluetoothError/attribute(_:on:)`` names the attribute
 /// the failed operation addressed.
 ///
-/// Thread safety: `@unchecked Sendable` because all mutable state is in `state`, which is read
-/// and written only inside `withLock` (an `NSLock`). Continuations are resumed and CoreBluetooth
+/// Thread safety: all mutable state is in `state`, a `Locked` read and written only inside its
+/// `withLock`, and the rest is immutable, so the compiler checks `Sendable`; the CoreBluetooth
+/// objects in `state` never leave the lock except to be called. Continuations are resumed and CoreBluetooth
 /// is called outside that lock, so a CoreBluetooth (or fake) that calls a delegate method
 /// synchronously from inside a request cannot deadlock. Requests to CoreBluetooth are made under
 /// a second, recursive lock (`requestLock`) together with their registration, so the order of
 /// the FIFOs is the order CoreBluetooth receives the requests in.
-public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralBackend, @unchecked Sendable {
+public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralBackend, Sendable {
     let clock: any Clock<Duration>
     let elapsed: @Sendable () -> Duration
-    private let lock = NSLock()
+    /// Everything that changes, behind the one lock.
+    let state = Locked(State())
     let requestLock = NSRecursiveLock()
-    var state = State()
-    /// Objects the platform glue needs kept alive as long as the backend (the delegate proxy).
-    var retainedObjects: [AnyObject] = []
 
     /// A backend over the central `makeCentral` creates. `makeCentral` receives the backend to
     /// use as the central's delegate (and its peripherals' delegate); delegate calls may start
@@ -71,19 +71,12 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
         self.clock = clock
         self.elapsed = Self.stopwatch(clock)
         let central = makeCentral(self)
-        withLock { state.central = central }
+        state.withLock { $0.central = central }
     }
 
     private static func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
         let start = clock.now
         return { start.duration(to: clock.now) }
-    }
-
-    @discardableResult
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
     }
 
     var keys: CoreBluetoothKeys { Central.keys }
@@ -94,32 +87,32 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
     /// `disconnection()` waiters: 0 when nothing is in flight, so tests can prove no continuation
     /// leaked.
     public var pendingOperationCount: Int {
-        withLock { state.pending.count + state.links.values.reduce(0) { $0 + $1.disconnectWaiters.count } }
+        state.withLock { state in state.pending.count + state.links.values.reduce(0) { $0 + $1.disconnectWaiters.count } }
     }
 
     /// Live `valueUpdates`, `scan` and `radioStates` streams.
     public var liveStreamCount: Int {
-        withLock {
+        state.withLock { state in
             state.radioObservers.count + state.scanners.count
                 + state.links.values.reduce(0) { $0 + $1.subscribers.values.reduce(0) { $0 + $1.count } }
         }
     }
 
     /// What the system restored when it relaunched the app, if it did.
-    public var restoredState: CoreBluetoothRestoredState? { withLock { state.restored } }
+    public var restoredState: CoreBluetoothRestoredState? { state.withLock { $0.restored } }
 
     // MARK: Radio state
 
     public func radioStates() -> AsyncStream<RadioState> {
         let (stream, continuation) = AsyncStream.makeStream(of: RadioState.self)
-        let id: UInt64 = withLock {
+        let id: UInt64 = state.withLock { state in
             let id = state.makeID()
             continuation.yield(state.radio)
             state.radioObservers[id] = continuation
             return id
         }
         continuation.onTermination = { [weak self] _ in
-            self?.withLock { _ = self?.state.radioObservers.removeValue(forKey: id) }
+            self?.state.withLock { _ = $0.radioObservers.removeValue(forKey: id) }
         }
         return stream
     }
@@ -164,12 +157,12 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
     /// Makes sure a record exists for `uuid`, asking CoreBluetooth for a peripheral it knows
     /// (`retrievePeripherals(withIdentifiers:)`) when this backend has not seen it.
     private func lookUpPeripheral(_ uuid: UUID) throws(BluetoothError) {
-        let (known, central) = withLock { (state.links[uuid] != nil, state.central) }
+        let (known, central) = state.withLock { state in (state.links[uuid] != nil, state.central) }
         if known { return }
         guard let central, let peripheral = central.retrievePeripherals(withIdentifiers: [uuid]).first else {
             throw .connectionFailed("CoreBluetooth does not know peripheral \(uuid.uuidString)")
         }
-        withLock { register(peripheral, in: &state) }
+        state.withLock { state in _ = register(peripheral, in: &state) }
     }
 
     /// The record for `peripheral`, created on first sight; later objects for the same identifier
@@ -215,7 +208,7 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
     func disconnect(_ uuid: UUID, generation: UInt64) {
         requestLock.lock()
         defer { requestLock.unlock() }
-        let (fallout, peripheral, central): (Fallout?, Peripheral?, Central?) = withLock {
+        let (fallout, peripheral, central): (Fallout?, Peripheral?, Central?) = state.withLock { state in
             guard let link = state.links[uuid], link.phase == .connected, link.generation == generation else { return (nil, nil, nil) }
             return (endConnection(uuid, reason: .localRequest, in: &state), link.peripheral, state.central)
         }

@@ -114,7 +114,7 @@ extension CoreBluetoothBackend {
     /// thread pumps a peripheral at a time; a call that finds another pumping asks it to look
     /// again, so a readiness report between its check and its stop is never lost.
     func pumpWrites(_ uuid: UUID) {
-        let start: Bool = withLock {
+        let start: Bool = state.withLock { state in
             guard let link = state.links[uuid] else { return false }
             if link.pumping {
                 state.links[uuid]?.pumpRequested = true
@@ -125,13 +125,13 @@ extension CoreBluetoothBackend {
         }
         guard start, let type = try? Self.writeType(.withoutResponse) else { return }
         while true {
-            let peripheral: Peripheral? = withLock {
+            let peripheral: Peripheral? = state.withLock { state in
                 state.links[uuid]?.pumpRequested = false
                 guard let link = state.links[uuid], link.phase == .connected, !link.writeQueue.isEmpty else { return nil }
                 return link.peripheral
             }
             if let peripheral, peripheral.canSendWriteWithoutResponse {
-                let next: (QueuedWrite, Characteristic?, Pending)? = withLock {
+                let next: (QueuedWrite, Characteristic?, Pending)? = state.withLock { state in
                     guard let link = state.links[uuid], link.phase == .connected, let write = link.writeQueue.first else { return nil }
                     state.links[uuid]?.writeQueue.removeFirst()
                     guard let pending = state.pending.removeValue(forKey: write.id) else { return nil }
@@ -147,7 +147,7 @@ extension CoreBluetoothBackend {
                 }
                 continue
             }
-            let done: Bool = withLock {
+            let done: Bool = state.withLock { state in
                 if state.links[uuid]?.pumpRequested == true { return false }
                 state.links[uuid]?.pumping = false
                 return true
@@ -171,7 +171,7 @@ extension CoreBluetoothBackend {
     func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration, on uuid: UUID, generation: UInt64) async throws {
         if descriptor.uuid == BluetoothUUID(0x2902) {
             // The characteristic the table recorded for the descriptor, not the one the caller says.
-            let characteristic: DiscoveredCharacteristic? = withLock {
+            let characteristic: DiscoveredCharacteristic? = state.withLock { state in
                 guard let attributes = state.links[uuid]?.attributes, let entry = attributes.descriptors[descriptor.id] else { return nil }
                 return attributes.discovered(entry.characteristic)
             }
@@ -203,7 +203,7 @@ extension CoreBluetoothBackend {
     ) -> ValueUpdates {
         let (stream, continuation) = ValueUpdates.makeStream(buffering: buffering)
         let characteristicID = characteristic.id
-        let id: UInt64? = withLock {
+        let id: UInt64? = state.withLock { state in
             guard let link = state.links[uuid], link.phase == .connected, link.generation == generation,
                 link.attributes.characteristics[characteristicID] != nil
             else { return nil }
@@ -217,7 +217,7 @@ extension CoreBluetoothBackend {
         }
         continuation.onTermination { [weak self] in
             guard let self else { return }
-            withLock {
+            state.withLock { state in
                 state.links[uuid]?.subscribers[characteristicID]?[id] = nil
                 if state.links[uuid]?.subscribers[characteristicID]?.isEmpty == true { state.links[uuid]?.subscribers[characteristicID] = nil }
             }
@@ -226,13 +226,13 @@ extension CoreBluetoothBackend {
     }
 
     func maximumWriteLength(for kind: WriteKind, on uuid: UUID) -> Int {
-        guard let peripheral = withLock({ state.links[uuid]?.peripheral }), let type = try? Self.writeType(kind) else { return 20 }
+        guard let peripheral = state.withLock({ $0.links[uuid]?.peripheral }), let type = try? Self.writeType(kind) else { return 20 }
         return peripheral.maximumWriteValueLength(for: type)
     }
 
     func disconnection(of uuid: UUID, generation: UInt64) async -> DisconnectReason {
         await withCheckedContinuation { (continuation: CheckedContinuation<DisconnectReason, Never>) in
-            let now: DisconnectReason? = withLock {
+            let now: DisconnectReason? = state.withLock { state in
                 guard let link = state.links[uuid] else { return .localRequest }
                 guard link.phase == .connected, link.generation == generation else { return link.endReason(of: generation) }
                 let id = state.makeID()

@@ -20,13 +20,13 @@ extension CoreBluetoothBackend {
         _ operation: String, timeout: Duration, cleanup: Cleanup, filter: [BluetoothUUID]? = nil,
         register: (inout State, UInt64) -> Registration, issue: (Central) -> Void
     ) async throws -> Reply {
-        let id = withLock { state.makeID() }
+        let id = state.withLock { $0.makeID() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
                 let timer = makeTimer(for: id, operation: operation, timeout: timeout)
                 requestLock.lock()
                 defer { requestLock.unlock() }
-                let (registration, central) = withLock { () -> (Registration, Central?) in
+                let (registration, central) = state.withLock { state -> (Registration, Central?) in
                     let registration = register(&state, id)
                     if case .proceed = registration {
                         state.pending[id] = Pending(continuation: continuation, timer: timer, cleanup: cleanup, filter: filter)
@@ -45,7 +45,7 @@ extension CoreBluetoothBackend {
                         finish(id, throwing: CancellationError())
                         return
                     }
-                    let send = withLock { () -> Bool in
+                    let send = state.withLock { state -> Bool in
                         guard state.pending[id] != nil else { return false }
                         state.pending[id]?.issued = true
                         return true
@@ -71,7 +71,7 @@ extension CoreBluetoothBackend {
     func finish(_ id: UInt64, throwing error: any Error) {
         requestLock.lock()
         defer { requestLock.unlock() }
-        let (pending, cancelAttempt, central): (Pending?, Peripheral?, Central?) = withLock {
+        let (pending, cancelAttempt, central): (Pending?, Peripheral?, Central?) = state.withLock { state in
             guard let pending = state.pending.removeValue(forKey: id) else { return (nil, nil, nil) }
             var cancelAttempt: Peripheral?
             switch pending.cleanup {

@@ -11,7 +11,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
 
     /// Answers the oldest request on `key` (lock held inside) and resumes it after.
     private func answer(_ key: (inout State) -> RequestKey?, of peripheral: Peripheral, _ result: (inout State, Pending) -> Result<Reply, any Error>) {
-        let answer: Resolution? = withLock {
+        let answer: Resolution? = state.withLock { state in
             guard let key = key(&state), case .pending(let pending) = takeRequest(key, of: peripheral.identifier, in: &state) else { return nil }
             return (pending, result(&state, pending))
         }
@@ -70,7 +70,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     /// one case the two cannot be told apart.
     public func peripheral(_ peripheral: Peripheral, didUpdateValueFor characteristic: Characteristic, error: (any Error)?) {
         let uuid = peripheral.identifier
-        let answer: Resolution? = withLock {
+        let answer: Resolution? = state.withLock { state in
             guard let id = state.links[uuid]?.attributes.id(of: characteristic) else { return nil }
             switch takeRequest(.read(characteristic: id), of: uuid, in: &state) {
             case .pending(let pending):
@@ -142,7 +142,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     /// to use them; they get new identities.
     public func peripheral(_ peripheral: Peripheral, didModifyServices invalidatedServices: [Service]) {
         let uuid = peripheral.identifier
-        let ended: [ValueUpdates.Continuation] = withLock {
+        let ended: [ValueUpdates.Continuation] = state.withLock { state in
             guard var link = state.links[uuid] else { return [] }
             var ended: [ValueUpdates.Continuation] = []
             for service in invalidatedServices {

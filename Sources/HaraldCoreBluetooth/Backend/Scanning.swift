@@ -12,7 +12,7 @@ extension CoreBluetoothBackend {
     public func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Advertisement.self)
         let now = elapsed()
-        let (id, refusal): (UInt64, RadioState?) = withLock {
+        let (id, refusal): (UInt64, RadioState?) = state.withLock { state in
             let id = state.makeID()
             switch state.radio {
             case .poweredOn, .unknown, .resetting:
@@ -29,7 +29,7 @@ extension CoreBluetoothBackend {
         }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            withLock { _ = state.scanners.removeValue(forKey: id) }
+            state.withLock { state in _ = state.scanners.removeValue(forKey: id) }
             applyScanSettings()
         }
         applyScanSettings()
@@ -40,7 +40,7 @@ extension CoreBluetoothBackend {
     func applyScanSettings() {
         requestLock.lock()
         defer { requestLock.unlock() }
-        let (change, central): (ScanSettings??, Central?) = withLock {
+        let (change, central): (ScanSettings??, Central?) = state.withLock { state in
             guard state.radio == .poweredOn else { return (nil, nil) }
             let active = state.scanners.values
             var desired: ScanSettings?
