@@ -39,7 +39,7 @@ extension CoreBluetoothBackend {
     /// What to undo when an operation ends without its answer (timeout, cancellation).
     enum Cleanup {
         /// A request sent to CoreBluetooth: its FIFO entry stays as a tombstone that absorbs the
-        /// late answer; a request not yet sent is simply removed.
+        /// late answer; a request not yet sent (still in the outbox) is simply removed.
         case request(UUID, RequestKey)
         /// A connection attempt: the last waiter to give up cancels it.
         case connect(UUID)
@@ -54,7 +54,7 @@ extension CoreBluetoothBackend {
         let cleanup: Cleanup
         /// UUIDs a discovery asked for (nil: all).
         let filter: [BluetoothUUID]?
-        /// True once the request has been handed to CoreBluetooth.
+        /// True once the request's turn in the outbox has come and it is handed to CoreBluetooth.
         var issued = false
     }
 
@@ -120,6 +120,10 @@ extension CoreBluetoothBackend {
         var restored: CoreBluetoothRestoredState?
         /// Objects the platform glue needs kept alive as long as the backend (the delegate proxy).
         var retainedObjects: [AnyObject] = []
+        /// Calls to CoreBluetooth waiting to be made, oldest first (see `sendOutbox`).
+        var outbox: [OutgoingCall] = []
+        /// True while a thread is making the outbox's calls.
+        var sending = false
 
         mutating func makeID() -> UInt64 {
             nextID += 1

@@ -82,7 +82,6 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
     public func centralManager(_ central: Central, didConnect peripheral: Central.Peripheral) {
         var waiters: [Pending] = []
         var generation: UInt64 = 0
-        var unwanted = false
         state.withLock { state in
             let uuid = register(peripheral, in: &state)
             guard var link = state.links[uuid] else { return }
@@ -96,12 +95,12 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
                 state.links[uuid] = link
             case .idle:
                 // An attempt given up (timeout, cancellation) that completed anyway.
-                unwanted = true
+                state.outbox.append(OutgoingCall { central in central.cancelPeripheralConnection(peripheral) })
             case .connected:
                 break
             }
         }
-        if unwanted { central.cancelPeripheralConnection(peripheral) }
+        sendOutbox()
         deliver(waiters.map { ($0, .success(.connection(generation: generation))) })
     }
 

@@ -54,15 +54,15 @@ import HaraldCore
 /// `withLock`, and the rest is immutable, so the compiler checks `Sendable`; the CoreBluetooth
 /// objects in `state` never leave the lock except to be called. Continuations are resumed and CoreBluetooth
 /// is called outside that lock, so a CoreBluetooth (or fake) that calls a delegate method
-/// synchronously from inside a request cannot deadlock. Requests to CoreBluetooth are made under
-/// a second, recursive lock (`requestLock`) together with their registration, so the order of
-/// the FIFOs is the order CoreBluetooth receives the requests in.
+/// synchronously from inside a request cannot deadlock. Calls that make CoreBluetooth act are
+/// queued in an outbox in the same critical section as their registration and made in that
+/// order by one thread at a time (`sendOutbox`), so the order of the FIFOs is the order
+/// CoreBluetooth receives the requests in, without holding a lock while calling it.
 public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralBackend, Sendable {
     let clock: any Clock<Duration>
     let elapsed: @Sendable () -> Duration
     /// Everything that changes, behind the one lock.
     let state = Locked(State())
-    let requestLock = NSRecursiveLock()
 
     /// A backend over the central `makeCentral` creates. `makeCentral` receives the backend to
     /// use as the central's delegate (and its peripherals' delegate); delegate calls may start
@@ -135,20 +135,22 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
             throw BluetoothError.connectionFailed("\(peripheral) is not a CoreBluetooth peripheral identifier")
         }
         try lookUpPeripheral(uuid)
-        var toConnect: Peripheral?
         let reply = try await perform("connect", timeout: timeout, cleanup: .connect(uuid)) { state, id in
             guard state.radio == .poweredOn else { return .fail(.radioUnavailable(state.radio)) }
             guard var link = state.links[uuid] else { return .fail(.connectionFailed("unknown peripheral \(peripheral)")) }
             if link.phase == .connected { return .done(.connection(generation: link.generation)) }
             link.connectWaiters.append(id)
+            // The first waiter starts the attempt; later ones wait for the same one.
+            var attempt: OutgoingCall?
             if link.phase == .idle {
                 link.phase = .connecting
-                toConnect = link.peripheral
+                let target = link.peripheral
+                attempt = OutgoingCall(isWanted: { state in state.links[uuid]?.phase == .connecting }) { central in
+                    central.connect(target, options: nil)
+                }
             }
             state.links[uuid] = link
-            return .proceed
-        } issue: { central in
-            if let toConnect { central.connect(toConnect, options: nil) }
+            return .proceed(attempt)
         }
         guard case .connection(let generation) = reply else { throw BluetoothError.backend("unexpected reply to connect") }
         return CoreBluetoothConnection(backend: self, identifier: uuid, generation: generation)
@@ -206,13 +208,13 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
 
     /// Closes connection `generation` of `uuid` at the app's request.
     func disconnect(_ uuid: UUID, generation: UInt64) {
-        requestLock.lock()
-        defer { requestLock.unlock() }
-        let (fallout, peripheral, central): (Fallout?, Peripheral?, Central?) = state.withLock { state in
-            guard let link = state.links[uuid], link.phase == .connected, link.generation == generation else { return (nil, nil, nil) }
-            return (endConnection(uuid, reason: .localRequest, in: &state), link.peripheral, state.central)
+        let fallout: Fallout? = state.withLock { state in
+            guard let link = state.links[uuid], link.phase == .connected, link.generation == generation else { return nil }
+            let peripheral = link.peripheral
+            state.outbox.append(OutgoingCall { central in central.cancelPeripheralConnection(peripheral) })
+            return endConnection(uuid, reason: .localRequest, in: &state)
         }
         fallout?.settle()
-        if let peripheral, let central { central.cancelPeripheralConnection(peripheral) }
+        sendOutbox()
     }
 }

@@ -104,9 +104,8 @@ extension CoreBluetoothBackend {
                 return .fail(.notFound("characteristic \(characteristic.uuid) as \(characteristic.id) (discover it on this connection first)"))
             }
             state.links[uuid]?.writeQueue.append(QueuedWrite(id: id, data: Data(value), characteristic: characteristic.id))
-            return .proceed
-        } issue: { _ in
-            pumpWrites(uuid)
+            // In the outbox too, so the write goes out after the requests made before it.
+            return .proceed(OutgoingCall { _ in self.pumpWrites(uuid) })
         }
     }
 
