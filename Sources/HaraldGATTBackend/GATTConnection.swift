@@ -57,7 +57,9 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
                 found = uuids.map { wanted in all.filter { wanted.contains($0.uuid) } } ?? all
             }
         } catch { throw await translate(error, "service discovery", timeout) }
-        return found.map { DiscoveredService(id: AttributeID(handle: $0.handles.start), uuid: $0.uuid, isPrimary: $0.isPrimary, handles: $0.handles) }
+        return found.map {
+            DiscoveredService(id: AttributeID(handle: $0.handles.start), uuid: $0.uuid, isPrimary: $0.isPrimary, handles: $0.handles)
+        }
     }
 
     public func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws
@@ -103,7 +105,9 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     /// Read Multiple Variable batches (``GATTClient/readValues(handles:timeout:)``).
     public func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws -> [Result<[UInt8], BluetoothError>] {
         let found: [Result<[UInt8], GATTError>]
-        let handles = try characteristics.map { characteristic throws(BluetoothError) in try Self.handle(of: characteristic.id, characteristic.uuid) }
+        let handles = try characteristics.map { (characteristic) throws(BluetoothError) in
+            try Self.handle(of: characteristic.id, characteristic.uuid)
+        }
         do { found = try await client.readValues(handles: handles, timeout: timeout) } catch {
             throw await translate(error, "read of \(characteristics.count) characteristics", timeout)
         }
