@@ -6,6 +6,11 @@ import HaraldCore
 
 /// A ``ConnectionBackend`` over Harald's own GATT client, for every backend that speaks ATT
 /// itself: the simulator and the HCI host stack. Only the bearer differs between them.
+///
+/// Attribute identities are derived from the server's handles (``AttributeID/init(handle:)``):
+/// a service's declaration handle, a characteristic's value handle, a descriptor's handle. An
+/// operation takes its handle from the identity; a numbered identity (not from a handle) fails
+/// with ``BluetoothError/notFound(_:)``.
 public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     // @unchecked Sendable: `cccdHandles` is only touched with `lock` held; everything else is
     // immutable or itself Sendable (the client is an actor).
@@ -14,7 +19,7 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     public let client: GATTClient
     private let signal = DisconnectionSignal()
     private let lock = NSLock()
-    private var cccdHandles: [UInt16: UInt16] = [:]
+    private var cccdHandles: [AttributeID: UInt16] = [:]
 
     private init(peripheral: PeripheralIdentifier, client: GATTClient) {
         self.peripheral = peripheral
@@ -52,14 +57,17 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
                 found = uuids.map { wanted in all.filter { wanted.contains($0.uuid) } } ?? all
             }
         } catch { throw await translate(error, "service discovery", timeout) }
-        return found.map { DiscoveredService(uuid: $0.uuid, isPrimary: $0.isPrimary, handles: $0.handles.start...$0.handles.end) }
+        return found.map {
+            DiscoveredService(id: AttributeID(handle: $0.handles.start), uuid: $0.uuid, isPrimary: $0.isPrimary, handles: $0.handles)
+        }
     }
 
     public func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws
         -> [DiscoveredCharacteristic]
     {
         let found: [GATTCharacteristic]
-        do { found = try await client.discoverCharacteristics(of: gattService(service), timeout: timeout) } catch {
+        let target = try gattService(service)
+        do { found = try await client.discoverCharacteristics(of: target, timeout: timeout) } catch {
             throw await translate(error, "characteristic discovery", timeout)
         }
         // The procedure finds every characteristic of the service whatever was asked, so all of
@@ -70,7 +78,8 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     /// One Read By Type sweep over every service (``GATTClient/discoverCharacteristics(ofAll:timeout:)``).
     public func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws -> [[DiscoveredCharacteristic]] {
         let found: [[GATTCharacteristic]]
-        do { found = try await client.discoverCharacteristics(ofAll: services.map(gattService), timeout: timeout) } catch {
+        let targets = try services.map(gattService)
+        do { found = try await client.discoverCharacteristics(ofAll: targets, timeout: timeout) } catch {
             throw await translate(error, "characteristic discovery", timeout)
         }
         return zip(services, found).map { service, characteristics in characteristics.map { discovered($0, in: service) } }
@@ -78,7 +87,8 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
 
     public func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [DiscoveredDescriptor] {
         let found: [GATTDescriptor]
-        do { found = try await client.discoverDescriptors(of: gattCharacteristic(characteristic), timeout: timeout) } catch {
+        let target = try gattCharacteristic(characteristic)
+        do { found = try await client.discoverDescriptors(of: target, timeout: timeout) } catch {
             throw await translate(error, "descriptor discovery", timeout)
         }
         return discovered(found, of: characteristic)
@@ -87,7 +97,8 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     /// One Find Information sweep over every characteristic (``GATTClient/discoverDescriptors(ofAll:timeout:)``).
     public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws -> [[DiscoveredDescriptor]] {
         let found: [[GATTDescriptor]]
-        do { found = try await client.discoverDescriptors(ofAll: characteristics.map(gattCharacteristic), timeout: timeout) } catch {
+        let targets = try characteristics.map(gattCharacteristic)
+        do { found = try await client.discoverDescriptors(ofAll: targets, timeout: timeout) } catch {
             throw await translate(error, "descriptor discovery", timeout)
         }
         return zip(characteristics, found).map { characteristic, descriptors in discovered(descriptors, of: characteristic) }
@@ -96,55 +107,62 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     /// Read Multiple Variable batches (``GATTClient/readValues(handles:timeout:)``).
     public func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws -> [Result<[UInt8], BluetoothError>] {
         let found: [Result<[UInt8], GATTError>]
-        do { found = try await client.readValues(handles: characteristics.map(\.valueHandle), timeout: timeout) } catch {
+        let handles = try characteristics.map { (characteristic) throws(BluetoothError) in
+            try Self.handle(of: characteristic.id, characteristic.uuid)
+        }
+        do { found = try await client.readValues(handles: handles, timeout: timeout) } catch {
             throw await translate(error, "read of \(characteristics.count) characteristics", timeout)
         }
         return found.map { result in
             result.mapError { error in
-                if case let .attribute(code, handle, _) = error { return BluetoothError.attribute(code, handle: handle) }
+                if case let .attribute(code, handle, _) = error { return BluetoothError.attribute(code, on: Self.attribute(at: handle)) }
                 return BluetoothError.protocolViolation(error.description)
             }
         }
     }
 
     public func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [UInt8] {
-        do { return try await client.readLong(handle: characteristic.valueHandle, timeout: timeout) } catch {
+        let handle = try Self.handle(of: characteristic.id, characteristic.uuid)
+        do { return try await client.readLong(handle: handle, timeout: timeout) } catch {
             throw await translate(error, "read of \(characteristic.uuid)", timeout)
         }
     }
 
     public func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration) async throws {
+        let handle = try Self.handle(of: characteristic.id, characteristic.uuid)
         do {
             switch kind {
             case .withoutResponse:
-                try await client.writeWithoutResponse(handle: characteristic.valueHandle, value: value)
+                try await client.writeWithoutResponse(handle: handle, value: value)
             case .withResponse:
                 if value.count <= (await client.mtu) - 3 {
-                    try await client.write(handle: characteristic.valueHandle, value: value, timeout: timeout)
+                    try await client.write(handle: handle, value: value, timeout: timeout)
                 } else {
-                    try await client.writeLong(handle: characteristic.valueHandle, value: value, timeout: timeout)
+                    try await client.writeLong(handle: handle, value: value, timeout: timeout)
                 }
             }
         } catch { throw await translate(error, "write to \(characteristic.uuid)", timeout) }
     }
 
     public func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws -> [UInt8] {
-        do { return try await client.readLong(handle: descriptor.handle, timeout: timeout) } catch {
+        let handle = try Self.handle(of: descriptor.id, descriptor.uuid)
+        do { return try await client.readLong(handle: handle, timeout: timeout) } catch {
             throw await translate(error, "read of descriptor \(descriptor.uuid)", timeout)
         }
     }
 
     public func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws {
-        do { try await client.write(handle: descriptor.handle, value: value, timeout: timeout) } catch {
+        let handle = try Self.handle(of: descriptor.id, descriptor.uuid)
+        do { try await client.write(handle: handle, value: value, timeout: timeout) } catch {
             throw await translate(error, "write to descriptor \(descriptor.uuid)", timeout)
         }
     }
 
     public func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws {
-        var cccd = lock.withLock { cccdHandles[characteristic.valueHandle] }
+        var cccd = lock.withLock { cccdHandles[characteristic.id] }
         if cccd == nil {
             _ = try await discoverDescriptors(of: characteristic, timeout: timeout)
-            cccd = lock.withLock { cccdHandles[characteristic.valueHandle] }
+            cccd = lock.withLock { cccdHandles[characteristic.id] }
         }
         guard let cccd else { throw BluetoothError.notFound("CCCD of \(characteristic.uuid)") }
         let configuration: ClientCharacteristicConfiguration =
@@ -154,13 +172,17 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
         }
     }
 
+    /// A numbered identity (not from a handle) names nothing here: its stream finishes at once.
     public func valueUpdates(for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering) async -> ValueUpdates {
         let (updates, continuation) = ValueUpdates.makeStream(buffering: buffering)
+        guard let handle = characteristic.id.handle else {
+            continuation.finish()
+            return updates
+        }
         let sink = GATTClient.ValueSink(
             deliver: { continuation.yield($0.value) },
             finish: { continuation.finish(throwing: .disconnected(GATTConnection.reason(for: $0))) })
         let client = self.client
-        let handle = characteristic.valueHandle
         // A sink whose consumer has gone away is removed the next time a value arrives for it.
         _ = await client.addSink(sink, handle: handle)
         return updates
@@ -183,38 +205,57 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
 
     // MARK: Internals
 
-    private func gattService(_ service: DiscoveredService) -> GATTService {
-        GATTService(
-            uuid: service.uuid, handles: ATTHandleRange(start: service.handles.lowerBound, end: service.handles.upperBound),
-            isPrimary: service.isPrimary)
+    /// The handle an identity was derived from.
+    private static func handle(of id: AttributeID, _ uuid: BluetoothUUID) throws(BluetoothError) -> UInt16 {
+        guard let handle = id.handle else { throw .notFound("\(uuid) as \(id) (not an attribute of this connection)") }
+        return handle
+    }
+
+    /// The attribute an ATT Error Response names; nil for handle 0x0000 (no attribute).
+    static func attribute(at handle: UInt16) -> AttributeID? {
+        handle == 0 ? nil : AttributeID(handle: handle)
+    }
+
+    private func gattService(_ service: DiscoveredService) throws(BluetoothError) -> GATTService {
+        let start = try Self.handle(of: service.id, service.uuid)
+        guard let handles = service.handles, handles.start == start else {
+            throw .notFound("service \(service.uuid) as \(service.id) (its handle range is unknown)")
+        }
+        return GATTService(uuid: service.uuid, handles: handles, isPrimary: service.isPrimary)
     }
 
     private func discovered(_ characteristic: GATTCharacteristic, in service: DiscoveredService) -> DiscoveredCharacteristic {
         DiscoveredCharacteristic(
-            uuid: characteristic.uuid, service: service.uuid, properties: CharacteristicProperties(rawValue: characteristic.properties.rawValue),
+            id: AttributeID(handle: characteristic.valueHandle), uuid: characteristic.uuid, service: service.uuid,
+            properties: CharacteristicProperties(rawValue: characteristic.properties.rawValue),
             valueHandle: characteristic.valueHandle, endHandle: characteristic.endHandle)
     }
 
     /// The public descriptors, remembering the CCCD's handle for ``setNotifications(_:for:timeout:)``.
     private func discovered(_ descriptors: [GATTDescriptor], of characteristic: DiscoveredCharacteristic) -> [DiscoveredDescriptor] {
         if let cccd = descriptors.first(where: { $0.uuid == GATTAttributeType.clientCharacteristicConfiguration }) {
-            lock.withLock { cccdHandles[characteristic.valueHandle] = cccd.handle }
+            lock.withLock { cccdHandles[characteristic.id] = cccd.handle }
         }
-        return descriptors.map { DiscoveredDescriptor(uuid: $0.uuid, handle: $0.handle, characteristicValueHandle: characteristic.valueHandle) }
+        return descriptors.map {
+            DiscoveredDescriptor(id: AttributeID(handle: $0.handle), uuid: $0.uuid, handle: $0.handle, characteristicID: characteristic.id)
+        }
     }
 
-    private func gattCharacteristic(_ characteristic: DiscoveredCharacteristic) -> GATTCharacteristic {
+    private func gattCharacteristic(_ characteristic: DiscoveredCharacteristic) throws(BluetoothError) -> GATTCharacteristic {
+        let value = try Self.handle(of: characteristic.id, characteristic.uuid)
+        guard let end = characteristic.endHandle, value > 0, end >= value else {
+            throw .notFound("characteristic \(characteristic.uuid) as \(characteristic.id) (its end handle is unknown)")
+        }
         // The value attribute always follows its declaration (Core spec Vol 3 Part G §3.3).
-        GATTCharacteristic(
+        return GATTCharacteristic(
             uuid: characteristic.uuid, properties: CharacteristicProperties(rawValue: characteristic.properties.rawValue),
-            declarationHandle: characteristic.valueHandle - 1, valueHandle: characteristic.valueHandle,
-            endHandle: characteristic.endHandle)
+            declarationHandle: value - 1, valueHandle: value, endHandle: end)
     }
 
     /// The public error for a GATT client failure.
     func translate(_ error: GATTError, _ operation: String, _ timeout: Duration) async -> any Error {
         switch error {
-        case let .attribute(code, handle, _): return BluetoothError.attribute(code, handle: handle)
+        case let .attribute(code, handle, _): return BluetoothError.attribute(code, on: Self.attribute(at: handle))
         case .timeout: return BluetoothError.timeout(operation: operation, after: timeout)
         case .cancelled: return CancellationError()
         case .disconnected:

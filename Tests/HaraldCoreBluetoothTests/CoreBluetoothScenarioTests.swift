@@ -30,15 +30,16 @@ struct FakeWorld: Sendable {
         ])
     }
 
-    /// A world whose radio is on, with the profile peripheral known to the system.
-    static func make(poweredOn: Bool = true) -> FakeWorld {
+    /// A world whose radio is on, with a peripheral serving `gatt` (the profile unless told)
+    /// known to the system.
+    static func make(poweredOn: Bool = true, gatt: FakeGATT = profileGATT) -> FakeWorld {
         let clock = VirtualClock()
         let central = FakeCentral()
         let backend = CoreBluetoothBackend<FakeCentral>(clock: clock) { backend in
             central.backend = backend
             return central
         }
-        let peripheral = central.makePeripheral(name: "Scenario", gatt: profileGATT)
+        let peripheral = central.makePeripheral(name: "Scenario", gatt: gatt)
         let answer: @Sendable ([UInt8]) -> [UInt8] = { ScenarioProfile.answer(to: $0) }
         peripheral.respond[ScenarioProfile.command] = (ScenarioProfile.response, answer)
         peripheral.refuse[ScenarioProfile.command] = { $0.first == ScenarioProfile.refusedCommand ? attError(Int(ScenarioProfile.refusalCode)) : nil }

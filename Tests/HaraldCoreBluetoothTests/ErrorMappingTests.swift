@@ -8,8 +8,15 @@ import Testing
 struct ErrorMappingTests {
     @Test(arguments: [0x01, 0x05, 0x0F, 0x80, 0xFE])
     func attErrorCodesPassThroughAsATTStatus(code: Int) {
-        #expect(CoreBluetoothErrorMapping.bluetoothError(attError(code), handle: 0x21, keys: fakeKeys)
-            == .attribute(ATTErrorCode(rawValue: UInt8(code)), handle: 0x21))
+        #expect(CoreBluetoothErrorMapping.bluetoothError(attError(code), attribute: AttributeID(serial: 21), keys: fakeKeys)
+            == .attribute(ATTErrorCode(rawValue: UInt8(code)), on: AttributeID(serial: 21)))
+    }
+
+    @Test func anATTErrorOnNoSingleAttributeNamesNone() {
+        let error = CoreBluetoothErrorMapping.bluetoothError(attError(0x0E), attribute: nil, keys: fakeKeys)
+        #expect(error == .attribute(.unlikelyError, on: nil))
+        #expect(error.description == "ATT error Unlikely Error (0x0E)")
+        #expect(BluetoothError.attribute(.unlikelyError, on: AttributeID(serial: 7)).description == "ATT error Unlikely Error (0x0E) on attribute #7")
     }
 
     @Test func disconnectReasonsFollowTheCBErrorCode() {
@@ -22,13 +29,13 @@ struct ErrorMappingTests {
     }
 
     @Test func operationErrorsFromALostLinkMeanDisconnected() {
-        #expect(CoreBluetoothErrorMapping.bluetoothError(cbError(3), handle: 1, keys: fakeKeys) == .disconnected(.connectionLost))
-        #expect(CoreBluetoothErrorMapping.bluetoothError(cbError(7), handle: 1, keys: fakeKeys) == .disconnected(.remoteRequest))
+        #expect(CoreBluetoothErrorMapping.bluetoothError(cbError(3), attribute: AttributeID(serial: 1), keys: fakeKeys) == .disconnected(.connectionLost))
+        #expect(CoreBluetoothErrorMapping.bluetoothError(cbError(7), attribute: AttributeID(serial: 1), keys: fakeKeys) == .disconnected(.remoteRequest))
     }
 
     @Test func otherCoreBluetoothErrorsKeepTheirCode() {
-        #expect(CoreBluetoothErrorMapping.bluetoothError(cbError(13), handle: 1, keys: fakeKeys) == .notPermitted("CBError 13 (operation not supported)"))
-        #expect(CoreBluetoothErrorMapping.bluetoothError(cbError(0), handle: 1, keys: fakeKeys) == .backend("CBError 0 (unknown)"))
+        #expect(CoreBluetoothErrorMapping.bluetoothError(cbError(13), attribute: AttributeID(serial: 1), keys: fakeKeys) == .notPermitted("CBError 13 (operation not supported)"))
+        #expect(CoreBluetoothErrorMapping.bluetoothError(cbError(0), attribute: AttributeID(serial: 1), keys: fakeKeys) == .backend("CBError 0 (unknown)"))
         #expect(CoreBluetoothErrorMapping.connectionError(cbError(10), keys: fakeKeys) == .connectionFailed("CBError 10 (connection failed)"))
     }
 }

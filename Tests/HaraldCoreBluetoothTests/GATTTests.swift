@@ -117,12 +117,12 @@ struct GATTTests {
         #expect(world.backend.pendingOperationCount == 0)
     }
 
-    @Test func attErrorBecomesAnAttributeErrorOnTheCharacteristicsHandle() async throws {
+    @Test func attErrorBecomesAnAttributeErrorOnTheCharacteristic() async throws {
         let world = FakeWorld.make()
         let profile = try await world.backend.connectToProfile(world)
         let setting = profile[ScenarioProfile.setting]
         world.peripheral.lock.withLock { world.peripheral.characteristic(ScenarioProfile.setting)?.readError = attError(0x05) }
-        await #expect(throws: BluetoothError.attribute(.insufficientAuthentication, handle: setting.valueHandle)) {
+        await #expect(throws: BluetoothError.attribute(.insufficientAuthentication, on: setting.id)) {
             _ = try await profile.connection.read(setting, timeout: timeout)
         }
     }
@@ -132,7 +132,7 @@ struct GATTTests {
         let profile = try await world.backend.connectToProfile(world)
         let setting = profile[ScenarioProfile.setting]
         world.peripheral.lock.withLock { world.peripheral.characteristic(ScenarioProfile.setting)?.writeError = attError(0x80) }
-        await #expect(throws: BluetoothError.attribute(ATTErrorCode(rawValue: 0x80), handle: setting.valueHandle)) {
+        await #expect(throws: BluetoothError.attribute(ATTErrorCode(rawValue: 0x80), on: setting.id)) {
             try await profile.connection.write([1], to: setting, kind: .withResponse, timeout: timeout)
         }
     }
@@ -160,20 +160,28 @@ struct GATTTests {
         #expect(await updates.next() == [0x42])
     }
 
-    @Test func attributeHandlesNestAsOnAServer() async throws {
+    @Test func everyAttributeHasItsOwnIdentityAndNoHandle() async throws {
         let world = FakeWorld.make()
         let connection = try await world.backend.connect(to: world.identifier, timeout: timeout)
         let services = try await connection.discoverServices(nil, timeout: timeout)
         #expect(services.map(\.uuid) == [BluetoothUUID(0x180F), ScenarioProfile.service])
+        var identities: [AttributeID] = []
         for service in services {
+            #expect(service.handles == nil && service.id.handle == nil)
+            identities.append(service.id)
             for characteristic in try await connection.discoverCharacteristics(nil, of: service, timeout: timeout) {
-                #expect(service.handles.contains(characteristic.valueHandle) && service.handles.contains(characteristic.endHandle))
+                #expect(characteristic.valueHandle == nil && characteristic.endHandle == nil && characteristic.id.handle == nil)
                 #expect(characteristic.service == service.uuid)
+                identities.append(characteristic.id)
                 for descriptor in try await connection.discoverDescriptors(of: characteristic, timeout: timeout) {
-                    #expect(descriptor.handle > characteristic.valueHandle && descriptor.handle <= characteristic.endHandle)
+                    #expect(descriptor.handle == nil && descriptor.characteristicID == characteristic.id)
+                    identities.append(descriptor.id)
                 }
             }
         }
+        #expect(Set(identities).count == identities.count && identities.count == 2 + 6 + 2)
+        // Discovering the same objects again on the same connection gives the same identities.
+        #expect(try await connection.discoverServices(nil, timeout: timeout).map(\.id) == services.map(\.id))
     }
 
     @Test func discoveryFiltersByUUID() async throws {
@@ -201,7 +209,7 @@ struct GATTTests {
         for await _ in updates {}  // the stream ends with the service
         await #expect(throws: BluetoothError.self) { _ = try await profile.connection.read(status, timeout: timeout) }
         let again = try await world.backend.connectToProfile(world)
-        #expect(again[ScenarioProfile.status].valueHandle != status.valueHandle)
+        #expect(again[ScenarioProfile.status].id != status.id)
         #expect(try await again.connection.read(again[ScenarioProfile.status], timeout: timeout) == ScenarioProfile.statusInitial)
     }
 

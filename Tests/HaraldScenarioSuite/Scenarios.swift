@@ -36,7 +36,7 @@ extension Scenario {
                 try check(byUUID[uuid]?.properties.contains(property) == true, "\(uuid) lacks \(property)")
             }
         }
-        try checkEqual(Set(found.map(\.valueHandle)).count, found.count, "distinct value handles")
+        try checkEqual(Set(found.map(\.id)).count, found.count, "distinct identities")
         await connection.disconnect()
     }
 
@@ -58,7 +58,7 @@ extension Scenario {
     static func refusedWrite(_ harness: ScenarioHarness) async throws {
         let connection = try await connect(harness)
         let command = try await connection.characteristic(ScenarioProfile.command, service: ScenarioProfile.service)
-        let refusal = BluetoothError.attribute(ATTErrorCode(rawValue: ScenarioProfile.refusalCode), handle: command.valueHandle)
+        let refusal = BluetoothError.attribute(ATTErrorCode(rawValue: ScenarioProfile.refusalCode), on: command.id)
         try await checkThrows("refused command", refusal) {
             try await connection.write([ScenarioProfile.refusedCommand, 0x01], to: ScenarioSpecs.command)
         }

@@ -53,7 +53,7 @@ struct StandardProfileTests {
             let connection = try await central.connect(to: Self.strap, services: [.heartRate])
             try await connection.write(.resetEnergyExpended, to: .heartRateControlPoint)
             let controlPoint = try await connection.characteristic(BluetoothUUID(0x2A39), service: BluetoothUUID(0x180D))
-            await #expect(throws: BluetoothError.attribute(ATTErrorCode(0x80), handle: controlPoint.valueHandle)) {
+            await #expect(throws: BluetoothError.attribute(ATTErrorCode(0x80), on: controlPoint.id)) {
                 try await connection.write(.reserved(0x02), to: .heartRateControlPoint)
             }
             await connection.disconnect()

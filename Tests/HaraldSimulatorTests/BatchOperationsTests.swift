@@ -44,7 +44,7 @@ struct BatchOperationsTests {
             let mtu = await connection.mtu()
             // All 16-bit: one Read By Type run over the services, ⌊(MTU − 2) / 7⌋ declarations a response.
             #expect(swept[.readByTypeRequest, default: 0] - before[.readByTypeRequest, default: 0] == (characteristics.count + (mtu - 2) / 7 - 1) / ((mtu - 2) / 7) + 1)
-            #expect(swept[.findInformationRequest, default: 0] <= characteristics.filter { $0.endHandle > $0.valueHandle }.count)
+            #expect(swept[.findInformationRequest, default: 0] <= characteristics.filter { $0.endHandle! > $0.valueHandle! }.count)
 
             var oneByOne: [[DiscoveredDescriptor]] = []
             for characteristic in characteristics { oneByOne.append(try await connection.discoverDescriptors(of: characteristic)) }
@@ -72,8 +72,8 @@ struct BatchOperationsTests {
             }
             #expect(batched == single)
             #expect(try batched[2].get().count == 60)
-            let refused = characteristics[1].valueHandle
-            #expect(batched[1] == .failure(.attribute(.readNotPermitted, handle: refused)))
+            let refused = characteristics[1].id
+            #expect(batched[1] == .failure(.attribute(.readNotPermitted, on: refused)))
             guard case .failure(.notPermitted) = batched[3] else {
                 Issue.record("a characteristic without the read property is not read: \(batched[3])")
                 return

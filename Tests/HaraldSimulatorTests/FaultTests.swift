@@ -207,7 +207,7 @@ struct FaultTests {
             let measurement = try await connection.characteristic(BluetoothUUID(0x2A37), service: BluetoothUUID(0x180D))
             let simulated = simulator.connection(to: strap.address)!
             // The answer to the CCCD write is followed by 100 measurements back to back.
-            simulated.injectOnNext(.writeRequest, .floodNotifications(handle: measurement.valueHandle, value: [0x00, 70], count: 100))
+            simulated.injectOnNext(.writeRequest, .floodNotifications(handle: try #require(measurement.valueHandle), value: [0x00, 70], count: 100))
             let values = try await connection.subscribe(.heartRateMeasurement, buffering: .oldest(8))
             // Let the flood arrive while nobody reads, then check the connection still works.
             let battery = try await connection.read(.batteryLevel).percent

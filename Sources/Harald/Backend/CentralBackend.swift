@@ -22,6 +22,12 @@ public protocol CentralBackend: Sendable {
 
 /// One connection to a peripheral, seen from the central.
 ///
+/// Operations address services, characteristics and descriptors by their ``AttributeID`` (the
+/// `id` of ``DiscoveredService``, ``DiscoveredCharacteristic`` and ``DiscoveredDescriptor``),
+/// which is valid only on the connection that discovered them; an operation on an identity the
+/// connection does not know fails with ``BluetoothError/notFound(_:)`` (``valueUpdates(for:buffering:)``
+/// returns a stream that has finished).
+///
 /// Operations fail with ``BluetoothError``: `.disconnected` once the link is gone, `.attribute`
 /// for ATT error responses, `.timeout` when `timeout` passes (for ATT backends a timed-out
 /// transaction closes the link, as the Core spec requires).
@@ -53,7 +59,7 @@ public protocol ConnectionBackend: Sendable {
     func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws -> [[DiscoveredDescriptor]]
 
     /// The whole values of many characteristics, one result per characteristic in the given
-    /// order: the value, or the ``BluetoothError/attribute(_:handle:)`` error the peripheral
+    /// order: the value, or the ``BluetoothError/attribute(_:on:)`` error the peripheral
     /// gave for it; failures of the connection are thrown. The default reads one at a time;
     /// ATT backends batch with Read Multiple Variable.
     func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws -> [Result<[UInt8], BluetoothError>]

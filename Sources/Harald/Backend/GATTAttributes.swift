@@ -3,14 +3,18 @@ import HaraldCore
 
 /// A service found on a connected peripheral.
 public struct DiscoveredService: Hashable, Sendable {
+    /// The service's identity on this connection: the key every operation on it uses.
+    public var id: AttributeID
     public var uuid: BluetoothUUID
     /// True for a primary service.
     public var isPrimary: Bool
-    /// First and last attribute handle of the service (ATT backends; CoreBluetooth assigns
-    /// stable stand-ins).
-    public var handles: ClosedRange<UInt16>
+    /// The attribute handles the service spans, from its declaration to its last attribute
+    /// (Core spec Vol 3 Part G §3.1), when the backend sees them; nil on CoreBluetooth, which
+    /// hides handles.
+    public var handles: ATTHandleRange?
 
-    public init(uuid: BluetoothUUID, isPrimary: Bool = true, handles: ClosedRange<UInt16>) {
+    public init(id: AttributeID, uuid: BluetoothUUID, isPrimary: Bool = true, handles: ATTHandleRange? = nil) {
+        self.id = id
         self.uuid = uuid
         self.isPrimary = isPrimary
         self.handles = handles
@@ -19,17 +23,25 @@ public struct DiscoveredService: Hashable, Sendable {
 
 /// A characteristic found on a connected peripheral.
 public struct DiscoveredCharacteristic: Hashable, Sendable {
+    /// The characteristic's identity on this connection: the key every operation on it (read,
+    /// write, notifications, descriptor discovery) uses.
+    public var id: AttributeID
     public var uuid: BluetoothUUID
     /// The service it belongs to.
     public var service: BluetoothUUID
     public var properties: CharacteristicProperties
-    /// The handle of its value attribute: the key for every operation on it. Unique within a
-    /// connection.
-    public var valueHandle: UInt16
-    /// The last handle of the characteristic (its descriptors lie between the two).
-    public var endHandle: UInt16
+    /// The handle of its value attribute (Core spec Vol 3 Part G §3.3.2), when the backend sees
+    /// handles; nil on CoreBluetooth.
+    public var valueHandle: UInt16?
+    /// The last handle of the characteristic (its descriptors lie after the value handle, up to
+    /// this one), when the backend sees handles; nil on CoreBluetooth.
+    public var endHandle: UInt16?
 
-    public init(uuid: BluetoothUUID, service: BluetoothUUID, properties: CharacteristicProperties, valueHandle: UInt16, endHandle: UInt16) {
+    public init(
+        id: AttributeID, uuid: BluetoothUUID, service: BluetoothUUID, properties: CharacteristicProperties,
+        valueHandle: UInt16? = nil, endHandle: UInt16? = nil
+    ) {
+        self.id = id
         self.uuid = uuid
         self.service = service
         self.properties = properties
@@ -40,15 +52,19 @@ public struct DiscoveredCharacteristic: Hashable, Sendable {
 
 /// A descriptor found on a connected peripheral.
 public struct DiscoveredDescriptor: Hashable, Sendable {
+    /// The descriptor's identity on this connection: the key for reading and writing it.
+    public var id: AttributeID
     public var uuid: BluetoothUUID
-    public var handle: UInt16
-    /// The value handle of the characteristic it describes.
-    public var characteristicValueHandle: UInt16
+    /// Its attribute handle, when the backend sees handles; nil on CoreBluetooth.
+    public var handle: UInt16?
+    /// The identity of the characteristic it describes.
+    public var characteristicID: AttributeID
 
-    public init(uuid: BluetoothUUID, handle: UInt16, characteristicValueHandle: UInt16) {
+    public init(id: AttributeID, uuid: BluetoothUUID, handle: UInt16? = nil, characteristicID: AttributeID) {
+        self.id = id
         self.uuid = uuid
         self.handle = handle
-        self.characteristicValueHandle = characteristicValueHandle
+        self.characteristicID = characteristicID
     }
 }
 

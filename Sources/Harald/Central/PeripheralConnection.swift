@@ -28,7 +28,7 @@ public actor PeripheralConnection {
     private var characteristicsByService: [BluetoothUUID: [DiscoveredCharacteristic]] = [:]
     /// Per service, which characteristics were asked of the backend so far.
     private var askedCharacteristics: [BluetoothUUID: CharacteristicsAsked] = [:]
-    private var subscriptionCounts: [UInt16: Int] = [:]
+    private var subscriptionCounts: [AttributeID: Int] = [:]
     /// Subscriptions whose consumers went away, waiting for their CCCD to be turned off at the
     /// connection's next operation (a termination handler cannot call into the actor without
     /// starting a task).
@@ -247,7 +247,7 @@ public actor PeripheralConnection {
     /// batches; other backends read one at a time).
     ///
     /// Returns one result per characteristic, in the given order: the whole value, or the error
-    /// for that characteristic alone — ``BluetoothError/attribute(_:handle:)`` when the
+    /// for that characteristic alone — ``BluetoothError/attribute(_:on:)`` when the
     /// peripheral refused it, ``BluetoothError/notPermitted(_:)`` when its properties lack read.
     /// Failures of the connection (disconnection, timeout, cancellation) are thrown.
     public func readRawValues(of characteristics: [DiscoveredCharacteristic], timeout: Duration? = nil) async throws
@@ -306,16 +306,16 @@ public actor PeripheralConnection {
         guard characteristic.properties.contains(.notify) || characteristic.properties.contains(.indicate) else {
             throw BluetoothError.notPermitted("\(characteristic.uuid) neither notifies nor indicates")
         }
-        let handle = characteristic.valueHandle
+        let id = characteristic.id
         // Open the stream before enabling, so nothing sent right after the CCCD write is lost.
         let updates = await backend.valueUpdates(for: characteristic, buffering: buffering)
         let ended = EndFlag()
         let subscription = Subscription<Value>(
             updates: updates, failures: FailureCounter(), policy: onDecodingFailure, ended: ended)
-        if (subscriptionCounts[handle] ?? 0) == 0 {
+        if (subscriptionCounts[id] ?? 0) == 0 {
             try await backend.setNotifications(true, for: characteristic, timeout: timeout ?? defaultTimeout)
         }
-        subscriptionCounts[handle, default: 0] += 1
+        subscriptionCounts[id, default: 0] += 1
         updates.onEnd { [released] in released.withLock { $0.append(characteristic) } }
         return subscription
     }
@@ -345,11 +345,11 @@ public actor PeripheralConnection {
     /// Turns notifications off for characteristics whose last subscription has ended.
     private func releaseAbandonedSubscriptions(timeout: Duration? = nil) async throws {
         for characteristic in released.withLock({ taken in defer { taken.removeAll() }; return taken }) {
-            let handle = characteristic.valueHandle
-            let remaining = (subscriptionCounts[handle] ?? 1) - 1
-            subscriptionCounts[handle] = remaining
+            let id = characteristic.id
+            let remaining = (subscriptionCounts[id] ?? 1) - 1
+            subscriptionCounts[id] = remaining
             if remaining == 0 {
-                subscriptionCounts[handle] = nil
+                subscriptionCounts[id] = nil
                 // The link may be gone already; then there is nothing to turn off.
                 do {
                     try await backend.setNotifications(false, for: characteristic, timeout: timeout ?? defaultTimeout)

@@ -13,8 +13,14 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     case timeout(operation: String, after: Duration)
     /// The connection is gone (or went away during the operation).
     case disconnected(DisconnectReason)
-    /// The peer answered with an ATT error response.
-    case attribute(ATTErrorCode, handle: UInt16)
+    /// The peer refused an operation with an ATT error code.
+    ///
+    /// `on` names the attribute in error: on backends that see handles, the attribute at the
+    /// handle the peer's Error Response gave (usually the one the operation addressed; a CCCD's
+    /// when the CCCD write failed); on CoreBluetooth, which passes the peer's code on but not
+    /// the handle, the attribute the operation addressed. Nil when the error concerns no single
+    /// attribute (an Error Response with handle 0x0000, a failed service discovery).
+    case attribute(ATTErrorCode, on: AttributeID?)
     /// A declared service or characteristic is not on the device.
     case notFound(String)
     /// The characteristic does not permit the operation (its properties lack it).
@@ -35,7 +41,8 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .radioUnavailable(state): "Bluetooth radio is \(state)"
         case let .timeout(operation, duration): "\(operation) timed out after \(duration)"
         case let .disconnected(reason): "disconnected: \(reason)"
-        case let .attribute(status, handle): "ATT error \(status) on handle 0x\(String(handle, radix: 16, uppercase: true))"
+        case let .attribute(status, attribute?): "ATT error \(status) on \(attribute)"
+        case let .attribute(status, nil): "ATT error \(status)"
         case let .notFound(what): "not found: \(what)"
         case let .notPermitted(what): "not permitted: \(what)"
         case let .protocolViolation(detail): "protocol violation: \(detail)"

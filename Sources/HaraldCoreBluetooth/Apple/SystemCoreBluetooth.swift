@@ -53,7 +53,7 @@ extension CoreBluetoothBackend where Central == CBCentralManager {
             proxy.backend = backend
             return CBCentralManager(delegate: proxy, queue: queue, options: options)
         }
-        withLock { retainedObjects.append(proxy) }
+        state.withLock { $0.retainedObjects.append(proxy) }
     }
 }
 

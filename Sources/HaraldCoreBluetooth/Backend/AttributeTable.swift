@@ -3,119 +3,113 @@ import HaraldCodec
 import HaraldCore
 
 extension CoreBluetoothBackend {
-    /// Stand-in attribute handles for the objects CoreBluetooth hands out.
+    /// The CoreBluetooth objects discovered on a peripheral, by the ``AttributeID`` each was
+    /// given, and the way back from an object to its identity.
     ///
-    /// CoreBluetooth hides ATT handles, but Harald's discovered attributes carry them and use them
-    /// as keys. Handles are assigned in discovery order, nested as on a real server: service *k*
-    /// (0-based) spans `1 + k·0x400 … k·0x400 + 0x400`; its characteristic *j* has its
-    /// declaration at `start + 1 + 8j`, its value right after, and up to six descriptors after
-    /// that. So a service holds up to 127 characteristics and a connection up to 64 services
-    /// (counting services the peripheral invalidated and that were discovered again); discovery
-    /// beyond that fails with ``BluetoothError/backend(_:)``. The same discovery order gives the
-    /// same handles on every connection. The table is emptied when a connection ends, as
-    /// CoreBluetooth invalidates its objects then.
+    /// CoreBluetooth hides ATT handles, so identities are numbered from a counter in discovery
+    /// order (``AttributeID/init(serial:)``), with no limit on how many services, characteristics
+    /// or descriptors a peripheral has. The table outlives connections (it belongs to the
+    /// peripheral's record): ``removeAll()`` forgets every object when a connection ends, as
+    /// CoreBluetooth invalidates its objects then, but keeps the counter, so an identity handed
+    /// out on one connection never names anything on a later one. An object discovered again on
+    /// the same connection keeps its identity.
+    ///
+    /// The table holds its objects strongly, so an object identifier it stores always belongs to
+    /// the object it was taken from.
     struct AttributeTable {
-        static var serviceStride: Int { 0x400 }
-        static var maximumServices: Int { 64 }
-        static var characteristicStride: Int { 8 }
-        static var maximumCharacteristics: Int { 127 }
-        static var maximumDescriptors: Int { 6 }
-
-        private var nextServiceIndex = 0
-        private var serviceStarts: [ObjectIdentifier: UInt16] = [:]
-        private(set) var services: [UInt16: Service] = [:]
-        private var characteristicHandles: [ObjectIdentifier: UInt16] = [:]
-        private(set) var characteristics: [UInt16: Characteristic] = [:]
-        private var characteristicCounts: [UInt16: Int] = [:]
-        private var descriptorHandles: [ObjectIdentifier: UInt16] = [:]
-        private(set) var descriptors: [UInt16: Descriptor] = [:]
-        private var descriptorCounts: [UInt16: Int] = [:]
-
-        func serviceStart(of service: Service) -> UInt16? { serviceStarts[ObjectIdentifier(service)] }
-        func valueHandle(of characteristic: Characteristic) -> UInt16? { characteristicHandles[ObjectIdentifier(characteristic)] }
-        func handle(of descriptor: Descriptor) -> UInt16? { descriptorHandles[ObjectIdentifier(descriptor)] }
-
-        mutating func register(_ service: Service) throws(BluetoothError) -> DiscoveredService {
-            let start: UInt16
-            if let known = serviceStarts[ObjectIdentifier(service)] {
-                start = known
-            } else {
-                guard nextServiceIndex < Self.maximumServices else {
-                    throw .backend("CoreBluetooth backend: more than \(Self.maximumServices) services")
-                }
-                start = UInt16(1 + nextServiceIndex * Self.serviceStride)
-                nextServiceIndex += 1
-                serviceStarts[ObjectIdentifier(service)] = start
-                services[start] = service
-            }
-            return DiscoveredService(
-                uuid: service.uuid.bluetoothUUID, isPrimary: service.isPrimary,
-                handles: start...(start + UInt16(Self.serviceStride - 1)))
+        struct ServiceEntry {
+            let object: Service
+            var characteristics: Set<AttributeID> = []
         }
 
-        mutating func register(_ characteristic: Characteristic, in service: DiscoveredService) throws(BluetoothError)
-            -> DiscoveredCharacteristic
-        {
-            let start = service.handles.lowerBound
-            let value: UInt16
-            if let known = characteristicHandles[ObjectIdentifier(characteristic)] {
-                value = known
-            } else {
-                let index = characteristicCounts[start, default: 0]
-                guard index < Self.maximumCharacteristics else {
-                    throw .backend("CoreBluetooth backend: more than \(Self.maximumCharacteristics) characteristics in \(service.uuid)")
-                }
-                characteristicCounts[start] = index + 1
-                value = start + 2 + UInt16(index * Self.characteristicStride)
-                characteristicHandles[ObjectIdentifier(characteristic)] = value
-                characteristics[value] = characteristic
+        struct CharacteristicEntry {
+            let object: Characteristic
+            let service: AttributeID
+            let serviceUUID: BluetoothUUID
+            var descriptors: Set<AttributeID> = []
+        }
+
+        struct DescriptorEntry {
+            let object: Descriptor
+            let characteristic: AttributeID
+        }
+
+        /// The last number given out (0: none yet).
+        private var lastSerial: UInt64 = 0
+        private var identities: [ObjectIdentifier: AttributeID] = [:]
+        private(set) var services: [AttributeID: ServiceEntry] = [:]
+        private(set) var characteristics: [AttributeID: CharacteristicEntry] = [:]
+        private(set) var descriptors: [AttributeID: DescriptorEntry] = [:]
+
+        /// The identity of a registered object (service, characteristic or descriptor).
+        func id(of object: AnyObject) -> AttributeID? { identities[ObjectIdentifier(object)] }
+
+        private mutating func identity(of object: AnyObject) -> (id: AttributeID, isNew: Bool) {
+            if let known = identities[ObjectIdentifier(object)] { return (known, false) }
+            lastSerial += 1
+            let id = AttributeID(serial: lastSerial)
+            identities[ObjectIdentifier(object)] = id
+            return (id, true)
+        }
+
+        mutating func register(_ service: Service) -> DiscoveredService {
+            let (id, isNew) = identity(of: service)
+            if isNew { services[id] = ServiceEntry(object: service) }
+            return DiscoveredService(id: id, uuid: service.uuid.bluetoothUUID, isPrimary: service.isPrimary)
+        }
+
+        /// Registers `characteristic` of the registered service `serviceID`.
+        mutating func register(_ characteristic: Characteristic, in serviceID: AttributeID) -> DiscoveredCharacteristic? {
+            guard let service = services[serviceID] else { return nil }
+            let (id, isNew) = identity(of: characteristic)
+            if isNew {
+                characteristics[id] = CharacteristicEntry(object: characteristic, service: serviceID, serviceUUID: service.object.uuid.bluetoothUUID)
+                services[serviceID]?.characteristics.insert(id)
             }
+            return discovered(id)
+        }
+
+        /// Registers `descriptor` of the registered characteristic `characteristicID`.
+        mutating func register(_ descriptor: Descriptor, of characteristicID: AttributeID) -> DiscoveredDescriptor? {
+            guard characteristics[characteristicID] != nil else { return nil }
+            let (id, isNew) = identity(of: descriptor)
+            if isNew {
+                descriptors[id] = DescriptorEntry(object: descriptor, characteristic: characteristicID)
+                characteristics[characteristicID]?.descriptors.insert(id)
+            }
+            return DiscoveredDescriptor(id: id, uuid: descriptor.uuid.bluetoothUUID, characteristicID: characteristicID)
+        }
+
+        /// The public value of a registered characteristic.
+        func discovered(_ id: AttributeID) -> DiscoveredCharacteristic? {
+            guard let entry = characteristics[id] else { return nil }
             return DiscoveredCharacteristic(
-                uuid: characteristic.uuid.bluetoothUUID, service: service.uuid,
-                properties: CharacteristicProperties(rawValue: UInt8(truncatingIfNeeded: characteristic.properties.rawValue)),
-                valueHandle: value, endHandle: value + UInt16(Self.maximumDescriptors))
-        }
-
-        mutating func register(_ descriptor: Descriptor, of valueHandle: UInt16) throws(BluetoothError) -> DiscoveredDescriptor {
-            let handle: UInt16
-            if let known = descriptorHandles[ObjectIdentifier(descriptor)] {
-                handle = known
-            } else {
-                let index = descriptorCounts[valueHandle, default: 0]
-                guard index < Self.maximumDescriptors else {
-                    throw .backend("CoreBluetooth backend: more than \(Self.maximumDescriptors) descriptors on one characteristic")
-                }
-                descriptorCounts[valueHandle] = index + 1
-                handle = valueHandle + 1 + UInt16(index)
-                descriptorHandles[ObjectIdentifier(descriptor)] = handle
-                descriptors[handle] = descriptor
-            }
-            return DiscoveredDescriptor(uuid: descriptor.uuid.bluetoothUUID, handle: handle, characteristicValueHandle: valueHandle)
+                id: id, uuid: entry.object.uuid.bluetoothUUID, service: entry.serviceUUID,
+                properties: CharacteristicProperties(rawValue: UInt8(truncatingIfNeeded: entry.object.properties.rawValue)))
         }
 
         /// Forgets `service` and everything in it (the peripheral changed its database); returns
-        /// its handle range, or nil if it was not registered.
-        mutating func invalidate(_ service: Service) -> ClosedRange<UInt16>? {
-            guard let start = serviceStarts.removeValue(forKey: ObjectIdentifier(service)) else { return nil }
-            let range = start...(start + UInt16(Self.serviceStride - 1))
-            services[start] = nil
-            characteristicCounts[start] = nil
-            for (handle, characteristic) in characteristics where range.contains(handle) {
-                characteristics[handle] = nil
-                characteristicHandles[ObjectIdentifier(characteristic)] = nil
-                descriptorCounts[handle] = nil
+        /// the identities of the characteristics it held, or nil if it was not registered.
+        mutating func invalidate(_ service: Service) -> Set<AttributeID>? {
+            guard let id = identities[ObjectIdentifier(service)], let entry = services.removeValue(forKey: id) else { return nil }
+            identities[ObjectIdentifier(service)] = nil
+            for characteristicID in entry.characteristics {
+                guard let characteristic = characteristics.removeValue(forKey: characteristicID) else { continue }
+                identities[ObjectIdentifier(characteristic.object)] = nil
+                for descriptorID in characteristic.descriptors {
+                    guard let descriptor = descriptors.removeValue(forKey: descriptorID) else { continue }
+                    identities[ObjectIdentifier(descriptor.object)] = nil
+                }
             }
-            for (handle, descriptor) in descriptors where range.contains(handle) {
-                descriptors[handle] = nil
-                descriptorHandles[ObjectIdentifier(descriptor)] = nil
-            }
-            return range
+            return entry.characteristics
         }
 
-        /// The service a registered service's start handle names.
-        func serviceUUID(containing handle: UInt16) -> BluetoothUUID? {
-            let start = UInt16((Int(handle) - 1) / Self.serviceStride * Self.serviceStride + 1)
-            return services[start]?.uuid.bluetoothUUID
+        /// Forgets every object (the connection ended); identities already handed out stay used.
+        mutating func removeAll() {
+            identities = [:]
+            services = [:]
+            characteristics = [:]
+            descriptors = [:]
         }
     }
 }

@@ -4,7 +4,7 @@ import HaraldCodec
 import HaraldCore
 
 // The state the backend keeps behind its lock. Every type here is used only inside
-// `CoreBluetoothBackend.withLock`, which is what makes holding CoreBluetooth's non-Sendable
+// `CoreBluetoothBackend.state.withLock`, which is what makes holding CoreBluetooth's non-Sendable
 // objects in them safe.
 
 extension CoreBluetoothBackend {
@@ -27,19 +27,19 @@ extension CoreBluetoothBackend {
     /// CoreBluetooth answers requests of one kind on one attribute in the order they were made.
     enum RequestKey: Hashable {
         case services
-        case characteristics(service: UInt16)
-        case descriptors(characteristic: UInt16)
-        case read(characteristic: UInt16)
-        case write(characteristic: UInt16)
-        case notificationState(characteristic: UInt16)
-        case readDescriptor(UInt16)
-        case writeDescriptor(UInt16)
+        case characteristics(service: AttributeID)
+        case descriptors(characteristic: AttributeID)
+        case read(characteristic: AttributeID)
+        case write(characteristic: AttributeID)
+        case notificationState(characteristic: AttributeID)
+        case readDescriptor(AttributeID)
+        case writeDescriptor(AttributeID)
     }
 
     /// What to undo when an operation ends without its answer (timeout, cancellation).
     enum Cleanup {
         /// A request sent to CoreBluetooth: its FIFO entry stays as a tombstone that absorbs the
-        /// late answer; a request not yet sent is simply removed.
+        /// late answer; a request not yet sent (still in the outbox) is simply removed.
         case request(UUID, RequestKey)
         /// A connection attempt: the last waiter to give up cancels it.
         case connect(UUID)
@@ -54,7 +54,7 @@ extension CoreBluetoothBackend {
         let cleanup: Cleanup
         /// UUIDs a discovery asked for (nil: all).
         let filter: [BluetoothUUID]?
-        /// True once the request has been handed to CoreBluetooth.
+        /// True once the request's turn in the outbox has come and it is handed to CoreBluetooth.
         var issued = false
     }
 
@@ -63,7 +63,7 @@ extension CoreBluetoothBackend {
     struct QueuedWrite {
         let id: UInt64
         let data: Data
-        let valueHandle: UInt16
+        let characteristic: AttributeID
     }
 
     /// Everything about one peripheral identifier: the single record ("wrapper") per device that
@@ -77,8 +77,9 @@ extension CoreBluetoothBackend {
         var endReasons: [UInt64: DisconnectReason] = [:]
         var connectWaiters: [UInt64] = []
         var requests: [RequestKey: [UInt64]] = [:]
+        /// What was discovered on the current connection, by identity (emptied when it ends).
         var attributes = AttributeTable()
-        var subscribers: [UInt16: [UInt64: ValueUpdates.Continuation]] = [:]
+        var subscribers: [AttributeID: [UInt64: ValueUpdates.Continuation]] = [:]
         var writeQueue: [QueuedWrite] = []
         var pumping = false
         var pumpRequested = false
@@ -117,6 +118,12 @@ extension CoreBluetoothBackend {
         var links: [UUID: Link] = [:]
         var pending: [UInt64: Pending] = [:]
         var restored: CoreBluetoothRestoredState?
+        /// Objects the platform glue needs kept alive as long as the backend (the delegate proxy).
+        var retainedObjects: [AnyObject] = []
+        /// Calls to CoreBluetooth waiting to be made, oldest first (see `sendOutbox`).
+        var outbox: [OutgoingCall] = []
+        /// True while a thread is making the outbox's calls.
+        var sending = false
 
         mutating func makeID() -> UInt64 {
             nextID += 1

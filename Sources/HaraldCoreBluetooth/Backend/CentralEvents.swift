@@ -9,7 +9,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
         var fallout = Fallout(reason: .connectionLost)
         var failedConnects: [Pending] = []
         var failedScans: [AsyncThrowingStream<Advertisement, any Error>.Continuation] = []
-        withLock {
+        state.withLock { state in
             state.radio = radio
             for observer in state.radioObservers.values { observer.yield(radio) }
             if radio == .poweredOn {
@@ -47,7 +47,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
     public func centralManager(_ central: Central, willRestoreState dict: [String: Any]) {
         let peripherals = dict[keys.restoredPeripherals] as? [Peripheral] ?? []
         let services = (dict[keys.restoredScanServices] as? [AnyObject] ?? []).compactMap { ($0 as? Peripheral.UUIDValue)?.bluetoothUUID }
-        withLock {
+        state.withLock { state in
             var restored: [CoreBluetoothRestoredState.RestoredPeripheral] = []
             for peripheral in peripherals {
                 let uuid = register(peripheral, in: &state)
@@ -73,7 +73,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
         let advertisement = Advertisement(
             peripheral: PeripheralIdentifier(rawValue: peripheral.identifier.uuidString), rssi: RSSI(dBm: strength.intValue),
             isConnectable: AdvertisementMapping.isConnectable(advertisementData, keys: keys), data: data, receivedAt: elapsed())
-        withLock {
+        state.withLock { state in
             let uuid = register(peripheral, in: &state)
             route(advertisement, from: uuid, in: &state)
         }
@@ -82,8 +82,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
     public func centralManager(_ central: Central, didConnect peripheral: Central.Peripheral) {
         var waiters: [Pending] = []
         var generation: UInt64 = 0
-        var unwanted = false
-        withLock {
+        state.withLock { state in
             let uuid = register(peripheral, in: &state)
             guard var link = state.links[uuid] else { return }
             switch link.phase {
@@ -96,18 +95,18 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
                 state.links[uuid] = link
             case .idle:
                 // An attempt given up (timeout, cancellation) that completed anyway.
-                unwanted = true
+                state.outbox.append(OutgoingCall { central in central.cancelPeripheralConnection(peripheral) })
             case .connected:
                 break
             }
         }
-        if unwanted { central.cancelPeripheralConnection(peripheral) }
+        sendOutbox()
         deliver(waiters.map { ($0, .success(.connection(generation: generation))) })
     }
 
     public func centralManager(_ central: Central, didFailToConnect peripheral: Central.Peripheral, error: (any Error)?) {
         let failure = CoreBluetoothErrorMapping.connectionError(error, keys: keys)
-        let waiters: [Pending] = withLock {
+        let waiters: [Pending] = state.withLock { state in
             let uuid = register(peripheral, in: &state)
             guard var link = state.links[uuid], link.phase == .connecting else { return [] }
             let waiters = link.connectWaiters.compactMap { state.pending.removeValue(forKey: $0) }
@@ -123,7 +122,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
         let reason = CoreBluetoothErrorMapping.disconnectReason(error, keys: keys)
         // Reported for a connection that is up. When the app already closed it (or is connecting
         // again) the call only confirms what the backend did, and is ignored.
-        let fallout = withLock { endConnection(register(peripheral, in: &state), reason: reason, in: &state) }
+        let fallout = state.withLock { state in endConnection(register(peripheral, in: &state), reason: reason, in: &state) }
         fallout.settle()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldCodec
+import HaraldCore
 
 /// Harald's central backend on CoreBluetooth.
 ///
@@ -43,22 +44,25 @@ import HaraldCodec
 /// - **Radio state**: leaving powered-on ends every connection (`.connectionLost`), fails
 ///   connection attempts and, unless the state is unknown or resetting, running scans.
 ///
-/// Attribute handles are stand-ins (CoreBluetooth hides the real ones); see `AttributeTable`.
+/// CoreBluetooth hides ATT handles: services, characteristics and descriptors are known by
+/// identities the backend numbers as it discovers them (``AttributeID/init(serial:)``), without
+/// limit and never reused for a peripheral; see `AttributeTable`. Their `handles`, `valueHandle`,
+/// `endHandle` and `handle` are nil, and ``BluetoothError/attribute(_:on:)`` names the attribute
+/// the failed operation addressed.
 ///
-/// Thread safety: `@unchecked Sendable` because all mutable state is in `state`, which is read
-/// and written only inside `withLock` (an `NSLock`). Continuations are resumed and CoreBluetooth
+/// Thread safety: all mutable state is in `state`, a `Locked` read and written only inside its
+/// `withLock`, and the rest is immutable, so the compiler checks `Sendable`; the CoreBluetooth
+/// objects in `state` never leave the lock except to be called. Continuations are resumed and CoreBluetooth
 /// is called outside that lock, so a CoreBluetooth (or fake) that calls a delegate method
-/// synchronously from inside a request cannot deadlock. Requests to CoreBluetooth are made under
-/// a second, recursive lock (`requestLock`) together with their registration, so the order of
-/// the FIFOs is the order CoreBluetooth receives the requests in.
-public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralBackend, @unchecked Sendable {
+/// synchronously from inside a request cannot deadlock. Calls that make CoreBluetooth act are
+/// queued in an outbox in the same critical section as their registration and made in that
+/// order by one thread at a time (`sendOutbox`), so the order of the FIFOs is the order
+/// CoreBluetooth receives the requests in, without holding a lock while calling it.
+public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralBackend, Sendable {
     let clock: any Clock<Duration>
     let elapsed: @Sendable () -> Duration
-    private let lock = NSLock()
-    let requestLock = NSRecursiveLock()
-    var state = State()
-    /// Objects the platform glue needs kept alive as long as the backend (the delegate proxy).
-    var retainedObjects: [AnyObject] = []
+    /// Everything that changes, behind the one lock.
+    let state = Locked(State())
 
     /// A backend over the central `makeCentral` creates. `makeCentral` receives the backend to
     /// use as the central's delegate (and its peripherals' delegate); delegate calls may start
@@ -67,19 +71,12 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
         self.clock = clock
         self.elapsed = Self.stopwatch(clock)
         let central = makeCentral(self)
-        withLock { state.central = central }
+        state.withLock { $0.central = central }
     }
 
     private static func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
         let start = clock.now
         return { start.duration(to: clock.now) }
-    }
-
-    @discardableResult
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
     }
 
     var keys: CoreBluetoothKeys { Central.keys }
@@ -90,32 +87,32 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
     /// `disconnection()` waiters: 0 when nothing is in flight, so tests can prove no continuation
     /// leaked.
     public var pendingOperationCount: Int {
-        withLock { state.pending.count + state.links.values.reduce(0) { $0 + $1.disconnectWaiters.count } }
+        state.withLock { state in state.pending.count + state.links.values.reduce(0) { $0 + $1.disconnectWaiters.count } }
     }
 
     /// Live `valueUpdates`, `scan` and `radioStates` streams.
     public var liveStreamCount: Int {
-        withLock {
+        state.withLock { state in
             state.radioObservers.count + state.scanners.count
                 + state.links.values.reduce(0) { $0 + $1.subscribers.values.reduce(0) { $0 + $1.count } }
         }
     }
 
     /// What the system restored when it relaunched the app, if it did.
-    public var restoredState: CoreBluetoothRestoredState? { withLock { state.restored } }
+    public var restoredState: CoreBluetoothRestoredState? { state.withLock { $0.restored } }
 
     // MARK: Radio state
 
     public func radioStates() -> AsyncStream<RadioState> {
         let (stream, continuation) = AsyncStream.makeStream(of: RadioState.self)
-        let id: UInt64 = withLock {
+        let id: UInt64 = state.withLock { state in
             let id = state.makeID()
             continuation.yield(state.radio)
             state.radioObservers[id] = continuation
             return id
         }
         continuation.onTermination = { [weak self] _ in
-            self?.withLock { _ = self?.state.radioObservers.removeValue(forKey: id) }
+            self?.state.withLock { _ = $0.radioObservers.removeValue(forKey: id) }
         }
         return stream
     }
@@ -138,20 +135,22 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
             throw BluetoothError.connectionFailed("\(peripheral) is not a CoreBluetooth peripheral identifier")
         }
         try lookUpPeripheral(uuid)
-        var toConnect: Peripheral?
         let reply = try await perform("connect", timeout: timeout, cleanup: .connect(uuid)) { state, id in
             guard state.radio == .poweredOn else { return .fail(.radioUnavailable(state.radio)) }
             guard var link = state.links[uuid] else { return .fail(.connectionFailed("unknown peripheral \(peripheral)")) }
             if link.phase == .connected { return .done(.connection(generation: link.generation)) }
             link.connectWaiters.append(id)
+            // The first waiter starts the attempt; later ones wait for the same one.
+            var attempt: OutgoingCall?
             if link.phase == .idle {
                 link.phase = .connecting
-                toConnect = link.peripheral
+                let target = link.peripheral
+                attempt = OutgoingCall(isWanted: { state in state.links[uuid]?.phase == .connecting }) { central in
+                    central.connect(target, options: nil)
+                }
             }
             state.links[uuid] = link
-            return .proceed
-        } issue: { central in
-            if let toConnect { central.connect(toConnect, options: nil) }
+            return .proceed(attempt)
         }
         guard case .connection(let generation) = reply else { throw BluetoothError.backend("unexpected reply to connect") }
         return CoreBluetoothConnection(backend: self, identifier: uuid, generation: generation)
@@ -160,12 +159,12 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
     /// Makes sure a record exists for `uuid`, asking CoreBluetooth for a peripheral it knows
     /// (`retrievePeripherals(withIdentifiers:)`) when this backend has not seen it.
     private func lookUpPeripheral(_ uuid: UUID) throws(BluetoothError) {
-        let (known, central) = withLock { (state.links[uuid] != nil, state.central) }
+        let (known, central) = state.withLock { state in (state.links[uuid] != nil, state.central) }
         if known { return }
         guard let central, let peripheral = central.retrievePeripherals(withIdentifiers: [uuid]).first else {
             throw .connectionFailed("CoreBluetooth does not know peripheral \(uuid.uuidString)")
         }
-        withLock { register(peripheral, in: &state) }
+        state.withLock { state in _ = register(peripheral, in: &state) }
     }
 
     /// The record for `peripheral`, created on first sight; later objects for the same identifier
@@ -198,7 +197,7 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
         link.requests = [:]
         link.writeQueue = []
         link.pumpRequested = false
-        link.attributes = AttributeTable()
+        link.attributes.removeAll()
         fallout.streams = link.subscribers.values.flatMap(\.values)
         link.subscribers = [:]
         fallout.waiters = Array(link.disconnectWaiters.values)
@@ -209,13 +208,13 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
 
     /// Closes connection `generation` of `uuid` at the app's request.
     func disconnect(_ uuid: UUID, generation: UInt64) {
-        requestLock.lock()
-        defer { requestLock.unlock() }
-        let (fallout, peripheral, central): (Fallout?, Peripheral?, Central?) = withLock {
-            guard let link = state.links[uuid], link.phase == .connected, link.generation == generation else { return (nil, nil, nil) }
-            return (endConnection(uuid, reason: .localRequest, in: &state), link.peripheral, state.central)
+        let fallout: Fallout? = state.withLock { state in
+            guard let link = state.links[uuid], link.phase == .connected, link.generation == generation else { return nil }
+            let peripheral = link.peripheral
+            state.outbox.append(OutgoingCall { central in central.cancelPeripheralConnection(peripheral) })
+            return endConnection(uuid, reason: .localRequest, in: &state)
         }
         fallout?.settle()
-        if let peripheral, let central { central.cancelPeripheralConnection(peripheral) }
+        sendOutbox()
     }
 }

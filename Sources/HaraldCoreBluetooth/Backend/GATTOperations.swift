@@ -17,17 +17,17 @@ extension CoreBluetoothBackend {
     }
 
     private static func characteristic(_ characteristic: DiscoveredCharacteristic, in link: Link) throws(BluetoothError) -> Characteristic {
-        guard let object = link.attributes.characteristics[characteristic.valueHandle] else {
-            throw .notFound("characteristic \(characteristic.uuid) (discover it on this connection first)")
+        guard let entry = link.attributes.characteristics[characteristic.id] else {
+            throw .notFound("characteristic \(characteristic.uuid) as \(characteristic.id) (discover it on this connection first)")
         }
-        return object
+        return entry.object
     }
 
     private static func descriptor(_ descriptor: DiscoveredDescriptor, in link: Link) throws(BluetoothError) -> Descriptor {
-        guard let object = link.attributes.descriptors[descriptor.handle] else {
-            throw .notFound("descriptor \(descriptor.uuid) (discover it on this connection first)")
+        guard let entry = link.attributes.descriptors[descriptor.id] else {
+            throw .notFound("descriptor \(descriptor.uuid) as \(descriptor.id) (discover it on this connection first)")
         }
-        return object
+        return entry.object
     }
 
     func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration, on uuid: UUID, generation: UInt64) async throws -> [DiscoveredService] {
@@ -42,13 +42,14 @@ extension CoreBluetoothBackend {
     func discoverCharacteristics(
         _ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration, on uuid: UUID, generation: UInt64
     ) async throws -> [DiscoveredCharacteristic] {
-        let start = service.handles.lowerBound
         let reply = try await request(
-            "discover characteristics", timeout: timeout, on: uuid, generation: generation, key: .characteristics(service: start),
+            "discover characteristics", timeout: timeout, on: uuid, generation: generation, key: .characteristics(service: service.id),
             filter: uuids,
             resolve: { (link) throws(BluetoothError) in
-                guard let object = link.attributes.services[start] else { throw .notFound("service \(service.uuid)") }
-                return object
+                guard let entry = link.attributes.services[service.id] else {
+                    throw .notFound("service \(service.uuid) as \(service.id) (discover it on this connection first)")
+                }
+                return entry.object
             },
             issue: { peripheral, object in peripheral.discoverCharacteristics(uuids?.map(Central.makeUUID), for: object) })
         guard case .characteristics(let characteristics) = reply else { throw Self.unexpectedReply }
@@ -60,7 +61,7 @@ extension CoreBluetoothBackend {
     {
         let reply = try await request(
             "discover descriptors", timeout: timeout, on: uuid, generation: generation,
-            key: .descriptors(characteristic: characteristic.valueHandle),
+            key: .descriptors(characteristic: characteristic.id),
             resolve: { (link) throws(BluetoothError) in try Self.characteristic(characteristic, in: link) },
             issue: { peripheral, object in peripheral.discoverDescriptors(for: object) })
         guard case .descriptors(let descriptors) = reply else { throw Self.unexpectedReply }
@@ -70,7 +71,7 @@ extension CoreBluetoothBackend {
     func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration, on uuid: UUID, generation: UInt64) async throws -> [UInt8] {
         let reply = try await request(
             "read \(characteristic.uuid)", timeout: timeout, on: uuid, generation: generation,
-            key: .read(characteristic: characteristic.valueHandle),
+            key: .read(characteristic: characteristic.id),
             resolve: { (link) throws(BluetoothError) in try Self.characteristic(characteristic, in: link) },
             issue: { peripheral, object in peripheral.readValue(for: object) })
         guard case .value(let value) = reply else { throw Self.unexpectedReply }
@@ -87,7 +88,7 @@ extension CoreBluetoothBackend {
         }
         _ = try await request(
             "write \(characteristic.uuid)", timeout: timeout, on: uuid, generation: generation,
-            key: .write(characteristic: characteristic.valueHandle),
+            key: .write(characteristic: characteristic.id),
             resolve: { (link) throws(BluetoothError) in try Self.characteristic(characteristic, in: link) },
             issue: { peripheral, object in peripheral.writeValue(Data(value), for: object, type: type) })
     }
@@ -99,13 +100,12 @@ extension CoreBluetoothBackend {
         _ = try await perform("write without response to \(characteristic.uuid)", timeout: timeout, cleanup: .queuedWrite(uuid)) { state, id in
             guard let link = state.links[uuid] else { return .fail(.disconnected(.localRequest)) }
             guard link.phase == .connected, link.generation == generation else { return .fail(.disconnected(link.endReason(of: generation))) }
-            guard link.attributes.characteristics[characteristic.valueHandle] != nil else {
-                return .fail(.notFound("characteristic \(characteristic.uuid) (discover it on this connection first)"))
+            guard link.attributes.characteristics[characteristic.id] != nil else {
+                return .fail(.notFound("characteristic \(characteristic.uuid) as \(characteristic.id) (discover it on this connection first)"))
             }
-            state.links[uuid]?.writeQueue.append(QueuedWrite(id: id, data: Data(value), valueHandle: characteristic.valueHandle))
-            return .proceed
-        } issue: { _ in
-            pumpWrites(uuid)
+            state.links[uuid]?.writeQueue.append(QueuedWrite(id: id, data: Data(value), characteristic: characteristic.id))
+            // In the outbox too, so the write goes out after the requests made before it.
+            return .proceed(OutgoingCall { _ in self.pumpWrites(uuid) })
         }
     }
 
@@ -113,7 +113,7 @@ extension CoreBluetoothBackend {
     /// thread pumps a peripheral at a time; a call that finds another pumping asks it to look
     /// again, so a readiness report between its check and its stop is never lost.
     func pumpWrites(_ uuid: UUID) {
-        let start: Bool = withLock {
+        let start: Bool = state.withLock { state in
             guard let link = state.links[uuid] else { return false }
             if link.pumping {
                 state.links[uuid]?.pumpRequested = true
@@ -124,29 +124,29 @@ extension CoreBluetoothBackend {
         }
         guard start, let type = try? Self.writeType(.withoutResponse) else { return }
         while true {
-            let peripheral: Peripheral? = withLock {
+            let peripheral: Peripheral? = state.withLock { state in
                 state.links[uuid]?.pumpRequested = false
                 guard let link = state.links[uuid], link.phase == .connected, !link.writeQueue.isEmpty else { return nil }
                 return link.peripheral
             }
             if let peripheral, peripheral.canSendWriteWithoutResponse {
-                let next: (QueuedWrite, Characteristic?, Pending)? = withLock {
+                let next: (QueuedWrite, Characteristic?, Pending)? = state.withLock { state in
                     guard let link = state.links[uuid], link.phase == .connected, let write = link.writeQueue.first else { return nil }
                     state.links[uuid]?.writeQueue.removeFirst()
                     guard let pending = state.pending.removeValue(forKey: write.id) else { return nil }
-                    return (write, link.attributes.characteristics[write.valueHandle], pending)
+                    return (write, link.attributes.characteristics[write.characteristic]?.object, pending)
                 }
                 if let (write, object, pending) = next {
                     if let object {
                         peripheral.writeValue(write.data, for: object, type: type)
                         deliver([(pending, .success(.none))])
                     } else {
-                        deliver([(pending, .failure(BluetoothError.notFound("characteristic at handle \(write.valueHandle)")))])
+                        deliver([(pending, .failure(BluetoothError.notFound("characteristic \(write.characteristic) (its service was invalidated)")))])
                     }
                 }
                 continue
             }
-            let done: Bool = withLock {
+            let done: Bool = state.withLock { state in
                 if state.links[uuid]?.pumpRequested == true { return false }
                 state.links[uuid]?.pumping = false
                 return true
@@ -157,7 +157,7 @@ extension CoreBluetoothBackend {
 
     func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration, on uuid: UUID, generation: UInt64) async throws -> [UInt8] {
         let reply = try await request(
-            "read descriptor \(descriptor.uuid)", timeout: timeout, on: uuid, generation: generation, key: .readDescriptor(descriptor.handle),
+            "read descriptor \(descriptor.uuid)", timeout: timeout, on: uuid, generation: generation, key: .readDescriptor(descriptor.id),
             resolve: { (link) throws(BluetoothError) in try Self.descriptor(descriptor, in: link) },
             issue: { peripheral, object in peripheral.readValue(for: object) })
         guard case .value(let value) = reply else { throw Self.unexpectedReply }
@@ -169,22 +169,20 @@ extension CoreBluetoothBackend {
     /// notify or indicate bit set turns updates on, zero turns them off.
     func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration, on uuid: UUID, generation: UInt64) async throws {
         if descriptor.uuid == BluetoothUUID(0x2902) {
-            let characteristic: DiscoveredCharacteristic? = withLock {
-                guard let link = state.links[uuid], let object = link.attributes.characteristics[descriptor.characteristicValueHandle],
-                    let service = link.attributes.serviceUUID(containing: descriptor.characteristicValueHandle)
-                else { return nil }
-                return DiscoveredCharacteristic(
-                    uuid: object.uuid.bluetoothUUID, service: service,
-                    properties: CharacteristicProperties(rawValue: UInt8(truncatingIfNeeded: object.properties.rawValue)),
-                    valueHandle: descriptor.characteristicValueHandle, endHandle: descriptor.characteristicValueHandle)
+            // The characteristic the table recorded for the descriptor, not the one the caller says.
+            let characteristic: DiscoveredCharacteristic? = state.withLock { state in
+                guard let attributes = state.links[uuid]?.attributes, let entry = attributes.descriptors[descriptor.id] else { return nil }
+                return attributes.discovered(entry.characteristic)
             }
-            guard let characteristic else { throw BluetoothError.notFound("characteristic of descriptor \(descriptor.handle)") }
+            guard let characteristic else {
+                throw BluetoothError.notFound("characteristic of descriptor \(descriptor.uuid) as \(descriptor.id) (discover it on this connection first)")
+            }
             let enable = (value.first ?? 0) & 0x03 != 0
             try await setNotifications(enable, for: characteristic, timeout: timeout, on: uuid, generation: generation)
             return
         }
         _ = try await request(
-            "write descriptor \(descriptor.uuid)", timeout: timeout, on: uuid, generation: generation, key: .writeDescriptor(descriptor.handle),
+            "write descriptor \(descriptor.uuid)", timeout: timeout, on: uuid, generation: generation, key: .writeDescriptor(descriptor.id),
             resolve: { (link) throws(BluetoothError) in try Self.descriptor(descriptor, in: link) },
             issue: { peripheral, object in peripheral.writeValue(Data(value), for: object) })
     }
@@ -194,7 +192,7 @@ extension CoreBluetoothBackend {
     {
         _ = try await request(
             enabled ? "subscribe to \(characteristic.uuid)" : "unsubscribe from \(characteristic.uuid)", timeout: timeout, on: uuid,
-            generation: generation, key: .notificationState(characteristic: characteristic.valueHandle),
+            generation: generation, key: .notificationState(characteristic: characteristic.id),
             resolve: { (link) throws(BluetoothError) in try Self.characteristic(characteristic, in: link) },
             issue: { peripheral, object in peripheral.setNotifyValue(enabled, for: object) })
     }
@@ -203,11 +201,13 @@ extension CoreBluetoothBackend {
         for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering, on uuid: UUID, generation: UInt64
     ) -> ValueUpdates {
         let (stream, continuation) = ValueUpdates.makeStream(buffering: buffering)
-        let handle = characteristic.valueHandle
-        let id: UInt64? = withLock {
-            guard let link = state.links[uuid], link.phase == .connected, link.generation == generation else { return nil }
+        let characteristicID = characteristic.id
+        let id: UInt64? = state.withLock { state in
+            guard let link = state.links[uuid], link.phase == .connected, link.generation == generation,
+                link.attributes.characteristics[characteristicID] != nil
+            else { return nil }
             let id = state.makeID()
-            state.links[uuid]?.subscribers[handle, default: [:]][id] = continuation
+            state.links[uuid]?.subscribers[characteristicID, default: [:]][id] = continuation
             return id
         }
         guard let id else {
@@ -216,22 +216,22 @@ extension CoreBluetoothBackend {
         }
         continuation.onTermination { [weak self] in
             guard let self else { return }
-            withLock {
-                state.links[uuid]?.subscribers[handle]?[id] = nil
-                if state.links[uuid]?.subscribers[handle]?.isEmpty == true { state.links[uuid]?.subscribers[handle] = nil }
+            state.withLock { state in
+                state.links[uuid]?.subscribers[characteristicID]?[id] = nil
+                if state.links[uuid]?.subscribers[characteristicID]?.isEmpty == true { state.links[uuid]?.subscribers[characteristicID] = nil }
             }
         }
         return stream
     }
 
     func maximumWriteLength(for kind: WriteKind, on uuid: UUID) -> Int {
-        guard let peripheral = withLock({ state.links[uuid]?.peripheral }), let type = try? Self.writeType(kind) else { return 20 }
+        guard let peripheral = state.withLock({ $0.links[uuid]?.peripheral }), let type = try? Self.writeType(kind) else { return 20 }
         return peripheral.maximumWriteValueLength(for: type)
     }
 
     func disconnection(of uuid: UUID, generation: UInt64) async -> DisconnectReason {
         await withCheckedContinuation { (continuation: CheckedContinuation<DisconnectReason, Never>) in
-            let now: DisconnectReason? = withLock {
+            let now: DisconnectReason? = state.withLock { state in
                 guard let link = state.links[uuid] else { return .localRequest }
                 guard link.phase == .connected, link.generation == generation else { return link.endReason(of: generation) }
                 let id = state.makeID()

@@ -4,34 +4,33 @@ import HaraldCodec
 
 extension CoreBluetoothBackend {
     enum Registration {
-        /// Registered; send the request.
-        case proceed
+        /// Registered; make the call, if any, when its turn in the outbox comes.
+        case proceed(OutgoingCall?)
         /// Already answered (say, connecting to a peripheral that is connected).
         case done(Reply)
         /// Cannot start.
         case fail(BluetoothError)
     }
 
-    /// Runs one operation: registers it (under the lock) with `register`, sends the request with
-    /// `issue`, and waits until a delegate call, the timeout, task cancellation or a disconnection
-    /// resolves it — whichever removes it from `state.pending` first resumes its continuation,
-    /// exactly once.
+    /// Runs one operation: registers it (under the lock) with `register`, which also queues the
+    /// call to CoreBluetooth it needs, sends the outbox, and waits until a delegate call, the
+    /// timeout, task cancellation or a disconnection resolves it — whichever removes it from
+    /// `state.pending` first resumes its continuation, exactly once.
     func perform(
         _ operation: String, timeout: Duration, cleanup: Cleanup, filter: [BluetoothUUID]? = nil,
-        register: (inout State, UInt64) -> Registration, issue: (Central) -> Void
+        register: (inout State, UInt64) -> Registration
     ) async throws -> Reply {
-        let id = withLock { state.makeID() }
+        let id = state.withLock { $0.makeID() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
                 let timer = makeTimer(for: id, operation: operation, timeout: timeout)
-                requestLock.lock()
-                defer { requestLock.unlock() }
-                let (registration, central) = withLock { () -> (Registration, Central?) in
+                let registration = state.withLock { state -> Registration in
                     let registration = register(&state, id)
-                    if case .proceed = registration {
+                    if case .proceed(let call) = registration {
                         state.pending[id] = Pending(continuation: continuation, timer: timer, cleanup: cleanup, filter: filter)
+                        if let call { state.outbox.append(call) }
                     }
-                    return (registration, state.central)
+                    return registration
                 }
                 switch registration {
                 case .fail(let error):
@@ -41,16 +40,10 @@ extension CoreBluetoothBackend {
                     timer.cancel()
                     continuation.resume(returning: reply)
                 case .proceed:
-                    if Task.isCancelled {
-                        finish(id, throwing: CancellationError())
-                        return
-                    }
-                    let send = withLock { () -> Bool in
-                        guard state.pending[id] != nil else { return false }
-                        state.pending[id]?.issued = true
-                        return true
-                    }
-                    if send, let central { issue(central) }
+                    // Cancelled before it was registered, so the cancellation handler found
+                    // nothing to end: end it now (its queued call then finds it gone).
+                    if Task.isCancelled { finish(id, throwing: CancellationError()) }
+                    sendOutbox()
                 }
             }
         } onCancel: {
@@ -69,11 +62,8 @@ extension CoreBluetoothBackend {
     /// Ends operation `id` with `error` if it is still pending (timeout, cancellation), undoing
     /// what it set up.
     func finish(_ id: UInt64, throwing error: any Error) {
-        requestLock.lock()
-        defer { requestLock.unlock() }
-        let (pending, cancelAttempt, central): (Pending?, Peripheral?, Central?) = withLock {
-            guard let pending = state.pending.removeValue(forKey: id) else { return (nil, nil, nil) }
-            var cancelAttempt: Peripheral?
+        let pending: Pending? = state.withLock { state in
+            guard let pending = state.pending.removeValue(forKey: id) else { return nil }
             switch pending.cleanup {
             case let .request(uuid, key):
                 if !pending.issued { state.links[uuid]?.requests[key]?.removeAll { $0 == id } }
@@ -82,18 +72,19 @@ extension CoreBluetoothBackend {
                     link.connectWaiters.removeAll { $0 == id }
                     if link.connectWaiters.isEmpty && link.phase == .connecting {
                         link.phase = .idle
-                        cancelAttempt = link.peripheral
+                        let peripheral = link.peripheral
+                        state.outbox.append(OutgoingCall { central in central.cancelPeripheralConnection(peripheral) })
                     }
                     state.links[uuid] = link
                 }
             case let .queuedWrite(uuid):
                 state.links[uuid]?.writeQueue.removeAll { $0.id == id }
             }
-            return (pending, cancelAttempt, state.central)
+            return pending
         }
         guard let pending else { return }
         pending.timer.cancel()
-        if let cancelAttempt, let central { central.cancelPeripheralConnection(cancelAttempt) }
+        sendOutbox()
         pending.continuation.resume(throwing: error)
     }
 
@@ -123,26 +114,29 @@ extension CoreBluetoothBackend {
     }
 
     /// Registers and sends a GATT request on connection `generation` of `uuid`. `resolve` finds the
-    /// CoreBluetooth object(s) the request needs (lock held); `issue` sends it.
+    /// CoreBluetooth object(s) the request needs (lock held); `issue` sends it, unless the request
+    /// ended (timeout, cancellation, disconnection) before its turn in the outbox came.
     func request<Target>(
         _ operation: String, timeout: Duration, on uuid: UUID, generation: UInt64, key: RequestKey,
         filter: [BluetoothUUID]? = nil,
         resolve: (Link) throws(BluetoothError) -> Target,
-        issue: (Peripheral, Target) -> Void
+        issue: @escaping (Peripheral, Target) -> Void
     ) async throws -> Reply {
-        var target: Target?
-        var peripheral: Peripheral?
-        return try await perform(operation, timeout: timeout, cleanup: .request(uuid, key), filter: filter) { state, id in
+        try await perform(operation, timeout: timeout, cleanup: .request(uuid, key), filter: filter) { state, id in
             guard let link = state.links[uuid] else { return .fail(.disconnected(.localRequest)) }
             guard link.phase == .connected, link.generation == generation else {
                 return .fail(.disconnected(link.endReason(of: generation)))
             }
+            let target: Target
             do throws(BluetoothError) { target = try resolve(link) } catch { return .fail(error) }
             state.links[uuid]?.requests[key, default: []].append(id)
-            peripheral = link.peripheral
-            return .proceed
-        } issue: { _ in
-            if let peripheral, let target { issue(peripheral, target) }
+            let peripheral = link.peripheral
+            return .proceed(OutgoingCall(isWanted: { state in
+                // Sent from here on: an answer that comes after the request ended meets its tombstone.
+                guard state.pending[id] != nil else { return false }
+                state.pending[id]?.issued = true
+                return true
+            }, make: { _ in issue(peripheral, target) }))
         }
     }
 }

@@ -5,13 +5,13 @@ import HaraldCodec
 extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     private typealias Resolution = (Pending, Result<Reply, any Error>)
 
-    private func failure(_ error: any Error, handle: UInt16) -> Result<Reply, any Error> {
-        .failure(CoreBluetoothErrorMapping.bluetoothError(error, handle: handle, keys: keys))
+    private func failure(_ error: any Error, on attribute: AttributeID?) -> Result<Reply, any Error> {
+        .failure(CoreBluetoothErrorMapping.bluetoothError(error, attribute: attribute, keys: keys))
     }
 
     /// Answers the oldest request on `key` (lock held inside) and resumes it after.
     private func answer(_ key: (inout State) -> RequestKey?, of peripheral: Peripheral, _ result: (inout State, Pending) -> Result<Reply, any Error>) {
-        let answer: Resolution? = withLock {
+        let answer: Resolution? = state.withLock { state in
             guard let key = key(&state), case .pending(let pending) = takeRequest(key, of: peripheral.identifier, in: &state) else { return nil }
             return (pending, result(&state, pending))
         }
@@ -21,59 +21,46 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     public func peripheral(_ peripheral: Peripheral, didDiscoverServices error: (any Error)?) {
         let uuid = peripheral.identifier
         answer({ _ in .services }, of: peripheral) { state, pending in
-            if let error { return failure(error, handle: 0) }
-            guard var link = state.links[uuid] else { return .failure(BluetoothError.disconnected(.localRequest)) }
-            do {
-                var found: [DiscoveredService] = []
-                for service in peripheral.services ?? [] where pending.filter?.contains(service.uuid.bluetoothUUID) ?? true {
-                    found.append(try link.attributes.register(service))
-                }
-                state.links[uuid] = link
-                return .success(.services(found))
-            } catch {
-                return .failure(error)
+            if let error { return failure(error, on: nil) }
+            guard state.links[uuid] != nil else { return .failure(BluetoothError.disconnected(.localRequest)) }
+            var found: [DiscoveredService] = []
+            for service in peripheral.services ?? [] where pending.filter?.contains(service.uuid.bluetoothUUID) ?? true {
+                if let discovered = state.links[uuid]?.attributes.register(service) { found.append(discovered) }
             }
+            return .success(.services(found))
         }
     }
 
     public func peripheral(_ peripheral: Peripheral, didDiscoverCharacteristicsFor service: Service, error: (any Error)?) {
         let uuid = peripheral.identifier
-        answer({ state in state.links[uuid]?.attributes.serviceStart(of: service).map { .characteristics(service: $0) } }, of: peripheral) {
-            state, pending in
-            guard var link = state.links[uuid] else { return .failure(BluetoothError.disconnected(.localRequest)) }
-            do {
-                let discovered = try link.attributes.register(service)
-                if let error { return failure(error, handle: discovered.handles.lowerBound) }
-                var found: [DiscoveredCharacteristic] = []
-                for characteristic in service.characteristics ?? [] where pending.filter?.contains(characteristic.uuid.bluetoothUUID) ?? true {
-                    found.append(try link.attributes.register(characteristic, in: discovered))
-                }
-                state.links[uuid] = link
-                return .success(.characteristics(found))
-            } catch {
-                return .failure(error)
+        var serviceID: AttributeID?
+        answer({ state in
+            serviceID = state.links[uuid]?.attributes.id(of: service)
+            return serviceID.map { .characteristics(service: $0) }
+        }, of: peripheral) { state, pending in
+            guard let serviceID else { return .failure(BluetoothError.disconnected(.localRequest)) }
+            if let error { return failure(error, on: serviceID) }
+            var found: [DiscoveredCharacteristic] = []
+            for characteristic in service.characteristics ?? [] where pending.filter?.contains(characteristic.uuid.bluetoothUUID) ?? true {
+                if let discovered = state.links[uuid]?.attributes.register(characteristic, in: serviceID) { found.append(discovered) }
             }
+            return .success(.characteristics(found))
         }
     }
 
     public func peripheral(_ peripheral: Peripheral, didDiscoverDescriptorsFor characteristic: Characteristic, error: (any Error)?) {
         let uuid = peripheral.identifier
-        var handle: UInt16 = 0
+        var characteristicID: AttributeID?
         answer({ state in
-            handle = state.links[uuid]?.attributes.valueHandle(of: characteristic) ?? 0
-            return handle == 0 ? nil : .descriptors(characteristic: handle)
+            characteristicID = state.links[uuid]?.attributes.id(of: characteristic)
+            return characteristicID.map { .descriptors(characteristic: $0) }
         }, of: peripheral) { state, _ in
-            if let error { return failure(error, handle: handle) }
-            guard var link = state.links[uuid] else { return .failure(BluetoothError.disconnected(.localRequest)) }
-            do {
-                let found = try (characteristic.descriptors ?? []).map { (descriptor) throws(BluetoothError) in
-                    try link.attributes.register(descriptor, of: handle)
-                }
-                state.links[uuid] = link
-                return .success(.descriptors(found))
-            } catch {
-                return .failure(error)
+            guard let characteristicID else { return .failure(BluetoothError.disconnected(.localRequest)) }
+            if let error { return failure(error, on: characteristicID) }
+            let found = (characteristic.descriptors ?? []).compactMap { descriptor in
+                state.links[uuid]?.attributes.register(descriptor, of: characteristicID)
             }
+            return .success(.descriptors(found))
         }
     }
 
@@ -83,18 +70,18 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     /// one case the two cannot be told apart.
     public func peripheral(_ peripheral: Peripheral, didUpdateValueFor characteristic: Characteristic, error: (any Error)?) {
         let uuid = peripheral.identifier
-        let answer: Resolution? = withLock {
-            guard let handle = state.links[uuid]?.attributes.valueHandle(of: characteristic) else { return nil }
-            switch takeRequest(.read(characteristic: handle), of: uuid, in: &state) {
+        let answer: Resolution? = state.withLock { state in
+            guard let id = state.links[uuid]?.attributes.id(of: characteristic) else { return nil }
+            switch takeRequest(.read(characteristic: id), of: uuid, in: &state) {
             case .pending(let pending):
-                if let error { return (pending, failure(error, handle: handle)) }
+                if let error { return (pending, failure(error, on: id)) }
                 return (pending, .success(.value(characteristic.value.map { [UInt8]($0) } ?? [])))
             case .tombstone:
                 return nil
             case .unsolicited:
                 guard error == nil, let value = characteristic.value else { return nil }
                 let bytes = [UInt8](value)
-                for subscriber in state.links[uuid]?.subscribers[handle]?.values ?? [:].values { subscriber.yield(bytes) }
+                for subscriber in state.links[uuid]?.subscribers[id]?.values ?? [:].values { subscriber.yield(bytes) }
                 return nil
             }
         }
@@ -103,45 +90,45 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
 
     public func peripheral(_ peripheral: Peripheral, didWriteValueFor characteristic: Characteristic, error: (any Error)?) {
         let uuid = peripheral.identifier
-        var handle: UInt16 = 0
+        var id: AttributeID?
         answer({ state in
-            handle = state.links[uuid]?.attributes.valueHandle(of: characteristic) ?? 0
-            return handle == 0 ? nil : .write(characteristic: handle)
+            id = state.links[uuid]?.attributes.id(of: characteristic)
+            return id.map { .write(characteristic: $0) }
         }, of: peripheral) { _, _ in
-            error.map { failure($0, handle: handle) } ?? .success(.none)
+            error.map { failure($0, on: id) } ?? .success(.none)
         }
     }
 
     public func peripheral(_ peripheral: Peripheral, didUpdateNotificationStateFor characteristic: Characteristic, error: (any Error)?) {
         let uuid = peripheral.identifier
-        var handle: UInt16 = 0
+        var id: AttributeID?
         answer({ state in
-            handle = state.links[uuid]?.attributes.valueHandle(of: characteristic) ?? 0
-            return handle == 0 ? nil : .notificationState(characteristic: handle)
+            id = state.links[uuid]?.attributes.id(of: characteristic)
+            return id.map { .notificationState(characteristic: $0) }
         }, of: peripheral) { _, _ in
-            error.map { failure($0, handle: handle) } ?? .success(.none)
+            error.map { failure($0, on: id) } ?? .success(.none)
         }
     }
 
     public func peripheral(_ peripheral: Peripheral, didUpdateValueFor descriptor: Descriptor, error: (any Error)?) {
         let uuid = peripheral.identifier
-        var handle: UInt16 = 0
+        var id: AttributeID?
         answer({ state in
-            handle = state.links[uuid]?.attributes.handle(of: descriptor) ?? 0
-            return handle == 0 ? nil : .readDescriptor(handle)
+            id = state.links[uuid]?.attributes.id(of: descriptor)
+            return id.map { .readDescriptor($0) }
         }, of: peripheral) { _, _ in
-            error.map { failure($0, handle: handle) } ?? .success(.value(DescriptorValue.bytes(descriptor.value)))
+            error.map { failure($0, on: id) } ?? .success(.value(DescriptorValue.bytes(descriptor.value)))
         }
     }
 
     public func peripheral(_ peripheral: Peripheral, didWriteValueFor descriptor: Descriptor, error: (any Error)?) {
         let uuid = peripheral.identifier
-        var handle: UInt16 = 0
+        var id: AttributeID?
         answer({ state in
-            handle = state.links[uuid]?.attributes.handle(of: descriptor) ?? 0
-            return handle == 0 ? nil : .writeDescriptor(handle)
+            id = state.links[uuid]?.attributes.id(of: descriptor)
+            return id.map { .writeDescriptor($0) }
         }, of: peripheral) { _, _ in
-            error.map { failure($0, handle: handle) } ?? .success(.none)
+            error.map { failure($0, on: id) } ?? .success(.none)
         }
     }
 
@@ -152,16 +139,15 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     /// The peripheral changed its GATT database (Service Changed). The invalidated services and
     /// their characteristics and descriptors are forgotten: operations on them fail with
     /// ``BluetoothError/notFound(_:)`` and their notification streams finish. Discover them again
-    /// to use them; they get new handles.
+    /// to use them; they get new identities.
     public func peripheral(_ peripheral: Peripheral, didModifyServices invalidatedServices: [Service]) {
         let uuid = peripheral.identifier
-        let ended: [ValueUpdates.Continuation] = withLock {
+        let ended: [ValueUpdates.Continuation] = state.withLock { state in
             guard var link = state.links[uuid] else { return [] }
             var ended: [ValueUpdates.Continuation] = []
             for service in invalidatedServices {
-                guard let range = link.attributes.invalidate(service) else { continue }
-                for handle in link.subscribers.keys where range.contains(handle) {
-                    ended += link.subscribers.removeValue(forKey: handle)?.values.map { $0 } ?? []
+                for characteristicID in link.attributes.invalidate(service) ?? [] {
+                    ended += link.subscribers.removeValue(forKey: characteristicID)?.values.map { $0 } ?? []
                 }
             }
             state.links[uuid] = link

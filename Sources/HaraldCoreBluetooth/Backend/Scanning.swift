@@ -12,7 +12,7 @@ extension CoreBluetoothBackend {
     public func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Advertisement.self)
         let now = elapsed()
-        let (id, refusal): (UInt64, RadioState?) = withLock {
+        let (id, refusal): (UInt64, RadioState?) = state.withLock { state in
             let id = state.makeID()
             switch state.radio {
             case .poweredOn, .unknown, .resetting:
@@ -29,7 +29,7 @@ extension CoreBluetoothBackend {
         }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            withLock { _ = state.scanners.removeValue(forKey: id) }
+            state.withLock { state in _ = state.scanners.removeValue(forKey: id) }
             applyScanSettings()
         }
         applyScanSettings()
@@ -38,10 +38,9 @@ extension CoreBluetoothBackend {
 
     /// Tells CoreBluetooth to scan as the running scans need, or to stop, if that changed.
     func applyScanSettings() {
-        requestLock.lock()
-        defer { requestLock.unlock() }
-        let (change, central): (ScanSettings??, Central?) = withLock {
-            guard state.radio == .poweredOn else { return (nil, nil) }
+        let keys = self.keys
+        state.withLock { state in
+            guard state.radio == .poweredOn else { return }
             let active = state.scanners.values
             var desired: ScanSettings?
             if !active.isEmpty {
@@ -49,18 +48,19 @@ extension CoreBluetoothBackend {
                 let services = wantsAll ? nil : Array(Set(active.flatMap(\.request.services))).sorted()
                 desired = ScanSettings(services: services, allowDuplicates: active.contains { $0.request.duplicates != .reportOnce })
             }
-            guard desired != state.activeScan else { return (nil, nil) }
+            guard desired != state.activeScan else { return }
             state.activeScan = desired
-            return (.some(desired), state.central)
+            state.outbox.append(OutgoingCall { [desired] central in
+                if let desired {
+                    central.scanForPeripherals(
+                        withServices: desired.services?.map(Central.makeUUID),
+                        options: [keys.scanAllowDuplicates: NSNumber(value: desired.allowDuplicates)])
+                } else {
+                    central.stopScan()
+                }
+            })
         }
-        guard let change, let central else { return }
-        if let settings = change {
-            central.scanForPeripherals(
-                withServices: settings.services?.map(Central.makeUUID),
-                options: [keys.scanAllowDuplicates: NSNumber(value: settings.allowDuplicates)])
-        } else {
-            central.stopScan()
-        }
+        sendOutbox()
     }
 
     /// Hands an advertisement to every scan that wants it (lock held, so scans see advertisements

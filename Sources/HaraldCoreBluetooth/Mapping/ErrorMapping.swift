@@ -6,8 +6,9 @@ import HaraldCore
 /// `CBATTErrorDomain`, both bridged to `NSError`) into ``BluetoothError`` and
 /// ``DisconnectReason``.
 ///
-/// - `CBATTError` code *n* → `.attribute(ATTErrorCode(rawValue: n), handle:)`: CoreBluetooth passes
-///   the peer's ATT error code through unchanged.
+/// - `CBATTError` code *n* → `.attribute(ATTErrorCode(rawValue: n), on:)`: CoreBluetooth passes
+///   the peer's ATT error code through unchanged, but not the handle; the error names the
+///   attribute the failed operation addressed instead.
 /// - `CBError` codes: 3 not connected, 6 connection timeout, 7 peripheral disconnected →
 ///   `.disconnected` (reason as below); 5 operation cancelled → `.disconnected(.localRequest)`;
 ///   2 invalid handle → `.attribute(.invalidHandle)`; 13 operation not supported →
@@ -27,18 +28,19 @@ public enum CoreBluetoothErrorMapping {
         16: "too many LE paired devices",
     ]
 
-    /// The ``BluetoothError`` for a failed operation on the attribute at `handle`.
-    public static func bluetoothError(_ error: any Error, handle: UInt16, keys: CoreBluetoothKeys) -> BluetoothError {
+    /// The ``BluetoothError`` for a failed operation on `attribute` (nil: an operation on no
+    /// single attribute, such as service discovery).
+    public static func bluetoothError(_ error: any Error, attribute: AttributeID?, keys: CoreBluetoothKeys) -> BluetoothError {
         if let error = error as? BluetoothError { return error }
         let nsError = error as NSError
         if nsError.domain == keys.attErrorDomain, let code = UInt8(exactly: nsError.code) {
-            return .attribute(ATTErrorCode(rawValue: code), handle: handle)
+            return .attribute(ATTErrorCode(rawValue: code), on: attribute)
         }
         guard nsError.domain == keys.errorDomain else { return .backend("\(nsError.domain) \(nsError.code): \(nsError.localizedDescription)") }
         switch nsError.code {
         case 3, 6, 7: return .disconnected(disconnectReason(error, keys: keys))
         case 5: return .disconnected(.localRequest)
-        case 2: return .attribute(.invalidHandle, handle: handle)
+        case 2: return .attribute(.invalidHandle, on: attribute)
         case 13: return .notPermitted(text(nsError))
         case 10, 11, 12, 14, 15, 16: return .connectionFailed(text(nsError))
         default: return .backend(text(nsError))

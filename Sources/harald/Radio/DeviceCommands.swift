@@ -71,38 +71,42 @@ struct Dump: AsyncParsableCommand {
             let all = tree.flatMap(\.characteristics)
             let descriptorLists = try await connection.discoverDescriptors(ofAll: all)
             let readable = all.filter { $0.properties.contains(.read) }
-            var values: [UInt16: JSONValue] = [:]
+            var values: [AttributeID: JSONValue] = [:]
             for (characteristic, result) in zip(readable, try await connection.readRawValues(of: readable)) {
                 switch result {
-                case let .success(bytes): values[characteristic.valueHandle] = describeValue(bytes, uuid: characteristic.uuid)
-                case let .failure(.attribute(status, _)): values[characteristic.valueHandle] = .fields(["error": .string(status.description)])
+                case let .success(bytes): values[characteristic.id] = describeValue(bytes, uuid: characteristic.uuid)
+                case let .failure(.attribute(status, _)): values[characteristic.id] = .fields(["error": .string(status.description)])
                 case let .failure(error): throw error
                 }
             }
-            var descriptorsByHandle: [UInt16: [DiscoveredDescriptor]] = [:]
-            for (characteristic, descriptors) in zip(all, descriptorLists) { descriptorsByHandle[characteristic.valueHandle] = descriptors }
+            var descriptorsByCharacteristic: [AttributeID: [DiscoveredDescriptor]] = [:]
+            for (characteristic, descriptors) in zip(all, descriptorLists) { descriptorsByCharacteristic[characteristic.id] = descriptors }
+            // Handles are printed when the backend sees them (not on CoreBluetooth).
+            func handleText(_ handle: UInt16?) -> String { handle.map { " handle \($0)" } ?? "" }
             for (service, characteristics) in tree {
-                if !json { Output.line("service \(service.uuid.uuidString) handles \(service.handles.lowerBound)-\(service.handles.upperBound)") }
+                if !json {
+                    Output.line("service \(service.uuid.uuidString)" + (service.handles.map { " handles \($0.start)-\($0.end)" } ?? ""))
+                }
                 var entries: [JSONValue] = []
                 for characteristic in characteristics {
-                    let descriptors = descriptorsByHandle[characteristic.valueHandle] ?? []
-                    let value = values[characteristic.valueHandle]
+                    let descriptors = descriptorsByCharacteristic[characteristic.id] ?? []
+                    let value = values[characteristic.id]
                     if !json {
-                        Output.line("  characteristic \(characteristic.uuid.uuidString) handle \(characteristic.valueHandle) [\(characteristic.properties.names.joined(separator: ", "))]")
-                        for descriptor in descriptors { Output.line("    descriptor \(descriptor.uuid.uuidString) handle \(descriptor.handle)") }
+                        Output.line("  characteristic \(characteristic.uuid.uuidString)\(handleText(characteristic.valueHandle)) [\(characteristic.properties.names.joined(separator: ", "))]")
+                        for descriptor in descriptors { Output.line("    descriptor \(descriptor.uuid.uuidString)\(handleText(descriptor.handle))") }
                         if let value { Output.line("    value \(value.jsonText)") }
                     }
                     entries.append(.fields([
                         "uuid": .string(characteristic.uuid.uuidString),
-                        "handle": .int(characteristic.valueHandle),
+                        "handle": characteristic.valueHandle.map { JSONValue.int($0) },
                         "properties": .array(characteristic.properties.names.map { .string($0) }),
-                        "descriptors": .array(descriptors.map { .fields(["uuid": .string($0.uuid.uuidString), "handle": .int($0.handle)]) }),
+                        "descriptors": .array(descriptors.map { .fields(["uuid": .string($0.uuid.uuidString), "handle": $0.handle.map { JSONValue.int($0) }]) }),
                         "value": value,
                     ]))
                 }
                 services.append(.fields([
                     "uuid": .string(service.uuid.uuidString),
-                    "startHandle": .int(service.handles.lowerBound), "endHandle": .int(service.handles.upperBound),
+                    "startHandle": service.handles.map { JSONValue.int($0.start) }, "endHandle": service.handles.map { JSONValue.int($0.end) },
                     "characteristics": .array(entries),
                 ]))
             }

@@ -168,6 +168,11 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
     /// backend hears `didUpdateValueFor`.
     func notify(_ value: [UInt8], on uuid: BluetoothUUID) {
         guard let characteristic = characteristic(uuid) else { return }
+        notify(value, on: characteristic)
+    }
+
+    /// Sends a notification from `characteristic` (when several share a UUID).
+    func notify(_ value: [UInt8], on characteristic: FakeCharacteristic) {
         let subscribed: Bool = lock.withLock {
             characteristic.storedValue = value
             guard characteristic.notifying, connectionState == .connected else { return false }
