@@ -42,7 +42,7 @@ public enum HeartRateMonitorError: Error, Hashable, Sendable, CustomStringConver
     /// The kit's error for any failure of the public API below it.
     static func from(_ error: any Error, missing: String? = nil) -> HeartRateMonitorError {
         if let error = error as? HeartRateMonitorError { return error }
-        if error is CancellationError { return .cancelled }
+        if error is CancellationError || (error as? BluetoothError) == .cancelled { return .cancelled }
         if let failure = error as? PairingFlow.Failure { return .pairing(failure) }
         guard let error = error as? BluetoothError else { return .bluetooth(.backend(String(describing: error))) }
         switch error {

@@ -18,7 +18,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
     case peerDisconnectMidOperationFailsPendingOperations
     case peerDisconnectEndsSubscriptions
     case unansweredReadTimesOut
-    case cancelledReadThrowsCancellationAndLeavesTheLinkUsable
+    case cancelledReadThrowsCancelledAndLeavesTheLinkUsable
     case localDisconnectEndsTheConnection
     case reconnectGivesAFreshConnection
 
@@ -39,7 +39,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
         case .peerDisconnectMidOperationFailsPendingOperations: try await Self.disconnectMidOperation(harness)
         case .peerDisconnectEndsSubscriptions: try await Self.peerDisconnectEndsSubscriptions(harness)
         case .unansweredReadTimesOut: try await Self.timeout(harness)
-        case .cancelledReadThrowsCancellationAndLeavesTheLinkUsable: try await Self.cancellation(harness)
+        case .cancelledReadThrowsCancelledAndLeavesTheLinkUsable: try await Self.cancellation(harness)
         case .localDisconnectEndsTheConnection: try await Self.localDisconnect(harness)
         case .reconnectGivesAFreshConnection: try await Self.reconnect(harness)
         }

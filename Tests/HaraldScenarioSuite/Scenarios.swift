@@ -169,7 +169,7 @@ extension Scenario {
             try await harness.peer.waitForHeldRequests(1)
         }
         let error = try results[0].failure("cancelled read")
-        try check(error is CancellationError, "a cancelled read throws CancellationError, not \(error)")
+        try check((error as? BluetoothError) == .cancelled, "a cancelled read throws BluetoothError.cancelled, not \(error)")
         try await harness.peer.resumeAnswering()
         // The connection is still usable.
         try checkEqual(try await connection.read(ScenarioSpecs.setting), UInt16(0x0201), "read after the cancellation")

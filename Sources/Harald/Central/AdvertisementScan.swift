@@ -43,12 +43,14 @@ public struct AdvertisementScan: AsyncSequence, Sendable {
     /// The first matching advertisement; throws ``BluetoothError/timeout(operation:after:)`` when
     /// none arrives within `timeout` (on the central's clock), and ``BluetoothError/notFound(_:)``
     /// if the scan ends first. There is no default: how long to look is the app's decision.
-    public func first(timeout: Duration) async throws -> Advertisement {
-        let scan = self
-        return try await withTimeout(timeout, clock: clock, operation: "scan") {
-            var iterator = scan.makeAsyncIterator()
-            guard let found = try await iterator.next() else { throw BluetoothError.notFound("no matching advertisement") }
-            return found
+    public func first(timeout: Duration) async throws(BluetoothError) -> Advertisement {
+        try await withBluetoothErrors {
+            let scan = self
+            return try await withTimeout(timeout, clock: clock, operation: "scan") {
+                var iterator = scan.makeAsyncIterator()
+                guard let found = try await iterator.next() else { throw BluetoothError.notFound("no matching advertisement") }
+                return found
+            }
         }
     }
 }

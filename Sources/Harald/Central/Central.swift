@@ -45,17 +45,19 @@ public struct Central: Sendable {
     /// Waits until the radio is powered on. Throws ``BluetoothError/radioUnavailable(_:)`` at once
     /// for `unsupported` and `unauthorized` (they do not change by waiting), and a timeout error
     /// if the radio stays off.
-    public func waitUntilPoweredOn(timeout: Duration? = nil) async throws {
-        let backend = self.backend
-        try await withTimeout(timeout ?? defaultTimeout, clock: clock, operation: "waiting for the radio") {
-            for await state in backend.radioStates() {
-                switch state {
-                case .poweredOn: return
-                case .unsupported, .unauthorized: throw BluetoothError.radioUnavailable(state)
-                default: continue
+    public func waitUntilPoweredOn(timeout: Duration? = nil) async throws(BluetoothError) {
+        try await withBluetoothErrors {
+            let backend = self.backend
+            try await withTimeout(timeout ?? defaultTimeout, clock: clock, operation: "waiting for the radio") {
+                for await state in backend.radioStates() {
+                    switch state {
+                    case .poweredOn: return
+                    case .unsupported, .unauthorized: throw BluetoothError.radioUnavailable(state)
+                    default: continue
+                    }
                 }
+                throw CancellationError()
             }
-            throw CancellationError()
         }
     }
 
@@ -72,28 +74,32 @@ public struct Central: Sendable {
     /// Connects to the device that sent `advertisement`.
     ///
     /// `services` declares what the app will use, so discovery asks only for that.
-    public func connect(to advertisement: Advertisement, services: [ServiceSpec] = [], timeout: Duration? = nil) async throws
+    public func connect(to advertisement: Advertisement, services: [ServiceSpec] = [], timeout: Duration? = nil) async throws(BluetoothError)
         -> PeripheralConnection
     {
-        try await connect(to: advertisement.peripheral, services: services, timeout: timeout)
+        try await withBluetoothErrors {
+            try await connect(to: advertisement.peripheral, services: services, timeout: timeout)
+        }
     }
 
     /// Connects to a peripheral by identifier (from an earlier scan, or a known address).
-    public func connect(to peripheral: PeripheralIdentifier, services: [ServiceSpec] = [], timeout: Duration? = nil) async throws
+    public func connect(to peripheral: PeripheralIdentifier, services: [ServiceSpec] = [], timeout: Duration? = nil) async throws(BluetoothError)
         -> PeripheralConnection
     {
-        logger.debug("connecting", metadata: ["peripheral": "\(peripheral)"])
-        let link: any ConnectionBackend
-        do {
-            link = try await backend.connect(to: peripheral, timeout: timeout ?? defaultTimeout)
-        } catch {
-            logger.debug("connection failed", metadata: ["peripheral": "\(peripheral)", "error": "\(error)"])
-            throw error
+        try await withBluetoothErrors {
+            logger.debug("connecting", metadata: ["peripheral": "\(peripheral)"])
+            let link: any ConnectionBackend
+            do {
+                link = try await backend.connect(to: peripheral, timeout: timeout ?? defaultTimeout)
+            } catch {
+                logger.debug("connection failed", metadata: ["peripheral": "\(peripheral)", "error": "\(error)"])
+                throw error
+            }
+            logger.debug("connected", metadata: ["peripheral": "\(peripheral)"])
+            var connectionLogger = Logger(label: "harald.connection")
+            connectionLogger.logLevel = logger.logLevel
+            connectionLogger[metadataKey: "peripheral"] = "\(peripheral)"
+            return PeripheralConnection(backend: link, services: services, clock: clock, defaultTimeout: defaultTimeout, logger: connectionLogger)
         }
-        logger.debug("connected", metadata: ["peripheral": "\(peripheral)"])
-        var connectionLogger = Logger(label: "harald.connection")
-        connectionLogger.logLevel = logger.logLevel
-        connectionLogger[metadataKey: "peripheral"] = "\(peripheral)"
-        return PeripheralConnection(backend: link, services: services, clock: clock, defaultTimeout: defaultTimeout, logger: connectionLogger)
     }
 }

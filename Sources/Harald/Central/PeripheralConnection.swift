@@ -58,11 +58,13 @@ public actor PeripheralConnection {
 
     /// Discovers the given services and their characteristics now, instead of on first use.
     /// Throws ``BluetoothError/notFound(_:)`` when a service is missing.
-    public func prepare(_ services: [ServiceSpec], timeout: Duration? = nil) async throws {
-        declare(services)
-        let timeout = timeout ?? defaultTimeout
-        for spec in services {
-            try await discoverCharacteristics(including: nil, of: spec.uuid, timeout: timeout)
+    public func prepare(_ services: [ServiceSpec], timeout: Duration? = nil) async throws(BluetoothError) {
+        try await withBluetoothErrors {
+            declare(services)
+            let timeout = timeout ?? defaultTimeout
+            for spec in services {
+                try await discoverCharacteristics(including: nil, of: spec.uuid, timeout: timeout)
+            }
         }
     }
 
@@ -70,48 +72,56 @@ public actor PeripheralConnection {
     ///
     /// On ATT backends the characteristics of all services come from one Read By Type sweep over
     /// the handles the services span, rather than one search per service.
-    public func discoverAll(timeout: Duration? = nil) async throws -> [(service: DiscoveredService, characteristics: [DiscoveredCharacteristic])] {
-        let timeout = timeout ?? defaultTimeout
-        let found = try await backend.discoverServices(nil, timeout: timeout)
-        discoveredAllServices = true
-        let characteristics = try await backend.discoverCharacteristics(ofAll: found, timeout: timeout)
-        var tree: [(DiscoveredService, [DiscoveredCharacteristic])] = []
-        for (service, serviceCharacteristics) in zip(found, characteristics) {
-            if services[service.uuid] == nil { services[service.uuid] = service }
-            if service == services[service.uuid] {
-                characteristicsByService[service.uuid] = serviceCharacteristics
-                askedCharacteristics[service.uuid] = .all
+    public func discoverAll(timeout: Duration? = nil) async throws(BluetoothError) -> [(service: DiscoveredService, characteristics: [DiscoveredCharacteristic])] {
+        try await withBluetoothErrors {
+            let timeout = timeout ?? defaultTimeout
+            let found = try await backend.discoverServices(nil, timeout: timeout)
+            discoveredAllServices = true
+            let characteristics = try await backend.discoverCharacteristics(ofAll: found, timeout: timeout)
+            var tree: [(DiscoveredService, [DiscoveredCharacteristic])] = []
+            for (service, serviceCharacteristics) in zip(found, characteristics) {
+                if services[service.uuid] == nil { services[service.uuid] = service }
+                if service == services[service.uuid] {
+                    characteristicsByService[service.uuid] = serviceCharacteristics
+                    askedCharacteristics[service.uuid] = .all
+                }
+                tree.append((service, serviceCharacteristics))
             }
-            tree.append((service, serviceCharacteristics))
+            return tree
         }
-        return tree
     }
 
     /// The descriptors of a discovered characteristic (for tools).
-    public func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration? = nil) async throws -> [DiscoveredDescriptor] {
-        try await backend.discoverDescriptors(of: characteristic, timeout: timeout ?? defaultTimeout)
+    public func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration? = nil) async throws(BluetoothError) -> [DiscoveredDescriptor] {
+        try await withBluetoothErrors {
+            try await backend.discoverDescriptors(of: characteristic, timeout: timeout ?? defaultTimeout)
+        }
     }
 
     /// The descriptors of many discovered characteristics, one list per characteristic in the
     /// given order (for tools). On ATT backends one Find Information sweep covers them all.
-    public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration? = nil) async throws
+    public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration? = nil) async throws(BluetoothError)
         -> [[DiscoveredDescriptor]]
     {
-        try await backend.discoverDescriptors(ofAll: characteristics, timeout: timeout ?? defaultTimeout)
+        try await withBluetoothErrors {
+            try await backend.discoverDescriptors(ofAll: characteristics, timeout: timeout ?? defaultTimeout)
+        }
     }
 
     /// The discovered characteristic `uuid` of service `serviceUUID`, discovering what is needed.
-    public func characteristic(_ uuid: BluetoothUUID, service serviceUUID: BluetoothUUID, timeout: Duration? = nil) async throws
+    public func characteristic(_ uuid: BluetoothUUID, service serviceUUID: BluetoothUUID, timeout: Duration? = nil) async throws(BluetoothError)
         -> DiscoveredCharacteristic
     {
-        try await releaseAbandonedSubscriptions()
-        let timeout = timeout ?? defaultTimeout
-        if let known = characteristicsByService[serviceUUID]?.first(where: { $0.uuid == uuid }) { return known }
-        try await discoverCharacteristics(including: uuid, of: serviceUUID, timeout: timeout)
-        guard let found = characteristicsByService[serviceUUID]?.first(where: { $0.uuid == uuid }) else {
-            throw BluetoothError.notFound("characteristic \(uuid) in service \(serviceUUID)")
+        try await withBluetoothErrors {
+            try await releaseAbandonedSubscriptions()
+            let timeout = timeout ?? defaultTimeout
+            if let known = characteristicsByService[serviceUUID]?.first(where: { $0.uuid == uuid }) { return known }
+            try await discoverCharacteristics(including: uuid, of: serviceUUID, timeout: timeout)
+            guard let found = characteristicsByService[serviceUUID]?.first(where: { $0.uuid == uuid }) else {
+                throw BluetoothError.notFound("characteristic \(uuid) in service \(serviceUUID)")
+            }
+            return found
         }
-        return found
     }
 
     /// Discovers the characteristics of `serviceUUID` that have not been asked for yet: the ones
@@ -161,33 +171,41 @@ public actor PeripheralConnection {
     /// Reads and decodes a characteristic's value.
     public func read<Value: ByteDecodable & Sendable, Access: ReadAccess>(
         _ characteristic: Characteristic<Value, Access>, timeout: Duration? = nil
-    ) async throws -> Value {
-        let bytes = try await readRaw(characteristic, timeout: timeout)
-        do { return try Value(decoding: bytes) } catch { throw BluetoothError.decoding(error) }
+    ) async throws(BluetoothError) -> Value {
+        try await withBluetoothErrors {
+            let bytes = try await readRaw(characteristic, timeout: timeout)
+            return try Value(decoding: bytes)  // a ByteDecodingError becomes BluetoothError.decoding
+        }
     }
 
     /// Encodes and writes a value, waiting for the peripheral's acknowledgement.
     public func write<Value: ByteEncodable & Sendable, Access: WriteAccess>(
         _ value: Value, to characteristic: Characteristic<Value, Access>, timeout: Duration? = nil
-    ) async throws {
-        try await writeRaw(try encode(value), to: characteristic, kind: .withResponse, timeout: timeout)
+    ) async throws(BluetoothError) {
+        try await withBluetoothErrors {
+            try await writeRaw(try encode(value), to: characteristic, kind: .withResponse, timeout: timeout)
+        }
     }
 
     /// Encodes and writes a value without acknowledgement. Waits while the backend is not ready
     /// to send instead of dropping the value.
     public func writeWithoutResponse<Value: ByteEncodable & Sendable, Access: WriteWithoutResponseAccess>(
         _ value: Value, to characteristic: Characteristic<Value, Access>, timeout: Duration? = nil
-    ) async throws {
-        try await writeRaw(try encode(value), to: characteristic, kind: .withoutResponse, timeout: timeout)
+    ) async throws(BluetoothError) {
+        try await withBluetoothErrors {
+            try await writeRaw(try encode(value), to: characteristic, kind: .withoutResponse, timeout: timeout)
+        }
     }
 
     /// Turns on notifications (or indications) and returns the decoded values as they arrive.
     public func subscribe<Value: ByteDecodable & Sendable, Access: SubscribeAccess>(
         _ characteristic: Characteristic<Value, Access>, buffering: UpdateBuffering = .default,
         onDecodingFailure: DecodingFailurePolicy = .skip, timeout: Duration? = nil
-    ) async throws -> Subscription<Value> {
-        let found = try await resolve(characteristic, timeout: timeout)
-        return try await subscribe(found, as: Value.self, buffering: buffering, onDecodingFailure: onDecodingFailure, timeout: timeout)
+    ) async throws(BluetoothError) -> Subscription<Value> {
+        try await withBluetoothErrors {
+            let found = try await resolve(characteristic, timeout: timeout)
+            return try await subscribe(found, as: Value.self, buffering: buffering, onDecodingFailure: onDecodingFailure, timeout: timeout)
+        }
     }
 
     /// Writes a command and returns the first value the peripheral then notifies on the response
@@ -195,49 +213,57 @@ public actor PeripheralConnection {
     public func request<Command: ByteEncodable & Sendable, W: WriteAccess, Response: ByteDecodable & Sendable, S: SubscribeAccess>(
         write command: Command, to commandCharacteristic: Characteristic<Command, W>,
         response responseCharacteristic: Characteristic<Response, S>, timeout: Duration? = nil
-    ) async throws -> Response {
-        let timeout = timeout ?? defaultTimeout
-        let subscription = try await subscribe(responseCharacteristic, onDecodingFailure: .fail, timeout: timeout)
-        defer { unsubscribeLater(subscription) }
-        try await write(command, to: commandCharacteristic, timeout: timeout)
-        return try await withTimeout(timeout, clock: clock, operation: "response on \(responseCharacteristic.uuid)") {
-            var iterator = subscription.makeAsyncIterator()
-            guard let response = try await iterator.next() else {
-                throw BluetoothError.notFound("\(responseCharacteristic.uuid) stopped notifying")
+    ) async throws(BluetoothError) -> Response {
+        try await withBluetoothErrors {
+            let timeout = timeout ?? defaultTimeout
+            let subscription = try await subscribe(responseCharacteristic, onDecodingFailure: .fail, timeout: timeout)
+            defer { unsubscribeLater(subscription) }
+            try await write(command, to: commandCharacteristic, timeout: timeout)
+            return try await withTimeout(timeout, clock: clock, operation: "response on \(responseCharacteristic.uuid)") {
+                var iterator = subscription.makeAsyncIterator()
+                guard let response = try await iterator.next() else {
+                    throw BluetoothError.notFound("\(responseCharacteristic.uuid) stopped notifying")
+                }
+                return response
             }
-            return response
         }
     }
 
     /// Ends a subscription: its loop finishes normally, and notifications are turned off when it
     /// was the characteristic's last subscription.
-    public func unsubscribe<Value>(_ subscription: Subscription<Value>, timeout: Duration? = nil) async throws {
-        unsubscribeLater(subscription)
-        try await releaseAbandonedSubscriptions(timeout: timeout)
+    public func unsubscribe<Value>(_ subscription: Subscription<Value>, timeout: Duration? = nil) async throws(BluetoothError) {
+        try await withBluetoothErrors {
+            unsubscribeLater(subscription)
+            try await releaseAbandonedSubscriptions(timeout: timeout)
+        }
     }
 
     // MARK: Raw operations (for tools)
 
     /// Reads a characteristic's raw bytes.
-    public func readRaw<V, Access: ReadAccess>(_ characteristic: Characteristic<V, Access>, timeout: Duration? = nil) async throws -> [UInt8] {
-        let found = try await resolve(characteristic, timeout: timeout)
-        return try await readRaw(found, timeout: timeout)
+    public func readRaw<V, Access: ReadAccess>(_ characteristic: Characteristic<V, Access>, timeout: Duration? = nil) async throws(BluetoothError) -> [UInt8] {
+        try await withBluetoothErrors {
+            let found = try await resolve(characteristic, timeout: timeout)
+            return try await readRaw(found, timeout: timeout)
+        }
     }
 
     /// Reads a discovered characteristic's raw bytes.
-    public func readRaw(_ characteristic: DiscoveredCharacteristic, timeout: Duration? = nil) async throws -> [UInt8] {
-        try await releaseAbandonedSubscriptions()
-        guard characteristic.properties.contains(.read) else {
-            throw BluetoothError.notPermitted("\(characteristic.uuid) is not readable")
-        }
-        logger.trace("read", metadata: ["uuid": "\(characteristic.uuid)"])
-        do {
-            let value = try await backend.read(characteristic, timeout: timeout ?? defaultTimeout)
-            logger.trace("read done", metadata: ["uuid": "\(characteristic.uuid)", "bytes": "\(value.count)"])
-            return value
-        } catch {
-            logger.debug("read failed", metadata: ["uuid": "\(characteristic.uuid)", "error": "\(error)"])
-            throw error
+    public func readRaw(_ characteristic: DiscoveredCharacteristic, timeout: Duration? = nil) async throws(BluetoothError) -> [UInt8] {
+        try await withBluetoothErrors {
+            try await releaseAbandonedSubscriptions()
+            guard characteristic.properties.contains(.read) else {
+                throw BluetoothError.notPermitted("\(characteristic.uuid) is not readable")
+            }
+            logger.trace("read", metadata: ["uuid": "\(characteristic.uuid)"])
+            do {
+                let value = try await backend.read(characteristic, timeout: timeout ?? defaultTimeout)
+                logger.trace("read done", metadata: ["uuid": "\(characteristic.uuid)", "bytes": "\(value.count)"])
+                return value
+            } catch {
+                logger.debug("read failed", metadata: ["uuid": "\(characteristic.uuid)", "error": "\(error)"])
+                throw error
+            }
         }
     }
 
@@ -250,50 +276,56 @@ public actor PeripheralConnection {
     /// for that characteristic alone — ``BluetoothError/attribute(_:on:)`` when the
     /// peripheral refused it, ``BluetoothError/notPermitted(_:)`` when its properties lack read.
     /// Failures of the connection (disconnection, timeout, cancellation) are thrown.
-    public func readRawValues(of characteristics: [DiscoveredCharacteristic], timeout: Duration? = nil) async throws
+    public func readRawValues(of characteristics: [DiscoveredCharacteristic], timeout: Duration? = nil) async throws(BluetoothError)
         -> [Result<[UInt8], BluetoothError>]
     {
-        try await releaseAbandonedSubscriptions()
-        var results = characteristics.map { characteristic -> Result<[UInt8], BluetoothError> in
-            characteristic.properties.contains(.read) ? .success([]) : .failure(.notPermitted("\(characteristic.uuid) is not readable"))
+        try await withBluetoothErrors {
+            try await releaseAbandonedSubscriptions()
+            var results = characteristics.map { characteristic -> Result<[UInt8], BluetoothError> in
+                characteristic.properties.contains(.read) ? .success([]) : .failure(.notPermitted("\(characteristic.uuid) is not readable"))
+            }
+            let readable = characteristics.indices.filter { characteristics[$0].properties.contains(.read) }
+            guard !readable.isEmpty else { return results }
+            logger.trace("read values", metadata: ["count": "\(readable.count)"])
+            let values: [Result<[UInt8], BluetoothError>]
+            do {
+                values = try await backend.read(readable.map { characteristics[$0] }, timeout: timeout ?? defaultTimeout)
+            } catch {
+                logger.debug("read values failed", metadata: ["count": "\(readable.count)", "error": "\(error)"])
+                throw error
+            }
+            guard values.count == readable.count else {
+                throw BluetoothError.backend("\(values.count) results for \(readable.count) reads")
+            }
+            for (index, value) in zip(readable, values) { results[index] = value }
+            return results
         }
-        let readable = characteristics.indices.filter { characteristics[$0].properties.contains(.read) }
-        guard !readable.isEmpty else { return results }
-        logger.trace("read values", metadata: ["count": "\(readable.count)"])
-        let values: [Result<[UInt8], BluetoothError>]
-        do {
-            values = try await backend.read(readable.map { characteristics[$0] }, timeout: timeout ?? defaultTimeout)
-        } catch {
-            logger.debug("read values failed", metadata: ["count": "\(readable.count)", "error": "\(error)"])
-            throw error
-        }
-        guard values.count == readable.count else {
-            throw BluetoothError.backend("\(values.count) results for \(readable.count) reads")
-        }
-        for (index, value) in zip(readable, values) { results[index] = value }
-        return results
     }
 
     /// Writes raw bytes to a characteristic.
     public func writeRaw<V, Access>(
         _ bytes: [UInt8], to characteristic: Characteristic<V, Access>, kind: WriteKind, timeout: Duration? = nil
-    ) async throws {
-        let found = try await resolve(characteristic, timeout: timeout)
-        try await writeRaw(bytes, to: found, kind: kind, timeout: timeout)
+    ) async throws(BluetoothError) {
+        try await withBluetoothErrors {
+            let found = try await resolve(characteristic, timeout: timeout)
+            try await writeRaw(bytes, to: found, kind: kind, timeout: timeout)
+        }
     }
 
     /// Writes raw bytes to a discovered characteristic.
-    public func writeRaw(_ bytes: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration? = nil) async throws {
-        try await releaseAbandonedSubscriptions()
-        let permitted = kind == .withResponse
-            ? characteristic.properties.contains(.write) : characteristic.properties.contains(.writeWithoutResponse)
-        guard permitted else { throw BluetoothError.notPermitted("\(characteristic.uuid) does not accept \(kind)") }
-        logger.trace("write", metadata: ["uuid": "\(characteristic.uuid)", "bytes": "\(bytes.count)", "kind": "\(kind)"])
-        do {
-            try await backend.write(bytes, to: characteristic, kind: kind, timeout: timeout ?? defaultTimeout)
-        } catch {
-            logger.debug("write failed", metadata: ["uuid": "\(characteristic.uuid)", "error": "\(error)"])
-            throw error
+    public func writeRaw(_ bytes: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration? = nil) async throws(BluetoothError) {
+        try await withBluetoothErrors {
+            try await releaseAbandonedSubscriptions()
+            let permitted = kind == .withResponse
+                ? characteristic.properties.contains(.write) : characteristic.properties.contains(.writeWithoutResponse)
+            guard permitted else { throw BluetoothError.notPermitted("\(characteristic.uuid) does not accept \(kind)") }
+            logger.trace("write", metadata: ["uuid": "\(characteristic.uuid)", "bytes": "\(bytes.count)", "kind": "\(kind)"])
+            do {
+                try await backend.write(bytes, to: characteristic, kind: kind, timeout: timeout ?? defaultTimeout)
+            } catch {
+                logger.debug("write failed", metadata: ["uuid": "\(characteristic.uuid)", "error": "\(error)"])
+                throw error
+            }
         }
     }
 
@@ -301,23 +333,25 @@ public actor PeripheralConnection {
     public func subscribe<Value: ByteDecodable & Sendable>(
         _ characteristic: DiscoveredCharacteristic, as: Value.Type, buffering: UpdateBuffering = .default,
         onDecodingFailure: DecodingFailurePolicy = .skip, timeout: Duration? = nil
-    ) async throws -> Subscription<Value> {
-        try await releaseAbandonedSubscriptions()
-        guard characteristic.properties.contains(.notify) || characteristic.properties.contains(.indicate) else {
-            throw BluetoothError.notPermitted("\(characteristic.uuid) neither notifies nor indicates")
+    ) async throws(BluetoothError) -> Subscription<Value> {
+        try await withBluetoothErrors {
+            try await releaseAbandonedSubscriptions()
+            guard characteristic.properties.contains(.notify) || characteristic.properties.contains(.indicate) else {
+                throw BluetoothError.notPermitted("\(characteristic.uuid) neither notifies nor indicates")
+            }
+            let id = characteristic.id
+            // Open the stream before enabling, so nothing sent right after the CCCD write is lost.
+            let updates = await backend.valueUpdates(for: characteristic, buffering: buffering)
+            let ended = EndFlag()
+            let subscription = Subscription<Value>(
+                updates: updates, failures: FailureCounter(), policy: onDecodingFailure, ended: ended)
+            if (subscriptionCounts[id] ?? 0) == 0 {
+                try await backend.setNotifications(true, for: characteristic, timeout: timeout ?? defaultTimeout)
+            }
+            subscriptionCounts[id, default: 0] += 1
+            updates.onEnd { [released] in released.withLock { $0.append(characteristic) } }
+            return subscription
         }
-        let id = characteristic.id
-        // Open the stream before enabling, so nothing sent right after the CCCD write is lost.
-        let updates = await backend.valueUpdates(for: characteristic, buffering: buffering)
-        let ended = EndFlag()
-        let subscription = Subscription<Value>(
-            updates: updates, failures: FailureCounter(), policy: onDecodingFailure, ended: ended)
-        if (subscriptionCounts[id] ?? 0) == 0 {
-            try await backend.setNotifications(true, for: characteristic, timeout: timeout ?? defaultTimeout)
-        }
-        subscriptionCounts[id, default: 0] += 1
-        updates.onEnd { [released] in released.withLock { $0.append(characteristic) } }
-        return subscription
     }
 
     // MARK: Connection

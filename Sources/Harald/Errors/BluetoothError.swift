@@ -35,6 +35,8 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     case connectionFailed(String)
     /// Another failure reported by the backend.
     case backend(String)
+    /// The task doing the operation was cancelled.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -50,6 +52,7 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .encoding(error): error.description
         case let .connectionFailed(detail): "connection failed: \(detail)"
         case let .backend(detail): detail
+        case .cancelled: "cancelled"
         }
     }
 }

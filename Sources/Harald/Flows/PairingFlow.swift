@@ -137,7 +137,8 @@ public struct PairingFlow: Sendable {
                     _ = try await connection.readRaw(probe)
                     progress(.paired)
                     return Paired(advertisement: advertisement, connection: connection)
-                } catch let BluetoothError.attribute(status, _) where status.requiresPairing {
+                } catch {
+                    guard case let .attribute(status, _) = error, status.requiresPairing else { throw error }
                     lastRefusal = status
                     progress(.pairingRequired(attempt: attempt))
                     if attempt < attempts { try await central.clock.sleep(for: retryDelay) }

@@ -56,7 +56,7 @@ extension Central {
             let connection: PeripheralConnection
             do {
                 connection = try await connect(to: peripheral, services: services, timeout: connectTimeout)
-            } catch let error as BluetoothError {
+            } catch {  // connect throws BluetoothError only
                 attempt += 1
                 guard attempt <= policy.maximumAttempts, policy.shouldReconnect(.connectionLost, attempt) else { throw error }
                 try await clock.sleep(for: policy.delay(beforeAttempt: attempt))

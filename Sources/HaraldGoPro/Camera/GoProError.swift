@@ -33,6 +33,7 @@ public enum GoProError: Error, Hashable, Sendable, CustomStringConvertible {
         switch error {
         case let error as GoProError: error
         case let BluetoothError.disconnected(reason): .disconnected(reason)
+        case BluetoothError.cancelled: .cancelled
         case let error as BluetoothError: .bluetooth(error)
         case is CancellationError: .cancelled
         default: .bluetooth(.backend(String(describing: error)))

@@ -82,7 +82,8 @@ extension Demo {
         let ssid = Characteristic<[UInt8], Harald.Read>(VirtualPeripheral.OpenGoPro.wifiSSID, service: VirtualPeripheral.OpenGoPro.wifiService)
         do {
             _ = try await connection.characteristic(ssid.uuid, service: ssid.service)
-        } catch BluetoothError.notFound {
+        } catch {
+            guard case .notFound = error else { throw error }
             say("  no WiFi access point service (GP-0001): skipping the paired read")
             return
         }
