@@ -58,8 +58,7 @@ let package = Package(
         .target(
             name: "HaraldMiBand",
             dependencies: [
-                // HaraldATT only for EngineTasks, until engines take their task starter explicitly.
-                "HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald",
+                "HaraldCodec", "HaraldCore", "HaraldProfiles", "Harald",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -75,7 +74,7 @@ let package = Package(
         // The Open GoPro BLE protocol without a connection: packet headers, reassembly,
         // fragmentation, command/setting/query messages and the TLV value walker; and, in
         // Camera/, the camera over a PeripheralConnection (requests, pushes, flows).
-        .target(name: "HaraldGoPro", dependencies: ["HaraldCodec", "HaraldATT", "Harald"]),
+        .target(name: "HaraldGoPro", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
         .executableTarget(
             name: "harald",
             dependencies: [

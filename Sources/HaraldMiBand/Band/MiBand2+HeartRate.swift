@@ -1,6 +1,6 @@
 import Foundation
 import Harald
-import HaraldATT
+import HaraldCore
 import HaraldProfiles
 
 extension MiBand2 {
@@ -80,7 +80,7 @@ final class ContinuousHeartRateSession: @unchecked Sendable {
         let connection = band.connection
         let timeout = band.replyTimeout
         let subscription = subscription
-        EngineTasks.start {
+        connection.taskStarter.start {
             try? await connection.write(
                 MiBandHeartRateCommand.setMode(.continuous, enabled: false), to: MiBand2.Characteristics.heartRateControl, timeout: timeout)
             if let subscription { try? await connection.unsubscribe(subscription, timeout: timeout) }

@@ -1,5 +1,6 @@
 import Foundation
 import HaraldATT
+import HaraldCore
 
 /// The ATT bearer of one side of a ``SimulatedLink``: the fixed ATT channel of a simulated LE
 /// connection.
@@ -93,7 +94,7 @@ public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
         if faults != nil {
             // The fault layer pulls; feed the inbox from the pulled stream.
             let events = self.events
-            EngineTasks.start {
+            taskStarter.start {
                 for await event in events { inbox.yield(event) }
                 inbox.finish()
             }
@@ -116,6 +117,10 @@ public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
             }
         }
     }
+
+    /// The simulation's (the link's clock's ``VirtualClock/taskStarter``): engines on this bearer
+    /// run in the simulation.
+    public var taskStarter: TaskStarter { link.clock.taskStarter }
 
     /// The ATT_MTU the engine on this side settled on (23 until Exchange MTU).
     public var negotiatedMTU: Int { lock.withLock { negotiated } }
@@ -144,7 +149,7 @@ public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
             // cancellation does not reach.
             let link = self.link
             let side = self.side
-            let sent = await EngineTasks.start { () -> Bool in
+            let sent = await taskStarter.start { () -> Bool in
                 do {
                     try await link.send(pdu, from: side)
                     return true

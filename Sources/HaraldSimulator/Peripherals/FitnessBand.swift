@@ -242,7 +242,7 @@ public final class FitnessBandState: @unchecked Sendable {
                     }
                     // The history goes out after the write is answered, one packet every 10 ms,
                     // as a band streams it; the transfer stops if the link goes.
-                    EngineTasks.start {
+                    runtime.clock.taskStarter.start {
                         for packet in packets {
                             guard (try? await runtime.clock.sleep(for: .milliseconds(10))) != nil,
                                   let bytes = try? packet.encodedBytes(),

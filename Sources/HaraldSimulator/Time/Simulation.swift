@@ -1,5 +1,5 @@
 import Foundation
-import HaraldATT
+import HaraldCore
 
 /// Why a simulation run ended without a result.
 public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -25,9 +25,10 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
 /// and two runs of the same code see the same interleaving and the same times.
 ///
 /// Code that starts an unstructured `Task { }` leaves the simulation: that task runs on the
-/// global executor at real-time speed. Engines meant to run under simulation use structured
-/// concurrency or start their tasks with `EngineTasks.start` (the GATT client and server do),
-/// which the run points at its executor.
+/// global executor at real-time speed. Code meant to run under simulation uses structured
+/// concurrency or starts its tasks with the simulation's ``taskStarter``, which its clock also
+/// carries (``VirtualClock/taskStarter``): the simulator's bearers hand it to the GATT engines,
+/// and its connections to the device kits (`PeripheralConnection.taskStarter`).
 ///
 /// ```swift
 /// let simulation = Simulation()
@@ -52,7 +53,11 @@ public final class Simulation: @unchecked Sendable {
         self.clock = clock
         self.executor = SimulationExecutor()
         clock.setSleepObserver { [executor] in executor.signal() }
+        clock.setTaskStarter(TaskStarter(executor: executor))
     }
+
+    /// Starts tasks on this simulation's executor, so they run in the simulation.
+    public var taskStarter: TaskStarter { TaskStarter(executor: executor) }
 
     /// Runs `body` to completion in virtual time and returns its result.
     ///
@@ -68,9 +73,7 @@ public final class Simulation: @unchecked Sendable {
         let deadline = clock.now.advanced(by: timeLimit)
         let task = Task(executorPreference: executor) {
             do {
-                // Engines (GATT client and server) start their background tasks through
-                // `EngineTasks`, which reads this to keep them on the simulation's executor.
-                let result = try await EngineTasks.$preferredExecutor.withValue(self.executor) { try await body() }
+                let result = try await body()
                 outcome.set(.success(result))
             } catch { outcome.set(.failure(error)) }
             self.executor.signal()

@@ -1,4 +1,5 @@
 import Foundation
+import HaraldCore
 
 /// A point in simulated time: the time elapsed since the simulation started.
 public struct VirtualInstant: InstantProtocol, Hashable, Sendable, CustomStringConvertible {
@@ -23,6 +24,10 @@ public struct VirtualInstant: InstantProtocol, Hashable, Sendable, CustomStringC
 /// ``advance(to:)``, or automatically inside a ``Simulation`` (which jumps to the next deadline
 /// whenever nothing else can run). Sleepers wake in deadline order; equal deadlines wake in the
 /// order they went to sleep. A cancelled sleeper wakes at once with `CancellationError`.
+///
+/// A clock driven by a ``Simulation`` also carries that simulation's ``taskStarter``: the
+/// simulator's links, bearers, devices and backend start their tasks with it and hand it to the
+/// engines and kits on top, so everything built on the clock runs in the simulation.
 public final class VirtualClock: Clock, @unchecked Sendable {
     // @unchecked Sendable: every stored property below, and the `wake`/`cancelled` fields of
     // every `Timer`, is read and written only while `lock` is held; continuations are resumed
@@ -66,6 +71,7 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     private var live = 0
     private var nextOrder: UInt64 = 0
     private var onSleep: (@Sendable () -> Void)?
+    private var starter = TaskStarter.default
 
     public init() {}
 
@@ -90,6 +96,21 @@ public final class VirtualClock: Clock, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return live
+    }
+
+    /// Starts the tasks of what runs on this clock: on the executor of the ``Simulation`` that
+    /// drives it, or as plain `Task { }`s for a clock no simulation drives.
+    public var taskStarter: TaskStarter {
+        lock.lock()
+        defer { lock.unlock() }
+        return starter
+    }
+
+    /// Makes ``taskStarter`` start tasks with `starter` (a simulation binding its clock).
+    internal func setTaskStarter(_ starter: TaskStarter) {
+        lock.lock()
+        self.starter = starter
+        lock.unlock()
     }
 
     /// Called (outside the lock) each time a task starts sleeping; a simulation uses it to notice

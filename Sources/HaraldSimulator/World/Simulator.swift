@@ -127,7 +127,7 @@ public final class Simulator: @unchecked Sendable {
     /// Call it inside the simulation run (the change runs as a task of the run).
     public func setRadioState(_ state: RadioState, after delay: Duration) {
         let clock = self.clock
-        EngineTasks.start { [weak self] in
+        clock.taskStarter.start { [weak self] in
             do { try await clock.sleep(for: delay) } catch { return }
             await self?.setRadioState(state)
         }
@@ -236,7 +236,7 @@ public final class Simulator: @unchecked Sendable {
             // The central's system pairs after the first refusal for lack of security.
             let (server, clock) = (device.server, clock)
             peerFaults.onFirstSecurityRefusal {
-                EngineTasks.start {
+                clock.taskStarter.start {
                     do { try await clock.sleep(for: delay) } catch { return }
                     await server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: true), for: serverConnection)
                 }
@@ -244,7 +244,7 @@ public final class Simulator: @unchecked Sendable {
         }
         if let script = device.behaviour.onConnection {
             let session = PeripheralSession(runtime: device.runtime, connection: serverConnection, link: link)
-            EngineTasks.start { await script(session) }
+            clock.taskStarter.start { await script(session) }
         }
         let connection: GATTConnection
         do {
