@@ -1,5 +1,7 @@
 import Foundation
 import Harald
+import HaraldGoProSimulation
+import HaraldMiBandSimulation
 import HaraldProfiles
 import HaraldSimulator
 import Testing
@@ -10,7 +12,7 @@ struct FlowEventTests {
     /// first heart rate; every event it saw, by name.
     @Test func aHeartRateFlowSeesEventsInOrderAndLeavesNothingConnected() throws {
         let simulation = Simulation()
-        let simulator = try Simulator(clock: simulation.clock, devices: VirtualPeripheral.builtInDevices)
+        let simulator = try Simulator(clock: simulation.clock, devices: [.heartRateStrap(), .actionCamera(), .fitnessBand()])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
         let (rate, seen, open) = try simulation.run(timeLimit: .seconds(120)) { () -> (UInt16, [String], Int) in
             var seen: [String] = []
@@ -57,7 +59,7 @@ struct FlowEventTests {
     /// Two flows one after the other: the second must not see anything the first started.
     @Test func aFollowingFlowNeverSeesTheFirstFlowsEvents() throws {
         let simulation = Simulation()
-        let simulator = try Simulator(clock: simulation.clock, devices: VirtualPeripheral.builtInDevices)
+        let simulator = try Simulator(clock: simulation.clock, devices: [.heartRateStrap(), .actionCamera(), .fitnessBand()])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
         let second = try simulation.run(timeLimit: .seconds(120)) { () -> [String] in
             // The first flow starts a scan and a subscription and leaves while they still run.

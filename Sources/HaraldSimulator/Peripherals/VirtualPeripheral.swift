@@ -40,11 +40,6 @@ public struct VirtualPeripheral: Sendable {
         self.makeBehaviour = makeBehaviour
     }
 
-    /// The devices `harald demo` and the scenario tests use: ``heartRateStrap(address:name:rssi:measurementInterval:protectedSerialNumber:)``,
-    /// ``actionCamera(address:name:rssi:pairing:bootTime:faults:)`` and
-    /// ``fitnessBand(address:name:rssi:key:battery:historyEnd:historyMinutes:continuousTimeout:)`` with their default settings.
-    public static var builtInDevices: [VirtualPeripheral] { [.heartRateStrap(), .actionCamera(), .fitnessBand()] }
-
     /// How the simulator and the public API identify the device.
     public var identifier: PeripheralIdentifier { PeripheralIdentifier(address: address) }
 

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Harald
 import HaraldCore
+import HaraldGoProSimulation
+import HaraldMiBandSimulation
 import HaraldSimulator
 
 /// `harald demo`: every device scenario, on the simulator's virtual devices (the default, in

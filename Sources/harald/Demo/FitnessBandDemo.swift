@@ -3,6 +3,7 @@ import Foundation
 import Harald
 import HaraldCodec
 import HaraldMiBand
+import HaraldMiBandSimulation
 import HaraldSimulator
 
 // The Mi-Band-like band's part of `harald demo`, on the Mi Band kit (HaraldMiBand).
