@@ -1,4 +1,3 @@
-import Foundation
 import Harald
 import HaraldATT
 import HaraldCodec
@@ -45,27 +44,25 @@ extension VirtualPeripheral {
 }
 
 /// The strap's sensor state, shared by its control point handler and its measurement script.
-final class HeartRateStrapState: @unchecked Sendable {
-    // @unchecked Sendable: `tick` and `energy` are only touched with `lock` held.
-    private let lock = NSLock()
-    private var tick = 0
-    private var energy: UInt16 = 0
+final class HeartRateStrapState: Sendable {
+    /// Measurements so far, and the energy expended (kJ) since the last reset.
+    private let sensor = Locked((tick: 0, energy: UInt16(0)))
 
     /// The next measurement's bytes: heart rate follows a fixed 20-step pattern.
     func nextMeasurement() -> [UInt8] {
-        let (rate, spent) = lock.withLock { () -> (UInt16, UInt16) in
+        let (rate, spent) = sensor.withLock { sensor -> (UInt16, UInt16) in
             let pattern: [UInt16] = [72, 74, 77, 80, 84, 88, 91, 95, 98, 100, 97, 93, 89, 85, 81, 78, 75, 71, 66, 62]
-            let rate = pattern[tick % pattern.count]
-            tick += 1
-            energy = energy == .max ? .max : energy + 1
-            return (rate, energy)
+            let rate = pattern[sensor.tick % pattern.count]
+            sensor.tick += 1
+            sensor.energy = sensor.energy == .max ? .max : sensor.energy + 1
+            return (rate, sensor.energy)
         }
         let measurement = HeartRateMeasurement(
             heartRate: rate, sensorContact: .detected, energyExpended: spent, rrIntervals: RRIntervals([UInt16(60 * 1024 / Int(rate))]))
         return wireBytes(measurement)
     }
 
-    func resetEnergyExpended() { lock.withLock { energy = 0 } }
+    func resetEnergyExpended() { sensor.withLock { $0.energy = 0 } }
 
     static func services(state: HeartRateStrapState) -> [GATTServiceDefinition] {
         [
