@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "Harald", targets: ["Harald"]),
         .library(name: "HaraldGATTBackend", targets: ["HaraldGATTBackend"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
+        .library(name: "HaraldGoProSimulation", targets: ["HaraldGoProSimulation"]),
+        .library(name: "HaraldMiBandSimulation", targets: ["HaraldMiBandSimulation"]),
         .library(name: "HaraldMiBand", targets: ["HaraldMiBand"]),
         .library(name: "HaraldCoreBluetooth", targets: ["HaraldCoreBluetooth"]),
         .library(name: "HaraldHCI", targets: ["HaraldHCI"]),
@@ -52,15 +54,20 @@ let package = Package(
         // The public API over Harald's own ATT/GATT engine: the connection backend that the
         // simulator and the HCI host stack share (only their bearers differ).
         .target(name: "HaraldGATTBackend", dependencies: ["HaraldCodec", "HaraldCore", "HaraldATT", "Harald"]),
-        // Virtual clock, link model, virtual peripherals, the simulator backend.
-        .target(name: "HaraldSimulator", dependencies: ["HaraldGATTBackend", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "Harald", "HaraldGoPro", "HaraldMiBand"]),
+        // Virtual clock, link model, virtual peripherals (SIG devices), the simulator backend.
+        .target(name: "HaraldSimulator", dependencies: ["HaraldGATTBackend", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "Harald"]),
+        // The simulator's Open GoPro camera, written from the protocol (not from HaraldGoPro, which
+        // its tests check against it).
+        .target(name: "HaraldGoProSimulation", dependencies: ["HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore"]),
+        // The simulator's Mi Band 2, written from the protocol (not from HaraldMiBand), with its own
+        // AES-128 for the auth handshake.
+        .target(name: "HaraldMiBandSimulation", dependencies: ["HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore"]),
         // The Mi Band 2 kit: the band's messages (Protocol/) and the typed API over a connection
         // (Band/). AES-128 for the auth handshake comes from swift-crypto.
         .target(
             name: "HaraldMiBand",
             dependencies: [
-                // HaraldATT only for EngineTasks, until engines take their task starter explicitly.
-                "HaraldCodec", "HaraldProfiles", "HaraldATT", "Harald",
+                "HaraldCodec", "HaraldCore", "HaraldProfiles", "Harald",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -76,7 +83,7 @@ let package = Package(
         // The Open GoPro BLE protocol without a connection: packet headers, reassembly,
         // fragmentation, command/setting/query messages and the TLV value walker; and, in
         // Camera/, the camera over a PeripheralConnection (requests, pushes, flows).
-        .target(name: "HaraldGoPro", dependencies: ["HaraldCodec", "HaraldATT", "Harald"]),
+        .target(name: "HaraldGoPro", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -86,6 +93,8 @@ let package = Package(
                 "HaraldProfiles",
                 "Harald",
                 "HaraldSimulator",
+                "HaraldGoProSimulation",
+                "HaraldMiBandSimulation",
                 "HaraldHCIBackend",
                 "HaraldGoPro",
                 "HaraldMiBand",
@@ -132,23 +141,40 @@ let package = Package(
         // The GoPro camera kit against the simulated camera (virtual time), plus integration tests
         // against the Bumble camera that run only when HARALD_GOPRO_TRANSPORT is set
         // (see scripts/integration).
-        .testTarget(name: "HaraldGoProCameraTests", dependencies: ["HaraldCore", "HaraldGoPro", "Harald", "HaraldSimulator", "HaraldHCIBackend"]),
+        .testTarget(
+            name: "HaraldGoProCameraTests",
+            dependencies: ["HaraldCore", "HaraldGoPro", "Harald", "HaraldSimulator", "HaraldGoProSimulation", "HaraldHCIBackend"]),
         // The Mi Band kit: its messages, the kit against the simulated band in virtual time, and
         // (when HARALD_BUMBLE_TRANSPORT is set) against the Bumble band of scripts/integration.
         .testTarget(
             name: "HaraldMiBandTests",
             dependencies: [
                 "HaraldATT", "HaraldProfiles",
-                "HaraldMiBand", "Harald", "HaraldSimulator", "HaraldCodec", "HaraldCore", "HaraldHCIBackend",
+                "HaraldMiBand", "Harald", "HaraldSimulator", "HaraldMiBandSimulation", "HaraldCodec", "HaraldCore", "HaraldHCIBackend",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "HaraldSimulatorTests", dependencies: ["HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore"]),
+        // The simulated camera and band against the facts and captures of their protocols (without
+        // the kits).
+        .testTarget(
+            name: "HaraldGoProSimulationTests",
+            dependencies: ["HaraldGoProSimulation", "HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore"]),
+        .testTarget(
+            name: "HaraldMiBandSimulationTests",
+            dependencies: ["HaraldMiBandSimulation", "HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore"]),
+        .testTarget(
+            name: "HaraldSimulatorTests",
+            dependencies: ["HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore"]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
         // ScenarioFailure) and run by a parameterized test per backend.
         .target(name: "HaraldScenarioSuite", dependencies: ["Harald", "HaraldCodec", "HaraldCore"], path: "Tests/HaraldScenarioSuite"),
         // The scenario suite against the simulator backend, plus the flows on the simulator.
-        .testTarget(name: "HaraldScenarioTests", dependencies: ["HaraldProfiles", "Harald", "HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite"]),
+        .testTarget(
+            name: "HaraldScenarioTests",
+            dependencies: [
+                "HaraldProfiles", "Harald", "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "HaraldATT", "HaraldCodec",
+                "HaraldCore", "HaraldScenarioSuite",
+            ]),
         .testTarget(
             name: "HaraldProfilesTests",
             dependencies: [

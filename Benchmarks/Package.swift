@@ -34,6 +34,8 @@ let package = Package(
                 .product(name: "Harald", package: "Harald"),
                 .product(name: "HaraldATT", package: "Harald"),
                 .product(name: "HaraldSimulator", package: "Harald"),
+                .product(name: "HaraldGoProSimulation", package: "Harald"),
+                .product(name: "HaraldMiBandSimulation", package: "Harald"),
             ],
             path: "Sources/HaraldSimulation"
         ),

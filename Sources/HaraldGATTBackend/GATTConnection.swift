@@ -198,6 +198,10 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     /// Counted by the GATT client: every PDU this connection sent and received.
     public func protocolCost() async -> ProtocolCost? { ProtocolCost(await client.counters) }
 
+    /// The GATT client's: the bearer's (``ATTBearer/taskStarter``), so on the simulator the
+    /// simulation's.
+    public var taskStarter: TaskStarter { client.taskStarter }
+
     public func disconnect() async {
         signal.set(.localRequest)
         await client.disconnect()

@@ -1,5 +1,5 @@
-import Foundation
 import Harald
+import HaraldCore
 import HaraldProfiles
 
 /// The measurements a heart-rate sensor notifies, as an async sequence of ``HeartRateReading``.
@@ -42,7 +42,8 @@ public struct HeartRateReadings: AsyncSequence, Sendable {
 
         private mutating func nextMeasurement() async throws -> HeartRateMeasurement? {
             guard let stallTimeout = readings.stallTimeout else { return try await base.next() }
-            let stalled = StallFlag()
+            // Set once by the watchdog when the stall timeout passed.
+            let stalled = Locked(false)
             let subscription = readings.subscription
             let connection = readings.connection
             let clock = connection.clock
@@ -51,12 +52,12 @@ public struct HeartRateReadings: AsyncSequence, Sendable {
                 // `next()` then returns, and the flag turns that end into a timeout.
                 group.addTask {
                     try await clock.sleep(for: stallTimeout)
-                    stalled.set()
+                    stalled.withLock { $0 = true }
                     try? await connection.unsubscribe(subscription, timeout: stallTimeout)
                 }
                 defer { group.cancelAll() }
                 let measurement = try await base.next()
-                if stalled.isSet {
+                if stalled.value {
                     throw HeartRateMonitorError.timeout(operation: "waiting for a heart rate measurement", after: stallTimeout)
                 }
                 return measurement
@@ -67,15 +68,6 @@ public struct HeartRateReadings: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: subscription.makeAsyncIterator(), readings: self)
     }
-}
-
-/// Set once by a stream's watchdog when the stall timeout passed.
-final class StallFlag: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }
 
 /// Battery Level (0x2A19) notifications, in percent. Errors are ``HeartRateMonitorError``.

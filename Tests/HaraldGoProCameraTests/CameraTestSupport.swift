@@ -1,5 +1,6 @@
 import Harald
 import HaraldGoPro
+import HaraldGoProSimulation
 import HaraldSimulator
 
 /// Runs `body` in virtual time with a simulated camera connected through the public API.

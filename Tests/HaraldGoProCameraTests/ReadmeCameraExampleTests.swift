@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldGoPro
+import HaraldGoProSimulation
 import HaraldSimulator
 import Testing
 

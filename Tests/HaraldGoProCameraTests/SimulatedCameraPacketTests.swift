@@ -1,5 +1,6 @@
 import Harald
 import HaraldGoPro
+import HaraldGoProSimulation
 import HaraldSimulator
 import Testing
 

@@ -3,6 +3,7 @@ import Harald
 import HaraldCore
 import HaraldHCIBackend
 import HaraldMiBand
+import HaraldMiBandSimulation
 import HaraldProfiles
 import HaraldSimulator
 import Testing
@@ -120,7 +121,7 @@ struct MiBandBumbleIntegrationTests {
         #expect(received.value == 60)
         #expect(records.first?.timestamp == since)
         // The peer's history follows the simulated band's pattern.
-        #expect(records.map(\.sample) == (300..<360).map(FitnessBandState.sample))
+        #expect(try records.map(\.sample) == bandHistory(300..<360))
     }
 }
 

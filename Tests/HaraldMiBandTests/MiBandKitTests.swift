@@ -3,6 +3,7 @@ import Harald
 import HaraldATT
 import HaraldCore
 import HaraldMiBand
+import HaraldMiBandSimulation
 import HaraldSimulator
 import Testing
 
@@ -114,10 +115,13 @@ struct MiBandStepsAndBatteryTests {
     }
 
     @Test func batteryInfoCarriesLevelChargingStateAndLastCharge() throws {
+        let battery = FitnessBandBattery(
+            level: 12, isCharging: true, lastOff: DateComponents(year: 2026, month: 1, day: 2, hour: 3, minute: 4, second: 5), chargeCount: 9,
+            lastCharge: DateComponents(year: 2026, month: 1, day: 1, hour: 0, minute: 0, second: 0), lastChargeLevel: 98)
         let expected = MiBandBatteryInfo(
             level: 12, chargingState: .charging, lastOff: MiBandDateTime(year: 2026, month: 1, day: 2, hour: 3, minute: 4, second: 5),
             chargeCount: 9, lastCharge: MiBandDateTime(year: 2026, month: 1, day: 1), lastChargeLevel: 98)
-        let info = try BandWorld(.fitnessBand(battery: expected)).run { try await $0.battery() }
+        let info = try BandWorld(.fitnessBand(battery: battery)).run { try await $0.battery() }
         #expect(info == expected)
         #expect(info.isCharging)
     }
@@ -209,7 +213,7 @@ struct MiBandActivityTests {
         #expect(records.first?.timestamp == since)
         #expect(zip(records, records.dropFirst()).allSatisfy { $1.timestamp.timeIntervalSince($0.timestamp) == 60 })
         // The band's history starts 6 h before its end: minute 270 is the first fetched.
-        #expect(records.map(\.sample) == (270..<360).map(FitnessBandState.sample))
+        #expect(try records.map(\.sample) == bandHistory(270..<360))
     }
 
     @Test func progressAnnouncesTheTotalCountsUpAndFinishes() throws {
@@ -243,7 +247,7 @@ struct MiBandActivityTests {
                 .run { log.add($0) }
         }
         #expect(records.count == 45)
-        #expect(records.map(\.sample) == (315..<360).map(FitnessBandState.sample))
+        #expect(try records.map(\.sample) == bandHistory(315..<360))
         #expect(log.events.last == "finished 45")
     }
 
@@ -275,7 +279,7 @@ struct MiBandActivityTests {
         // The second connection asks only for what the first did not deliver.
         let expecting = log.events.filter { $0.hasPrefix("expecting ") }.compactMap { Int($0.dropFirst(10)) }
         #expect(expecting.count == 2 && expecting[0] == 45 && (1..<45).contains(expecting[1]))
-        #expect(records.map(\.sample) == (315..<360).map(FitnessBandState.sample))
+        #expect(try records.map(\.sample) == bandHistory(315..<360))
         #expect(records.map(\.timestamp) == (0..<45).map { since.addingTimeInterval(TimeInterval($0) * 60) })
     }
 
@@ -302,6 +306,11 @@ struct MiBandActivityTests {
     @Test func aLostPacketInTheMiddleIsAnOutOfOrderError() throws {
         #expect(throws: MiBandError.packetOutOfOrder(expected: 1, received: 2)) { try Self.fetchLosingPacket(2) }
     }
+}
+
+/// The simulated band's history minutes in `minutes`, as the kit decodes the bytes the band sends.
+func bandHistory(_ minutes: Range<Int>) throws -> [MiBandActivitySample] {
+    try minutes.map { try MiBandActivitySample(decoding: FitnessBandState.sample($0).bytes) }
 }
 
 /// Subscribes and unsubscribes once, so the descriptors are discovered and later operations

@@ -1,5 +1,6 @@
 import Foundation
 import Harald
+import HaraldGoProSimulation
 import HaraldSimulator
 import Testing
 

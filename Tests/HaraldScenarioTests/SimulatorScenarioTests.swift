@@ -1,5 +1,6 @@
 import Harald
 import HaraldATT
+import HaraldGoProSimulation
 import HaraldScenarioSuite
 import HaraldSimulator
 import Testing

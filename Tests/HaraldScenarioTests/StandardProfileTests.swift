@@ -1,6 +1,7 @@
 import Harald
 import HaraldCodec
 import HaraldCore
+import HaraldGoProSimulation
 import HaraldProfiles
 import HaraldSimulator
 import Testing

@@ -1,6 +1,8 @@
 import Harald
 import HaraldATT
 import HaraldCodec
+import HaraldGoProSimulation
+import HaraldMiBandSimulation
 import HaraldSimulator
 import Testing
 
@@ -89,8 +91,8 @@ struct DiscoveryCostTests {
 @Suite("Discovery sweeps match their minimum")
 struct SweepDiscoveryCostTests {
     @Test(arguments: [23, 247])
-    func everyBuiltInDeviceIsDiscoveredBySweepsAtTheMinimumCost(maximumMTU: Int) throws {
-        for device in VirtualPeripheral.builtInDevices {
+    func everyDemoDeviceIsDiscoveredBySweepsAtTheMinimumCost(maximumMTU: Int) throws {
+        for device in [VirtualPeripheral.heartRateStrap(), .actionCamera(), .fitnessBand()] {
             let simulation = Simulation()
             let simulator = try Simulator(clock: simulation.clock, devices: [device], link: LinkParameters(maximumATTMTU: maximumMTU))
             let central = Central(backend: simulator.backend, clock: simulation.clock)

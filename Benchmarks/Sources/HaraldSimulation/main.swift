@@ -18,6 +18,8 @@
 import Foundation
 import Harald
 import HaraldATT
+import HaraldGoProSimulation
+import HaraldMiBandSimulation
 import HaraldSimulator
 
 #if canImport(Glibc)

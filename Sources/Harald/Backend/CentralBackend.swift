@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// What the public API needs from a Bluetooth stack in the central role.
 ///
@@ -97,4 +98,13 @@ public protocol ConnectionBackend: Sendable {
     /// The ATT traffic of the connection so far, or nil when the backend cannot see it (the
     /// default; see ``ProtocolCost``).
     func protocolCost() async -> ProtocolCost?
+
+    /// Where code working on this connection starts its background tasks (a kit's notification
+    /// readers, say): the simulator's connections name the simulation's executor, so such tasks
+    /// stay in virtual time; the default starts plain `Task { }`s.
+    var taskStarter: TaskStarter { get }
+}
+
+extension ConnectionBackend {
+    public var taskStarter: TaskStarter { .default }
 }

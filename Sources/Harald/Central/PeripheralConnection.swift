@@ -22,6 +22,10 @@ public actor PeripheralConnection {
     /// Where this connection logs (operations at `trace`, failures at `debug`). Values are never
     /// logged, only their sizes, so secrets such as authentication keys stay out of logs.
     public nonisolated let logger: Logger
+    /// Where code working on this connection starts its background tasks: device kits start their
+    /// notification readers and clean-ups with it, so that on the simulator they run in the
+    /// simulation (``ConnectionBackend/taskStarter``).
+    public nonisolated var taskStarter: TaskStarter { backend.taskStarter }
     private var declared: [BluetoothUUID: ServiceSpec]
     private var services: [BluetoothUUID: DiscoveredService] = [:]
     private var discoveredAllServices = false

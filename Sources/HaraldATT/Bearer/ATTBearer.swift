@@ -1,3 +1,5 @@
+import HaraldCore
+
 /// Something an ATT bearer tells its engine: a PDU arrived, or the bearer closed.
 public enum ATTBearerEvent: Sendable, Hashable {
     /// One complete ATT PDU from the peer (opcode first), exactly as received.
@@ -46,6 +48,9 @@ public enum ATTBearerError: Error, Sendable, Hashable {
 ///
 /// Fragmentation into link-layer packets, encryption and signalling belong to the bearer, never to
 /// the engines.
+///
+/// A bearer also says where the engines on it start their background tasks (``taskStarter``):
+/// a simulated bearer names its simulation's executor, every other bearer the global one.
 public protocol ATTBearer: Sendable {
     /// Inbound PDUs and the final close event. Iterate it once.
     var events: AsyncStream<ATTBearerEvent> { get }
@@ -62,6 +67,14 @@ public protocol ATTBearer: Sendable {
 
     /// Called by an engine once Exchange MTU has settled the ATT_MTU, in bytes.
     func didNegotiateMTU(_ mtu: Int) async
+
+    /// Where an engine on this bearer starts its tasks (readers, deadline timers) unless it was
+    /// given a starter of its own. The default starts plain `Task { }`s.
+    var taskStarter: TaskStarter { get }
+}
+
+extension ATTBearer {
+    public var taskStarter: TaskStarter { .default }
 }
 
 /// ATT constants from Core spec Vol 3 Part F.

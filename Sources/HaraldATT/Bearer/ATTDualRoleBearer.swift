@@ -1,3 +1,5 @@
+import HaraldCore
+
 /// Splits one ATT bearer into a client side and a server side, for a device that is GATT client
 /// and GATT server on the same link (a central that also serves its GAP service, say).
 ///
@@ -5,7 +7,8 @@
 /// requests, commands, confirmations and unknown opcodes to ``server`` (which answers unknown
 /// requests and ignores unknown commands). Both sides send on the shared bearer. When one side
 /// settles the ATT_MTU through Exchange MTU, the other side gets ``ATTBearerEvent/mtuChanged(_:)``.
-/// Closing either side closes the shared bearer; both sides then get `.closed`.
+/// Closing either side closes the shared bearer; both sides then get `.closed`. The router and
+/// both sides start their tasks with the shared bearer's ``ATTBearer/taskStarter``.
 public final class ATTDualRoleBearer: Sendable {
     /// The bearer to give a ``GATTClient``.
     public let client: ATTRoleBearer
@@ -18,7 +21,7 @@ public final class ATTDualRoleBearer: Sendable {
         client = ATTRoleBearer(shared: bearer, events: clientEvents, otherSide: serverSink)
         server = ATTRoleBearer(shared: bearer, events: serverEvents, otherSide: clientSink)
         let events = bearer.events
-        EngineTasks.start {
+        bearer.taskStarter.start {
             for await event in events {
                 switch event {
                 case .received(let bytes):
@@ -54,6 +57,8 @@ public final class ATTRoleBearer: ATTBearer {
     }
 
     public var localMTU: Int { shared.localMTU }
+
+    public var taskStarter: TaskStarter { shared.taskStarter }
 
     nonisolated(nonsending) public func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
         try await shared.send(pdu)

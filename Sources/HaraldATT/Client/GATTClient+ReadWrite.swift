@@ -131,7 +131,7 @@ extension GATTClient {
     /// even when the calling task was cancelled, bounded by the transaction timeout.
     private func cancelPreparedWrites() async {
         let deadline = timer.now() + configuration.transactionTimeout
-        let task = EngineTasks.start { [self] in
+        let task = taskStarter.start { [self] in
             _ = try? await self.transact(ATTExecuteWriteRequest(flags: .cancel), expecting: ATTExecuteWriteResponse.self, deadline: deadline)
         }
         await task.value

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 
 /// The GATT client of one connection: discovery, reads, writes and subscriptions over an
 /// ``ATTBearer``.
@@ -45,6 +46,8 @@ public actor GATTClient {
     let bearer: any ATTBearer
     let timer: ATTTimer
     let configuration: Configuration
+    /// Starts the engine's tasks: the bearer reader, deadline timers, cancellation clean-ups.
+    public nonisolated let taskStarter: TaskStarter
 
     /// The ATT_MTU in use, in bytes: 23 until Exchange MTU completes.
     public private(set) var mtu = ATT.defaultMTU
@@ -85,20 +88,28 @@ public actor GATTClient {
 
     /// Starts a client on `bearer`; it begins consuming the bearer's events at once.
     ///
-    /// - Parameter clock: the clock every timeout is measured on (a manual clock in tests).
-    public init(bearer: any ATTBearer, clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration()) {
+    /// - Parameters:
+    ///   - clock: the clock every timeout is measured on (a manual clock in tests).
+    ///   - taskStarter: starts the engine's tasks; nil takes the bearer's
+    ///     (``ATTBearer/taskStarter``), so a client on a simulated bearer stays in its simulation.
+    public init(
+        bearer: any ATTBearer, clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration(),
+        taskStarter: TaskStarter? = nil
+    ) {
         self.bearer = bearer
         self.timer = ATTTimer(clock)
         self.configuration = configuration
+        let taskStarter = taskStarter ?? bearer.taskStarter
+        self.taskStarter = taskStarter
         // The reader runs on the actor, so an inbound PDU costs one job (resuming it), not a hop
         // in and a hop back out per event. It keeps the client alive until the bearer closes.
         if let pushing = bearer as? any ATTInboxBearer {
             let inbox = ATTEventInbox(router: router)
             pushing.deliverEvents(to: inbox)
-            EngineTasks.start { [weak self] in await self?.consume(inbox) }
+            taskStarter.start { [weak self] in await self?.consume(inbox) }
         } else {
             let events = bearer.events
-            EngineTasks.start { [weak self] in await self?.consume(events) }
+            taskStarter.start { [weak self] in await self?.consume(events) }
         }
     }
 
@@ -154,7 +165,7 @@ public actor GATTClient {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<ATTPDU, GATTError>, Never>) in
                 liveContinuations += 1
-                let deadlineTask = timer.schedule(at: deadline) { [weak self] in await self?.resolve(id, with: .failure(.timeout)) }
+                let deadlineTask = timer.schedule(at: deadline, startedBy: taskStarter) { [weak self] in await self?.resolve(id, with: .failure(.timeout)) }
                 queue.append(Operation(id: id, request: bytes, opcode: opcode, continuation: continuation, deadlineTask: deadlineTask))
                 // Cancellation that raced the registration: the handler's task may have run already.
                 if Task.isCancelled {
@@ -164,7 +175,7 @@ public actor GATTClient {
                 }
             }
         } onCancel: {
-            EngineTasks.start { [weak self] in await self?.resolve(id, with: .failure(.cancelled)) }
+            taskStarter.start { [weak self] in await self?.resolve(id, with: .failure(.cancelled)) }
         }
     }
 
@@ -195,12 +206,12 @@ public actor GATTClient {
         inFlight = operation
         baseCounters.countSent(operation.request)
         let id = operation.id
-        transactionTask = timer.schedule(at: timer.now() + configuration.transactionTimeout) { [weak self] in
+        transactionTask = timer.schedule(at: timer.now() + configuration.transactionTimeout, startedBy: taskStarter) { [weak self] in
             await self?.transactionTimedOut(id)
         }
         let bearer = bearer
         let bytes = operation.request
-        EngineTasks.start { [weak self] in
+        taskStarter.start { [weak self] in
             do {
                 try await bearer.send(bytes)
             } catch {
@@ -228,13 +239,13 @@ public actor GATTClient {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Int, GATTError>, Never>) in
                 liveContinuations += 1
-                let deadlineTask = timer.schedule(at: deadline) { [weak self] in await self?.resolveMTUWaiter(id, with: .failure(.timeout)) }
+                let deadlineTask = timer.schedule(at: deadline, startedBy: taskStarter) { [weak self] in await self?.resolveMTUWaiter(id, with: .failure(.timeout)) }
                 mtuWaiters[id] = (continuation, deadlineTask)
                 // Cancellation that raced the registration: the handler's task may have run already.
                 if Task.isCancelled { resolveMTUWaiter(id, with: .failure(.cancelled)) }
             }
         } onCancel: {
-            EngineTasks.start { [weak self] in await self?.resolveMTUWaiter(id, with: .failure(.cancelled)) }
+            taskStarter.start { [weak self] in await self?.resolveMTUWaiter(id, with: .failure(.cancelled)) }
         }
         return try result.get()
     }

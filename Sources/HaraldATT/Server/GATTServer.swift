@@ -56,6 +56,9 @@ public actor GATTServer {
     let configuration: Configuration
     let timer: ATTTimer
     let authorize: GATTAuthorizationHandler?
+    /// Starts the engine's tasks for every connection, or nil to use each connection's bearer's
+    /// (``ATTBearer/taskStarter``).
+    public nonisolated let taskStarter: TaskStarter?
     /// Protocol cost over all connections.
     public var counters: ATTCounters { notificationTable.adding(to: baseCounters) }
     /// The counters kept on the actor (everything but the notifications ``notify(handle:value:to:)`` sent).
@@ -77,6 +80,8 @@ public actor GATTServer {
 
     struct Connection {
         let bearer: any ATTBearer
+        /// Starts this connection's tasks (its reader, indication timers and sends).
+        let taskStarter: TaskStarter
         var mtu = ATT.defaultMTU
         var security: GATTSecurity
         /// CCCD handle → configuration bits.
@@ -99,14 +104,17 @@ public actor GATTServer {
     ///   - clock: the clock indication timeouts are measured on.
     ///   - authorize: decides access to attributes with `readAuthorized`/`writeAuthorized`;
     ///     without it such access is refused (Insufficient Authorization).
+    ///   - taskStarter: starts the engine's tasks; nil takes each connection's bearer's, so a
+    ///     server attached to simulated bearers stays in their simulation.
     public init(
         database: GATTDatabase, clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration(),
-        authorize: GATTAuthorizationHandler? = nil
+        authorize: GATTAuthorizationHandler? = nil, taskStarter: TaskStarter? = nil
     ) {
         self.database = database
         self.configuration = configuration
         self.timer = ATTTimer(clock)
         self.authorize = authorize
+        self.taskStarter = taskStarter
         (events, eventSink) = AsyncStream<GATTServerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         var cccdHandles: [UInt16: UInt16] = [:]
         for attribute in database.attributes {
@@ -118,9 +126,11 @@ public actor GATTServer {
     /// A server for the services described, laid out with ``GATTDatabase/init(services:)``.
     public init(
         services: [GATTServiceDefinition], clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration(),
-        authorize: GATTAuthorizationHandler? = nil
+        authorize: GATTAuthorizationHandler? = nil, taskStarter: TaskStarter? = nil
     ) throws(GATTDatabaseError) {
-        self.init(database: try GATTDatabase(services: services), clock: clock, configuration: configuration, authorize: authorize)
+        self.init(
+            database: try GATTDatabase(services: services), clock: clock, configuration: configuration, authorize: authorize,
+            taskStarter: taskStarter)
     }
 
     // MARK: Connections
@@ -130,11 +140,12 @@ public actor GATTServer {
     public func attach(_ bearer: any ATTBearer, security: GATTSecurity = .none) -> GATTConnectionID {
         let id = GATTConnectionID(rawValue: nextID)
         nextID += 1
-        connections[id] = Connection(bearer: bearer, security: security)
+        let starter = taskStarter ?? bearer.taskStarter
+        connections[id] = Connection(bearer: bearer, taskStarter: starter, security: security)
         notificationTable.add(id, bearer: bearer)
         eventSink.yield(.connected(id))
         let events = bearer.events
-        EngineTasks.start { [weak self] in
+        starter.start { [weak self] in
             for await event in events {
                 guard let self else { return }
                 await self.handle(event, from: id)
@@ -256,10 +267,11 @@ public actor GATTServer {
         let id = nextID
         nextID += 1
         let deadline = timer.now() + (timeout ?? configuration.defaultTimeout)
+        let starter = state.taskStarter
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, GATTError>, Never>) in
                 liveContinuations += 1
-                let deadlineTask = timer.schedule(at: deadline) { [weak self] in
+                let deadlineTask = timer.schedule(at: deadline, startedBy: starter) { [weak self] in
                     await self?.resolveIndication(id, connection: connection, with: .failure(.timeout))
                 }
                 connections[connection]?.indicationQueue.append(PendingIndication(id: id, bytes: bytes, continuation: continuation, deadlineTask: deadlineTask))
@@ -274,7 +286,7 @@ public actor GATTServer {
                 }
             }
         } onCancel: {
-            EngineTasks.start { [weak self] in await self?.resolveIndication(id, connection: connection, with: .failure(.cancelled)) }
+            starter.start { [weak self] in await self?.resolveIndication(id, connection: connection, with: .failure(.cancelled)) }
         }
         try result.get()
     }
@@ -304,7 +316,7 @@ public actor GATTServer {
         let pending = state.indicationQueue.removeFirst()
         state.indicationInFlight = pending
         let id = pending.id
-        state.indicationTimer = timer.schedule(at: timer.now() + configuration.transactionTimeout) { [weak self] in
+        state.indicationTimer = timer.schedule(at: timer.now() + configuration.transactionTimeout, startedBy: state.taskStarter) { [weak self] in
             await self?.indicationTimedOut(id, connection: connection)
         }
         state.counters.countSent(pending.bytes)
@@ -312,7 +324,7 @@ public actor GATTServer {
         connections[connection] = state
         let bearer = state.bearer
         let bytes = pending.bytes
-        EngineTasks.start { [weak self] in
+        state.taskStarter.start { [weak self] in
             do { try await bearer.send(bytes) } catch { await self?.connectionClosed(connection, .linkLost(code: nil)) }
         }
     }

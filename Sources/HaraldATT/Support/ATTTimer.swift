@@ -1,3 +1,5 @@
+import HaraldCore
+
 /// An injected clock reduced to what the engines need: elapsed time since the engine started
 /// and sleeping until such a time. Deadlines are plain durations, so engines hold no generic
 /// clock type and tests can pass a manual clock.
@@ -13,9 +15,10 @@ struct ATTTimer: Sendable {
         sleep = { deadline in try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil) }
     }
 
-    /// A task that calls `action` once the deadline passes, unless cancelled first.
-    func schedule(at deadline: Duration, _ action: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-        EngineTasks.start {
+    /// A task, started by `starter`, that calls `action` once the deadline passes, unless
+    /// cancelled first.
+    func schedule(at deadline: Duration, startedBy starter: TaskStarter, _ action: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        starter.start {
             do { try await sleep(deadline) } catch { return }
             if Task.isCancelled { return }
             await action()

@@ -1,5 +1,5 @@
 import Harald
-import HaraldATT
+import HaraldCore
 import HaraldCodec
 
 /// An Open GoPro camera over a ``PeripheralConnection``: command, setting and query requests with
@@ -13,6 +13,9 @@ import HaraldCodec
 /// request's timeout counts from its turn. A request fails with a ``GoProError``: `rejected` (the camera's status was error or invalid
 /// parameter), `malformedResponse`, `timeout` (``requestTimeout`` unless given) or
 /// `disconnected`.
+///
+/// The camera's notification readers are tasks started with the connection's
+/// ``PeripheralConnection/taskStarter`` (so on the simulator they run in the simulation).
 ///
 /// Query responses whose ID is 0x92, 0x93 or 0xA2 are pushes, delivered to every stream from
 /// ``pushes(buffering:)``.
@@ -144,7 +147,7 @@ public actor GoProCamera {
                 guard let target = found[characteristic] else { continue }
                 // 256 packets: a whole message of more than 4 KB waits while the app is busy.
                 let packets = try await connection.subscribe(target, as: [UInt8].self, buffering: .oldest(256), timeout: timeout)
-                started.append(EngineTasks.start { [weak self] in
+                started.append(connection.taskStarter.start { [weak self] in
                     do {
                         for try await packet in packets { await self?.receive(packet, on: characteristic) }
                         await self?.end(.disconnected(.localRequest))
@@ -344,7 +347,7 @@ public actor GoProCamera {
                     && (characteristic.properties.contains(.notify) || characteristic.properties.contains(.indicate))
                 {
                     let values = try await connection.subscribe(characteristic, as: [UInt8].self, buffering: .newest(1), timeout: timeout)
-                    readers.append(EngineTasks.start {
+                    readers.append(connection.taskStarter.start {
                         do { for try await _ in values {} } catch {}
                     })
                 }

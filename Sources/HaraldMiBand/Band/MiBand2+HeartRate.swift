@@ -1,6 +1,5 @@
-import Foundation
 import Harald
-import HaraldATT
+import HaraldCore
 import HaraldProfiles
 
 extension MiBand2 {
@@ -54,17 +53,19 @@ public struct MiBandHeartRateUpdates: AsyncSequence, Sendable {
 
 /// One run of continuous mode: started by the first `next()`, kept alive while `next()` waits,
 /// stopped when the iterator goes away.
-final class ContinuousHeartRateSession: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state (`inbox`, `lastKeepAlive`, `finished`) is only used
-    // from `next()`, which an AsyncIterator's owner calls one at a time; the keep-alive child task
-    // reads `lastKeepAlive` only while `next()` awaits the group it belongs to, and writes it
-    // through `noteKeepAlive` under `lock`.
+///
+/// An actor, and its `next()` calls take turns: copies of an iterator share the session, and
+/// however they are used, one value is awaited at a time.
+actor ContinuousHeartRateSession {
     private let band: MiBand2
     private let keepAliveInterval: Duration
-    private let lock = NSLock()
+    private let turns = Turns()
     private var inbox: ReplyInbox<HeartRateMeasurement>?
     private var subscription: Subscription<HeartRateMeasurement>?
+    /// When the last keep-alive (or the start) went out, as time since ``started``.
     private var lastKeepAlive: Duration = .zero
+    /// The clock reading at start (the clock is existential, so instants are kept as durations
+    /// from this reading).
     private var started: (any InstantProtocol)?
     private var finished = false
 
@@ -74,20 +75,21 @@ final class ContinuousHeartRateSession: @unchecked Sendable {
     }
 
     deinit {
-        guard subscription != nil, !finished else { return }
+        guard let subscription, !finished else { return }
         // The loop ended (break, throw or cancellation): stop continuous mode. `next()` can no
         // longer run, so this is the last use of the connection by this session.
         let connection = band.connection
         let timeout = band.replyTimeout
-        let subscription = subscription
-        EngineTasks.start {
+        connection.taskStarter.start {
             try? await connection.write(
                 MiBandHeartRateCommand.setMode(.continuous, enabled: false), to: MiBand2.Characteristics.heartRateControl, timeout: timeout)
-            if let subscription { try? await connection.unsubscribe(subscription, timeout: timeout) }
+            try? await connection.unsubscribe(subscription, timeout: timeout)
         }
     }
 
     func next() async throws -> UInt16? {
+        await turns.take()
+        defer { turns.end() }
         if finished { return nil }
         do {
             let inbox = try await start()
@@ -115,15 +117,13 @@ final class ContinuousHeartRateSession: @unchecked Sendable {
         }
         let inbox = ReplyInbox(subscription)
         self.inbox = inbox
-        noteKeepAlive(at: elapsed())
+        lastKeepAlive = elapsed()
         return inbox
     }
 
-    /// Time since this session's clock reading at start (the clock is existential, so instants
-    /// are kept as durations from a reference reading).
+    /// Time since this session's clock reading at start.
     private func elapsed() -> Duration {
-        let clock = band.clock
-        return Self.elapsed(on: clock, since: &started)
+        Self.elapsed(on: band.clock, since: &started)
     }
 
     private static func elapsed<C: Clock<Duration>>(on clock: C, since reference: inout (any InstantProtocol)?) -> Duration {
@@ -135,8 +135,10 @@ final class ContinuousHeartRateSession: @unchecked Sendable {
         return start.duration(to: now)
     }
 
-    private func noteKeepAlive(at time: Duration) { lock.withLock { lastKeepAlive = time } }
-    private var keepAliveDue: Duration { lock.withLock { lastKeepAlive } + keepAliveInterval }
+    /// How long until the next keep-alive is due.
+    private func untilKeepAlive() -> Duration { lastKeepAlive + keepAliveInterval - elapsed() }
+
+    private func noteKeepAlive() { lastKeepAlive = elapsed() }
 
     private func nextValue(_ inbox: ReplyInbox<HeartRateMeasurement>) async throws -> UInt16 {
         let band = self.band
@@ -147,11 +149,11 @@ final class ContinuousHeartRateSession: @unchecked Sendable {
             group.addTask { [self] in
                 // Keep-alives while the value is awaited; ends when cancelled.
                 while true {
-                    let wait = keepAliveDue - elapsed()
+                    let wait = await untilKeepAlive()
                     if wait > .zero { try await band.clock.sleep(for: wait) }
                     try await band.connection.write(
                         MiBandHeartRateCommand.keepAlive, to: MiBand2.Characteristics.heartRateControl, timeout: band.replyTimeout)
-                    noteKeepAlive(at: elapsed())
+                    await noteKeepAlive()
                 }
             }
             defer { group.cancelAll() }

@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldCodec
+import HaraldCore
 
 /// One minute of the band's activity history, with its time.
 public struct MiBandActivityRecord: Hashable, Sendable {
@@ -162,21 +163,23 @@ extension MiBand2 {
 
 /// Where each record index resumes (the minute after the record before it), and the count a
 /// fetch start announced, shared by the connection attempts of one synchronization.
-final class ResumePoints: @unchecked Sendable {
-    // @unchecked Sendable: both dictionaries are only touched with `lock` held.
-    private let lock = NSLock()
-    private var points: [Int: Date] = [:]
-    private var pending: (index: Int, count: UInt32, first: Date)?
+final class ResumePoints: Sendable {
+    private struct State {
+        var points: [Int: Date] = [:]
+        var pending: (index: Int, count: UInt32, first: Date)?
+    }
 
-    func point(for index: Int) -> Date? { lock.withLock { points[index] } }
-    func set(point: Date, for index: Int) { lock.withLock { points = [index: point] } }
-    func setAnnounced(index: Int, count: UInt32, first: Date) { lock.withLock { pending = (index, count, first) } }
+    private let state = Locked(State())
+
+    func point(for index: Int) -> Date? { state.withLock { $0.points[index] } }
+    func set(point: Date, for index: Int) { state.withLock { $0.points = [index: point] } }
+    func setAnnounced(index: Int, count: UInt32, first: Date) { state.withLock { $0.pending = (index, count, first) } }
 
     /// The announcement for `index`, used once.
     func announced(index: Int) -> (count: UInt32, first: Date)? {
-        lock.withLock {
-            defer { pending = nil }
-            guard let pending, pending.index == index else { return nil }
+        state.withLock { state in
+            defer { state.pending = nil }
+            guard let pending = state.pending, pending.index == index else { return nil }
             return (pending.count, pending.first)
         }
     }

@@ -13,12 +13,13 @@ func withDeadline<T: Sendable>(
 }
 
 /// The notifications of one subscription, taken one at a time with a deadline each.
-final class ReplyInbox<Value: ByteDecodable & Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: `iterator` is only used by `next(...)`, and every caller awaits that
-    // call before making the next one (the inbox belongs to one operation of one task), so there
-    // is never more than one access at a time.
+///
+/// Reads take turns: a read that starts while another is under way waits for it (each lasts at
+/// most its timeout), so two reads never wait on the subscription at once.
+actor ReplyInbox<Value: ByteDecodable & Sendable> {
     private var iterator: Subscription<Value>.AsyncIterator
-    let subscription: Subscription<Value>
+    private let turns = Turns()
+    nonisolated let subscription: Subscription<Value>
 
     init(_ subscription: Subscription<Value>) {
         self.subscription = subscription
@@ -28,10 +29,19 @@ final class ReplyInbox<Value: ByteDecodable & Sendable>: @unchecked Sendable {
     /// The next notified value. A timeout ends the subscription's stream, so after one the inbox
     /// is done.
     func next(within timeout: Duration, clock: any Clock<Duration>, operation: String) async throws -> Value {
-        try await withDeadline(timeout, clock: clock, operation: operation) { [self] in
-            guard let value = try await self.iterator.next() else { throw MiBandError.notificationsEnded(operation) }
+        await turns.take()
+        defer { turns.end() }
+        return try await withDeadline(timeout, clock: clock, operation: operation) { [self] in
+            guard let value = try await self.read() else { throw MiBandError.notificationsEnded(operation) }
             return value
         }
+    }
+
+    /// The next value from the subscription (only ever one at a time: the caller holds the turn).
+    private func read() async throws -> Value? {
+        var reading = iterator
+        defer { iterator = reading }
+        return try await reading.next(isolation: self)
     }
 }
 

@@ -1,4 +1,3 @@
-import Foundation
 import HaraldATT
 import HaraldCore
 
@@ -48,66 +47,68 @@ public struct PeerFault: Hashable, Sendable {
 /// faults, what it needs to pair each outgoing response with the request it answers (a server
 /// answers requests one at a time, in order), and the hook that starts simulated pairing when
 /// the server first refuses a request for lack of security.
-final class PeerFaultState: @unchecked Sendable {
-    // @unchecked Sendable: every stored property is only touched with `lock` held.
-    private let lock = NSLock()
-    private var faults: [PeerFault] = []
-    private var pendingRequests: [ATTOpcode] = []
-    private var requestCounts: [ATTOpcode: Int] = [:]
-    /// Faults that have been applied, for tests and reports.
-    private var appliedFaults: [PeerFault] = []
-    /// Called once, the first time the server refuses a request for lack of security.
-    private var securityRefusalHandler: (@Sendable () -> Void)?
+final class PeerFaultState: Sendable {
+    private struct State {
+        var faults: [PeerFault] = []
+        var pendingRequests: [ATTOpcode] = []
+        var requestCounts: [ATTOpcode: Int] = [:]
+        /// Faults that have been applied, for tests and reports.
+        var appliedFaults: [PeerFault] = []
+        /// Called once, the first time the server refuses a request for lack of security.
+        var securityRefusalHandler: (@Sendable () -> Void)?
+    }
+
+    private let state = Locked(State())
 
     /// Sets what to do the first time the server refuses a request for lack of security
     /// (the simulator starts pairing).
     func onFirstSecurityRefusal(_ handler: @escaping @Sendable () -> Void) {
-        lock.withLock { securityRefusalHandler = handler }
+        state.withLock { $0.securityRefusalHandler = handler }
     }
 
     /// Notes an outgoing PDU; an Error Response asking for security runs the refusal handler once.
     func sending(_ pdu: [UInt8]) {
         guard pdu.count == 5, pdu[0] == ATTOpcode.errorResponse.rawValue, ATTErrorCode(pdu[4]).asksForSecurity else { return }
-        let handler: (@Sendable () -> Void)? = lock.withLock {
-            defer { securityRefusalHandler = nil }
-            return securityRefusalHandler
+        let handler = state.withLock { state in
+            defer { state.securityRefusalHandler = nil }
+            return state.securityRefusalHandler
         }
         handler?()
     }
 
-    func add(_ fault: PeerFault) { lock.withLock { faults.append(fault) } }
+    func add(_ fault: PeerFault) { state.withLock { $0.faults.append(fault) } }
 
     /// Adds `action` for the next request of `request` the server receives.
     func addForNext(_ request: ATTOpcode, _ action: PeerFault.Action) {
-        lock.withLock {
-            faults.append(PeerFault(answering: request, occurrence: (requestCounts[request] ?? 0) + 1, action))
+        state.withLock { state in
+            state.faults.append(PeerFault(answering: request, occurrence: (state.requestCounts[request] ?? 0) + 1, action))
         }
     }
 
-    var applied: [PeerFault] { lock.withLock { appliedFaults } }
+    var applied: [PeerFault] { state.withLock { $0.appliedFaults } }
 
     /// Notes an inbound PDU; requests wait for their answer.
     func received(_ pdu: [UInt8]) {
         guard let first = pdu.first else { return }
         let opcode = ATTOpcode(first)
         guard opcode.kind == .request else { return }
-        lock.withLock {
-            requestCounts[opcode, default: 0] += 1
-            pendingRequests.append(opcode)
+        state.withLock { state in
+            state.requestCounts[opcode, default: 0] += 1
+            state.pendingRequests.append(opcode)
         }
     }
 
     /// The PDUs to send in place of `pdu`, and whether to terminate the link instead.
     func outgoing(_ pdu: [UInt8]) -> (pdus: [[UInt8]], disconnect: Bool) {
         guard let first = pdu.first, ATTOpcode(first).kind == .response else { return ([pdu], false) }
-        return lock.withLock {
-            guard !pendingRequests.isEmpty else { return ([pdu], false) }
-            let request = pendingRequests.removeFirst()
-            let occurrence = requestCounts[request] ?? 0
+        return state.withLock { state in
+            guard !state.pendingRequests.isEmpty else { return ([pdu], false) }
+            let request = state.pendingRequests.removeFirst()
+            let occurrence = state.requestCounts[request] ?? 0
             var out = [pdu]
             var disconnect = false
-            for fault in faults where fault.request == request && fault.occurrence == occurrence {
-                appliedFaults.append(fault)
+            for fault in state.faults where fault.request == request && fault.occurrence == occurrence {
+                state.appliedFaults.append(fault)
                 switch fault.action {
                 case .neverAnswer:
                     out.removeFirst()

@@ -1,5 +1,5 @@
-import Foundation
 import HaraldATT
+import HaraldCore
 
 /// The ATT bearer of one side of a ``SimulatedLink``: the fixed ATT channel of a simulated LE
 /// connection.
@@ -16,16 +16,16 @@ import HaraldATT
 /// - ``close(_:)`` closes the link: `.closedLocally` and `.transactionTimeout` as a termination by
 ///   this side, `.linkLost` as a connection timeout. The peer then sees `.closedByPeer` or
 ///   `.linkLost(code: 0x08)`.
-public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
-    // @unchecked Sendable: `negotiated` and `receiver` are only touched with `lock` held; the
-    // other properties are immutable and Sendable. Lock order: bearer, then link (the link's
-    // push receiver set here never takes the bearer's lock).
+public final class SimulatedATTBearer: ATTInboxBearer, Sendable {
+    // Lock order: bearer (`receiver`), then link (the link's push receiver set here never takes
+    // the bearer's locks).
     public let link: SimulatedLink
     public let side: LinkSide
     public let localMTU: Int
-    private let lock = NSLock()
-    private var negotiated = ATT.defaultMTU
-    private let closeBox: CloseReasonBox
+    /// The ATT_MTU the engine settled on.
+    private let negotiated = Locked(ATT.defaultMTU)
+    /// The reason this side gave when it closed the bearer, if it did.
+    private let localClose = Locked<ATTCloseReason?>(nil)
     private let faults: PeerFaultState?
 
     /// Where this side's events go, once someone asked.
@@ -34,7 +34,7 @@ public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
         case stream(AsyncStream<ATTBearerEvent>)
         case inbox
     }
-    private var receiver = Receiver.none
+    private let receiver = Locked(Receiver.none)
 
     /// The bearer of `side` on `link`; it offers the link's largest ATT_MTU.
     public convenience init(link: SimulatedLink, side: LinkSide) {
@@ -47,19 +47,25 @@ public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
         self.side = side
         self.faults = faults
         self.localMTU = link.parameters.maximumATTMTU
-        self.closeBox = CloseReasonBox()
     }
 
     /// Inbound PDUs and the close event. Empty (finished at once) when the events go to an inbox.
     public var events: AsyncStream<ATTBearerEvent> {
-        lock.lock()
-        defer { lock.unlock() }
-        switch receiver {
-        case .stream(let stream): return stream
-        case .inbox: return AsyncStream { $0.finish() }
-        case .none: break
+        receiver.withLock { receiver in
+            switch receiver {
+            case .stream(let stream): return stream
+            case .inbox: return AsyncStream { $0.finish() }
+            case .none:
+                let stream = makeEvents()
+                receiver = .stream(stream)
+                return stream
+            }
         }
-        let (link, side, closeBox) = (link, side, closeBox)
+    }
+
+    /// The stream of ``events``, made once (the caller holds the receiver lock).
+    private func makeEvents() -> AsyncStream<ATTBearerEvent> {
+        let (link, side, localClose) = (link, side, localClose)
         let stream: AsyncStream<ATTBearerEvent>
         if let faults {
             stream = AsyncStream(unfolding: {
@@ -67,7 +73,7 @@ public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
                 case .pdu(let bytes)?:
                     faults.received(bytes)
                     return .received(bytes)
-                case .closed(let reason)?: return .closed(Self.attReason(reason, side: side, localClose: closeBox.value))
+                case .closed(let reason)?: return .closed(Self.attReason(reason, side: side, localClose: localClose.value))
                 case nil: return nil
                 }
             })
@@ -79,12 +85,11 @@ public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
                 switch event {
                 case .pdu(let bytes): continuation.yield(.received(bytes))
                 case .closed(let reason):
-                    continuation.yield(.closed(Self.attReason(reason, side: side, localClose: closeBox.value)))
+                    continuation.yield(.closed(Self.attReason(reason, side: side, localClose: localClose.value)))
                     continuation.finish()
                 }
             }
         }
-        receiver = .stream(stream)
         return stream
     }
 
@@ -93,32 +98,36 @@ public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
         if faults != nil {
             // The fault layer pulls; feed the inbox from the pulled stream.
             let events = self.events
-            EngineTasks.start {
+            taskStarter.start {
                 for await event in events { inbox.yield(event) }
                 inbox.finish()
             }
             return
         }
-        lock.lock()
-        defer { lock.unlock() }
-        guard case .none = receiver else {
-            inbox.finish()
-            return
-        }
-        receiver = .inbox
-        let (side, closeBox) = (side, closeBox)
-        link.deliverEvents(on: side) { event in
-            switch event {
-            case .pdu(let bytes): inbox.yield(.received(bytes))
-            case .closed(let reason):
-                inbox.yield(.closed(Self.attReason(reason, side: side, localClose: closeBox.value)))
+        receiver.withLock { receiver in
+            guard case .none = receiver else {
                 inbox.finish()
+                return
+            }
+            receiver = .inbox
+            let (side, localClose) = (side, localClose)
+            link.deliverEvents(on: side) { event in
+                switch event {
+                case .pdu(let bytes): inbox.yield(.received(bytes))
+                case .closed(let reason):
+                    inbox.yield(.closed(Self.attReason(reason, side: side, localClose: localClose.value)))
+                    inbox.finish()
+                }
             }
         }
     }
 
+    /// The simulation's (the link's clock's ``VirtualClock/taskStarter``): engines on this bearer
+    /// run in the simulation.
+    public var taskStarter: TaskStarter { link.clock.taskStarter }
+
     /// The ATT_MTU the engine on this side settled on (23 until Exchange MTU).
-    public var negotiatedMTU: Int { lock.withLock { negotiated } }
+    public var negotiatedMTU: Int { negotiated.value }
 
     nonisolated(nonsending) public func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
         guard pdu.count <= localMTU else { throw .pduTooLong(size: pdu.count, limit: localMTU) }
@@ -144,7 +153,7 @@ public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
             // cancellation does not reach.
             let link = self.link
             let side = self.side
-            let sent = await EngineTasks.start { () -> Bool in
+            let sent = await taskStarter.start { () -> Bool in
                 do {
                     try await link.send(pdu, from: side)
                     return true
@@ -155,7 +164,7 @@ public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
     }
 
     public func close(_ reason: ATTCloseReason) async {
-        closeBox.setIfUnset(reason)
+        localClose.withLock { if $0 == nil { $0 = reason } }
         switch reason {
         case .linkLost: await link.close(reason: .connectionTimeout)
         case .transactionTimeout: await link.close(reason: .failure("ATT transaction timeout (\(side))"))
@@ -164,7 +173,7 @@ public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
     }
 
     public func didNegotiateMTU(_ mtu: Int) async {
-        lock.withLock { negotiated = mtu }
+        negotiated.withLock { $0 = mtu }
     }
 
     /// How a link's close reason reads on `side`'s bearer.
@@ -175,18 +184,5 @@ public final class SimulatedATTBearer: ATTInboxBearer, @unchecked Sendable {
         case .connectionTimeout: return .linkLost(code: 0x08)
         case .failure: return .closedByPeer
         }
-    }
-}
-
-/// The reason this side gave when it closed the bearer, if it did.
-private final class CloseReasonBox: @unchecked Sendable {
-    // @unchecked Sendable: `stored` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var stored: ATTCloseReason?
-
-    var value: ATTCloseReason? { lock.withLock { stored } }
-
-    func setIfUnset(_ reason: ATTCloseReason) {
-        lock.withLock { if stored == nil { stored = reason } }
     }
 }

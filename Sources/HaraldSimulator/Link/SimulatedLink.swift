@@ -1,4 +1,3 @@
-import Foundation
 import HaraldCore
 
 /// An LE connection between two simulated devices, carrying L2CAP payloads (ATT PDUs) with the
@@ -16,14 +15,14 @@ import HaraldCore
 /// ``Simulation``, its run loop), one per PDU in flight at the head of a direction.
 ///
 /// Faults (``LinkFault``) drop, delay, corrupt or truncate chosen PDUs, or drop the link.
-public final class SimulatedLink: @unchecked Sendable {
-    // @unchecked Sendable: every mutable stored property (the two `Direction`s and what they
-    // hold, `faults`, `closeReason`, `recentDataEvents`, the counters) is read and written only
-    // with `lock` held. Under the lock the link calls only the clock's `now`, `schedule` and
-    // `cancelWake` (which take the clock's own lock and never call back: the clock runs timer
-    // actions from `advance…`, outside its lock) and a side's push receiver, which must not
-    // call the link (see `deliverEvents(on:to:)`). Parked receivers are woken after the lock is
-    // released. So the lock order is link, then clock, and nothing can deadlock on it.
+public final class SimulatedLink: Sendable {
+    // Every mutable part of the link (the two `Direction`s and what they hold, the faults, the
+    // close reason, the counters) lives in `state` and is touched only inside `state.withLock`.
+    // Under the lock the link calls only the clock's `now`, `schedule` and `cancelWake` (which
+    // take the clock's own lock and never call back: the clock runs timer actions from
+    // `advance…`, outside its lock) and a side's push receiver, which must not call the link (see
+    // `deliverEvents(on:to:)`). Parked receivers are woken after the lock is released. So the
+    // lock order is link, then clock, and nothing can deadlock on it.
 
     /// Something a side receives.
     public enum Event: Hashable, Sendable {
@@ -72,19 +71,29 @@ public final class SimulatedLink: @unchecked Sendable {
         init(side: LinkSide) { self.side = side }
     }
 
+    /// The link's mutable state; only ever reached through `state.withLock`, so every helper
+    /// that takes it runs with the lock held.
+    private struct LinkState {
+        let centralLane = Direction(side: .central)
+        let peripheralLane = Direction(side: .peripheral)
+        var faults: [LinkFault] = []
+        var closeReason: LinkCloseReason?
+        var recentDataEvents: Set<Int64> = []
+        var eventsWithData = 0
+        var eventsElapsed = 0
+        var airTime = Duration.zero
+        var pdusDropped = 0
+
+        /// The direction `side` receives on.
+        func receiving(_ side: LinkSide) -> Direction { side == .central ? centralLane : peripheralLane }
+        /// The transmit state of `side` (kept with the direction it receives on).
+        func sender(_ side: LinkSide) -> Direction { side == .central ? centralLane : peripheralLane }
+    }
+
     public let parameters: LinkParameters
     public let clock: VirtualClock
     private let anchor: VirtualInstant
-    private let lock = NSLock()
-    private let centralLane = Direction(side: .central)
-    private let peripheralLane = Direction(side: .peripheral)
-    private var faults: [LinkFault] = []
-    private var closeReason: LinkCloseReason?
-    private var recentDataEvents: Set<Int64> = []
-    private var eventsWithData = 0
-    private var eventsElapsed = 0
-    private var airTime = Duration.zero
-    private var pdusDropped = 0
+    private let state = Locked(LinkState())
     // Constants of the timing model, computed once (Duration arithmetic is not free).
     private let perEvent: Int
     private let interval: Duration
@@ -105,17 +114,17 @@ public final class SimulatedLink: @unchecked Sendable {
     /// Counters of what the link has carried so far.
     public var statistics: LinkStatistics {
         get async {
-            lock.withLock {
+            state.withLock { state in
                 var stats = LinkStatistics()
-                for lane in [centralLane, peripheralLane] {
+                for lane in [state.centralLane, state.peripheralLane] {
                     stats.pdusSent[lane.side] = lane.pdusSent
                     stats.bytesSent[lane.side] = lane.bytesSent
                     stats.packetsSent[lane.side] = lane.packetsSent
                 }
-                stats.eventsWithData = eventsWithData
-                stats.eventsElapsed = eventsElapsed
-                stats.airTime = airTime
-                stats.pdusDropped = pdusDropped
+                stats.eventsWithData = state.eventsWithData
+                stats.eventsElapsed = state.eventsElapsed
+                stats.airTime = state.airTime
+                stats.pdusDropped = state.pdusDropped
                 return stats
             }
         }
@@ -123,24 +132,24 @@ public final class SimulatedLink: @unchecked Sendable {
 
     /// Why the link closed, or nil while it is open.
     public var closedReason: LinkCloseReason? {
-        get async { lock.withLock { closeReason } }
+        get async { state.withLock { $0.closeReason } }
     }
 
     /// True until the link closes.
-    public var isOpen: Bool { lock.withLock { closeReason == nil } }
+    public var isOpen: Bool { state.withLock { $0.closeReason == nil } }
 
     /// Adds a fault to apply to a future PDU.
     nonisolated(nonsending) public func inject(_ fault: LinkFault) async {
-        lock.withLock { faults.append(fault) }
+        state.withLock { $0.faults.append(fault) }
     }
 
     /// True when `side` has room in its transmit buffer for a PDU of `length` bytes right now.
     nonisolated(nonsending) public func canSend(length: Int, from side: LinkSide) async -> Bool {
         let now = clock.now
-        return lock.withLock {
-            guard closeReason == nil else { return false }
+        return state.withLock { state in
+            guard state.closeReason == nil else { return false }
             let needed = min(parameters.packetCount(sduLength: length), parameters.transmitBufferPackets)
-            return bufferedPackets(sender(side), now: now) + needed <= parameters.transmitBufferPackets
+            return bufferedPackets(state.sender(side), now: now) + needed <= parameters.transmitBufferPackets
         }
     }
 
@@ -171,52 +180,45 @@ public final class SimulatedLink: @unchecked Sendable {
     /// The synchronous part of ``send(_:from:)``: schedules the PDU if there is room.
     private func enqueue(_ pdu: [UInt8], packets: Int, needed: Int, from side: LinkSide) -> SendOutcome {
         let now = clock.now
-        lock.lock()
-        if let reason = closeReason {
-            lock.unlock()
-            return .closed(reason)
-        }
-        let lane = sender(side)
-        if bufferedPackets(lane, now: now) + needed > parameters.transmitBufferPackets, lane.bufferedHead < lane.bufferedPacketEnds.count {
-            let oldest = lane.bufferedPacketEnds[lane.bufferedHead]
-            lock.unlock()
-            return .wait(oldest)
-        }
-        lane.pduCount += 1
-        let number = lane.pduCount
-        var bytes = pdu
-        var extraDelay = Duration.zero
-        for fault in faults where fault.from == side && fault.pduNumber == number {
-            switch fault.action {
-            case .drop:
-                pdusDropped += 1
-                lock.unlock()
-                return .sent
-            case let .delay(duration):
-                extraDelay += duration
-            case let .corrupt(index, mask):
-                if bytes.indices.contains(index) { bytes[index] ^= mask }
-            case let .truncate(length):
-                bytes = Array(bytes.prefix(max(0, length)))
-            case .dropLink:
-                let woken = closeLocked(.connectionTimeout, now: now)
-                lock.unlock()
-                for spot in woken { spot.wake() }
-                return .sent
+        let (outcome, woken) = state.withLock { state -> (SendOutcome, [ParkingSpot]) in
+            if let reason = state.closeReason { return (.closed(reason), []) }
+            let lane = state.sender(side)
+            if bufferedPackets(lane, now: now) + needed > parameters.transmitBufferPackets, lane.bufferedHead < lane.bufferedPacketEnds.count {
+                return (.wait(lane.bufferedPacketEnds[lane.bufferedHead]), [])
             }
+            lane.pduCount += 1
+            let number = lane.pduCount
+            var bytes = pdu
+            var extraDelay = Duration.zero
+            for fault in state.faults where fault.from == side && fault.pduNumber == number {
+                switch fault.action {
+                case .drop:
+                    state.pdusDropped += 1
+                    return (.sent, [])
+                case let .delay(duration):
+                    extraDelay += duration
+                case let .corrupt(index, mask):
+                    if bytes.indices.contains(index) { bytes[index] ^= mask }
+                case let .truncate(length):
+                    bytes = Array(bytes.prefix(max(0, length)))
+                case .dropLink:
+                    return (.sent, close(&state, .connectionTimeout, now: now))
+                }
+            }
+            let lastPacketEnd = schedulePackets(packets, lane: lane, now: now, in: &state)
+            lane.pdusSent += 1
+            lane.bytesSent += pdu.count
+            let deliverAt = extraDelay == .zero ? lastPacketEnd : lastPacketEnd.advanced(by: extraDelay)
+            let peer = state.receiving(side.peer)
+            peer.queue.append(Scheduled(bytes: bytes, deliverAt: deliverAt))
+            // The head of an idle direction gets a timer; later PDUs wait for the head's to fire.
+            guard peer.deliveryTimer == nil, peer.head == peer.queue.count - 1, let spot = armDelivery(peer, at: deliverAt, in: &state) else {
+                return (.sent, [])
+            }
+            return (.sent, [spot])
         }
-        let lastPacketEnd = schedulePackets(packets, lane: lane, now: now)
-        lane.pdusSent += 1
-        lane.bytesSent += pdu.count
-        let deliverAt = extraDelay == .zero ? lastPacketEnd : lastPacketEnd.advanced(by: extraDelay)
-        let peer = receiving(side.peer)
-        peer.queue.append(Scheduled(bytes: bytes, deliverAt: deliverAt))
-        // The head of an idle direction gets a timer; later PDUs wait for the head's to fire.
-        var woken: ParkingSpot?
-        if peer.deliveryTimer == nil, peer.head == peer.queue.count - 1 { woken = armDeliveryLocked(peer, at: deliverAt) }
-        lock.unlock()
-        woken?.wake()
-        return .sent
+        for spot in woken { spot.wake() }
+        return outcome
     }
 
     /// The next event for `side`: a PDU once its delivery time has come, or the close event.
@@ -224,13 +226,15 @@ public final class SimulatedLink: @unchecked Sendable {
     /// cancelled (with the close event instead if the link has closed). For a side whose
     /// PDUs go to a push receiver (``SimulatedATTBearer``), nothing arrives here.
     nonisolated(nonsending) public func receive(on side: LinkSide) async -> Event? {
-        let direction = receiving(side)
         while true {
-            switch nextArrival(direction, cancelled: Task.isCancelled) {
+            switch nextArrival(side, cancelled: Task.isCancelled) {
             case .event(let event): return event
             case .park(let spot):
                 await spot.wait()
-                lock.withLock { if direction.receiver === spot { direction.receiver = nil } }
+                state.withLock { state in
+                    let direction = state.receiving(side)
+                    if direction.receiver === spot { direction.receiver = nil }
+                }
             }
         }
     }
@@ -242,22 +246,23 @@ public final class SimulatedLink: @unchecked Sendable {
 
     /// The synchronous part of ``receive(on:)``: an arrived PDU, the close event, or a spot to
     /// park on until something arrives.
-    private func nextArrival(_ direction: Direction, cancelled: Bool) -> Arrival {
-        lock.lock()
-        defer { lock.unlock() }
-        if direction.arrivedHead < direction.arrived.count {
-            let bytes = direction.arrived[direction.arrivedHead]
-            direction.arrivedHead += 1
-            if direction.arrivedHead == direction.arrived.count {
-                direction.arrived.removeAll(keepingCapacity: true)
-                direction.arrivedHead = 0
+    private func nextArrival(_ side: LinkSide, cancelled: Bool) -> Arrival {
+        state.withLock { state in
+            let direction = state.receiving(side)
+            if direction.arrivedHead < direction.arrived.count {
+                let bytes = direction.arrived[direction.arrivedHead]
+                direction.arrivedHead += 1
+                if direction.arrivedHead == direction.arrived.count {
+                    direction.arrived.removeAll(keepingCapacity: true)
+                    direction.arrivedHead = 0
+                }
+                return .event(.pdu(bytes))
             }
-            return .event(.pdu(bytes))
+            if state.closeReason != nil || cancelled { return .event(closeEvent(direction, in: state)) }
+            let spot = ParkingSpot()
+            direction.receiver = spot
+            return .park(spot)
         }
-        if closeReason != nil || cancelled { return .event(closeEventLocked(direction)) }
-        let spot = ParkingSpot()
-        direction.receiver = spot
-        return .park(spot)
     }
 
     /// Sends `side`'s deliveries to `receiver` from now on instead of keeping them for
@@ -265,13 +270,13 @@ public final class SimulatedLink: @unchecked Sendable {
     /// and not taken yet go first. `receiver` runs with the link's lock held, on the thread that
     /// advances the clock (or that closes the link): it must be quick and must not call the link.
     internal func deliverEvents(on side: LinkSide, to receiver: @escaping @Sendable (Event) -> Void) {
-        let direction = receiving(side)
-        lock.withLock {
+        state.withLock { state in
+            let direction = state.receiving(side)
             direction.pushReceiver = receiver
             for bytes in direction.arrived[direction.arrivedHead...] { receiver(.pdu(bytes)) }
             direction.arrived.removeAll()
             direction.arrivedHead = 0
-            if closeReason != nil, let event = closeEventLocked(direction) {
+            if state.closeReason != nil, let event = closeEvent(direction, in: state) {
                 receiver(event)
                 direction.pushReceiver = nil
             }
@@ -282,32 +287,22 @@ public final class SimulatedLink: @unchecked Sendable {
     /// on a real link. Both sides then receive ``Event/closed(_:)``. Closing twice keeps the
     /// first reason.
     nonisolated(nonsending) public func close(reason: LinkCloseReason) async {
-        closeNow(reason)
-    }
-
-    private func closeNow(_ reason: LinkCloseReason) {
         let now = clock.now
-        lock.lock()
-        let woken = closeLocked(reason, now: now)
-        lock.unlock()
+        let woken = state.withLock { close(&$0, reason, now: now) }
         for spot in woken { spot.wake() }
     }
 
-    // MARK: Internals
+    // MARK: Internals (each takes the state, so runs with the lock held)
 
-    private func receiving(_ side: LinkSide) -> Direction { side == .central ? centralLane : peripheralLane }
-    /// The transmit state of `side` (kept with the direction it receives on).
-    private func sender(_ side: LinkSide) -> Direction { side == .central ? centralLane : peripheralLane }
-
-    /// Records the close and pushes the close event; lock held. Returns the parked receivers
-    /// to wake once the lock is released.
-    private func closeLocked(_ reason: LinkCloseReason, now: VirtualInstant) -> [ParkingSpot] {
-        guard closeReason == nil else { return [] }
+    /// Records the close and pushes the close event. Returns the parked receivers to wake once
+    /// the lock is released.
+    private func close(_ state: inout LinkState, _ reason: LinkCloseReason, now: VirtualInstant) -> [ParkingSpot] {
+        guard state.closeReason == nil else { return [] }
         var woken: [ParkingSpot] = []
-        for direction in [centralLane, peripheralLane] {
+        for direction in [state.centralLane, state.peripheralLane] {
             // What has arrived stays delivered (also PDUs held back behind a delayed one whose
             // time has come); what is still in flight is lost.
-            if let spot = deliverDueLocked(direction, now: now, rearm: false) { woken.append(spot) }
+            if let spot = deliverDue(direction, now: now, rearm: false, in: &state) { woken.append(spot) }
             direction.queue.removeAll()
             direction.head = 0
             if let timer = direction.deliveryTimer {
@@ -317,9 +312,9 @@ public final class SimulatedLink: @unchecked Sendable {
             direction.bufferedPacketEnds.removeAll()
             direction.bufferedHead = 0
         }
-        closeReason = reason
-        for direction in [centralLane, peripheralLane] {
-            if let push = direction.pushReceiver, let event = closeEventLocked(direction) {
+        state.closeReason = reason
+        for direction in [state.centralLane, state.peripheralLane] {
+            if let push = direction.pushReceiver, let event = closeEvent(direction, in: state) {
                 push(event)
                 direction.pushReceiver = nil
             }
@@ -331,37 +326,37 @@ public final class SimulatedLink: @unchecked Sendable {
         return woken
     }
 
-    /// The close event, once per side; lock held.
-    private func closeEventLocked(_ direction: Direction) -> Event? {
-        guard let reason = closeReason, !direction.closeDelivered else { return nil }
+    /// The close event, once per side.
+    private func closeEvent(_ direction: Direction, in state: LinkState) -> Event? {
+        guard let reason = state.closeReason, !direction.closeDelivered else { return nil }
         direction.closeDelivered = true
         return .closed(reason)
     }
 
     /// Sets the clock timer that delivers `direction`'s head PDU at `instant`, or delivers at
-    /// once if that instant has come; lock held. Returns a parked receiver to wake.
-    private func armDeliveryLocked(_ direction: Direction, at instant: VirtualInstant) -> ParkingSpot? {
+    /// once if that instant has come. Returns a parked receiver to wake.
+    private func armDelivery(_ direction: Direction, at instant: VirtualInstant, in state: inout LinkState) -> ParkingSpot? {
         if let token = clock.schedule(at: instant, { [weak self, side = direction.side] in self?.deliveryTimerFired(side) }) {
             direction.deliveryTimer = token
             return nil
         }
-        return deliverDueLocked(direction, now: clock.now, rearm: true)
+        return deliverDue(direction, now: clock.now, rearm: true, in: &state)
     }
 
     private func deliveryTimerFired(_ side: LinkSide) {
-        let direction = receiving(side)
         let now = clock.now
-        lock.lock()
-        direction.deliveryTimer = nil
-        let woken = deliverDueLocked(direction, now: now, rearm: true)
-        lock.unlock()
+        let woken = state.withLock { state in
+            let direction = state.receiving(side)
+            direction.deliveryTimer = nil
+            return deliverDue(direction, now: now, rearm: true, in: &state)
+        }
         woken?.wake()
     }
 
     /// Hands over every PDU of `direction` whose time has come, in order (to the push receiver,
-    /// or to the pull queue), and when `rearm` sets the timer for the next one; lock held.
-    /// Returns a parked receiver to wake.
-    private func deliverDueLocked(_ direction: Direction, now: VirtualInstant, rearm: Bool) -> ParkingSpot? {
+    /// or to the pull queue), and when `rearm` sets the timer for the next one. Returns a parked
+    /// receiver to wake.
+    private func deliverDue(_ direction: Direction, now: VirtualInstant, rearm: Bool, in state: inout LinkState) -> ParkingSpot? {
         var woken: ParkingSpot?
         while direction.head < direction.queue.count, direction.queue[direction.head].deliverAt <= now {
             let bytes = direction.queue[direction.head].bytes
@@ -386,11 +381,11 @@ public final class SimulatedLink: @unchecked Sendable {
             direction.head = 0
         }
         guard rearm, direction.deliveryTimer == nil else { return woken }
-        let later = armDeliveryLocked(direction, at: direction.queue[direction.head].deliverAt)
+        let later = armDelivery(direction, at: direction.queue[direction.head].deliverAt, in: &state)
         return woken ?? later
     }
 
-    /// Packets `lane`'s side has queued and not yet sent; lock held.
+    /// Packets `lane`'s side has queued and not yet sent (`lane` comes from the locked state).
     private func bufferedPackets(_ lane: Direction, now: VirtualInstant) -> Int {
         while lane.bufferedHead < lane.bufferedPacketEnds.count, lane.bufferedPacketEnds[lane.bufferedHead] <= now {
             lane.bufferedHead += 1
@@ -403,8 +398,7 @@ public final class SimulatedLink: @unchecked Sendable {
     }
 
     /// Assigns `count` packets to the side's next free slots; returns when the last one ends.
-    /// Lock held.
-    private func schedulePackets(_ count: Int, lane: Direction, now: VirtualInstant) -> VirtualInstant {
+    private func schedulePackets(_ count: Int, lane: Direction, now: VirtualInstant, in state: inout LinkState) -> VirtualInstant {
         // The first slot that starts at or after now: later in the current event if the
         // event still has slots, else the first slot of the next event.
         let sinceAnchor = max(anchor.duration(to: now), .zero)
@@ -427,10 +421,10 @@ public final class SimulatedLink: @unchecked Sendable {
             let slot = lane.nextSlot
             end = anchor.advanced(by: interval * Int(event) + exchange * (slot + 1))
             lane.bufferedPacketEnds.append(end)
-            if recentDataEvents.insert(event).inserted { eventsWithData += 1 }
-            eventsElapsed = max(eventsElapsed, Int(event) + 1)
+            if state.recentDataEvents.insert(event).inserted { state.eventsWithData += 1 }
+            state.eventsElapsed = max(state.eventsElapsed, Int(event) + 1)
             lane.packetsSent += 1
-            airTime += packetAirTime
+            state.airTime += packetAirTime
             lane.nextSlot += 1
             if lane.nextSlot == perEvent {
                 lane.nextSlot = 0
@@ -440,8 +434,8 @@ public final class SimulatedLink: @unchecked Sendable {
         // Events that both sides have passed can never carry data again: a side's next packet goes
         // no earlier than its next free slot, and never into an event that has already begun. (A
         // side that stays silent must not hold the floor back, or the set grows with every event.)
-        let floor = min(max(centralLane.nextEvent, currentEvent), max(peripheralLane.nextEvent, currentEvent))
-        if recentDataEvents.count > 64 { recentDataEvents = recentDataEvents.filter { $0 >= floor } }
+        let floor = min(max(state.centralLane.nextEvent, currentEvent), max(state.peripheralLane.nextEvent, currentEvent))
+        if state.recentDataEvents.count > 64 { state.recentDataEvents = state.recentDataEvents.filter { $0 >= floor } }
         return end
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import Harald
 import HaraldATT
 import HaraldCodec
@@ -45,27 +44,25 @@ extension VirtualPeripheral {
 }
 
 /// The strap's sensor state, shared by its control point handler and its measurement script.
-final class HeartRateStrapState: @unchecked Sendable {
-    // @unchecked Sendable: `tick` and `energy` are only touched with `lock` held.
-    private let lock = NSLock()
-    private var tick = 0
-    private var energy: UInt16 = 0
+final class HeartRateStrapState: Sendable {
+    /// Measurements so far, and the energy expended (kJ) since the last reset.
+    private let sensor = Locked((tick: 0, energy: UInt16(0)))
 
     /// The next measurement's bytes: heart rate follows a fixed 20-step pattern.
     func nextMeasurement() -> [UInt8] {
-        let (rate, spent) = lock.withLock { () -> (UInt16, UInt16) in
+        let (rate, spent) = sensor.withLock { sensor -> (UInt16, UInt16) in
             let pattern: [UInt16] = [72, 74, 77, 80, 84, 88, 91, 95, 98, 100, 97, 93, 89, 85, 81, 78, 75, 71, 66, 62]
-            let rate = pattern[tick % pattern.count]
-            tick += 1
-            energy = energy == .max ? .max : energy + 1
-            return (rate, energy)
+            let rate = pattern[sensor.tick % pattern.count]
+            sensor.tick += 1
+            sensor.energy = sensor.energy == .max ? .max : sensor.energy + 1
+            return (rate, sensor.energy)
         }
         let measurement = HeartRateMeasurement(
             heartRate: rate, sensorContact: .detected, energyExpended: spent, rrIntervals: RRIntervals([UInt16(60 * 1024 / Int(rate))]))
         return wireBytes(measurement)
     }
 
-    func resetEnergyExpended() { lock.withLock { energy = 0 } }
+    func resetEnergyExpended() { sensor.withLock { $0.energy = 0 } }
 
     static func services(state: HeartRateStrapState) -> [GATTServiceDefinition] {
         [
@@ -80,24 +77,7 @@ final class HeartRateStrapState: @unchecked Sendable {
             GATTServiceDefinition(uuid: BluetoothUUID(0x180F), characteristics: [
                 GATTCharacteristicDefinition(uuid: BatteryLevel.uuid, properties: [.read, .notify], value: BatteryLevel(percent: 87).map(wireBytes) ?? []),
             ]),
-            deviceInformation(manufacturer: "Harald Labs", model: "HR-1", serial: "HR1-000042", firmware: "1.4.2", hardware: "B"),
+            .deviceInformation(manufacturer: "Harald Labs", model: "HR-1", serial: "HR1-000042", firmware: "1.4.2", hardware: "B"),
         ]
     }
 }
-
-/// A Device Information service (0x180A) with the usual strings.
-func deviceInformation(manufacturer: String, model: String, serial: String, firmware: String, hardware: String) -> GATTServiceDefinition {
-    GATTServiceDefinition(uuid: BluetoothUUID(0x180A), characteristics: [
-        GATTCharacteristicDefinition(uuid: ManufacturerNameString.uuid, properties: [.read], value: wireBytes(ManufacturerNameString(text: manufacturer))),
-        GATTCharacteristicDefinition(uuid: ModelNumberString.uuid, properties: [.read], value: wireBytes(ModelNumberString(text: model))),
-        GATTCharacteristicDefinition(uuid: SerialNumberString.uuid, properties: [.read], value: wireBytes(SerialNumberString(text: serial))),
-        GATTCharacteristicDefinition(uuid: FirmwareRevisionString.uuid, properties: [.read], value: wireBytes(FirmwareRevisionString(text: firmware))),
-        GATTCharacteristicDefinition(uuid: HardwareRevisionString.uuid, properties: [.read], value: wireBytes(HardwareRevisionString(text: hardware))),
-    ])
-}
-
-/// The wire form of a value a simulated device makes itself. Encoding these valid values cannot
-/// fail; should an encoder ever break, the device sends an empty value, which every decoder of
-/// these characteristics rejects, so the breakage shows in the test that reads it instead of
-/// hiding behind hand-written bytes.
-func wireBytes(_ value: some ByteEncodable) -> [UInt8] { (try? value.encodedBytes()) ?? [] }

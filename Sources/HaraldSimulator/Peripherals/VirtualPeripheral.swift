@@ -1,4 +1,3 @@
-import Foundation
 import Harald
 import HaraldATT
 import HaraldCodec
@@ -39,11 +38,6 @@ public struct VirtualPeripheral: Sendable {
         self.advertisingInterval = advertisingInterval
         self.makeBehaviour = makeBehaviour
     }
-
-    /// The devices `harald demo` and the scenario tests use: ``heartRateStrap(address:name:rssi:measurementInterval:protectedSerialNumber:)``,
-    /// ``actionCamera(address:name:rssi:pairing:bootTime:faults:)`` and
-    /// ``fitnessBand(address:name:rssi:key:battery:historyEnd:historyMinutes:continuousTimeout:)`` with their default settings.
-    public static var builtInDevices: [VirtualPeripheral] { [.heartRateStrap(), .actionCamera(), .fitnessBand()] }
 
     /// How the simulator and the public API identify the device.
     public var identifier: PeripheralIdentifier { PeripheralIdentifier(address: address) }
@@ -113,17 +107,15 @@ public struct PeripheralSession: Sendable {
 }
 
 /// A running virtual peripheral: its clock and GATT server, shared by its handlers and scripts.
-public final class PeripheralRuntime: @unchecked Sendable {
-    // @unchecked Sendable: `attachedServer` and `valueHandles` are written once (by the simulator,
-    // before any handler or script can run) and read afterwards, always with `lock` held.
+public final class PeripheralRuntime: Sendable {
     /// The simulation clock.
     public let clock: VirtualClock
     /// The device this runtime belongs to.
     public let address: BluetoothAddress
-    private let lock = NSLock()
-    private var attachedServer: GATTServer?
-    /// Characteristic UUID → value handle (the first in handle order); the layout never changes.
-    private var valueHandles: [BluetoothUUID: UInt16] = [:]
+    /// The GATT server, and characteristic UUID → value handle (the first in handle order):
+    /// written once by the simulator, before any handler or script can run; the layout never
+    /// changes.
+    private let attached = Locked((server: GATTServer?.none, valueHandles: [BluetoothUUID: UInt16]()))
 
     init(clock: VirtualClock, address: BluetoothAddress) {
         self.clock = clock
@@ -135,15 +127,12 @@ public final class PeripheralRuntime: @unchecked Sendable {
         for (_, characteristic) in database.characteristics where handles[characteristic.uuid] == nil {
             handles[characteristic.uuid] = characteristic.valueHandle
         }
-        lock.withLock {
-            attachedServer = server
-            valueHandles = handles
-        }
+        attached.withLock { $0 = (server, handles) }
     }
 
     /// The device's GATT server.
     public var server: GATTServer {
-        guard let server = lock.withLock({ attachedServer }) else {
+        guard let server = attached.withLock({ $0.server }) else {
             preconditionFailure("a virtual peripheral's server is used before the simulator created it")
         }
         return server
@@ -151,7 +140,7 @@ public final class PeripheralRuntime: @unchecked Sendable {
 
     /// The value handle of characteristic `uuid` (the first one, in handle order).
     public func valueHandle(_ uuid: BluetoothUUID) -> UInt16? {
-        lock.withLock { valueHandles[uuid] }
+        attached.withLock { $0.valueHandles[uuid] }
     }
 
     /// Notifies `value` for characteristic `uuid` to every connection that enabled notifications

@@ -1,5 +1,5 @@
 import Foundation
-import HaraldATT
+import HaraldCore
 
 /// Why a simulation run ended without a result.
 public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -25,9 +25,10 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
 /// and two runs of the same code see the same interleaving and the same times.
 ///
 /// Code that starts an unstructured `Task { }` leaves the simulation: that task runs on the
-/// global executor at real-time speed. Engines meant to run under simulation use structured
-/// concurrency or start their tasks with `EngineTasks.start` (the GATT client and server do),
-/// which the run points at its executor.
+/// global executor at real-time speed. Code meant to run under simulation uses structured
+/// concurrency or starts its tasks with the simulation's ``taskStarter``, which its clock also
+/// carries (``VirtualClock/taskStarter``): the simulator's bearers hand it to the GATT engines,
+/// and its connections to the device kits (`PeripheralConnection.taskStarter`).
 ///
 /// ```swift
 /// let simulation = Simulation()
@@ -36,9 +37,7 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
 /// }
 /// ```
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
-public final class Simulation: @unchecked Sendable {
-    // @unchecked Sendable: `clock` and `executor` are themselves thread-safe; `Simulation` has no
-    // other mutable state.
+public final class Simulation: Sendable {
 
     /// The simulation's time source; inject it into the code under test.
     public let clock: VirtualClock
@@ -46,13 +45,21 @@ public final class Simulation: @unchecked Sendable {
     public let executor: SimulationExecutor
     /// How long, in real time, a run waits for work that escaped to other threads before calling
     /// the run stalled.
-    public var stallGrace: Duration = .seconds(2)
+    public var stallGrace: Duration {
+        get { grace.value }
+        set { grace.withLock { $0 = newValue } }
+    }
+    private let grace = Locked(Duration.seconds(2))
 
     public init(clock: VirtualClock = VirtualClock()) {
         self.clock = clock
         self.executor = SimulationExecutor()
         clock.setSleepObserver { [executor] in executor.signal() }
+        clock.setTaskStarter(TaskStarter(executor: executor))
     }
+
+    /// Starts tasks on this simulation's executor, so they run in the simulation.
+    public var taskStarter: TaskStarter { TaskStarter(executor: executor) }
 
     /// Runs `body` to completion in virtual time and returns its result.
     ///
@@ -64,24 +71,26 @@ public final class Simulation: @unchecked Sendable {
         timeLimit: Duration = .seconds(24 * 3600),
         _ body: @escaping @Sendable () async throws -> Result
     ) throws -> Result {
-        let outcome = OutcomeBox<Result>()
+        // The body's result, written once from whichever thread finishes it; and a flag set after
+        // it, so the check after each batch of jobs costs no copy of a generic value.
+        let outcome = Locked<Swift.Result<Result, any Error>?>(nil)
+        let finished = Locked(false)
         let deadline = clock.now.advanced(by: timeLimit)
         let task = Task(executorPreference: executor) {
             do {
-                // Engines (GATT client and server) start their background tasks through
-                // `EngineTasks`, which reads this to keep them on the simulation's executor.
-                let result = try await EngineTasks.$preferredExecutor.withValue(self.executor) { try await body() }
-                outcome.set(.success(result))
-            } catch { outcome.set(.failure(error)) }
+                let result = try await body()
+                outcome.withLock { $0 = .success(result) }
+            } catch { outcome.withLock { $0 = .failure(error) } }
+            finished.withLock { $0 = true }
             self.executor.signal()
         }
         while true {
             executor.runUntilIdle()
-            if outcome.hasValue, let result = outcome.value { return try result.get() }
+            if finished.value, let result = outcome.withLock({ $0 }) { return try result.get() }
             if let next = clock.nextDeadline {
                 if next > deadline {
                     task.cancel()
-                    drainAfterCancel(outcome)
+                    drainAfterCancel(finished)
                     throw SimulationError.timeLimitExceeded(limit: timeLimit)
                 }
                 clock.advanceToNextDeadline()
@@ -90,16 +99,16 @@ public final class Simulation: @unchecked Sendable {
             // Idle with no timer: wait briefly for work running on other threads, if any.
             if executor.waitForWork(realTimeout: stallGrace) { continue }
             task.cancel()
-            drainAfterCancel(outcome)
+            drainAfterCancel(finished)
             throw SimulationError.stalled(at: clock.now)
         }
     }
 
     /// After cancelling the body, runs what cancellation made ready so no job is left queued.
-    private func drainAfterCancel<Result>(_ outcome: OutcomeBox<Result>) {
+    private func drainAfterCancel(_ finished: Locked<Bool>) {
         for _ in 0..<1000 {
             executor.runUntilIdle()
-            if outcome.hasValue { return }
+            if finished.value { return }
             guard clock.advanceToNextDeadline() else { return }
         }
     }
@@ -109,21 +118,26 @@ public final class Simulation: @unchecked Sendable {
 /// when the simulation drains it.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
-    // @unchecked Sendable: `incoming`, `pendingSignal` and `waiters` are guarded by
-    // `condition`'s lock; `batch`, `batchIndex` and `jobsRun` belong to the thread that drains
-    // the executor (`runUntilIdle`, one caller at a time: the run loop); jobs run outside the lock.
+    // @unchecked Sendable: every stored `var` is read and written only with `condition`'s lock
+    // held; jobs run outside the lock, on a batch the draining thread took out of `incoming`.
+    // (An NSCondition rather than `Locked`: `waitForWork` needs a condition variable.)
     private let condition = NSCondition()
     /// Jobs enqueued since the drainer last took them, in arrival order.
     private var incoming: [UnownedJob] = []
-    /// The jobs being run, taken from `incoming` in one go (one lock per batch, not per job).
-    private var batch: [UnownedJob] = []
-    private var batchIndex = 0
+    /// An empty array with capacity, swapped in for `incoming` when a batch is taken, so neither
+    /// buffer reallocates in steady state.
+    private var spare: [UnownedJob] = []
     private var pendingSignal = false
     /// Threads blocked in `waitForWork`; enqueue and signal wake only when someone waits.
     private var waiters = 0
+    private var jobCount = 0
 
     /// Jobs run so far, across all runs.
-    public private(set) var jobsRun = 0
+    public var jobsRun: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobCount
+    }
 
     public init() {}
 
@@ -143,24 +157,21 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     /// jobs queued, and so on — the same order as taking them one at a time.
     internal func runUntilIdle() {
         let executor = asUnownedTaskExecutor()
-        while true {
-            condition.lock()
-            if incoming.isEmpty {
-                condition.unlock()
-                return
-            }
-            // Swap buffers so neither array reallocates in steady state.
+        var batch: [UnownedJob] = []
+        condition.lock()
+        swap(&batch, &spare)
+        while !incoming.isEmpty {
+            // Take everything queued in one go (one lock per batch, not per job).
             swap(&incoming, &batch)
             condition.unlock()
-            batchIndex = 0
-            while batchIndex < batch.count {
-                let job = batch[batchIndex]
-                batchIndex += 1
-                job.runSynchronously(on: executor)
-                jobsRun += 1
-            }
+            for job in batch { job.runSynchronously(on: executor) }
+            let ran = batch.count
             batch.removeAll(keepingCapacity: true)
+            condition.lock()
+            jobCount += ran
         }
+        swap(&batch, &spare)
+        condition.unlock()
     }
 
     /// Wakes a waiting ``waitForWork(realTimeout:)``.
@@ -185,34 +196,5 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
         let woke = !incoming.isEmpty || pendingSignal
         pendingSignal = false
         return woke
-    }
-}
-
-/// The result of a run's body, written once from whichever thread finishes it.
-private final class OutcomeBox<Value>: @unchecked Sendable {
-    // @unchecked Sendable: `stored` is only accessed with `lock` held.
-    // `isSet` too, so the run loop's check after each batch of jobs costs no generic copy.
-    private let lock = NSLock()
-    private var stored: Result<Value, any Error>?
-    private var isSet = false
-
-    var value: Result<Value, any Error>? {
-        lock.lock()
-        defer { lock.unlock() }
-        return isSet ? stored : nil
-    }
-
-    /// True once the body has finished.
-    var hasValue: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return isSet
-    }
-
-    func set(_ result: Result<Value, any Error>) {
-        lock.lock()
-        stored = result
-        isSet = true
-        lock.unlock()
     }
 }

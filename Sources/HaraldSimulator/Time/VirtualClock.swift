@@ -1,4 +1,4 @@
-import Foundation
+import HaraldCore
 
 /// A point in simulated time: the time elapsed since the simulation started.
 public struct VirtualInstant: InstantProtocol, Hashable, Sendable, CustomStringConvertible {
@@ -23,11 +23,16 @@ public struct VirtualInstant: InstantProtocol, Hashable, Sendable, CustomStringC
 /// ``advance(to:)``, or automatically inside a ``Simulation`` (which jumps to the next deadline
 /// whenever nothing else can run). Sleepers wake in deadline order; equal deadlines wake in the
 /// order they went to sleep. A cancelled sleeper wakes at once with `CancellationError`.
-public final class VirtualClock: Clock, @unchecked Sendable {
-    // @unchecked Sendable: every stored property below, and the `wake`/`cancelled` fields of
-    // every `Timer`, is read and written only while `lock` is held; continuations are resumed
-    // and timer actions run after the lock is released. A timer's wake is taken out (set to
-    // nil) under the lock before it runs, so each continuation is resumed exactly once.
+///
+/// A clock driven by a ``Simulation`` also carries that simulation's ``taskStarter``: the
+/// simulator's links, bearers, devices and backend start their tasks with it and hand it to the
+/// engines and kits on top, so everything built on the clock runs in the simulation.
+public final class VirtualClock: Clock, Sendable {
+    // Everything mutable — the time, the timer heap, the observers — is in `state` and touched only
+    // inside `state.withLock`; so are the `wake`/`cancelled` fields of every `Timer` (see there).
+    // Continuations are resumed and timer actions run after the lock is released. A timer's wake
+    // is taken out (set to nil) under the lock before it runs, so each continuation is resumed
+    // exactly once.
     public typealias Instant = VirtualInstant
     public typealias Duration = Swift.Duration
 
@@ -46,8 +51,9 @@ public final class VirtualClock: Clock, @unchecked Sendable {
 
     /// One pending wake-up; also the token ``cancelWake(_:)`` takes.
     final class Timer: @unchecked Sendable {
-        // @unchecked Sendable: `deadline` is immutable; `wake` and `cancelled` are only touched
-        // by the owning clock with its lock held.
+        // @unchecked Sendable: `deadline` is immutable; `wake` and `cancelled` are read and
+        // written only inside the owning clock's `state.withLock` (every access below is in a
+        // `ClockState` method or a `withLock` closure), so no two threads touch them at once.
         let deadline: VirtualInstant
         /// What to wake; nil once it has fired or was cancelled. Guarded by the clock's lock.
         fileprivate var wake: Wake?
@@ -57,47 +63,38 @@ public final class VirtualClock: Clock, @unchecked Sendable {
         fileprivate init(deadline: VirtualInstant) { self.deadline = deadline }
     }
 
-    private let lock = NSLock()
-    private var current = VirtualInstant.zero
-    /// Every registered timer, earliest (deadline, then registration order) first. Entries of
-    /// cancelled timers stay until they reach the top or are swept (lazy deletion).
-    private var queue = TimerHeap()
-    /// Timers registered and neither fired nor cancelled.
-    private var live = 0
-    private var nextOrder: UInt64 = 0
-    private var onSleep: (@Sendable () -> Void)?
+    private let state = Locked(ClockState())
 
     public init() {}
 
-    public var now: VirtualInstant {
-        lock.lock()
-        defer { lock.unlock() }
-        return current
-    }
+    public var now: VirtualInstant { state.withLock { $0.current } }
 
     public var minimumResolution: Duration { .zero }
 
     /// The earliest deadline anyone is sleeping until, or nil when nobody sleeps.
     public var nextDeadline: VirtualInstant? {
-        lock.lock()
-        defer { lock.unlock() }
-        dropCancelledTop()
-        return queue.top?.deadline
+        state.withLock { state in
+            state.dropCancelledTop()
+            return state.queue.top?.deadline
+        }
     }
 
     /// How many tasks (and timers) are sleeping on this clock.
-    public var sleeperCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return live
+    public var sleeperCount: Int { state.withLock { $0.live } }
+
+    /// Starts the tasks of what runs on this clock: on the executor of the ``Simulation`` that
+    /// drives it, or as plain `Task { }`s for a clock no simulation drives.
+    public var taskStarter: TaskStarter { state.withLock { $0.starter } }
+
+    /// Makes ``taskStarter`` start tasks with `starter` (a simulation binding its clock).
+    internal func setTaskStarter(_ starter: TaskStarter) {
+        state.withLock { $0.starter = starter }
     }
 
     /// Called (outside the lock) each time a task starts sleeping; a simulation uses it to notice
     /// new timers registered from threads it does not drive.
     internal func setSleepObserver(_ observer: (@Sendable () -> Void)?) {
-        lock.lock()
-        onSleep = observer
-        lock.unlock()
+        state.withLock { $0.onSleep = observer }
     }
 
     public func sleep(until deadline: VirtualInstant, tolerance: Duration? = nil) async throws {
@@ -105,17 +102,17 @@ public final class VirtualClock: Clock, @unchecked Sendable {
         let timer = Timer(deadline: deadline)
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-                switch register(timer, .task(continuation)) {
+                switch state.withLock({ $0.register(timer, .task(continuation)) }) {
                 case .registered(let observer): observer?()
                 case .due: continuation.resume()
                 case .cancelled: continuation.resume(throwing: CancellationError())
                 }
             }
         } onCancel: {
-            lock.lock()
-            timer.cancelled = true
-            let wake = takeWake(timer)
-            lock.unlock()
+            let wake = state.withLock { state in
+                timer.cancelled = true
+                return state.takeWake(timer)
+            }
             if case .task(let continuation)? = wake { continuation.resume(throwing: CancellationError()) }
         }
     }
@@ -126,7 +123,7 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     /// already (the action is then not run: the caller does the work itself).
     internal func schedule(at deadline: VirtualInstant, _ action: @escaping @Sendable () -> Void) -> Timer? {
         let timer = Timer(deadline: deadline)
-        switch register(timer, .action(action)) {
+        switch state.withLock({ $0.register(timer, .action(action)) }) {
         case .registered(let observer):
             observer?()
             return timer
@@ -136,37 +133,7 @@ public final class VirtualClock: Clock, @unchecked Sendable {
 
     /// Cancels a timer from ``schedule(at:_:)`` that has not fired yet (its action does not run).
     internal func cancelWake(_ timer: Timer) {
-        lock.lock()
-        _ = takeWake(timer)
-        lock.unlock()
-    }
-
-    private enum Registration {
-        case registered((@Sendable () -> Void)?)
-        case due
-        case cancelled
-    }
-
-    private func register(_ timer: Timer, _ wake: Wake) -> Registration {
-        lock.lock()
-        defer { lock.unlock() }
-        if timer.cancelled { return .cancelled }
-        if timer.deadline <= current { return .due }
-        nextOrder += 1
-        timer.wake = wake
-        queue.push(HeapEntry(deadline: timer.deadline, order: nextOrder, timer: timer))
-        live += 1
-        return .registered(onSleep)
-    }
-
-    /// Takes the wake of a timer that has neither fired nor been cancelled; lock held.
-    private func takeWake(_ timer: Timer) -> Wake? {
-        guard let wake = timer.wake else { return nil }
-        timer.wake = nil
-        live -= 1
-        // Keep the entries of cancelled timers left in the heap bounded.
-        if queue.count > 2 * live + 64 { queue.removeAll { $0.timer.wake == nil } }
-        return wake
+        _ = state.withLock { $0.takeWake(timer) }
     }
 
     /// Moves time forward by `duration`, waking every sleeper whose deadline has come.
@@ -177,18 +144,19 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     /// Moves time forward to `instant` (never backwards), waking every sleeper whose deadline has
     /// come, earliest first.
     public func advance(to instant: VirtualInstant) {
-        lock.lock()
-        if instant > current { current = instant }
-        var due: [Wake] = []
-        while let top = queue.top, top.deadline <= current {
-            queue.pop()
-            if let wake = top.timer.wake {
-                top.timer.wake = nil
-                live -= 1
-                due.append(wake)
+        let due = state.withLock { state -> [Wake] in
+            if instant > state.current { state.current = instant }
+            var due: [Wake] = []
+            while let top = state.queue.top, top.deadline <= state.current {
+                state.queue.pop()
+                if let wake = top.timer.wake {
+                    top.timer.wake = nil
+                    state.live -= 1
+                    due.append(wake)
+                }
             }
+            return due
         }
-        lock.unlock()
         for wake in due { wake.resume() }
     }
 
@@ -197,31 +165,69 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     /// before the next deadline's sleepers wake.
     @discardableResult
     public func advanceToNextDeadline() -> Bool {
-        lock.lock()
-        dropCancelledTop()
-        guard let next = queue.top?.deadline else {
-            lock.unlock()
-            return false
+        let woken = state.withLock { state -> (first: Wake?, more: [Wake])? in
+            state.dropCancelledTop()
+            guard let next = state.queue.top?.deadline else { return nil }
+            if next > state.current { state.current = next }
+            // Most deadlines wake one timer: keep it out of an array.
+            var first: Wake?
+            var more: [Wake] = []
+            while let top = state.queue.top, top.deadline == next {
+                state.queue.pop()
+                guard let wake = top.timer.wake else { continue }
+                top.timer.wake = nil
+                state.live -= 1
+                if first == nil { first = wake } else { more.append(wake) }
+            }
+            return (first, more)
         }
-        if next > current { current = next }
-        // Most deadlines wake one timer: keep it out of an array.
-        var first: Wake?
-        var more: [Wake] = []
-        while let top = queue.top, top.deadline == next {
-            queue.pop()
-            guard let wake = top.timer.wake else { continue }
-            top.timer.wake = nil
-            live -= 1
-            if first == nil { first = wake } else { more.append(wake) }
-        }
-        lock.unlock()
-        first?.resume()
-        for wake in more { wake.resume() }
+        guard let woken else { return false }
+        woken.first?.resume()
+        for wake in woken.more { wake.resume() }
         return true
     }
+}
 
-    /// Pops entries of cancelled timers off the top. Lock held.
-    private func dropCancelledTop() {
+/// A ``VirtualClock``'s mutable state, reached only through its lock.
+private struct ClockState {
+    var current = VirtualInstant.zero
+    /// Every registered timer, earliest (deadline, then registration order) first. Entries of
+    /// cancelled timers stay until they reach the top or are swept (lazy deletion).
+    var queue = TimerHeap()
+    /// Timers registered and neither fired nor cancelled.
+    var live = 0
+    var nextOrder: UInt64 = 0
+    var onSleep: (@Sendable () -> Void)?
+    var starter = TaskStarter.default
+
+    enum Registration {
+        case registered((@Sendable () -> Void)?)
+        case due
+        case cancelled
+    }
+
+    mutating func register(_ timer: VirtualClock.Timer, _ wake: VirtualClock.Wake) -> Registration {
+        if timer.cancelled { return .cancelled }
+        if timer.deadline <= current { return .due }
+        nextOrder += 1
+        timer.wake = wake
+        queue.push(HeapEntry(deadline: timer.deadline, order: nextOrder, timer: timer))
+        live += 1
+        return .registered(onSleep)
+    }
+
+    /// Takes the wake of a timer that has neither fired nor been cancelled.
+    mutating func takeWake(_ timer: VirtualClock.Timer) -> VirtualClock.Wake? {
+        guard let wake = timer.wake else { return nil }
+        timer.wake = nil
+        live -= 1
+        // Keep the entries of cancelled timers left in the heap bounded.
+        if queue.count > 2 * live + 64 { queue.removeAll { $0.timer.wake == nil } }
+        return wake
+    }
+
+    /// Pops entries of cancelled timers off the top.
+    mutating func dropCancelledTop() {
         while let top = queue.top, top.timer.wake == nil { queue.pop() }
     }
 }

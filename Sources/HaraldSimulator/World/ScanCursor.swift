@@ -1,19 +1,15 @@
-import Foundation
 import Harald
 import HaraldCodec
 import HaraldCore
 
 /// Produces a scan's advertisements one at a time, in virtual time: each call sleeps until the
 /// next advertising event of any device and reports it if the device is in range and matches.
-final class ScanCursor: @unchecked Sendable {
-    // @unchecked Sendable: `nextEvents` and `delaySeed` are only touched with `lock` held (the
-    // stream calls `next()` one call at a time anyway).
+final class ScanCursor: Sendable {
     private let world: Simulator
     private let request: ScanRequest
     private let start: VirtualInstant
-    private let lock = NSLock()
-    private var nextEvents: [BluetoothAddress: VirtualInstant] = [:]
-    private var delaySeed: UInt64 = 0x9E37_79B9_7F4A_7C15
+    /// Each device's next advertising event, and the seed of the advertising delays.
+    private let schedule = Locked((nextEvents: [BluetoothAddress: VirtualInstant](), delaySeed: UInt64(0x9E37_79B9_7F4A_7C15)))
 
     init(world: Simulator, request: ScanRequest) {
         self.world = world
@@ -33,23 +29,23 @@ final class ScanCursor: @unchecked Sendable {
                 continue
             }
             let now = world.clock.now
-            let (device, instant) = lock.withLock { () -> (Simulator.Device, VirtualInstant) in
+            let (device, instant) = schedule.withLock { schedule -> (Simulator.Device, VirtualInstant) in
                 var best: (Simulator.Device, VirtualInstant)?
                 for device in devices {
                     let address = device.description.address
-                    let instant = nextEvents[address] ?? world.nextAdvertisingEvent(of: device, atOrAfter: now)
-                    nextEvents[address] = instant
+                    let instant = schedule.nextEvents[address] ?? world.nextAdvertisingEvent(of: device, atOrAfter: now)
+                    schedule.nextEvents[address] = instant
                     if best == nil || instant < best!.1 { best = (device, instant) }
                 }
                 return best!
             }
             do { try await world.clock.sleep(until: instant) } catch { return nil }
             let address = device.description.address
-            lock.withLock {
+            schedule.withLock { schedule in
                 // advDelay: the specification adds a pseudo-random 0–10 ms to every event.
-                delaySeed = delaySeed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                let delay = Duration.microseconds(Int64((delaySeed >> 33) % 10_000))
-                nextEvents[address] = instant.advanced(by: max(device.description.advertisingInterval, .milliseconds(20)) + delay)
+                schedule.delaySeed = schedule.delaySeed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let delay = Duration.microseconds(Int64((schedule.delaySeed >> 33) % 10_000))
+                schedule.nextEvents[address] = instant.advanced(by: max(device.description.advertisingInterval, .milliseconds(20)) + delay)
             }
             // Read the device again: it may have moved since the snapshot.
             guard let current = world.device(device.description.identifier), let rssi = current.description.rssi else { continue }

@@ -1,4 +1,3 @@
-import Foundation
 import Harald
 import HaraldATT
 import HaraldCodec
@@ -25,9 +24,9 @@ import HaraldGATTBackend
 /// - Pairing happens as on a phone: the first refusal for lack of security (Insufficient
 ///   Authentication/Encryption) starts it, and the device's ``PairingResponse`` decides the outcome.
 /// - Faults and statistics per connection: ``connections``, ``SimulatedConnection``.
-public final class Simulator: @unchecked Sendable {
-    // @unchecked Sendable: every mutable stored property is only touched with `lock` held;
-    // continuations are resumed and links closed after the lock is released.
+public final class Simulator: Sendable {
+    // Every mutable part of the world is in `state`; continuations are resumed and links closed
+    // after its lock is released.
     /// The clock everything runs on.
     public let clock: VirtualClock
     /// The timing model of every new connection.
@@ -44,15 +43,18 @@ public final class Simulator: @unchecked Sendable {
         let phase: Duration
     }
 
-    private let lock = NSLock()
-    private var radio: RadioState = .poweredOn
-    private var radioObservers: [UInt64: AsyncStream<RadioState>.Continuation] = [:]
-    private var devices: [BluetoothAddress: Device] = [:]
-    private var deviceOrder: [BluetoothAddress] = []
-    private var established: [SimulatedConnection] = []
-    private var pendingLinkFaults: [BluetoothAddress: [LinkFault]] = [:]
-    private var pendingPeerFaults: [BluetoothAddress: [PeerFault]] = [:]
-    private var nextObserverID: UInt64 = 0
+    private struct WorldState {
+        var radio: RadioState = .poweredOn
+        var radioObservers: [UInt64: AsyncStream<RadioState>.Continuation] = [:]
+        var devices: [BluetoothAddress: Device] = [:]
+        var deviceOrder: [BluetoothAddress] = []
+        var established: [SimulatedConnection] = []
+        var pendingLinkFaults: [BluetoothAddress: [LinkFault]] = [:]
+        var pendingPeerFaults: [BluetoothAddress: [PeerFault]] = [:]
+        var nextObserverID: UInt64 = 0
+    }
+
+    private let state = Locked(WorldState())
 
     /// A world with `devices` in range and the radio powered on.
     ///
@@ -81,45 +83,45 @@ public final class Simulator: @unchecked Sendable {
         let interval = max(description.advertisingInterval, .milliseconds(20))
         let seed = description.address.bytes.reduce(0) { $0 &* 31 &+ Int($1) }
         let phase = interval * Double(seed.magnitude % 1000) / 1000
-        lock.withLock {
-            if devices[description.address] == nil { deviceOrder.append(description.address) }
-            devices[description.address] = Device(description: description, runtime: runtime, server: server, behaviour: behaviour, phase: phase)
+        state.withLock { state in
+            if state.devices[description.address] == nil { state.deviceOrder.append(description.address) }
+            state.devices[description.address] = Device(description: description, runtime: runtime, server: server, behaviour: behaviour, phase: phase)
         }
     }
 
     /// The running state of a device (its GATT server, for scripting from tests).
-    public func runtime(of address: BluetoothAddress) -> PeripheralRuntime? { lock.withLock { devices[address]?.runtime } }
+    public func runtime(of address: BluetoothAddress) -> PeripheralRuntime? { state.withLock { $0.devices[address]?.runtime } }
 
     /// Moves a device: a new RSSI, or nil to take it out of range (its links are lost).
     public func setRSSI(_ rssi: RSSI?, of address: BluetoothAddress) async {
-        let links: [SimulatedLink] = lock.withLock {
-            devices[address]?.description.rssi = rssi
+        let links: [SimulatedLink] = state.withLock { state in
+            state.devices[address]?.description.rssi = rssi
             guard rssi == nil else { return [] }
-            return established.filter { $0.peripheral.address == address }.map(\.link)
+            return state.established.filter { $0.peripheral.address == address }.map(\.link)
         }
         for link in links { await link.close(reason: .connectionTimeout) }
     }
 
     /// Makes a device accept connections or not.
     public func setConnectable(_ connectable: Bool, of address: BluetoothAddress) {
-        lock.withLock { devices[address]?.description.isConnectable = connectable }
+        state.withLock { $0.devices[address]?.description.isConnectable = connectable }
     }
 
     // MARK: Radio
 
     /// The central's radio state.
-    public var radioState: RadioState { lock.withLock { radio } }
+    public var radioState: RadioState { state.withLock { $0.radio } }
 
     /// Switches the central's radio. Leaving `poweredOn` drops every link (connection lost) and
     /// ends running scans.
-    public func setRadioState(_ state: RadioState) async {
-        let (observers, links): ([AsyncStream<RadioState>.Continuation], [SimulatedLink]) = lock.withLock {
-            guard radio != state else { return ([], []) }
-            radio = state
-            let links = state == .poweredOn ? [] : established.map(\.link)
-            return (Array(radioObservers.values), links)
+    public func setRadioState(_ radio: RadioState) async {
+        let (observers, links): ([AsyncStream<RadioState>.Continuation], [SimulatedLink]) = state.withLock { state in
+            guard state.radio != radio else { return ([], []) }
+            state.radio = radio
+            let links = radio == .poweredOn ? [] : state.established.map(\.link)
+            return (Array(state.radioObservers.values), links)
         }
-        for observer in observers { observer.yield(state) }
+        for observer in observers { observer.yield(radio) }
         for link in links { await link.close(reason: .connectionTimeout) }
     }
 
@@ -127,7 +129,7 @@ public final class Simulator: @unchecked Sendable {
     /// Call it inside the simulation run (the change runs as a task of the run).
     public func setRadioState(_ state: RadioState, after delay: Duration) {
         let clock = self.clock
-        EngineTasks.start { [weak self] in
+        clock.taskStarter.start { [weak self] in
             do { try await clock.sleep(for: delay) } catch { return }
             await self?.setRadioState(state)
         }
@@ -135,15 +137,15 @@ public final class Simulator: @unchecked Sendable {
 
     func radioStates() -> AsyncStream<RadioState> {
         let (stream, continuation) = AsyncStream<RadioState>.makeStream(bufferingPolicy: .bufferingNewest(8))
-        let (id, current): (UInt64, RadioState) = lock.withLock {
-            nextObserverID += 1
-            radioObservers[nextObserverID] = continuation
-            return (nextObserverID, radio)
+        let (id, current): (UInt64, RadioState) = state.withLock { state in
+            state.nextObserverID += 1
+            state.radioObservers[state.nextObserverID] = continuation
+            return (state.nextObserverID, state.radio)
         }
         continuation.yield(current)
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            _ = self.lock.withLock { self.radioObservers.removeValue(forKey: id) }
+            _ = self.state.withLock { $0.radioObservers.removeValue(forKey: id) }
         }
         return stream
     }
@@ -151,29 +153,29 @@ public final class Simulator: @unchecked Sendable {
     // MARK: Connections
 
     /// Every connection made so far, oldest first (closed ones included).
-    public var connections: [SimulatedConnection] { lock.withLock { established } }
+    public var connections: [SimulatedConnection] { state.withLock { $0.established } }
 
     /// The newest connection to `address`.
     public func connection(to address: BluetoothAddress) -> SimulatedConnection? {
-        lock.withLock { established.last { $0.peripheral.address == address } }
+        state.withLock { $0.established.last { $0.peripheral.address == address } }
     }
 
     /// Faults for the next connection to `address`, applied from its first PDU (the MTU
     /// exchange, discovery…).
     public func injectOnNextConnection(to address: BluetoothAddress, link: [LinkFault] = [], peer: [PeerFault] = []) {
-        lock.withLock {
-            pendingLinkFaults[address, default: []] += link
-            pendingPeerFaults[address, default: []] += peer
+        state.withLock { state in
+            state.pendingLinkFaults[address, default: []] += link
+            state.pendingPeerFaults[address, default: []] += peer
         }
     }
 
     /// A snapshot of the devices, in the order they were added.
-    func deviceSnapshot() -> [Device] { lock.withLock { deviceOrder.compactMap { devices[$0] } } }
+    func deviceSnapshot() -> [Device] { state.withLock { state in state.deviceOrder.compactMap { state.devices[$0] } } }
 
     func device(_ identifier: PeripheralIdentifier) -> Device? {
-        lock.withLock {
-            if let address = identifier.address { return devices[address] }
-            return devices.values.first { $0.description.identifier.rawValue == identifier.rawValue }
+        state.withLock { state in
+            if let address = identifier.address { return state.devices[address] }
+            return state.devices.values.first { $0.description.identifier.rawValue == identifier.rawValue }
         }
     }
 
@@ -220,12 +222,12 @@ public final class Simulator: @unchecked Sendable {
         let address = device.description.address
         let link = SimulatedLink(parameters: linkParameters, clock: clock)
         let peerFaults = PeerFaultState()
-        let (linkFaults, faults) = lock.withLock { () -> ([LinkFault], [PeerFault]) in
+        let (linkFaults, faults) = state.withLock { state -> ([LinkFault], [PeerFault]) in
             defer {
-                pendingLinkFaults[address] = nil
-                pendingPeerFaults[address] = nil
+                state.pendingLinkFaults[address] = nil
+                state.pendingPeerFaults[address] = nil
             }
-            return (pendingLinkFaults[address] ?? [], pendingPeerFaults[address] ?? [])
+            return (state.pendingLinkFaults[address] ?? [], state.pendingPeerFaults[address] ?? [])
         }
         for fault in linkFaults { await link.inject(fault) }
         for fault in faults { peerFaults.add(fault) }
@@ -236,7 +238,7 @@ public final class Simulator: @unchecked Sendable {
             // The central's system pairs after the first refusal for lack of security.
             let (server, clock) = (device.server, clock)
             peerFaults.onFirstSecurityRefusal {
-                EngineTasks.start {
+                clock.taskStarter.start {
                     do { try await clock.sleep(for: delay) } catch { return }
                     await server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: true), for: serverConnection)
                 }
@@ -244,7 +246,7 @@ public final class Simulator: @unchecked Sendable {
         }
         if let script = device.behaviour.onConnection {
             let session = PeripheralSession(runtime: device.runtime, connection: serverConnection, link: link)
-            EngineTasks.start { await script(session) }
+            clock.taskStarter.start { await script(session) }
         }
         let connection: GATTConnection
         do {
@@ -258,7 +260,7 @@ public final class Simulator: @unchecked Sendable {
         let record = SimulatedConnection(
             peripheral: device.description.identifier, link: link, connection: connection, serverConnection: serverConnection,
             server: device.server, peerFaults: peerFaults)
-        lock.withLock { established.append(record) }
+        state.withLock { $0.established.append(record) }
         return connection
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Harald
 import HaraldCodec
 import HaraldGoPro
+import HaraldGoProSimulation
 import HaraldSimulator
 
 // The GoPro-like camera's part of `harald demo`, on the GoPro kit (HaraldGoPro).

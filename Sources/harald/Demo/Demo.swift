@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Harald
 import HaraldCore
+import HaraldGoProSimulation
+import HaraldMiBandSimulation
 import HaraldSimulator
 
 /// `harald demo`: every device scenario, on the simulator's virtual devices (the default, in
@@ -176,10 +178,8 @@ struct Demo: AsyncParsableCommand {
 }
 
 /// Set when any section fails.
-final class FailureFlag: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
+final class FailureFlag: Sendable {
+    private let value = Locked(false)
+    var isSet: Bool { value.value }
+    func set() { value.withLock { $0 = true } }
 }

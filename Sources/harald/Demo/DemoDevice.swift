@@ -1,4 +1,5 @@
 import Harald
+import HaraldGoProSimulation
 import HaraldMiBand
 import HaraldSimulator
 

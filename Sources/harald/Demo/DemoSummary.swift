@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldATT
+import HaraldCore
 import HaraldSimulator
 
 /// What one step of the demo cost: ATT traffic (every backend that runs Harald's GATT client)
@@ -39,17 +40,15 @@ struct DemoCost: Sendable {
 }
 
 /// The closing table of `harald demo`: one row per step with what it cost.
-final class DemoSummary: @unchecked Sendable {
-    // @unchecked Sendable: `rows` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var rows: [(step: String, cost: DemoCost)] = []
+final class DemoSummary: Sendable {
+    private let rows = Locked<[(step: String, cost: DemoCost)]>([])
     /// Whether the link columns (connection events, air time) exist: only on the simulator.
     let showsLink: Bool
 
     init(showsLink: Bool) { self.showsLink = showsLink }
 
     func add(_ step: String, _ cost: DemoCost) {
-        lock.withLock { rows.append((step, cost)) }
+        rows.withLock { $0.append((step, cost)) }
     }
 
     /// Records the cost of `body`'s work on `connection` as one step.
@@ -62,7 +61,7 @@ final class DemoSummary: @unchecked Sendable {
 
     /// The table, as lines.
     var lines: [String] {
-        let rows = lock.withLock { self.rows }
+        let rows = self.rows.withLock { $0 }
         var header = ["step", "ATT requests", "PDUs out/in", "bytes out/in"]
         if showsLink { header += ["conn. events", "air time"] }
         func cells(_ step: String, _ cost: DemoCost) -> [String] {

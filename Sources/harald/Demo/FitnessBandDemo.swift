@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import Harald
 import HaraldCodec
+import HaraldCore
 import HaraldMiBand
+import HaraldMiBandSimulation
 import HaraldSimulator
 
 // The Mi-Band-like band's part of `harald demo`, on the Mi Band kit (HaraldMiBand).
@@ -46,11 +48,10 @@ extension Demo {
 }
 
 /// Prints a synchronization's progress as a bar, one line per quarter of the transfer.
-private final class ProgressLine: @unchecked Sendable {
-    // @unchecked Sendable: `shown` is only touched with `lock` held; `say` is Sendable.
+private final class ProgressLine: Sendable {
     private let say: DemoPrinter
-    private let lock = NSLock()
-    private var shown = -1
+    /// The last quarter drawn.
+    private let shown = Locked(-1)
 
     init(_ say: DemoPrinter) { self.say = say }
 
@@ -59,7 +60,7 @@ private final class ProgressLine: @unchecked Sendable {
         case let .expecting(total): say("  activity: the band holds \(total) minutes")
         case let .received(count, total?) where total > 0:
             let quarter = count * 4 / total
-            let draw = lock.withLock { () -> Bool in
+            let draw = shown.withLock { shown -> Bool in
                 guard quarter > shown else { return false }
                 shown = quarter
                 return true

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Harald
+import HaraldGoProSimulation
 import HaraldHCIBackend
+import HaraldMiBandSimulation
 import HaraldSimulator
 import Logging
 
@@ -15,9 +17,9 @@ enum RadioSession {
             guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else {
                 throw ValidationError("the simulator transport needs task executors (macOS 15 or later)")
             }
-            // The built-in virtual devices, in virtual time: a 30 s scan ends at once.
+            // The virtual devices of `harald demo`, in virtual time: a 30 s scan ends at once.
             let simulation = Simulation()
-            let simulator = try Simulator(clock: simulation.clock, devices: VirtualPeripheral.builtInDevices)
+            let simulator = try Simulator(clock: simulation.clock, devices: [.heartRateStrap(), .actionCamera(), .fitnessBand()])
             let central = Central(backend: simulator.backend, clock: simulation.clock)
             do {
                 try simulation.run(timeLimit: .seconds(24 * 3600)) { try await body(central) }
