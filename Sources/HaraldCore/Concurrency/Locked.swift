@@ -8,17 +8,22 @@ import Foundation
 /// (`Mutex` from the Synchronization module would do the same, but it needs iOS 18 and macOS 15,
 /// later than the platforms the core modules support.)
 public final class Locked<Value>: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `storage` is reachable only through `withLock`, which holds
+    // Safety of @unchecked Sendable: `storage` is touched only inside `withLock` (nothing else in
+    // HaraldCore names it, and it is internal, so no other module can), which holds
     // `lock` for the whole access, so no two threads ever touch it at once. `Value` may be
     // non-Sendable (a continuation table, say) because it never leaves the lock except as what
     // the caller returns, which the caller's own types must make safe.
-    private let lock = NSLock()
-    private var storage: Value
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var storage: Value
 
     /// Wraps `value`.
     public init(_ value: Value) { storage = value }
 
     /// Runs `body` with exclusive access to the value and returns what it returns.
+    ///
+    /// Inlinable so that callers in other modules get a specialised, closure-free lock section
+    /// (it sits on the notification path).
+    @inlinable
     public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }
@@ -28,5 +33,6 @@ public final class Locked<Value>: @unchecked Sendable {
 
 extension Locked where Value: Sendable {
     /// A copy of the value.
+    @inlinable
     public var value: Value { withLock { $0 } }
 }
