@@ -128,6 +128,9 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        // The vocabulary: addresses, RSSI, advertising data and beacons, CCCD, properties, handle
+        // ranges, security levels and keys, Locked.
+        .testTarget(name: "HaraldCoreTests", dependencies: ["HaraldCodec", "HaraldCore"]),
         .testTarget(name: "HaraldTests", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
         .testTarget(
             name: "HaraldGoProTests",

@@ -1,4 +1,3 @@
-import Harald
 import HaraldCodec
 import HaraldCore
 import Testing
