@@ -35,7 +35,7 @@ final class CountingBackend: CentralBackend, @unchecked Sendable {
 
     func radioStates() -> AsyncStream<RadioState> { inner.radioStates() }
     func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> { inner.scan(request) }
-    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend {
+    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend {
         let connection = try await inner.connect(to: peripheral, timeout: timeout)
         if let gatt = connection as? GATTConnection { lock.withLock { connections.append(gatt) } }
         return connection

@@ -31,7 +31,7 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     public static func open(
         bearer: any ATTBearer, peripheral: PeripheralIdentifier, clock: any Clock<Duration>,
         exchangeMTU: Bool = true, timeout: Duration = .seconds(30)
-    ) async throws -> GATTConnection {
+    ) async throws(BluetoothError) -> GATTConnection {
         let client = GATTClient(bearer: bearer, clock: clock, configuration: .init(defaultTimeout: timeout))
         let connection = GATTConnection(peripheral: peripheral, client: client)
         // A sink on handle 0 (never a valid attribute) is finished when the bearer closes.
@@ -46,7 +46,7 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
 
     public func mtu() async -> Int { await client.mtu }
 
-    public func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws -> [DiscoveredService] {
+    public func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws(BluetoothError) -> [DiscoveredService] {
         let found: [GATTService]
         do {
             if let uuids, uuids.count == 1 {
@@ -62,7 +62,7 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
         }
     }
 
-    public func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws
+    public func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws(BluetoothError)
         -> [DiscoveredCharacteristic]
     {
         let found: [GATTCharacteristic]
@@ -76,7 +76,7 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     }
 
     /// One Read By Type sweep over every service (``GATTClient/discoverCharacteristics(ofAll:timeout:)``).
-    public func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws -> [[DiscoveredCharacteristic]] {
+    public func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredCharacteristic]] {
         let found: [[GATTCharacteristic]]
         let targets = try services.map(gattService)
         do { found = try await client.discoverCharacteristics(ofAll: targets, timeout: timeout) } catch {
@@ -85,7 +85,7 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
         return zip(services, found).map { service, characteristics in characteristics.map { discovered($0, in: service) } }
     }
 
-    public func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [DiscoveredDescriptor] {
+    public func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [DiscoveredDescriptor] {
         let found: [GATTDescriptor]
         let target = try gattCharacteristic(characteristic)
         do { found = try await client.discoverDescriptors(of: target, timeout: timeout) } catch {
@@ -95,7 +95,7 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     }
 
     /// One Find Information sweep over every characteristic (``GATTClient/discoverDescriptors(ofAll:timeout:)``).
-    public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws -> [[DiscoveredDescriptor]] {
+    public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredDescriptor]] {
         let found: [[GATTDescriptor]]
         let targets = try characteristics.map(gattCharacteristic)
         do { found = try await client.discoverDescriptors(ofAll: targets, timeout: timeout) } catch {
@@ -105,7 +105,7 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     }
 
     /// Read Multiple Variable batches (``GATTClient/readValues(handles:timeout:)``).
-    public func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws -> [Result<[UInt8], BluetoothError>] {
+    public func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [Result<[UInt8], BluetoothError>] {
         let found: [Result<[UInt8], GATTError>]
         let handles = try characteristics.map { (characteristic) throws(BluetoothError) in
             try Self.handle(of: characteristic.id, characteristic.uuid)
@@ -121,14 +121,14 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
         }
     }
 
-    public func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [UInt8] {
+    public func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [UInt8] {
         let handle = try Self.handle(of: characteristic.id, characteristic.uuid)
         do { return try await client.readLong(handle: handle, timeout: timeout) } catch {
             throw await translate(error, "read of \(characteristic.uuid)", timeout)
         }
     }
 
-    public func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration) async throws {
+    public func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration) async throws(BluetoothError) {
         let handle = try Self.handle(of: characteristic.id, characteristic.uuid)
         do {
             switch kind {
@@ -144,21 +144,21 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
         } catch { throw await translate(error, "write to \(characteristic.uuid)", timeout) }
     }
 
-    public func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws -> [UInt8] {
+    public func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) -> [UInt8] {
         let handle = try Self.handle(of: descriptor.id, descriptor.uuid)
         do { return try await client.readLong(handle: handle, timeout: timeout) } catch {
             throw await translate(error, "read of descriptor \(descriptor.uuid)", timeout)
         }
     }
 
-    public func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws {
+    public func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) {
         let handle = try Self.handle(of: descriptor.id, descriptor.uuid)
         do { try await client.write(handle: handle, value: value, timeout: timeout) } catch {
             throw await translate(error, "write to descriptor \(descriptor.uuid)", timeout)
         }
     }
 
-    public func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws {
+    public func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) {
         var cccd = lock.withLock { cccdHandles[characteristic.id] }
         if cccd == nil {
             _ = try await discoverDescriptors(of: characteristic, timeout: timeout)
@@ -257,11 +257,11 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     }
 
     /// The public error for a GATT client failure.
-    func translate(_ error: GATTError, _ operation: String, _ timeout: Duration) async -> any Error {
+    func translate(_ error: GATTError, _ operation: String, _ timeout: Duration) async -> BluetoothError {
         switch error {
         case let .attribute(code, handle, _): return BluetoothError.attribute(code, on: Self.attribute(at: handle))
         case .timeout: return BluetoothError.timeout(operation: operation, after: timeout)
-        case .cancelled: return CancellationError()
+        case .cancelled: return BluetoothError.cancelled
         case .disconnected:
             let reason = await Self.reason(for: client.closeReason)
             signal.set(reason)

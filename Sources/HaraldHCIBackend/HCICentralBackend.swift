@@ -83,14 +83,14 @@ public final class HCICentralBackend: CentralBackend {
         }
     }
 
-    public func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend {
+    public func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend {
         guard let target = peripheral.address else {
             throw BluetoothError.connectionFailed("\(peripheral) has no device address")
         }
         let link: LEConnection
         do { link = try await host.connect(to: target, timeout: timeout) } catch {
             if case .connectionTimedOut = error { throw BluetoothError.timeout(operation: "connect to \(peripheral)", after: timeout) }
-            if case .cancelled = error { throw CancellationError() }
+            if case .cancelled = error { throw BluetoothError.cancelled }
             throw Self.translate(error)
         }
         let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU)
@@ -110,10 +110,10 @@ public final class HCICentralBackend: CentralBackend {
             data: report.data)
     }
 
-    static func translate(_ error: any Error) -> any Error {
-        guard let error = error as? HCIError else { return error }
+    static func translate(_ error: any Error) -> BluetoothError {
+        guard let error = error as? HCIError else { return BluetoothError(error) }
         switch error {
-        case .cancelled: return CancellationError()
+        case .cancelled: return BluetoothError.cancelled
         case let .disconnected(reason): return BluetoothError.disconnected(DisconnectReason(hciReason: reason.rawValue))
         case let .connectionFailed(address, status): return BluetoothError.connectionFailed("\(address): \(status)")
         default: return BluetoothError.backend(error.description)

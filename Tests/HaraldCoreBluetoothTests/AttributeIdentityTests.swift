@@ -109,7 +109,9 @@ struct AttributeIdentityTests {
         do {
             _ = try await second.read(stale, timeout: timeout)
             Issue.record("an identity from the first connection reached an attribute on the second")
-        } catch BluetoothError.notFound {}
+        } catch {
+            guard case .notFound = error else { throw error }
+        }
         #expect(world.peripheral.received.filter { $0 == .read(ScenarioProfile.setting) }.isEmpty)
     }
 
@@ -124,7 +126,9 @@ struct AttributeIdentityTests {
         do {
             _ = try await connection.read(status, timeout: timeout)
             Issue.record("an invalidated characteristic was still reachable")
-        } catch BluetoothError.notFound {}
+        } catch {
+            guard case .notFound = error else { throw error }
+        }
         let again = try await discoverAll(on: connection)
         let newStatus = try #require(again.characteristics.first { $0.uuid == ScenarioProfile.status })
         #expect(!before.identities.contains(newStatus.id))

@@ -35,7 +35,7 @@ struct ConnectTests {
         let attempt = Task { try await world.backend.connect(to: world.identifier, timeout: timeout) }
         await until { world.central.calls.contains(.connect(world.peripheral.identifier)) }
         attempt.cancel()
-        await #expect(throws: CancellationError.self) { _ = try await attempt.value }
+        await #expect(throws: BluetoothError.cancelled) { _ = try await attempt.value }
         #expect(world.central.calls.last == .cancelConnection(world.peripheral.identifier))
         #expect(world.backend.pendingOperationCount == 0)
     }

@@ -29,7 +29,7 @@ final class ConnectionRecorder: CentralBackend, @unchecked Sendable {
 
     func radioStates() -> AsyncStream<RadioState> { inner.radioStates() }
     func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> { inner.scan(request) }
-    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend {
+    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend {
         let connection = try await inner.connect(to: peripheral, timeout: timeout)
         lock.withLock { latest = connection as? GATTConnection }
         return connection

@@ -18,7 +18,7 @@ public protocol CentralBackend: Sendable {
     /// Connects to `peripheral`. Throws ``BluetoothError/timeout(operation:after:)`` when the
     /// connection is not up within `timeout` (the attempt is then cancelled), and honours task
     /// cancellation the same way.
-    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend
+    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend
 }
 
 /// One connection to a peripheral, seen from the central.
@@ -40,46 +40,46 @@ public protocol ConnectionBackend: Sendable {
     func mtu() async -> Int
 
     /// Primary services, all of them (`uuids == nil`) or only those listed.
-    func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws -> [DiscoveredService]
+    func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws(BluetoothError) -> [DiscoveredService]
 
     /// Characteristics of `service`: all of them (`uuids == nil`), or at least those listed.
     /// CoreBluetooth discovers only the listed ones; ATT backends return every characteristic,
     /// since their discovery procedure finds them all anyway.
-    func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws
+    func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws(BluetoothError)
         -> [DiscoveredCharacteristic]
 
     /// Descriptors of `characteristic`.
-    func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [DiscoveredDescriptor]
+    func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [DiscoveredDescriptor]
 
     /// All characteristics of each service, one list per service in the given order. The
     /// default asks per service; ATT backends sweep all services at once.
-    func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws -> [[DiscoveredCharacteristic]]
+    func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredCharacteristic]]
 
     /// Descriptors of each characteristic, one list per characteristic in the given order. The
     /// default asks per characteristic; ATT backends sweep them all at once.
-    func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws -> [[DiscoveredDescriptor]]
+    func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredDescriptor]]
 
     /// The whole values of many characteristics, one result per characteristic in the given
     /// order: the value, or the ``BluetoothError/attribute(_:on:)`` error the peripheral
     /// gave for it; failures of the connection are thrown. The default reads one at a time;
     /// ATT backends batch with Read Multiple Variable.
-    func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws -> [Result<[UInt8], BluetoothError>]
+    func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [Result<[UInt8], BluetoothError>]
 
     /// Reads the whole value (long values included).
-    func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [UInt8]
+    func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [UInt8]
 
     /// Writes a value. `.withoutResponse` waits for the backend's readiness instead of dropping.
-    func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration) async throws
+    func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration) async throws(BluetoothError)
 
     /// Reads a descriptor's value.
-    func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws -> [UInt8]
+    func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) -> [UInt8]
 
     /// Writes a descriptor's value.
-    func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws
+    func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError)
 
     /// Turns notifications or indications on (through the CCCD) or off. When `enabled`, values
     /// start flowing into ``valueUpdates(for:)``.
-    func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws
+    func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError)
 
     /// Values the peripheral notifies or indicates for `characteristic` — never read responses —
     /// from now until the connection ends (then the stream finishes). Each call returns a new

@@ -391,7 +391,10 @@ public actor PeripheralConnection {
                 // The link may be gone already; then there is nothing to turn off.
                 do {
                     try await backend.setNotifications(false, for: characteristic, timeout: timeout ?? defaultTimeout)
-                } catch BluetoothError.disconnected {}
+                } catch {
+                    // (A `catch BluetoothError.disconnected` clause here crashes Swift 6.3.1's SILGen.)
+                    guard case .disconnected = error else { throw error }
+                }
             }
         }
     }

@@ -15,9 +15,10 @@ extension BluetoothError {
     }
 }
 
-/// Runs `body` on the caller's actor and rethrows whatever it throws as a ``BluetoothError``: the
-/// public API's operations throw that one type.
-func withBluetoothErrors<T>(
+/// Runs `body` on the caller's actor and rethrows whatever it throws as a ``BluetoothError``
+/// (see ``BluetoothError/init(_:)``): how the public API and backends give their callers the one
+/// error type when the code underneath throws others.
+public func withBluetoothErrors<T>(
     isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
 ) async throws(BluetoothError) -> T {
     do { return try await body() } catch { throw BluetoothError(error) }

@@ -130,30 +130,32 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
 
     // MARK: Connecting
 
-    public func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend {
-        guard let uuid = UUID(uuidString: peripheral.rawValue) else {
-            throw BluetoothError.connectionFailed("\(peripheral) is not a CoreBluetooth peripheral identifier")
-        }
-        try lookUpPeripheral(uuid)
-        let reply = try await perform("connect", timeout: timeout, cleanup: .connect(uuid)) { state, id in
-            guard state.radio == .poweredOn else { return .fail(.radioUnavailable(state.radio)) }
-            guard var link = state.links[uuid] else { return .fail(.connectionFailed("unknown peripheral \(peripheral)")) }
-            if link.phase == .connected { return .done(.connection(generation: link.generation)) }
-            link.connectWaiters.append(id)
-            // The first waiter starts the attempt; later ones wait for the same one.
-            var attempt: OutgoingCall?
-            if link.phase == .idle {
-                link.phase = .connecting
-                let target = link.peripheral
-                attempt = OutgoingCall(isWanted: { state in state.links[uuid]?.phase == .connecting }) { central in
-                    central.connect(target, options: nil)
-                }
+    public func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend {
+        try await withBluetoothErrors {
+            guard let uuid = UUID(uuidString: peripheral.rawValue) else {
+                throw BluetoothError.connectionFailed("\(peripheral) is not a CoreBluetooth peripheral identifier")
             }
-            state.links[uuid] = link
-            return .proceed(attempt)
+            try lookUpPeripheral(uuid)
+            let reply = try await perform("connect", timeout: timeout, cleanup: .connect(uuid)) { state, id in
+                guard state.radio == .poweredOn else { return .fail(.radioUnavailable(state.radio)) }
+                guard var link = state.links[uuid] else { return .fail(.connectionFailed("unknown peripheral \(peripheral)")) }
+                if link.phase == .connected { return .done(.connection(generation: link.generation)) }
+                link.connectWaiters.append(id)
+                // The first waiter starts the attempt; later ones wait for the same one.
+                var attempt: OutgoingCall?
+                if link.phase == .idle {
+                    link.phase = .connecting
+                    let target = link.peripheral
+                    attempt = OutgoingCall(isWanted: { state in state.links[uuid]?.phase == .connecting }) { central in
+                        central.connect(target, options: nil)
+                    }
+                }
+                state.links[uuid] = link
+                return .proceed(attempt)
+            }
+            guard case .connection(let generation) = reply else { throw BluetoothError.backend("unexpected reply to connect") }
+            return CoreBluetoothConnection(backend: self, identifier: uuid, generation: generation)
         }
-        guard case .connection(let generation) = reply else { throw BluetoothError.backend("unexpected reply to connect") }
-        return CoreBluetoothConnection(backend: self, identifier: uuid, generation: generation)
     }
 
     /// Makes sure a record exists for `uuid`, asking CoreBluetooth for a peripheral it knows

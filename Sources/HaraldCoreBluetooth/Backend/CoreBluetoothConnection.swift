@@ -18,38 +18,54 @@ public struct CoreBluetoothConnection<Central: CoreBluetoothCentral>: Connection
         backend.maximumWriteLength(for: .withoutResponse, on: identifier) + 3
     }
 
-    public func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws -> [DiscoveredService] {
-        try await backend.discoverServices(uuids, timeout: timeout, on: identifier, generation: generation)
+    public func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws(BluetoothError) -> [DiscoveredService] {
+        try await withBluetoothErrors {
+            try await backend.discoverServices(uuids, timeout: timeout, on: identifier, generation: generation)
+        }
     }
 
-    public func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws
+    public func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws(BluetoothError)
         -> [DiscoveredCharacteristic]
     {
-        try await backend.discoverCharacteristics(uuids, of: service, timeout: timeout, on: identifier, generation: generation)
+        try await withBluetoothErrors {
+            try await backend.discoverCharacteristics(uuids, of: service, timeout: timeout, on: identifier, generation: generation)
+        }
     }
 
-    public func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [DiscoveredDescriptor] {
-        try await backend.discoverDescriptors(of: characteristic, timeout: timeout, on: identifier, generation: generation)
+    public func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [DiscoveredDescriptor] {
+        try await withBluetoothErrors {
+            try await backend.discoverDescriptors(of: characteristic, timeout: timeout, on: identifier, generation: generation)
+        }
     }
 
-    public func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws -> [UInt8] {
-        try await backend.read(characteristic, timeout: timeout, on: identifier, generation: generation)
+    public func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [UInt8] {
+        try await withBluetoothErrors {
+            try await backend.read(characteristic, timeout: timeout, on: identifier, generation: generation)
+        }
     }
 
-    public func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration) async throws {
-        try await backend.write(value, to: characteristic, kind: kind, timeout: timeout, on: identifier, generation: generation)
+    public func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration) async throws(BluetoothError) {
+        try await withBluetoothErrors {
+            try await backend.write(value, to: characteristic, kind: kind, timeout: timeout, on: identifier, generation: generation)
+        }
     }
 
-    public func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws -> [UInt8] {
-        try await backend.readDescriptor(descriptor, timeout: timeout, on: identifier, generation: generation)
+    public func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) -> [UInt8] {
+        try await withBluetoothErrors {
+            try await backend.readDescriptor(descriptor, timeout: timeout, on: identifier, generation: generation)
+        }
     }
 
-    public func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws {
-        try await backend.writeDescriptor(value, to: descriptor, timeout: timeout, on: identifier, generation: generation)
+    public func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) {
+        try await withBluetoothErrors {
+            try await backend.writeDescriptor(value, to: descriptor, timeout: timeout, on: identifier, generation: generation)
+        }
     }
 
-    public func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws {
-        try await backend.setNotifications(enabled, for: characteristic, timeout: timeout, on: identifier, generation: generation)
+    public func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) {
+        try await withBluetoothErrors {
+            try await backend.setNotifications(enabled, for: characteristic, timeout: timeout, on: identifier, generation: generation)
+        }
     }
 
     public func valueUpdates(for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering) async -> ValueUpdates {

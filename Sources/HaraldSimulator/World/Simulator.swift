@@ -276,7 +276,7 @@ struct SimulatedCentralBackend: CentralBackend {
         return AsyncThrowingStream(unfolding: { try await cursor.next() })
     }
 
-    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend {
-        try await world.connect(to: peripheral, timeout: timeout)
+    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend {
+        try await withBluetoothErrors { try await world.connect(to: peripheral, timeout: timeout) }
     }
 }
