@@ -258,27 +258,27 @@ public actor HCIHost {
             connectionCompleted(complete)
         case let .connectionUpdateComplete(update):
             if update.status.isSuccess, let state = connections[update.handle] {
-                state.connection.info.update {
+                state.connection.info.withLock {
                     $0.interval = update.interval
                     $0.latency = update.latency
                     $0.supervisionTimeout = update.supervisionTimeout
                 }
             }
         case let .dataLengthChange(change):
-            connections[change.handle]?.connection.info.update {
+            connections[change.handle]?.connection.info.withLock {
                 $0.maxTxOctets = change.maxTxOctets
                 $0.maxRxOctets = change.maxRxOctets
             }
         case let .phyUpdateComplete(update):
             if update.status.isSuccess {
-                connections[update.handle]?.connection.info.update {
+                connections[update.handle]?.connection.info.withLock {
                     $0.txPHY = update.txPHY
                     $0.rxPHY = update.rxPHY
                 }
             }
         case let .readRemoteFeaturesComplete(features):
             if features.status.isSuccess {
-                connections[features.handle]?.connection.info.update { $0.remoteFeatures = features.features }
+                connections[features.handle]?.connection.info.withLock { $0.remoteFeatures = features.features }
             }
         case .other:
             break
