@@ -1,4 +1,3 @@
-import Foundation
 import Harald
 import HaraldATT
 import HaraldCodec
@@ -6,15 +5,13 @@ import HaraldCore
 
 /// A ``ConnectionBackend`` over Harald's own GATT client, for every backend that speaks ATT
 /// itself: the simulator and the HCI host stack. Only the bearer differs between them.
-public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
-    // @unchecked Sendable: `cccdHandles` is only touched with `lock` held; everything else is
-    // immutable or itself Sendable (the client is an actor).
+public final class GATTConnection: ConnectionBackend {
     public let peripheral: PeripheralIdentifier
     /// The GATT client doing the work (its counters report protocol cost).
     public let client: GATTClient
     private let signal = DisconnectionSignal()
-    private let lock = NSLock()
-    private var cccdHandles: [UInt16: UInt16] = [:]
+    /// Value handle → CCCD handle, learned from descriptor discovery.
+    private let cccdHandles = Locked<[UInt16: UInt16]>([:])
 
     private init(peripheral: PeripheralIdentifier, client: GATTClient) {
         self.peripheral = peripheral
@@ -139,10 +136,10 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     }
 
     public func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws {
-        var cccd = lock.withLock { cccdHandles[characteristic.valueHandle] }
+        var cccd = cccdHandles.withLock { $0[characteristic.valueHandle] }
         if cccd == nil {
             _ = try await discoverDescriptors(of: characteristic, timeout: timeout)
-            cccd = lock.withLock { cccdHandles[characteristic.valueHandle] }
+            cccd = cccdHandles.withLock { $0[characteristic.valueHandle] }
         }
         guard let cccd else { throw BluetoothError.notFound("CCCD of \(characteristic.uuid)") }
         let configuration: ClientCharacteristicConfiguration =
@@ -196,7 +193,7 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     /// The public descriptors, remembering the CCCD's handle for ``setNotifications(_:for:timeout:)``.
     private func discovered(_ descriptors: [GATTDescriptor], of characteristic: DiscoveredCharacteristic) -> [DiscoveredDescriptor] {
         if let cccd = descriptors.first(where: { $0.uuid == GATTAttributeType.clientCharacteristicConfiguration }) {
-            lock.withLock { cccdHandles[characteristic.valueHandle] = cccd.handle }
+            cccdHandles.withLock { $0[characteristic.valueHandle] = cccd.handle }
         }
         return descriptors.map { DiscoveredDescriptor(uuid: $0.uuid, handle: $0.handle, characteristicValueHandle: characteristic.valueHandle) }
     }
