@@ -66,7 +66,7 @@ let package = Package(
         ),
         // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
-        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldCore"]),
+        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldCore", .product(name: "Logging", package: "swift-log")]),
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
         .target(name: "HaraldHCIBackend", dependencies: ["HaraldGATTBackend", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI"]),
         // The heart-rate monitor kit: measurements, control point, battery, pairing, live statistics
@@ -173,6 +173,7 @@ let package = Package(
                 "HaraldATT", "HaraldProfiles",
                 "HaraldHCI",
                 "HaraldCodec", "HaraldCore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -13,6 +13,7 @@ final class FakeController: HCITransport, @unchecked Sendable {
     private var sentPackets: [HCIPacket] = []
     private var responder: @Sendable (HCICommand) -> [HCIPacket]?
     private var isClosed = false
+    private var sendFailure: (error: HCITransportError, matches: @Sendable (HCIPacket) -> Bool)?
     private var sentWaiters: [(predicate: @Sendable ([HCIPacket]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     let packets: AsyncThrowingStream<HCIPacket, any Error>
     private let continuation: AsyncThrowingStream<HCIPacket, any Error>.Continuation
@@ -35,6 +36,14 @@ final class FakeController: HCITransport, @unchecked Sendable {
     func answer(with script: @escaping @Sendable (HCICommand) -> [HCIPacket]?) {
         lock.lock()
         responder = script
+        lock.unlock()
+    }
+
+    /// Makes every later send of a packet that `matches` fail with `error`, as a socket write
+    /// would; the packet is not recorded.
+    func failSends(with error: HCITransportError, where matches: @escaping @Sendable (HCIPacket) -> Bool) {
+        lock.lock()
+        sendFailure = (error, matches)
         lock.unlock()
     }
 
@@ -126,17 +135,18 @@ final class FakeController: HCITransport, @unchecked Sendable {
     }
 
     func send(_ packet: HCIPacket) async throws(HCITransportError) {
-        guard let (ready, script) = record(packet) else { throw .closed }
+        let (ready, script) = try record(packet)
         for waiter in ready { waiter.resume() }
         if packet.type == .command, let command = try? HCICommand(decoding: packet.payload), let replies = script(command) {
             for reply in replies { continuation.yield(reply) }
         }
     }
 
-    private func record(_ packet: HCIPacket) -> ([CheckedContinuation<Void, Never>], @Sendable (HCICommand) -> [HCIPacket]?)? {
+    private func record(_ packet: HCIPacket) throws(HCITransportError) -> ([CheckedContinuation<Void, Never>], @Sendable (HCICommand) -> [HCIPacket]?) {
         lock.lock()
         defer { lock.unlock() }
-        guard !isClosed else { return nil }
+        guard !isClosed else { throw .closed }
+        if let sendFailure, sendFailure.matches(packet) { throw sendFailure.error }
         sentPackets.append(packet)
         let ready = sentWaiters.filter { $0.predicate(sentPackets) }.map(\.continuation)
         sentWaiters.removeAll { $0.predicate(sentPackets) }

@@ -67,6 +67,9 @@ final class ManualClock: Clock, @unchecked Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
+    /// Sleepers registered and not yet woken.
+    var sleeperCount: Int { locked { sleepers.count } }
+
     /// Waits until at least `count` tasks are sleeping on this clock.
     func waitForSleepers(_ count: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
