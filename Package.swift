@@ -68,7 +68,9 @@ let package = Package(
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
         .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldCore", .product(name: "Logging", package: "swift-log")]),
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
-        .target(name: "HaraldHCIBackend", dependencies: ["HaraldGATTBackend", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI"]),
+        .target(
+            name: "HaraldHCIBackend",
+            dependencies: ["HaraldGATTBackend", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", .product(name: "Logging", package: "swift-log")]),
         // The heart-rate monitor kit: measurements, control point, battery, pairing, live statistics
         // for any SIG heart-rate sensor, over the public API.
         .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec", "HaraldCore"]),

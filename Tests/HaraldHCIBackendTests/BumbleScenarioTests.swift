@@ -19,11 +19,9 @@ enum ScenarioBench {
 }
 
 /// Records the connections a backend opens, to read their GATT clients' pending counters.
-final class ConnectionRecorder: CentralBackend, @unchecked Sendable {
-    // @unchecked Sendable: `latest` is only touched with `lock` held; `inner` is immutable.
+final class ConnectionRecorder: CentralBackend {
     let inner: HCICentralBackend
-    private let lock = NSLock()
-    private var latest: GATTConnection?
+    private let latest = Locked<GATTConnection?>(nil)
 
     init(_ inner: HCICentralBackend) { self.inner = inner }
 
@@ -31,13 +29,13 @@ final class ConnectionRecorder: CentralBackend, @unchecked Sendable {
     func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> { inner.scan(request) }
     func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend {
         let connection = try await inner.connect(to: peripheral, timeout: timeout)
-        lock.withLock { latest = connection as? GATTConnection }
+        latest.withLock { $0 = connection as? GATTConnection }
         return connection
     }
 
     /// Continuations the newest connection's GATT client still holds.
     func pendingOperations() async -> Int? {
-        guard let connection = lock.withLock({ latest }) else { return 0 }
+        guard let connection = latest.value else { return 0 }
         return await connection.client.liveContinuations
     }
 }
