@@ -105,10 +105,17 @@ let package = Package(
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
         .executableTarget(
             name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand"], path: "Fuzz/FuzzDecode"),
+        // Helpers every test target may share (not a test target itself): the manual clock, the
+        // in-memory HCI controllers, a deterministic generator, the hang guard, the CLI runner.
+        .target(
+            name: "HaraldTestSupport",
+            dependencies: ["HaraldCodec", "HaraldCore", "HaraldHCI", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/HaraldTestSupport"
+        ),
         .testTarget(
             name: "HaraldCodecTests",
             dependencies: [
-                "HaraldCodec",
+                "HaraldCodec", "HaraldTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -116,7 +123,7 @@ let package = Package(
             name: "HaraldATTTests",
             dependencies: [
                 "HaraldCodec", "HaraldCore",
-                "HaraldATT",
+                "HaraldATT", "HaraldTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -125,7 +132,7 @@ let package = Package(
             name: "HaraldGoProTests",
             dependencies: [
                 "HaraldGoPro",
-                "HaraldCodec",
+                "HaraldCodec", "HaraldTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Resources/gopro-vectors.json")]
@@ -154,7 +161,7 @@ let package = Package(
             name: "HaraldProfilesTests",
             dependencies: [
                 "HaraldCodec", "HaraldCore",
-                "HaraldProfiles",
+                "HaraldProfiles", "HaraldTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Resources/vectors.json")]
@@ -173,7 +180,7 @@ let package = Package(
             name: "HaraldHCITests",
             dependencies: [
                 "HaraldATT", "HaraldProfiles",
-                "HaraldHCI",
+                "HaraldHCI", "HaraldTestSupport",
                 "HaraldCodec", "HaraldCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -181,14 +188,20 @@ let package = Package(
         ),
         // The scenario suite over HCICentralBackend against a Bumble scenario peer; runs only when
         // HARALD_SCENARIO_TRANSPORT is set (see scripts/integration).
-        .testTarget(name: "HaraldHCIBackendTests", dependencies: ["HaraldGATTBackend", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite"]),
+        .testTarget(
+            name: "HaraldHCIBackendTests",
+            dependencies: [
+                "HaraldGATTBackend", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
+                "HaraldTestSupport",
+            ]
+        ),
         // The heart-rate kit on the simulator's strap (virtual time), its statistics (property tests),
         // and against the Bumble strap when HARALD_BUMBLE_HR_TRANSPORT is set (scripts/integration).
         .testTarget(
             name: "HaraldHeartRateMonitorTests",
             dependencies: [
                 "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldProfiles",
-                "HaraldHeartRateMonitor", "Harald", "HaraldSimulator", "HaraldHCIBackend",
+                "HaraldHeartRateMonitor", "Harald", "HaraldSimulator", "HaraldHCIBackend", "HaraldTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

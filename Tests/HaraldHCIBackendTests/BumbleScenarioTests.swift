@@ -5,6 +5,7 @@ import HaraldCore
 import HaraldGATTBackend
 import HaraldHCIBackend
 import HaraldScenarioSuite
+import HaraldTestSupport
 import Testing
 
 /// Where scripts/integration put the scenario bench, or nil when it is not running.
@@ -60,29 +61,11 @@ struct BumbleIntegrationTests {
             central: Central(backend: recorder, defaultTimeout: .seconds(20)), peer: peer,
             timeout: .seconds(20), shortTimeout: .seconds(1), pendingOperations: { await recorder.pendingOperations() })
         do {
-            try await withHangGuard { try await scenario.run(harness) }
+            try await withDeadline(seconds: 60) { try await scenario.run(harness) }
         } catch {
             await backend.close()
             throw error
         }
         await backend.close()
-    }
-}
-
-/// Runs `body`, failing if it has not finished after `seconds` of real time: a guard against
-/// hangs, not a timing assertion.
-func withHangGuard(seconds: Double = 60, _ body: @escaping @Sendable () async throws -> Void) async throws {
-    try await withThrowingTaskGroup(of: Bool.self) { group in
-        group.addTask {
-            try await body()
-            return true
-        }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return false
-        }
-        let finished = try await group.next() ?? false
-        group.cancelAll()
-        if !finished { throw ScenarioFailure("the scenario did not finish within \(seconds) s") }
     }
 }

@@ -1,6 +1,7 @@
 import HaraldCodec
 import HaraldCore
 import Logging
+import HaraldTestSupport
 import Testing
 
 @testable import HaraldHCI
@@ -63,7 +64,7 @@ struct HostBackgroundTaskTests {
         await controller.waitForCommand(.leSetDataLength)
         await controller.waitForCommand(.leCreateConnection, count: 2)
         // The set-up command's timeout and the attempt's (or its command's) timeout.
-        await clock.waitForSleepers(2)
+        await clock.waitForSleepers(atLeast: 2)
         #expect(await host.liveTaskCount >= 2)
         #expect(await host.liveContinuations >= 2)
 
@@ -152,42 +153,5 @@ struct HostBackgroundTaskTests {
         #expect(connection.disconnectReason == nil)
         #expect(await host.closeReason == nil)
         await host.close()
-    }
-}
-
-/// What a host logged, for tests to read back.
-final class LogRecords: Sendable {
-    private let entries = Locked<[(level: Logger.Level, message: String)]>([])
-
-    /// A logger that records here, at every level.
-    var logger: Logger {
-        var logger = Logger(label: "harald.hci.test") { _ in Handler(records: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    func count(level: Logger.Level) -> Int {
-        entries.withLock { $0.filter { $0.level == level }.count }
-    }
-
-    func contains(level: Logger.Level, _ text: String) -> Bool {
-        entries.withLock { $0.contains { $0.level == level && $0.message.contains(text) } }
-    }
-
-    fileprivate func append(_ level: Logger.Level, _ message: String) {
-        entries.withLock { $0.append((level, message)) }
-    }
-
-    private struct Handler: LogHandler {
-        let records: LogRecords
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) { records.append(event.level, event.message.description) }
     }
 }

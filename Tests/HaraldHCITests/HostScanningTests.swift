@@ -3,6 +3,7 @@ import Testing
 
 @testable import HaraldHCI
 import HaraldCore
+import HaraldTestSupport
 
 @Suite("Host: scanning")
 struct HostScanningTests {
