@@ -106,10 +106,15 @@ let package = Package(
         .executableTarget(
             name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand"], path: "Fuzz/FuzzDecode"),
         // Helpers every test target may share (not a test target itself): the manual clock, the
-        // in-memory HCI controllers, a deterministic generator, the hang guard, the CLI runner.
+        // in-memory HCI controllers (FakeController, scripted by each test; VirtualController,
+        // with GATT peripherals in range), the scenario peer, a deterministic generator, the hang
+        // guard, the CLI runner.
         .target(
             name: "HaraldTestSupport",
-            dependencies: ["HaraldCodec", "HaraldCore", "HaraldHCI", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldScenarioSuite",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/HaraldTestSupport"
         ),
         .testTarget(

@@ -58,29 +58,27 @@ public final class FakeController: HCITransport {
         }
     }
 
+    // The events tests inject, under the names the host tests have always used.
     public static func complete(_ opcode: HCIOpcode, _ returnParameters: [UInt8], credits: UInt8 = 1) -> HCIPacket {
-        event(0x0E, [credits, UInt8(opcode.rawValue & 0xFF), UInt8(opcode.rawValue >> 8)] + returnParameters)
+        ControllerEvents.complete(opcode, returnParameters, credits: credits)
     }
 
     public static func status(_ opcode: HCIOpcode, _ status: HCIStatus, credits: UInt8 = 1) -> HCIPacket {
-        event(0x0F, [status.rawValue, credits, UInt8(opcode.rawValue & 0xFF), UInt8(opcode.rawValue >> 8)])
+        ControllerEvents.status(opcode, status, credits: credits)
     }
 
-    public static func event(_ code: UInt8, _ parameters: [UInt8]) -> HCIPacket {
-        HCIPacket(type: .event, payload: [code, UInt8(parameters.count)] + parameters)
-    }
+    public static func event(_ code: UInt8, _ parameters: [UInt8]) -> HCIPacket { ControllerEvents.event(code, parameters) }
 
     public static func connectionComplete(handle: UInt16, peer: BluetoothAddress, status: HCIStatus = .success) -> HCIPacket {
-        event(0x3E, [0x01, status.rawValue, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x00, peer.kind.rawValue]
-            + peer.littleEndianBytes + [0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00])
+        ControllerEvents.connectionComplete(handle: handle, peer: peer, status: status)
     }
 
     public static func completedPackets(handle: UInt16, count: UInt16) -> HCIPacket {
-        event(0x13, [0x01, UInt8(handle & 0xFF), UInt8(handle >> 8), UInt8(count & 0xFF), UInt8(count >> 8)])
+        ControllerEvents.completedPackets(handle: handle, count: count)
     }
 
     public static func disconnectionComplete(handle: UInt16, reason: HCIStatus) -> HCIPacket {
-        event(0x05, [0x00, UInt8(handle & 0xFF), UInt8(handle >> 8), reason.rawValue])
+        ControllerEvents.disconnectionComplete(handle: handle, reason: reason)
     }
 
     /// Delivers a packet to the host.
