@@ -161,7 +161,13 @@ let package = Package(
         // ScenarioFailure) and run by a parameterized test per backend.
         .target(name: "HaraldScenarioSuite", dependencies: ["Harald", "HaraldCodec", "HaraldCore"], path: "Tests/HaraldScenarioSuite"),
         // The scenario suite against the simulator backend, plus the flows on the simulator.
-        .testTarget(name: "HaraldScenarioTests", dependencies: ["HaraldProfiles", "Harald", "HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite"]),
+        .testTarget(
+            name: "HaraldScenarioTests",
+            dependencies: [
+                "HaraldProfiles", "Harald", "HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
+                "HaraldTestSupport",
+            ]
+        ),
         .testTarget(
             name: "HaraldProfilesTests",
             dependencies: [

@@ -2,6 +2,7 @@ import Harald
 import HaraldATT
 import HaraldScenarioSuite
 import HaraldSimulator
+import HaraldTestSupport
 import Testing
 
 /// Runs `body` in a fresh simulated world holding the scenario device (and a heart-rate strap
