@@ -74,9 +74,11 @@ let package = Package(
         ),
         // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
-        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldCore"]),
+        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldCore", .product(name: "Logging", package: "swift-log")]),
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
-        .target(name: "HaraldHCIBackend", dependencies: ["HaraldGATTBackend", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI"]),
+        .target(
+            name: "HaraldHCIBackend",
+            dependencies: ["HaraldGATTBackend", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", .product(name: "Logging", package: "swift-log")]),
         // The heart-rate monitor kit: measurements, control point, battery, pairing, live statistics
         // for any SIG heart-rate sensor, over the public API.
         .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec", "HaraldCore"]),
@@ -113,10 +115,22 @@ let package = Package(
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
         .executableTarget(
             name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand"], path: "Fuzz/FuzzDecode"),
+        // Helpers every test target may share (not a test target itself): the manual clock, the
+        // in-memory HCI controllers (FakeController, scripted by each test; VirtualController,
+        // with GATT peripherals in range), the scenario peer, a deterministic generator, the hang
+        // guard, the CLI runner.
+        .target(
+            name: "HaraldTestSupport",
+            dependencies: [
+                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldScenarioSuite",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/HaraldTestSupport"
+        ),
         .testTarget(
             name: "HaraldCodecTests",
             dependencies: [
-                "HaraldCodec",
+                "HaraldCodec", "HaraldTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -124,7 +138,7 @@ let package = Package(
             name: "HaraldATTTests",
             dependencies: [
                 "HaraldCodec", "HaraldCore",
-                "HaraldATT",
+                "HaraldATT", "HaraldTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -136,7 +150,7 @@ let package = Package(
             name: "HaraldGoProTests",
             dependencies: [
                 "HaraldGoPro",
-                "HaraldCodec",
+                "HaraldCodec", "HaraldTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Resources/gopro-vectors.json")]
@@ -176,13 +190,13 @@ let package = Package(
             name: "HaraldScenarioTests",
             dependencies: [
                 "HaraldProfiles", "Harald", "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "HaraldATT", "HaraldCodec",
-                "HaraldCore", "HaraldScenarioSuite",
+                "HaraldCore", "HaraldScenarioSuite", "HaraldTestSupport",
             ]),
         .testTarget(
             name: "HaraldProfilesTests",
             dependencies: [
                 "HaraldCodec", "HaraldCore",
-                "HaraldProfiles",
+                "HaraldProfiles", "HaraldTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Resources/vectors.json")]
@@ -201,21 +215,28 @@ let package = Package(
             name: "HaraldHCITests",
             dependencies: [
                 "HaraldATT", "HaraldProfiles",
-                "HaraldHCI",
+                "HaraldHCI", "HaraldTestSupport",
                 "HaraldCodec", "HaraldCore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         // The scenario suite over HCICentralBackend against a Bumble scenario peer; runs only when
         // HARALD_SCENARIO_TRANSPORT is set (see scripts/integration).
-        .testTarget(name: "HaraldHCIBackendTests", dependencies: ["HaraldGATTBackend", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite"]),
+        .testTarget(
+            name: "HaraldHCIBackendTests",
+            dependencies: [
+                "HaraldGATTBackend", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
+                "HaraldTestSupport",
+            ]
+        ),
         // The heart-rate kit on the simulator's strap (virtual time), its statistics (property tests),
         // and against the Bumble strap when HARALD_BUMBLE_HR_TRANSPORT is set (scripts/integration).
         .testTarget(
             name: "HaraldHeartRateMonitorTests",
             dependencies: [
                 "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldProfiles",
-                "HaraldHeartRateMonitor", "Harald", "HaraldSimulator", "HaraldHCIBackend",
+                "HaraldHeartRateMonitor", "Harald", "HaraldSimulator", "HaraldHCIBackend", "HaraldTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

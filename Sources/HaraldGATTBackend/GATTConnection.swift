@@ -1,4 +1,3 @@
-import Foundation
 import Harald
 import HaraldATT
 import HaraldCodec
@@ -11,15 +10,13 @@ import HaraldCore
 /// a service's declaration handle, a characteristic's value handle, a descriptor's handle. An
 /// operation takes its handle from the identity; a numbered identity (not from a handle) fails
 /// with ``BluetoothError/notFound(_:)``.
-public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
-    // @unchecked Sendable: `cccdHandles` is only touched with `lock` held; everything else is
-    // immutable or itself Sendable (the client is an actor).
+public final class GATTConnection: ConnectionBackend {
     public let peripheral: PeripheralIdentifier
     /// The GATT client doing the work (its counters report protocol cost).
     public let client: GATTClient
     private let signal = DisconnectionSignal()
-    private let lock = NSLock()
-    private var cccdHandles: [AttributeID: UInt16] = [:]
+    /// Characteristic → CCCD handle, learned from descriptor discovery.
+    private let cccdHandles = Locked<[AttributeID: UInt16]>([:])
 
     private init(peripheral: PeripheralIdentifier, client: GATTClient) {
         self.peripheral = peripheral
@@ -159,10 +156,10 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     }
 
     public func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) {
-        var cccd = lock.withLock { cccdHandles[characteristic.id] }
+        var cccd = cccdHandles.withLock { $0[characteristic.id] }
         if cccd == nil {
             _ = try await discoverDescriptors(of: characteristic, timeout: timeout)
-            cccd = lock.withLock { cccdHandles[characteristic.id] }
+            cccd = cccdHandles.withLock { $0[characteristic.id] }
         }
         guard let cccd else { throw BluetoothError.notFound("CCCD of \(characteristic.uuid)") }
         let configuration: ClientCharacteristicConfiguration =
@@ -238,7 +235,7 @@ public final class GATTConnection: ConnectionBackend, @unchecked Sendable {
     /// The public descriptors, remembering the CCCD's handle for ``setNotifications(_:for:timeout:)``.
     private func discovered(_ descriptors: [GATTDescriptor], of characteristic: DiscoveredCharacteristic) -> [DiscoveredDescriptor] {
         if let cccd = descriptors.first(where: { $0.uuid == GATTAttributeType.clientCharacteristicConfiguration }) {
-            lock.withLock { cccdHandles[characteristic.id] = cccd.handle }
+            cccdHandles.withLock { $0[characteristic.id] = cccd.handle }
         }
         return descriptors.map {
             DiscoveredDescriptor(id: AttributeID(handle: $0.handle), uuid: $0.uuid, handle: $0.handle, characteristicID: characteristic.id)

@@ -1,9 +1,9 @@
-import Foundation
 import Harald
 import HaraldATT
 import HaraldCore
 import HaraldGATTBackend
 import HaraldHCI
+import Logging
 
 /// The Linux backend: Harald's own host stack over an HCI transport (`tcp:HOST:PORT` for
 /// Bumble's virtual controllers, `hci:N` for a USB dongle through the HCI user channel), with
@@ -13,11 +13,13 @@ public final class HCICentralBackend: CentralBackend {
     public let host: HCIHost
     private let clock: any Clock<Duration>
     private let localMTU: Int
+    private let logger: Logger
 
-    private init(host: HCIHost, clock: any Clock<Duration>, localMTU: Int) {
+    private init(host: HCIHost, clock: any Clock<Duration>, localMTU: Int, logger: Logger) {
         self.host = host
         self.clock = clock
         self.localMTU = localMTU
+        self.logger = logger
     }
 
     /// Opens `transport` (as `tcp:HOST:PORT` or `hci:N`), resets and sets up the controller.
@@ -38,9 +40,18 @@ public final class HCICentralBackend: CentralBackend {
                 throw BluetoothError.backend("cannot write btsnoop file \(btsnoop): \(error)")
             }
         }
+        return try await open(transport: transport, clock: clock, configuration: configuration, snoop: snoop, localMTU: localMTU)
+    }
+
+    /// Resets and sets up the controller behind an open `transport` (an in-process controller in
+    /// tests, say); closing the backend closes the transport.
+    public static func open(
+        transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(),
+        configuration: HCIHost.Configuration = HCIHost.Configuration(), snoop: BTSnoopWriter? = nil, localMTU: Int = 517
+    ) async throws -> HCICentralBackend {
         let host = HCIHost(transport: transport, clock: clock, configuration: configuration, snoop: snoop)
         do { try await host.start() } catch { throw BluetoothError.backend("controller set-up failed: \(error)") }
-        return HCICentralBackend(host: host, clock: clock, localMTU: localMTU)
+        return HCICentralBackend(host: host, clock: clock, localMTU: localMTU, logger: configuration.logger)
     }
 
     /// Closes the host and its transport.
@@ -76,10 +87,8 @@ public final class HCICentralBackend: CentralBackend {
                 }
                 await host.stopScanning()
             }
-            continuation.onTermination = { _ in
-                task.cancel()
-                Task { await host.stopScanning() }
-            }
+            // The cancelled task stops the scan itself once its loop ends.
+            continuation.onTermination = { _ in task.cancel() }
         }
     }
 
@@ -93,11 +102,15 @@ public final class HCICentralBackend: CentralBackend {
             if case .cancelled = error { throw BluetoothError.cancelled }
             throw Self.translate(error)
         }
-        let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU)
+        let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, logger: logger)
         do {
             return try await GATTConnection.open(bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout)
         } catch {
-            _ = try? await link.disconnect()
+            // The GATT failure is what the caller needs; a failed HCI Disconnect on top of it is
+            // only logged (a broken transport has closed the host and the link already).
+            do { try await link.disconnect() } catch {
+                logger.warning("HCI Disconnect after a failed GATT set-up failed", metadata: ["peer": "\(peripheral)", "error": "\(error)"])
+            }
             throw error
         }
     }

@@ -1,28 +1,40 @@
-import Foundation
 import HaraldATT
+import HaraldCore
 import HaraldHCI
+import Logging
 
 /// The ATT bearer of an LE connection: the fixed L2CAP channel 0x0004 of Harald's HCI host,
 /// adapted to the GATT engines' ``ATTBearer``.
 ///
-/// An engine that reads an ``ATTEventInbox`` (``deliverEvents(to:)``) gets the channel's SDUs
-/// pushed into it by the host as it reassembles them: no stream and no task wake-up per PDU, and
-/// notifications reach their subscribers on the host's thread. Otherwise ``events`` pulls them
-/// from the channel's ``L2CAPFixedChannel/incoming`` stream.
+/// The channel's SDUs are pushed into an ``ATTEventInbox`` by the host as it reassembles them:
+/// no stream and no task wake-up per PDU, and notifications reach their subscribers on the host's
+/// thread. An engine that takes the inbox route (``deliverEvents(to:)``) reads its own inbox;
+/// ``events`` is the same route with a private inbox behind a stream. The bearer installs itself
+/// as the channel's only receiver the first time either is used, so it holds no reading state of
+/// its own and needs no task.
 final class L2CAPATTBearer: ATTInboxBearer {
-    let events: AsyncStream<ATTBearerEvent>
     let localMTU: Int
     private let connection: LEConnection
+    private let logger: Logger
+    /// The stream ``events`` returns, made on first use.
+    private let eventStream = Locked<AsyncStream<ATTBearerEvent>?>(nil)
 
     /// A bearer on `connection`'s ATT channel, receiving PDUs of up to `localMTU` bytes.
-    init(connection: LEConnection, localMTU: Int = 517) {
+    init(connection: LEConnection, localMTU: Int = 517, logger: Logger) {
         self.connection = connection
         self.localMTU = localMTU
-        let reader = ChannelReader(connection: connection)
-        // Pulled by the engine's own task: no pump task sits between the channel and the engine.
-        // The reader touches the channel only when first pulled, so an engine using the inbox
-        // instead leaves the channel free to push.
-        events = AsyncStream(unfolding: { await reader.next() })
+        self.logger = logger
+    }
+
+    var events: AsyncStream<ATTBearerEvent> {
+        eventStream.withLock { stream in
+            if let stream { return stream }
+            let inbox = ATTEventInbox()
+            deliverEvents(to: inbox)
+            let made = AsyncStream(unfolding: { await inbox.next() })
+            stream = made
+            return made
+        }
     }
 
     func deliverEvents(to inbox: ATTEventInbox) {
@@ -36,12 +48,14 @@ final class L2CAPATTBearer: ATTInboxBearer {
                 inbox.finish()
             })
         if connection.att.deliverSDUs(to: receiver) { return }
-        // Someone already reads the channel's stream: feed the inbox from the events stream.
-        let events = events
-        Task {
-            for await event in events { inbox.yield(event) }
-            inbox.finish()
-        }
+        // The channel already has a reader (its `incoming` stream was taken, or a second engine
+        // asked): this bearer can never see a PDU, so it is closed from the start rather than
+        // left waiting forever.
+        logger.error(
+            "the ATT channel already has a reader; the bearer is closed",
+            metadata: ["connection": "\(connection)"])
+        inbox.yield(.closed(.linkLost(code: connection.disconnectReason?.rawValue)))
+        inbox.finish()
     }
 
     nonisolated(nonsending) func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
@@ -52,34 +66,23 @@ final class L2CAPATTBearer: ATTInboxBearer {
     func close(_ reason: ATTCloseReason) async {
         // HCI Disconnect allows only a few reason codes; "remote user terminated connection" is the
         // one a host sends for every deliberate close, a transaction timeout included.
-        _ = reason
-        _ = try? await connection.disconnect(reason: .remoteUserTerminatedConnection)
+        do {
+            try await connection.disconnect(reason: .remoteUserTerminatedConnection)
+        } catch {
+            switch error {
+            case .closed, .disconnected:
+                break  // the link or the host is gone already: closed as asked
+            default:
+                // A transport failure has closed the host (and so the link) by now; a refused or
+                // unanswered Disconnect leaves the link to the controller.
+                logger.warning(
+                    "HCI Disconnect failed while closing the ATT bearer",
+                    metadata: ["connection": "\(connection)", "reason": "\(reason)", "error": "\(error)"])
+            }
+        }
     }
 
     func didNegotiateMTU(_ mtu: Int) async {
         connection.att.setMTU(mtu)
-    }
-}
-
-/// Reads a channel's SDUs, then one close event.
-private final class ChannelReader: @unchecked Sendable {
-    // @unchecked Sendable: the bearer's events stream has exactly one consumer (the engine), and
-    // `AsyncStream(unfolding:)` never calls `next()` concurrently, so `iterator` and `closed` are
-    // only touched by one task at a time.
-    private let connection: LEConnection
-    private var iterator: AsyncStream<[UInt8]>.AsyncIterator?
-    private var closed = false
-
-    init(connection: LEConnection) {
-        self.connection = connection
-    }
-
-    func next() async -> ATTBearerEvent? {
-        if closed { return nil }
-        if iterator == nil { iterator = connection.att.incoming.makeAsyncIterator() }
-        if let sdu = await iterator?.next() { return .received(sdu) }
-        closed = true
-        let status = await connection.waitUntilDisconnected()
-        return .closed(.linkLost(code: status?.rawValue))
     }
 }

@@ -1,6 +1,7 @@
 import HaraldATT
 import HaraldCodec
 import HaraldCore
+import HaraldTestSupport
 import Testing
 
 @Suite("GATT discovery")

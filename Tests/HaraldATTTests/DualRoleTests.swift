@@ -1,5 +1,6 @@
 import HaraldATT
 import HaraldCodec
+import HaraldTestSupport
 import Testing
 
 @Suite("Client and server on one bearer")

@@ -1,6 +1,7 @@
 import HaraldATT
 import HaraldCodec
 import HaraldCore
+import HaraldTestSupport
 import Testing
 
 /// How the server answers requests, good and bad, from a client scripted by the test.

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldTestSupport
 import Testing
 
 @Suite("CRC")
@@ -123,18 +124,5 @@ struct BitwiseCRC {
         var result: UInt64 = 0
         for index in 0..<bits where value & (1 << UInt64(index)) != 0 { result |= 1 << UInt64(bits - 1 - index) }
         return result
-    }
-}
-
-/// A tiny deterministic generator for reproducible test inputs.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HaraldCodec
+import HaraldTestSupport
 import Testing
 
 /// The `harald gopro decode` / `harald gopro fragment` contract, run against the built

@@ -5,6 +5,7 @@ import HaraldCore
 import HaraldGATTBackend
 import HaraldHCIBackend
 import HaraldScenarioSuite
+import HaraldTestSupport
 import Testing
 
 /// Where scripts/integration put the scenario bench, or nil when it is not running.
@@ -19,11 +20,9 @@ enum ScenarioBench {
 }
 
 /// Records the connections a backend opens, to read their GATT clients' pending counters.
-final class ConnectionRecorder: CentralBackend, @unchecked Sendable {
-    // @unchecked Sendable: `latest` is only touched with `lock` held; `inner` is immutable.
+final class ConnectionRecorder: CentralBackend {
     let inner: HCICentralBackend
-    private let lock = NSLock()
-    private var latest: GATTConnection?
+    private let latest = Locked<GATTConnection?>(nil)
 
     init(_ inner: HCICentralBackend) { self.inner = inner }
 
@@ -31,13 +30,13 @@ final class ConnectionRecorder: CentralBackend, @unchecked Sendable {
     func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> { inner.scan(request) }
     func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend {
         let connection = try await inner.connect(to: peripheral, timeout: timeout)
-        lock.withLock { latest = connection as? GATTConnection }
+        latest.withLock { $0 = connection as? GATTConnection }
         return connection
     }
 
     /// Continuations the newest connection's GATT client still holds.
     func pendingOperations() async -> Int? {
-        guard let connection = lock.withLock({ latest }) else { return 0 }
+        guard let connection = latest.value else { return 0 }
         return await connection.client.liveContinuations
     }
 }
@@ -62,29 +61,11 @@ struct BumbleIntegrationTests {
             central: Central(backend: recorder, defaultTimeout: .seconds(20)), peer: peer,
             timeout: .seconds(20), shortTimeout: .seconds(1), pendingOperations: { await recorder.pendingOperations() })
         do {
-            try await withHangGuard { try await scenario.run(harness) }
+            try await withDeadline(seconds: 60) { try await scenario.run(harness) }
         } catch {
             await backend.close()
             throw error
         }
         await backend.close()
-    }
-}
-
-/// Runs `body`, failing if it has not finished after `seconds` of real time: a guard against
-/// hangs, not a timing assertion.
-func withHangGuard(seconds: Double = 60, _ body: @escaping @Sendable () async throws -> Void) async throws {
-    try await withThrowingTaskGroup(of: Bool.self) { group in
-        group.addTask {
-            try await body()
-            return true
-        }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return false
-        }
-        let finished = try await group.next() ?? false
-        group.cancelAll()
-        if !finished { throw ScenarioFailure("the scenario did not finish within \(seconds) s") }
     }
 }

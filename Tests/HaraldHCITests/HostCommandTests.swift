@@ -3,6 +3,7 @@ import Testing
 
 @testable import HaraldHCI
 import HaraldCore
+import HaraldTestSupport
 
 @Suite("Host: commands, flow control, set-up")
 struct HostCommandTests {
@@ -47,7 +48,7 @@ struct HostCommandTests {
         let host = HCIHost(transport: controller, clock: clock)
         await host.startReading()
         let result = Task { try await host.send(.reset) }
-        await clock.waitForSleepers(1)
+        await clock.waitForSleepers(atLeast: 1)
         clock.advance(by: .seconds(5))
         await #expect(throws: HCIError.commandTimedOut(.reset)) { try await result.value }
         await host.close()

@@ -4,6 +4,7 @@ import Testing
 
 @testable import HaraldHCI
 import HaraldCore
+import HaraldTestSupport
 
 @Suite("Host: connections, ACL and L2CAP fixed channels")
 struct HostConnectionTests {
@@ -44,11 +45,11 @@ struct HostConnectionTests {
         let attempt = Task { try await host.connect(to: Self.peer, timeout: .seconds(2)) }
         await controller.waitForCommand(.leCreateConnection)
         await host.settleCommands()
-        await clock.waitForSleepers(1)  // the connection timeout
+        await clock.waitForSleepers(atLeast: 1)  // the connection timeout
         clock.advance(by: .seconds(2))
         await controller.waitForCommand(.leCreateConnectionCancel)
         await host.settleCommands()
-        await clock.waitForSleepers(1)  // the wait for the controller's confirmation
+        await clock.waitForSleepers(atLeast: 1)  // the wait for the controller's confirmation
         clock.advance(by: .seconds(5))  // the stock Bumble controller never sends Connection Complete
         await #expect(throws: HCIError.connectionTimedOut(Self.peer)) { try await attempt.value }
         await host.close()
@@ -68,7 +69,7 @@ struct HostConnectionTests {
         try await host.start()
         let attempt = Task { try await host.connect(to: Self.peer, timeout: .seconds(2)) }
         await controller.waitForCommand(.leCreateConnection)
-        await clock.waitForSleepers(1)
+        await clock.waitForSleepers(atLeast: 1)
         attempt.cancel()
         await #expect(throws: HCIError.cancelled) { try await attempt.value }
         await host.close()
@@ -224,7 +225,7 @@ struct HostConnectionTests {
         let disconnecting = Task { try await connection.disconnect() }
         await controller.waitForCommand(.disconnect)
         await host.settleCommands()
-        await clock.waitForSleepers(1)  // the wait for Disconnection Complete
+        await clock.waitForSleepers(atLeast: 1)  // the wait for Disconnection Complete
         clock.advance(by: .seconds(5))
         #expect(try await disconnecting.value == .connectionTerminatedByLocalHost)
         await host.close()
@@ -283,20 +284,10 @@ struct LESignalingTests {
 }
 
 /// SDUs a test receiver took, in order.
-final class Recorder: @unchecked Sendable {
-    // @unchecked Sendable: `stored` is only read or written with `lock` held.
-    private let lock = NSLock()
-    private var stored: [[UInt8]] = []
+final class Recorder: Sendable {
+    private let stored = Locked<[[UInt8]]>([])
 
-    func append(_ sdu: [UInt8]) {
-        lock.lock()
-        stored.append(sdu)
-        lock.unlock()
-    }
+    func append(_ sdu: [UInt8]) { stored.withLock { $0.append(sdu) } }
 
-    var values: [[UInt8]] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
+    var values: [[UInt8]] { stored.value }
 }

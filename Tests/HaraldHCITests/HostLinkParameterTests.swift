@@ -3,6 +3,7 @@ import Testing
 
 @testable import HaraldHCI
 import HaraldCore
+import HaraldTestSupport
 
 enum RawBytes {
     static func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }

@@ -3,6 +3,7 @@ import Testing
 
 @testable import HaraldHCI
 import HaraldCore
+import HaraldTestSupport
 
 @Suite("Host: scanning")
 struct HostScanningTests {
@@ -63,7 +64,7 @@ struct HostScanningTests {
         try await host.start()
         let refusals = Locked(1)
         controller.answer { command in
-            if command.opcode == .leSetScanParameters, refusals.update({ count in defer { count -= 1 }; return count > 0 }) {
+            if command.opcode == .leSetScanParameters, refusals.withLock({ count in defer { count -= 1 }; return count > 0 }) {
                 return [FakeController.complete(command.opcode, [HCIStatus.commandDisallowed.rawValue])]
             }
             return controller.standardAnswer(command)

@@ -69,10 +69,10 @@ struct BTSnoopTests {
 
     @Test func recordsCarryLengthsDirectionFlagsAndTheYearZeroTimestamp() {
         let sink = Locked<[UInt8]>([])
-        let writer = BTSnoopWriter(sink: { bytes in sink.update { $0 += bytes } }, microsecondsSinceUnixEpoch: { 1_000_000 })
+        let writer = BTSnoopWriter(sink: { bytes in sink.withLock { $0 += bytes } }, microsecondsSinceUnixEpoch: { 1_000_000 })
         writer.record(HCICommand.reset.packet, direction: .hostToController)
         writer.record(ACLDataPacket(handle: 1, packetBoundary: .firstFlushable, data: [0xAA]).packet, direction: .controllerToHost)
-        let file = sink.get()
+        let file = sink.value
         #expect(file.count == 16 + (24 + 4) + (24 + 6))
         let first = Array(file[16..<(16 + 28)])
         #expect(Array(first[0..<8]) == [0, 0, 0, 4, 0, 0, 0, 4])  // original and included length

@@ -3,6 +3,7 @@ import Harald
 import HaraldCore
 import HaraldHCIBackend
 import HaraldHeartRateMonitor
+import HaraldTestSupport
 import Testing
 
 /// The heart-rate kit over the HCI host stack against the Bumble strap (scripts/bumble/peer.py,
@@ -88,24 +89,5 @@ enum BumbleStrap {
             await backend.close()
             throw error
         }
-    }
-}
-
-struct DeadlineExceeded: Error, CustomStringConvertible {
-    var description: String { "the integration step did not finish within its safety deadline" }
-}
-
-/// Runs `body`, failing with ``DeadlineExceeded`` after `seconds` of real time: a guard against
-/// hangs, not a timing assertion.
-func withDeadline<R: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> R) async throws -> R {
-    try await withThrowingTaskGroup(of: R?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else { throw DeadlineExceeded() }
-        return value
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HaraldCodec
 import HaraldProfiles
+import HaraldTestSupport
 import Testing
 
 /// The `harald decode` contract, run against the built executable: one JSON object on stdout and

@@ -3,6 +3,7 @@ import HaraldATT
 import HaraldGoProSimulation
 import HaraldScenarioSuite
 import HaraldSimulator
+import HaraldTestSupport
 import Testing
 
 /// Runs `body` in a fresh simulated world holding the scenario device (and a heart-rate strap

@@ -41,7 +41,7 @@ extension HCIHost {
             commandQueue.append(PendingCommand(id: id, command: command, continuation: continuation, timer: timer))
             if !isSendingCommands {
                 // Start the sender; it runs on this actor once this call has suspended.
-                Task { await self.sendQueuedCommands() }
+                startBackground { host in await host.sendQueuedCommands() }
             }
         }
         return try result.get()
@@ -69,7 +69,9 @@ extension HCIHost {
         guard response.status.isSuccess else { throw .commandFailed(command.opcode, response.status) }
     }
 
-    /// Sends queued commands while the controller has credits.
+    /// Sends queued commands while the controller has credits. A command the transport fails to
+    /// take closes the host (see ``backgroundFailed(_:activity:handle:)``): every command then
+    /// fails with that transport error.
     func sendQueuedCommands() async {
         guard !isSendingCommands else { return }
         isSendingCommands = true
@@ -87,6 +89,7 @@ extension HCIHost {
                     failed.timer?.cancel()
                     failed.continuation.resume(returning: .failure(error))
                 }
+                backgroundFailed(error, activity: "sending \(pending.command.opcode)", handle: nil)
                 commandCredits = max(commandCredits, 1)
             }
         }
@@ -114,7 +117,7 @@ extension HCIHost {
         // The controller lost the command; allow the next one rather than stall forever.
         if awaitingResponse.isEmpty { commandCredits = max(commandCredits, 1) }
         if !commandQueue.isEmpty, !isSendingCommands {
-            Task { await self.sendQueuedCommands() }
+            startBackground { host in await host.sendQueuedCommands() }
         }
     }
 }

@@ -23,8 +23,8 @@ extension HCIHost {
     public func setUpController() async throws(HCIError) -> ControllerInfo {
         try await execute(.reset)
         aclCredits = 0
-        let commands = (try? await execute(.readLocalSupportedCommands)).map { Array($0.prefix(64)) } ?? []
-        let lmpFeatures = (try? await execute(.readLocalSupportedFeatures)).flatMap(Self.readUInt64) ?? 0
+        let commands = try await executeOptional(.readLocalSupportedCommands).map { Array($0.prefix(64)) } ?? []
+        let lmpFeatures = try await executeOptional(.readLocalSupportedFeatures).flatMap(Self.readUInt64) ?? 0
         let addressBytes = try await execute(.readBDADDR)
         let publicAddress = BluetoothAddress(bytes: addressBytes.prefix(6).reversed(), kind: .public) ?? .zero
         let leFeatures = Self.readUInt64(try await execute(.leReadLocalSupportedFeatures)) ?? 0
@@ -33,7 +33,7 @@ extension HCIHost {
             publicAddress: publicAddress, randomAddress: .zero, leFeatures: leFeatures, lmpFeatures: lmpFeatures,
             supportedCommands: commands, aclDataLength: 0, aclPacketCount: 0)
         var buffer: (length: Int, count: Int)?
-        if info.supportsCommand(octet: 41, bit: 5), let v2 = try? await execute(.leReadBufferSizeV2) {
+        if info.supportsCommand(octet: 41, bit: 5), let v2 = try await executeOptional(.leReadBufferSizeV2) {
             buffer = Self.leBufferSize(v2)
         }
         if buffer == nil || buffer?.length == 0 {
@@ -61,15 +61,32 @@ extension HCIHost {
             // A controller may have the feature bit yet send no more than 27 bytes (Bumble's
             // virtual controller does); then no link will take longer packets, and asking for
             // them on each connection only costs a command.
-            let maximum = (try? await execute(.leReadMaximumDataLength)).flatMap { $0.count >= 2 ? Int($0[0]) | Int($0[1]) << 8 : nil }
+            let maximum = try await executeOptional(.leReadMaximumDataLength).flatMap { $0.count >= 2 ? Int($0[0]) | Int($0[1]) << 8 : nil }
             info.supportedMaxTxOctets = maximum ?? 251
             if info.canExtendDataLength {
-                _ = try? await execute(.leWriteSuggestedDefaultDataLength(txOctets: 251, txTime: 2120))
+                _ = try await executeOptional(.leWriteSuggestedDefaultDataLength(txOctets: 251, txTime: 2120))
             }
         }
         aclCredits = info.aclPacketCount
         controller = info
         return info
+    }
+
+    /// ``execute(_:)`` for a command the host can do without: nil when the controller refuses it,
+    /// answers it oddly or not at all (it is logged); the host closing or a broken transport
+    /// still throws.
+    func executeOptional(_ command: HCICommand) async throws(HCIError) -> [UInt8]? {
+        do {
+            return try await execute(command)
+        } catch {
+            switch error {
+            case .commandFailed, .unexpectedResponse, .commandTimedOut:
+                logger.debug("optional command \(command.opcode) not available", metadata: ["error": "\(error)"])
+                return nil
+            default:
+                throw error
+            }
+        }
     }
 
     static func readUInt64(_ bytes: [UInt8]) -> UInt64? {

@@ -1,5 +1,6 @@
 import HaraldCodec
 import HaraldCore
+import Logging
 
 /// An LE central host stack over one HCI transport: commands and events, scanning, connections,
 /// ACL data and the L2CAP fixed channels (ATT, LE signaling, SMP).
@@ -32,6 +33,10 @@ public actor HCIHost {
         public var maximumReceivedPDUSize = 4096
         /// How many received SDUs a fixed channel buffers for its reader before dropping new ones.
         public var channelBufferSize = 4096
+        /// Where the host reports what goes wrong in work nobody awaits (replies on the signaling
+        /// channels, link set-up after connecting, stopping a scan): refusals at notice level, a
+        /// broken transport (which also closes the host) at error level.
+        public var logger = Logger(label: "harald.hci")
 
         public init() {}
     }
@@ -40,12 +45,16 @@ public actor HCIHost {
     let clock: any Clock<Duration>
     let configuration: Configuration
     let snoop: BTSnoopWriter?
+    var logger: Logger { configuration.logger }
 
     // Life cycle
     var readerTask: Task<Void, Never>?
     var closedError: HCIError?
-    var closeWatchers: [UInt64: AsyncStream<HCIError>.Continuation] = [:]
-    var nextCloseWatcher: UInt64 = 0
+    /// Every task the host starts besides the reader (HostTasks.swift).
+    let tasks = HostTasks()
+    /// ``closeEvents()`` consumers, behind a lock so that one that stops listening unregisters at
+    /// once from its termination handler.
+    let closeWatchers = Locked(CloseWatchers())
     /// What set-up learned; nil before ``start()`` finishes.
     public internal(set) var controller: ControllerInfo?
 
@@ -119,10 +128,13 @@ public actor HCIHost {
     }
 
     /// Closes the host: disconnects nothing politely, fails every pending operation with
-    /// ``HCIError/closed``, ends every connection and closes the transport. Idempotent.
+    /// ``HCIError/closed``, ends every connection, closes the transport, and returns once every
+    /// task the host started has finished. Idempotent.
     public func close() async {
         shutDown(.closed)
         await transport.close()
+        await readerTask?.value
+        await tasks.waitUntilIdle()
     }
 
     /// Why the host stopped, if it has.
@@ -138,25 +150,23 @@ public actor HCIHost {
             continuation.finish()
             return stream
         }
-        let id = nextCloseWatcher
-        nextCloseWatcher += 1
-        closeWatchers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeCloseWatcher(id) }
-        }
+        let watchers = closeWatchers
+        let id = watchers.withLock { $0.add(continuation) }
+        continuation.onTermination = { _ in watchers.withLock { $0.remove(id) } }
         return stream
     }
 
-    func removeCloseWatcher(_ id: UInt64) { closeWatchers[id] = nil }
-
     /// How many ``closeEvents()`` consumers are registered (for tests).
-    var closeWatcherCount: Int { closeWatchers.count }
+    var closeWatcherCount: Int { closeWatchers.withLock { $0.count } }
 
+    /// Stops the host for `error`: fails everything pending, ends every connection (reason
+    /// Hardware Failure when the transport broke, Connection Terminated By Local Host otherwise),
+    /// cancels every background task and closes the transport. Only the first call does anything.
     func shutDown(_ error: HCIError) {
         guard closedError == nil else { return }
         closedError = error
-        let watchers = closeWatchers.values
-        closeWatchers = [:]
+        readerTask?.cancel()
+        let watchers = closeWatchers.withLock { $0.removeAll() }
         for watcher in watchers {
             watcher.yield(error)
             watcher.finish()
@@ -169,15 +179,26 @@ public actor HCIHost {
         awaitingResponse = []
         finishScan()
         failPendingConnection(error)
+        let reason: HCIStatus
+        if case .transport = error { reason = .hardwareFailure } else { reason = .connectionTerminatedByLocalHost }
         for handle in Array(connections.keys) {
-            connectionEnded(handle: handle, reason: .connectionTerminatedByLocalHost)
+            connectionEnded(handle: handle, reason: reason)
         }
         for (_, waiter) in pduWaiters { waiter.resume(returning: .failure(error)) }
         pduWaiters = [:]
         aclQueue = []
         let transport = transport
-        Task { await transport.close() }
+        tasks.close(then: { await transport.close() })
     }
+
+    /// Continuations the host holds for its callers now: commands, a connection attempt, L2CAP
+    /// sends waiting for buffers, close watchers. Zero once the host is closed (for tests).
+    var liveContinuations: Int {
+        commandQueue.count + awaitingResponse.count + (pendingConnection == nil ? 0 : 1) + pduWaiters.count + closeWatcherCount
+    }
+
+    /// Background tasks running now (for tests).
+    var liveTaskCount: Int { tasks.count }
 
     func ensureOpen() throws(HCIError) {
         if let closedError { throw closedError }
@@ -208,12 +229,17 @@ public actor HCIHost {
                 event = try HCIEvent(decoding: packet.payload)
             } catch {
                 malformedPackets += 1
+                logger.debug("dropped a malformed HCI event", metadata: ["error": "\(error)"])
                 return
             }
             await handle(event)
         case .acl:
-            guard let acl = try? ACLDataPacket(decoding: packet.payload) else {
+            let acl: ACLDataPacket
+            do {
+                acl = try ACLDataPacket(decoding: packet.payload)
+            } catch {
                 malformedPackets += 1
+                logger.debug("dropped a malformed ACL packet", metadata: ["error": "\(error)"])
                 return
             }
             await handleACL(acl)
@@ -258,54 +284,30 @@ public actor HCIHost {
             connectionCompleted(complete)
         case let .connectionUpdateComplete(update):
             if update.status.isSuccess, let state = connections[update.handle] {
-                state.connection.info.update {
+                state.connection.info.withLock {
                     $0.interval = update.interval
                     $0.latency = update.latency
                     $0.supervisionTimeout = update.supervisionTimeout
                 }
             }
         case let .dataLengthChange(change):
-            connections[change.handle]?.connection.info.update {
+            connections[change.handle]?.connection.info.withLock {
                 $0.maxTxOctets = change.maxTxOctets
                 $0.maxRxOctets = change.maxRxOctets
             }
         case let .phyUpdateComplete(update):
             if update.status.isSuccess {
-                connections[update.handle]?.connection.info.update {
+                connections[update.handle]?.connection.info.withLock {
                     $0.txPHY = update.txPHY
                     $0.rxPHY = update.rxPHY
                 }
             }
         case let .readRemoteFeaturesComplete(features):
             if features.status.isSuccess {
-                connections[features.handle]?.connection.info.update { $0.remoteFeatures = features.features }
+                connections[features.handle]?.connection.info.withLock { $0.remoteFeatures = features.features }
             }
         case .other:
             break
         }
     }
-
-    /// Runs `action` on this actor after `duration` on the host's clock, unless the returned
-    /// task is cancelled first.
-    func after(_ duration: Duration, _ action: @escaping @Sendable (isolated HCIHost) -> Void) -> Task<Void, Never> {
-        let clock = clock
-        return Task { [weak self] in
-            do {
-                try await sleep(on: clock, for: duration)
-            } catch {
-                return
-            }
-            guard let self else { return }
-            await self.run(action)
-        }
-    }
-
-    private func run(_ action: @Sendable (isolated HCIHost) -> Void) {
-        action(self)
-    }
-}
-
-/// Sleeps on any clock measured in `Duration` (opens the existential).
-func sleep<C: Clock>(on clock: C, for duration: Duration) async throws where C.Duration == Duration {
-    try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
 }

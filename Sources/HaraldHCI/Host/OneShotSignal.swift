@@ -1,96 +1,58 @@
-import Foundation
 import HaraldCore
 
 /// A value that is set once and awaited by any number of tasks (a connection's disconnection
 /// reason). Waiters that are cancelled return nil at once; none is ever left suspended.
-final class OneShotSignal<Value: Sendable>: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `value`, `waiters` and `nextID` are only touched while
-    // holding `lock`; continuations are resumed outside the lock, each exactly once (removed from
-    // `waiters` under the lock by whoever resumes it).
-    fileprivate let lock = NSLock()
-    fileprivate var value: Value?
-    private var waiters: [Int: CheckedContinuation<Value?, Never>] = [:]
-    fileprivate var nextID = 0
+final class OneShotSignal<Value: Sendable>: Sendable {
+    private struct State {
+        var value: Value?
+        var waiters: [UInt64: CheckedContinuation<Value?, Never>] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    /// Everything mutable, behind one lock; continuations are resumed after it is released, each
+    /// exactly once (whoever removes one from `waiters` resumes it).
+    private let state = Locked(State())
 
     /// The value, once set.
-    var current: Value? {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
+    var current: Value? { state.withLock { $0.value } }
 
     /// Sets the value and wakes every waiter; later calls do nothing. Returns true the first time.
     @discardableResult
     func fire(_ newValue: Value) -> Bool {
-        lock.lock()
-        guard value == nil else {
-            lock.unlock()
-            return false
+        let woken: [CheckedContinuation<Value?, Never>]? = state.withLock { state in
+            guard state.value == nil else { return nil }
+            state.value = newValue
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
         }
-        value = newValue
-        let woken = waiters
-        waiters = [:]
-        lock.unlock()
-        for continuation in woken.values { continuation.resume(returning: newValue) }
+        guard let woken else { return false }
+        for continuation in woken { continuation.resume(returning: newValue) }
         return true
     }
 
     /// Waits for the value; nil if the waiting task is cancelled first.
     func wait() async -> Value? {
-        let (ready, id) = reserveWaiter()
-        if let ready { return ready }
+        let reservation: (ready: Value?, id: UInt64) = state.withLock { state in
+            if let value = state.value { return (value, 0) }
+            state.nextID += 1
+            return (nil, state.nextID)
+        }
+        if let ready = reservation.ready { return ready }
+        let id = reservation.id
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Value?, Never>) in
-                lock.lock()
-                if let value {
-                    lock.unlock()
-                    continuation.resume(returning: value)
-                } else if Task.isCancelled {
-                    lock.unlock()
-                    continuation.resume(returning: nil)
-                } else {
-                    waiters[id] = continuation
-                    lock.unlock()
+                // Decided under the lock, resumed outside it.
+                let answer: Value?? = state.withLock { state in
+                    if let value = state.value { return .some(value) }
+                    if Task.isCancelled { return .some(nil) }
+                    state.waiters[id] = continuation
+                    return .none
                 }
+                if case let .some(answer) = answer { continuation.resume(returning: answer) }
             }
         } onCancel: {
-            lock.lock()
-            let continuation = waiters.removeValue(forKey: id)
-            lock.unlock()
+            let continuation = state.withLock { $0.waiters.removeValue(forKey: id) }
             continuation?.resume(returning: nil)
         }
-    }
-}
-
-extension OneShotSignal {
-    /// The value if already set, else a fresh waiter id (synchronous, so the lock is never held
-    /// across a suspension).
-    fileprivate func reserveWaiter() -> (Value?, Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let value { return (value, 0) }
-        nextID += 1
-        return (nil, nextID)
-    }
-}
-
-/// A value guarded by a lock, for the few fields outside an actor that several tasks read.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `value` is only read or written inside `lock`.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func get() -> Value {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-
-    func update<R>(_ body: (inout Value) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
     }
 }

@@ -49,7 +49,7 @@ extension HCIHost {
             do {
                 try await transmit(fragment.packet)
             } catch {
-                shutDown(error)
+                backgroundFailed(error, activity: "sending ACL data", handle: pdu.handle)  // closes the host
                 return
             }
             if pdu.fragments.isEmpty { pduFinished(pdu.id, .success(())) }

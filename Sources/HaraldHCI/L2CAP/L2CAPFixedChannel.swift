@@ -45,7 +45,7 @@ public final class L2CAPFixedChannel: Sendable {
     ///
     /// Empty (finished at once) when the channel delivers to a receiver (``deliverSDUs(to:)``).
     public var incoming: AsyncStream<[UInt8]> {
-        reader.update { reader in
+        reader.withLock { reader in
             switch reader {
             case let .stream(stream, _):
                 return stream
@@ -66,11 +66,11 @@ public final class L2CAPFixedChannel: Sendable {
     /// then calls its `finish` once when the link closes; SDUs received before this call are
     /// handed over first. Returns false (and changes nothing) once ``incoming`` has been read.
     public func deliverSDUs(to receiver: L2CAPChannelReceiver) -> Bool {
-        reader.update { reader in
+        reader.withLock { reader in
             guard case let .undecided(pending, finished) = reader else { return false }
             reader = .receiver(receiver)
             // Under the lock, so an SDU arriving meanwhile waits and comes after these.
-            for sdu in pending where !receiver.receive(sdu) { dropped.update { $0 += 1 } }
+            for sdu in pending where !receiver.receive(sdu) { dropped.withLock { $0 += 1 } }
             if finished { receiver.finish() }
             return true
         }
@@ -85,10 +85,10 @@ public final class L2CAPFixedChannel: Sendable {
     }
 
     /// The ATT MTU negotiated on this channel (23 until someone sets it after an Exchange MTU).
-    public var mtu: Int { mtuSlot.get() }
+    public var mtu: Int { mtuSlot.value }
 
     /// Records the negotiated ATT MTU.
-    public func setMTU(_ value: Int) { mtuSlot.update { $0 = value } }
+    public func setMTU(_ value: Int) { mtuSlot.withLock { $0 = value } }
 
     /// The disconnection reason once the link is gone, else nil.
     public var closeReason: HCIStatus? { closedSignal.current }
@@ -98,16 +98,16 @@ public final class L2CAPFixedChannel: Sendable {
     public func waitUntilClosed() async -> HCIStatus? { await closedSignal.wait() }
 
     /// SDUs dropped because the reader fell more than the buffer size behind.
-    public var droppedSDUCount: Int { dropped.get() }
+    public var droppedSDUCount: Int { dropped.value }
 
     /// Called by the host, one SDU at a time, in arrival order.
     func deliver(_ sdu: [UInt8]) {
-        let receiver: L2CAPChannelReceiver? = reader.update { reader in
+        let receiver: L2CAPChannelReceiver? = reader.withLock { reader in
             switch reader {
             case let .receiver(receiver):
                 return receiver
             case let .stream(_, continuation):
-                if case .dropped = continuation.yield(sdu) { dropped.update { $0 += 1 } }
+                if case .dropped = continuation.yield(sdu) { dropped.withLock { $0 += 1 } }
                 return nil
             case .undecided(var pending, let finished):
                 guard !finished else { return nil }
@@ -116,19 +116,19 @@ public final class L2CAPFixedChannel: Sendable {
                     pending.append(sdu)
                     reader = .undecided(pending: pending, finished: false)
                 } else {
-                    dropped.update { $0 += 1 }
+                    dropped.withLock { $0 += 1 }
                 }
                 return nil
             }
         }
         // Outside the lock: the host is the only caller and calls one SDU at a time, and the
         // switch to a receiver happened under the lock after the pending SDUs were handed over.
-        if let receiver, !receiver.receive(sdu) { dropped.update { $0 += 1 } }
+        if let receiver, !receiver.receive(sdu) { dropped.withLock { $0 += 1 } }
     }
 
     /// Called by the host once, after the connection's disconnection signal fired.
     func finish() {
-        let receiver: L2CAPChannelReceiver? = reader.update { reader in
+        let receiver: L2CAPChannelReceiver? = reader.withLock { reader in
             switch reader {
             case let .receiver(receiver):
                 return receiver

@@ -65,21 +65,33 @@ func answerSecurityManager(_ pdu: [UInt8]) -> [UInt8]? {
     }
 }
 
-// Replies go out from their own tasks: the reader must never wait for controller buffers, since
+// Replies go out from background tasks: the reader must never wait for controller buffers, since
 // only the reader can see the Number Of Completed Packets that frees them.
 extension HCIHost {
     func handleSignaling(_ pdu: [UInt8], handle: UInt16) {
         let answer = answerLESignaling(pdu)
         let reply = answer.reply, update = answer.update
         guard reply != nil || update != nil else { return }
-        Task {
-            if let reply { try? await self.sendL2CAP(handle: handle, cid: L2CAPFixedChannel.leSignaling, sdu: reply) }
-            if let update { _ = try? await self.executeAccepted(.leConnectionUpdate(handle: handle, parameters: update)) }
+        startBackground { host in
+            if let reply {
+                await host.bestEffort("answering on the LE signaling channel", handle: handle) { host throws(HCIError) in
+                    try await host.sendL2CAP(handle: handle, cid: L2CAPFixedChannel.leSignaling, sdu: reply)
+                }
+            }
+            if let update {
+                await host.bestEffort("LE Connection Update", handle: handle) { host throws(HCIError) in
+                    try await host.executeAccepted(.leConnectionUpdate(handle: handle, parameters: update))
+                }
+            }
         }
     }
 
     func handleSecurityManager(_ pdu: [UInt8], handle: UInt16) {
         guard let reply = answerSecurityManager(pdu) else { return }
-        Task { try? await self.sendL2CAP(handle: handle, cid: L2CAPFixedChannel.securityManager, sdu: reply) }
+        startBackground { host in
+            await host.bestEffort("answering on the security manager channel", handle: handle) { host throws(HCIError) in
+                try await host.sendL2CAP(handle: handle, cid: L2CAPFixedChannel.securityManager, sdu: reply)
+            }
+        }
     }
 }

@@ -39,10 +39,10 @@ extension HCIHost {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<LEConnection, HCIError>, Never>) in
                 pendingConnection = PendingConnection(id: id, peer: peer, continuation: continuation)
-                Task { await self.beginConnecting(id: id, command: command, timeout: timeout) }
+                startBackground { host in await host.beginConnecting(id: id, command: command, timeout: timeout) }
             }
         } onCancel: {
-            Task { await self.cancelConnecting(id: id, error: .cancelled) }
+            startBackground { host in await host.cancelConnecting(id: id, error: .cancelled) }
         }
         let connection = try result.get()
         configureNewConnection(connection)
@@ -66,7 +66,7 @@ extension HCIHost {
         }
         pendingConnection?.timer = after(timeout) { host in
             guard let peer = host.pendingConnection?.peer, host.pendingConnection?.id == id else { return }
-            Task { await host.cancelConnecting(id: id, error: .connectionTimedOut(peer)) }
+            await host.cancelConnecting(id: id, error: .connectionTimedOut(peer))
         }
     }
 
@@ -127,9 +127,17 @@ extension HCIHost {
         let dataLength = configuration.requestDataLengthExtension && controller.canExtendDataLength
         let phy = configuration.preferredPHY.flatMap { phy in phy == 0x02 && !controller.supports(.le2MPHY) ? nil : phy }
         guard dataLength || phy != nil else { return }
-        Task {
-            if dataLength { _ = try? await self.execute(.leSetDataLength(handle: handle, txOctets: 251, txTime: 2120)) }
-            if let phy { _ = try? await self.executeAccepted(.leSetPHY(handle: handle, txPHYs: phy, rxPHYs: phy)) }
+        startBackground { host in
+            if dataLength {
+                await host.bestEffort("LE Set Data Length", handle: handle) { host throws(HCIError) in
+                    try await host.execute(.leSetDataLength(handle: handle, txOctets: 251, txTime: 2120))
+                }
+            }
+            if let phy {
+                await host.bestEffort("LE Set PHY", handle: handle) { host throws(HCIError) in
+                    try await host.executeAccepted(.leSetPHY(handle: handle, txPHYs: phy, rxPHYs: phy))
+                }
+            }
         }
     }
 
@@ -155,7 +163,7 @@ extension HCIHost {
             host.connectionEnded(handle: handle, reason: .connectionTerminatedByLocalHost)
         }
         let final = await connection.waitUntilDisconnected()
-        fallback.cancel()
+        fallback?.cancel()
         return final ?? .connectionTerminatedByLocalHost
     }
 

@@ -44,8 +44,7 @@ extension HCIHost {
             of: Advertisement.self, bufferingPolicy: .bufferingNewest(max(1, options.bufferSize)))
         scan = ActiveScan(id: id, extended: extended, continuation: continuation)
         continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            Task { await self.stopScanning(id: id) }
+            self?.startBackground { host in await host.stopScanning(id: id) }
         }
         do {
             do {
@@ -53,7 +52,7 @@ extension HCIHost {
             } catch .commandFailed(_, .commandDisallowed) {
                 // The controller still scans for someone (a host that went away without stopping,
                 // or a controller that ignores Reset): stop that scan and try once more.
-                _ = try? await execute(extended ? .leSetExtendedScanEnable(false) : .leSetScanEnable(false))
+                _ = try await executeOptional(extended ? .leSetExtendedScanEnable(false) : .leSetScanEnable(false))
                 try await enableScanning(options, extended: extended)
             }
         } catch {
@@ -89,10 +88,8 @@ extension HCIHost {
         scan = nil
         current.continuation.finish()
         guard closedError == nil else { return }
-        if current.extended {
-            _ = try? await execute(.leSetExtendedScanEnable(false))
-        } else {
-            _ = try? await execute(.leSetScanEnable(false))
+        await bestEffort("stopping the scan") { host throws(HCIError) in
+            try await host.execute(current.extended ? .leSetExtendedScanEnable(false) : .leSetScanEnable(false))
         }
     }
 

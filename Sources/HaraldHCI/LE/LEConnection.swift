@@ -48,7 +48,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     }
 
     /// Current link parameters (interval, data length, PHY).
-    public var parameters: LEConnectionInfo { info.get() }
+    public var parameters: LEConnectionInfo { info.value }
 
     /// The disconnection reason once the link is gone, else nil.
     public var disconnectReason: HCIStatus? { disconnection.current }

@@ -1,4 +1,5 @@
 import Foundation
+import HaraldCore
 
 /// Writes a btsnoop capture (datalink 1002, HCI UART/H4) of HCI packets, readable by Wireshark
 /// and tshark.
@@ -7,13 +8,16 @@ import Foundation
 /// packet a 24-byte record header (original length, included length, flags, cumulative drops,
 /// timestamp in microseconds since 0000-01-01 00:00 UTC) and the packet with its H4 indicator.
 /// Flags: bit 0 set = received (controller → host), bit 1 set = command or event.
-public final class BTSnoopWriter: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `sink` and `failed` are only used while holding `lock`;
-    // `clock` is an immutable @Sendable closure.
-    private let lock = NSLock()
-    private var sink: (([UInt8]) throws -> Void)?
+public final class BTSnoopWriter: Sendable {
+    /// Where records go, and whether a write has failed. The sink is called with the lock held,
+    /// so records from the host's reader and its senders never interleave in the file.
+    private struct Output {
+        var sink: (@Sendable ([UInt8]) throws -> Void)?
+        var failed = false
+    }
+
+    private let output: Locked<Output>
     private let clock: @Sendable () -> Int64
-    private var failed = false
 
     /// Direction of a recorded packet.
     public enum Direction: Sendable {
@@ -44,8 +48,8 @@ public final class BTSnoopWriter: @unchecked Sendable {
 
     /// A writer into any byte sink (tests use memory); `microsecondsSinceUnixEpoch` gives the
     /// timestamps.
-    public init(sink: @escaping ([UInt8]) throws -> Void, microsecondsSinceUnixEpoch: @escaping @Sendable () -> Int64) {
-        self.sink = sink
+    public init(sink: @escaping @Sendable ([UInt8]) throws -> Void, microsecondsSinceUnixEpoch: @escaping @Sendable () -> Int64) {
+        self.output = Locked(Output(sink: sink))
         self.clock = microsecondsSinceUnixEpoch
         write(Self.fileHeader)
     }
@@ -62,27 +66,21 @@ public final class BTSnoopWriter: @unchecked Sendable {
     }
 
     /// True once a write failed (the capture stopped there).
-    public var hasFailed: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return failed
-    }
+    public var hasFailed: Bool { output.withLock { $0.failed } }
 
     /// Stops writing (closes nothing the caller owns; the file handle closes when released).
     public func finish() {
-        lock.lock()
-        sink = nil
-        lock.unlock()
+        output.withLock { $0.sink = nil }
     }
 
     private func write(_ bytes: [UInt8]) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let sink, !failed else { return }
-        do {
-            try sink(bytes)
-        } catch {
-            failed = true
+        output.withLock { output in
+            guard let sink = output.sink, !output.failed else { return }
+            do {
+                try sink(bytes)
+            } catch {
+                output.failed = true
+            }
         }
     }
 

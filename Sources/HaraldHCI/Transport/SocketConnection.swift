@@ -6,28 +6,30 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import HaraldCore
 
 /// A connected socket carrying H4-framed packets, read by a dedicated thread.
 ///
 /// The reader thread waits in `poll` on the socket and on a wake-up pipe, so ``close()`` stops it
 /// promptly even for socket families without `shutdown` (HCI sockets). The socket is closed
-/// exactly once, by the reader thread on its way out, while holding the write lock, so a writer
+/// exactly once, by the reader thread on its way out, while holding the write side, so a writer
 /// can never write to a closed (and possibly reused) descriptor.
-final class SocketConnection: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `descriptor`, `wakeWrite` and `isClosing` are only read or
-    // written while holding `stateLock`; a send holds `writeLock` for its whole syscall loop and
-    // re-checks `descriptor` under it; the reader thread closes the descriptors only while holding
-    // both locks. `continuation` is itself Sendable. `packets` is immutable.
-    private let stateLock = NSLock()
-    private let writeLock = NSLock()
-    private var descriptor: Int32
-    private var wakeWrite: Int32
-    private var isClosing = false
+final class SocketConnection: Sendable {
+    /// What writers use: the socket, -1 once the reader thread has closed it. A send holds this
+    /// lock for its whole syscall loop, so one packet never interleaves with another and the
+    /// reader cannot close the socket under a write. That write can block, but only for as long
+    /// as the kernel's send buffer is full (bounded by SO_SNDTIMEO on TCP); nothing else waits
+    /// for this lock except other writers and the reader's final close.
+    private let writeSide: Locked<Int32>
+    /// Set by ``close()`` (or by the reader when the link fails); `wakeWrite` is the pipe end
+    /// that wakes the reader, -1 once the reader closed it. Never held together with
+    /// `writeSide` except inside it (lock order: `writeSide`, then `closing`).
+    private let closing: Locked<(isClosing: Bool, wakeWrite: Int32)>
+    /// The socket and the pipe end the reader thread polls; only the reader thread uses them.
+    private let readDescriptor: Int32
     private let wakeRead: Int32
     private let continuation: AsyncThrowingStream<HCIPacket, any Error>.Continuation
     let packets: AsyncThrowingStream<HCIPacket, any Error>
-    /// For the reader thread's name.
-    private let name: String
 
     /// Takes ownership of `descriptor` (closing it on failure) and starts the reader thread.
     init(descriptor: Int32, name: String) throws(HCITransportError) {
@@ -37,10 +39,10 @@ final class SocketConnection: @unchecked Sendable {
             _ = systemClose(descriptor)
             throw .io(operation: "pipe", errno: code)
         }
-        self.descriptor = descriptor
-        self.wakeRead = pipeEnds[0]
-        self.wakeWrite = pipeEnds[1]
-        self.name = name
+        writeSide = Locked(descriptor)
+        readDescriptor = descriptor
+        wakeRead = pipeEnds[0]
+        closing = Locked((isClosing: false, wakeWrite: pipeEnds[1]))
         (packets, continuation) = AsyncThrowingStream.makeStream(of: HCIPacket.self, throwing: (any Error).self)
         let thread = Thread { [self] in readLoop() }
         thread.name = "HaraldHCI reader \(name)"
@@ -49,43 +51,38 @@ final class SocketConnection: @unchecked Sendable {
 
     /// Writes the whole run of bytes as one unit (one packet never interleaves with another).
     func send(_ bytes: [UInt8]) throws(HCITransportError) {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        stateLock.lock()
-        let fd = isClosing ? -1 : descriptor
-        stateLock.unlock()
-        guard fd >= 0 else { throw .closed }
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { raw in
-                systemSend(fd, raw.baseAddress! + written, raw.count - written)
+        try writeSide.withLock { (fd: inout Int32) throws(HCITransportError) in
+            guard fd >= 0, !closing.withLock({ $0.isClosing }) else { throw .closed }
+            var written = 0
+            while written < bytes.count {
+                let result = bytes.withUnsafeBytes { raw in
+                    systemSend(fd, raw.baseAddress! + written, raw.count - written)
+                }
+                if result < 0 {
+                    let code = errno
+                    if code == EINTR { continue }
+                    if code == EPIPE || code == ECONNRESET || code == ENOTCONN { throw .closed }
+                    throw .io(operation: "send", errno: code)
+                }
+                written += result
             }
-            if result < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if code == EPIPE || code == ECONNRESET || code == ENOTCONN { throw .closed }
-                throw .io(operation: "send", errno: code)
-            }
-            written += result
         }
     }
 
     /// Stops the reader thread and closes the socket; safe to call any number of times.
     func close() {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        guard !isClosing else { return }
-        isClosing = true
-        if wakeWrite >= 0 {
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
+        closing.withLock { state in
+            guard !state.isClosing else { return }
+            state.isClosing = true
+            if state.wakeWrite >= 0 {
+                var byte: UInt8 = 1
+                _ = write(state.wakeWrite, &byte, 1)
+            }
         }
     }
 
     private func readLoop() {
-        stateLock.lock()
-        let fd = descriptor
-        stateLock.unlock()
+        let fd = readDescriptor
         var parser = H4Parser()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var failure: HCITransportError?
@@ -121,20 +118,21 @@ final class SocketConnection: @unchecked Sendable {
                 break loop
             }
         }
-        stateLock.lock()
-        let closedByUs = isClosing
-        isClosing = true
-        stateLock.unlock()
+        let closedByUs = closing.withLock { state in
+            defer { state.isClosing = true }
+            return state.isClosing
+        }
         if closedByUs { continuation.finish() } else { continuation.finish(throwing: failure ?? .closed) }
-        writeLock.lock()
-        stateLock.lock()
-        _ = systemClose(descriptor)
-        _ = systemClose(wakeWrite)
+        // Waits for a send in progress, then closes the socket before any later send can see it.
+        writeSide.withLock { fd in
+            _ = systemClose(fd)
+            fd = -1
+        }
+        closing.withLock { state in
+            _ = systemClose(state.wakeWrite)
+            state.wakeWrite = -1
+        }
         _ = systemClose(wakeRead)
-        descriptor = -1
-        wakeWrite = -1
-        stateLock.unlock()
-        writeLock.unlock()
     }
 }
 

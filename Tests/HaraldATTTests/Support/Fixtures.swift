@@ -1,5 +1,6 @@
 import HaraldATT
 import HaraldCodec
+import HaraldTestSupport
 
 /// A GATT client and server joined by an in-memory bearer pair.
 struct Link {

@@ -1,5 +1,6 @@
 import HaraldATT
 import HaraldCore
+import HaraldTestSupport
 
 /// A GATT server whose client is the test itself, sending raw PDUs.
 struct RawClient {

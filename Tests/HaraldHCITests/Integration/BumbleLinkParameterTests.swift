@@ -99,7 +99,7 @@ struct LinkParameterBumbleIntegrationTests {
     @Test(arguments: [247, 517])
     func longValueReadsIntactOver251ByteLinkPackets(mtu: Int) async throws {
         let capture = Locked<[UInt8]>([])
-        let snoop = BTSnoopWriter(sink: { bytes in capture.update { $0 += bytes } }, microsecondsSinceUnixEpoch: { 0 })
+        let snoop = BTSnoopWriter(sink: { bytes in capture.withLock { $0 += bytes } }, microsecondsSinceUnixEpoch: { 0 })
         let value = try await Bumble.withHost(on: LinkBench.transport, snoop: snoop) { host in
             let connection = try await host.connect(to: LinkBench.peer)
             let att = RawATT(connection)
@@ -111,7 +111,7 @@ struct LinkParameterBumbleIntegrationTests {
         }
         snoop.finish()
         #expect(value == (0..<512).map { UInt8($0 % 256) })
-        let packets = LinkBench.receivedACL(capture.get())
+        let packets = LinkBench.receivedACL(capture.value)
         #expect(packets.allSatisfy { $0.length <= 251 }, "no packet beyond the link's 251 bytes")
         #expect(packets.contains { $0.length == 251 }, "full 251-byte packets, not 27-byte fragments")
         if mtu > 247 {
@@ -143,7 +143,7 @@ struct LinkParameterBumbleIntegrationTests {
     @Test(arguments: [false, true])
     func scanGetsTheReportsOfTheCommandsItUsed(legacyCommands: Bool) async throws {
         let capture = Locked<[UInt8]>([])
-        let snoop = BTSnoopWriter(sink: { bytes in capture.update { $0 += bytes } }, microsecondsSinceUnixEpoch: { 0 })
+        let snoop = BTSnoopWriter(sink: { bytes in capture.withLock { $0 += bytes } }, microsecondsSinceUnixEpoch: { 0 })
         try await Bumble.withHost(on: LinkBench.transport, snoop: snoop, legacyCommands: legacyCommands) { host in
             for await advertisement in try await host.scan() where advertisement.address == LinkBench.peer && advertisement.isScanResponse {
                 break
@@ -151,7 +151,7 @@ struct LinkParameterBumbleIntegrationTests {
             await host.stopScanning()
         }
         snoop.finish()
-        let reports = Set(LinkBench.leSubevents(capture.get()).filter { $0 == 0x02 || $0 == 0x0D })
+        let reports = Set(LinkBench.leSubevents(capture.value).filter { $0 == 0x02 || $0 == 0x0D })
         // LE Advertising Report (0x02) for LE Set Scan Enable, LE Extended Advertising Report (0x0D)
         // for LE Set Extended Scan Enable.
         #expect(reports == [legacyCommands ? 0x02 : 0x0D])

@@ -5,6 +5,7 @@ import Testing
 @testable import HaraldHCI
 import HaraldATT
 import HaraldCore
+import HaraldTestSupport
 
 /// Where scripts/integration put the Bumble bench (environment variables), or nil when the
 /// integration tests are not meant to run.
@@ -46,29 +47,6 @@ enum Bumble {
         }
     }
 }
-
-struct DeadlineExceeded: Error, CustomStringConvertible {
-    var description: String { "the integration step did not finish within its safety deadline" }
-}
-
-/// Runs `body`, failing with ``DeadlineExceeded`` if it has not finished after `seconds` of real
-/// time: a guard against hangs, not a timing assertion.
-func withDeadline<R: Sendable>(seconds: Double = 30, _ body: @escaping @Sendable () async throws -> R) async throws -> R {
-    try await withThrowingTaskGroup(of: R?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        guard let first = try await group.next(), let value = first else {
-            group.cancelAll()
-            throw DeadlineExceeded()
-        }
-        group.cancelAll()
-        return value
-    }
-}
-
 /// Raw ATT over a connection's fixed channel: requests with their responses, notifications kept
 /// aside. Just enough ATT for the host-stack tests (the real ATT/GATT client is HaraldATT).
 final class RawATT: @unchecked Sendable {

@@ -1,16 +1,16 @@
 import Foundation
 
 /// Runs the built `harald` command-line tool, found next to the test bundle.
-enum HaraldExecutable {
-    struct Outcome: Sendable {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+public enum HaraldExecutable {
+    public struct Outcome: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
     }
 
     /// Where the `harald` binary is: the build folder holding the test bundle (for example
     /// `.build/debug/harald` beside `.build/debug/HaraldPackageTests.xctest`).
-    static let url: URL? = {
+    public static let url: URL? = {
         var folders: [URL] = []
         for bundle in [Bundle.main] + Bundle.allBundles {
             var url = bundle.bundleURL
@@ -35,7 +35,7 @@ enum HaraldExecutable {
     }()
 
     /// Runs `harald` with `arguments` and collects its exit status and output.
-    static func run(_ arguments: [String]) throws -> Outcome {
+    public static func run(_ arguments: [String]) throws -> Outcome {
         guard let url else { throw NotFound() }
         let process = Process()
         process.executableURL = url
@@ -53,8 +53,9 @@ enum HaraldExecutable {
             stderr: String(decoding: stderr, as: UTF8.self))
     }
 
-    struct NotFound: Error, CustomStringConvertible {
-        var description: String {
+    public struct NotFound: Error, CustomStringConvertible {
+        public init() {}
+        public var description: String {
             "the harald executable was not found next to the test bundle; build it with `swift build` first"
         }
     }

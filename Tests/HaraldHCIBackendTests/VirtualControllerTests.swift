@@ -1,0 +1,45 @@
+import Harald
+import HaraldCore
+import HaraldHCIBackend
+import HaraldScenarioSuite
+import HaraldTestSupport
+import Testing
+
+/// What the in-process controller adds beyond the scenario suite: fragmentation both ways and a
+/// connection attempt to a peripheral that is not there.
+@Suite("The HCI backend against an in-process controller")
+struct VirtualControllerTests {
+    @Test func aValueLongerThanTheControllerBuffersCrossesItInFragmentsBothWays() async throws {
+        let peripheral = try ScenarioPeripheral()
+        // 27-byte ACL buffers each way: a 200-byte write and a 512-byte ATT MTU exchange need
+        // several fragments from the host, discovery responses several to it.
+        let controller = VirtualController(peers: [peripheral.virtualPeer])
+        let backend = try await HCICentralBackend.open(transport: controller, clock: ManualClock())
+        let central = Central(backend: backend, clock: ManualClock())
+        try await withDeadline(seconds: 120) {
+            let connection = try await central.connect(to: PeripheralIdentifier(address: peripheral.address), services: [ScenarioSpecs.service])
+            let value = (0..<200).map { UInt8($0) }
+            try await connection.writeWithoutResponse(value, to: ScenarioSpecs.stream)
+            #expect(await peripheral.state.writes(count: 1) == [value])
+            #expect(try await connection.read(ScenarioSpecs.setting) == 0x0201)
+            await connection.disconnect()
+        }
+        #expect(controller.linkCount == 0)
+        await backend.close()
+    }
+
+    @Test func connectingToAPeripheralOutOfRangeTimesOutAndCancelsTheAttempt() async throws {
+        // Real time, but no timing assertion: however long the machine takes, an attempt to a
+        // peripheral that never answers can only end in the timeout it was given.
+        let controller = VirtualController(peers: [])
+        let backend = try await HCICentralBackend.open(transport: controller)
+        let absent = PeripheralIdentifier(address: BluetoothAddress("C0:00:00:00:0A:B5", kind: .random)!)
+        try await withDeadline(seconds: 120) {
+            await #expect(throws: BluetoothError.timeout(operation: "connect to \(absent)", after: .milliseconds(300))) {
+                _ = try await backend.connect(to: absent, timeout: .milliseconds(300))
+            }
+        }
+        #expect(controller.linkCount == 0)
+        await backend.close()
+    }
+}

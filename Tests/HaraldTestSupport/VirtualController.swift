@@ -1,0 +1,273 @@
+import HaraldATT
+import HaraldCodec
+import HaraldCore
+import HaraldHCI
+
+/// An LE controller in the test process, with peripherals (``VirtualPeer``) within range: the
+/// HCI host stack runs against it in plain `swift test`, with no Bumble and no sockets.
+///
+/// It answers what ``HCIHost`` sends (Reset, the reads of set-up, the legacy scan and connect
+/// commands, Disconnect, Data Length, PHY and connection updates), reports each peer's
+/// advertising when scanning starts, completes LE Create Connection at once for a peer it knows
+/// (and never for one it does not, until LE Create Connection Cancel), and carries ACL data
+/// both ways: the host's fragments are counted back with Number Of Completed Packets and
+/// reassembled into L2CAP PDUs, the ATT channel's (CID 0x0004) go to the peer's GATT server, and
+/// the server's PDUs come back fragmented to ``Configuration/peripheralDataLength``.
+///
+/// It offers no extended advertising, no encryption and no L2CAP signaling of its own.
+public final class VirtualController: HCITransport {
+    public struct Configuration: Sendable {
+        /// The controller's public address (Read BD_ADDR).
+        public var publicAddress = BluetoothAddress("00:1B:DC:00:00:01", kind: .public)!
+        /// LE Read Buffer Size: the largest ACL fragment the host may send, and how many the
+        /// controller holds.
+        public var aclDataLength: UInt16 = 27
+        public var aclPacketCount: UInt8 = 8
+        /// The largest ACL fragment sent to the host.
+        public var peripheralDataLength = 27
+        /// LE features reported (bit 5 Data Length Extension, bit 8 LE 2M PHY are honoured;
+        /// never bit 12, extended advertising).
+        public var leFeatures: UInt64 = 0
+
+        public init() {}
+    }
+
+    private struct Link {
+        let peer: BluetoothAddress
+        let bearer: VirtualLinkBearer
+        var reassembler = L2CAPReassembler()
+    }
+
+    private struct State {
+        var isClosed = false
+        var activeScan = false
+        /// An LE Create Connection for a peer that is not here, waiting for its cancel.
+        var pendingConnection: BluetoothAddress?
+        var links: [UInt16: Link] = [:]
+        var nextHandle: UInt16 = 0x0040
+    }
+
+    public let configuration: Configuration
+    public let packets: AsyncThrowingStream<HCIPacket, any Error>
+    private let toHost: AsyncThrowingStream<HCIPacket, any Error>.Continuation
+    private let peers: [VirtualPeer]
+    /// Links and scan state. Packets whose order matters against a link's state (its ACL data,
+    /// its Disconnection Complete) are yielded to the host with this lock held, so no ACL data
+    /// of a link ever follows its Disconnection Complete.
+    private let state = Locked(State())
+
+    public init(peers: [VirtualPeer], configuration: Configuration = Configuration()) {
+        self.peers = peers
+        self.configuration = configuration
+        (packets, toHost) = AsyncThrowingStream.makeStream(of: HCIPacket.self, throwing: (any Error).self)
+    }
+
+    // MARK: Test controls
+
+    /// Links open now.
+    public var linkCount: Int { state.withLock { $0.links.count } }
+
+    /// The peripheral at `address` ends every link to it; the host gets Disconnection Complete
+    /// with `reason`.
+    public func disconnectFromPeripheral(_ address: BluetoothAddress, reason: HCIStatus = .remoteUserTerminatedConnection) {
+        let handles = state.withLock { $0.links.filter { $0.value.peer == address }.map(\.key) }
+        for handle in handles { endLink(handle: handle, reason: reason) }
+    }
+
+    // MARK: HCITransport
+
+    public func send(_ packet: HCIPacket) async throws(HCITransportError) {
+        guard !state.withLock({ $0.isClosed }) else { throw .closed }
+        switch packet.type {
+        case .command:
+            let command: HCICommand
+            do { command = try HCICommand(decoding: packet.payload) } catch { return }  // garbled: a controller ignores it
+            await execute(command)
+        case .acl:
+            let fragment: ACLDataPacket
+            do { fragment = try ACLDataPacket(decoding: packet.payload) } catch { return }
+            receive(fragment)
+        default:
+            break
+        }
+    }
+
+    public func close() async {
+        let links = state.withLock { state in
+            state.isClosed = true
+            defer { state.links = [:] }
+            return state.links.values.map(\.bearer)
+        }
+        for bearer in links { bearer.end(.linkLost(code: nil)) }
+        toHost.finish()
+    }
+
+    // MARK: Links
+
+    /// A PDU from a peer's GATT server to the central, as ACL data on CID 0x0004.
+    func sendFromPeripheral(_ pdu: [UInt8], handle: UInt16) throws(ATTBearerError) {
+        let fragments = fragmentL2CAP(
+            cid: L2CAPFixedChannel.attributeProtocol, sdu: pdu, handle: handle, maximumDataLength: configuration.peripheralDataLength)
+        try state.withLock { (state: inout State) throws(ATTBearerError) in
+            guard !state.isClosed, state.links[handle] != nil else { throw .closed }
+            for var fragment in fragments {
+                // A controller marks the first fragment it sends up as "first, flushable".
+                if fragment.packetBoundary == .firstNonFlushable { fragment.packetBoundary = .firstFlushable }
+                toHost.yield(fragment.packet)
+            }
+        }
+    }
+
+    /// Ends a link: the host gets Disconnection Complete with `reason`, the peer's server a
+    /// closed bearer. Does nothing for a link that is gone.
+    func endLink(handle: UInt16, reason: HCIStatus, peerSees closeReason: ATTCloseReason = .closedLocally) {
+        let bearer: VirtualLinkBearer? = state.withLock { state in
+            guard let link = state.links.removeValue(forKey: handle) else { return nil }
+            toHost.yield(ControllerEvents.disconnectionComplete(handle: handle, reason: reason))
+            return link.bearer
+        }
+        bearer?.end(closeReason)
+    }
+
+    private func receive(_ fragment: ACLDataPacket) {
+        let delivery: (VirtualLinkBearer, L2CAPReassembler.PDU?)? = state.withLock { state in
+            guard var link = state.links[fragment.handle] else { return nil }
+            let pdu = link.reassembler.add(fragment)
+            state.links[fragment.handle] = link
+            return (link.bearer, pdu)
+        }
+        // The buffer is free at once, as on Bumble's controllers.
+        toHost.yield(ControllerEvents.completedPackets(handle: fragment.handle, count: 1))
+        guard let (bearer, pdu) = delivery, let pdu, pdu.cid == L2CAPFixedChannel.attributeProtocol else { return }
+        bearer.deliver(pdu.payload)
+    }
+
+    private func openLink(to peer: VirtualPeer) async {
+        let handle = state.withLock { state in
+            defer { state.nextHandle += 1 }
+            return state.nextHandle
+        }
+        let bearer = VirtualLinkBearer(handle: handle, controller: self)
+        await peer.server.attach(bearer)
+        state.withLock { state in
+            state.links[handle] = Link(peer: peer.address, bearer: bearer)
+            toHost.yield(ControllerEvents.connectionComplete(handle: handle, peer: peer.address))
+        }
+    }
+
+    // MARK: Commands
+
+    private func answer(_ packets: HCIPacket...) {
+        for packet in packets { toHost.yield(packet) }
+    }
+
+    private func complete(_ command: HCICommand, _ returnParameters: [UInt8] = [HCIStatus.success.rawValue]) {
+        answer(ControllerEvents.complete(command.opcode, returnParameters))
+    }
+
+    private func execute(_ command: HCICommand) async {
+        let parameters = command.parameters
+        func word(_ offset: Int) -> UInt16 {
+            parameters.count >= offset + 2 ? UInt16(parameters[offset]) | UInt16(parameters[offset + 1]) << 8 : 0
+        }
+        switch command.opcode {
+        case .reset:
+            let bearers = state.withLock { state in
+                defer { state = State(nextHandle: state.nextHandle) }
+                return state.links.values.map(\.bearer)
+            }
+            for bearer in bearers { bearer.end(.linkLost(code: nil)) }
+            complete(command)
+        case .readLocalSupportedCommands:
+            complete(command, [0x00] + [UInt8](repeating: 0, count: 64))
+        case .readLocalSupportedFeatures:
+            complete(command, [0x00] + [UInt8](repeating: 0, count: 8))
+        case .readBDADDR:
+            complete(command, [0x00] + configuration.publicAddress.littleEndianBytes)
+        case .leReadLocalSupportedFeatures:
+            complete(command, [0x00] + (0..<8).map { UInt8(truncatingIfNeeded: configuration.leFeatures >> (8 * $0)) })
+        case .leReadBufferSize:
+            complete(command, [0x00] + ControllerEvents.le16(configuration.aclDataLength) + [configuration.aclPacketCount])
+        case .leReadMaximumDataLength:
+            complete(command, [0x00] + [251, 2120, 251, 2120].flatMap { ControllerEvents.le16($0) })
+        case .leSetScanParameters:
+            state.withLock { $0.activeScan = parameters.first == 1 }
+            complete(command)
+        case .leSetScanEnable:
+            complete(command)
+            if parameters.first == 1 { reportAdvertising() }
+        case .leCreateConnection:
+            await createConnection(command)
+        case .leCreateConnectionCancel:
+            let pending = state.withLock { state in
+                defer { state.pendingConnection = nil }
+                return state.pendingConnection
+            }
+            guard let pending else { return complete(command, [HCIStatus.commandDisallowed.rawValue]) }
+            complete(command)
+            answer(ControllerEvents.connectionComplete(handle: 0, peer: pending, status: .unknownConnectionIdentifier))
+        case .disconnect:
+            let handle = word(0)
+            guard state.withLock({ $0.links[handle] != nil }) else {
+                return answer(ControllerEvents.status(command.opcode, .unknownConnectionIdentifier))
+            }
+            answer(ControllerEvents.status(command.opcode, .success))
+            // The central ended it: the peripheral hears Remote User Terminated Connection.
+            endLink(handle: handle, reason: .connectionTerminatedByLocalHost, peerSees: .closedByPeer)
+        case .leSetDataLength:
+            let handle = word(0)
+            complete(command, [0x00] + ControllerEvents.le16(handle))
+            if linkExists(handle) { answer(ControllerEvents.dataLengthChange(handle: handle, octets: min(word(2), 251), time: word(4))) }
+        case .leSetPHY:
+            let handle = word(0)
+            answer(ControllerEvents.status(command.opcode, .success))
+            let phy: UInt8 = parameters.count > 3 && parameters[3] & 0x02 != 0 ? 2 : 1
+            if linkExists(handle) { answer(ControllerEvents.phyUpdateComplete(handle: handle, txPHY: phy, rxPHY: phy)) }
+        case .leConnectionUpdate:
+            let handle = word(0)
+            answer(ControllerEvents.status(command.opcode, .success))
+            if linkExists(handle) {
+                answer(ControllerEvents.connectionUpdateComplete(handle: handle, interval: word(4), latency: word(6), supervisionTimeout: word(8)))
+            }
+        case .leReadRemoteFeatures:
+            let handle = word(0)
+            answer(ControllerEvents.status(command.opcode, .success))
+            if linkExists(handle) { answer(ControllerEvents.remoteFeaturesComplete(handle: handle, features: 0)) }
+        case .setEventMask, .leSetEventMask, .leSetRandomAddress, .leWriteSuggestedDefaultDataLength:
+            complete(command)
+        default:
+            complete(command, [HCIStatus.unknownCommand.rawValue])
+        }
+    }
+
+    private func linkExists(_ handle: UInt16) -> Bool { state.withLock { $0.links[handle] != nil } }
+
+    private func reportAdvertising() {
+        let active = state.withLock { $0.activeScan }
+        for peer in peers {
+            answer(ControllerEvents.advertisingReport(eventType: 0x00, address: peer.address, data: peer.advertisingData, rssi: peer.rssi))
+            if active, !peer.scanResponseData.isEmpty {
+                answer(ControllerEvents.advertisingReport(eventType: 0x04, address: peer.address, data: peer.scanResponseData, rssi: peer.rssi))
+            }
+        }
+    }
+
+    /// LE Create Connection: `[scan interval u16][scan window u16][filter policy][peer address
+    /// type][peer address ×6]…`.
+    private func createConnection(_ command: HCICommand) async {
+        let parameters = command.parameters
+        guard parameters.count >= 12,
+            let address = BluetoothAddress(bytes: parameters[6..<12].reversed(), kind: parameters[5] & 1 == 0 ? .public : .random)
+        else {
+            return answer(ControllerEvents.status(command.opcode, .invalidParameters))
+        }
+        let refused = state.withLock { state in
+            guard state.pendingConnection == nil else { return true }
+            if !peers.contains(where: { $0.address == address }) { state.pendingConnection = address }
+            return false
+        }
+        guard !refused else { return answer(ControllerEvents.status(command.opcode, .commandDisallowed)) }
+        answer(ControllerEvents.status(command.opcode, .success))
+        if let peer = peers.first(where: { $0.address == address }) { await openLink(to: peer) }
+    }
+}

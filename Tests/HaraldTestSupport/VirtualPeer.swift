@@ -1,0 +1,22 @@
+import HaraldATT
+import HaraldCore
+
+/// A peripheral within range of a ``VirtualController``: what it advertises, and the GATT
+/// server that answers on every link a central opens to it.
+public struct VirtualPeer: Sendable {
+    public var address: BluetoothAddress
+    /// Sent in ADV_IND reports (connectable undirected advertising), at most 31 bytes.
+    public var advertisingData: [UInt8]
+    /// Sent in SCAN_RSP reports to an active scan; none when empty.
+    public var scanResponseData: [UInt8]
+    public var rssi: Int8
+    public var server: GATTServer
+
+    public init(address: BluetoothAddress, advertisingData: [UInt8], scanResponseData: [UInt8] = [], rssi: Int8 = -50, server: GATTServer) {
+        self.address = address
+        self.advertisingData = advertisingData
+        self.scanResponseData = scanResponseData
+        self.rssi = rssi
+        self.server = server
+    }
+}
