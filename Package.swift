@@ -175,7 +175,7 @@ let package = Package(
         // the kits).
         .testTarget(
             name: "HaraldGoProSimulationTests",
-            dependencies: ["HaraldGoProSimulation", "HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore"]),
+            dependencies: ["HaraldGoProSimulation", "HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldTestSupport"]),
         .testTarget(
             name: "HaraldMiBandSimulationTests",
             dependencies: ["HaraldMiBandSimulation", "HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore"]),

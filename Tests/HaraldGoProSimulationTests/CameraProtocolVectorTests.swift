@@ -3,6 +3,7 @@ import HaraldCodec
 import HaraldCore
 @testable import HaraldGoProSimulation
 import HaraldSimulator
+import HaraldTestSupport
 import Testing
 
 /// The simulated camera answers the Open GoPro requests of protocols.md with the bytes the docs,
@@ -84,28 +85,7 @@ struct CameraProtocolVectorTests {
             try await wire.write(bytes("01 13"), to: GP.query)
             return try await wire.packets(20, from: GP.queryResponse)
         }
-        #expect(packets == [
-            "21 72 13 00 01 01 01 02 01 04 03 01 00 04 01 ff 06 01 00 08",
-            "80 01 00 09 01 00 0a 01 00 0b 01 00 0d 04 00 00 00 00 0e 04",
-            "81 00 00 00 00 11 01 01 13 01 03 14 01 01 15 04 00 00 3e a4",
-            "82 16 01 00 17 01 00 18 01 00 1a 01 00 1b 01 00 1c 01 52 1d",
-            "83 00 1e 0a 47 50 32 34 35 30 30 34 35 36 1f 01 00 20 01 01",
-            "84 21 01 00 22 04 00 00 08 73 23 04 00 00 0f d6 24 04 00 00",
-            "85 00 40 25 04 00 00 00 35 26 04 00 00 00 40 27 04 00 00 00",
-            "86 35 28 12 25 31 42 25 30 34 25 30 36 25 30 37 25 33 31 25",
-            "87 30 44 29 01 00 2a 01 00 2d 01 00 31 04 00 00 00 00 36 08",
-            "88 00 00 00 00 01 95 82 60 37 01 01 38 01 01 39 04 00 6e 2f",
-            "89 81 3a 01 00 3b 04 00 00 00 00 3c 04 00 00 01 f4 3d 01 02",
-            "8a 3e 04 00 00 00 00 3f 01 00 40 04 00 00 04 39 41 01 00 42",
-            "8b 01 64 43 01 64 44 01 00 45 01 01 46 01 35 4a 01 00 4b 01",
-            "8c 00 4c 01 01 4d 01 01 4e 01 00 4f 01 00 51 01 01 52 01 01",
-            "8d 53 01 01 55 01 00 56 01 00 58 01 00 59 01 0c 5a 01 01 5b",
-            "8e 01 00 5d 04 00 00 00 02 5e 04 00 01 00 00 5f 04 00 02 00",
-            "8f 00 60 04 00 00 03 e8 61 04 00 00 00 02 62 04 01 00 00 02",
-            "80 63 04 00 00 05 47 64 04 00 00 00 00 65 01 00 66 01 00 67",
-            "81 01 00 68 01 01 69 01 00 6a 01 00 6b 04 ff ff ff ff 6c 01",
-            "82 00 6d 01 00 6e 01 00 71 01 00",
-        ].map(bytes))
+        #expect(packets == AllStatusesStream.packets)  // protocols.md A.7
     }
 
     @Test func theDefaultCamerasHardwareInfoIsFivePacketsLikeTheTutorialsKotlinLog() throws {

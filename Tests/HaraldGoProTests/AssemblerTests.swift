@@ -1,5 +1,6 @@
 import HaraldCodec
 import HaraldGoPro
+import HaraldTestSupport
 import Testing
 
 @Suite("Open GoPro message assembler")

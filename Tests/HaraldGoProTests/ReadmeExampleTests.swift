@@ -1,5 +1,6 @@
 import Foundation
 import HaraldGoPro
+import HaraldTestSupport
 import Testing
 
 // The GoPro example from README.md, copied verbatim so the README cannot drift from what compiles.
