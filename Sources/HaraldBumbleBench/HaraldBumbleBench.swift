@@ -23,21 +23,19 @@ import Logging
 
 /// Passes every call to the HCI backend and keeps each connection's GATT engine, whose counters
 /// are not reachable through `PeripheralConnection`.
-final class CountingBackend: CentralBackend, @unchecked Sendable {
-    // @unchecked Sendable: `connections` is only touched with `lock` held; `inner` is Sendable.
+final class CountingBackend: CentralBackend {
     let inner: HCICentralBackend
-    private let lock = NSLock()
-    private var connections: [GATTConnection] = []
+    private let connections = Locked<[GATTConnection]>([])
 
     init(inner: HCICentralBackend) { self.inner = inner }
 
-    var latest: GATTConnection? { lock.withLock { connections.last } }
+    var latest: GATTConnection? { connections.withLock { $0.last } }
 
     func radioStates() -> AsyncStream<RadioState> { inner.radioStates() }
     func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> { inner.scan(request) }
     func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend {
         let connection = try await inner.connect(to: peripheral, timeout: timeout)
-        if let gatt = connection as? GATTConnection { lock.withLock { connections.append(gatt) } }
+        if let gatt = connection as? GATTConnection { connections.withLock { $0.append(gatt) } }
         return connection
     }
 }

@@ -7,8 +7,8 @@ struct SubscriptionTests {
         -> (Subscription<UInt8>, ValueUpdates.Continuation, EndFlag)
     {
         let (updates, continuation) = ValueUpdates.makeStream(buffering: buffering)
-        let ended = EndFlag()
-        return (Subscription(updates: updates, failures: FailureCounter(), policy: policy, ended: ended), continuation, ended)
+        let ended = EndFlag(false)
+        return (Subscription(updates: updates, failures: FailureCounter(DecodingFailures()), policy: policy, ended: ended), continuation, ended)
     }
 
     @Test func valuesArriveDecodedInOrder() async throws {

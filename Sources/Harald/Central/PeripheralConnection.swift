@@ -346,9 +346,9 @@ public actor PeripheralConnection {
             let id = characteristic.id
             // Open the stream before enabling, so nothing sent right after the CCCD write is lost.
             let updates = await backend.valueUpdates(for: characteristic, buffering: buffering)
-            let ended = EndFlag()
+            let ended = EndFlag(false)
             let subscription = Subscription<Value>(
-                updates: updates, failures: FailureCounter(), policy: onDecodingFailure, ended: ended)
+                updates: updates, failures: FailureCounter(DecodingFailures()), policy: onDecodingFailure, ended: ended)
             if (subscriptionCounts[id] ?? 0) == 0 {
                 try await backend.setNotifications(true, for: characteristic, timeout: timeout ?? defaultTimeout)
             }
@@ -376,7 +376,7 @@ public actor PeripheralConnection {
     }
 
     private nonisolated func unsubscribeLater<Value>(_ subscription: Subscription<Value>) {
-        subscription.ended.set()
+        subscription.ended.withLock { $0 = true }
         subscription.updates.finish()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HaraldCodec
+import HaraldCore
 
 /// What a subscription does with a notified value that does not decode.
 public enum DecodingFailurePolicy: Hashable, Sendable {
@@ -27,9 +28,9 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
     /// Values dropped because the buffer was full.
     public var droppedCount: Int { updates.droppedCount }
     /// Values skipped because they did not decode.
-    public var decodingFailures: Int { failures.count }
+    public var decodingFailures: Int { failures.value.count }
     /// The last decoding error seen, if any.
-    public var lastDecodingError: ByteDecodingError? { failures.last }
+    public var lastDecodingError: ByteDecodingError? { failures.value.last }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         // Inlinable, so an app's loop decodes with code specialized for its value type (no
@@ -59,7 +60,7 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
             }
             // The stream ended: by unsubscribing or because the value source went away (normal
             // ends), or because the link dropped (the backend says so).
-            if ended.isSet { return nil }
+            if ended.value { return nil }
             if let error = updates.endError { throw error }
             return nil
         }
@@ -74,22 +75,24 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
 }
 
 
-/// Counts decoding failures of a subscription.
+/// Decoding failures of a subscription: how many, and the last one.
 @usableFromInline
-final class FailureCounter: @unchecked Sendable {
-    // @unchecked Sendable: both stored properties are only touched with `lock` held.
-    private let lock = NSLock()
-    private var total = 0
-    private var lastError: ByteDecodingError?
+struct DecodingFailures: Sendable {
+    @usableFromInline var count = 0
+    @usableFromInline var last: ByteDecodingError?
+    @usableFromInline init() {}
+}
 
-    var count: Int { lock.withLock { total } }
-    var last: ByteDecodingError? { lock.withLock { lastError } }
+/// The failure count a subscription and its iterators share.
+@usableFromInline
+typealias FailureCounter = Locked<DecodingFailures>
 
+extension Locked where Value == DecodingFailures {
     @usableFromInline
     func record(_ error: ByteDecodingError) {
-        lock.withLock {
-            total += 1
-            lastError = error
+        withLock { failures in
+            failures.count += 1
+            failures.last = error
         }
     }
 }
@@ -97,11 +100,4 @@ final class FailureCounter: @unchecked Sendable {
 /// Set once when a subscription is ended on purpose, so its stream's end is not mistaken for a
 /// disconnection.
 @usableFromInline
-final class EndFlag: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var value = false
-    @usableFromInline
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
-}
+typealias EndFlag = Locked<Bool>

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Harald
+import HaraldCore
 import HaraldGoProSimulation
 import HaraldHCIBackend
 import HaraldMiBandSimulation
@@ -67,16 +68,14 @@ enum RadioSession {
 }
 
 /// Runs a closure once per process.
-final class LoggingOnce: @unchecked Sendable {
-    // @unchecked Sendable: `done` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var done = false
+final class LoggingOnce: Sendable {
+    private let done = Locked(false)
 
     func run(_ body: () -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !done else { return }
-        done = true
-        body()
+        done.withLock { done in
+            guard !done else { return }
+            done = true
+            body()
+        }
     }
 }
