@@ -56,6 +56,23 @@ struct HostLinkParameterTests {
         await host.close()
     }
 
+    @Test func theAppsDataLengthRequestRightAfterConnectingIsSentAfterTheHostsOwn() async throws {
+        let (controller, host, connection) = try await Self.connected(features: Self.features)
+        try await connection.setDataLength(octets: 100, time: 1000)
+        let requests = controller.sentCommands.filter { $0.opcode == .leSetDataLength }.map(\.parameters)
+        #expect(requests == [bytes("4000 fb00 4808"), bytes("4000 6400 e803")], "the app's request must come last, so it wins")
+        await host.close()
+    }
+
+    @Test func theAppsPHYRequestRightAfterConnectingIsSentAfterTheHostsOwn() async throws {
+        let (controller, host, connection) = try await Self.connected(features: Self.features, preferredPHY: 0x02)
+        try await connection.setPHY(tx: 0x01, rx: 0x01)
+        let requests = controller.sentCommands.filter { $0.opcode == .leSetPHY }.map(\.parameters)
+        #expect(requests.count == 2)
+        #expect(requests.last.map { Array($0[3...4]) } == [0x01, 0x01], "the app's request (1M both ways) must come last, so it wins")
+        await host.close()
+    }
+
     @Test func newLinkLeavesTheDataLengthAloneWithoutDataLengthExtension() async throws {
         let (controller, host, _) = try await Self.connected(features: 0)
         try await Self.drain(host)

@@ -5,6 +5,9 @@ struct ConnectionState {
     var reassembler: L2CAPReassembler
     /// ACL packets handed to the controller and not yet reported complete.
     var packetsInFlight = 0
+    /// The host's own link set-up after connecting (data length, PHY), while it runs: the app's
+    /// explicit requests on the link wait for it, so that they come after it and win.
+    var linkSetUp: Task<Void, Never>?
 }
 
 struct PendingConnection {
@@ -127,18 +130,30 @@ extension HCIHost {
         let dataLength = configuration.requestDataLengthExtension && controller.canExtendDataLength
         let phy = configuration.preferredPHY.flatMap { phy in phy == 0x02 && !controller.supports(.le2MPHY) ? nil : phy }
         guard dataLength || phy != nil else { return }
-        startBackground { host in
-            if dataLength {
-                await host.bestEffort("LE Set Data Length", handle: handle) { host throws(HCIError) in
-                    try await host.execute(.leSetDataLength(handle: handle, txOctets: 251, txTime: 2120))
-                }
-            }
-            if let phy {
-                await host.bestEffort("LE Set PHY", handle: handle) { host throws(HCIError) in
-                    try await host.executeAccepted(.leSetPHY(handle: handle, txPHYs: phy, rxPHYs: phy))
-                }
+        connections[handle]?.linkSetUp = tasks.start { [weak self] in
+            guard let self else { return }
+            await self.setUpLink(handle: handle, dataLength: dataLength, phy: phy)
+        }
+    }
+
+    private func setUpLink(handle: UInt16, dataLength: Bool, phy: UInt8?) async {
+        if dataLength {
+            await bestEffort("LE Set Data Length", handle: handle) { host throws(HCIError) in
+                try await host.execute(.leSetDataLength(handle: handle, txOctets: 251, txTime: 2120))
             }
         }
+        if let phy {
+            await bestEffort("LE Set PHY", handle: handle) { host throws(HCIError) in
+                try await host.executeAccepted(.leSetPHY(handle: handle, txPHYs: phy, rxPHYs: phy))
+            }
+        }
+        connections[handle]?.linkSetUp = nil
+    }
+
+    /// Waits until the host's own set-up of link `handle` has been sent and answered (at once
+    /// when there is none), so that a request of the app's comes after it.
+    func linkSetUpFinished(handle: UInt16) async {
+        await connections[handle]?.linkSetUp?.value
     }
 
     /// The connections open now, by handle.

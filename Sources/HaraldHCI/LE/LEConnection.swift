@@ -68,6 +68,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// Asks for a larger link-layer payload (Data Length Extension); `octets` 27…251.
     public func setDataLength(octets: UInt16 = 251, time: UInt16 = 2120) async throws(HCIError) {
         guard let host = hostReference.host else { throw .closed }
+        await host.linkSetUpFinished(handle: handle)  // after the host's own request, so this one wins
         try await host.execute(.leSetDataLength(handle: handle, txOctets: octets, txTime: time))
     }
 
@@ -75,6 +76,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// LE PHY Update Complete and shows in ``parameters``.
     public func setPHY(tx: UInt8 = 0x02, rx: UInt8 = 0x02) async throws(HCIError) {
         guard let host = hostReference.host else { throw .closed }
+        await host.linkSetUpFinished(handle: handle)  // after the host's own request, so this one wins
         try await host.executeAccepted(.leSetPHY(handle: handle, txPHYs: tx, rxPHYs: rx))
     }
 
