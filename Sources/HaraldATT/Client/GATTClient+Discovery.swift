@@ -52,16 +52,32 @@ extension GATTClient {
             } catch .attribute(.attributeNotFound, _, _) {
                 break
             }
+            var lowest = Int(start)  // the lowest handle the next group may start at
             for entry in response.entries {
-                guard entry.range.start >= start, entry.range.start <= entry.range.end else {
-                    throw .invalidResponse("service group \(entry.range) outside the requested range from \(start)")
-                }
+                try Self.checkServiceGroup(entry.range, lowest: lowest, requestedFrom: start)
                 services.append(GATTService(uuid: try Self.uuid(entry.value), handles: entry.range, isPrimary: true))
+                lowest = Int(entry.range.end) + 1
             }
             guard let last = response.entries.last?.range.end, last < 0xFFFF else { break }
             start = last + 1
         }
         return services
+    }
+
+    /// A service group of a discovery response must lie in the requested range, start after the
+    /// previous group of the same procedure ended (groups never overlap and come in increasing
+    /// handle order, Core spec Vol 3 Part G §4.4), and not end before it starts. Anything else is
+    /// the peer breaking the protocol, reported with the offending handle.
+    static func checkServiceGroup(_ range: ATTHandleRange, lowest: Int, requestedFrom start: UInt16) throws(GATTError) {
+        guard Int(range.start) >= lowest, range.start >= start, range.start != 0 else {
+            let previousEnd = lowest - 1
+            throw .invalidResponse(previousEnd >= Int(start)
+                ? "service group \(range) starts at handle 0x\(Hex.word(range.start)), inside or before the previous group ending at 0x\(Hex.word(UInt16(clamping: previousEnd)))"
+                : "service group \(range) starts at handle 0x\(Hex.word(range.start)), outside the requested range from 0x\(Hex.word(start))")
+        }
+        guard range.start <= range.end else {
+            throw .invalidResponse("service group \(range) ends at handle 0x\(Hex.word(range.end)), before it starts")
+        }
     }
 
     /// Discover Primary Service by Service UUID (§4.4.2): Find By Type Value (0x2800, `uuid`)
@@ -80,11 +96,11 @@ extension GATTClient {
             } catch .attribute(.attributeNotFound, _, _) {
                 break
             }
+            var lowest = Int(start)
             for range in response.handles {
-                guard range.start >= start, range.start <= range.end else {
-                    throw .invalidResponse("service group \(range) outside the requested range from \(start)")
-                }
+                try Self.checkServiceGroup(range, lowest: lowest, requestedFrom: start)
                 services.append(GATTService(uuid: uuid, handles: range, isPrimary: true))
+                lowest = Int(range.end) + 1
             }
             guard let last = response.handles.last?.end, last < 0xFFFF else { break }
             start = last + 1

@@ -24,7 +24,10 @@ extension GATTClient {
         }
         let order = services.indices.sorted { services[$0].handles.start < services[$1].handles.start }
         for (previous, next) in zip(order, order.dropFirst()) where services[previous].handles.end >= services[next].handles.start {
-            throw .invalidArgument("services \(services[previous].handles) and \(services[next].handles) overlap")
+            // The ranges come from the server's discovery responses: overlapping ones are the
+            // server's protocol error, named by the handle where the second one starts.
+            throw .invalidResponse(
+                "service groups \(services[previous].handles) and \(services[next].handles) overlap at handle 0x\(Hex.word(services[next].handles.start))")
         }
         let span = ATTHandleRange(start: services[order.first!].handles.start, end: services[order.last!].handles.end)
         let entries = try await readByTypeLoop(GATTAttributeType.characteristic, in: span, deadline: deadline(timeout))
@@ -66,7 +69,7 @@ extension GATTClient {
             .sorted { $0.range.start < $1.range.start }
         guard let last = ranges.last else { return result }
         for (previous, next) in zip(ranges, ranges.dropFirst()) where previous.range.end >= next.range.start {
-            throw .invalidArgument("characteristics ending at \(previous.range.end) and \(next.range.end) overlap")
+            throw .invalidResponse("characteristics ending at 0x\(Hex.word(previous.range.end)) and 0x\(Hex.word(next.range.end)) overlap at handle 0x\(Hex.word(next.range.start))")
         }
         let end = last.range.end
         let deadline = deadline(timeout)
