@@ -61,7 +61,7 @@ struct BumbleIntegrationTests {
             central: Central(backend: recorder, defaultTimeout: .seconds(20)), peer: peer,
             timeout: .seconds(20), shortTimeout: .seconds(1), pendingOperations: { await recorder.pendingOperations() })
         do {
-            try await withDeadline(seconds: 60) { try await scenario.run(harness) }
+            try await withHangGuard(seconds: 60) { try await scenario.run(harness) }
         } catch {
             await backend.close()
             throw error

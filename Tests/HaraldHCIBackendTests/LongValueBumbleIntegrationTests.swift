@@ -35,7 +35,7 @@ struct LongValueBumbleIntegrationTests {
         let transport = try #require(LongValueBench.transport)
         let backend = try await HCICentralBackend.open(transport: transport, localMTU: 23)
         do {
-            try await withDeadline(seconds: 60) {
+            try await withHangGuard(seconds: 60) {
                 let central = Central(backend: backend, defaultTimeout: .seconds(20))
                 let connection = try await central.connect(to: PeripheralIdentifier(address: LongValueBench.address))
                 #expect(await connection.mtu() == 23)

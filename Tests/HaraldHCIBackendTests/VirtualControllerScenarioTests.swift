@@ -51,7 +51,7 @@ struct VirtualControllerScenarioTests {
             elapse: { duration in clock.advance(by: duration) },
             pendingOperations: { await recorder.pendingOperations() })
         do {
-            try await withDeadline(seconds: 120) { try await scenario.run(harness) }
+            try await withHangGuard(seconds: 120) { try await scenario.run(harness) }
         } catch {
             await backend.close()
             throw error

@@ -16,7 +16,7 @@ struct VirtualControllerTests {
         let controller = VirtualController(peers: [peripheral.virtualPeer])
         let backend = try await HCICentralBackend.open(transport: controller, clock: ManualClock())
         let central = Central(backend: backend, clock: ManualClock())
-        try await withDeadline(seconds: 120) {
+        try await withHangGuard(seconds: 120) {
             let connection = try await central.connect(to: PeripheralIdentifier(address: peripheral.address), services: [ScenarioSpecs.service])
             let value = (0..<200).map { UInt8($0) }
             try await connection.writeWithoutResponse(value, to: ScenarioSpecs.stream)
@@ -34,7 +34,7 @@ struct VirtualControllerTests {
         let controller = VirtualController(peers: [])
         let backend = try await HCICentralBackend.open(transport: controller)
         let absent = PeripheralIdentifier(address: BluetoothAddress("C0:00:00:00:0A:B5", kind: .random)!)
-        try await withDeadline(seconds: 120) {
+        try await withHangGuard(seconds: 120) {
             await #expect(throws: BluetoothError.timeout(operation: "connect to \(absent)", after: .milliseconds(300))) {
                 _ = try await backend.connect(to: absent, timeout: .milliseconds(300))
             }

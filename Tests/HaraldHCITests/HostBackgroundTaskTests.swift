@@ -23,11 +23,7 @@ struct HostBackgroundTaskTests {
     static func connected(
         clock: ManualClock = ManualClock(), logger: Logger = LogRecords().logger, unanswered: Set<HCIOpcode> = []
     ) async throws -> (FakeController, HCIHost, LEConnection) {
-        let controller = FakeController(leFeatures: dataLengthExtension)
-        var configuration = HCIHost.Configuration()
-        configuration.logger = logger
-        let host = HCIHost(transport: controller, clock: clock, configuration: configuration)
-        try await host.start()
+        let (controller, host) = try await started(clock: clock, logger: logger)
         controller.answer { command in
             guard !unanswered.contains(command.opcode) else { return [FakeController.complete(HCIOpcode(rawValue: 0), [])] }
             var replies = controller.standardAnswer(command)
@@ -39,6 +35,16 @@ struct HostBackgroundTaskTests {
             return replies
         }
         return (controller, host, try await host.connect(to: peer))
+    }
+
+    /// A started host on a controller with Data Length Extension, logging to `logger`.
+    static func started(clock: ManualClock = ManualClock(), logger: Logger) async throws -> (FakeController, HCIHost) {
+        let controller = FakeController(leFeatures: dataLengthExtension)
+        var configuration = HCIHost.Configuration()
+        configuration.logger = logger
+        let host = HCIHost(transport: controller, clock: clock, configuration: configuration)
+        try await host.start()
+        return (controller, host)
     }
 
     static func isCommand(_ opcode: HCIOpcode) -> @Sendable (HCIPacket) -> Bool {
@@ -96,11 +102,7 @@ struct HostBackgroundTaskTests {
 
     @Test func aTransportWriteErrorDuringLinkSetUpEndsTheConnection() async throws {
         let records = LogRecords()
-        let controller = FakeController(leFeatures: Self.dataLengthExtension)
-        var configuration = HCIHost.Configuration()
-        configuration.logger = records.logger
-        let host = HCIHost(transport: controller, clock: ManualClock(), configuration: configuration)
-        try await host.start()
+        let (controller, host) = try await Self.started(logger: records.logger)
         controller.answer { command in
             var replies = controller.standardAnswer(command)
             if command.opcode == .leCreateConnection { replies.append(FakeController.connectionComplete(handle: 0x40, peer: Self.peer)) }
@@ -136,11 +138,7 @@ struct HostBackgroundTaskTests {
 
     @Test func aCommandTheControllerRefusesInTheBackgroundIsLoggedAndTheLinkStays() async throws {
         let records = LogRecords()
-        let controller = FakeController(leFeatures: Self.dataLengthExtension)
-        var configuration = HCIHost.Configuration()
-        configuration.logger = records.logger
-        let host = HCIHost(transport: controller, clock: ManualClock(), configuration: configuration)
-        try await host.start()
+        let (controller, host) = try await Self.started(logger: records.logger)
         controller.answer { command in
             switch command.opcode {
             case .leCreateConnection: return controller.standardAnswer(command) + [FakeController.connectionComplete(handle: 0x40, peer: Self.peer)]

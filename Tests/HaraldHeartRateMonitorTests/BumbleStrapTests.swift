@@ -71,7 +71,7 @@ enum BumbleStrap {
         let backend = try await HCICentralBackend.open(transport: specification)
         let central = Central(backend: backend, defaultTimeout: .seconds(10))
         do {
-            let result = try await withDeadline(seconds: 30) {
+            let result = try await withHangGuard(seconds: 30) {
                 try await central.waitUntilPoweredOn(timeout: .seconds(5))
                 let monitor = try await HeartRateMonitor.connect(on: central, to: strap, timeout: .seconds(10))
                 do {

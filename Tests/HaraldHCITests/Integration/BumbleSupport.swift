@@ -38,7 +38,7 @@ enum Bumble {
             let controller = try await host.start()
             // Bumble's controllers advertise the extended feature: both command sets get exercised.
             #expect(legacyCommands || controller.supports(.extendedAdvertising))
-            let result = try await withDeadline { try await body(host) }
+            let result = try await withHangGuard { try await body(host) }
             await host.close()
             return result
         } catch {

@@ -9,13 +9,14 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
 
 /// Runs `body`, failing with ``DeadlineExceeded`` if it has not finished after `seconds` of real
 /// time: a guard against hangs, never a timing assertion (pick a deadline far above any honest
-/// run on a loaded machine).
+/// run on a loaded machine). Unlike the public API's `withDeadline` (a structured race on any
+/// clock), it does not wait for a body that ignores cancellation.
 ///
 /// A body that hangs is cancelled and left behind: unlike a task group, which waits for every
 /// child, this returns at the deadline even when the body is stuck somewhere that ignores
 /// cancellation, so the test fails instead of hanging the run.
 @discardableResult
-public func withDeadline<R: Sendable>(seconds: Double = 30, _ body: @escaping @Sendable () async throws -> R) async throws -> R {
+public func withHangGuard<R: Sendable>(seconds: Double = 30, _ body: @escaping @Sendable () async throws -> R) async throws -> R {
     // Whoever takes the continuation first resumes it: the body's outcome or the deadline.
     let waiter = Locked<CheckedContinuation<R, any Error>?>(nil)
     let take: @Sendable () -> CheckedContinuation<R, any Error>? = { waiter.withLock { slot in defer { slot = nil }; return slot } }
