@@ -32,9 +32,11 @@ final class CountingBackend: CentralBackend {
     var latest: GATTConnection? { connections.withLock { $0.last } }
 
     func radioStates() -> AsyncStream<RadioState> { inner.radioStates() }
-    func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> { inner.scan(request) }
-    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend {
-        let connection = try await inner.connect(to: peripheral, timeout: timeout)
+    func scan(_ request: ScanRequest) -> ScanReports { inner.scan(request) }
+    func connect(to peripheral: PeripheralIdentifier, options: ConnectionOptions, timeout: Duration?) async throws(BluetoothError)
+        -> any ConnectionBackend
+    {
+        let connection = try await inner.connect(to: peripheral, options: options, timeout: timeout)
         if let gatt = connection as? GATTConnection { connections.withLock { $0.append(gatt) } }
         return connection
     }

@@ -72,39 +72,45 @@ public final class HCICentralBackend: CentralBackend {
         }
     }
 
-    public func scan(_ request: ScanRequest) -> AsyncThrowingStream<Harald.Advertisement, any Error> {
+    public func scan(_ request: ScanRequest) -> ScanReports {
         let host = self.host
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    let reports = try await host.scan(ScanOptions(active: request.active, filterDuplicates: request.duplicates == .reportOnce))
-                    for await report in reports {
-                        continuation.yield(Self.advertisement(from: report))
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: Self.translate(error))
+        let (reports, continuation) = ScanReports.makeStream(bufferLimit: request.bufferLimit)
+        let task = Task {
+            do {
+                let found = try await host.scan(ScanOptions(active: request.active, filterDuplicates: request.duplicates == .reportOnce))
+                for await report in found {
+                    continuation.yield(Self.advertisement(from: report))
                 }
-                await host.stopScanning()
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: Self.translate(error))
             }
-            // The cancelled task stops the scan itself once its loop ends.
-            continuation.onTermination = { _ in task.cancel() }
+            await host.stopScanning()
         }
+        // The cancelled task stops the scan itself once its loop ends.
+        continuation.onTermination { task.cancel() }
+        return reports
     }
 
-    public func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend {
+    /// Connects with LE (Extended) Create Connection; ``ConnectionOptions`` are CoreBluetooth's
+    /// and change nothing here. With no `timeout` the controller keeps initiating until the peer
+    /// advertises or the task is cancelled (the host makes one attempt at a time, so a pending
+    /// connect holds off other connects meanwhile).
+    public func connect(to peripheral: PeripheralIdentifier, options: ConnectionOptions, timeout: Duration?) async throws(BluetoothError)
+        -> any ConnectionBackend
+    {
         guard let target = peripheral.address else {
             throw BluetoothError.connectionFailed("\(peripheral) has no device address")
         }
         let link: LEConnection
         do { link = try await host.connect(to: target, timeout: timeout) } catch {
-            if case .connectionTimedOut = error { throw BluetoothError.timeout(operation: "connect to \(peripheral)", after: timeout) }
+            if case .connectionTimedOut = error { throw BluetoothError.timeout(operation: "connect to \(peripheral)", after: timeout ?? .zero) }
             if case .cancelled = error { throw BluetoothError.cancelled }
             throw Self.translate(error)
         }
         let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, logger: logger)
         do {
-            return try await GATTConnection.open(bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout)
+            return try await GATTConnection.open(bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout ?? .seconds(30))
         } catch {
             // The GATT failure is what the caller needs; a failed HCI Disconnect on top of it is
             // only logged (a broken transport has closed the host and the link already).

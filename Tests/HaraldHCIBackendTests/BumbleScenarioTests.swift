@@ -27,9 +27,11 @@ final class ConnectionRecorder: CentralBackend {
     init(_ inner: HCICentralBackend) { self.inner = inner }
 
     func radioStates() -> AsyncStream<RadioState> { inner.radioStates() }
-    func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> { inner.scan(request) }
-    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend {
-        let connection = try await inner.connect(to: peripheral, timeout: timeout)
+    func scan(_ request: ScanRequest) -> ScanReports { inner.scan(request) }
+    func connect(to peripheral: PeripheralIdentifier, options: ConnectionOptions, timeout: Duration?) async throws(BluetoothError)
+        -> any ConnectionBackend
+    {
+        let connection = try await inner.connect(to: peripheral, options: options, timeout: timeout)
         latest.withLock { $0 = connection as? GATTConnection }
         return connection
     }

@@ -36,7 +36,7 @@ struct VirtualControllerTests {
         let absent = PeripheralIdentifier(address: BluetoothAddress("C0:00:00:00:0A:B5", kind: .random)!)
         try await withHangGuard(seconds: 120) {
             await #expect(throws: BluetoothError.timeout(operation: "connect to \(absent)", after: .milliseconds(300))) {
-                _ = try await backend.connect(to: absent, timeout: .milliseconds(300))
+                _ = try await backend.connect(to: absent, options: .default, timeout: .milliseconds(300))
             }
         }
         #expect(controller.linkCount == 0)

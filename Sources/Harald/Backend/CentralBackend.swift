@@ -12,13 +12,30 @@ public protocol CentralBackend: Sendable {
 
     /// Advertisements matching `request` (backends may filter less; the caller filters again)
     /// until the consumer stops iterating, which stops the scan. Throws
-    /// ``BluetoothError/radioUnavailable(_:)`` if the radio cannot scan.
-    func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error>
+    /// ``BluetoothError/radioUnavailable(_:)`` if the radio cannot scan. Push-fed backends
+    /// buffer at most ``ScanRequest/bufferLimit`` reports (``ScanReports/makeStream(bufferLimit:)``).
+    func scan(_ request: ScanRequest) -> ScanReports
 
     /// Connects to `peripheral`. Throws ``BluetoothError/timeout(operation:after:)`` when the
-    /// connection is not up within `timeout` (the attempt is then cancelled), and honours task
-    /// cancellation the same way.
-    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend
+    /// connection is not up within `timeout` (the attempt is then cancelled); with `timeout` nil
+    /// the attempt stays pending until it succeeds or the calling task is cancelled (how
+    /// CoreBluetooth connects: the system completes it when the device comes back in range).
+    /// Cancelling the task cancels the attempt.
+    func connect(to peripheral: PeripheralIdentifier, options: ConnectionOptions, timeout: Duration?) async throws(BluetoothError)
+        -> any ConnectionBackend
+
+    /// The connections the system restored when it relaunched the app, delivered once and kept
+    /// for a consumer that arrives later. The default never restores anything (the stream ends).
+    func restorations() -> AsyncStream<BackendRestoration>
+}
+
+extension CentralBackend {
+    /// Connects with the default ``ConnectionOptions``.
+    public func connect(to peripheral: PeripheralIdentifier, timeout: Duration?) async throws(BluetoothError) -> any ConnectionBackend {
+        try await connect(to: peripheral, options: .default, timeout: timeout)
+    }
+
+    public func restorations() -> AsyncStream<BackendRestoration> { AsyncStream { $0.finish() } }
 }
 
 /// One connection to a peripheral, seen from the central.
@@ -95,6 +112,16 @@ public protocol ConnectionBackend: Sendable {
     /// Closes the connection; pending operations fail with `.disconnected(.localRequest)`.
     func disconnect() async
 
+    /// Changes to the peripheral's GATT database from now on (Service Changed), one stream per
+    /// call, finishing when the connection ends. Before yielding a change the backend has ended
+    /// the value streams of the characteristics inside it with ``BluetoothError/serviceChanged(_:)``
+    /// and forgotten their identities. The default reports nothing (the stream ends at once).
+    func serviceChanges() -> AsyncStream<ServiceChange>
+
+    /// Reads the received signal strength of the link now. The default throws
+    /// ``BluetoothError/unsupported(_:)``.
+    func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI
+
     /// The ATT traffic of the connection so far, or nil when the backend cannot see it (the
     /// default; see ``ProtocolCost``).
     func protocolCost() async -> ProtocolCost?
@@ -107,4 +134,10 @@ public protocol ConnectionBackend: Sendable {
 
 extension ConnectionBackend {
     public var taskStarter: TaskStarter { .default }
+
+    public func serviceChanges() -> AsyncStream<ServiceChange> { AsyncStream { $0.finish() } }
+
+    public func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI {
+        throw .unsupported("reading the RSSI of a connection on this backend")
+    }
 }

@@ -22,11 +22,18 @@ public struct ScanRequest: Hashable, Sendable {
     public var duplicates: DuplicatePolicy
     /// Active scanning asks for scan responses (names often live there).
     public var active: Bool
+    /// How many reports wait for a slow loop before the oldest are dropped (and counted in
+    /// ``AdvertisementScan/droppedCount``).
+    public var bufferLimit: Int
+
+    /// The default ``bufferLimit``: a few seconds of a busy room.
+    public static let defaultBufferLimit = 256
 
     public init(
         services: [BluetoothUUID] = [], namePrefix: String? = nil, minimumRSSI: RSSI? = nil,
-        duplicates: DuplicatePolicy = .reportOnce, active: Bool = true
+        duplicates: DuplicatePolicy = .reportOnce, active: Bool = true, bufferLimit: Int = ScanRequest.defaultBufferLimit
     ) {
+        self.bufferLimit = max(1, bufferLimit)
         self.services = services
         self.namePrefix = namePrefix
         self.minimumRSSI = minimumRSSI

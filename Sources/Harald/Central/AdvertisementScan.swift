@@ -4,20 +4,43 @@ import HaraldCore
 /// Advertisements from a running scan, filtered by the request (service UUIDs, name prefix,
 /// RSSI) and its duplicate policy — the same way on every backend. The scan stops when the loop
 /// over it ends or its task is cancelled.
+///
+/// Between the radio and the loop at most ``ScanRequest/bufferLimit`` reports wait; a loop that
+/// falls behind loses the oldest, counted in ``droppedCount``.
 public struct AdvertisementScan: AsyncSequence, Sendable {
     public typealias Element = Advertisement
 
     let backend: any CentralBackend
     let request: ScanRequest
     let clock: any Clock<Duration>
+    /// Shared by every copy and every loop over this scan.
+    let dropped = Locked(0)
+
+    init(backend: any CentralBackend, request: ScanRequest, clock: any Clock<Duration>) {
+        self.backend = backend
+        self.request = request
+        self.clock = clock
+    }
+
+    /// Reports dropped so far, over every loop of this scan, because a loop was not taking them
+    /// fast enough (counted as each loop takes its next advertisement).
+    public var droppedCount: Int { dropped.value }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncThrowingStream<Advertisement, any Error>.AsyncIterator
+        let reports: ScanReports
+        var base: ScanReports.AsyncIterator
         let request: ScanRequest
+        let dropped: Locked<Int>
+        var droppedSeen = 0
         var seen: [PeripheralIdentifier: AdvertisingData] = [:]
 
         public mutating func next() async throws -> Advertisement? {
             while let advertisement = try await base.next() {
+                let droppedNow = reports.droppedCount
+                if droppedNow != droppedSeen {
+                    dropped.withLock { [droppedSeen] in $0 += droppedNow - droppedSeen }
+                    droppedSeen = droppedNow
+                }
                 guard request.matches(advertisement) else { continue }
                 switch request.duplicates {
                 case .reportAll:
@@ -37,7 +60,8 @@ public struct AdvertisementScan: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: backend.scan(request).makeAsyncIterator(), request: request)
+        let reports = backend.scan(request)
+        return AsyncIterator(reports: reports, base: reports.makeAsyncIterator(), request: request, dropped: dropped)
     }
 
     /// The first matching advertisement; throws ``BluetoothError/timeout(operation:after:)`` when

@@ -90,7 +90,7 @@ public struct Central: Sendable {
             logger.debug("connecting", metadata: ["peripheral": "\(peripheral)"])
             let link: any ConnectionBackend
             do {
-                link = try await backend.connect(to: peripheral, timeout: timeout ?? defaultTimeout)
+                link = try await backend.connect(to: peripheral, options: .default, timeout: timeout ?? defaultTimeout)
             } catch {
                 logger.debug("connection failed", metadata: ["peripheral": "\(peripheral)", "error": "\(error)"])
                 throw error

@@ -37,6 +37,15 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     case backend(String)
     /// The task doing the operation was cancelled.
     case cancelled
+    /// The peripheral changed its services (Service Changed) and the attribute is gone or moved;
+    /// the connection discovers again on the next use. Subscriptions on a changed service end
+    /// with this error.
+    case serviceChanged(AttributeID?)
+    /// The backend cannot do this (CoreBluetooth hides handles, the simulator has no RSSI…).
+    case unsupported(String)
+    /// The app used the API in a way it does not allow, such as two loops over one
+    /// ``Subscription`` at once; the message says what and how to fix it.
+    case misuse(String)
 
     public var description: String {
         switch self {
@@ -53,6 +62,10 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .connectionFailed(detail): "connection failed: \(detail)"
         case let .backend(detail): detail
         case .cancelled: "cancelled"
+        case let .serviceChanged(attribute?): "the peripheral changed its services (\(attribute) is stale)"
+        case .serviceChanged(nil): "the peripheral changed its services"
+        case let .unsupported(what): "not supported: \(what)"
+        case let .misuse(what): "API misuse: \(what)"
         }
     }
 }

@@ -50,7 +50,7 @@ extension CoreBluetoothBackend {
     /// An operation waiting for CoreBluetooth.
     struct Pending {
         let continuation: CheckedContinuation<Reply, any Error>
-        let timer: Task<Void, Never>
+        let timer: Task<Void, Never>?
         let cleanup: Cleanup
         /// UUIDs a discovery asked for (nil: all).
         let filter: [BluetoothUUID]?
@@ -95,7 +95,7 @@ extension CoreBluetoothBackend {
     /// One consumer of `scan(_:)`.
     struct Scanner {
         let request: ScanRequest
-        let continuation: AsyncThrowingStream<Advertisement, any Error>.Continuation
+        let continuation: ScanReports.Continuation
         let startedAt: Duration
         var seen: Set<UUID> = []
         var lastData: [UUID: AdvertisingData] = [:]
@@ -146,7 +146,7 @@ extension CoreBluetoothBackend {
 
         func settle() {
             for pending in failed {
-                pending.timer.cancel()
+                pending.timer?.cancel()
                 pending.continuation.resume(throwing: BluetoothError.disconnected(reason))
             }
             for stream in streams { stream.finish(throwing: .disconnected(reason)) }

@@ -8,7 +8,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
         let radio = Self.radioState(central.state.rawValue)
         var fallout = Fallout(reason: .connectionLost)
         var failedConnects: [Pending] = []
-        var failedScans: [AsyncThrowingStream<Advertisement, any Error>.Continuation] = []
+        var failedScans: [ScanReports.Continuation] = []
         state.withLock { state in
             state.radio = radio
             for observer in state.radioObservers.values { observer.yield(radio) }
@@ -37,7 +37,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
         }
         fallout.settle()
         for pending in failedConnects {
-            pending.timer.cancel()
+            pending.timer?.cancel()
             pending.continuation.resume(throwing: BluetoothError.radioUnavailable(radio))
         }
         for scan in failedScans { scan.finish(throwing: BluetoothError.radioUnavailable(radio)) }

@@ -130,7 +130,9 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
 
     // MARK: Connecting
 
-    public func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend {
+    public func connect(to peripheral: PeripheralIdentifier, options: ConnectionOptions, timeout: Duration?) async throws(BluetoothError)
+        -> any ConnectionBackend
+    {
         try await withBluetoothErrors {
             guard let uuid = UUID(uuidString: peripheral.rawValue) else {
                 throw BluetoothError.connectionFailed("\(peripheral) is not a CoreBluetooth peripheral identifier")

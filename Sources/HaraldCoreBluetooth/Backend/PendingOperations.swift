@@ -17,7 +17,7 @@ extension CoreBluetoothBackend {
     /// timeout, task cancellation or a disconnection resolves it — whichever removes it from
     /// `state.pending` first resumes its continuation, exactly once.
     func perform(
-        _ operation: String, timeout: Duration, cleanup: Cleanup, filter: [BluetoothUUID]? = nil,
+        _ operation: String, timeout: Duration?, cleanup: Cleanup, filter: [BluetoothUUID]? = nil,
         register: (inout State, UInt64) -> Registration
     ) async throws -> Reply {
         let id = state.withLock { $0.makeID() }
@@ -34,10 +34,10 @@ extension CoreBluetoothBackend {
                 }
                 switch registration {
                 case .fail(let error):
-                    timer.cancel()
+                    timer?.cancel()
                     continuation.resume(throwing: error)
                 case .done(let reply):
-                    timer.cancel()
+                    timer?.cancel()
                     continuation.resume(returning: reply)
                 case .proceed:
                     // Cancelled before it was registered, so the cancellation handler found
@@ -51,7 +51,10 @@ extension CoreBluetoothBackend {
         }
     }
 
-    private func makeTimer(for id: UInt64, operation: String, timeout: Duration) -> Task<Void, Never> {
+    /// The timer ending operation `id` after `timeout`; none for an operation that waits until
+    /// cancelled (a pending connect).
+    private func makeTimer(for id: UInt64, operation: String, timeout: Duration?) -> Task<Void, Never>? {
+        guard let timeout else { return nil }
         let clock = self.clock
         return Task { [weak self] in
             do { try await clock.sleep(for: timeout) } catch { return }
@@ -83,7 +86,7 @@ extension CoreBluetoothBackend {
             return pending
         }
         guard let pending else { return }
-        pending.timer.cancel()
+        pending.timer?.cancel()
         sendOutbox()
         pending.continuation.resume(throwing: error)
     }
@@ -91,7 +94,7 @@ extension CoreBluetoothBackend {
     /// Resumes operations answered by a delegate call (lock released).
     func deliver(_ answers: [(Pending, Result<Reply, any Error>)]) {
         for (pending, result) in answers {
-            pending.timer.cancel()
+            pending.timer?.cancel()
             pending.continuation.resume(with: result)
         }
     }

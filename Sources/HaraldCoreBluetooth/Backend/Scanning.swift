@@ -9,8 +9,8 @@ extension CoreBluetoothBackend {
     /// and duplicate policy. A scan started before the radio state is known waits for it; a scan
     /// on a radio that is off, unauthorized or unsupported fails with
     /// ``BluetoothError/radioUnavailable(_:)``, and so do running scans when the radio goes that way.
-    public func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Advertisement.self)
+    public func scan(_ request: ScanRequest) -> ScanReports {
+        let (stream, continuation) = ScanReports.makeStream(bufferLimit: request.bufferLimit)
         let now = elapsed()
         let (id, refusal): (UInt64, RadioState?) = state.withLock { state in
             let id = state.makeID()
@@ -27,7 +27,7 @@ extension CoreBluetoothBackend {
             continuation.finish(throwing: BluetoothError.radioUnavailable(refusal))
             return stream
         }
-        continuation.onTermination = { [weak self] _ in
+        continuation.onTermination { [weak self] in
             guard let self else { return }
             state.withLock { state in _ = state.scanners.removeValue(forKey: id) }
             applyScanSettings()

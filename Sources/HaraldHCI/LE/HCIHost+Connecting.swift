@@ -26,9 +26,10 @@ extension HCIHost {
     /// feature (else LE Create Connection), own address type random. If no connection is made
     /// within `timeout` (on the host's clock), the attempt is cancelled with LE Create Connection
     /// Cancel and ``HCIError/connectionTimedOut(_:)`` is thrown; cancelling the calling task does
-    /// the same with ``HCIError/cancelled``. One attempt at a time.
+    /// the same with ``HCIError/cancelled``. A `nil` timeout keeps the controller initiating
+    /// until the peer shows up or the task is cancelled. One attempt at a time.
     public func connect(
-        to peer: BluetoothAddress, parameters: LEConnectionParameters = .default, timeout: Duration = .seconds(10)
+        to peer: BluetoothAddress, parameters: LEConnectionParameters = .default, timeout: Duration? = .seconds(10)
     ) async throws(HCIError) -> LEConnection {
         try ensureOpen()
         guard pendingConnection == nil else { throw .busy("a connection attempt is already in progress") }
@@ -52,7 +53,7 @@ extension HCIHost {
         return connection
     }
 
-    private func beginConnecting(id: UInt64, command: HCICommand, timeout: Duration) async {
+    private func beginConnecting(id: UInt64, command: HCICommand, timeout: Duration?) async {
         guard pendingConnection?.id == id else { return }
         do {
             try await executeAccepted(command)
@@ -67,6 +68,7 @@ extension HCIHost {
             await cancelConnecting(id: id, error: cancelError)
             return
         }
+        guard let timeout else { return }
         pendingConnection?.timer = after(timeout) { host in
             guard let peer = host.pendingConnection?.peer, host.pendingConnection?.id == id else { return }
             await host.cancelConnecting(id: id, error: .connectionTimedOut(peer))

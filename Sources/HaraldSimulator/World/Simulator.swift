@@ -188,20 +188,27 @@ public final class Simulator: Sendable {
         return VirtualInstant(sinceStart: device.phase + interval * events)
     }
 
-    func connect(to identifier: PeripheralIdentifier, timeout: Duration) async throws -> any ConnectionBackend {
-        let deadline = clock.now.advanced(by: timeout)
-        let failure = BluetoothError.timeout(operation: "connection to \(identifier)", after: timeout)
+    /// Connects at the device's next connectable advertising event heard in range. With a
+    /// `timeout` the attempt fails when none comes before it; without one it waits (a device out
+    /// of range or not in the world yet is looked for again every second) until cancelled.
+    func connect(to identifier: PeripheralIdentifier, timeout: Duration?) async throws -> any ConnectionBackend {
+        let deadline = timeout.map { clock.now.advanced(by: $0) }
+        let failure = BluetoothError.timeout(operation: "connection to \(identifier)", after: timeout ?? .zero)
         // Wait for the device's next connectable advertising event within the deadline.
         var device: Device
         while true {
             let state = radioState
             guard state == .poweredOn else { throw BluetoothError.radioUnavailable(state) }
             guard let found = self.device(identifier) else {
+                guard let deadline else {
+                    try await clock.sleep(for: .seconds(1))
+                    continue
+                }
                 try await clock.sleep(until: deadline)
                 throw failure
             }
             let event = nextAdvertisingEvent(of: found, atOrAfter: clock.now)
-            guard event <= deadline else {
+            if let deadline, event > deadline {
                 try await clock.sleep(until: deadline)
                 throw failure
             }
@@ -212,10 +219,10 @@ public final class Simulator: Sendable {
                 break
             }
             // Not heard or not connectable at this event: try the next one.
-            if clock.now >= deadline { throw failure }
+            if let deadline, clock.now >= deadline { throw failure }
             try await clock.sleep(for: .microseconds(1))
         }
-        return try await establish(with: device, identifier: identifier, timeout: clock.now.duration(to: deadline))
+        return try await establish(with: device, identifier: identifier, timeout: deadline.map { clock.now.duration(to: $0) } ?? .seconds(30))
     }
 
     private func establish(with device: Device, identifier: PeripheralIdentifier, timeout: Duration) async throws -> GATTConnection {
@@ -271,12 +278,14 @@ struct SimulatedCentralBackend: CentralBackend {
 
     func radioStates() -> AsyncStream<RadioState> { world.radioStates() }
 
-    func scan(_ request: ScanRequest) -> AsyncThrowingStream<Advertisement, any Error> {
+    func scan(_ request: ScanRequest) -> ScanReports {
         let cursor = ScanCursor(world: world, request: request)
-        return AsyncThrowingStream(unfolding: { try await cursor.next() })
+        return ScanReports(unfolding: { try await cursor.next() })
     }
 
-    func connect(to peripheral: PeripheralIdentifier, timeout: Duration) async throws(BluetoothError) -> any ConnectionBackend {
+    func connect(to peripheral: PeripheralIdentifier, options: ConnectionOptions, timeout: Duration?) async throws(BluetoothError)
+        -> any ConnectionBackend
+    {
         try await withBluetoothErrors { try await world.connect(to: peripheral, timeout: timeout) }
     }
 }
