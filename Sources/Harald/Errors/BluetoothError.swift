@@ -43,6 +43,16 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     case serviceChanged(AttributeID?)
     /// The backend cannot do this (CoreBluetooth hides handles, the simulator has no RSSI…).
     case unsupported(String)
+    /// The peer no longer has the bond this device holds for it (it was reset or forgot the
+    /// pairing): CoreBluetooth's `CBError.peerRemovedPairingInformation` (14), HCI's "PIN or Key
+    /// Missing" (0x06) on encryption. Pair again (on iOS, after the user removes the device in
+    /// Settings).
+    case peerRemovedPairingInformation
+    /// Encrypting the link did not finish in time (`CBError.encryptionTimedOut`, 15).
+    case encryptionTimedOut
+    /// The system cannot hold another connection (`CBError.connectionLimitReached`, 11; HCI
+    /// "Connection Limit Exceeded", 0x09).
+    case connectionLimitReached
     /// The app used the API in a way it does not allow, such as two loops over one
     /// ``Subscription`` at once; the message says what and how to fix it.
     case misuse(String)
@@ -65,6 +75,9 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .serviceChanged(attribute?): "the peripheral changed its services (\(attribute) is stale)"
         case .serviceChanged(nil): "the peripheral changed its services"
         case let .unsupported(what): "not supported: \(what)"
+        case .peerRemovedPairingInformation: "the peer removed its pairing information (pair again)"
+        case .encryptionTimedOut: "encrypting the link timed out"
+        case .connectionLimitReached: "no more connections are possible"
         case let .misuse(what): "API misuse: \(what)"
         }
     }
