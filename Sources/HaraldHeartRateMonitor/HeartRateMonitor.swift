@@ -62,8 +62,8 @@ public struct HeartRateMonitor: Sendable {
 
     /// Ends a measurement stream: its loop finishes normally, and notifications are turned off
     /// when no other stream of this characteristic remains.
-    public func stop(_ readings: HeartRateReadings) async throws(HeartRateMonitorError) {
-        do { try await connection.unsubscribe(readings.subscription, timeout: timeout) } catch { throw .from(error) }
+    public func stop(_ readings: HeartRateReadings) async {
+        await connection.unsubscribe(readings.subscription)
     }
 
     // MARK: Control point
@@ -128,7 +128,7 @@ public struct HeartRateMonitor: Sendable {
     }
 
     /// Ends battery level notifications.
-    public func stop(_ levels: BatteryLevels) async throws(HeartRateMonitorError) {
-        do { try await connection.unsubscribe(levels.subscription, timeout: timeout) } catch { throw .from(error) }
+    public func stop(_ levels: BatteryLevels) async {
+        await connection.unsubscribe(levels.subscription)
     }
 }

@@ -53,7 +53,7 @@ public struct HeartRateReadings: AsyncSequence, Sendable {
                 group.addTask {
                     try await clock.sleep(for: stallTimeout)
                     stalled.withLock { $0 = true }
-                    try? await connection.unsubscribe(subscription, timeout: stallTimeout)
+                    await connection.unsubscribe(subscription)
                 }
                 defer { group.cancelAll() }
                 let measurement = try await base.next()

@@ -191,7 +191,7 @@ struct MiBandHeartRateTests {
                     return count
                 }
                 try await clock.sleep(for: .seconds(5))
-                try await band.connection.unsubscribe(raw)
+                await band.connection.unsubscribe(raw)
                 return try await group.next() ?? -1
             }
         }
@@ -317,7 +317,7 @@ func bandHistory(_ minutes: Range<Int>) throws -> [MiBandActivitySample] {
 /// cost a known number of PDUs.
 func warmUp<V, A: SubscribeAccess>(_ band: MiBand2, _ characteristic: Characteristic<V, A>) async throws {
     let subscription = try await band.connection.subscribe(characteristic.withValue([UInt8].self))
-    try await band.connection.unsubscribe(subscription)
+    await band.connection.unsubscribe(subscription)
 }
 
 /// Progress events as text, in order.
@@ -413,7 +413,7 @@ struct MiBandCancellationTests {
                     return count
                 }
                 try await clock.sleep(for: .seconds(5))
-                try await band.connection.unsubscribe(raw)
+                await band.connection.unsubscribe(raw)
                 return try await group.next() ?? -1
             }
         }

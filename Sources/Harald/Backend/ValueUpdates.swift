@@ -95,6 +95,19 @@ public struct ValueUpdates: AsyncSequence, Sendable {
 
     /// Runs `handler` once when the stream ends, whoever ends it.
     func onEnd(_ handler: @escaping @Sendable () -> Void) { queue.addEndHandler(handler) }
+
+    /// Ends the stream from outside without keeping its consumer alive (a connection handle
+    /// holds one per open subscription).
+    struct Ender: Sendable {
+        let queue: UpdateQueue
+        func finish(throwing error: BluetoothError) { queue.finish(throwing: error) }
+    }
+
+    var ender: Ender { Ender(queue: queue) }
+
+    /// True once a second loop waited on the stream while another was already waiting.
+    @usableFromInline
+    var hadConcurrentConsumers: Bool { queue.hadConcurrentConsumers }
 }
 
 /// Ends its queue when the last copy of a ``ValueUpdates`` (and of its iterators) is released.
@@ -124,6 +137,8 @@ final class UpdateQueue: @unchecked Sendable {
     private var storedEndError: BluetoothError?
     private var handlers: [@Sendable () -> Void] = []
     private var ended = false
+    /// A second consumer tried to wait while one was waiting (two loops over one stream).
+    private var concurrentConsumers = false
 
     init(limit: Int, keepsNewest: Bool) {
         self.limit = limit
@@ -140,6 +155,12 @@ final class UpdateQueue: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return storedEndError
+    }
+
+    var hadConcurrentConsumers: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return concurrentConsumers
     }
 
     func yield(_ value: [UInt8]) -> Bool {
@@ -239,6 +260,15 @@ final class UpdateQueue: @unchecked Sendable {
                     lock.unlock()
                     continuation.resume(returning: nil)
                 case .empty:
+                    guard waiter == nil else {
+                        // Two loops over one stream: the second one is refused (it gets the
+                        // end of the stream, and its subscription throws a misuse error)
+                        // instead of silently replacing — and stranding — the first.
+                        concurrentConsumers = true
+                        lock.unlock()
+                        continuation.resume(returning: nil)
+                        return
+                    }
                     waiter = continuation
                     lock.unlock()
                 }

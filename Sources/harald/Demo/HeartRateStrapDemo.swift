@@ -71,7 +71,7 @@ extension Demo {
                 throw error
             }
             say.endLive()
-            try await monitor.stop(readings)
+            await monitor.stop(readings)
         }
     }
 
@@ -95,7 +95,7 @@ extension Demo {
         say("  battery: \(try await monitor.batteryLevel()) %")
         if try await monitor.offersBatteryNotifications() {
             let levels = try await monitor.batteryLevels()
-            try await monitor.stop(levels)
+            await monitor.stop(levels)
             say("  battery notifications: offered (subscribed, then stopped)")
         } else {
             say("  battery notifications: not offered")
