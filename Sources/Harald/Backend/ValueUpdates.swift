@@ -101,6 +101,8 @@ public struct ValueUpdates: AsyncSequence, Sendable {
     struct Ender: Sendable {
         let queue: UpdateQueue
         func finish(throwing error: BluetoothError) { queue.finish(throwing: error) }
+        /// Ends the stream normally.
+        func finish() { queue.finish(throwing: nil) }
     }
 
     var ender: Ender { Ender(queue: queue) }

@@ -198,10 +198,11 @@ public actor PeripheralConnection {
 
     /// Turns on notifications (or indications) and returns the decoded values as they arrive.
     ///
-    /// When the loop over the subscription ends — `break`, an error, the task cancelled, the
-    /// subscription released — notifications are turned off at once (if no other subscriber of
-    /// this link wants them) by a CCCD write with its own deadline; its failure is logged and
-    /// counted in ``cleanUpFailures``, never thrown at a later call.
+    /// When the subscription ends — unsubscribed, its loop's task cancelled, or released (a loop
+    /// over `try await connection.subscribe(...)` releases it as the loop ends, by `break`, an
+    /// error or `return`) — notifications are turned off at once, if no other subscriber of this
+    /// link wants them, by a CCCD write with its own deadline; its failure is logged and counted
+    /// in ``cleanUpFailures``, never thrown at a later call.
     public func subscribe<Value: ByteDecodable & Sendable, Access: SubscribeAccess>(
         _ characteristic: Characteristic<Value, Access>, buffering: UpdateBuffering = .default,
         onDecodingFailure: DecodingFailurePolicy = .skip, timeout: Duration? = nil

@@ -20,8 +20,12 @@ public enum DecodingFailurePolicy: Hashable, Sendable {
 /// Values the app was too slow to take are dropped by the buffering policy and counted in
 /// ``droppedCount``.
 ///
-/// When the loop ends, however it ends, notifications are turned off promptly unless another
-/// subscriber of the link still wants them. A second loop waiting on the same subscription while
+/// Notifications are turned off as soon as the subscription ends, unless another subscriber of
+/// the link still wants them: when ``PeripheralConnection/unsubscribe(_:)`` is called, when the
+/// task of a loop waiting on it is cancelled, or when the last copy of the subscription and of
+/// its iterators is released — so `for try await value in try await connection.subscribe(...)`
+/// ends it the moment the loop ends, by `break`, `return` or an error. The clean-up's CCCD write
+/// has its own deadline; a failure is logged and counted, never thrown at a later call. A second loop waiting on the same subscription while
 /// one already waits throws ``BluetoothError/misuse(_:)`` (subscribe twice for two consumers).
 /// A subscription keeps its ``PeripheralConnection`` alive while it exists.
 public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Sendable {
