@@ -140,4 +140,32 @@ struct ConnectionLifecycleTests {
         #expect(firstEnd == .remoteRequest)
         #expect(owners == 1)
     }
+
+    @Test func theStateStreamReportsConnectedThenHowTheLinkEnded() throws {
+        let states = try inWorld { central, simulator, strap, _ in
+            let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+            async let collected = connection.states().reduce(into: [ConnectionState]()) { $0.append($1) }
+            guard let link = simulator.connection(to: strap.address) else { throw BluetoothError.notFound("the strap's link") }
+            _ = try await connection.read(.batteryLevel)
+            await link.link.close(reason: .terminated(by: .peripheral))
+            return await collected
+        }
+        #expect(states == [.connected, .disconnected(.remoteRequest)])
+    }
+
+    @Test func aHandlesOwnDisconnectEndsItsStateStreamWhileTheLinkStays() throws {
+        let (states, otherReads) = try inWorld { central, _, strap, _ in
+            let app = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+            let kit = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+            async let collected = app.states().reduce(into: [ConnectionState]()) { $0.append($1) }
+            _ = try await app.read(.batteryLevel)
+            await app.disconnect()
+            let states = await collected
+            let otherReads = (try? await kit.read(.batteryLevel)) != nil
+            await kit.disconnect()
+            return (states, otherReads)
+        }
+        #expect(states == [.connected, .disconnected(.localRequest)])
+        #expect(otherReads)
+    }
 }

@@ -403,6 +403,9 @@ public actor PeripheralConnection {
         return CallDeadline(timeout: timeout ?? defaultTimeout, clock: clock)
     }
 
+    /// True once this handle disconnected (or was released).
+    nonisolated var isReleased: Bool { ownership.withLock { $0.released != nil } }
+
     private nonisolated func checkOpen() throws(BluetoothError) {
         if let released = ownership.withLock({ $0.released }) { throw .disconnected(released) }
     }
