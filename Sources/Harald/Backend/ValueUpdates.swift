@@ -105,6 +105,11 @@ final class UpdateConsumer: Sendable {
 }
 
 /// The buffer between a backend and one subscription loop.
+///
+/// Only values go into the bounded buffer. The end of the stream — finished, and why (the
+/// disconnection a subscription loop and the flows above it wait for) — is state beside it, so
+/// no flood of values and no buffering policy can drop it: the consumer gets the buffered values,
+/// then the end.
 final class UpdateQueue: @unchecked Sendable {
     // @unchecked Sendable: every stored `var` is only touched with `lock` held. The waiting
     // consumer's continuation is taken out (set to nil) under the lock before it is resumed, so
