@@ -103,6 +103,16 @@ struct FlowFloodTests {
         #expect(outcome.dropped == 5_000 - 64)
     }
 
+    @Test func anUnboundedFlowTakesEveryFloodedValueAndThenSeesTheDisconnection() throws {
+        let outcome = try flood(count: 5_000, buffering: .unbounded, policy: .never)
+        guard case .disconnected? = outcome.error as? BluetoothError else {
+            Issue.record("the flow ended with \(String(describing: outcome.error)), not the disconnection")
+            return
+        }
+        #expect(outcome.received == 5_000)
+        #expect(outcome.dropped == 0)
+    }
+
     @Test func aFlowFloodedPastItsBufferReconnectsAfterTheDisconnection() throws {
         let once = ReconnectPolicy(maximumAttempts: 1, initialDelay: .milliseconds(10))
         let outcome = try flood(count: 5_000, buffering: .oldest(64), policy: once)
