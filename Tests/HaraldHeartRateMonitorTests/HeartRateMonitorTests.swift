@@ -93,6 +93,19 @@ struct HeartRateMonitorTests {
         #expect(offered.1 == 86)
     }
 
+    @Test func aBatteryLevelTheStrapDoesNotKnowArrivesAsNil() throws {
+        let level = try SimulatedStrap.withMonitor { monitor, world in
+            let levels = try await monitor.batteryLevels()
+            // Straps without a fuel gauge send 0xFF.
+            await world.runtime(of: SimulatedStrap.address)?.notify(BatteryLevel.uuid, [0xFF])
+            var iterator = levels.makeAsyncIterator()
+            let level = try await iterator.next()
+            await monitor.stop(levels)
+            return level
+        }
+        #expect(level == .some(nil))
+    }
+
     @Test func aSensorWithoutControlPointOrBatteryReportsNotSupported() throws {
         let errors = try SimulatedStrap.withMonitor(devices: [SimulatedStrap.bareSensor()]) { monitor, _ in
             var errors: [HeartRateMonitorError] = []

@@ -92,6 +92,31 @@ struct MiBandAuthenticationTests {
     }
 }
 
+@Suite("Mi Band kit: deadlines on the connection's clock")
+struct MiBandClockTests {
+    @Test func aBandMadeFromASimulatorConnectionWaitsForRepliesInVirtualTime() throws {
+        let world = try BandWorld()
+        let (central, identifier, address) = (world.central, world.band.identifier, world.band.address)
+        let (simulator, clock) = (world.simulator, world.simulation.clock)
+        let (error, waited) = try world.simulation.run {
+            let connection = try await central.connect(to: identifier, services: MiBand2.services, timeout: .seconds(5))
+            var band = MiBand2(connection: connection)
+            band.replyTimeout = .seconds(30)
+            try await warmUp(band, MiBand2.Characteristics.auth)
+            let link = try #require(simulator.connection(to: address))
+            // After the CCCD write's response, the band's next PDU is the challenge: lose it.
+            let sent = await link.statistics.pdusSent[.peripheral] ?? 0
+            await link.inject(LinkFault(from: .peripheral, pduNumber: sent + 2, action: .drop))
+            let start = clock.now
+            var error: MiBandError?
+            do { try await band.authenticate() } catch let failure as MiBandError { error = failure }
+            return (error, start.duration(to: clock.now))
+        }
+        #expect(error == .noReply("auth challenge request", after: .seconds(30)))
+        #expect(waited >= .seconds(30))
+    }
+}
+
 @Suite("Mi Band kit: steps and battery from the simulated band")
 struct MiBandStepsAndBatteryTests {
     @Test func stepsAreReadWithDistanceAndCalories() throws {

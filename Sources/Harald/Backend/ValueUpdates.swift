@@ -1,24 +1,38 @@
 import Foundation
 import HaraldCore
 
-/// How many notified values a subscription keeps while the app is busy, and which it drops.
+/// How many notified or indicated values a subscription keeps while the app is busy, and which
+/// it drops.
 ///
-/// Always bounded: a peripheral that notifies faster than the app reads can't grow memory
-/// without limit. Dropped values are counted (``ValueUpdates/droppedCount``).
+/// The bounded policies keep memory flat however fast the peripheral sends; the values they drop
+/// are counted (``ValueUpdates/droppedCount``, ``Subscription/droppedCount``). ``unbounded``
+/// drops nothing, at the price of memory: choose it for indications and other low-rate data
+/// where every value counts.
 public enum UpdateBuffering: Hashable, Sendable {
     /// Keep the newest `n` values, dropping older ones (the right choice for live readings).
     case newest(Int)
     /// Keep the oldest `n` values, dropping new ones (for streams where order from the start
     /// matters more than recency).
     case oldest(Int)
+    /// Keep every value until the app takes it; nothing is dropped and the drop count stays 0.
+    ///
+    /// For indications and other low-rate data that must not be lost: the stack confirms each
+    /// indication (ATT Handle Value Confirmation) as it arrives, before the app has taken it, so
+    /// the peripheral considers a confirmed value delivered and will not send it again — a
+    /// bounded buffer that dropped it would lose a stored measurement for good. Memory grows with
+    /// every value the app has not taken yet: a loop that stops taking values while the
+    /// subscription stays open makes it grow without limit, so keep iterating, or unsubscribe.
+    /// Not for fast notifications.
+    case unbounded
 
     /// Keep the newest 64 values.
     public static let `default` = UpdateBuffering.newest(64)
 
-    /// How many values the buffer holds.
-    var limit: Int {
+    /// How many values the buffer holds; nil when it has no bound.
+    var limit: Int? {
         switch self {
         case let .newest(count), let .oldest(count): max(1, count)
+        case .unbounded: nil
         }
     }
 
@@ -43,12 +57,14 @@ public struct ValueUpdates: AsyncSequence, Sendable {
     /// stream ends as if the consumer had stopped (``Continuation/yield(_:)`` returns false).
     private let consumer: UpdateConsumer
 
-    /// Values dropped so far because the buffer was full.
+    /// Values dropped so far because the buffer was full: with ``UpdateBuffering/newest(_:)``
+    /// the older values displaced, with ``UpdateBuffering/oldest(_:)`` the new values refused;
+    /// always 0 with ``UpdateBuffering/unbounded``.
     public var droppedCount: Int { queue.droppedCount }
 
     /// A stream and the continuation a backend feeds it through.
     public static func makeStream(buffering: UpdateBuffering) -> (updates: ValueUpdates, continuation: Continuation) {
-        let queue = UpdateQueue(limit: buffering.limit, keepsNewest: buffering.keepsNewest)
+        let queue = UpdateQueue(limit: buffering.limit ?? .max, keepsNewest: buffering.keepsNewest)
         return (ValueUpdates(queue: queue, consumer: UpdateConsumer(queue)), Continuation(queue: queue))
     }
 
@@ -89,6 +105,10 @@ public struct ValueUpdates: AsyncSequence, Sendable {
     /// Ends the stream from the consuming side (unsubscribing).
     func finish() { queue.finish(throwing: nil) }
 
+    /// Slots the underlying buffer holds now, taken values included (tests check it stays near
+    /// the number of values waiting).
+    var heldSlotCount: Int { queue.heldSlotCount }
+
     /// Why the producer ended the stream, when it said.
     @usableFromInline
     var endError: BluetoothError? { queue.endError }
@@ -120,6 +140,11 @@ final class UpdateConsumer: Sendable {
 }
 
 /// The buffer between a backend and one subscription loop.
+///
+/// Only values go into the bounded buffer. The end of the stream — finished, and why (the
+/// disconnection a subscription loop and the flows above it wait for) — is state beside it, so
+/// no flood of values and no buffering policy can drop it: the consumer gets the buffered values,
+/// then the end.
 final class UpdateQueue: @unchecked Sendable {
     // @unchecked Sendable: every stored `var` is only touched with `lock` held. The waiting
     // consumer's continuation is taken out (set to nil) under the lock before it is resumed, so
@@ -165,6 +190,13 @@ final class UpdateQueue: @unchecked Sendable {
         return concurrentConsumers
     }
 
+    /// Slots the buffer array holds, values already taken included (for tests of its memory).
+    var heldSlotCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return buffer.count
+    }
+
     func yield(_ value: [UInt8]) -> Bool {
         lock.lock()
         if finished || terminated {
@@ -184,14 +216,21 @@ final class UpdateQueue: @unchecked Sendable {
             if keepsNewest {
                 head += 1
                 buffer.append(value)
-                if head > 64, head * 2 > buffer.count {
-                    buffer.removeFirst(head)
-                    head = 0
-                }
+                compactLocked()
             }
         }
         lock.unlock()
         return true
+    }
+
+    /// Releases the slots before `head` once they are most of the array (amortized O(1)): values
+    /// taken or displaced must not stay in memory while the consumer keeps a few values behind
+    /// and the buffer never runs empty. Called with the lock held.
+    private func compactLocked() {
+        if head > 64, head * 2 > buffer.count {
+            buffer.removeFirst(head)
+            head = 0
+        }
     }
 
     /// Ends the stream from the producing side (or on unsubscribe): buffered values are still
@@ -299,6 +338,8 @@ final class UpdateQueue: @unchecked Sendable {
             if head == buffer.count {
                 buffer.removeAll(keepingCapacity: true)
                 head = 0
+            } else {
+                compactLocked()
             }
             return .value(value)
         }

@@ -92,7 +92,7 @@ extension Demo {
 
     private static func locationAndBattery(_ monitor: HeartRateMonitor, _ say: DemoPrinter) async throws {
         say("  body sensor location: \(try await monitor.bodySensorLocation())")
-        say("  battery: \(try await monitor.batteryLevel()) %")
+        say("  battery: \(try await monitor.batteryLevel().map { "\($0) %" } ?? "not known")")
         if try await monitor.offersBatteryNotifications() {
             let levels = try await monitor.batteryLevels()
             await monitor.stop(levels)
