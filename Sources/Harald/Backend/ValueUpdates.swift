@@ -24,16 +24,32 @@ public enum UpdateBuffering: Hashable, Sendable {
     /// subscription stays open makes it grow without limit, so keep iterating, or unsubscribe.
     /// Not for fast notifications.
     case unbounded
+    /// Keep every value, but never more than `limit` waiting: a loop that falls that far behind
+    /// ends with ``BluetoothError/bufferOverflow(_:)`` (after the values already buffered)
+    /// instead of losing a value silently or growing without bound. What a subscription to an
+    /// indicating characteristic uses by default (``lossless``).
+    case lossless(limit: Int)
 
     /// Keep the newest 64 values.
     public static let `default` = UpdateBuffering.newest(64)
 
+    /// Every indication kept, up to 4096 waiting: the default for characteristics that indicate
+    /// rather than notify (``PeripheralConnection/subscribe(_:buffering:onDecodingFailure:timeout:)``
+    /// uses it in place of ``default``).
+    public static let lossless = UpdateBuffering.lossless(limit: 4096)
+
     /// How many values the buffer holds; nil when it has no bound.
     var limit: Int? {
         switch self {
-        case let .newest(count), let .oldest(count): max(1, count)
+        case let .newest(count), let .oldest(count), let .lossless(count): max(1, count)
         case .unbounded: nil
         }
+    }
+
+    /// True when a full buffer ends the stream instead of dropping a value.
+    var failsWhenFull: Bool {
+        if case .lossless = self { return true }
+        return false
     }
 
     /// True when a full buffer drops its oldest value for the new one.
@@ -64,7 +80,7 @@ public struct ValueUpdates: AsyncSequence, Sendable {
 
     /// A stream and the continuation a backend feeds it through.
     public static func makeStream(buffering: UpdateBuffering) -> (updates: ValueUpdates, continuation: Continuation) {
-        let queue = UpdateQueue(limit: buffering.limit ?? .max, keepsNewest: buffering.keepsNewest)
+        let queue = UpdateQueue(limit: buffering.limit ?? .max, keepsNewest: buffering.keepsNewest, failsWhenFull: buffering.failsWhenFull)
         return (ValueUpdates(queue: queue, consumer: UpdateConsumer(queue)), Continuation(queue: queue))
     }
 
@@ -153,6 +169,7 @@ final class UpdateQueue: @unchecked Sendable {
     private let lock = NSLock()
     private let limit: Int
     private let keepsNewest: Bool
+    private let failsWhenFull: Bool
     private var buffer: [[UInt8]] = []
     private var head = 0
     private var waiter: UnsafeContinuation<[UInt8]?, Never>?
@@ -167,9 +184,10 @@ final class UpdateQueue: @unchecked Sendable {
     /// A second consumer tried to wait while one was waiting (two loops over one stream).
     private var concurrentConsumers = false
 
-    init(limit: Int, keepsNewest: Bool) {
+    init(limit: Int, keepsNewest: Bool, failsWhenFull: Bool = false) {
         self.limit = limit
         self.keepsNewest = keepsNewest
+        self.failsWhenFull = failsWhenFull
     }
 
     var droppedCount: Int {
@@ -211,6 +229,12 @@ final class UpdateQueue: @unchecked Sendable {
         }
         if buffer.count - head < limit {
             buffer.append(value)
+        } else if failsWhenFull {
+            // Lossless: end the stream (the waiting values are still delivered) rather than drop.
+            if storedEndError == nil { storedEndError = .bufferOverflow(limit) }
+            finished = true
+            end()
+            return false
         } else {
             dropped += 1
             if keepsNewest {

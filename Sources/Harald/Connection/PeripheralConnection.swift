@@ -198,6 +198,10 @@ public actor PeripheralConnection {
 
     /// Turns on notifications (or indications) and returns the decoded values as they arrive.
     ///
+    /// `buffering` says what happens while the loop is busy; with ``UpdateBuffering/default`` an
+    /// indicating characteristic gets ``UpdateBuffering/lossless`` instead, since the stack has
+    /// confirmed each indication before the loop takes it.
+    ///
     /// When the subscription ends — unsubscribed, its loop's task cancelled, or released (a loop
     /// over `try await connection.subscribe(...)` releases it as the loop ends, by `break`, an
     /// error or `return`) — notifications are turned off at once, if no other subscriber of this
@@ -451,8 +455,12 @@ public actor PeripheralConnection {
         guard characteristic.properties.contains(.notify) || characteristic.properties.contains(.indicate) else {
             throw .notPermitted("\(characteristic.uuid) neither notifies nor indicates")
         }
+        // Indications are confirmed by the stack before the loop takes them: by default none is
+        // dropped (``UpdateBuffering/lossless``).
+        let indicates = !characteristic.properties.contains(.notify) && characteristic.properties.contains(.indicate)
+        let policy = buffering == .default && indicates ? .lossless : buffering
         // Open the stream before enabling, so nothing sent right after the CCCD write is lost.
-        let updates = await backend.valueUpdates(for: characteristic, buffering: buffering)
+        let updates = await backend.valueUpdates(for: characteristic, buffering: policy)
         let hold: SharedLink.NotificationHold
         do { hold = try await link.acquire(characteristic, deadline: deadline) } catch {
             updates.finish()
