@@ -72,6 +72,8 @@ struct FakeScenarioPeer: ScenarioPeer {
         }
     }
     func disconnectFromPeer() async throws { world.central.dropConnection(world.peripheral) }
+    /// CoreBluetooth has no handles: the fake reports the scenario service invalidated.
+    func changeServices() async throws { world.peripheral.invalidate([ScenarioProfile.service]) }
 }
 
 @Suite("Public API scenarios on the CoreBluetooth fake")

@@ -41,6 +41,9 @@ struct BumbleScenarioPeer: ScenarioPeer {
 
     func disconnectFromPeer() async throws { _ = try await control.send(["op": "disconnect"]) }
 
+    /// The peer answers once the central confirmed the Service Changed indication.
+    func changeServices() async throws { _ = try await control.send(["op": "change_services"]) }
+
     private func poll(_ what: String, until done: () async throws -> Bool) async throws {
         let clock = ContinuousClock()
         let start = clock.now

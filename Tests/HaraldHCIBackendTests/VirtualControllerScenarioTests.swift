@@ -24,6 +24,7 @@ struct VirtualScenarioPeer: ScenarioPeer {
     }
 
     func disconnectFromPeer() async throws { controller.disconnectFromPeripheral(peripheral.address) }
+    func changeServices() async throws { try await peripheral.changeServices() }
 }
 
 /// The public API's scenario suite over Harald's HCI host stack and GATT client, against the

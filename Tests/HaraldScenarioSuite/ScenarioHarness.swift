@@ -21,6 +21,12 @@ public protocol ScenarioPeer: Sendable {
     func writesWithoutResponse(to uuid: BluetoothUUID, count: Int) async throws -> [[UInt8]]
     /// The peer closes the link.
     func disconnectFromPeer() async throws
+    /// The peer changes its GATT database while connected: it removes its scenario service and
+    /// adds it again after its last attribute, so every handle of the service changes (values
+    /// and the other services stay), and tells the central — a Service Changed indication
+    /// naming the range that covers the old and the new place (ATT peers, returning once the
+    /// central confirmed it), `didModifyServices` with the scenario service (CoreBluetooth).
+    func changeServices() async throws
 }
 
 /// A central on the backend under test, the peer it talks to, and how time passes there.

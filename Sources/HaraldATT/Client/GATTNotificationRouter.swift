@@ -171,10 +171,10 @@ final class GATTNotificationRouter: @unchecked Sendable {
         lock.lock()
         var streams: [AsyncStream<GATTNotification>.Continuation] = []
         var ended: [@Sendable (GATTClient.ValueSink.End) -> Void] = []
-        for handle in subscribers.keys where range.contains(handle) {
+        for handle in subscribers.keys.filter(range.contains) {
             streams += subscribers.removeValue(forKey: handle)?.values.map(\.continuation) ?? []
         }
-        for handle in sinks.keys where range.contains(handle) {
+        for handle in sinks.keys.filter(range.contains) {
             ended += sinks.removeValue(forKey: handle)?.values.map(\.finish) ?? []
         }
         lock.unlock()

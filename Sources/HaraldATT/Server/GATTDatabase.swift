@@ -65,7 +65,8 @@ public struct GATTDatabase: Sendable {
     @discardableResult
     public mutating func add(_ definition: GATTServiceDefinition) throws(GATTDatabaseError) -> GATTService {
         var changed = self
-        try changed.resolve(try changed.append(definition))
+        let slots = try changed.append(definition)
+        try changed.resolve(slots)
         self = changed
         return changed.services[changed.services.count - 1]
     }
@@ -77,7 +78,8 @@ public struct GATTDatabase: Sendable {
     public mutating func removeService(at start: UInt16) -> GATTService? {
         guard let position = services.firstIndex(where: { $0.handles.start == start }) else { return nil }
         let removed = services.remove(at: position)
-        attributes.removeSubrange(indices(in: removed.handles))
+        let removedIndices = indices(in: removed.handles)
+        attributes.removeSubrange(removedIndices)
         characteristics.removeAll { $0.service == removed }
         return removed
     }

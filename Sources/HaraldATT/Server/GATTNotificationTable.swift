@@ -1,7 +1,9 @@
 import Foundation
+import HaraldCodec
 
 /// What ``GATTServer/notify(handle:value:to:)`` needs, readable without entering the server's
-/// actor: which CCCD belongs to which value handle, for each connection its bearer, its ATT_MTU
+/// actor: which CCCD belongs to which value handle, where each characteristic UUID's value is,
+/// for each connection its bearer, its ATT_MTU
 /// and the CCCDs that have notifications on, plus the notifications sent (merged into the
 /// server's counters when they are read).
 ///
@@ -9,7 +11,7 @@ import Foundation
 /// a change of the database), so a notifying task — a peripheral's script — sends without an
 /// executor hop into the actor and back out.
 final class GATTNotificationTable: @unchecked Sendable {
-    // @unchecked Sendable: `cccdHandles`, `entries` (and the fields of every `Entry`, reached
+    // @unchecked Sendable: `cccdHandles`, `valueHandles`, `entries` (and the fields of every `Entry`, reached
     // through it or a `Target`), `sentTotal` and `bytesTotal` are only touched with `lock`
     // held; no code runs under the lock but dictionary updates.
     struct Target {
@@ -34,6 +36,8 @@ final class GATTNotificationTable: @unchecked Sendable {
     private let lock = NSLock()
     /// Value handle → the handle of its CCCD.
     private var cccdHandles: [UInt16: UInt16] = [:]
+    /// Characteristic UUID → the value handle of the first characteristic with it.
+    private var valueHandles: [BluetoothUUID: UInt16] = [:]
     private var entries: [GATTConnectionID: Entry] = [:]
     private var sentTotal = 0
     private var bytesTotal = 0
@@ -45,11 +49,20 @@ final class GATTNotificationTable: @unchecked Sendable {
         return cccdHandles[valueHandle]
     }
 
-    /// Takes the value handle → CCCD handle map of a (new) database layout, and turns
-    /// notifications off on every connection for the CCCDs that are gone.
-    func setLayout(_ layout: [UInt16: UInt16]) {
+    /// The value handle of the first characteristic with `uuid`, in handle order.
+    func valueHandle(of uuid: BluetoothUUID) -> UInt16? {
+        lock.lock()
+        defer { lock.unlock() }
+        return valueHandles[uuid]
+    }
+
+    /// Takes the layout of a (new) database — value handle → CCCD handle, characteristic UUID →
+    /// first value handle — and turns notifications off on every connection for the CCCDs that
+    /// are gone.
+    func setLayout(_ layout: [UInt16: UInt16], valueHandles: [BluetoothUUID: UInt16]) {
         lock.lock()
         cccdHandles = layout
+        self.valueHandles = valueHandles
         let remaining = Set(layout.values)
         for entry in entries.values { entry.enabled.formIntersection(remaining) }
         lock.unlock()

@@ -42,6 +42,17 @@ extension GATTServer {
         return service
     }
 
+    /// Swaps services, as a device does when it restarts into other firmware (a buttonless DFU
+    /// bootloader, say): removes every service whose UUID is in `uuids`, adds `definitions`, and
+    /// indicates one range (``changeServices(removing:adding:indicationTimeout:)``).
+    @discardableResult
+    public func replaceServices(
+        _ uuids: [BluetoothUUID], with definitions: [GATTServiceDefinition], indicationTimeout: Duration? = nil
+    ) async throws(GATTDatabaseError) -> ATTHandleRange? {
+        try await changeServices(
+            removing: database.services.filter { uuids.contains($0.uuid) }, adding: definitions, indicationTimeout: indicationTimeout)
+    }
+
     /// Removes every service with `uuid` and indicates Service Changed for their handles
     /// (``changeServices(removing:adding:indicationTimeout:)``); returns the range, nil when
     /// there was no such service.
@@ -78,10 +89,11 @@ extension GATTServer {
     private func adoptLayout() {
         let layout = Self.cccdLayout(of: database)
         cccdHandles = layout
-        notificationTable.setLayout(layout)
+        notificationTable.setLayout(layout, valueHandles: Self.valueHandles(of: database))
         let remaining = Set(layout.values)
-        for id in connections.keys {
-            connections[id]?.clientConfigurations = connections[id]?.clientConfigurations.filter { remaining.contains($0.key) } ?? [:]
+        for (id, state) in connections {
+            let kept = state.clientConfigurations.filter { remaining.contains($0.key) }
+            connections[id]?.clientConfigurations = kept
         }
     }
 

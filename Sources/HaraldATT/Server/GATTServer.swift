@@ -135,7 +135,23 @@ public actor GATTServer {
         (events, eventSink) = AsyncStream<GATTServerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let layout = Self.cccdLayout(of: database)
         self.cccdHandles = layout
-        notificationTable.setLayout(layout)
+        notificationTable.setLayout(layout, valueHandles: Self.valueHandles(of: database))
+    }
+
+    /// Characteristic UUID → value handle of the first characteristic with it, in handle order.
+    static func valueHandles(of database: GATTDatabase) -> [BluetoothUUID: UInt16] {
+        var handles: [BluetoothUUID: UInt16] = [:]
+        for (_, characteristic) in database.characteristics where handles[characteristic.uuid] == nil {
+            handles[characteristic.uuid] = characteristic.valueHandle
+        }
+        return handles
+    }
+
+    /// The value handle of the first characteristic with `uuid` (in handle order) in the
+    /// database as it is now; readable without entering the actor, for code that notifies by
+    /// UUID (a virtual peripheral's script).
+    public nonisolated func valueHandle(of uuid: BluetoothUUID) -> UInt16? {
+        notificationTable.valueHandle(of: uuid)
     }
 
     /// Value handle → CCCD handle for every characteristic of `database` that has a CCCD.

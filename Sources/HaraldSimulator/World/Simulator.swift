@@ -33,6 +33,9 @@ public final class Simulator: Sendable {
     public let linkParameters: LinkParameters
     /// Whether connections exchange MTUs when they open (true, as phones do).
     public let exchangesMTUOnConnect: Bool
+    /// Whether connections turn on the peripheral's Service Changed indications before their
+    /// first service discovery (true; see ``GATTConnection/open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:)``).
+    public let watchesServiceChanged: Bool
 
     struct Device {
         var description: VirtualPeripheral
@@ -59,10 +62,14 @@ public final class Simulator: Sendable {
     /// A world with `devices` in range and the radio powered on.
     ///
     /// Throws when a device's GATT description cannot be laid out.
-    public init(clock: VirtualClock, devices: [VirtualPeripheral], link: LinkParameters = .typical, exchangesMTUOnConnect: Bool = true) throws {
+    public init(
+        clock: VirtualClock, devices: [VirtualPeripheral], link: LinkParameters = .typical, exchangesMTUOnConnect: Bool = true,
+        watchesServiceChanged: Bool = true
+    ) throws {
         self.clock = clock
         self.linkParameters = link
         self.exchangesMTUOnConnect = exchangesMTUOnConnect
+        self.watchesServiceChanged = watchesServiceChanged
         for description in devices {
             try add(description)
         }
@@ -79,7 +86,7 @@ public final class Simulator: Sendable {
         let behaviour = description.makeBehaviour(runtime)
         let database = try GATTDatabase(services: behaviour.services)
         let server = GATTServer(database: database, clock: clock, configuration: behaviour.serverConfiguration)
-        runtime.attach(server, database: database)
+        runtime.attach(server)
         let interval = max(description.advertisingInterval, .milliseconds(20))
         let seed = description.address.bytes.reduce(0) { $0 &* 31 &+ Int($1) }
         let phase = interval * Double(seed.magnitude % 1000) / 1000
@@ -259,7 +266,7 @@ public final class Simulator: Sendable {
         do {
             connection = try await GATTConnection.open(
                 bearer: centralBearer, peripheral: device.description.identifier, clock: clock, exchangeMTU: exchangesMTUOnConnect,
-                timeout: max(timeout, .milliseconds(1)))
+                watchesServiceChanged: watchesServiceChanged, timeout: max(timeout, .milliseconds(1)))
         } catch {
             await link.close(reason: .terminated(by: .central))
             throw error
