@@ -139,6 +139,24 @@ struct ServiceChangedServerTests {
         #expect(await world.server.notify(handle: level, value: [1]) == 0)
     }
 
+    @Test func aServiceAddedOnTheHandlesOfARemovedOneStartsWithNoClientConfiguration() async throws {
+        // The battery service is last, so removing it frees its handles for the next service.
+        let battery = GATTServiceDefinition(uuid: BluetoothUUID(0x180F), characteristics: [
+            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read, .notify], value: [85]),
+        ])
+        let world = try await ChangingServer(services: [GATTGenericAttributeService.definition, battery])
+        let before = await world.server.database
+        let level = try #require(before.characteristic(BluetoothUUID(0x2A19))).valueHandle
+        let cccd = try #require(before.clientConfigurationHandle(forValueHandle: level))
+        try await world.unaware.configureNotifications(cccdHandle: cccd, .notifications)
+        try await world.server.replaceServices([BluetoothUUID(0x180F)], with: [extra])
+        let after = await world.server.database
+        let reused = try #require(after.characteristic(BluetoothUUID(0x2A8A))).valueHandle
+        #expect(after.clientConfigurationHandle(forValueHandle: reused) == cccd)
+        #expect(await world.server.clientConfiguration(valueHandle: reused, connection: world.unawareConnection) == [])
+        #expect(await world.server.notify(handle: reused, value: [1]) == 0)
+    }
+
     @Test func aChangeThatCannotBeLaidOutChangesNothingAndIndicatesNothing() async throws {
         let world = try await ChangingServer()
         let before = await world.server.database.services

@@ -13,7 +13,7 @@ import HaraldCodec
 final class GATTNotificationTable: @unchecked Sendable {
     // @unchecked Sendable: `cccdHandles`, `valueHandles`, `entries` (and the fields of every `Entry`, reached
     // through it or a `Target`), `sentTotal` and `bytesTotal` are only touched with `lock`
-    // held; no code runs under the lock but dictionary updates.
+    // held; no code runs under the lock but dictionary and set updates.
     struct Target {
         let connection: GATTConnectionID
         let bearer: any ATTBearer
@@ -57,14 +57,13 @@ final class GATTNotificationTable: @unchecked Sendable {
     }
 
     /// Takes the layout of a (new) database — value handle → CCCD handle, characteristic UUID →
-    /// first value handle — and turns notifications off on every connection for the CCCDs that
-    /// are gone.
-    func setLayout(_ layout: [UInt16: UInt16], valueHandles: [BluetoothUUID: UInt16]) {
+    /// first value handle — and turns notifications off on every connection for the CCCDs
+    /// in `forgetting` (those of removed services).
+    func setLayout(_ layout: [UInt16: UInt16], valueHandles: [BluetoothUUID: UInt16], forgetting: Set<UInt16> = []) {
         lock.lock()
         cccdHandles = layout
         self.valueHandles = valueHandles
-        let remaining = Set(layout.values)
-        for entry in entries.values { entry.enabled.formIntersection(remaining) }
+        for entry in entries.values { entry.enabled.subtract(forgetting) }
         lock.unlock()
     }
 

@@ -68,32 +68,34 @@ extension GATTServer {
         removing: [GATTService], adding: [GATTServiceDefinition]
     ) throws(GATTDatabaseError) -> (range: ATTHandleRange, added: [GATTService])? {
         var changed = database
-        var touched: [ATTHandleRange] = []
+        var removed: [ATTHandleRange] = []
         var added: [GATTService] = []
         for service in removing {
-            if let removed = changed.removeService(at: service.handles.start) { touched.append(removed.handles) }
+            if let gone = changed.removeService(at: service.handles.start) { removed.append(gone.handles) }
         }
-        for definition in adding {
-            let service = try changed.add(definition)
-            added.append(service)
-            touched.append(service.handles)
-        }
+        for definition in adding { added.append(try changed.add(definition)) }
+        let touched = removed + added.map(\.handles)
         guard let first = touched.first else { return nil }
         database = changed
-        adoptLayout()
+        adoptLayout(removed: removed)
         return (touched.dropFirst().reduce(first) { ATTHandleRange(start: min($0.start, $1.start), end: max($0.end, $1.end)) }, added)
     }
 
-    /// The value handle → CCCD map of the database as it is now, for the actor and the
-    /// notification table; per connection, the configuration of every CCCD that is gone is dropped.
-    private func adoptLayout() {
+    /// Takes the layout of the database as it is now, for the actor and the notification table.
+    /// Per connection, what named a handle of a removed service is dropped — CCCD configurations
+    /// and queued prepared writes — even where an added service reuses the handle (a service
+    /// removed from the end frees its handles for the next one).
+    private func adoptLayout(removed: [ATTHandleRange]) {
+        let inRemoved = { (handle: UInt16) in removed.contains { $0.contains(handle) } }
+        let forgotten = Set(cccdHandles.values.filter(inRemoved))
         let layout = Self.cccdLayout(of: database)
         cccdHandles = layout
-        notificationTable.setLayout(layout, valueHandles: Self.valueHandles(of: database))
-        let remaining = Set(layout.values)
+        notificationTable.setLayout(layout, valueHandles: Self.valueHandles(of: database), forgetting: forgotten)
         for (id, state) in connections {
-            let kept = state.clientConfigurations.filter { remaining.contains($0.key) }
-            connections[id]?.clientConfigurations = kept
+            let configurations = state.clientConfigurations.filter { !inRemoved($0.key) }
+            let prepared = state.prepareQueue.filter { !inRemoved($0.handle) }
+            connections[id]?.clientConfigurations = configurations
+            connections[id]?.prepareQueue = prepared
         }
     }
 

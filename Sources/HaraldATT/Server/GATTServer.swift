@@ -103,7 +103,7 @@ public actor GATTServer {
     }
 
     var connections: [GATTConnectionID: Connection] = [:]
-    var nextID: UInt64 = 1
+    private var nextID: UInt64 = 1
     /// Indication continuations not resumed yet. Zero when idle.
     public private(set) var liveContinuations = 0
 

@@ -23,6 +23,11 @@ import HaraldGATTBackend
 ///   a fault layer), then an MTU exchange.
 /// - Pairing happens as on a phone: the first refusal for lack of security (Insufficient
 ///   Authentication/Encryption) starts it, and the device's ``PairingResponse`` decides the outcome.
+/// - Database changes: every device's GATT server has the Generic Attribute service with Service
+///   Changed (added after the device's own services unless its server configuration says
+///   otherwise); ``PeripheralRuntime/changeServices(removing:adding:)`` changes a device's
+///   services while connected and indicates the change to the centrals that turned it on, which
+///   connections do before their first service discovery (``watchesServiceChanged``).
 /// - Faults and statistics per connection: ``connections``, ``SimulatedConnection``.
 public final class Simulator: Sendable {
     // Every mutable part of the world is in `state`; continuations are resumed and links closed
