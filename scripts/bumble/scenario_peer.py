@@ -92,7 +92,7 @@ class ScenarioPeer:
         server = self.device.gatt_server
         first, last = service.handle, service.end_group_handle
         server.attributes = [a for a in server.attributes if not first <= a.handle <= last]
-        server.services.remove(service)
+        server.services = [s for s in server.services if s is not service]
         server.attributes_by_handle.clear()  # a cache of handle lookups, stale now
 
     async def change_services(self):
