@@ -181,7 +181,9 @@ let package = Package(
             dependencies: ["HaraldMiBandSimulation", "HaraldSimulator", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore"]),
         .testTarget(
             name: "HaraldSimulatorTests",
-            dependencies: ["HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore"]),
+            dependencies: [
+                "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldGATTBackend", "HaraldATT", "HaraldCodec", "HaraldCore",
+            ]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
         // ScenarioFailure) and run by a parameterized test per backend.
         .target(name: "HaraldScenarioSuite", dependencies: ["Harald", "HaraldCodec", "HaraldCore"], path: "Tests/HaraldScenarioSuite"),

@@ -10,6 +10,13 @@ import HaraldCore
 /// a service's declaration handle, a characteristic's value handle, a descriptor's handle. An
 /// operation takes its handle from the identity; a numbered identity (not from a handle) fails
 /// with ``BluetoothError/notFound(_:)``.
+///
+/// Changes of the peer's database (Core spec Vol 3 Part G §2.5.2) — a Service Changed indication
+/// the connection turned on (see ``open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:)``),
+/// or Database Out Of Sync answering any request — end the value streams of the characteristics
+/// in the changed range with ``BluetoothError/serviceChanged(_:)``, forget the CCCDs there, and
+/// are reported by ``serviceChanges()``. A request answered Database Out Of Sync throws
+/// `.serviceChanged(nil)`: every handle counts as changed.
 public final class GATTConnection: ConnectionBackend {
     public let peripheral: PeripheralIdentifier
     /// The GATT client doing the work (its counters report protocol cost).
@@ -17,33 +24,82 @@ public final class GATTConnection: ConnectionBackend {
     private let signal = DisconnectionSignal()
     /// Characteristic → CCCD handle, learned from descriptor discovery.
     private let cccdHandles = Locked<[AttributeID: UInt16]>([:])
+    /// The streams of ``serviceChanges()``.
+    private let changes = ServiceChangeStreams()
+    /// Whether the Service Changed indications are still to be turned on (before the first
+    /// service discovery), being turned on, or settled (on, absent, refused, or not wanted).
+    private let serviceChangedWatch: Locked<ServiceChangedWatch>
+    /// Time elapsed on the connection's clock since it opened.
+    private let elapsed: @Sendable () -> Duration
 
-    private init(peripheral: PeripheralIdentifier, client: GATTClient) {
+    private enum ServiceChangedWatch { case pending, settingUp, settled }
+
+    private init(peripheral: PeripheralIdentifier, client: GATTClient, watchesServiceChanged: Bool, elapsed: @escaping @Sendable () -> Duration) {
         self.peripheral = peripheral
         self.client = client
+        self.serviceChangedWatch = Locked(watchesServiceChanged ? .pending : .settled)
+        self.elapsed = elapsed
     }
 
     /// Starts a GATT client on `bearer` and, when `exchangeMTU` is set, raises the ATT_MTU once
     /// (Exchange MTU, offering the bearer's receive MTU).
+    ///
+    /// With `watchesServiceChanged` (the default) the connection turns on the peer's Service
+    /// Changed indications, so it learns when the peer's database changes. That costs requests,
+    /// so it happens once, lazily, at the start of the first service discovery — every use of
+    /// the peer's attributes begins with one, and a connection that never discovers pays
+    /// nothing — and before that discovery's own requests, so no change after the discovery
+    /// began can go unnoticed. It is ``GATTClient/watchServiceChanged(timeout:)``: Read By
+    /// Type 0x2A05 over every handle (the answer, or the Error Response refusing to read the
+    /// value, names the value handle; Attribute Not Found means the peer has none), Find
+    /// Information after the value for its CCCD, and the CCCD write: three requests on a peer with
+    /// Service Changed, one on a peer without. Discovering the Generic Attribute service's
+    /// characteristics and descriptors instead costs at least as many, and needs the service
+    /// first. A peer that refuses is used without the indications.
     public static func open(
         bearer: any ATTBearer, peripheral: PeripheralIdentifier, clock: any Clock<Duration>,
-        exchangeMTU: Bool = true, timeout: Duration = .seconds(30)
+        exchangeMTU: Bool = true, watchesServiceChanged: Bool = true, timeout: Duration = .seconds(30)
     ) async throws(BluetoothError) -> GATTConnection {
         let client = GATTClient(bearer: bearer, clock: clock, configuration: .init(defaultTimeout: timeout))
-        let connection = GATTConnection(peripheral: peripheral, client: client)
-        // A sink on handle 0 (never a valid attribute) is finished when the bearer closes.
-        let signal = connection.signal
+        let connection = GATTConnection(
+            peripheral: peripheral, client: client, watchesServiceChanged: watchesServiceChanged, elapsed: stopwatch(clock))
+        // A sink on handle 0 (never a valid attribute, so never in a changed range) is finished
+        // when the bearer closes.
+        let (signal, changes) = (connection.signal, connection.changes)
         _ = await client.addSink(
-            GATTClient.ValueSink(deliver: { _ in true }, finish: { signal.set(GATTConnection.reason(for: $0)) }), handle: 0)
+            GATTClient.ValueSink(deliver: { _ in true }, finish: { end in
+                guard case .closed(let reason) = end else { return }
+                signal.set(GATTConnection.reason(for: reason))
+                changes.finish()
+            }), handle: 0)
+        let cccdHandles = connection.cccdHandles
+        await client.observeDatabaseChanges { range in
+            cccdHandles.withLock { known in
+                known = known.filter { characteristic, cccd in
+                    !range.contains(cccd) && !(characteristic.handle.map(range.contains) ?? false)
+                }
+            }
+            changes.yield(ServiceChange(handles: range))
+        }
         if exchangeMTU {
             do { _ = try await client.exchangeMTU(timeout: timeout) } catch { throw await connection.translate(error, "MTU exchange", timeout) }
         }
         return connection
     }
 
+    /// Elapsed time on `clock` from now.
+    private static func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
+        let origin = clock.now
+        return { origin.duration(to: clock.now) }
+    }
+
     public func mtu() async -> Int { await client.mtu }
 
+    /// Changes of the peer's database from now on; see the type's description.
+    public func serviceChanges() -> AsyncStream<ServiceChange> { changes.makeStream() }
+
     public func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws(BluetoothError) -> [DiscoveredService] {
+        let timeout = try await watchServiceChangedOnce(timeout: timeout)
         let found: [GATTService]
         do {
             if let uuids, uuids.count == 1 {
@@ -178,7 +234,12 @@ public final class GATTConnection: ConnectionBackend {
         }
         let sink = GATTClient.ValueSink(
             deliver: { continuation.yield($0.value) },
-            finish: { continuation.finish(throwing: .disconnected(GATTConnection.reason(for: $0))) })
+            finish: { end in
+                switch end {
+                case .closed(let reason): continuation.finish(throwing: .disconnected(GATTConnection.reason(for: reason)))
+                case .attributesChanged: continuation.finish(throwing: .serviceChanged(AttributeID(handle: handle)))
+                }
+            })
         let client = self.client
         // A sink whose consumer has gone away is removed the next time a value arrives for it.
         _ = await client.addSink(sink, handle: handle)
@@ -205,6 +266,43 @@ public final class GATTConnection: ConnectionBackend {
     }
 
     // MARK: Internals
+
+    /// Turns the Service Changed indications on if that is still to be done (see
+    /// ``open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:)``) and returns
+    /// what is left of `timeout` for the discovery. A discovery that runs while another sets
+    /// them up does not wait for it. A timeout or cancellation fails the discovery and leaves the
+    /// set-up to the next one; a peer without Service Changed, or one that refuses it, is used
+    /// without.
+    private func watchServiceChangedOnce(timeout: Duration) async throws(BluetoothError) -> Duration {
+        let claimed = serviceChangedWatch.withLock { state in
+            guard state == .pending else { return false }
+            state = .settingUp
+            return true
+        }
+        guard claimed else { return timeout }
+        let started = elapsed()
+        var outcome = ServiceChangedWatch.settled
+        defer { serviceChangedWatch.withLock { $0 = outcome } }
+        do {
+            try await client.watchServiceChanged(timeout: timeout)
+        } catch {
+            switch error {
+            case .timeout, .cancelled:
+                outcome = .pending
+                throw await translate(error, "service discovery", timeout)
+            case .disconnected:
+                throw await translate(error, "service discovery", timeout)
+            case .attribute(.databaseOutOfSync, _, _):
+                // Everything counts as changed already; the next discovery tries again.
+                outcome = .pending
+            default:
+                break
+            }
+        }
+        let left = timeout - (elapsed() - started)
+        guard left > .zero else { throw BluetoothError.timeout(operation: "service discovery", after: timeout) }
+        return left
+    }
 
     /// The handle an identity was derived from.
     private static func handle(of id: AttributeID, _ uuid: BluetoothUUID) throws(BluetoothError) -> UInt16 {
@@ -256,6 +354,7 @@ public final class GATTConnection: ConnectionBackend {
     /// The public error for a GATT client failure.
     func translate(_ error: GATTError, _ operation: String, _ timeout: Duration) async -> BluetoothError {
         switch error {
+        case .attribute(.databaseOutOfSync, _, _): return BluetoothError.serviceChanged(nil)
         case let .attribute(code, handle, _): return BluetoothError.attribute(code, on: Self.attribute(at: handle))
         case .timeout: return BluetoothError.timeout(operation: operation, after: timeout)
         case .cancelled: return BluetoothError.cancelled

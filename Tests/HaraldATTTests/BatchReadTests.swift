@@ -76,7 +76,7 @@ struct BatchReadTests {
 
     @Test func aServerWithoutReadMultipleVariableGetsSingleReads() async throws {
         let values: [[UInt8]] = [[1], [2, 2], Array(repeating: 3, count: 30)]
-        let link = try await Link(services: Self.service(values), serverConfiguration: .init(supportsReadMultipleVariable: false))
+        let link = try await Link(services: Self.service(values), serverConfiguration: .exactLayout(supportsReadMultipleVariable: false))
         let handles = await Self.valueHandles(link)
         #expect(try Self.values(try await link.client.readValues(handles: handles)) == values)
         #expect(await link.client.readMultipleVariableRefused)
@@ -88,7 +88,7 @@ struct BatchReadTests {
     }
 
     @Test func aRefusalIsRememberedForTheConnection() async throws {
-        let link = try await Link(services: Self.service([[1], [2]]), serverConfiguration: .init(supportsReadMultipleVariable: false))
+        let link = try await Link(services: Self.service([[1], [2]]), serverConfiguration: .exactLayout(supportsReadMultipleVariable: false))
         let handles = await Self.valueHandles(link)
         _ = try await link.client.readValues(handles: handles)
         _ = try await link.client.readValues(handles: handles)

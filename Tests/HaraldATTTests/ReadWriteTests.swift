@@ -150,7 +150,7 @@ struct ReadWriteTests {
     }
 
     @Test func fullPrepareQueueFailsTheWriteAndCancelsTheQueue() async throws {
-        let link = try await Link(services: SampleDevice.services, serverConfiguration: .init(maximumPreparedWrites: 2))
+        let link = try await Link(services: SampleDevice.services, serverConfiguration: .exactLayout(maximumPreparedWrites: 2))
         let handle = await link.valueHandle(SampleDevice.vendorLong)
         await #expect(throws: GATTError.attribute(.prepareQueueFull, handle: handle, request: .prepareWriteRequest)) {
             try await link.client.writeLong(handle: handle, value: Array(repeating: 7, count: 50))

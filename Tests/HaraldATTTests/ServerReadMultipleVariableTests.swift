@@ -51,7 +51,7 @@ struct ServerReadMultipleVariableTests {
     }
 
     @Test func aServerConfiguredWithoutItAnswersRequestNotSupported() async throws {
-        var client = try await RawClient(configuration: .init(supportsReadMultipleVariable: false))
+        var client = try await RawClient(configuration: .exactLayout(supportsReadMultipleVariable: false))
         let (name, battery, _) = await Self.handles(client)
         let reply = try await client.exchange(ATTReadMultipleVariableRequest(handles: [name, battery]))
         #expect(reply == errorPDU(.readMultipleVariableRequest, 0, .requestNotSupported))

@@ -75,6 +75,8 @@ struct FakeScenarioPeer: ScenarioPeer {
     func notificationsEnabled(on uuid: BluetoothUUID) async throws -> Bool {
         world.peripheral.characteristic(uuid)?.isNotifying ?? false
     }
+    /// CoreBluetooth has no handles: the fake reports the scenario service invalidated.
+    func changeServices() async throws { world.peripheral.invalidate([ScenarioProfile.service]) }
 }
 
 @Suite("Public API scenarios on the CoreBluetooth fake")

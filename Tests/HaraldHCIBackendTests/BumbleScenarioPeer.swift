@@ -44,6 +44,8 @@ struct BumbleScenarioPeer: ScenarioPeer {
     func notificationsEnabled(on uuid: BluetoothUUID) async throws -> Bool {
         try await control.send(["op": "subscribed", "uuid": uuid.uuidString])["enabled"] as? Bool ?? false
     }
+    /// The peer answers once the central confirmed the Service Changed indication.
+    func changeServices() async throws { _ = try await control.send(["op": "change_services"]) }
 
     private func poll(_ what: String, until done: () async throws -> Bool) async throws {
         let clock = ContinuousClock()

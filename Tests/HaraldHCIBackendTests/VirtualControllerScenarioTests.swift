@@ -34,6 +34,7 @@ struct VirtualScenarioPeer: ScenarioPeer {
         guard let connection = await server.connectionIDs.last else { return false }
         return await !server.clientConfiguration(valueHandle: handle, connection: connection).isEmpty
     }
+    func changeServices() async throws { try await peripheral.changeServices() }
 }
 
 /// The public API's scenario suite over Harald's HCI host stack and GATT client, against the

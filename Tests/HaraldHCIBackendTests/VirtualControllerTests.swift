@@ -5,8 +5,9 @@ import HaraldScenarioSuite
 import HaraldTestSupport
 import Testing
 
-/// What the in-process controller adds beyond the scenario suite: fragmentation both ways and a
-/// connection attempt to a peripheral that is not there.
+/// What the in-process controller adds beyond the scenario suite: fragmentation both ways, a
+/// Service Changed indication and its confirmation over the whole HCI path, and a connection
+/// attempt to a peripheral that is not there.
 @Suite("The HCI backend against an in-process controller")
 struct VirtualControllerTests {
     @Test func aValueLongerThanTheControllerBuffersCrossesItInFragmentsBothWays() async throws {
@@ -22,6 +23,26 @@ struct VirtualControllerTests {
             try await connection.writeWithoutResponse(value, to: ScenarioSpecs.stream)
             #expect(await peripheral.state.writes(count: 1) == [value])
             #expect(try await connection.read(ScenarioSpecs.setting) == 0x0201)
+            await connection.disconnect()
+        }
+        #expect(controller.linkCount == 0)
+        await backend.close()
+    }
+
+    @Test func aServiceChangeOfThePeripheralReachesTheConnectionOverHCI() async throws {
+        let peripheral = try ScenarioPeripheral()
+        let controller = VirtualController(peers: [peripheral.virtualPeer])
+        let backend = try await HCICentralBackend.open(transport: controller, clock: ManualClock())
+        try await withHangGuard(seconds: 120) {
+            let connection = try await backend.connect(to: PeripheralIdentifier(address: peripheral.address), options: .default, timeout: .seconds(30))
+            let before = try #require(try await connection.discoverServices([ScenarioProfile.service], timeout: .seconds(30)).first?.handles)
+            let changes = connection.serviceChanges()
+            // Returns once the central confirmed the indication.
+            try await peripheral.changeServices()
+            var iterator = changes.makeAsyncIterator()
+            let change = try #require(await iterator.next())
+            let after = try #require(try await connection.discoverServices([ScenarioProfile.service], timeout: .seconds(30)).first?.handles)
+            #expect(change == ServiceChange(handles: ATTHandleRange(start: before.start, end: after.end)))
             await connection.disconnect()
         }
         #expect(controller.linkCount == 0)

@@ -146,17 +146,46 @@ extension Scenario {
 
     static func oneDeadlineCoversDiscoveryAndTheRead(_ harness: ScenarioHarness) async throws {
         let connection = try await connect(harness)
-        // Nothing discovered yet: the read must discover the service and its characteristics first.
+        // Nothing discovered yet: the read must discover the service and its characteristics
+        // first (peers answer discovery; they hold the read). The error names the call's
+        // timeout; the simulator's own tests check the exact instant it fails, in virtual time.
         try await harness.peer.holdAnswers()
         let short = harness.shortTimeout
         let results = try await whilePending([{ _ = try await connection.read(ScenarioSpecs.setting, timeout: short) }]) {
             try await harness.peer.waitForHeldRequests(1)
             await harness.elapse(short)
         }
-        let error = try results[0].failure("read behind a held discovery")
+        let error = try results[0].failure("read behind a held peer")
         guard case let BluetoothError.timeout(_, after) = error else { throw ScenarioFailure("expected a timeout, got \(error)") }
         try checkEqual(after, short, "the whole call's timeout")
         try await harness.peer.resumeAnswering()
+        await connection.disconnect()
+    }
+
+    static func serviceChangedMidStreamEndsTheStreamAndRediscovers(_ harness: ScenarioHarness) async throws {
+        let connection = try await connect(harness)
+        let values = try await connection.subscribe(ScenarioSpecs.status, buffering: .oldest(64))
+        var iterator = values.makeAsyncIterator()
+        try await harness.peer.notify([0x01], on: ScenarioProfile.status)
+        try checkEqual(try await iterator.next(), [0x01], "the value before the change")
+        var changes = connection.serviceChanges().makeAsyncIterator()
+
+        try await harness.peer.changeServices()
+        do {
+            while try await iterator.next() != nil {}
+            throw ScenarioFailure("the subscription on the changed service ended normally")
+        } catch let error as BluetoothError {
+            guard case .serviceChanged = error else { throw ScenarioFailure("the subscription ended with \(error), not serviceChanged") }
+        }
+        // The connection has forgotten the old attributes once it reports the change.
+        try check(await changes.next() != nil, "the connection reports the change")
+
+        // Typed operations find the service again on their own.
+        try checkEqual(try await connection.read(ScenarioSpecs.setting), UInt16(0x0201), "read after the change")
+        let again = try await connection.subscribe(ScenarioSpecs.status, buffering: .oldest(64))
+        var againIterator = again.makeAsyncIterator()
+        try await harness.peer.notify([0x02], on: ScenarioProfile.status)
+        try checkEqual(try await againIterator.next(), [0x02], "a value on the new subscription")
         await connection.disconnect()
     }
 }

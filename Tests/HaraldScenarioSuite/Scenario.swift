@@ -29,6 +29,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
     case aSecondLoopOverOneSubscriptionFails
     case aFloodThenADisconnectionEndsTheLoopWithTheDisconnection
     case oneDeadlineCoversDiscoveryAndTheRead
+    case serviceChangedMidStreamEndsTheStreamAndRediscovers
 
     public var description: String { rawValue }
 
@@ -59,6 +60,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
         case .aFloodThenADisconnectionEndsTheLoopWithTheDisconnection:
             try await Self.aFloodThenADisconnectionEndsTheLoopWithTheDisconnection(harness)
         case .oneDeadlineCoversDiscoveryAndTheRead: try await Self.oneDeadlineCoversDiscoveryAndTheRead(harness)
+        case .serviceChangedMidStreamEndsTheStreamAndRediscovers: try await Self.serviceChangedMidStreamEndsTheStreamAndRediscovers(harness)
         }
         if let pending = await harness.pendingOperations() { try checkEqual(pending, 0, "operations left pending in the backend") }
     }

@@ -24,6 +24,12 @@ public protocol ScenarioPeer: Sendable {
     /// Whether the central has notifications (or indications) on for characteristic `uuid`
     /// now, as the peer's CCCD says.
     func notificationsEnabled(on uuid: BluetoothUUID) async throws -> Bool
+    /// The peer changes its GATT database while connected: it removes its scenario service and
+    /// adds it again after its last attribute, so every handle of the service changes (values
+    /// and the other services stay), and tells the central — a Service Changed indication
+    /// naming the range that covers the old and the new place (ATT peers, returning once the
+    /// central confirmed it), `didModifyServices` with the scenario service (CoreBluetooth).
+    func changeServices() async throws
 }
 
 /// A central on the backend under test, the peer it talks to, and how time passes there.

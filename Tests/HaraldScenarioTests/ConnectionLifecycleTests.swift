@@ -1,4 +1,6 @@
 import Harald
+import HaraldATT
+import HaraldCodec
 import HaraldCore
 import HaraldProfiles
 import HaraldSimulator
@@ -175,5 +177,28 @@ struct ConnectionLifecycleTests {
         }
         #expect(states == [.connected, .disconnected(.localRequest)])
         #expect(otherReads)
+    }
+
+    @Test func aReadThatMustDiscoverFirstFailsOneTimeoutAfterItsStartNotAfterEachStep() throws {
+        let (error, elapsed, discoveryAlone) = try inWorld { central, simulator, strap, clock in
+            // How long discovery takes on this link, measured on a first connection.
+            let probe = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+            let probeStart = clock.now
+            _ = try await probe.characteristic(BatteryLevel.uuid, service: BluetoothUUID(0x180F))
+            let discoveryAlone = probeStart.duration(to: clock.now)
+            await probe.disconnect()
+
+            // The strap never answers the read itself: discovery goes through, the read hangs.
+            simulator.injectOnNextConnection(to: strap.address, peer: [PeerFault(answering: .readRequest, .neverAnswer)])
+            let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+            let start = clock.now
+            let timeout = discoveryAlone + .milliseconds(50)
+            let error = await #expect(throws: BluetoothError.self) { _ = try await connection.read(.batteryLevel, timeout: timeout) }
+            let elapsed = start.duration(to: clock.now)
+            return (error, elapsed - timeout, discoveryAlone)
+        }
+        #expect(discoveryAlone > Duration.milliseconds(50), "discovery takes several round trips")
+        guard case .timeout = error else { Issue.record("expected a timeout, got \(String(describing: error))"); return }
+        #expect(elapsed == .zero, "the read fails exactly one timeout after the call started")
     }
 }

@@ -14,9 +14,15 @@ extension VirtualPeripheral {
             address: BluetoothAddress("C0:5C:E4:00:00:01", kind: .random)!,
             advertisingData: .device(name: ScenarioProfile.name, services: [ScenarioProfile.service])
         ) { runtime in
-            PeripheralBehaviour(services: ScenarioPeerServices.definitions(state: state) { answer, connection in
-                await runtime.notify(ScenarioProfile.response, answer, to: connection)
-            })
+            PeripheralBehaviour(services: scenarioServices(state, on: runtime))
+        }
+    }
+
+    /// The scenario service, answering commands through `runtime` (which finds the response
+    /// characteristic wherever the service is now).
+    static func scenarioServices(_ state: ScenarioPeerState, on runtime: PeripheralRuntime) -> [GATTServiceDefinition] {
+        ScenarioPeerServices.definitions(state: state) { answer, connection in
+            await runtime.notify(ScenarioProfile.response, answer, to: connection)
         }
     }
 }
@@ -55,5 +61,11 @@ struct SimulatorScenarioPeer: ScenarioPeer {
     func disconnectFromPeer() async throws {
         guard let connection = simulator.connection(to: address) else { throw ScenarioFailure("the scenario device is not connected") }
         await connection.link.close(reason: .terminated(by: .peripheral))
+    }
+
+    func changeServices() async throws {
+        guard let runtime = simulator.runtime(of: address) else { throw ScenarioFailure("the scenario device is not in the simulator") }
+        try await runtime.changeServices(
+            removing: [ScenarioProfile.service], adding: VirtualPeripheral.scenarioServices(state, on: runtime))
     }
 }

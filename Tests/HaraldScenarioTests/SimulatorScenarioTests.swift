@@ -19,7 +19,7 @@ private func inSimulation(
     let address = device.address
     let harness = ScenarioHarness(
         central: Central(backend: simulator.backend, clock: simulation.clock, defaultTimeout: .seconds(5)),
-        peer: peer, timeout: .seconds(5), shortTimeout: .milliseconds(100),
+        peer: peer, timeout: .seconds(5), shortTimeout: .seconds(1),
         pendingOperations: {
             guard let connection = simulator.connection(to: address) else { return 0 }
             return await connection.client.liveContinuations
@@ -32,6 +32,24 @@ struct SimulatorScenarioTests {
     @Test(arguments: Scenario.allCases)
     func scenario(_ scenario: Scenario) throws {
         try inSimulation { harness, _, _ in try await scenario.run(harness) }
+    }
+
+    /// The peer's half of a Service Changed scenario: its service moves to new handles with its
+    /// values, and the central confirmed the indication by the time the peer returns.
+    @Test func thePeerMovesItsServiceAndTheCentralConfirmsTheIndication() throws {
+        try inSimulation { harness, simulator, peer in
+            let connection = try await harness.central.connect(to: peer.identifier, services: [ScenarioSpecs.service])
+            _ = try await connection.characteristic(ScenarioProfile.setting, service: ScenarioProfile.service)
+            let server = try #require(simulator.runtime(of: peer.address)).server
+            let before = try #require(await server.database.services.first { $0.uuid == ScenarioProfile.service })
+            try await peer.changeServices()
+            let after = try #require(await server.database.services.first { $0.uuid == ScenarioProfile.service })
+            #expect(after.handles.start > before.handles.end)
+            let simulated = try #require(simulator.connection(to: peer.address))
+            #expect(await server.counters(for: simulated.serverConnection)?.roundTrips[.handleValueIndication] == 1)
+            #expect(try await peer.value(of: ScenarioProfile.setting) == ScenarioProfile.settingInitial)
+            await connection.disconnect()
+        }
     }
 
     /// Beyond the shared suite: the ATT transaction timeout, which only a link with an ATT bearer

@@ -95,14 +95,16 @@ struct FaultTests {
         #expect(outcome.liveContinuations == 0)
     }
 
-    /// Exchange MTU, Find By Type Value ×2, Read By Type ×2 and Read: six requests, six answers.
-    @Test func theConnectDiscoverReadSequenceSendsSixPDUsEachWay() throws {
+    /// Exchange MTU, turning Service Changed on before the first discovery (Read By Type 0x2A05,
+    /// Find Information, the CCCD write), Find By Type Value ×2, Read By Type ×2 and Read: nine
+    /// requests, nine answers.
+    @Test func theConnectDiscoverReadSequenceSendsNinePDUsEachWay() throws {
         let outcome = try connectDiscoverRead(with: nil)
         #expect(outcome.percent == 87)
-        #expect(outcome.pdusSent == [.central: 6, .peripheral: 6])
+        #expect(outcome.pdusSent == [.central: 9, .peripheral: 9])
     }
 
-    @Test(arguments: [LinkSide.central, .peripheral], 1...6)
+    @Test(arguments: [LinkSide.central, .peripheral], 1...9)
     func theLinkDroppingAtAnyPDUOfConnectDiscoverReadEndsInDisconnectedWithNothingPending(side: LinkSide, pdu: Int) throws {
         let outcome = try connectDiscoverRead(with: LinkFault(from: side, pduNumber: pdu, action: .dropLink))
         // The link went down in place of that PDU: the ones before it were sent, it was not.

@@ -15,15 +15,31 @@ public struct ScenarioPeripheral: Sendable {
         // The command handler notifies through the server it belongs to, which exists only once
         // the definitions have been laid out.
         let serverSlot = Locked<GATTServer?>(nil)
-        let server = try GATTServer(services: ScenarioPeerServices.definitions(state: state) { answer, connection in
-            guard let server = serverSlot.value else { return }
-            guard let handle = await server.database.characteristic(ScenarioProfile.response)?.valueHandle else { return }
-            await server.notify(handle: handle, value: answer, to: connection)
-        })
+        let server = try GATTServer(services: Self.services(state, serverSlot))
         serverSlot.withLock { $0 = server }
         self.address = address
         self.state = state
         self.server = server
+        self.serverSlot = serverSlot
+    }
+
+    /// Where the service's command handler finds the server.
+    private let serverSlot: Locked<GATTServer?>
+
+    /// The scenario service, answering commands through the server in `slot` (on the response
+    /// characteristic wherever it is now).
+    private static func services(_ state: ScenarioPeerState, _ slot: Locked<GATTServer?>) -> [GATTServiceDefinition] {
+        ScenarioPeerServices.definitions(state: state) { answer, connection in
+            guard let server = slot.value, let handle = server.valueHandle(of: ScenarioProfile.response) else { return }
+            await server.notify(handle: handle, value: answer, to: connection)
+        }
+    }
+
+    /// Removes the scenario service and adds it again after the last attribute (new handles,
+    /// same values), and indicates Service Changed to every link that turned it on; returns once
+    /// they confirmed.
+    public func changeServices() async throws {
+        try await server.replaceServices([ScenarioProfile.service], with: Self.services(state, serverSlot))
     }
 
     /// The peer as a controller hears it.
@@ -33,7 +49,7 @@ public struct ScenarioPeripheral: Sendable {
 
     /// Notifies `value` on characteristic `uuid` to every link that subscribed.
     public func notify(_ value: [UInt8], on uuid: BluetoothUUID) async {
-        guard let handle = await server.database.characteristic(uuid)?.valueHandle else { return }
+        guard let handle = server.valueHandle(of: uuid) else { return }
         await server.notify(handle: handle, value: value)
     }
 }

@@ -20,6 +20,11 @@ one JSON object per line, each answered by one line {"ok": true, ...} or {"ok": 
   {"op": "value", "uuid": U}               -> {"hex": current value of U}
   {"op": "writes", "uuid": U}              -> {"values": [hex of each write without response]}
   {"op": "disconnect"}                     the peer terminates its connections (reason 0x13)
+  {"op": "change_services"}                the scenario service moves to new handles (a fresh copy
+                                            after the last attribute, the old one removed; values
+                                            kept) and subscribers of Service Changed get an
+                                            indication of the range covering both; answered once
+                                            they confirmed it
 
 Prints "CONTROL <port>" and then "READY <address>" once advertising; serves until killed.
 """
@@ -27,6 +32,7 @@ import argparse
 import asyncio
 import json
 import logging
+import struct
 import sys
 
 from bumble import hci
@@ -55,7 +61,18 @@ class ScenarioPeer:
         self.writes = []
         self.held = 0
         self.released = asyncio.Event()
+        self.service = None
         self.reset()
+        server = device.gatt_server
+        # Bumble numbers a new attribute 1 + the number of attributes, which assumes no service
+        # was ever removed. Numbering after the last handle keeps that true once one was: a
+        # service added later never lands on handles still in use.
+        server.next_handle = lambda: 1 + (server.attributes[-1].handle if server.attributes else 0)
+        self.service = self.add_scenario_service()
+        self.first_handle = self.service.handle
+
+    def add_scenario_service(self):
+        """A fresh copy of the scenario service, after the last attribute."""
         props = Characteristic.Properties
         readable, writeable = Characteristic.Permissions.READABLE, Characteristic.Permissions.WRITEABLE
         self.characteristics = {
@@ -66,12 +83,35 @@ class ScenarioPeer:
             COMMAND: Characteristic(COMMAND, props.WRITE, writeable, CharacteristicValue(write=self.on_command)),
             RESPONSE: Characteristic(RESPONSE, props.NOTIFY, readable, b""),
         }
-        device.add_services([Service(SERVICE, list(self.characteristics.values()))])
+        service = Service(SERVICE, list(self.characteristics.values()))
+        self.device.add_service(service)
+        return service
+
+    def remove_service(self, service):
+        """Takes `service` and its attributes out of the GATT server; its handles stay unused."""
+        server = self.device.gatt_server
+        first, last = service.handle, service.end_group_handle
+        server.attributes = [a for a in server.attributes if not first <= a.handle <= last]
+        server.services = [s for s in server.services if s is not service]
+        server.attributes_by_handle.clear()  # a cache of handle lookups, stale now
+
+    async def change_services(self):
+        """Moves the scenario service to new handles and indicates Service Changed."""
+        old = self.service
+        self.service = self.add_scenario_service()
+        self.remove_service(old)
+        changed = struct.pack("<HH", old.handle, self.service.end_group_handle)
+        service_changed = self.device.gatt_service.service_changed_characteristic
+        await self.device.indicate_subscribers(service_changed, changed)
 
     def reset(self):
         self.values = dict(INITIAL)
         self.writes = []
         self.resume()
+        if self.service is not None and self.service.handle != self.first_handle:
+            # A scenario moved the service: put it back where it started (no one is connected).
+            self.remove_service(self.service)
+            self.service = self.add_scenario_service()
 
     def hold(self):
         self.released = asyncio.Event()
@@ -142,6 +182,9 @@ class ScenarioPeer:
         if op == "disconnect":
             for connection in list(self.device.connections.values()):
                 await connection.disconnect()
+            return {}
+        if op == "change_services":
+            await self.change_services()
             return {}
         raise ValueError(f"unknown op {op!r}")
 

@@ -38,6 +38,9 @@ extension GATTClient {
             } catch .attribute(.requestNotSupported, _, _) {
                 readMultipleVariableRefused = true
                 break
+            } catch .attribute(.databaseOutOfSync, let handle, let request) {
+                // Not about one value: every handle asked for may name something else now.
+                throw .attribute(.databaseOutOfSync, handle: handle, request: request)
             } catch .attribute(let code, let handle, let request) {
                 if let failed = batch.first(where: { handles[$0] == handle }) {
                     results[failed] = .failure(.attribute(code, handle: handle, request: request))
@@ -91,7 +94,7 @@ extension GATTClient {
         do {
             value = try await transact(ATTReadRequest(handle: handle), expecting: ATTReadResponse.self, deadline: deadline).value
         } catch let error {
-            guard case .attribute = error else { throw error }
+            guard error.isAboutOneAttribute else { throw error }
             return .failure(error)
         }
         var lastPart = value.count
@@ -106,7 +109,7 @@ extension GATTClient {
             } catch .attribute(.invalidOffset, _, _) {
                 break
             } catch let error {
-                guard case .attribute = error else { throw error }
+                guard error.isAboutOneAttribute else { throw error }
                 return .failure(error)
             }
             value += part
@@ -135,7 +138,7 @@ extension GATTClient {
                 // The value shrank since the batch read it.
                 return try await readWholeValue(handle, deadline: deadline)
             } catch let error {
-                guard case .attribute = error else { throw error }
+                guard error.isAboutOneAttribute else { throw error }
                 return .failure(error)
             }
             value += part

@@ -20,6 +20,11 @@ import HaraldCore
 ///   ``GATTError/disconnected``, subscriber streams finish, and later calls fail the same way.
 /// - Notifications and indications are routed by handle to every subscriber stream of that
 ///   handle; indications are confirmed after delivery.
+/// - The server's database may change (Core spec Vol 3 Part G §2.5.2): a Service Changed
+///   indication, once ``watchServiceChanged(timeout:)`` turned it on, or an Error Response
+///   Database Out Of Sync (0x12) to any request (then every handle counts as changed) ends the
+///   subscriber streams and sinks in the changed range and tells ``observeDatabaseChanges(_:)``'s
+///   observers, before the indication is confirmed or the request's error thrown.
 /// - Requests from the peer are answered Request Not Supported, except Exchange MTU, which is
 ///   answered with this side's receive MTU and sets ``mtu``; commands and confirmations from
 ///   the peer are ignored. (One engine per bearer: a device acting as client and server on one
@@ -69,6 +74,11 @@ public actor GATTClient {
     /// Set once the server answered Read Multiple Variable with Request Not Supported: later
     /// batched reads on this connection go straight to single reads.
     public internal(set) var readMultipleVariableRefused = false
+    /// The server's Service Changed characteristic whose indications this client acts on
+    /// (``watchServiceChanged(timeout:)``), nil until it is found and turned on.
+    public internal(set) var watchedServiceChanged: GATTServiceChangedHandles?
+    /// Told about every change of the server's database, in order, on the actor.
+    private var databaseChangeObservers: [@Sendable (ATTHandleRange) -> Void] = []
 
     // Request queue.
     private struct Operation {
@@ -148,6 +158,9 @@ public actor GATTClient {
         guard bytes.count <= mtu else { throw .invalidArgument("\(type(of: request).opcode.name) of \(bytes.count) bytes exceeds ATT_MTU \(mtu)") }
         let pdu = try await enqueue(bytes, opcode: type(of: request).opcode, deadline: deadline).get()
         if let error = pdu.as(ATTErrorResponse.self) {
+            // The server no longer trusts this client's view of its handles (robust caching,
+            // Core spec Vol 3 Part G §2.5.2.1) and says not what changed: all of it may have.
+            if error.error == .databaseOutOfSync { databaseChanged(.all) }
             throw .attribute(error.error, handle: error.handle, request: error.requestOpcode)
         }
         guard let response = pdu.as(Response.self) else {
@@ -318,6 +331,11 @@ public actor GATTClient {
             break  // `router.route` took it above.
         case .indication:
             if let indication = pdu.as(ATTHandleValueIndication.self) {
+                // Acted on before the confirmation: once the server has it, this client must
+                // already have stopped trusting the changed handles.
+                if let watched = watchedServiceChanged, indication.handle == watched.valueHandle {
+                    databaseChanged(GATTGenericAttributeService.changedRange(indication.value))
+                }
                 router.deliver(GATTNotification(handle: indication.handle, value: indication.value, isIndication: true))
                 try? await sendCommand(ATTHandleValueConfirmation())
             }
@@ -436,12 +454,21 @@ public actor GATTClient {
     /// A receiver of pushed values that is called directly instead of through a stream, for
     /// layers that keep their own buffers (the public API's subscriptions).
     public struct ValueSink: Sendable {
+        /// Why a sink ended.
+        public enum End: Sendable, Hashable {
+            /// The bearer closed, for this reason.
+            case closed(ATTCloseReason)
+            /// The server's database changed over these handles, the sink's among them (a
+            /// Service Changed indication, or Database Out Of Sync; see ``GATTClient/observeDatabaseChanges(_:)``).
+            case attributesChanged(ATTHandleRange)
+        }
+
         /// Receives each value; returns false once its consumer is gone (the sink is then removed).
         public var deliver: @Sendable (GATTNotification) -> Bool
-        /// Called once when the bearer closes, with the reason.
-        public var finish: @Sendable (ATTCloseReason) -> Void
+        /// Called once when the sink ends, with why. The sink is removed first.
+        public var finish: @Sendable (End) -> Void
 
-        public init(deliver: @escaping @Sendable (GATTNotification) -> Bool, finish: @escaping @Sendable (ATTCloseReason) -> Void) {
+        public init(deliver: @escaping @Sendable (GATTNotification) -> Bool, finish: @escaping @Sendable (End) -> Void) {
             self.deliver = deliver
             self.finish = finish
         }
@@ -452,13 +479,28 @@ public actor GATTClient {
     public func addSink(_ sink: ValueSink, handle: UInt16) -> UInt64 {
         let id = nextID
         nextID += 1
-        if let reason = closeReason ?? router.addSink(sink, handle: handle, id: id) { sink.finish(reason) }
+        if let reason = closeReason ?? router.addSink(sink, handle: handle, id: id) { sink.finish(.closed(reason)) }
         return id
     }
 
     /// Stops routing values to a sink (without finishing it).
     public func removeSink(_ id: UInt64, handle: UInt16) {
         router.removeSink(id, handle: handle)
+    }
+
+    // MARK: Database changes
+
+    /// Calls `observer` with the handles of every change of the server's database from now on
+    /// (see the type's discipline), on the actor, after the streams and sinks in the range ended.
+    /// The observer must not call back into the client.
+    public func observeDatabaseChanges(_ observer: @escaping @Sendable (ATTHandleRange) -> Void) {
+        databaseChangeObservers.append(observer)
+    }
+
+    /// Ends the streams and sinks whose handles lie in `range` and tells the observers.
+    func databaseChanged(_ range: ATTHandleRange) {
+        router.invalidate(range)
+        for observer in databaseChangeObservers { observer(range) }
     }
 
     /// Records the negotiated MTU.

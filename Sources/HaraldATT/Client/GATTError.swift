@@ -27,6 +27,13 @@ public enum GATTError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A long write is already running on this client; prepared writes cannot interleave.
     case procedureInProgress
 
+    /// True for an Error Response about the attribute asked for; false for every other failure,
+    /// Database Out Of Sync included (it is about all of the client's handles).
+    public var isAboutOneAttribute: Bool {
+        guard case .attribute(let code, _, _) = self else { return false }
+        return code != .databaseOutOfSync
+    }
+
     /// True for the errors that mean the peer broke the protocol.
     public var isProtocolError: Bool {
         switch self {

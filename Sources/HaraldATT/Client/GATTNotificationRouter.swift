@@ -160,6 +160,25 @@ final class GATTNotificationRouter: @unchecked Sendable {
         sinks.removeAll()
         lock.unlock()
         for stream in streams { stream.finish() }
-        for finish in ended { finish(reason) }
+        for finish in ended { finish(.closed(reason)) }
+    }
+
+    // MARK: Service Changed
+
+    /// Ends every stream and sink whose handle lies in `range` (outside the lock): the
+    /// attributes there are not what they were, so nothing may be routed to them any longer.
+    func invalidate(_ range: ATTHandleRange) {
+        lock.lock()
+        var streams: [AsyncStream<GATTNotification>.Continuation] = []
+        var ended: [@Sendable (GATTClient.ValueSink.End) -> Void] = []
+        for handle in subscribers.keys.filter(range.contains) {
+            streams += subscribers.removeValue(forKey: handle)?.values.map(\.continuation) ?? []
+        }
+        for handle in sinks.keys.filter(range.contains) {
+            ended += sinks.removeValue(forKey: handle)?.values.map(\.finish) ?? []
+        }
+        lock.unlock()
+        for stream in streams { stream.finish() }
+        for finish in ended { finish(.attributesChanged(range)) }
     }
 }

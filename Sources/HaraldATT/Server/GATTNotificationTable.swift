@@ -1,16 +1,19 @@
 import Foundation
+import HaraldCodec
 
 /// What ``GATTServer/notify(handle:value:to:)`` needs, readable without entering the server's
-/// actor: for each connection its bearer, its ATT_MTU and the CCCDs that have notifications on,
-/// plus the notifications sent (merged into the server's counters when they are read).
+/// actor: which CCCD belongs to which value handle, where each characteristic UUID's value is,
+/// for each connection its bearer, its ATT_MTU
+/// and the CCCDs that have notifications on, plus the notifications sent (merged into the
+/// server's counters when they are read).
 ///
-/// The actor writes it whenever one of those changes (attach, MTU exchange, CCCD write, close),
-/// so a notifying task — a peripheral's script — sends without an executor hop into the actor
-/// and back out.
+/// The actor writes it whenever one of those changes (attach, MTU exchange, CCCD write, close,
+/// a change of the database), so a notifying task — a peripheral's script — sends without an
+/// executor hop into the actor and back out.
 final class GATTNotificationTable: @unchecked Sendable {
-    // @unchecked Sendable: `entries` (and the fields of every `Entry`, reached through it or a
-    // `Target`), `sentTotal` and `bytesTotal` are only touched with `lock`
-    // held; no code runs under the lock but dictionary updates.
+    // @unchecked Sendable: `cccdHandles`, `valueHandles`, `entries` (and the fields of every `Entry`, reached
+    // through it or a `Target`), `sentTotal` and `bytesTotal` are only touched with `lock`
+    // held; no code runs under the lock but dictionary and set updates.
     struct Target {
         let connection: GATTConnectionID
         let bearer: any ATTBearer
@@ -31,9 +34,38 @@ final class GATTNotificationTable: @unchecked Sendable {
     }
 
     private let lock = NSLock()
+    /// Value handle → the handle of its CCCD.
+    private var cccdHandles: [UInt16: UInt16] = [:]
+    /// Characteristic UUID → the value handle of the first characteristic with it.
+    private var valueHandles: [BluetoothUUID: UInt16] = [:]
     private var entries: [GATTConnectionID: Entry] = [:]
     private var sentTotal = 0
     private var bytesTotal = 0
+
+    /// The CCCD of the characteristic whose value is at `valueHandle`.
+    func cccd(forValueHandle valueHandle: UInt16) -> UInt16? {
+        lock.lock()
+        defer { lock.unlock() }
+        return cccdHandles[valueHandle]
+    }
+
+    /// The value handle of the first characteristic with `uuid`, in handle order.
+    func valueHandle(of uuid: BluetoothUUID) -> UInt16? {
+        lock.lock()
+        defer { lock.unlock() }
+        return valueHandles[uuid]
+    }
+
+    /// Takes the layout of a (new) database — value handle → CCCD handle, characteristic UUID →
+    /// first value handle — and turns notifications off on every connection for the CCCDs
+    /// in `forgetting` (those of removed services).
+    func setLayout(_ layout: [UInt16: UInt16], valueHandles: [BluetoothUUID: UInt16], forgetting: Set<UInt16> = []) {
+        lock.lock()
+        cccdHandles = layout
+        self.valueHandles = valueHandles
+        for entry in entries.values { entry.enabled.subtract(forgetting) }
+        lock.unlock()
+    }
 
     func add(_ connection: GATTConnectionID, bearer: any ATTBearer) {
         lock.lock()
@@ -59,18 +91,20 @@ final class GATTNotificationTable: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// The connection, if it has notifications on for `cccd`.
-    func target(_ connection: GATTConnectionID, cccd: UInt16) -> Target? {
+    /// The connection, if it has notifications on for the characteristic whose value is at `valueHandle`.
+    func target(_ connection: GATTConnectionID, valueHandle: UInt16) -> Target? {
         lock.lock()
         defer { lock.unlock() }
-        guard let entry = entries[connection], entry.enabled.contains(cccd) else { return nil }
+        guard let cccd = cccdHandles[valueHandle], let entry = entries[connection], entry.enabled.contains(cccd) else { return nil }
         return Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu, entry: entry)
     }
 
-    /// Every connection with notifications on for `cccd`, in connection order.
-    func targets(cccd: UInt16) -> [Target] {
+    /// Every connection with notifications on for the characteristic whose value is at
+    /// `valueHandle`, in connection order.
+    func targets(valueHandle: UInt16) -> [Target] {
         lock.lock()
         defer { lock.unlock() }
+        guard let cccd = cccdHandles[valueHandle] else { return [] }
         return entries.filter { $0.value.enabled.contains(cccd) }
             .sorted { $0.key.rawValue < $1.key.rawValue }
             .map { Target(connection: $0.key, bearer: $0.value.bearer, mtu: $0.value.mtu, entry: $0.value) }

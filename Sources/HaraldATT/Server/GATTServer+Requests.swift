@@ -175,8 +175,9 @@ extension GATTServer {
         try checkRange(request.range)
         var entries: [ATTHandleValue] = []
         var length = 0
-        for handle in database.indices(in: request.range).map({ UInt16($0 + 1) }) {
-            guard let attribute = database.attribute(handle), attribute.type == request.attributeType else { continue }
+        // Handles first: a read handler may suspend, and the database may change meanwhile.
+        let matching = database.attributes[database.indices(in: request.range)].filter { $0.type == request.attributeType }.map(\.handle)
+        for handle in matching {
             let value: [UInt8]
             do {
                 value = try await read(handle, connection: connection)

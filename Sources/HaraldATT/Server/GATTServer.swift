@@ -38,21 +38,30 @@ public actor GATTServer {
         /// Whether Read Multiple Variable (0x20, ATT of Core 5.2 and later) is served; when
         /// false the server answers it with Request Not Supported, as an older server does.
         public var supportsReadMultipleVariable = true
+        /// Whether the server adds the Generic Attribute service (0x1801) with its Service
+        /// Changed characteristic (``GATTGenericAttributeService/definition``) after the last
+        /// attribute when the database has no Generic Attribute service: without it a server
+        /// cannot tell its clients about ``GATTServer/changeServices(removing:adding:indicationTimeout:)``.
+        /// Adding it last leaves every other handle where the definitions put it.
+        public var addsGenericAttributeService = true
 
         public init(
             preferredMTU: Int? = nil, maximumPreparedWrites: Int = 64, defaultTimeout: Duration = .seconds(30),
-            transactionTimeout: Duration = ATT.transactionTimeout, supportsReadMultipleVariable: Bool = true
+            transactionTimeout: Duration = ATT.transactionTimeout, supportsReadMultipleVariable: Bool = true,
+            addsGenericAttributeService: Bool = true
         ) {
             self.preferredMTU = preferredMTU
             self.maximumPreparedWrites = maximumPreparedWrites
             self.defaultTimeout = defaultTimeout
             self.transactionTimeout = transactionTimeout
             self.supportsReadMultipleVariable = supportsReadMultipleVariable
+            self.addsGenericAttributeService = addsGenericAttributeService
         }
     }
 
-    /// The attributes served; stored values change as clients write.
-    public private(set) var database: GATTDatabase
+    /// The attributes served; stored values change as clients write, and services come and go
+    /// with ``changeServices(removing:adding:indicationTimeout:)``.
+    public internal(set) var database: GATTDatabase
     let configuration: Configuration
     let timer: ATTTimer
     let authorize: GATTAuthorizationHandler?
@@ -68,8 +77,8 @@ public actor GATTServer {
     /// Server events, newest 1024 kept when nobody reads them.
     public nonisolated let events: AsyncStream<GATTServerEvent>
     private let eventSink: AsyncStream<GATTServerEvent>.Continuation
-    /// Value handle → CCCD handle.
-    let cccdHandles: [UInt16: UInt16]
+    /// Value handle → CCCD handle, for the database as it is now.
+    var cccdHandles: [UInt16: UInt16] = [:]
 
     struct PendingIndication {
         let id: UInt64
@@ -106,21 +115,52 @@ public actor GATTServer {
     ///     without it such access is refused (Insufficient Authorization).
     ///   - taskStarter: starts the engine's tasks; nil takes each connection's bearer's, so a
     ///     server attached to simulated bearers stays in their simulation.
+    ///
+    /// Unless the configuration says otherwise, a database without a Generic Attribute service
+    /// gets one after its last attribute (``Configuration/addsGenericAttributeService``).
     public init(
         database: GATTDatabase, clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration(),
         authorize: GATTAuthorizationHandler? = nil, taskStarter: TaskStarter? = nil
     ) {
+        var database = database
+        if configuration.addsGenericAttributeService, !database.services.contains(where: { $0.uuid == GATTGenericAttributeService.uuid }) {
+            // Only a database already holding 65535 handles has no room for it; it is served as given.
+            _ = try? database.add(GATTGenericAttributeService.definition)
+        }
         self.database = database
         self.configuration = configuration
         self.timer = ATTTimer(clock)
         self.authorize = authorize
         self.taskStarter = taskStarter
         (events, eventSink) = AsyncStream<GATTServerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        var cccdHandles: [UInt16: UInt16] = [:]
-        for attribute in database.attributes {
-            if case .clientConfiguration(let valueHandle, _) = attribute.role { cccdHandles[valueHandle] = attribute.handle }
+        let layout = Self.cccdLayout(of: database)
+        self.cccdHandles = layout
+        notificationTable.setLayout(layout, valueHandles: Self.valueHandles(of: database))
+    }
+
+    /// Characteristic UUID → value handle of the first characteristic with it, in handle order.
+    static func valueHandles(of database: GATTDatabase) -> [BluetoothUUID: UInt16] {
+        var handles: [BluetoothUUID: UInt16] = [:]
+        for (_, characteristic) in database.characteristics where handles[characteristic.uuid] == nil {
+            handles[characteristic.uuid] = characteristic.valueHandle
         }
-        self.cccdHandles = cccdHandles
+        return handles
+    }
+
+    /// The value handle of the first characteristic with `uuid` (in handle order) in the
+    /// database as it is now; readable without entering the actor, for code that notifies by
+    /// UUID (a virtual peripheral's script).
+    public nonisolated func valueHandle(of uuid: BluetoothUUID) -> UInt16? {
+        notificationTable.valueHandle(of: uuid)
+    }
+
+    /// Value handle → CCCD handle for every characteristic of `database` that has a CCCD.
+    static func cccdLayout(of database: GATTDatabase) -> [UInt16: UInt16] {
+        var layout: [UInt16: UInt16] = [:]
+        for attribute in database.attributes {
+            if case .clientConfiguration(let valueHandle, _) = attribute.role { layout[valueHandle] = attribute.handle }
+        }
+        return layout
     }
 
     /// A server for the services described, laid out with ``GATTDatabase/init(services:)``.
@@ -195,8 +235,8 @@ public actor GATTServer {
     /// Replaces the stored value at `handle` (no notification is sent). Values longer than 512
     /// bytes are cut.
     public func setValue(_ value: [UInt8], handle: UInt16) {
-        guard database.attribute(handle) != nil else { return }
-        database.attributes[Int(handle) - 1].value = Array(value.prefix(ATT.maximumValueLength))
+        guard let index = database.index(of: handle) else { return }
+        database.attributes[index].value = Array(value.prefix(ATT.maximumValueLength))
     }
 
     /// Closes one connection's bearer.
@@ -217,13 +257,12 @@ public actor GATTServer {
     /// a high rate costs no hop into the actor and back.
     @discardableResult
     nonisolated(nonsending) public func notify(handle: UInt16, value: [UInt8], to connection: GATTConnectionID? = nil) async -> Int {
-        guard let cccd = cccdHandles[handle] else { return 0 }
         if let connection {
-            guard let target = notificationTable.target(connection, cccd: cccd) else { return 0 }
+            guard let target = notificationTable.target(connection, valueHandle: handle) else { return 0 }
             return await notify(handle: handle, value: value, target) ? 1 : 0
         }
         var sent = 0
-        for target in notificationTable.targets(cccd: cccd) where await notify(handle: handle, value: value, target) { sent += 1 }
+        for target in notificationTable.targets(valueHandle: handle) where await notify(handle: handle, value: value, target) { sent += 1 }
         return sent
     }
 
@@ -410,6 +449,7 @@ public actor GATTServer {
     }
 
     func storeValue(_ value: [UInt8], handle: UInt16) {
-        database.attributes[Int(handle) - 1].value = value
+        guard let index = database.index(of: handle) else { return }
+        database.attributes[index].value = value
     }
 }

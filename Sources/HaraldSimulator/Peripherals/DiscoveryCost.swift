@@ -13,9 +13,15 @@ public struct DiscoveryCost: Hashable, Sendable {
     public var characteristics = 0
     /// Discover All Descriptors of each characteristic with room for descriptors: Find Information.
     public var descriptors = 0
+    /// Turning on the Service Changed indications before the first discovery, as the public
+    /// API's connections do (``GATTClient/watchServiceChanged(timeout:)``): Read By Type 0x2A05,
+    /// Find Information and the CCCD write, or only the Read By Type when the database has no
+    /// Service Changed characteristic. Zero for the per-service procedures, which run on the
+    /// GATT client alone.
+    public var serviceChangedSetUp = 0
 
     /// Every round trip of a full discovery.
-    public var total: Int { exchangeMTU + services + characteristics + descriptors }
+    public var total: Int { exchangeMTU + serviceChangedSetUp + services + characteristics + descriptors }
 
     /// The minimum for `database` at `mtu` with the per-service procedures, assuming the server
     /// fills every response.
@@ -76,8 +82,11 @@ extension DiscoveryCost {
     ///   (as above); service and characteristic declarations and includes are 16-bit, values have
     ///   their characteristic's UUID. No request ends the run: its last response reaches the last
     ///   descriptor handle.
+    /// - Service Changed: 3 requests when the database has the characteristic (its CCCD right
+    ///   after the value, as ``GATTDatabase`` lays it out), 1 when not (``serviceChangedSetUp``).
     public init(sweeping database: GATTDatabase, mtu: Int) {
         let perService = DiscoveryCost(database: database, mtu: mtu)
+        serviceChangedSetUp = database.serviceChanged == nil ? 1 : 3
         let room = max(mtu, ATT.defaultMTU) - 2
         services = perService.services
         let primary = database.characteristics.filter { $0.service.isPrimary }.map(\.characteristic)

@@ -112,35 +112,45 @@ public final class PeripheralRuntime: Sendable {
     public let clock: VirtualClock
     /// The device this runtime belongs to.
     public let address: BluetoothAddress
-    /// The GATT server, and characteristic UUID → value handle (the first in handle order):
-    /// written once by the simulator, before any handler or script can run; the layout never
-    /// changes.
-    private let attached = Locked((server: GATTServer?.none, valueHandles: [BluetoothUUID: UInt16]()))
+    /// The GATT server: written once by the simulator, before any handler or script can run.
+    private let attached = Locked(GATTServer?.none)
 
     init(clock: VirtualClock, address: BluetoothAddress) {
         self.clock = clock
         self.address = address
     }
 
-    func attach(_ server: GATTServer, database: GATTDatabase) {
-        var handles: [BluetoothUUID: UInt16] = [:]
-        for (_, characteristic) in database.characteristics where handles[characteristic.uuid] == nil {
-            handles[characteristic.uuid] = characteristic.valueHandle
-        }
-        attached.withLock { $0 = (server, handles) }
+    func attach(_ server: GATTServer) {
+        attached.withLock { $0 = server }
     }
 
     /// The device's GATT server.
     public var server: GATTServer {
-        guard let server = attached.withLock({ $0.server }) else {
+        guard let server = attached.withLock({ $0 }) else {
             preconditionFailure("a virtual peripheral's server is used before the simulator created it")
         }
         return server
     }
 
-    /// The value handle of characteristic `uuid` (the first one, in handle order).
+    /// The value handle of characteristic `uuid` (the first one, in handle order) in the
+    /// device's database as it is now.
     public func valueHandle(_ uuid: BluetoothUUID) -> UInt16? {
-        attached.withLock { $0.valueHandles[uuid] }
+        server.valueHandle(of: uuid)
+    }
+
+    /// The device changes its GATT database while it runs, as one restarting into other
+    /// firmware does (a buttonless DFU bootloader swaps its services): removes every service
+    /// whose UUID is in `removing`, adds `adding` after its last attribute, and indicates Service
+    /// Changed, naming the range that covers both, to every connected central that turned the
+    /// indication on. Returns once those centrals confirmed it (or failed to); nil when nothing
+    /// changed. Services that stay keep their handles.
+    ///
+    /// A service removed and added again in one call (same definition, say) comes back at new
+    /// handles: what the central cached for it is stale, which it can only learn from the
+    /// indication.
+    @discardableResult
+    public func changeServices(removing: [BluetoothUUID] = [], adding: [GATTServiceDefinition] = []) async throws(GATTDatabaseError) -> ATTHandleRange? {
+        try await server.replaceServices(removing, with: adding)
     }
 
     /// Notifies `value` for characteristic `uuid` to every connection that enabled notifications

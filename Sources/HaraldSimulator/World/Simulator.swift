@@ -23,6 +23,11 @@ import HaraldGATTBackend
 ///   a fault layer), then an MTU exchange.
 /// - Pairing happens as on a phone: the first refusal for lack of security (Insufficient
 ///   Authentication/Encryption) starts it, and the device's ``PairingResponse`` decides the outcome.
+/// - Database changes: every device's GATT server has the Generic Attribute service with Service
+///   Changed (added after the device's own services unless its server configuration says
+///   otherwise); ``PeripheralRuntime/changeServices(removing:adding:)`` changes a device's
+///   services while connected and indicates the change to the centrals that turned it on, which
+///   connections do before their first service discovery (``watchesServiceChanged``).
 /// - Faults and statistics per connection: ``connections``, ``SimulatedConnection``.
 public final class Simulator: Sendable {
     // Every mutable part of the world is in `state`; continuations are resumed and links closed
@@ -33,6 +38,9 @@ public final class Simulator: Sendable {
     public let linkParameters: LinkParameters
     /// Whether connections exchange MTUs when they open (true, as phones do).
     public let exchangesMTUOnConnect: Bool
+    /// Whether connections turn on the peripheral's Service Changed indications before their
+    /// first service discovery (true; see ``GATTConnection/open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:)``).
+    public let watchesServiceChanged: Bool
 
     struct Device {
         var description: VirtualPeripheral
@@ -59,10 +67,14 @@ public final class Simulator: Sendable {
     /// A world with `devices` in range and the radio powered on.
     ///
     /// Throws when a device's GATT description cannot be laid out.
-    public init(clock: VirtualClock, devices: [VirtualPeripheral], link: LinkParameters = .typical, exchangesMTUOnConnect: Bool = true) throws {
+    public init(
+        clock: VirtualClock, devices: [VirtualPeripheral], link: LinkParameters = .typical, exchangesMTUOnConnect: Bool = true,
+        watchesServiceChanged: Bool = true
+    ) throws {
         self.clock = clock
         self.linkParameters = link
         self.exchangesMTUOnConnect = exchangesMTUOnConnect
+        self.watchesServiceChanged = watchesServiceChanged
         for description in devices {
             try add(description)
         }
@@ -79,7 +91,7 @@ public final class Simulator: Sendable {
         let behaviour = description.makeBehaviour(runtime)
         let database = try GATTDatabase(services: behaviour.services)
         let server = GATTServer(database: database, clock: clock, configuration: behaviour.serverConfiguration)
-        runtime.attach(server, database: database)
+        runtime.attach(server)
         let interval = max(description.advertisingInterval, .milliseconds(20))
         let seed = description.address.bytes.reduce(0) { $0 &* 31 &+ Int($1) }
         let phase = interval * Double(seed.magnitude % 1000) / 1000
@@ -259,7 +271,7 @@ public final class Simulator: Sendable {
         do {
             connection = try await GATTConnection.open(
                 bearer: centralBearer, peripheral: device.description.identifier, clock: clock, exchangeMTU: exchangesMTUOnConnect,
-                timeout: max(timeout, .milliseconds(1)))
+                watchesServiceChanged: watchesServiceChanged, timeout: max(timeout, .milliseconds(1)))
         } catch {
             await link.close(reason: .terminated(by: .central))
             throw error

@@ -2,6 +2,15 @@ import HaraldATT
 import HaraldCodec
 import HaraldTestSupport
 
+extension GATTServer.Configuration {
+    /// A server that serves exactly the services a test defines: the engine's tests pin layouts
+    /// and request counts, so the Generic Attribute service a server adds by default would only
+    /// be in their way. The Service Changed tests ask for it.
+    static func exactLayout(maximumPreparedWrites: Int = 64, supportsReadMultipleVariable: Bool = true) -> Self {
+        .init(maximumPreparedWrites: maximumPreparedWrites, supportsReadMultipleVariable: supportsReadMultipleVariable, addsGenericAttributeService: false)
+    }
+}
+
 /// A GATT client and server joined by an in-memory bearer pair.
 struct Link {
     let client: GATTClient
@@ -10,7 +19,7 @@ struct Link {
     let clock: ManualClock
 
     init(services: [GATTServiceDefinition], mtu: Int = 23, security: GATTSecurity = .none,
-         serverConfiguration: GATTServer.Configuration = .init(), clientConfiguration: GATTClient.Configuration = .init(),
+         serverConfiguration: GATTServer.Configuration = .exactLayout(), clientConfiguration: GATTClient.Configuration = .init(),
          authorize: GATTAuthorizationHandler? = nil) async throws {
         let clock = ManualClock()
         let (central, peripheral) = ATTMemoryBearer.pair(mtu: mtu)

@@ -10,7 +10,7 @@ struct RawClient {
     let clock: ManualClock
     var events: AsyncStream<ATTBearerEvent>.Iterator
 
-    init(services: [GATTServiceDefinition] = SampleDevice.services, configuration: GATTServer.Configuration = .init()) async throws {
+    init(services: [GATTServiceDefinition] = SampleDevice.services, configuration: GATTServer.Configuration = .exactLayout()) async throws {
         let clock = ManualClock()
         let (central, peripheral) = ATTMemoryBearer.pair(mtu: 23)
         server = try GATTServer(services: services, clock: clock, configuration: configuration)
