@@ -31,12 +31,22 @@ public final class GATTConnection: ConnectionBackend {
     private let serviceChangedWatch: Locked<ServiceChangedWatch>
     /// Time elapsed on the connection's clock since it opened.
     private let elapsed: @Sendable () -> Duration
+    /// Where ``readRSSI(timeout:)`` gets the link's signal strength (the HCI link's Read RSSI,
+    /// the simulated link's level); nil when the bearer's owner cannot tell.
+    private let rssiSource: RSSISource?
+
+    /// Reads the signal strength of the link under a connection, within a timeout.
+    public typealias RSSISource = @Sendable (Duration) async throws(BluetoothError) -> RSSI
 
     private enum ServiceChangedWatch { case pending, settingUp, settled }
 
-    private init(peripheral: PeripheralIdentifier, client: GATTClient, watchesServiceChanged: Bool, elapsed: @escaping @Sendable () -> Duration) {
+    private init(
+        peripheral: PeripheralIdentifier, client: GATTClient, watchesServiceChanged: Bool, elapsed: @escaping @Sendable () -> Duration,
+        rssiSource: RSSISource?
+    ) {
         self.peripheral = peripheral
         self.client = client
+        self.rssiSource = rssiSource
         self.serviceChangedWatch = Locked(watchesServiceChanged ? .pending : .settled)
         self.elapsed = elapsed
     }
@@ -58,11 +68,12 @@ public final class GATTConnection: ConnectionBackend {
     /// first. A peer that refuses is used without the indications.
     public static func open(
         bearer: any ATTBearer, peripheral: PeripheralIdentifier, clock: any Clock<Duration>,
-        exchangeMTU: Bool = true, watchesServiceChanged: Bool = true, timeout: Duration = .seconds(30)
+        exchangeMTU: Bool = true, watchesServiceChanged: Bool = true, timeout: Duration = .seconds(30), rssiSource: RSSISource? = nil
     ) async throws(BluetoothError) -> GATTConnection {
         let client = GATTClient(bearer: bearer, clock: clock, configuration: .init(defaultTimeout: timeout))
         let connection = GATTConnection(
-            peripheral: peripheral, client: client, watchesServiceChanged: watchesServiceChanged, elapsed: stopwatch(clock))
+            peripheral: peripheral, client: client, watchesServiceChanged: watchesServiceChanged, elapsed: stopwatch(clock),
+            rssiSource: rssiSource)
         // A sink on handle 0 (never a valid attribute, so never in a changed range) is finished
         // when the bearer closes.
         let (signal, changes) = (connection.signal, connection.changes)
@@ -249,6 +260,14 @@ public final class GATTConnection: ConnectionBackend {
     public func maximumWriteLength(for kind: WriteKind) async -> Int {
         let mtu = await client.mtu
         return kind == .withoutResponse ? mtu - 3 : ATT.maximumValueLength
+    }
+
+    /// The link's signal strength, from the RSSI source given at ``open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:rssiSource:)``;
+    /// ``BluetoothError/unsupported(_:)`` without one.
+    public func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI {
+        guard let rssiSource else { throw .unsupported("reading the RSSI of this link") }
+        if let reason = signal.current { throw .disconnected(reason) }
+        return try await rssiSource(timeout)
     }
 
     public func disconnection() async -> DisconnectReason { await signal.wait() }

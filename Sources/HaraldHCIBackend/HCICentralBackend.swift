@@ -110,7 +110,9 @@ public final class HCICentralBackend: CentralBackend {
         }
         let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, logger: logger)
         do {
-            return try await GATTConnection.open(bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout ?? .seconds(30))
+            return try await GATTConnection.open(
+                bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout ?? .seconds(30),
+                rssiSource: Self.rssiSource(of: link, clock: clock))
         } catch {
             // The GATT failure is what the caller needs; a failed HCI Disconnect on top of it is
             // only logged (a broken transport has closed the host and the link already).
@@ -118,6 +120,27 @@ public final class HCICentralBackend: CentralBackend {
                 logger.warning("HCI Disconnect after a failed GATT set-up failed", metadata: ["peer": "\(peripheral)", "error": "\(error)"])
             }
             throw error
+        }
+    }
+
+    /// HCI Read RSSI on `link`; a controller without the command (Unknown HCI Command) makes
+    /// it ``BluetoothError/unsupported(_:)``, one that answers 127 (unknown) a failed read.
+    static func rssiSource(of link: LEConnection, clock: any Clock<Duration>) -> GATTConnection.RSSISource {
+        { (timeout: Duration) async throws(BluetoothError) -> RSSI in
+            let reading: RSSI??
+            do {
+                reading = try await withDeadline(timeout, clock: clock) { try await link.readRSSI() }
+            } catch let error as HCIError {
+                if case .commandFailed(_, let status) = error, status == .unknownCommand {
+                    throw .unsupported("HCI Read RSSI on this controller")
+                }
+                throw translate(error)
+            } catch {
+                throw BluetoothError(error)
+            }
+            guard let reading else { throw .timeout(operation: "RSSI read", after: timeout) }
+            guard let rssi = reading else { throw .backend("the controller could not measure the RSSI (127)") }
+            return rssi
         }
     }
 

@@ -29,6 +29,19 @@ struct VirtualControllerTests {
         await backend.close()
     }
 
+    @Test func aConnectionReadsItsRSSIWithHCIReadRSSI() async throws {
+        let peripheral = try ScenarioPeripheral()
+        let controller = VirtualController(peers: [peripheral.virtualPeer])  // heard at -50 dBm
+        let backend = try await HCICentralBackend.open(transport: controller, clock: ManualClock())
+        let central = Central(backend: backend, clock: ManualClock())
+        try await withHangGuard(seconds: 120) {
+            let connection = try await central.connect(to: PeripheralIdentifier(address: peripheral.address))
+            #expect(try await connection.readRSSI() == RSSI(dBm: -50))
+            await connection.disconnect()
+        }
+        await backend.close()
+    }
+
     @Test func aServiceChangeOfThePeripheralReachesTheConnectionOverHCI() async throws {
         let peripheral = try ScenarioPeripheral()
         let controller = VirtualController(peers: [peripheral.virtualPeer])

@@ -201,4 +201,20 @@ struct ConnectionLifecycleTests {
         guard case .timeout = error else { Issue.record("expected a timeout, got \(String(describing: error))"); return }
         #expect(elapsed == .zero, "the read fails exactly one timeout after the call started")
     }
+
+    @Test func rssiUpdatesFollowTheLevelTheDeviceIsHeardAt() throws {
+        let levels = try inWorld { central, simulator, strap, clock in
+            let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+            await simulator.setRSSI(RSSI(dBm: -40), of: strap.address)
+            var levels: [RSSI] = []
+            for try await rssi in connection.rssiUpdates(every: .seconds(1)) {
+                levels.append(rssi)
+                if levels.count == 1 { await simulator.setRSSI(RSSI(dBm: -70), of: strap.address) }
+                if levels.count == 3 { break }
+            }
+            await connection.disconnect()
+            return levels
+        }
+        #expect(levels == [RSSI(dBm: -40), RSSI(dBm: -70), RSSI(dBm: -70)])
+    }
 }

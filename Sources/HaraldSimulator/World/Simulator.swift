@@ -271,7 +271,14 @@ public final class Simulator: Sendable {
         do {
             connection = try await GATTConnection.open(
                 bearer: centralBearer, peripheral: device.description.identifier, clock: clock, exchangeMTU: exchangesMTUOnConnect,
-                watchesServiceChanged: watchesServiceChanged, timeout: max(timeout, .milliseconds(1)))
+                watchesServiceChanged: watchesServiceChanged, timeout: max(timeout, .milliseconds(1)),
+                rssiSource: { [weak self] _ async throws(BluetoothError) -> RSSI in
+                    // The controller measures the level the device is heard at (``setRSSI(_:of:)``).
+                    guard let rssi = self?.state.withLock({ $0.devices[address]?.description.rssi }) else {
+                        throw .disconnected(.connectionLost)
+                    }
+                    return rssi
+                })
         } catch {
             await link.close(reason: .terminated(by: .central))
             throw error
