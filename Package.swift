@@ -242,6 +242,17 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        // Examples/HeartRateApp: the heart-rate app's model, backend-neutral (it takes a Central),
+        // built and tested on Linux; its SwiftUI app (App/) is Apple-only and in no target.
+        .target(
+            name: "HeartRateAppModel",
+            dependencies: ["Harald", "HaraldCore", "HaraldProfiles", "HaraldHeartRateMonitor"],
+            path: "Examples/HeartRateApp/Model"),
+        // The app's model on the simulator's strap, in virtual time.
+        .testTarget(
+            name: "HeartRateAppModelTests",
+            dependencies: ["HeartRateAppModel", "Harald", "HaraldCore", "HaraldHeartRateMonitor", "HaraldSimulator"],
+            path: "Examples/HeartRateApp/Tests"),
     ],
     swiftLanguageModes: [.v6]
 )
