@@ -25,6 +25,8 @@ let package = Package(
         .library(name: "HaraldHeartRateMonitor", targets: ["HaraldHeartRateMonitor"]),
         .library(name: "HaraldGoPro", targets: ["HaraldGoPro"]),
         .executable(name: "harald", targets: ["harald"]),
+        // The example app's model (Examples/HeartRateApp), for the Xcode app target that runs it.
+        .library(name: "HeartRateAppModel", targets: ["HeartRateAppModel"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
