@@ -105,15 +105,11 @@ struct HeartRateScreen: View {
         case .connecting, .reconnecting:
             Button("Cancel") { model.cancel() }
         case .connected:
-            Menu("Strap") {
-                Button("Disconnect") { model.disconnect() }
-                Button("Forget", role: .destructive) { model.forget() }
-            }
+            Button("Disconnect") { model.disconnect() }
         case let .disconnected(strap, _):
             Menu("Strap") {
                 Button("Reconnect") { model.connect(to: strap) }
                 Button("Find another") { model.scan() }
-                Button("Forget", role: .destructive) { model.forget() }
             }
         }
     }

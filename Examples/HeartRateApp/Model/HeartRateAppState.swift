@@ -46,7 +46,7 @@ public struct HeartRateAppState: Hashable, Sendable {
         /// The link was lost; a pending connect brings the strap back.
         case reconnecting(PeripheralIdentifier, lost: DisconnectReason)
         /// Disconnected and staying so: the user's disconnect (`.localRequest`), or the
-        /// reconnect policy gave up.
+        /// reconnect policy gave up (the strap stays remembered for the next launch then).
         case disconnected(PeripheralIdentifier, DisconnectReason)
         /// Something other than a lost link stopped the scan or the connection.
         case failed(String)

@@ -13,13 +13,15 @@ import HaraldProfiles
 /// ```
 ///
 /// - ``run()`` does the work; cancelling its task stops the scan, disconnects, and returns once
-///   both are done.
-/// - Actions (``scan()``, ``connect(to:)``, ``cancel()``, ``disconnect()``, ``forget()``) can be
-///   called from anywhere, before or during ``run()``; they take effect one after the other.
-/// - At launch it reconnects to the strap it used last (``StrapMemory``) with a pending connect,
-///   which completes whenever the strap is in range, and it takes over connections the system
-///   restored (``Central/restorations()``).
-/// - After a lost link it reconnects, per ``reconnectPolicy``; after ``disconnect()`` it does not.
+///   both are done. It can run again later (a view that comes back).
+/// - Actions (``scan()``, ``connect(to:)``, ``cancel()``, ``disconnect()``) can be called from
+///   anywhere, before or during ``run()``; they take effect one after the other.
+/// - It remembers the strap it connects to (``StrapMemory``) and, at launch, reconnects to it with
+///   a pending connect, which completes whenever the strap is in range. It takes over connections
+///   the system restored (``Central/restorations()``).
+/// - After a lost link it reconnects, per ``reconnectPolicy``. After the user ends the connection
+///   (``disconnect()``, ``cancel()``, or a new ``scan()``) it does not, and it forgets the strap,
+///   so the next launch does not reconnect either.
 ///
 /// It is an actor, not a main-actor class, so that the same code runs in a simulation on a
 /// virtual clock; ``HeartRateModel`` mirrors its state on the main actor for SwiftUI.
@@ -42,8 +44,19 @@ public actor HeartRateCore {
     public static let defaultReconnectPolicy = ReconnectPolicy(maximumAttempts: .max, initialDelay: .seconds(1), maximumDelay: .seconds(5))
 
     enum Command: Sendable {
-        case scan, stopScan, connect(PeripheralIdentifier), cancel, disconnect, forget
+        case scan, stopScan, connect(PeripheralIdentifier), cancel, disconnect
         case adopt(Restoration)
+    }
+
+    /// The commands of the next (or current) run.
+    private struct Inbox {
+        var commands: AsyncStream<Command>
+        var continuation: AsyncStream<Command>.Continuation
+
+        static func make() -> Inbox {
+            let (commands, continuation) = AsyncStream.makeStream(of: Command.self)
+            return Inbox(commands: commands, continuation: continuation)
+        }
     }
 
     /// Background work the core owns: a scan, or the session with one strap.
@@ -61,16 +74,16 @@ public actor HeartRateCore {
     private struct Observers {
         var all: [UInt64: AsyncStream<HeartRateAppState>.Continuation] = [:]
         var next: UInt64 = 0
-        var finished = false
     }
 
-    private nonisolated let commands: AsyncStream<Command>
-    private nonisolated let inbox: AsyncStream<Command>.Continuation
+    private nonisolated let inbox = Locked(Inbox.make())
     private nonisolated let observers = Locked(Observers())
     /// The radio's state, for the reconnect policy's veto (read outside the actor).
     private nonisolated let radio = Locked(RadioState.unknown)
 
-    private var hasRun = false
+    private var isRunning = false
+    /// Restorations are handed over once per process: the first run takes them.
+    private var restorationsTaken = false
     private var lastID: UInt64 = 0
     private var scanning: Job?
     private var session: Session?
@@ -81,59 +94,61 @@ public actor HeartRateCore {
         self.central = central
         self.memory = memory
         self.reconnectPolicy = reconnectPolicy
-        (commands, inbox) = AsyncStream.makeStream(of: Command.self)
     }
 
     // MARK: Actions
 
-    /// Looks for heart-rate straps (ending the connection, if there is one).
-    public nonisolated func scan() { inbox.yield(.scan) }
+    /// Looks for heart-rate straps, ending the connection if there is one.
+    public nonisolated func scan() { send(.scan) }
     /// Stops looking for straps.
-    public nonisolated func stopScan() { inbox.yield(.stopScan) }
+    public nonisolated func stopScan() { send(.stopScan) }
     /// Connects to `strap` with a pending connect, and keeps it connected until told otherwise.
-    public nonisolated func connect(to strap: PeripheralIdentifier) { inbox.yield(.connect(strap)) }
-    /// Gives up the connection, pending or not, and goes back to idle.
-    public nonisolated func cancel() { inbox.yield(.cancel) }
-    /// Disconnects from the strap and does not reconnect (it stays remembered for the next launch).
-    public nonisolated func disconnect() { inbox.yield(.disconnect) }
-    /// Disconnects and forgets the strap, so the next launch does not reconnect to it.
-    public nonisolated func forget() { inbox.yield(.forget) }
+    public nonisolated func connect(to strap: PeripheralIdentifier) { send(.connect(strap)) }
+    /// Stops scanning or connecting (a pending connect included) and goes back to idle.
+    public nonisolated func cancel() { send(.cancel) }
+    /// Disconnects from the strap, without reconnecting now or at the next launch.
+    public nonisolated func disconnect() { send(.disconnect) }
+
+    private nonisolated func send(_ command: Command) {
+        inbox.withLock { $0.continuation }.yield(command)
+    }
 
     // MARK: Running
 
-    /// The state now, then each change (the newest, for a consumer that falls behind), until
-    /// ``run()`` returns or the loop stops.
+    /// The state now, then each change (the newest, for a consumer that falls behind), until the
+    /// loop stops or the current run (else the next) ends.
     public func states() -> AsyncStream<HeartRateAppState> {
         let (stream, continuation) = AsyncStream.makeStream(of: HeartRateAppState.self, bufferingPolicy: .bufferingNewest(1))
         continuation.yield(state)
-        let id: UInt64? = observers.withLock { observers in
-            guard !observers.finished else { return nil }
+        let id: UInt64 = observers.withLock { observers in
             observers.next += 1
             observers.all[observers.next] = continuation
             return observers.next
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
         }
         continuation.onTermination = { [observers] _ in _ = observers.withLock { $0.all.removeValue(forKey: id) } }
         return stream
     }
 
-    /// Does the app's work until the calling task is cancelled, then stops scanning,
-    /// disconnects, ends the ``states()`` streams and returns. Runs once per core.
+    /// Does the app's work until the calling task is cancelled; then stops scanning, disconnects,
+    /// shows idle, ends the ``states()`` streams and returns. A second run while one is going
+    /// returns at once.
     public func run() async {
-        guard !hasRun else { return }
-        hasRun = true
+        guard !isRunning else { return }
+        isRunning = true
+        defer { isRunning = false }
+        let commands = inbox.value.commands
         let starter = central.backend.taskStarter
-        let watchers = [
+        var watchers = [
             starter.start { [self, central] in
                 for await radio in central.radioStates() { await self.radioChanged(radio) }
-            },
-            starter.start { [central, inbox] in
-                for await restoration in central.restorations() { inbox.yield(.adopt(restoration)) }
-            },
+            }
         ]
+        if !restorationsTaken {
+            restorationsTaken = true
+            watchers.append(starter.start { [self, central] in
+                for await restoration in central.restorations() { self.send(.adopt(restoration)) }
+            })
+        }
         if let strap = memory.recall() { await startSession(strap) }
         // Ends when the task is cancelled.
         for await command in commands { await handle(command) }
@@ -144,13 +159,18 @@ public actor HeartRateCore {
             await watcher.value
         }
         await releaseRestored()
-        inbox.finish()
-        let ending = observers.withLock { observers in
-            observers.finished = true
+        state.status = .idle
+        // This run's command stream ended with its task; commands sent from now on wait for the next run.
+        let ended = inbox.withLock { inbox in
+            defer { inbox = Inbox.make() }
+            return inbox.continuation
+        }
+        ended.finish()
+        let observing = observers.withLock { observers in
             defer { observers.all = [:] }
             return Array(observers.all.values)
         }
-        for observer in ending { observer.finish() }
+        for observer in observing { observer.finish() }
     }
 
     private func handle(_ command: Command) async {
@@ -165,17 +185,12 @@ public actor HeartRateCore {
             await startSession(strap)
         case .cancel:
             await stopScanning()
-            await endSession()
+            await endSession(byUser: true)
             state.status = .idle
         case .disconnect:
             guard let strap = session?.strap else { return }
-            await endSession()
+            await endSession(byUser: true)
             state.status = .disconnected(strap, .localRequest)
-        case .forget:
-            memory.remember(nil)
-            await endSession()
-            state.strapName = nil
-            state.status = .idle
         case let .adopt(restoration):
             await adopt(restoration)
         }
@@ -190,7 +205,7 @@ public actor HeartRateCore {
 
     private func startScan() async {
         await stopScanning()
-        await endSession()
+        await endSession(byUser: true)
         let id = nextID()
         let scan = central.scan(for: .heartRate)
         let task = central.backend.taskStarter.start { [self] in
@@ -341,10 +356,12 @@ public actor HeartRateCore {
         }
     }
 
-    /// Cancels the session and waits until its connection (pending or not) is gone.
-    private func endSession() async {
+    /// Cancels the session and waits until its connection (pending or not) is gone. When the
+    /// user ended it, the strap is forgotten: the next launch does not reconnect to it.
+    private func endSession(byUser: Bool = false) async {
         guard let ending = session else { return }
         session = nil
+        if byUser { memory.remember(nil) }
         ending.task.cancel()
         await ending.task.value
         await releaseRestored()

@@ -14,7 +14,7 @@ import Observation
 /// ```
 ///
 /// ``state`` changes on the main actor while ``run()`` runs; cancelling its task (the view going
-/// away) stops the scan and disconnects.
+/// away) stops the scan and disconnects, and a later ``run()`` starts over.
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, *)
 @MainActor
 @Observable
@@ -44,11 +44,9 @@ public final class HeartRateModel {
     public func stopScan() { core.stopScan() }
     /// Connects to a strap found by the scan, or any other known one.
     public func connect(to strap: PeripheralIdentifier) { core.connect(to: strap) }
-    /// Stops waiting for the strap.
+    /// Stops scanning or waiting for the strap.
     public func cancel() { core.cancel() }
-    /// Disconnects, without reconnecting.
+    /// Disconnects, without reconnecting now or at the next launch.
     public func disconnect() { core.disconnect() }
-    /// Disconnects and forgets the strap.
-    public func forget() { core.forget() }
 }
 #endif

@@ -1,7 +1,8 @@
 import Harald
 import HaraldCore
 
-/// Where the app keeps the strap it connected to last, so it can reconnect at the next launch.
+/// Where the app keeps the strap it is using, so it can reconnect at the next launch: set when a
+/// connection comes up, cleared when the user ends it.
 ///
 /// The app stores it in `UserDefaults`; tests and previews use ``InMemoryStrapMemory``.
 public protocol StrapMemory: Sendable {

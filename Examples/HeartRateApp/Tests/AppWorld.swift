@@ -59,10 +59,10 @@ struct WorldSetUp: Sendable {
 /// Runs `body` in virtual time with the app's core running; the core's run is cancelled (and
 /// finishes) when `body` returns.
 func inWorld<T: Sendable>(
-    _ setUp: WorldSetUp = WorldSetUp(), timeLimit: Duration = .seconds(4 * 3600),
-    _ body: @escaping @Sendable (AppWorld) async throws -> T
+    _ setUp: WorldSetUp = WorldSetUp(), policy: ReconnectPolicy = HeartRateCore.defaultReconnectPolicy,
+    timeLimit: Duration = .seconds(4 * 3600), _ body: @escaping @Sendable (AppWorld) async throws -> T
 ) throws -> T {
-    try simulate(setUp, timeLimit: timeLimit) { world in
+    try simulate(setUp, policy: policy, timeLimit: timeLimit) { world in
         try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
             group.addTask { await world.core.run() }
             defer { group.cancelAll() }
@@ -73,8 +73,8 @@ func inWorld<T: Sendable>(
 
 /// Builds the world inside a simulation and runs `body` on it, without running the core.
 func simulate<T: Sendable>(
-    _ setUp: WorldSetUp = WorldSetUp(), timeLimit: Duration = .seconds(4 * 3600),
-    _ body: @escaping @Sendable (AppWorld) async throws -> T
+    _ setUp: WorldSetUp = WorldSetUp(), policy: ReconnectPolicy = HeartRateCore.defaultReconnectPolicy,
+    timeLimit: Duration = .seconds(4 * 3600), _ body: @escaping @Sendable (AppWorld) async throws -> T
 ) throws -> T {
     let simulation = Simulation()
     let strap = VirtualPeripheral.heartRateStrap()
@@ -88,7 +88,7 @@ func simulate<T: Sendable>(
             backend = RestoringBackend(base: backend, restoration: BackendRestoration(connections: [connection], scanServices: nil))
         }
         let central = Central(backend: backend, clock: simulation.clock, defaultTimeout: .seconds(5))
-        let core = HeartRateCore(central: central, memory: memory)
+        let core = HeartRateCore(central: central, memory: memory, reconnectPolicy: policy)
         return try await body(AppWorld(simulator: simulator, strap: strap, clock: simulation.clock, memory: memory, core: core))
     }
 }

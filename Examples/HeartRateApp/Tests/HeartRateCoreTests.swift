@@ -127,15 +127,24 @@ struct HeartRateCoreTests {
         #expect(links == 0)
     }
 
-    @Test func forgettingTheStrapDisconnectsAndClearsTheMemory() throws {
-        let (remembered, open) = try inWorld { world in
+    @Test func theUsersDisconnectForgetsTheStrapForTheNextLaunch() throws {
+        let remembered = try inWorld { world in
             try await world.connectAndWaitForAReading()
-            world.core.forget()
-            try await world.state { $0.status == .idle }
-            return (world.memory.recall(), world.openLinks)
+            world.core.disconnect()
+            try await world.state { if case .disconnected = $0.status { true } else { false } }
+            return world.memory.recall()
         }
         #expect(remembered == nil)
-        #expect(open == 0)
+    }
+
+    @Test func cancellingAPendingConnectForgetsTheStrapForTheNextLaunch() throws {
+        let remembered = try inWorld(WorldSetUp(remembersStrap: true, strapInRange: false)) { world in
+            try await world.state { $0.status.isConnecting }
+            world.core.cancel()
+            try await world.state { $0.status == .idle }
+            return world.memory.recall()
+        }
+        #expect(remembered == nil)
     }
 
     @Test func anUnauthorizedRadioFailsTheConnectInsteadOfRetrying() throws {
@@ -150,6 +159,18 @@ struct HeartRateCoreTests {
 
     // MARK: Ending
 
+    @Test func aLinkLostForGoodKeepsTheStrapForTheNextLaunch() throws {
+        let (status, remembered) = try inWorld(policy: ReconnectPolicy(maximumAttempts: 0)) { world in
+            try await world.connectAndWaitForAReading()
+            await world.takeStrapAway()
+            let ended = try await world.state { if case .disconnected = $0.status { true } else { false } }
+            return (ended.status, world.memory.recall())
+        }
+        let strap = VirtualPeripheral.heartRateStrap().identifier
+        #expect(status == .disconnected(strap, .connectionLost))
+        #expect(remembered == strap)
+    }
+
     @Test func cancellingTheRunDisconnectsAndEndsTheStateStream() throws {
         let open = try simulate { world in
             let states = await world.core.states()
@@ -163,5 +184,24 @@ struct HeartRateCoreTests {
             return world.openLinks
         }
         #expect(open == 0)
+    }
+
+    @Test func aNewRunAfterACancelledOneReconnectsToTheStrap() throws {
+        let (first, second, links) = try simulate { world in
+            var shown: [HeartRateAppState.Status] = []
+            for _ in 1...2 {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await world.core.run() }
+                    if world.memory.recall() == nil { world.core.connect(to: world.strap.identifier) }
+                    shown.append(try await world.heartRateShown().status)
+                    group.cancelAll()
+                }
+            }
+            return (shown[0], shown[1], world.simulator.connections.count)
+        }
+        let strap = VirtualPeripheral.heartRateStrap().identifier
+        #expect(first == .connected(strap))
+        #expect(second == .connected(strap))
+        #expect(links == 2)
     }
 }
