@@ -253,7 +253,7 @@ let package = Package(
         // The app's model on the simulator's strap, in virtual time.
         .testTarget(
             name: "HeartRateAppModelTests",
-            dependencies: ["HeartRateAppModel", "Harald", "HaraldCore", "HaraldHeartRateMonitor", "HaraldSimulator"],
+            dependencies: ["HeartRateAppModel", "Harald", "HaraldCore", "HaraldSimulator"],
             path: "Examples/HeartRateApp/Tests"),
     ],
     swiftLanguageModes: [.v6]

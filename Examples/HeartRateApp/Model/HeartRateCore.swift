@@ -7,9 +7,9 @@ import HaraldProfiles
 /// readings and battery, and publishes all of it as ``HeartRateAppState`` values.
 ///
 /// ```swift
-/// let core = HeartRateCore(central: central, memory: memory)
-/// async let running: Void = core.run()   // a view's `.task`
-/// core.scan()
+/// let core = HeartRateCore(central: Central(backend: backend), memory: memory)
+/// core.scan()            // taken up when the run starts
+/// await core.run()       // in a task (a view's `.task`); cancel the task to stop
 /// ```
 ///
 /// - ``run()`` does the work; cancelling its task stops the scan, disconnects, and returns once
@@ -28,7 +28,7 @@ import HaraldProfiles
 public actor HeartRateCore {
     /// The central it scans and connects with.
     public nonisolated let central: Central
-    /// Where it remembers the last strap.
+    /// Where it remembers the strap in use.
     public nonisolated let memory: any StrapMemory
     /// When to reconnect after a lost link.
     public nonisolated let reconnectPolicy: ReconnectPolicy
@@ -59,12 +59,13 @@ public actor HeartRateCore {
         }
     }
 
-    /// Background work the core owns: a scan, or the session with one strap.
+    /// A running scan.
     private struct Job {
         let id: UInt64
         let task: Task<Void, Never>
     }
 
+    /// The connection to one strap, reconnected after lost links until it ends.
     private struct Session {
         let id: UInt64
         let strap: PeripheralIdentifier

@@ -1,6 +1,4 @@
 import Harald
-import HaraldCore
-import HaraldHeartRateMonitor
 import HaraldSimulator
 import HeartRateAppModel
 import Testing
