@@ -18,7 +18,8 @@ public struct HeartRateAppState: Hashable, Sendable {
     public var strapName: String?
     /// The latest measurement of the connected strap; nil while not connected.
     public var reading: HeartRateReading?
-    /// The connected strap's battery charge in percent, once read.
+    /// The connected strap's battery charge in percent, once read (nil while the strap cannot
+    /// tell).
     public var batteryLevel: Int?
 
     public init() {}

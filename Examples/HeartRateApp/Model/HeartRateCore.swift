@@ -309,7 +309,8 @@ public actor HeartRateCore {
     }
 
     /// The battery level, then its changes when the strap notifies them. A strap without a
-    /// battery service, or one that refuses the read, leaves the level unknown.
+    /// battery service, one that refuses the read, or one that sends "not known" (0xFF) leaves
+    /// the level unknown.
     private nonisolated func followBattery(of monitor: HeartRateMonitor, session: UInt64) async throws {
         do {
             await show(batteryLevel: try await monitor.batteryLevel(), session: session)
@@ -332,7 +333,7 @@ public actor HeartRateCore {
         state.reading = reading
     }
 
-    private func show(batteryLevel: Int, session id: UInt64) {
+    private func show(batteryLevel: Int?, session id: UInt64) {
         guard session?.id == id else { return }
         state.batteryLevel = batteryLevel
     }
