@@ -25,6 +25,8 @@ let package = Package(
         .library(name: "HaraldHeartRateMonitor", targets: ["HaraldHeartRateMonitor"]),
         .library(name: "HaraldGoPro", targets: ["HaraldGoPro"]),
         .executable(name: "harald", targets: ["harald"]),
+        // The example app's model (Examples/HeartRateApp), for the Xcode app target that runs it.
+        .library(name: "HeartRateAppModel", targets: ["HeartRateAppModel"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -242,6 +244,17 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        // Examples/HeartRateApp: the heart-rate app's model, backend-neutral (it takes a Central),
+        // built and tested on Linux; its SwiftUI app (App/) is Apple-only and in no target.
+        .target(
+            name: "HeartRateAppModel",
+            dependencies: ["Harald", "HaraldCore", "HaraldProfiles", "HaraldHeartRateMonitor"],
+            path: "Examples/HeartRateApp/Model"),
+        // The app's model on the simulator's strap, in virtual time.
+        .testTarget(
+            name: "HeartRateAppModelTests",
+            dependencies: ["HeartRateAppModel", "Harald", "HaraldCore", "HaraldSimulator"],
+            path: "Examples/HeartRateApp/Tests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,205 @@
+import Harald
+import HaraldSimulator
+import HeartRateAppModel
+import Testing
+
+/// The heart-rate app's behaviour, on the simulator's strap in virtual time.
+@Suite("Heart-rate app")
+struct HeartRateCoreTests {
+    // MARK: Finding and connecting
+
+    @Test func aScanListsTheStrap() throws {
+        let state = try inWorld { world in
+            world.core.scan()
+            return try await world.state { !$0.straps.isEmpty }
+        }
+        #expect(state.status == .scanning)
+        #expect(state.straps.map(\.name) == ["Harald HR"])
+    }
+
+    @Test func choosingAFoundStrapConnectsAndShowsItsHeartRate() throws {
+        let (strap, state) = try inWorld { world in
+            world.core.scan()
+            let found = try await world.state { !$0.straps.isEmpty }.straps[0]
+            world.core.connect(to: found.id)
+            return (world.strap.identifier, try await world.heartRateShown())
+        }
+        #expect(state.status == .connected(strap))
+        #expect(state.straps.isEmpty)
+        #expect(state.strapName == "Harald HR")
+        let beatsPerMinute = try #require(state.beatsPerMinute)
+        #expect((60...100).contains(beatsPerMinute))
+    }
+
+    @Test func theReadingShowsRRIntervalsSkinContactAndBattery() throws {
+        let state = try inWorld { world in
+            try await world.connectAndWaitForAReading()
+            return try await world.state { $0.batteryLevel != nil && $0.beatsPerMinute != nil }
+        }
+        // The strap sends one RR interval per beat: 60 / bpm seconds, in 1/1024 s.
+        let beatsPerMinute = try #require(state.beatsPerMinute)
+        let expected = Double(60 * 1024 / beatsPerMinute) / 1024 * 1000
+        #expect(state.rrIntervalsMilliseconds == [Int(expected.rounded())])
+        #expect(state.hasSkinContact == true)
+        #expect(state.batteryLevel == 87)
+    }
+
+    @Test func theConnectedStrapIsRemembered() throws {
+        let (remembered, strap) = try inWorld { world in
+            try await world.connectAndWaitForAReading()
+            return (world.memory.recall(), world.strap.identifier)
+        }
+        #expect(remembered == strap)
+    }
+
+    // MARK: Launching
+
+    @Test func atLaunchAPendingConnectWaitsForTheRememberedStrapThroughALongAbsence() throws {
+        let (waiting, waited, shown) = try inWorld(WorldSetUp(remembersStrap: true, strapInRange: false)) { world in
+            let start = world.clock.now
+            let waiting = try await world.state { $0.status != .idle }.status
+            try await world.sleep(for: .seconds(2 * 3600))
+            await world.bringStrapBack()
+            let shown = try await world.heartRateShown()
+            return (waiting, start.duration(to: world.clock.now), shown.status)
+        }
+        #expect(waiting == .connecting(VirtualPeripheral.heartRateStrap().identifier))
+        #expect(waited >= .seconds(2 * 3600))
+        #expect(waited < .seconds(2 * 3600 + 5))
+        #expect(shown == .connected(VirtualPeripheral.heartRateStrap().identifier))
+    }
+
+    @Test func aConnectionTheSystemRestoredIsTakenOverWithoutANewLink() throws {
+        let (status, links) = try inWorld(WorldSetUp(restoresConnection: true)) { world in
+            let shown = try await world.heartRateShown()
+            return (shown.status, world.simulator.connections.count)
+        }
+        #expect(status == .connected(VirtualPeripheral.heartRateStrap().identifier))
+        #expect(links == 1)
+    }
+
+    // MARK: Disconnecting and reconnecting
+
+    @Test func aLostLinkIsReconnectedWhenTheStrapIsBack() throws {
+        let (lost, back, links) = try inWorld { world in
+            try await world.connectAndWaitForAReading()
+            await world.takeStrapAway()
+            let lost = try await world.state { $0.status.isConnecting }
+            try await world.sleep(for: .seconds(60))
+            await world.bringStrapBack()
+            let back = try await world.heartRateShown()
+            return (lost.status, back.status, world.simulator.connections.count)
+        }
+        let strap = VirtualPeripheral.heartRateStrap().identifier
+        #expect(lost == .reconnecting(strap, lost: .connectionLost))
+        #expect(back == .connected(strap))
+        #expect(links == 2)
+    }
+
+    @Test func theUsersDisconnectDoesNotReconnect() throws {
+        let (status, open, links) = try inWorld { world in
+            try await world.connectAndWaitForAReading()
+            world.core.disconnect()
+            try await world.state { if case .disconnected = $0.status { true } else { false } }
+            try await world.sleep(for: .seconds(600))
+            return (await world.core.state.status, world.openLinks, world.simulator.connections.count)
+        }
+        #expect(status == .disconnected(VirtualPeripheral.heartRateStrap().identifier, .localRequest))
+        #expect(open == 0)
+        #expect(links == 1)
+    }
+
+    @Test func cancellingAPendingConnectLeavesNothingConnected() throws {
+        let (status, links) = try inWorld(WorldSetUp(strapInRange: false)) { world in
+            world.core.connect(to: world.strap.identifier)
+            try await world.state { $0.status.isConnecting }
+            try await world.sleep(for: .seconds(600))
+            world.core.cancel()
+            try await world.state { $0.status == .idle }
+            // Back in range after the cancel: nothing connects behind the app's back.
+            await world.bringStrapBack()
+            try await world.sleep(for: .seconds(60))
+            return (await world.core.state.status, world.simulator.connections.count)
+        }
+        #expect(status == .idle)
+        #expect(links == 0)
+    }
+
+    @Test func theUsersDisconnectForgetsTheStrapForTheNextLaunch() throws {
+        let remembered = try inWorld { world in
+            try await world.connectAndWaitForAReading()
+            world.core.disconnect()
+            try await world.state { if case .disconnected = $0.status { true } else { false } }
+            return world.memory.recall()
+        }
+        #expect(remembered == nil)
+    }
+
+    @Test func cancellingAPendingConnectForgetsTheStrapForTheNextLaunch() throws {
+        let remembered = try inWorld(WorldSetUp(remembersStrap: true, strapInRange: false)) { world in
+            try await world.state { $0.status.isConnecting }
+            world.core.cancel()
+            try await world.state { $0.status == .idle }
+            return world.memory.recall()
+        }
+        #expect(remembered == nil)
+    }
+
+    @Test func anUnauthorizedRadioFailsTheConnectInsteadOfRetrying() throws {
+        let status = try inWorld { world in
+            await world.simulator.setRadioState(.unauthorized)
+            try await world.state { $0.radio == .unauthorized }
+            world.core.connect(to: world.strap.identifier)
+            return try await world.state { if case .failed = $0.status { true } else { false } }.status
+        }
+        #expect(status == .failed(BluetoothError.radioUnavailable(.unauthorized).description))
+    }
+
+    // MARK: Ending
+
+    @Test func aLinkLostForGoodKeepsTheStrapForTheNextLaunch() throws {
+        let (status, remembered) = try inWorld(policy: ReconnectPolicy(maximumAttempts: 0)) { world in
+            try await world.connectAndWaitForAReading()
+            await world.takeStrapAway()
+            let ended = try await world.state { if case .disconnected = $0.status { true } else { false } }
+            return (ended.status, world.memory.recall())
+        }
+        let strap = VirtualPeripheral.heartRateStrap().identifier
+        #expect(status == .disconnected(strap, .connectionLost))
+        #expect(remembered == strap)
+    }
+
+    @Test func cancellingTheRunDisconnectsAndEndsTheStateStream() throws {
+        let open = try simulate { world in
+            let states = await world.core.states()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await world.core.run() }
+                try await world.connectAndWaitForAReading()
+                group.cancelAll()
+            }
+            // Returns only because the run finished the stream (else the simulation stalls).
+            for await _ in states {}
+            return world.openLinks
+        }
+        #expect(open == 0)
+    }
+
+    @Test func aNewRunAfterACancelledOneReconnectsToTheStrap() throws {
+        let (first, second, links) = try simulate { world in
+            var shown: [HeartRateAppState.Status] = []
+            for _ in 1...2 {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await world.core.run() }
+                    if world.memory.recall() == nil { world.core.connect(to: world.strap.identifier) }
+                    shown.append(try await world.heartRateShown().status)
+                    group.cancelAll()
+                }
+            }
+            return (shown[0], shown[1], world.simulator.connections.count)
+        }
+        let strap = VirtualPeripheral.heartRateStrap().identifier
+        #expect(first == .connected(strap))
+        #expect(second == .connected(strap))
+        #expect(links == 2)
+    }
+}
