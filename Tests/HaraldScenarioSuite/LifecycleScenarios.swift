@@ -186,6 +186,8 @@ extension Scenario {
         var againIterator = again.makeAsyncIterator()
         try await harness.peer.notify([0x02], on: ScenarioProfile.status)
         try checkEqual(try await againIterator.next(), [0x02], "a value on the new subscription")
+        await connection.settle()
+        try checkEqual(connection.cleanUpFailures, 0, "clean-ups that wrote a stale CCCD and failed")
         await connection.disconnect()
     }
 }

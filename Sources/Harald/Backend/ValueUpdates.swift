@@ -139,6 +139,8 @@ public struct ValueUpdates: AsyncSequence, Sendable {
         func finish(throwing error: BluetoothError) { queue.finish(throwing: error) }
         /// Ends the stream normally.
         func finish() { queue.finish(throwing: nil) }
+        /// Why the producer ended the stream, when it said.
+        var endError: BluetoothError? { queue.endError }
     }
 
     var ender: Ender { Ender(queue: queue) }

@@ -104,10 +104,20 @@ final class ConnectionRegistry: Sendable {
 
     /// Registers a connection made by an attempt (or restored by the system) as the peripheral's
     /// link, and watches it so it leaves the registry when it ends.
+    ///
+    /// A peripheral that already has a live link keeps it (the system reporting a connection
+    /// again, a second consumer of restorations): that link is returned.
     func adopt(_ backend: any ConnectionBackend, settings: LinkSettings) -> SharedLink {
-        let link = SharedLink(backend: backend, settings: settings)
         let peripheral = backend.peripheral
-        entries.withLock { $0[peripheral] = .connected(link) }
+        let fresh = SharedLink(backend: backend, settings: settings)
+        let link: SharedLink = entries.withLock { entries in
+            if case .connected(let existing) = entries[peripheral], existing.ended.current == nil, existing.ownerCount > 0 {
+                return existing
+            }
+            entries[peripheral] = .connected(fresh)
+            return fresh
+        }
+        guard link === fresh else { return link }
         backend.taskStarter.start { [weak self] in
             let reason = await backend.disconnection()
             link.ended.set(reason)

@@ -483,7 +483,13 @@ public actor PeripheralConnection {
         let (link, ownership) = (self.link, self.ownership)
         updates.onEnd {
             ownership.withLock { _ = $0.streams.removeValue(forKey: streamID) }
-            link.releaseLater(hold)
+            // A stream the peripheral's Service Changed ended names attributes that are gone:
+            // its CCCD must not be written (its handle may belong to something else now).
+            if case .serviceChanged = ender.endError {
+                link.releaseLater(hold, attributeIsStale: true)
+            } else {
+                link.releaseLater(hold)
+            }
         }
         return Subscription<Value>(
             updates: updates, failures: FailureCounter(DecodingFailures()), policy: onDecodingFailure, ended: EndFlag(false), owner: self)

@@ -290,18 +290,21 @@ actor SharedLink {
 
     /// Gives `hold` back from a context that cannot wait (a stream's end): the clean-up runs
     /// at once as a task of its own, tracked so ``settle()`` can wait for it.
-    nonisolated func releaseLater(_ hold: NotificationHold) {
+    nonisolated func releaseLater(_ hold: NotificationHold, attributeIsStale: Bool = false) {
         cleanUps.withLock { $0.inFlight += 1 }
         let link = self
         backend.taskStarter.start {
-            await link.release(hold)
+            await link.release(hold, attributeIsStale: attributeIsStale)
             link.cleanUpFinished()
         }
     }
 
     /// Gives a hold back; the last one turns notifications off, with its own deadline. A failure
     /// is logged and counted (``cleanUpFailures``), never thrown at an unrelated call.
-    func release(_ hold: NotificationHold) async {
+    ///
+    /// With `attributeIsStale` (the peripheral changed the service, and the change may not have
+    /// been applied here yet) the hold is dropped without any CCCD write.
+    func release(_ hold: NotificationHold, attributeIsStale: Bool = false) async {
         await lockCCCD()
         defer { unlockCCCD() }
         let id = hold.characteristic.id
@@ -312,7 +315,7 @@ actor SharedLink {
             return
         }
         holds[id] = nil
-        if owners.value.closing || ended.current != nil { return }
+        if attributeIsStale || owners.value.closing || ended.current != nil { return }
         do {
             try await backend.setNotifications(false, for: hold.characteristic, timeout: cleanUpTimeout)
             logger.trace("notifications off", metadata: ["uuid": "\(hold.characteristic.uuid)"])
