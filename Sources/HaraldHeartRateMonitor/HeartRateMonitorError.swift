@@ -55,3 +55,12 @@ public enum HeartRateMonitorError: Error, Hashable, Sendable, CustomStringConver
         }
     }
 }
+
+extension HeartRateMonitorError: DisconnectionReporting {
+    /// Why the link went away, when this error is a disconnection (so
+    /// `Central.withReconnection` reconnects after it).
+    public var disconnectReason: DisconnectReason? {
+        if case let .disconnected(reason) = self { return reason }
+        return nil
+    }
+}

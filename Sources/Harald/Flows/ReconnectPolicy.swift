@@ -4,8 +4,13 @@
 /// ``shouldReconnect`` hook can veto any attempt (say, when the user has left the screen, or the
 /// peer disconnected on purpose).
 public struct ReconnectPolicy: Sendable {
-    /// Attempts after the first connection; 0 disables reconnection.
+    /// Attempts after the first connection; 0 disables reconnection. With
+    /// ``resetsAfterConnecting``, attempts in a row without a connection in between.
     public var maximumAttempts: Int
+    /// Whether a successful reconnection starts the count (and the backoff) afresh, so a device
+    /// that drops now and then is reconnected every time while one that never comes back is given
+    /// up after ``maximumAttempts``. False (the default) counts every attempt of the session.
+    public var resetsAfterConnecting: Bool
     public var initialDelay: Duration
     public var multiplier: Double
     public var maximumDelay: Duration
@@ -15,9 +20,11 @@ public struct ReconnectPolicy: Sendable {
 
     public init(
         maximumAttempts: Int = 5, initialDelay: Duration = .milliseconds(500), multiplier: Double = 2,
-        maximumDelay: Duration = .seconds(30), shouldReconnect: @escaping @Sendable (DisconnectReason, Int) -> Bool = { _, _ in true }
+        maximumDelay: Duration = .seconds(30), resetsAfterConnecting: Bool = false,
+        shouldReconnect: @escaping @Sendable (DisconnectReason, Int) -> Bool = { _, _ in true }
     ) {
         self.maximumAttempts = max(0, maximumAttempts)
+        self.resetsAfterConnecting = resetsAfterConnecting
         self.initialDelay = initialDelay
         self.multiplier = max(1, multiplier)
         self.maximumDelay = maximumDelay
@@ -40,42 +47,47 @@ public struct ReconnectPolicy: Sendable {
 
 extension Central {
     /// Connects to `peripheral` and runs `body` on the connection; when the connection drops
-    /// during `body` (the body fails with ``BluetoothError/disconnected(_:)``), waits per
-    /// `policy`, reconnects and runs `body` again with the new connection. `attempt` tells the
-    /// body which run it is (0 first), so it can resume where the last one stopped.
+    /// during `body` — the body fails with ``BluetoothError/disconnected(_:)``, or with any error
+    /// that reports a disconnection (``DisconnectionReporting``, which the kits' errors adopt) —
+    /// waits per `policy`, reconnects and runs `body` again with the new connection. `run` tells
+    /// the body which run it is (0 first), so it can resume where the last one stopped.
     ///
-    /// Errors other than a disconnection end the loop at once. The last connection is closed
-    /// before returning, whatever happens.
+    /// A failed connect counts as an attempt too; `shouldReconnect` then sees
+    /// ``DisconnectReason/other(_:)`` with the connect error's description. A radio that is
+    /// unsupported or unauthorized ends the loop at once (waiting does not change it). Errors
+    /// other than a disconnection end the loop at once. The last connection is closed before
+    /// returning, whatever happens.
     public func withReconnection<Result: Sendable>(
         to peripheral: PeripheralIdentifier, services: [ServiceSpec] = [], policy: ReconnectPolicy,
         connectTimeout: Duration? = nil,
-        _ body: @Sendable (_ connection: PeripheralConnection, _ attempt: Int) async throws -> Result
+        _ body: @Sendable (_ connection: PeripheralConnection, _ run: Int) async throws -> Result
     ) async throws -> Result {
+        var run = 0
         var attempt = 0
         while true {
             let connection: PeripheralConnection
             do {
                 connection = try await connect(to: peripheral, services: services, timeout: connectTimeout)
-            } catch {  // connect throws BluetoothError only
+            } catch {
+                if case .radioUnavailable(let state) = error, state == .unsupported || state == .unauthorized { throw error }
+                if case .cancelled = error { throw error }
                 attempt += 1
-                guard attempt <= policy.maximumAttempts, policy.shouldReconnect(.connectionLost, attempt) else { throw error }
+                guard attempt <= policy.maximumAttempts, policy.shouldReconnect(.other(error.description), attempt) else { throw error }
                 try await clock.sleep(for: policy.delay(beforeAttempt: attempt))
                 continue
             }
+            if policy.resetsAfterConnecting { attempt = 0 }
             do {
-                let result = try await body(connection, attempt)
+                let result = try await body(connection, run)
                 await connection.disconnect()
                 return result
-            } catch let BluetoothError.disconnected(reason) {
-                await connection.disconnect()
-                attempt += 1
-                guard attempt <= policy.maximumAttempts, policy.shouldReconnect(reason, attempt) else {
-                    throw BluetoothError.disconnected(reason)
-                }
-                try await clock.sleep(for: policy.delay(beforeAttempt: attempt))
             } catch {
                 await connection.disconnect()
-                throw error
+                guard let reason = (error as? any DisconnectionReporting)?.disconnectReason else { throw error }
+                run += 1
+                attempt += 1
+                guard attempt <= policy.maximumAttempts, policy.shouldReconnect(reason, attempt) else { throw error }
+                try await clock.sleep(for: policy.delay(beforeAttempt: attempt))
             }
         }
     }

@@ -40,3 +40,12 @@ public enum GoProError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension GoProError: DisconnectionReporting {
+    /// Why the link went away, when this error is a disconnection (so
+    /// `Central.withReconnection` reconnects after it).
+    public var disconnectReason: DisconnectReason? {
+        if case let .disconnected(reason) = self { return reason }
+        return nil
+    }
+}
