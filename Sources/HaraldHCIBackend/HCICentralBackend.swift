@@ -14,6 +14,8 @@ public final class HCICentralBackend: CentralBackend {
     private let clock: any Clock<Duration>
     private let localMTU: Int
     private let logger: Logger
+    /// Connects to different peripherals take turns at the host's one connection attempt.
+    private let attemptTurns = ConnectAttemptTurns()
 
     private init(host: HCIHost, clock: any Clock<Duration>, localMTU: Int, logger: Logger) {
         self.host = host
@@ -94,19 +96,31 @@ public final class HCICentralBackend: CentralBackend {
 
     /// Connects with LE (Extended) Create Connection; ``ConnectionOptions`` are CoreBluetooth's
     /// and change nothing here. With no `timeout` the controller keeps initiating until the peer
-    /// advertises or the task is cancelled (the host makes one attempt at a time, so a pending
-    /// connect holds off other connects meanwhile).
+    /// advertises or the task is cancelled. The host makes one attempt at a time: connects to
+    /// other peripherals wait for their turn, in order (so a pending connect holds them off
+    /// until it succeeds or is cancelled), and the waiting counts against their timeouts.
     public func connect(to peripheral: PeripheralIdentifier, options: ConnectionOptions, timeout: Duration?) async throws(BluetoothError)
         -> any ConnectionBackend
     {
         guard let target = peripheral.address else {
             throw BluetoothError.connectionFailed("\(peripheral) has no device address")
         }
+        let elapsed = Self.stopwatch(clock)
         let link: LEConnection
-        do { link = try await host.connect(to: target, timeout: timeout) } catch {
+        do {
+            try await attemptTurns.take()
+            defer { attemptTurns.pass() }
+            let remaining = timeout.map { $0 - elapsed() }
+            if let remaining, remaining <= .zero { throw HCIError.connectionTimedOut(target) }
+            link = try await host.connect(to: target, timeout: remaining)
+        } catch let error as BluetoothError {
+            throw error
+        } catch let error as HCIError {
             if case .connectionTimedOut = error { throw BluetoothError.timeout(operation: "connect to \(peripheral)", after: timeout ?? .zero) }
             if case .cancelled = error { throw BluetoothError.cancelled }
             throw Self.translate(error)
+        } catch {
+            throw BluetoothError(error)
         }
         let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, logger: logger)
         do {
@@ -142,6 +156,12 @@ public final class HCICentralBackend: CentralBackend {
             guard let rssi = reading else { throw .backend("the controller could not measure the RSSI (127)") }
             return rssi
         }
+    }
+
+    /// Time since now on `clock`.
+    private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
     }
 
     // MARK: Mapping

@@ -29,6 +29,25 @@ struct VirtualControllerTests {
         await backend.close()
     }
 
+    @Test func concurrentConnectsToTwoPeripheralsTakeTurnsInsteadOfFailingBusy() async throws {
+        let first = try ScenarioPeripheral()
+        let second = try ScenarioPeripheral(address: BluetoothAddress("C0:5C:E4:00:00:02", kind: .random)!)
+        let controller = VirtualController(peers: [first.virtualPeer, second.virtualPeer])
+        let backend = try await HCICentralBackend.open(transport: controller, clock: ManualClock())
+        let central = Central(backend: backend, clock: ManualClock())
+        try await withHangGuard(seconds: 120) {
+            async let a = central.connect(to: PeripheralIdentifier(address: first.address), services: [ScenarioSpecs.service])
+            async let b = central.connect(to: PeripheralIdentifier(address: second.address), services: [ScenarioSpecs.service])
+            let (one, two) = try await (a, b)
+            #expect(try await one.read(ScenarioSpecs.setting) == 0x0201)
+            #expect(try await two.read(ScenarioSpecs.setting) == 0x0201)
+            #expect(controller.linkCount == 2)
+            await one.disconnect()
+            await two.disconnect()
+        }
+        await backend.close()
+    }
+
     @Test func aConnectionReadsItsRSSIWithHCIReadRSSI() async throws {
         let peripheral = try ScenarioPeripheral()
         let controller = VirtualController(peers: [peripheral.virtualPeer])  // heard at -50 dBm
