@@ -11,11 +11,19 @@ struct ConnectTests {
 
     @Test func failedConnectionIsReportedAsConnectionFailed() async {
         let world = FakeWorld.make()
-        world.central.connectBehaviour = .fail(cbError(14))
-        await #expect(throws: BluetoothError.connectionFailed("CBError 14 (peer removed pairing information)")) {
+        world.central.connectBehaviour = .fail(cbError(10))
+        await #expect(throws: BluetoothError.connectionFailed("CBError 10 (connection failed)")) {
             _ = try await world.backend.connect(to: world.identifier, timeout: timeout)
         }
         #expect(world.backend.pendingOperationCount == 0)
+    }
+
+    @Test func connectionRefusedBecauseThePeerLostTheBondSaysSo() async {
+        let world = FakeWorld.make()
+        world.central.connectBehaviour = .fail(cbError(14))
+        await #expect(throws: BluetoothError.peerRemovedPairingInformation) {
+            _ = try await world.backend.connect(to: world.identifier, timeout: timeout)
+        }
     }
 
     @Test func connectionAttemptThatTimesOutIsCancelledInCoreBluetooth() async {
