@@ -6,7 +6,7 @@ import HaraldCoreBluetooth
 import HaraldScenarioSuite
 import Testing
 
-@Suite("CoreBluetooth backend: GATT operations, routing and flow control")
+@Suite("CoreBluetooth backend: GATT operations, routing and flow control", CoreBluetoothRules())
 struct GATTTests {
     let timeout = Duration.seconds(10)
 
