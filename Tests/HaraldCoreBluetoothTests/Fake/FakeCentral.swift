@@ -46,6 +46,8 @@ final class FakeCentral: CoreBluetoothCentral, @unchecked Sendable {
     private var radio = FakeManagerState.unknown
     private var makeCount = 0
     private var pendingRestore: [String: Any]?
+    /// The notification that relaunched the app: delivered right after the restoration.
+    private var pendingWake: (peripheral: FakePeripheral, characteristic: BluetoothUUID, value: [UInt8])?
     private var known: [UUID: FakePeripheral] = [:]
     private var scanning: (services: [BluetoothUUID]?, allowDuplicates: Bool)?
     private var log: [Call] = []
@@ -66,11 +68,12 @@ final class FakeCentral: CoreBluetoothCentral, @unchecked Sendable {
             makeCount += 1
         }
         system.later { [self] in
-            let restore: [String: Any]? = lock.withLock {
-                defer { pendingRestore = nil }
-                return pendingRestore
+            let (restore, wake) = lock.withLock {
+                defer { (pendingRestore, pendingWake) = (nil, nil) }
+                return (pendingRestore, pendingWake)
             }
             if let restore { backend.centralManager(self, willRestoreState: restore) }
+            if let wake { wake.peripheral.notify(wake.value, on: wake.characteristic) }
             backend.centralManagerDidUpdateState(self)
         }
     }
@@ -235,13 +238,17 @@ final class FakeCentral: CoreBluetoothCentral, @unchecked Sendable {
 
     /// The system relaunched the app and hands back `peripherals` (with their connection state,
     /// discovered attributes and notifying characteristics as they are): reported when the
-    /// backend makes the central, before its state, or at once if it exists already.
-    func restore(_ peripherals: [FakePeripheral], scanServices: [BluetoothUUID]?) {
+    /// backend makes the central, before its state, or at once if it exists already. `waking`
+    /// is the notification that relaunched the app, delivered right after the restoration.
+    func restore(
+        _ peripherals: [FakePeripheral], scanServices: [BluetoothUUID]?,
+        waking: (peripheral: FakePeripheral, characteristic: BluetoothUUID, value: [UInt8])? = nil
+    ) {
         for peripheral in peripherals { add(peripheral) }
         var dictionary: [String: Any] = [fakeKeys.restoredPeripherals: peripherals]
         if let scanServices { dictionary[fakeKeys.restoredScanServices] = scanServices.map(FakeUUID.init) }
         let backend: CoreBluetoothBackend<FakeCentral>? = lock.withLock {
-            if self.backend == nil { pendingRestore = dictionary }
+            if self.backend == nil { (pendingRestore, pendingWake) = (dictionary, waking) }
             return self.backend
         }
         guard let backend else { return }
