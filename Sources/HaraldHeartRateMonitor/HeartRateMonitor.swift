@@ -62,8 +62,8 @@ public struct HeartRateMonitor: Sendable {
 
     /// Ends a measurement stream: its loop finishes normally, and notifications are turned off
     /// when no other stream of this characteristic remains.
-    public func stop(_ readings: HeartRateReadings) async throws(HeartRateMonitorError) {
-        do { try await connection.unsubscribe(readings.subscription, timeout: timeout) } catch { throw .from(error) }
+    public func stop(_ readings: HeartRateReadings) async {
+        await connection.unsubscribe(readings.subscription)
     }
 
     // MARK: Control point
@@ -100,10 +100,11 @@ public struct HeartRateMonitor: Sendable {
         }
     }
 
-    /// The battery charge in percent (Battery Level, 0x2A19).
-    public func batteryLevel() async throws(HeartRateMonitorError) -> Int {
+    /// The battery charge in percent, 0…100 (Battery Level, 0x2A19); nil when the sensor reports
+    /// its level as not known (0xFF, as straps without a fuel gauge do).
+    public func batteryLevel() async throws(HeartRateMonitorError) -> Int? {
         await connection.declare(Self.services)
-        do { return Int(try await connection.read(.batteryLevel, timeout: timeout).percent) } catch {
+        do { return try await connection.read(.batteryLevel, timeout: timeout).percent.map(Int.init) } catch {
             throw .from(error, missing: "Battery Level")
         }
     }
@@ -117,7 +118,7 @@ public struct HeartRateMonitor: Sendable {
         } catch { throw .from(error, missing: "Battery Level") }
     }
 
-    /// Battery level notifications, in percent. Throws ``HeartRateMonitorError/notSupported(_:)``
+    /// Battery level notifications, in percent (nil for a level the sensor does not know). Throws ``HeartRateMonitorError/notSupported(_:)``
     /// when the sensor does not offer them (check ``offersBatteryNotifications()``); end them
     /// with ``stop(_:)-(BatteryLevels)``.
     public func batteryLevels(buffering: UpdateBuffering = .newest(4)) async throws(HeartRateMonitorError) -> BatteryLevels {
@@ -128,7 +129,7 @@ public struct HeartRateMonitor: Sendable {
     }
 
     /// Ends battery level notifications.
-    public func stop(_ levels: BatteryLevels) async throws(HeartRateMonitorError) {
-        do { try await connection.unsubscribe(levels.subscription, timeout: timeout) } catch { throw .from(error) }
+    public func stop(_ levels: BatteryLevels) async {
+        await connection.unsubscribe(levels.subscription)
     }
 }

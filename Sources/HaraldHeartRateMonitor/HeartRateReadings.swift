@@ -53,7 +53,7 @@ public struct HeartRateReadings: AsyncSequence, Sendable {
                 group.addTask {
                     try await clock.sleep(for: stallTimeout)
                     stalled.withLock { $0 = true }
-                    try? await connection.unsubscribe(subscription, timeout: stallTimeout)
+                    await connection.unsubscribe(subscription)
                 }
                 defer { group.cancelAll() }
                 let measurement = try await base.next()
@@ -70,17 +70,18 @@ public struct HeartRateReadings: AsyncSequence, Sendable {
     }
 }
 
-/// Battery Level (0x2A19) notifications, in percent. Errors are ``HeartRateMonitorError``.
+/// Battery Level (0x2A19) notifications, in percent (0…100), or nil when the sensor reports its
+/// level as not known (0xFF). Errors are ``HeartRateMonitorError``.
 public struct BatteryLevels: AsyncSequence, Sendable {
-    public typealias Element = Int
+    public typealias Element = Int?
 
     let subscription: Subscription<BatteryLevel>
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: Subscription<BatteryLevel>.AsyncIterator
 
-        public mutating func next() async throws -> Int? {
-            do { return try await base.next().map { Int($0.percent) } } catch { throw HeartRateMonitorError.from(error) }
+        public mutating func next() async throws -> Int?? {
+            do { return try await base.next().map { $0.percent.map(Int.init) } } catch { throw HeartRateMonitorError.from(error) }
         }
     }
 

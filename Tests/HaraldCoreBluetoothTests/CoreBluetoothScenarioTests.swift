@@ -93,6 +93,9 @@ struct FakeScenarioPeer: ScenarioPeer {
         }
     }
     func disconnectFromPeer() async throws { world.central.dropConnection(world.peripheral) }
+    func notificationsEnabled(on uuid: BluetoothUUID) async throws -> Bool {
+        world.peripheral.characteristic(uuid)?.isNotifying ?? false
+    }
 }
 
 @Suite("Public API scenarios on the CoreBluetooth fake", CoreBluetoothRules())

@@ -17,6 +17,24 @@ struct CameraFaultTests {
         #expect(version.major == 2)
     }
 
+    @Test func aCameraMadeFromASimulatorConnectionWaitsInVirtualTime() throws {
+        let device = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.command(0x3C), .neverAnswer)])
+        let simulation = Simulation()
+        let simulator = try Simulator(clock: simulation.clock, devices: [device])
+        let central = Central(backend: simulator.backend, clock: simulation.clock)
+        let clock = simulation.clock
+        let (error, waited) = try simulation.run {
+            let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
+            let camera = GoProCamera(connection: connection, requestTimeout: .seconds(30))
+            let start = clock.now
+            var error: GoProError?
+            do { _ = try await camera.hardwareInfo() } catch let failure as GoProError { error = failure }
+            return (error, start.duration(to: clock.now))
+        }
+        #expect(error == .timeout(request: "Get Hardware Info", after: .seconds(30)))
+        #expect(waited >= .seconds(30))
+    }
+
     @Test func anAnswerMissingItsLastPacketTimesOutAndTheNextAnswerIsReadWhole() throws {
         let camera = VirtualPeripheral.actionCamera(bootTime: .zero, faults: [ActionCameraFault(.query(0x13), .loseLastPacket)])
         let (outcome, settings) = try withSimulatedCamera(camera, requestTimeout: .seconds(2)) { camera, _ in

@@ -117,7 +117,7 @@ struct CameraRequestTests {
         let ids = (1...40).map { GoProStatusID(UInt8($0)) }
         let (mtu, packetSize, written, values) = try simulation.run {
             let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
-            let camera = await GoProCamera.sizedToMTU(connection: connection, clock: central.clock)
+            let camera = await GoProCamera.sizedToMTU(connection: connection)
             let values = try await camera.statuses(ids)
             let written = await lastPacketWritten(to: .query, in: simulator)
             let result = (await connection.mtu(), camera.packetSize, written, values)

@@ -13,7 +13,7 @@ func withSimulatedCamera<T: Sendable>(
     let central = Central(backend: simulator.backend, clock: simulation.clock)
     return try simulation.run {
         let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
-        let camera = GoProCamera(connection: connection, clock: central.clock, requestTimeout: requestTimeout)
+        let camera = GoProCamera(connection: connection, requestTimeout: requestTimeout)
         let result = try await body(camera, simulator)
         await connection.disconnect()
         return result

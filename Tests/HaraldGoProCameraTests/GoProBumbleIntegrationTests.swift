@@ -26,7 +26,7 @@ enum GoProBench {
             let central = Central(backend: backend, defaultTimeout: .seconds(20))
             try await central.waitUntilPoweredOn(timeout: .seconds(10))
             let connection = try await central.connect(to: peripheral, timeout: .seconds(20))
-            let camera = GoProCamera(connection: connection, clock: central.clock, requestTimeout: .seconds(10))
+            let camera = GoProCamera(connection: connection, requestTimeout: .seconds(10))
             // A guard against hangs (a push that never comes), not a timing assertion.
             let result = try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask { try await body(camera) }

@@ -41,6 +41,10 @@ struct BumbleScenarioPeer: ScenarioPeer {
 
     func disconnectFromPeer() async throws { _ = try await control.send(["op": "disconnect"]) }
 
+    func notificationsEnabled(on uuid: BluetoothUUID) async throws -> Bool {
+        try await control.send(["op": "subscribed", "uuid": uuid.uuidString])["enabled"] as? Bool ?? false
+    }
+
     private func poll(_ what: String, until done: () async throws -> Bool) async throws {
         let clock = ContinuousClock()
         let start = clock.now

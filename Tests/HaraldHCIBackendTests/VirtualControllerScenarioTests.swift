@@ -24,6 +24,16 @@ struct VirtualScenarioPeer: ScenarioPeer {
     }
 
     func disconnectFromPeer() async throws { controller.disconnectFromPeripheral(peripheral.address) }
+
+    func notificationsEnabled(on uuid: BluetoothUUID) async throws -> Bool {
+        let server = peripheral.server
+        guard let handle = await server.database.characteristic(uuid)?.valueHandle else {
+            throw ScenarioFailure("the scenario peripheral has no \(uuid)")
+        }
+        // The newest client is the central under test (earlier ones are gone).
+        guard let connection = await server.connectionIDs.last else { return false }
+        return await !server.clientConfiguration(valueHandle: handle, connection: connection).isEmpty
+    }
 }
 
 /// The public API's scenario suite over Harald's HCI host stack and GATT client, against the

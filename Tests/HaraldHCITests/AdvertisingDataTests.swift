@@ -117,6 +117,38 @@ struct AdvertisementAssemblerTests {
         #expect(assembler.count == 8)
     }
 
+    @Test func aLongScanAmongEverChangingAddressesRemembersAtMostTheCapacity() {
+        var assembler = AdvertisementAssembler(capacity: 64)
+        for index in 0..<10_000 {
+            _ = assembler.add(LEAdvertisingReport(eventType: .advInd, address: Self.rotating(index), data: [0x02, 0x01, 0x06], rssi: -40))
+            #expect(assembler.count <= 64)
+        }
+    }
+
+    @Test func theRecentlyHeardAdvertiserStillGetsItsScanResponseMerged() {
+        var assembler = AdvertisementAssembler(capacity: 64)
+        for index in 0..<10_000 {
+            _ = assembler.add(LEAdvertisingReport(eventType: .advInd, address: Self.rotating(index), data: [0x02, 0x01, 0x06], rssi: -40))
+        }
+        let response = assembler.add(LEAdvertisingReport(eventType: .scanResponse, address: Self.rotating(9_999), data: [0x02, 0x0A, 0x00], rssi: -40))
+        #expect(response.advertisingData == [0x02, 0x01, 0x06])
+        #expect(response.scanResponseData == [0x02, 0x0A, 0x00])
+    }
+
+    @Test func theLeastRecentlyHeardAdvertiserIsForgotten() {
+        var assembler = AdvertisementAssembler(capacity: 64)
+        for index in 0..<10_000 {
+            _ = assembler.add(LEAdvertisingReport(eventType: .advInd, address: Self.rotating(index), data: [0x02, 0x01, 0x06], rssi: -40))
+        }
+        let response = assembler.add(LEAdvertisingReport(eventType: .scanResponse, address: Self.rotating(0), data: [0x02, 0x0A, 0x00], rssi: -40))
+        #expect(response.advertisingData.isEmpty)
+    }
+
+    /// A resolvable private address per index, as phones rotating their address produce.
+    static func rotating(_ index: Int) -> BluetoothAddress {
+        BluetoothAddress(value: 0x4000_0000_0000 | UInt64(index), kind: .random)!
+    }
+
     @Test func fragmentsNeverGrowPastTheMaximum() {
         var assembler = AdvertisementAssembler(maximumDataLength: 100)
         var delivered: Advertisement?

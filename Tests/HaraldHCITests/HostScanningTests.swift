@@ -30,6 +30,23 @@ struct HostScanningTests {
         await host.close()
     }
 
+    @Test func aScanAmongManyAdvertisersRemembersAtMostTheConfiguredNumber() async throws {
+        let controller = FakeController()
+        let host = HCIHost(transport: controller)
+        try await host.start()
+        let stream = try await host.scan(ScanOptions(active: true, rememberedAdvertisers: 32))
+        let addresses = (0..<2_000).map { BluetoothAddress(value: 0x4000_0000_0000 | UInt64($0), kind: .random)! }
+        for address in addresses {
+            controller.inject(ControllerEvents.advertisingReport(eventType: 0x00, address: address, data: [0x02, 0x01, 0x06], rssi: -60))
+        }
+        // The stream keeps the newest reports, so the last one always arrives: once it has, the
+        // host has handled every report before it.
+        for await advertisement in stream where advertisement.address == addresses.last { break }
+        #expect(await host.rememberedAdvertiserCount <= 32)
+        #expect(await host.rememberedAdvertiserCount > 0)
+        await host.close()
+    }
+
     @Test func extendedScanIsUsedWhenTheControllerHasExtendedAdvertising() async throws {
         let controller = FakeController(leFeatures: 1 << 12)
         let host = HCIHost(transport: controller)

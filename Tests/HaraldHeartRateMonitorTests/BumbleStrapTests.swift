@@ -17,7 +17,7 @@ struct BumbleStrapTests {
         let readings = try await BumbleStrap.withMonitor { monitor in
             let stream = try await monitor.readings(stallTimeout: .seconds(5))
             let taken = try await stream.prefix(3)
-            try await monitor.stop(stream)
+            await monitor.stop(stream)
             return taken
         }
         #expect(readings.count == 3)

@@ -11,7 +11,7 @@ struct HeartRateMonitorTests {
         let readings = try SimulatedStrap.withMonitor { monitor, _ in
             let stream = try await monitor.readings()
             let taken = try await stream.prefix(4)
-            try await monitor.stop(stream)
+            await monitor.stop(stream)
             return taken
         }
         #expect(readings.count == 4)
@@ -32,7 +32,7 @@ struct HeartRateMonitorTests {
         let notifiedAfterStop = try SimulatedStrap.withMonitor { monitor, world in
             let stream = try await monitor.readings()
             _ = try await stream.prefix(1)
-            try await monitor.stop(stream)
+            await monitor.stop(stream)
             for try await _ in stream {}
             let simulated = try #require(world.connection(to: SimulatedStrap.address))
             let before = await simulated.statistics.pdusSent[.peripheral] ?? 0
@@ -46,11 +46,11 @@ struct HeartRateMonitorTests {
         let (before, after) = try SimulatedStrap.withMonitor { monitor, _ in
             let first = try await monitor.readings()
             let before = try await first.prefix(5).last?.energyExpended
-            try await monitor.stop(first)
+            await monitor.stop(first)
             try await monitor.resetEnergyExpended()
             let second = try await monitor.readings()
             let after = try await second.prefix(1).first?.energyExpended
-            try await monitor.stop(second)
+            await monitor.stop(second)
             return (before, after)
         }
         let total = try #require(before)
@@ -86,11 +86,24 @@ struct HeartRateMonitorTests {
             await world.runtime(of: SimulatedStrap.address)?.notify(BatteryLevel.uuid, [86])
             var iterator = levels.makeAsyncIterator()
             let level = try await iterator.next()
-            try await monitor.stop(levels)
+            await monitor.stop(levels)
             return (offered, level)
         }
         #expect(offered.0)
         #expect(offered.1 == 86)
+    }
+
+    @Test func aBatteryLevelTheStrapDoesNotKnowArrivesAsNil() throws {
+        let level = try SimulatedStrap.withMonitor { monitor, world in
+            let levels = try await monitor.batteryLevels()
+            // Straps without a fuel gauge send 0xFF.
+            await world.runtime(of: SimulatedStrap.address)?.notify(BatteryLevel.uuid, [0xFF])
+            var iterator = levels.makeAsyncIterator()
+            let level = try await iterator.next()
+            await monitor.stop(levels)
+            return level
+        }
+        #expect(level == .some(nil))
     }
 
     @Test func aSensorWithoutControlPointOrBatteryReportsNotSupported() throws {

@@ -44,7 +44,7 @@ struct BandWire: Sendable {
         try await write(value, to: uuid, in: service)
         var iterator = replies.makeAsyncIterator()
         let reply = try await iterator.next()
-        try await connection.unsubscribe(replies)
+        await connection.unsubscribe(replies)
         return reply
     }
 }

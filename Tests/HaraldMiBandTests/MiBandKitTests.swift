@@ -92,6 +92,31 @@ struct MiBandAuthenticationTests {
     }
 }
 
+@Suite("Mi Band kit: deadlines on the connection's clock")
+struct MiBandClockTests {
+    @Test func aBandMadeFromASimulatorConnectionWaitsForRepliesInVirtualTime() throws {
+        let world = try BandWorld()
+        let (central, identifier, address) = (world.central, world.band.identifier, world.band.address)
+        let (simulator, clock) = (world.simulator, world.simulation.clock)
+        let (error, waited) = try world.simulation.run {
+            let connection = try await central.connect(to: identifier, services: MiBand2.services, timeout: .seconds(5))
+            var band = MiBand2(connection: connection)
+            band.replyTimeout = .seconds(30)
+            try await warmUp(band, MiBand2.Characteristics.auth)
+            let link = try #require(simulator.connection(to: address))
+            // After the CCCD write's response, the band's next PDU is the challenge: lose it.
+            let sent = await link.statistics.pdusSent[.peripheral] ?? 0
+            await link.inject(LinkFault(from: .peripheral, pduNumber: sent + 2, action: .drop))
+            let start = clock.now
+            var error: MiBandError?
+            do { try await band.authenticate() } catch let failure as MiBandError { error = failure }
+            return (error, start.duration(to: clock.now))
+        }
+        #expect(error == .noReply("auth challenge request", after: .seconds(30)))
+        #expect(waited >= .seconds(30))
+    }
+}
+
 @Suite("Mi Band kit: steps and battery from the simulated band")
 struct MiBandStepsAndBatteryTests {
     @Test func stepsAreReadWithDistanceAndCalories() throws {
@@ -191,7 +216,7 @@ struct MiBandHeartRateTests {
                     return count
                 }
                 try await clock.sleep(for: .seconds(5))
-                try await band.connection.unsubscribe(raw)
+                await band.connection.unsubscribe(raw)
                 return try await group.next() ?? -1
             }
         }
@@ -317,7 +342,7 @@ func bandHistory(_ minutes: Range<Int>) throws -> [MiBandActivitySample] {
 /// cost a known number of PDUs.
 func warmUp<V, A: SubscribeAccess>(_ band: MiBand2, _ characteristic: Characteristic<V, A>) async throws {
     let subscription = try await band.connection.subscribe(characteristic.withValue([UInt8].self))
-    try await band.connection.unsubscribe(subscription)
+    await band.connection.unsubscribe(subscription)
 }
 
 /// Progress events as text, in order.
@@ -413,7 +438,7 @@ struct MiBandCancellationTests {
                     return count
                 }
                 try await clock.sleep(for: .seconds(5))
-                try await band.connection.unsubscribe(raw)
+                await band.connection.unsubscribe(raw)
                 return try await group.next() ?? -1
             }
         }

@@ -14,6 +14,30 @@ struct HealthMeasurementTests {
         #expect(throws: ByteEncodingError.self) { try level.encodedBytes() }
     }
 
+    @Test func batteryLevel0xFFDecodesAsNotKnown() throws {
+        let level = try BatteryLevel(decoding: [0xFF])
+        #expect(level.percent == nil)
+        #expect(level == .unknown)
+    }
+
+    @Test func anUnknownBatteryLevelEncodesAs0xFF() throws {
+        #expect(try BatteryLevel.unknown.encodedBytes() == [0xFF])
+    }
+
+    @Test func anUnknownBatteryLevelDescribesItsLevelAsNull() throws {
+        #expect(try CharacteristicRegistry.standard.describe([0xFF], as: "2A19") == .object(["level": .null]))
+    }
+
+    @Test(arguments: [UInt8(101), 150, 254])
+    func reservedBatteryLevelsOtherThan0xFFAreRejectedNamingTheField(code: UInt8) {
+        #expect {
+            try BatteryLevel(decoding: [code])
+        } throws: { error in
+            guard let error = error as? ByteDecodingError, case .invalidValue = error.reason else { return false }
+            return error.typeName == "BatteryLevel" && error.field == "level" && error.offset == 0
+        }
+    }
+
     // MARK: Thermometer
 
     @Test func nordicsTemperatureTypeVectorIsEar() throws {

@@ -32,7 +32,7 @@ struct RegistryTests {
 
     @Test func aRegistrationCanRenameAndRedescribeAStandardType() throws {
         var registry = CharacteristicRegistry()
-        registry.register(BatteryLevel.self, name: "Charge") { .int($0.percent) }
+        registry.register(BatteryLevel.self, name: "Charge") { $0.percent.map { .int($0) } ?? .null }
         let entry = try #require(registry.entry(for: BatteryLevel.uuid))
         #expect(entry.name == "Charge")
         #expect(try entry.describe([0x2A]) == .integer(42))

@@ -85,6 +85,10 @@ struct RoundTripPropertyTests {
         await propertyCheck(input: Gen.uint8(in: 0...100)) { try Self.expectRoundTrip(BatteryLevel(percent: $0)!) }
     }
 
+    @Test func anUnknownBatteryLevel() throws {
+        try Self.expectRoundTrip(BatteryLevel.unknown)
+    }
+
     @Test func textCharacteristics() async {
         await propertyCheck(input: ProfileGen.text) { text in
             try Self.expectRoundTrip(ManufacturerNameString(text: text))

@@ -21,6 +21,14 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
     case cancelledReadThrowsCancelledAndLeavesTheLinkUsable
     case localDisconnectEndsTheConnection
     case reconnectGivesAFreshConnection
+    case twoConnectsShareOneLink
+    case breakingTheLoopTurnsNotificationsOff
+    case aLoopEndingWithAnErrorTurnsNotificationsOff
+    case cancellingTheLoopsTaskTurnsNotificationsOff
+    case requestKeepsAnExistingSubscription
+    case aSecondLoopOverOneSubscriptionFails
+    case aFloodThenADisconnectionEndsTheLoopWithTheDisconnection
+    case oneDeadlineCoversDiscoveryAndTheRead
 
     public var description: String { rawValue }
 
@@ -42,6 +50,15 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
         case .cancelledReadThrowsCancelledAndLeavesTheLinkUsable: try await Self.cancellation(harness)
         case .localDisconnectEndsTheConnection: try await Self.localDisconnect(harness)
         case .reconnectGivesAFreshConnection: try await Self.reconnect(harness)
+        case .twoConnectsShareOneLink: try await Self.twoConnectsShareOneLink(harness)
+        case .breakingTheLoopTurnsNotificationsOff: try await Self.breakingTheLoopTurnsNotificationsOff(harness)
+        case .aLoopEndingWithAnErrorTurnsNotificationsOff: try await Self.aLoopEndingWithAnErrorTurnsNotificationsOff(harness)
+        case .cancellingTheLoopsTaskTurnsNotificationsOff: try await Self.cancellingTheLoopsTaskTurnsNotificationsOff(harness)
+        case .requestKeepsAnExistingSubscription: try await Self.requestKeepsAnExistingSubscription(harness)
+        case .aSecondLoopOverOneSubscriptionFails: try await Self.aSecondLoopOverOneSubscriptionFails(harness)
+        case .aFloodThenADisconnectionEndsTheLoopWithTheDisconnection:
+            try await Self.aFloodThenADisconnectionEndsTheLoopWithTheDisconnection(harness)
+        case .oneDeadlineCoversDiscoveryAndTheRead: try await Self.oneDeadlineCoversDiscoveryAndTheRead(harness)
         }
         if let pending = await harness.pendingOperations() { try checkEqual(pending, 0, "operations left pending in the backend") }
     }

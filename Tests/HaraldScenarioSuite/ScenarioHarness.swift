@@ -21,6 +21,9 @@ public protocol ScenarioPeer: Sendable {
     func writesWithoutResponse(to uuid: BluetoothUUID, count: Int) async throws -> [[UInt8]]
     /// The peer closes the link.
     func disconnectFromPeer() async throws
+    /// Whether the central has notifications (or indications) on for characteristic `uuid`
+    /// now, as the peer's CCCD says.
+    func notificationsEnabled(on uuid: BluetoothUUID) async throws -> Bool
 }
 
 /// A central on the backend under test, the peer it talks to, and how time passes there.

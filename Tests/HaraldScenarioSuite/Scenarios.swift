@@ -87,7 +87,7 @@ extension Scenario {
         }
         try checkEqual(received, sent, "notified values")
         try checkEqual(updates.droppedCount, 0, "dropped values")
-        try await connection.unsubscribe(updates)
+        await connection.unsubscribe(updates)
         await connection.disconnect()
     }
 

@@ -44,6 +44,14 @@ struct SimulatorScenarioPeer: ScenarioPeer {
         return await state.writes(count: count)
     }
 
+    func notificationsEnabled(on uuid: BluetoothUUID) async throws -> Bool {
+        guard let connection = simulator.connection(to: address) else { return false }
+        guard let handle = await connection.server.database.characteristic(uuid)?.valueHandle else {
+            throw ScenarioFailure("the scenario device has no \(uuid)")
+        }
+        return await !connection.server.clientConfiguration(valueHandle: handle, connection: connection.serverConnection).isEmpty
+    }
+
     func disconnectFromPeer() async throws {
         guard let connection = simulator.connection(to: address) else { throw ScenarioFailure("the scenario device is not connected") }
         await connection.link.close(reason: .terminated(by: .peripheral))

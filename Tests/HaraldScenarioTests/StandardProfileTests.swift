@@ -73,7 +73,7 @@ struct StandardProfileTests {
             #expect(received.allSatisfy { (40...220).contains($0.heartRate) && $0.sensorContact == .detected })
             let energy = received.compactMap(\.energyExpended)
             #expect(energy == energy.sorted() && Set(energy).count == 3)
-            try await connection.unsubscribe(measurements)
+            await connection.unsubscribe(measurements)
             await connection.disconnect()
         }
     }

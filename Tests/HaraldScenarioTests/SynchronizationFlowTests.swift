@@ -92,7 +92,7 @@ private struct RecordStoreTransfer: RecordTransfer {
             try await deliver(record.payload)
             expected += 1
         }
-        try await connection.unsubscribe(records)
+        await connection.unsubscribe(records)
     }
 }
 

@@ -23,9 +23,9 @@ struct UnsubscribeTests {
                 await link.server.clientConfiguration(valueHandle: handle, connection: link.serverConnection)
             }
             var seen = [await state()]
-            try await connection.unsubscribe(first)
+            await connection.unsubscribe(first)
             seen.append(await state())
-            try await connection.unsubscribe(second)
+            await connection.unsubscribe(second)
             seen.append(await state())
             await connection.disconnect()
             return seen

@@ -229,6 +229,13 @@ public final class VirtualController: HCITransport {
             if linkExists(handle) {
                 answer(ControllerEvents.connectionUpdateComplete(handle: handle, interval: word(4), latency: word(6), supervisionTimeout: word(8)))
             }
+        case .readRSSI:
+            let handle = word(0)
+            let peer = state.withLock { $0.links[handle]?.peer }
+            guard let peer, let heard = peers.first(where: { $0.address == peer }) else {
+                return complete(command, [HCIStatus.unknownConnectionIdentifier.rawValue] + ControllerEvents.le16(handle) + [0])
+            }
+            complete(command, [0x00] + ControllerEvents.le16(handle) + [UInt8(bitPattern: heard.rssi)])
         case .leReadRemoteFeatures:
             let handle = word(0)
             answer(ControllerEvents.status(command.opcode, .success))

@@ -48,6 +48,19 @@ struct SubscriptionTests {
         }
     }
 
+    @Test(arguments: [UpdateBuffering.oldest(8), .newest(8)])
+    func aFloodPastTheBufferStillEndsTheLoopWithTheDisconnection(buffering: UpdateBuffering) async {
+        let (subscription, source, _) = subscription(buffering: buffering)
+        for value in 0..<10_000 { source.yield([UInt8(truncatingIfNeeded: value)]) }
+        source.finish(throwing: .disconnected(.connectionLost))
+        var count = 0
+        await #expect(throws: BluetoothError.disconnected(.connectionLost)) {
+            for try await _ in subscription { count += 1 }
+        }
+        #expect(count == 8)
+        #expect(subscription.droppedCount == 10_000 - 8)
+    }
+
     @Test func aFullBufferDropsTheOldestAndCountsThem() async throws {
         let (subscription, source, _) = subscription(buffering: .newest(2))
         for value in UInt8(1)...5 { source.yield([value]) }

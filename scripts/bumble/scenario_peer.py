@@ -132,6 +132,13 @@ class ScenarioPeer:
             return {"hex": self.values.get(uuid, b"").hex().upper()}
         if op == "writes":
             return {"values": [value.hex().upper() for value in self.writes] if uuid == STREAM else []}
+        if op == "subscribed":
+            # The CCCD value the newest client wrote for this characteristic (Bumble keeps
+            # one table per ATT bearer, dropped when the bearer goes away).
+            handle = self.characteristics[uuid].handle
+            tables = list(self.device.gatt_server.subscribers.values())
+            cccd = tables[-1].get(handle, b"\x00\x00") if tables else b"\x00\x00"
+            return {"enabled": any(cccd)}
         if op == "disconnect":
             for connection in list(self.device.connections.values()):
                 await connection.disconnect()

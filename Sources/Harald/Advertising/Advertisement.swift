@@ -3,7 +3,11 @@ import HaraldCore
 
 /// Identifies a peripheral to connect to, the way the backend knows it: a Bluetooth device
 /// address on HCI and in the simulator, an opaque per-phone UUID on CoreBluetooth.
-public struct PeripheralIdentifier: Hashable, Sendable, CustomStringConvertible {
+///
+/// Codable as `{"rawValue": "…", "address": "C0:00:00:00:00:01/random"}` (no `address` when the
+/// backend has none), so an app can store the peripherals it knows and connect to them again
+/// on the same backend.
+public struct PeripheralIdentifier: Hashable, Sendable, Codable, Identifiable, CustomStringConvertible {
     /// The backend's text form: `"F0:F1:F2:F3:F4:F5/random"`, or a UUID string on Apple.
     public var rawValue: String
     /// The 48-bit device address, when the backend exposes it (not on CoreBluetooth).
@@ -20,11 +24,19 @@ public struct PeripheralIdentifier: Hashable, Sendable, CustomStringConvertible 
         self.address = address
     }
 
+    /// The identifier itself.
+    public var id: PeripheralIdentifier { self }
+
     public var description: String { rawValue }
 }
 
 /// One advertisement (merged with its scan response for active scans) seen while scanning.
-public struct Advertisement: Hashable, Sendable {
+///
+/// Identified by its ``peripheral`` (a list of advertisements shows one row per advertiser).
+/// Codable as `{"peripheral", "rssi" (dBm, absent when unknown), "isConnectable", "data"
+/// (the AD structures as hex), "receivedAt" (Swift's `Duration` coding)}`; decoding validates
+/// every field and throws `DecodingError` for malformed input.
+public struct Advertisement: Hashable, Sendable, Codable, Identifiable {
     /// Who sent it; pass to ``Central/connect(to:timeout:)``.
     public var peripheral: PeripheralIdentifier
     /// Received signal strength; nil when the backend could not measure it.
@@ -43,6 +55,9 @@ public struct Advertisement: Hashable, Sendable {
         self.data = data
         self.receivedAt = receivedAt
     }
+
+    /// The advertiser: ``peripheral``.
+    public var id: PeripheralIdentifier { peripheral }
 
     /// The advertised name, if any.
     public var localName: String? { data.localName }

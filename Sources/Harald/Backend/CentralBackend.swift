@@ -27,6 +27,11 @@ public protocol CentralBackend: Sendable {
     /// The connections the system restored when it relaunched the app, delivered once and kept
     /// for a consumer that arrives later. The default never restores anything (the stream ends).
     func restorations() -> AsyncStream<BackendRestoration>
+
+    /// Where the public API starts the tasks that work for this backend (connection attempts
+    /// shared by several callers, link watchers): the simulator's executor in a simulation, so
+    /// they run in virtual time. The default starts plain `Task { }`s.
+    var taskStarter: TaskStarter { get }
 }
 
 extension CentralBackend {
@@ -36,6 +41,8 @@ extension CentralBackend {
     }
 
     public func restorations() -> AsyncStream<BackendRestoration> { AsyncStream { $0.finish() } }
+
+    public var taskStarter: TaskStarter { .default }
 }
 
 /// One connection to a peripheral, seen from the central.

@@ -2,6 +2,13 @@ import HaraldCodec
 import HaraldCore
 
 /// What to scan for and how.
+///
+/// On iOS a scan keeps running in the background only when it names `services`: a background
+/// scan without service UUIDs reports nothing, the system merges duplicates whatever
+/// ``duplicates`` says (each device is reported once per scan, or rarely), and active scanning
+/// may be slowed down. A scan restored after the system relaunched the app
+/// (``Central/restorations()``) names the services it was filtering on; scan again with them.
+/// The HCI host and the simulator have no background rules.
 public struct ScanRequest: Hashable, Sendable {
     /// What to do when the same device advertises again.
     public enum DuplicatePolicy: Hashable, Sendable {

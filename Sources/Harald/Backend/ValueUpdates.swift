@@ -1,25 +1,55 @@
 import Foundation
 import HaraldCore
 
-/// How many notified values a subscription keeps while the app is busy, and which it drops.
+/// How many notified or indicated values a subscription keeps while the app is busy, and which
+/// it drops.
 ///
-/// Always bounded: a peripheral that notifies faster than the app reads can't grow memory
-/// without limit. Dropped values are counted (``ValueUpdates/droppedCount``).
+/// The bounded policies keep memory flat however fast the peripheral sends; the values they drop
+/// are counted (``ValueUpdates/droppedCount``, ``Subscription/droppedCount``). ``unbounded``
+/// drops nothing, at the price of memory: choose it for indications and other low-rate data
+/// where every value counts.
 public enum UpdateBuffering: Hashable, Sendable {
     /// Keep the newest `n` values, dropping older ones (the right choice for live readings).
     case newest(Int)
     /// Keep the oldest `n` values, dropping new ones (for streams where order from the start
     /// matters more than recency).
     case oldest(Int)
+    /// Keep every value until the app takes it; nothing is dropped and the drop count stays 0.
+    ///
+    /// For indications and other low-rate data that must not be lost: the stack confirms each
+    /// indication (ATT Handle Value Confirmation) as it arrives, before the app has taken it, so
+    /// the peripheral considers a confirmed value delivered and will not send it again — a
+    /// bounded buffer that dropped it would lose a stored measurement for good. Memory grows with
+    /// every value the app has not taken yet: a loop that stops taking values while the
+    /// subscription stays open makes it grow without limit, so keep iterating, or unsubscribe.
+    /// Not for fast notifications.
+    case unbounded
+    /// Keep every value, but never more than `limit` waiting: a loop that falls that far behind
+    /// ends with ``BluetoothError/bufferOverflow(_:)`` (after the values already buffered)
+    /// instead of losing a value silently or growing without bound. What a subscription to an
+    /// indicating characteristic uses by default (``lossless``).
+    case lossless(limit: Int)
 
     /// Keep the newest 64 values.
     public static let `default` = UpdateBuffering.newest(64)
 
-    /// How many values the buffer holds.
-    var limit: Int {
+    /// Every indication kept, up to 4096 waiting: the default for characteristics that indicate
+    /// rather than notify (``PeripheralConnection/subscribe(_:buffering:onDecodingFailure:timeout:)``
+    /// uses it in place of ``default``).
+    public static let lossless = UpdateBuffering.lossless(limit: 4096)
+
+    /// How many values the buffer holds; nil when it has no bound.
+    var limit: Int? {
         switch self {
-        case let .newest(count), let .oldest(count): max(1, count)
+        case let .newest(count), let .oldest(count), let .lossless(count): max(1, count)
+        case .unbounded: nil
         }
+    }
+
+    /// True when a full buffer ends the stream instead of dropping a value.
+    var failsWhenFull: Bool {
+        if case .lossless = self { return true }
+        return false
     }
 
     /// True when a full buffer drops its oldest value for the new one.
@@ -43,12 +73,14 @@ public struct ValueUpdates: AsyncSequence, Sendable {
     /// stream ends as if the consumer had stopped (``Continuation/yield(_:)`` returns false).
     private let consumer: UpdateConsumer
 
-    /// Values dropped so far because the buffer was full.
+    /// Values dropped so far because the buffer was full: with ``UpdateBuffering/newest(_:)``
+    /// the older values displaced, with ``UpdateBuffering/oldest(_:)`` the new values refused;
+    /// always 0 with ``UpdateBuffering/unbounded``.
     public var droppedCount: Int { queue.droppedCount }
 
     /// A stream and the continuation a backend feeds it through.
     public static func makeStream(buffering: UpdateBuffering) -> (updates: ValueUpdates, continuation: Continuation) {
-        let queue = UpdateQueue(limit: buffering.limit, keepsNewest: buffering.keepsNewest)
+        let queue = UpdateQueue(limit: buffering.limit ?? .max, keepsNewest: buffering.keepsNewest, failsWhenFull: buffering.failsWhenFull)
         return (ValueUpdates(queue: queue, consumer: UpdateConsumer(queue)), Continuation(queue: queue))
     }
 
@@ -89,12 +121,31 @@ public struct ValueUpdates: AsyncSequence, Sendable {
     /// Ends the stream from the consuming side (unsubscribing).
     func finish() { queue.finish(throwing: nil) }
 
+    /// Slots the underlying buffer holds now, taken values included (tests check it stays near
+    /// the number of values waiting).
+    var heldSlotCount: Int { queue.heldSlotCount }
+
     /// Why the producer ended the stream, when it said.
     @usableFromInline
     var endError: BluetoothError? { queue.endError }
 
     /// Runs `handler` once when the stream ends, whoever ends it.
     func onEnd(_ handler: @escaping @Sendable () -> Void) { queue.addEndHandler(handler) }
+
+    /// Ends the stream from outside without keeping its consumer alive (a connection handle
+    /// holds one per open subscription).
+    struct Ender: Sendable {
+        let queue: UpdateQueue
+        func finish(throwing error: BluetoothError) { queue.finish(throwing: error) }
+        /// Ends the stream normally.
+        func finish() { queue.finish(throwing: nil) }
+    }
+
+    var ender: Ender { Ender(queue: queue) }
+
+    /// True once a second loop waited on the stream while another was already waiting.
+    @usableFromInline
+    var hadConcurrentConsumers: Bool { queue.hadConcurrentConsumers }
 }
 
 /// Ends its queue when the last copy of a ``ValueUpdates`` (and of its iterators) is released.
@@ -105,6 +156,11 @@ final class UpdateConsumer: Sendable {
 }
 
 /// The buffer between a backend and one subscription loop.
+///
+/// Only values go into the bounded buffer. The end of the stream — finished, and why (the
+/// disconnection a subscription loop and the flows above it wait for) — is state beside it, so
+/// no flood of values and no buffering policy can drop it: the consumer gets the buffered values,
+/// then the end.
 final class UpdateQueue: @unchecked Sendable {
     // @unchecked Sendable: every stored `var` is only touched with `lock` held. The waiting
     // consumer's continuation is taken out (set to nil) under the lock before it is resumed, so
@@ -113,6 +169,7 @@ final class UpdateQueue: @unchecked Sendable {
     private let lock = NSLock()
     private let limit: Int
     private let keepsNewest: Bool
+    private let failsWhenFull: Bool
     private var buffer: [[UInt8]] = []
     private var head = 0
     private var waiter: UnsafeContinuation<[UInt8]?, Never>?
@@ -124,10 +181,13 @@ final class UpdateQueue: @unchecked Sendable {
     private var storedEndError: BluetoothError?
     private var handlers: [@Sendable () -> Void] = []
     private var ended = false
+    /// A second consumer tried to wait while one was waiting (two loops over one stream).
+    private var concurrentConsumers = false
 
-    init(limit: Int, keepsNewest: Bool) {
+    init(limit: Int, keepsNewest: Bool, failsWhenFull: Bool = false) {
         self.limit = limit
         self.keepsNewest = keepsNewest
+        self.failsWhenFull = failsWhenFull
     }
 
     var droppedCount: Int {
@@ -140,6 +200,19 @@ final class UpdateQueue: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return storedEndError
+    }
+
+    var hadConcurrentConsumers: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return concurrentConsumers
+    }
+
+    /// Slots the buffer array holds, values already taken included (for tests of its memory).
+    var heldSlotCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return buffer.count
     }
 
     func yield(_ value: [UInt8]) -> Bool {
@@ -156,19 +229,32 @@ final class UpdateQueue: @unchecked Sendable {
         }
         if buffer.count - head < limit {
             buffer.append(value)
+        } else if failsWhenFull {
+            // Lossless: end the stream (the waiting values are still delivered) rather than drop.
+            if storedEndError == nil { storedEndError = .bufferOverflow(limit) }
+            finished = true
+            end()
+            return false
         } else {
             dropped += 1
             if keepsNewest {
                 head += 1
                 buffer.append(value)
-                if head > 64, head * 2 > buffer.count {
-                    buffer.removeFirst(head)
-                    head = 0
-                }
+                compactLocked()
             }
         }
         lock.unlock()
         return true
+    }
+
+    /// Releases the slots before `head` once they are most of the array (amortized O(1)): values
+    /// taken or displaced must not stay in memory while the consumer keeps a few values behind
+    /// and the buffer never runs empty. Called with the lock held.
+    private func compactLocked() {
+        if head > 64, head * 2 > buffer.count {
+            buffer.removeFirst(head)
+            head = 0
+        }
     }
 
     /// Ends the stream from the producing side (or on unsubscribe): buffered values are still
@@ -239,6 +325,15 @@ final class UpdateQueue: @unchecked Sendable {
                     lock.unlock()
                     continuation.resume(returning: nil)
                 case .empty:
+                    guard waiter == nil else {
+                        // Two loops over one stream: the second one is refused (it gets the
+                        // end of the stream, and its subscription throws a misuse error)
+                        // instead of silently replacing — and stranding — the first.
+                        concurrentConsumers = true
+                        lock.unlock()
+                        continuation.resume(returning: nil)
+                        return
+                    }
                     waiter = continuation
                     lock.unlock()
                 }
@@ -267,6 +362,8 @@ final class UpdateQueue: @unchecked Sendable {
             if head == buffer.count {
                 buffer.removeAll(keepingCapacity: true)
                 head = 0
+            } else {
+                compactLocked()
             }
             return .value(value)
         }

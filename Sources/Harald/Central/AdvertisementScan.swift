@@ -32,7 +32,9 @@ public struct AdvertisementScan: AsyncSequence, Sendable {
         let request: ScanRequest
         let dropped: Locked<Int>
         var droppedSeen = 0
-        var seen: [PeripheralIdentifier: AdvertisingData] = [:]
+        /// Per device: its last data, and when it was last heard (a count of reports).
+        var seen: [PeripheralIdentifier: (data: AdvertisingData, heard: UInt64)] = [:]
+        var reportCount = UInt64(0)
 
         public mutating func next() async throws -> Advertisement? {
             while let advertisement = try await base.next() {
@@ -42,22 +44,36 @@ public struct AdvertisementScan: AsyncSequence, Sendable {
                     droppedSeen = droppedNow
                 }
                 guard request.matches(advertisement) else { continue }
+                if request.duplicates == .reportAll { return advertisement }
+                reportCount += 1
+                let previous = seen[advertisement.peripheral]
+                seen[advertisement.peripheral] = (advertisement.data, reportCount)
                 switch request.duplicates {
-                case .reportAll:
-                    return advertisement
-                case .reportOnce:
-                    if seen[advertisement.peripheral] != nil { continue }
+                case .reportAll, .reportOnce:
+                    if previous != nil { continue }
                 case .reportChanges:
-                    if seen[advertisement.peripheral] == advertisement.data { continue }
+                    if previous?.data == advertisement.data { continue }
                 }
-                // Bounded: a scan in a crowded room sees a few thousand devices at most, and the
-                // map holds one entry per device.
-                seen[advertisement.peripheral] = advertisement.data
+                forgetLeastRecentlyHeard()
                 return advertisement
             }
             return nil
         }
+
+        /// Keeps the duplicate filter's memory bounded: devices with private addresses that
+        /// rotate every few minutes would otherwise add an entry each forever. Past
+        /// ``AdvertisementScan/rememberedDevices``, the least recently heard eighth is forgotten
+        /// (such a device, heard again, is reported again).
+        private mutating func forgetLeastRecentlyHeard() {
+            guard seen.count > AdvertisementScan.rememberedDevices else { return }
+            let oldest = seen.sorted { $0.value.heard < $1.value.heard }.prefix(Swift.max(1, seen.count / 8))
+            for (peripheral, _) in oldest { seen[peripheral] = nil }
+        }
     }
+
+    /// How many devices a scan's duplicate filter remembers before it forgets the least
+    /// recently heard.
+    public static let rememberedDevices = 4096
 
     public func makeAsyncIterator() -> AsyncIterator {
         let reports = backend.scan(request)

@@ -18,18 +18,25 @@ public struct Central: Sendable {
     public let backend: any CentralBackend
     /// The clock timeouts are measured on (a virtual clock in simulations).
     public let clock: any Clock<Duration>
-    /// Timeout for operations that are not given one.
+    /// Timeout for operations that are not given one (connects excepted: see
+    /// ``connect(to:services:options:timeout:)-(PeripheralIdentifier,_,_,_)``).
     public let defaultTimeout: Duration
+    /// Deadline of the CCCD write that turns notifications off when a subscription's last loop
+    /// ends (that clean-up runs on its own, after the loop, so it cannot use the loop's timeout).
+    public let cleanUpTimeout: Duration
     /// Where the central logs (label `harald.central`; connections use `harald.connection`).
     public let logger: Logger
+    /// The live links, one per peripheral, shared by every copy of this central.
+    let registry = ConnectionRegistry()
 
     public init(
         backend: any CentralBackend, clock: any Clock<Duration> = ContinuousClock(), defaultTimeout: Duration = .seconds(30),
-        logger: Logger = Logger(label: "harald.central")
+        cleanUpTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "harald.central")
     ) {
         self.backend = backend
         self.clock = clock
         self.defaultTimeout = defaultTimeout
+        self.cleanUpTimeout = cleanUpTimeout
         self.logger = logger
     }
 
@@ -46,18 +53,29 @@ public struct Central: Sendable {
     /// for `unsupported` and `unauthorized` (they do not change by waiting), and a timeout error
     /// if the radio stays off.
     public func waitUntilPoweredOn(timeout: Duration? = nil) async throws(BluetoothError) {
-        try await withBluetoothErrors {
-            let backend = self.backend
-            try await withTimeout(timeout ?? defaultTimeout, clock: clock, operation: "waiting for the radio") {
-                for await state in backend.radioStates() {
-                    switch state {
-                    case .poweredOn: return
-                    case .unsupported, .unauthorized: throw BluetoothError.radioUnavailable(state)
-                    default: continue
-                    }
+        try await waitUntilPoweredOn(deadline: CallDeadline(timeout: timeout ?? defaultTimeout, clock: clock))
+    }
+
+    /// Waits for power-on until `deadline`, or without limit when it is nil.
+    private func waitUntilPoweredOn(deadline: CallDeadline?) async throws(BluetoothError) {
+        let backend = self.backend
+        let wait: @Sendable () async throws -> Void = {
+            for await state in backend.radioStates() {
+                switch state {
+                case .poweredOn: return
+                case .unsupported, .unauthorized: throw BluetoothError.radioUnavailable(state)
+                default: continue
                 }
-                throw CancellationError()
             }
+            throw CancellationError()
+        }
+        guard let deadline else {
+            try await withBluetoothErrors { try await wait() }
+            return
+        }
+        let remaining = try deadline.remaining("waiting for the radio")
+        try await withBluetoothErrors {
+            try await withTimeout(remaining, clock: clock, operation: "waiting for the radio") { try await wait() }
         }
     }
 
@@ -71,35 +89,98 @@ public struct Central: Sendable {
         scan(ScanRequest(services: [service.uuid]))
     }
 
-    /// Connects to the device that sent `advertisement`.
+    /// Connects to the device that sent `advertisement` (see
+    /// ``connect(to:services:options:timeout:)-(PeripheralIdentifier,_,_,_)``).
+    public func connect(
+        to advertisement: Advertisement, services: [ServiceSpec] = [], options: ConnectionOptions = .default, timeout: Duration? = nil
+    ) async throws(BluetoothError) -> PeripheralConnection {
+        try await connect(to: advertisement.peripheral, services: services, options: options, timeout: timeout)
+    }
+
+    /// Connects to a peripheral by identifier (from an earlier scan, or a known address), and
+    /// returns a handle on the link.
     ///
+    /// The central keeps one link per peripheral: while one is up (or being made), connecting
+    /// again returns another handle on it; see ``PeripheralConnection`` for how handles share it.
     /// `services` declares what the app will use, so discovery asks only for that.
-    public func connect(to advertisement: Advertisement, services: [ServiceSpec] = [], timeout: Duration? = nil) async throws(BluetoothError)
-        -> PeripheralConnection
-    {
-        try await withBluetoothErrors {
-            try await connect(to: advertisement.peripheral, services: services, timeout: timeout)
+    ///
+    /// With a `timeout`, the connect (waiting for the radio to power on included) fails with
+    /// ``BluetoothError/timeout(operation:after:)`` when the link is not up in time, and the
+    /// attempt is cancelled. With no `timeout` it is a *pending connect*, as CoreBluetooth's: it
+    /// waits — for power-on, for the device to come into range — until it succeeds or the calling
+    /// task is cancelled. An unsupported or unauthorized radio fails at once either way.
+    public func connect(
+        to peripheral: PeripheralIdentifier, services: [ServiceSpec] = [], options: ConnectionOptions = .default, timeout: Duration? = nil
+    ) async throws(BluetoothError) -> PeripheralConnection {
+        let deadline = timeout.map { CallDeadline(timeout: $0, clock: clock) }
+        logger.debug("connecting", metadata: ["peripheral": "\(peripheral)"])
+        let backend = self.backend
+        let link: SharedLink
+        do {
+            try await waitUntilPoweredOn(deadline: deadline)
+            link = try await registry.link(
+                to: peripheral, deadline: deadline, starter: backend.taskStarter, settings: linkSettings
+            ) { () async throws(BluetoothError) -> any ConnectionBackend in
+                try await backend.connect(to: peripheral, options: options, timeout: nil)
+            }
+        } catch {
+            logger.debug("connection failed", metadata: ["peripheral": "\(peripheral)", "error": "\(error)"])
+            throw deadline?.rescope(error) ?? error
+        }
+        logger.debug("connected", metadata: ["peripheral": "\(peripheral)", "owners": "\(link.ownerCount)"])
+        return PeripheralConnection(link: link, services: services, defaultTimeout: defaultTimeout, logger: connectionLogger(peripheral))
+    }
+
+    /// Disconnects the link to `peripheral` for every handle on it (a connection a kit holds
+    /// too). Their calls fail with ``BluetoothError/disconnected(_:)`` (`.localRequest`).
+    public func disconnectAll(from peripheral: PeripheralIdentifier) async {
+        await registry.currentLink(to: peripheral)?.close()
+    }
+
+    /// The connections the system restored when it relaunched the app (CoreBluetooth state
+    /// restoration), as they arrive; a consumer that starts late still gets them. Each restored
+    /// connection is a handle owned by the app, with the services the system had discovered
+    /// and the subscriptions it kept. Backends without restoration end the stream at once.
+    public func restorations() -> AsyncStream<Restoration> {
+        let (registry, settings, defaultTimeout) = (self.registry, linkSettings, self.defaultTimeout)
+        let loggerFor: @Sendable (PeripheralIdentifier) -> Logger = { [self] peripheral in connectionLogger(peripheral) }
+        let restored = backend.restorations()
+        return AsyncStream { continuation in
+            let task = backend.taskStarter.start {
+                for await restoration in restored {
+                    var connections: [PeripheralConnection] = []
+                    for backend in restoration.connections {
+                        let link = registry.adopt(backend, settings: settings)
+                        guard link.addOwner() else { continue }
+                        connections.append(
+                            PeripheralConnection(link: link, services: [], defaultTimeout: defaultTimeout, logger: loggerFor(backend.peripheral)))
+                    }
+                    continuation.yield(Restoration(connections: connections, scanServices: restoration.scanServices))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
         }
     }
 
-    /// Connects to a peripheral by identifier (from an earlier scan, or a known address).
-    public func connect(to peripheral: PeripheralIdentifier, services: [ServiceSpec] = [], timeout: Duration? = nil) async throws(BluetoothError)
-        -> PeripheralConnection
-    {
-        try await withBluetoothErrors {
-            logger.debug("connecting", metadata: ["peripheral": "\(peripheral)"])
-            let link: any ConnectionBackend
-            do {
-                link = try await backend.connect(to: peripheral, options: .default, timeout: timeout ?? defaultTimeout)
-            } catch {
-                logger.debug("connection failed", metadata: ["peripheral": "\(peripheral)", "error": "\(error)"])
-                throw error
-            }
-            logger.debug("connected", metadata: ["peripheral": "\(peripheral)"])
-            var connectionLogger = Logger(label: "harald.connection")
-            connectionLogger.logLevel = logger.logLevel
-            connectionLogger[metadataKey: "peripheral"] = "\(peripheral)"
-            return PeripheralConnection(backend: link, services: services, clock: clock, defaultTimeout: defaultTimeout, logger: connectionLogger)
-        }
+    private var linkSettings: ConnectionRegistry.LinkSettings {
+        var linkLogger = Logger(label: "harald.connection")
+        linkLogger.logLevel = logger.logLevel
+        return ConnectionRegistry.LinkSettings(clock: clock, logger: linkLogger, cleanUpTimeout: cleanUpTimeout)
     }
+
+    private func connectionLogger(_ peripheral: PeripheralIdentifier) -> Logger {
+        var connectionLogger = Logger(label: "harald.connection")
+        connectionLogger.logLevel = logger.logLevel
+        connectionLogger[metadataKey: "peripheral"] = "\(peripheral)"
+        return connectionLogger
+    }
+}
+
+/// What the system restored when it relaunched the app for Bluetooth (``Central/restorations()``).
+public struct Restoration: Sendable {
+    /// The connections it kept for the app, each a handle the app now owns.
+    public var connections: [PeripheralConnection]
+    /// The services of the scan that was running, if one was; scan again with them to resume.
+    public var scanServices: [BluetoothUUID]?
 }

@@ -53,6 +53,9 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The system cannot hold another connection (`CBError.connectionLimitReached`, 11; HCI
     /// "Connection Limit Exceeded", 0x09).
     case connectionLimitReached
+    /// A subscription buffering losslessly (``UpdateBuffering/lossless(limit:)``, the default for
+    /// indications) had this many values waiting for its loop; it ended rather than drop one.
+    case bufferOverflow(Int)
     /// The app used the API in a way it does not allow, such as two loops over one
     /// ``Subscription`` at once; the message says what and how to fix it.
     case misuse(String)
@@ -79,6 +82,7 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
         case .encryptionTimedOut: "encrypting the link timed out"
         case .connectionLimitReached: "no more connections are possible"
         case let .misuse(what): "API misuse: \(what)"
+        case let .bufferOverflow(limit): "\(limit) values waited for the loop; the subscription ended rather than drop one"
         }
     }
 }

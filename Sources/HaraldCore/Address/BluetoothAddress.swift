@@ -150,3 +150,25 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
         writer.write(bytes: littleEndianBytes)
     }
 }
+
+// MARK: Codable
+
+/// Coded as one string, the canonical text form ``description`` prints:
+/// `"C0:00:00:00:00:01/random"`. Decoding requires the `/public` or `/random` suffix (without it
+/// the kind would be a guess) and throws `DecodingError.dataCorrupted` for any other text.
+extension BluetoothAddress: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard text.contains("/"), let address = BluetoothAddress(text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "'\(text)' is not an address such as C0:00:00:00:00:01/random")
+        }
+        self = address
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -221,3 +221,43 @@ extension String {
         self = String(decoding: bytes, as: UTF8.self)
     }
 }
+
+// MARK: Codable
+
+/// Coded as one string: the AD structures in wire form (``bytes``) as lower-case hex without
+/// separators (`"02010603030d18"`), the form Harald's logs and test vectors use; hex rather than
+/// base64 so a stored advertisement can be read and compared by eye.
+///
+/// Decoding reads hex as ``HaraldCodec/Hex/decode(_:)`` does and checks the framing: every
+/// structure must fit in the bytes, and a zero length may only start padding of zero bytes.
+/// Anything else throws `DecodingError.dataCorrupted`. The contents of structures are not
+/// validated, as when scanning, so everything a scan produced decodes back to an equal value.
+/// Encoding throws for a structure of more than 254 data bytes, which no length byte describes.
+extension AdvertisingData: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        let bytes: [UInt8]
+        do { bytes = try Hex.decode(text) } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "advertising data: \(error)")
+        }
+        do { structures = try Self.parse(bytes, strict: true) } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "advertising data: \(error)")
+        }
+        let framed = structures.reduce(0) { $0 + 2 + $1.data.count }
+        guard bytes[framed...].allSatisfy({ $0 == 0 }) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "advertising data: bytes after the zero length at offset \(framed) are not padding")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if let long = structures.first(where: { $0.data.count > 254 }) {
+            throw EncodingError.invalidValue(
+                self, .init(codingPath: encoder.codingPath,
+                            debugDescription: "an AD structure of type 0x\(Hex.byte(long.type.rawValue)) has \(long.data.count) data bytes; at most 254 fit"))
+        }
+        var container = encoder.singleValueContainer()
+        try container.encode(Hex.encode(bytes))
+    }
+}

@@ -28,3 +28,24 @@ public struct RSSI: Hashable, Sendable, Comparable, CustomStringConvertible, Exp
     /// `-58 dBm`.
     public var description: String { "\(dBm) dBm" }
 }
+
+/// Coded as its dBm integer (`-58`). 127, which HCI and CoreBluetooth use for "not available",
+/// is not a strength: encoding it throws, and so does decoding it or anything outside Int8.
+extension RSSI: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let value = try container.decode(Int.self)
+        guard let rssi = RSSI(dBm: value) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(value) dBm is not a strength (−128…126)")
+        }
+        self = rssi
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        guard dBm != 127 else {
+            throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: "127 means not available"))
+        }
+        var container = encoder.singleValueContainer()
+        try container.encode(Int(dBm))
+    }
+}

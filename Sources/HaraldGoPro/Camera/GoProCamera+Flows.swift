@@ -54,7 +54,7 @@ extension GoProCamera {
                 progress(.connecting(target))
                 let connection = try await central.connect(to: target, timeout: timeout)
                 progress(.waitingForReadiness)
-                let camera = GoProCamera(connection: connection, clock: central.clock, requestTimeout: requestTimeout)
+                let camera = GoProCamera(connection: connection, requestTimeout: requestTimeout)
                 do {
                     let info = try await camera.waitUntilReady(timeout: timeout)
                     progress(.ready(info))

@@ -34,7 +34,7 @@ import HaraldCodec
 ///
 /// ```swift
 /// let connection = try await central.connect(to: peripheral)
-/// let camera = GoProCamera(connection: connection, clock: central.clock)
+/// let camera = GoProCamera(connection: connection)
 /// let info = try await camera.waitUntilReady()
 /// let battery = try await camera.statuses([.internalBatteryPercentage]).integer(.internalBatteryPercentage)
 /// try await camera.startRecording()
@@ -42,12 +42,13 @@ import HaraldCodec
 public actor GoProCamera {
     /// The connection to the camera (the caller owns it and disconnects it).
     public nonisolated let connection: PeripheralConnection
-    /// The clock timeouts and polls are measured on (the central's clock).
-    public nonisolated let clock: any Clock<Duration>
+    /// The clock timeouts and polls are measured on: the connection's, so a camera on a
+    /// simulator connection runs in virtual time.
+    public nonisolated var clock: any Clock<Duration> { connection.clock }
     /// How long a request waits for its complete answer when it is not given a timeout.
     public private(set) var requestTimeout: Duration
     /// The size of the packets requests are cut into (20 bytes by default: what every camera
-    /// accepts; see ``sizedToMTU(connection:clock:requestTimeout:)`` for ATT_MTU − 3).
+    /// accepts; see ``sizedToMTU(connection:requestTimeout:)`` for ATT_MTU − 3).
     public nonisolated let packetSize: Int
 
     private var discovered: [GoProCharacteristic: DiscoveredCharacteristic] = [:]
@@ -92,11 +93,10 @@ public actor GoProCamera {
 
     /// A camera on `connection`. Nothing is sent until the first request (or ``start(timeout:)``).
     public init(
-        connection: PeripheralConnection, clock: any Clock<Duration> = ContinuousClock(), requestTimeout: Duration = .seconds(5),
+        connection: PeripheralConnection, requestTimeout: Duration = .seconds(5),
         packetSize: Int = GoProFragmenter.defaultPacketSize
     ) {
         self.connection = connection
-        self.clock = clock
         self.requestTimeout = requestTimeout
         self.packetSize = packetSize
     }
@@ -107,10 +107,10 @@ public actor GoProCamera {
     /// cameras known to accept packets above 20 bytes (the Open GoPro docs and SDK keep to 20
     /// whatever the MTU). The size is read once: negotiate the MTU before.
     public static func sizedToMTU(
-        connection: PeripheralConnection, clock: any Clock<Duration> = ContinuousClock(), requestTimeout: Duration = .seconds(5)
+        connection: PeripheralConnection, requestTimeout: Duration = .seconds(5)
     ) async -> GoProCamera {
         let packetSize = GoProFragmenter.packetSize(attMTU: await connection.mtu())
-        return GoProCamera(connection: connection, clock: clock, requestTimeout: requestTimeout, packetSize: packetSize)
+        return GoProCamera(connection: connection, requestTimeout: requestTimeout, packetSize: packetSize)
     }
 
     deinit {

@@ -3,8 +3,11 @@ import HaraldCore
 /// advertising data ("incomplete, more to come") and merges scan responses with the advertising
 /// data of the same advertiser.
 ///
-/// Memory is bounded: at most ``capacity`` advertisers are remembered (the oldest is forgotten
-/// first) and fragmented data stops growing at ``maximumDataLength`` bytes.
+/// Memory is bounded: at most ``capacity`` advertisers are remembered and fragmented data stops
+/// growing at ``maximumDataLength`` bytes. A scan meets new addresses without end (private
+/// addresses change every few minutes), so when a new advertiser finds the table full, the least
+/// recently heard eighth of it is forgotten in one sweep: the sweep sorts the table, and doing it
+/// once per capacity / 8 new advertisers keeps the cost per report small for large capacities.
 public struct AdvertisementAssembler: Sendable {
     private struct Entry: Sendable {
         var advertisingData: [UInt8] = []
@@ -17,7 +20,7 @@ public struct AdvertisementAssembler: Sendable {
         var lastUse = 0
     }
 
-    /// Advertisers remembered at once.
+    /// Advertisers remembered at once, at most.
     public let capacity: Int
     /// Largest joined extended advertising data kept (the Core limit is 1650 bytes).
     public let maximumDataLength: Int
@@ -94,9 +97,15 @@ public struct AdvertisementAssembler: Sendable {
         tick += 1
         var entry = entry
         entry.lastUse = tick
-        if entries.count >= capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-            entries.removeValue(forKey: oldest)
-        }
+        // `take` removed a known advertiser first, so only a new one can find the table full.
+        if entries.count >= capacity { forgetLeastRecentlyHeard() }
         entries[address] = entry
+    }
+
+    /// Forgets the least recently heard eighth of the advertisers (at least one).
+    private mutating func forgetLeastRecentlyHeard() {
+        let count = max(1, capacity / 8)
+        let oldest = entries.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(count)
+        for (address, _) in oldest { entries.removeValue(forKey: address) }
     }
 }

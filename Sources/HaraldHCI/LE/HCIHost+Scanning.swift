@@ -9,14 +9,21 @@ public struct ScanOptions: Sendable, Hashable {
     public var filterDuplicates: Bool
     /// How many advertisements may wait for the reader before the oldest unread are dropped.
     public var bufferSize: Int
+    /// How many advertisers the scan remembers, to merge each scan response into its
+    /// advertisement and join fragmented extended advertising data (see
+    /// ``AdvertisementAssembler``). The least recently heard are forgotten first, so a long scan
+    /// among devices that change their private address every few minutes holds at most this
+    /// many; a forgotten advertiser's next scan response arrives without its advertising data.
+    public var rememberedAdvertisers: Int
 
     public init(active: Bool = true, interval: UInt16 = 0x60, window: UInt16 = 0x30, filterDuplicates: Bool = false,
-                bufferSize: Int = 1024) {
+                bufferSize: Int = 1024, rememberedAdvertisers: Int = 256) {
         self.active = active
         self.interval = interval
         self.window = window
         self.filterDuplicates = filterDuplicates
         self.bufferSize = bufferSize
+        self.rememberedAdvertisers = rememberedAdvertisers
     }
 }
 
@@ -24,7 +31,7 @@ struct ActiveScan {
     let id: UInt64
     let extended: Bool
     let continuation: AsyncStream<Advertisement>.Continuation
-    var assembler = AdvertisementAssembler()
+    var assembler: AdvertisementAssembler
 }
 
 extension HCIHost {
@@ -42,7 +49,9 @@ extension HCIHost {
         let id = newRequestID()
         let (stream, continuation) = AsyncStream.makeStream(
             of: Advertisement.self, bufferingPolicy: .bufferingNewest(max(1, options.bufferSize)))
-        scan = ActiveScan(id: id, extended: extended, continuation: continuation)
+        scan = ActiveScan(
+            id: id, extended: extended, continuation: continuation,
+            assembler: AdvertisementAssembler(capacity: options.rememberedAdvertisers))
         continuation.onTermination = { [weak self] _ in
             self?.startBackground { host in await host.stopScanning(id: id) }
         }
@@ -92,6 +101,9 @@ extension HCIHost {
             try await host.execute(current.extended ? .leSetExtendedScanEnable(false) : .leSetScanEnable(false))
         }
     }
+
+    /// How many advertisers the running scan remembers now (0 without a scan).
+    var rememberedAdvertiserCount: Int { scan?.assembler.count ?? 0 }
 
     func finishScan() {
         scan?.continuation.finish()

@@ -65,6 +65,16 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         return try await host.disconnect(handle: handle, reason: reason)
     }
 
+    /// The link's received signal strength now (HCI Read RSSI); nil when the controller cannot
+    /// tell (it answers 127). A controller without the command fails with
+    /// ``HCIError/commandFailed(_:_:)`` (Unknown HCI Command).
+    public func readRSSI() async throws(HCIError) -> RSSI? {
+        guard let host = hostReference.host else { throw .closed }
+        let answer = try await host.execute(.readRSSI(handle: handle))
+        guard answer.count >= 3 else { throw .unexpectedResponse(.readRSSI, "\(answer.count) bytes of return parameters") }
+        return RSSI(hciValue: Int8(bitPattern: answer[2]))
+    }
+
     /// Asks for a larger link-layer payload (Data Length Extension); `octets` 27…251.
     public func setDataLength(octets: UInt16 = 251, time: UInt16 = 2120) async throws(HCIError) {
         guard let host = hostReference.host else { throw .closed }

@@ -27,6 +27,8 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let readLocalSupportedFeatures = HCIOpcode(rawValue: 0x1003)
     public static let readBufferSize = HCIOpcode(rawValue: 0x1005)
     public static let readBDADDR = HCIOpcode(rawValue: 0x1009)
+    /// Read RSSI (Status Parameters group): the signal strength of a connection.
+    public static let readRSSI = HCIOpcode(rawValue: 0x1405)
     // LE
     public static let leSetEventMask = HCIOpcode(rawValue: 0x2001)
     public static let leReadBufferSize = HCIOpcode(rawValue: 0x2002)
@@ -53,7 +55,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         0x0406: "Disconnect", 0x041D: "Read Remote Version Information", 0x0C01: "Set Event Mask",
         0x0C03: "Reset", 0x0C63: "Set Event Mask Page 2", 0x1001: "Read Local Version Information",
         0x1002: "Read Local Supported Commands", 0x1003: "Read Local Supported Features",
-        0x1005: "Read Buffer Size", 0x1009: "Read BD_ADDR", 0x2001: "LE Set Event Mask",
+        0x1005: "Read Buffer Size", 0x1009: "Read BD_ADDR", 0x1405: "Read RSSI", 0x2001: "LE Set Event Mask",
         0x2002: "LE Read Buffer Size", 0x2003: "LE Read Local Supported Features",
         0x2005: "LE Set Random Address", 0x200B: "LE Set Scan Parameters", 0x200C: "LE Set Scan Enable",
         0x200D: "LE Create Connection", 0x200E: "LE Create Connection Cancel", 0x2013: "LE Connection Update",

@@ -119,6 +119,12 @@ extension HCICommand {
         }
     }
 
+    /// The signal strength of a connection (answered with status, handle, RSSI as a signed dBm
+    /// byte; 127 when the controller cannot tell).
+    public static func readRSSI(handle: UInt16) -> HCICommand {
+        HCICommand(.readRSSI) { $0.write(handle) }
+    }
+
     /// Data Length Extension: the largest LL payload (27…251 bytes) and its air time (µs).
     public static func leSetDataLength(handle: UInt16, txOctets: UInt16, txTime: UInt16) -> HCICommand {
         HCICommand(.leSetDataLength) {

@@ -83,7 +83,7 @@ actor ContinuousHeartRateSession {
         connection.taskStarter.start {
             try? await connection.write(
                 MiBandHeartRateCommand.setMode(.continuous, enabled: false), to: MiBand2.Characteristics.heartRateControl, timeout: timeout)
-            try? await connection.unsubscribe(subscription, timeout: timeout)
+            await connection.unsubscribe(subscription)
         }
     }
 
@@ -101,7 +101,7 @@ actor ContinuousHeartRateSession {
             try? await band.connection.write(
                 MiBandHeartRateCommand.setMode(.continuous, enabled: false), to: MiBand2.Characteristics.heartRateControl,
                 timeout: band.replyTimeout)
-            if let subscription { try? await band.connection.unsubscribe(subscription, timeout: band.replyTimeout) }
+            if let subscription { await band.connection.unsubscribe(subscription) }
             throw error
         }
     }

@@ -19,23 +19,23 @@ import HaraldProfiles
 public struct MiBand2: Sendable {
     /// The connection to the band.
     public let connection: PeripheralConnection
-    /// The clock deadlines run on (the central's clock; virtual in a simulation).
-    public let clock: any Clock<Duration>
+    /// The clock deadlines run on: the connection's, so a band on a simulator connection runs in
+    /// virtual time.
+    public var clock: any Clock<Duration> { connection.clock }
     /// How long to wait for a reply to a command (auth steps, fetch control).
     public var replyTimeout: Duration = .seconds(10)
     /// How long to wait for a heart-rate measurement (a single one takes the band 10–20 s).
     public var measurementTimeout: Duration = .seconds(40)
 
-    /// Wraps an open connection; `clock` should be the central's (``Central/clock``).
-    public init(connection: PeripheralConnection, clock: any Clock<Duration>) {
+    /// Wraps an open connection; deadlines run on the connection's clock.
+    public init(connection: PeripheralConnection) {
         self.connection = connection
-        self.clock = clock
     }
 
     /// Connects to the band, declaring the kit's services.
     public static func connect(_ central: Central, to peripheral: PeripheralIdentifier, timeout: Duration? = nil) async throws -> MiBand2 {
         let connection = try await central.connect(to: peripheral, services: services, timeout: timeout)
-        return MiBand2(connection: connection, clock: central.clock)
+        return MiBand2(connection: connection)
     }
 
     // MARK: Authentication

@@ -28,19 +28,18 @@ public struct MiBandActivityTransfer: RecordTransfer {
     public let since: Date
     /// The auth key, or nil to skip authentication.
     public let key: MiBandKey?
-    public let clock: any Clock<Duration>
     /// How long to wait for a control reply or the next data packet.
     public var replyTimeout: Duration = .seconds(10)
     private let resume = ResumePoints()
 
-    public init(since: Date, key: MiBandKey? = .default, clock: any Clock<Duration>) {
+    /// A transfer from `since` on; deadlines run on the clock of each connection it is given.
+    public init(since: Date, key: MiBandKey? = .default) {
         self.since = since
         self.key = key
-        self.clock = clock
     }
 
     private func band(_ connection: PeripheralConnection) -> MiBand2 {
-        var band = MiBand2(connection: connection, clock: clock)
+        var band = MiBand2(connection: connection)
         band.replyTimeout = replyTimeout
         return band
     }
@@ -108,7 +107,7 @@ extension MiBand2 {
     ) -> SynchronizationFlow<MiBandActivityTransfer> {
         SynchronizationFlow(
             central: central, peripheral: peripheral, services: services,
-            transfer: MiBandActivityTransfer(since: since, key: key, clock: central.clock), reconnect: reconnect)
+            transfer: MiBandActivityTransfer(since: since, key: key), reconnect: reconnect)
     }
 
     /// Sends the fetch start and returns the announced record count and first minute.

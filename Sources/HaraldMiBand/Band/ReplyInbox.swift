@@ -61,10 +61,10 @@ extension PeripheralConnection {
         do {
             result = try await body()
         } catch {
-            try? await unsubscribe(subscription, timeout: .seconds(5))
+            await unsubscribe(subscription)
             throw error
         }
-        try? await unsubscribe(subscription, timeout: .seconds(5))
+        await unsubscribe(subscription)
         return result
     }
 }

@@ -278,6 +278,9 @@ struct SimulatedCentralBackend: CentralBackend {
 
     func radioStates() -> AsyncStream<RadioState> { world.radioStates() }
 
+    /// The simulation's: attempts and watchers the public API starts stay in virtual time.
+    var taskStarter: TaskStarter { world.clock.taskStarter }
+
     func scan(_ request: ScanRequest) -> ScanReports {
         let cursor = ScanCursor(world: world, request: request)
         return ScanReports(unfolding: { try await cursor.next() })

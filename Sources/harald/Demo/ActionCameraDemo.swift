@@ -20,7 +20,7 @@ extension Demo {
     /// figures (connection events, air time) to each step's row in `summary`.
     static func camera(_ central: Central, at peripheral: PeripheralIdentifier, world: Simulator?, _ say: DemoPrinter, _ summary: DemoSummary) async throws {
         let connection = try await central.connect(to: peripheral, timeout: .seconds(10))
-        let gopro = GoProCamera(connection: connection, clock: central.clock)
+        let gopro = GoProCamera(connection: connection)
         do {
             try await Self.cameraSteps(gopro, central, CostedSteps(summary: summary, world: world), say)
         } catch {

@@ -71,7 +71,7 @@ extension Demo {
                 throw error
             }
             say.endLive()
-            try await monitor.stop(readings)
+            await monitor.stop(readings)
         }
     }
 
@@ -92,10 +92,10 @@ extension Demo {
 
     private static func locationAndBattery(_ monitor: HeartRateMonitor, _ say: DemoPrinter) async throws {
         say("  body sensor location: \(try await monitor.bodySensorLocation())")
-        say("  battery: \(try await monitor.batteryLevel()) %")
+        say("  battery: \(try await monitor.batteryLevel().map { "\($0) %" } ?? "not known")")
         if try await monitor.offersBatteryNotifications() {
             let levels = try await monitor.batteryLevels()
-            try await monitor.stop(levels)
+            await monitor.stop(levels)
             say("  battery notifications: offered (subscribed, then stopped)")
         } else {
             say("  battery notifications: not offered")

@@ -15,7 +15,7 @@ enum GoProCameraSession {
     ) async throws {
         try await RadioSession.run(radio) { central in
             let connection = try await device.connect(central)
-            let camera = GoProCamera(connection: connection, clock: central.clock)
+            let camera = GoProCamera(connection: connection)
             do {
                 _ = try await camera.waitUntilReady(timeout: device.connectDuration)
                 try await body(camera)

@@ -56,7 +56,7 @@ extension HeartRateMonitorCommand {
                         group.cancelAll()
                     }
                     display.finish()
-                    try? await monitor.stop(readings)
+                    await monitor.stop(readings)
                 } catch {
                     display.finish()
                     await monitor.connection.disconnect()

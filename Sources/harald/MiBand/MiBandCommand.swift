@@ -46,7 +46,7 @@ struct MiBandOptions: ParsableArguments {
         try await RadioSession.run(radio) { central in
             let connection = try await device.connect(central)
             await connection.declare(MiBand2.services)
-            var band = MiBand2(connection: connection, clock: central.clock)
+            var band = MiBand2(connection: connection)
             band.replyTimeout = timeout
             do {
                 if !noAuth, try await band.hasAuthCharacteristic() {

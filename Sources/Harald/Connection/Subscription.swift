@@ -13,11 +13,21 @@ public enum DecodingFailurePolicy: Hashable, Sendable {
 /// Decoded values of a characteristic the app subscribed to, in the order the peripheral sent
 /// them.
 ///
-/// Iterate it with `for try await`. The loop ends by throwing
-/// ``BluetoothError/disconnected(_:)`` when the connection goes away, and normally after
-/// ``PeripheralConnection/unsubscribe(_:)`` or when the peripheral removes the characteristic
-/// (a Service Changed indication). Values the app was too slow to take are dropped by the
-/// buffering policy and counted in ``droppedCount``.
+/// Iterate it with `for try await`, from one task at a time. The loop ends by throwing
+/// ``BluetoothError/disconnected(_:)`` when the connection goes away (or its handle
+/// disconnects), ``BluetoothError/serviceChanged(_:)`` when the peripheral changed the service
+/// (a Service Changed indication), and normally after ``PeripheralConnection/unsubscribe(_:)``.
+/// Values the app was too slow to take are dropped by the buffering policy and counted in
+/// ``droppedCount``.
+///
+/// Notifications are turned off as soon as the subscription ends, unless another subscriber of
+/// the link still wants them: when ``PeripheralConnection/unsubscribe(_:)`` is called, when the
+/// task of a loop waiting on it is cancelled, or when the last copy of the subscription and of
+/// its iterators is released — so `for try await value in try await connection.subscribe(...)`
+/// ends it the moment the loop ends, by `break`, `return` or an error. The clean-up's CCCD write
+/// has its own deadline; a failure is logged and counted, never thrown at a later call. A second loop waiting on the same subscription while
+/// one already waits throws ``BluetoothError/misuse(_:)`` (subscribe twice for two consumers).
+/// A subscription keeps its ``PeripheralConnection`` alive while it exists.
 public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Sendable {
     public typealias Element = Value
 
@@ -58,6 +68,9 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
                     if policy == .fail { throw BluetoothError.decoding(error) }
                 }
             }
+            if updates.hadConcurrentConsumers, !ended.value, updates.endError == nil {
+                throw BluetoothError.misuse("two loops iterate one Subscription at once; subscribe once per consumer")
+            }
             // The stream ended: by unsubscribing or because the value source went away (normal
             // ends), or because the link dropped (the backend says so).
             if ended.value { return nil }
@@ -67,6 +80,16 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
     }
 
     let ended: EndFlag
+    /// The connection handle the subscription came from, kept alive while the subscription is.
+    let owner: (any AnyObject & Sendable)?
+
+    init(updates: ValueUpdates, failures: FailureCounter, policy: DecodingFailurePolicy, ended: EndFlag, owner: (any AnyObject & Sendable)? = nil) {
+        self.updates = updates
+        self.failures = failures
+        self.policy = policy
+        self.ended = ended
+        self.owner = owner
+    }
 
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(

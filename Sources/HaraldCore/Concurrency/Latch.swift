@@ -1,0 +1,58 @@
+/// A value that is set once and awaited by any number of tasks.
+///
+/// The first ``set(_:)`` wins; ``wait(ifCancelled:)`` returns at once afterwards. A waiter whose
+/// task is cancelled stops waiting with the value it named, so no continuation is left behind.
+public final class Latch<Value: Sendable>: Sendable {
+    private struct State {
+        var value: Value?
+        var waiters: [UInt64: CheckedContinuation<Value, Never>] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    /// Everything mutable, behind one lock; waiters are resumed after it is released, each
+    /// exactly once (whoever removes one from the table resumes it).
+    private let state = Locked(State())
+
+    public init() {}
+
+    /// The value, once set.
+    public var current: Value? { state.withLock { $0.value } }
+
+    /// Sets the value (the first one wins) and wakes every waiter. Returns false when it was
+    /// already set.
+    @discardableResult
+    public func set(_ value: Value) -> Bool {
+        let toWake: [CheckedContinuation<Value, Never>]? = state.withLock { state in
+            guard state.value == nil else { return nil }
+            state.value = value
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        guard let toWake else { return false }
+        for waiter in toWake { waiter.resume(returning: value) }
+        return true
+    }
+
+    /// Waits for the value; a cancelled waiter gets `cancelled` instead.
+    public func wait(ifCancelled cancelled: @autoclosure () -> Value) async -> Value {
+        let id: UInt64 = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        let fallback = cancelled()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
+                let ready: Value? = state.withLock { state in
+                    if let value = state.value { return value }
+                    if Task.isCancelled { return fallback }
+                    state.waiters[id] = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.resume(returning: fallback)
+        }
+    }
+}

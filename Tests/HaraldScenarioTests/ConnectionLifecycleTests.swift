@@ -1,0 +1,179 @@
+import Harald
+import HaraldCore
+import HaraldProfiles
+import HaraldSimulator
+import Testing
+
+/// Connecting and owning links, in virtual time: pending connects, power-on, shared links and
+/// their release.
+@Suite("Connection lifecycle on the simulator")
+struct ConnectionLifecycleTests {
+    /// A world with one heart-rate strap, run in virtual time.
+    private func inWorld<T: Sendable>(
+        _ body: @escaping @Sendable (Central, Simulator, VirtualPeripheral, VirtualClock) async throws -> T
+    ) throws -> T {
+        let simulation = Simulation()
+        let strap = VirtualPeripheral.heartRateStrap()
+        let simulator = try Simulator(clock: simulation.clock, devices: [strap])
+        let central = Central(backend: simulator.backend, clock: simulation.clock, defaultTimeout: .seconds(5))
+        return try simulation.run(timeLimit: .seconds(7200)) { try await body(central, simulator, strap, simulation.clock) }
+    }
+
+    @Test func aConnectWithoutTimeoutWaitsUntilTheDeviceComesBackInRange() throws {
+        let waited = try inWorld { central, simulator, strap, clock in
+            await simulator.setRSSI(nil, of: strap.address)
+            let start = clock.now
+            async let connection = central.connect(to: strap.identifier)
+            try await clock.sleep(for: .seconds(600))
+            await simulator.setRSSI(RSSI(dBm: -60), of: strap.address)
+            let connected = try await connection
+            let waited = start.duration(to: clock.now)
+            _ = try await connected.read(.batteryLevel)
+            await connected.disconnect()
+            return waited
+        }
+        #expect(waited >= .seconds(600))
+        #expect(waited < .seconds(602))
+    }
+
+    @Test func aPendingConnectEndsWithItsTaskAndLeavesNoLink() throws {
+        let (error, links) = try inWorld { central, simulator, strap, clock in
+            await simulator.setRSSI(nil, of: strap.address)
+            // A child task (an unstructured one would leave the simulation's executor).
+            let error = await withTaskGroup(of: BluetoothError?.self) { group in
+                group.addTask {
+                    do {
+                        _ = try await central.connect(to: strap.identifier)
+                        return nil
+                    } catch { return BluetoothError(error) }
+                }
+                try? await clock.sleep(for: .seconds(3600))
+                group.cancelAll()
+                return await group.next() ?? nil
+            }
+            // Back in range after the cancel: nothing connects behind the app's back.
+            await simulator.setRSSI(RSSI(dBm: -60), of: strap.address)
+            try await clock.sleep(for: .seconds(10))
+            return (error, simulator.connections.count)
+        }
+        #expect(error == .cancelled)
+        #expect(links == 0)
+    }
+
+    @Test func aConnectBeforePowerOnWaitsForThePower() throws {
+        let waited = try inWorld { central, simulator, strap, clock in
+            await simulator.setRadioState(.poweredOff)
+            simulator.setRadioState(.poweredOn, after: .seconds(3))
+            let start = clock.now
+            let connection = try await central.connect(to: strap.identifier, timeout: .seconds(10))
+            await connection.disconnect()
+            return start.duration(to: clock.now)
+        }
+        #expect(waited >= .seconds(3))
+    }
+
+    @Test func aConnectsTimeoutCoversTheWaitForPowerOn() throws {
+        let error = try inWorld { central, simulator, strap, _ in
+            await simulator.setRadioState(.poweredOff)
+            simulator.setRadioState(.poweredOn, after: .seconds(60))
+            return await #expect(throws: BluetoothError.self) { _ = try await central.connect(to: strap.identifier, timeout: .seconds(10)) }
+        }
+        #expect(error == .timeout(operation: "waiting for the radio", after: .seconds(10)))
+    }
+
+    @Test func anUnauthorizedRadioFailsAConnectAtOnce() throws {
+        let error = try inWorld { central, simulator, strap, _ in
+            await simulator.setRadioState(.unauthorized)
+            return await #expect(throws: BluetoothError.self) { _ = try await central.connect(to: strap.identifier) }
+        }
+        #expect(error == .radioUnavailable(.unauthorized))
+    }
+
+    @Test func twoConcurrentConnectsShareOneAttemptAndOneLink() throws {
+        let (owners, links) = try inWorld { central, simulator, strap, _ in
+            async let first = central.connect(to: strap.identifier, timeout: .seconds(5))
+            async let second = central.connect(to: strap.identifier, timeout: .seconds(5))
+            let (a, b) = try await (first, second)
+            let owners = (a.ownerCount, b.ownerCount)
+            let links = simulator.connections.count
+            await a.disconnect()
+            await b.disconnect()
+            return (owners, links)
+        }
+        #expect(owners == (2, 2))
+        #expect(links == 1)
+    }
+
+    @Test func releasingTheLastHandleDisconnectsTheLink() throws {
+        let reason = try inWorld { central, simulator, strap, _ in
+            do {
+                let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+                _ = try await connection.read(.batteryLevel)
+            }
+            guard let link = simulator.connection(to: strap.address) else { throw BluetoothError.notFound("the strap's link") }
+            return await link.connection.disconnection()
+        }
+        #expect(reason == .localRequest)
+    }
+
+    @Test func aSubscriptionKeepsItsConnectionAlive() throws {
+        let count = try inWorld { central, _, strap, _ in
+            let subscription = try await { () async throws -> Subscription<HeartRateMeasurement> in
+                let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+                return try await connection.subscribe(.heartRateMeasurement)
+            }()
+            // The handle is gone from this scope; the subscription holds it, and the strap streams on.
+            var received = 0
+            for try await _ in subscription {
+                received += 1
+                if received == 3 { break }
+            }
+            return received
+        }
+        #expect(count == 3)
+    }
+
+    @Test func aConnectAfterTheLinkDroppedMakesANewLink() throws {
+        let (firstEnd, owners) = try inWorld { central, simulator, strap, _ in
+            let first = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+            guard let link = simulator.connection(to: strap.address) else { throw BluetoothError.notFound("the strap's link") }
+            await link.link.close(reason: .terminated(by: .peripheral))
+            let firstEnd = await first.disconnection()
+            let second = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+            _ = try await second.read(.batteryLevel)
+            let owners = second.ownerCount
+            await second.disconnect()
+            return (firstEnd, owners)
+        }
+        #expect(firstEnd == .remoteRequest)
+        #expect(owners == 1)
+    }
+
+    @Test func theStateStreamReportsConnectedThenHowTheLinkEnded() throws {
+        let states = try inWorld { central, simulator, strap, _ in
+            let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+            async let collected = connection.states().reduce(into: [ConnectionState]()) { $0.append($1) }
+            guard let link = simulator.connection(to: strap.address) else { throw BluetoothError.notFound("the strap's link") }
+            _ = try await connection.read(.batteryLevel)
+            await link.link.close(reason: .terminated(by: .peripheral))
+            return await collected
+        }
+        #expect(states == [.connected, .disconnected(.remoteRequest)])
+    }
+
+    @Test func aHandlesOwnDisconnectEndsItsStateStreamWhileTheLinkStays() throws {
+        let (states, otherReads) = try inWorld { central, _, strap, _ in
+            let app = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+            let kit = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+            async let collected = app.states().reduce(into: [ConnectionState]()) { $0.append($1) }
+            _ = try await app.read(.batteryLevel)
+            await app.disconnect()
+            let states = await collected
+            let otherReads = (try? await kit.read(.batteryLevel)) != nil
+            await kit.disconnect()
+            return (states, otherReads)
+        }
+        #expect(states == [.connected, .disconnected(.localRequest)])
+        #expect(otherReads)
+    }
+}
