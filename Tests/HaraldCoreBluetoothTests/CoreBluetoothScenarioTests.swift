@@ -94,7 +94,8 @@ struct FakeScenarioPeer: ScenarioPeer {
     }
     func disconnectFromPeer() async throws { world.central.dropConnection(world.peripheral) }
     func notificationsEnabled(on uuid: BluetoothUUID) async throws -> Bool {
-        world.peripheral.characteristic(uuid)?.isNotifying ?? false
+        // The peer's own record (not the CBCharacteristic property, which belongs to the queue).
+        world.peripheral.lock.withLock { world.peripheral.characteristic(uuid)?.notifying ?? false }
     }
 }
 

@@ -43,13 +43,13 @@ struct ScanMemoryTests {
     @Test func aScanRemembersABoundedNumberOfDevicesForReportingOnce() async throws {
         let world = FakeWorld.make()
         let scan = await world.scan(ScanRequest(duplicates: .reportOnce, bufferLimit: 1))
-        let devices = crowd(world, 2048 + 1)
+        let devices = crowd(world, AdvertisementScan.rememberedDevices + 1)
         for peripheral in devices { world.central.advertise(peripheral, data: [:], rssi: -70) }
-        #expect(scan.droppedCount == 2048)
+        #expect(scan.droppedCount == AdvertisementScan.rememberedDevices)
         var reports = scan.makeAsyncIterator()
         _ = try await reports.next()
         world.central.advertise(devices[0], data: [:], rssi: -71)
-        #expect(try await reports.next()?.rssi == -71, "the device heard first was forgotten, so it is reported again")
+        #expect(try await reports.next()?.rssi == -71, "the device heard least recently was forgotten, so it is reported again")
     }
 
     @Test func aSlowLoopSeesABoundedBufferOfTheNewestReportsAndADropCount() async throws {

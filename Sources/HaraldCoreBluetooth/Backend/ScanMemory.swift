@@ -1,53 +1,48 @@
 import Foundation
+import Harald
 import HaraldCore
 
 /// What one scan remembers about the devices it heard, for its duplicate policy: which were
 /// reported (``ScanRequest/DuplicatePolicy/reportOnce``) or their last data
 /// (``ScanRequest/DuplicatePolicy/reportChanges``).
 ///
-/// Bounded, so a long scan in a crowded place keeps a fixed amount of memory: past ``limit``
-/// devices the one heard first is forgotten, and is reported again when heard again.
+/// Bounded as the public API's own duplicate filter is, so a long scan in a crowded place (or
+/// among devices whose private addresses rotate) keeps a fixed amount of memory: past
+/// ``AdvertisementScan/rememberedDevices`` devices, the least recently heard eighth is forgotten,
+/// and such a device is reported again when heard again.
 struct ScanMemory {
-    /// How many devices a scan remembers.
-    static var limit: Int { 2048 }
-
-    private var data: [UUID: AdvertisingData] = [:]
-    /// The remembered devices, first heard first (from `head` on).
-    private var order: [UUID] = []
-    private var head = 0
+    private var devices: [UUID: (data: AdvertisingData, heard: UInt64)] = [:]
+    /// Counts what was heard, to tell which device was heard least recently.
+    private var tick: UInt64 = 0
 
     /// How many devices are remembered.
-    var count: Int { data.count }
+    var count: Int { devices.count }
 
-    /// Remembers `uuid`; true when it was not remembered yet.
+    /// Remembers that `uuid` was heard; true when it was not remembered yet.
     mutating func insert(_ uuid: UUID) -> Bool {
-        guard data[uuid] == nil else { return false }
-        remember(uuid, AdvertisingData(structures: []))
+        tick += 1
+        if devices[uuid] != nil {
+            devices[uuid]?.heard = tick
+            return false
+        }
+        devices[uuid] = (AdvertisingData(structures: []), tick)
+        forgetLeastRecentlyHeard()
         return true
     }
 
     /// Remembers `advertisingData` as the last data of `uuid`; true when it differs from the
     /// data remembered before (or none was).
     mutating func update(_ uuid: UUID, to advertisingData: AdvertisingData) -> Bool {
-        guard let known = data[uuid] else {
-            remember(uuid, advertisingData)
-            return true
-        }
-        guard known != advertisingData else { return false }
-        data[uuid] = advertisingData
-        return true
+        tick += 1
+        let known = devices[uuid]
+        devices[uuid] = (advertisingData, tick)
+        if known == nil { forgetLeastRecentlyHeard() }
+        return known?.data != advertisingData
     }
 
-    private mutating func remember(_ uuid: UUID, _ advertisingData: AdvertisingData) {
-        if data.count == Self.limit {
-            data[order[head]] = nil
-            head += 1
-            if head * 2 > order.count {
-                order.removeFirst(head)
-                head = 0
-            }
-        }
-        data[uuid] = advertisingData
-        order.append(uuid)
+    private mutating func forgetLeastRecentlyHeard() {
+        guard devices.count > AdvertisementScan.rememberedDevices else { return }
+        let oldest = devices.sorted { $0.value.heard < $1.value.heard }.prefix(max(1, devices.count / 8))
+        for (uuid, _) in oldest { devices[uuid] = nil }
     }
 }
