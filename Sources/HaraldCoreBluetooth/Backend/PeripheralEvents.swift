@@ -65,11 +65,15 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     }
 
     /// A value for `characteristic`: the answer to the oldest outstanding read of it if there is
-    /// one, otherwise a notification or indication for the subscribers (yielded with the lock
-    /// held, so they see values in CoreBluetooth's order). See the type's documentation for the
-    /// one case the two cannot be told apart.
+    /// one, otherwise a notification or indication for the subscribers, or held for the first
+    /// one on a restored connection. See the type's documentation for the one case the two
+    /// cannot be told apart. Subscribers get values in CoreBluetooth's order, since its delegate
+    /// calls come one at a time on its queue; they are handed over after the lock is released,
+    /// because a stream that ends when its buffer is full (lossless buffering) runs its end
+    /// handlers, which take the lock, at once.
     public func peripheral(_ peripheral: Peripheral, didUpdateValueFor characteristic: Characteristic, error: (any Error)?) {
         let uuid = peripheral.identifier
+        var notified: (value: [UInt8], subscribers: [ValueUpdates.Continuation])?
         let answer: Resolution? = state.withLock { state in
             guard let id = state.links[uuid]?.attributes.id(of: characteristic) else { return nil }
             switch takeRequest(.read(characteristic: id), of: uuid, in: &state) {
@@ -82,7 +86,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
                 guard error == nil, let value = characteristic.value else { return nil }
                 let bytes = [UInt8](value)
                 if let subscribers = state.links[uuid]?.subscribers[id], !subscribers.isEmpty {
-                    for subscriber in subscribers.values { subscriber.yield(bytes) }
+                    notified = (bytes, Array(subscribers.values))
                 } else {
                     _ = hold(bytes, for: id, of: uuid, in: &state)
                 }
@@ -90,6 +94,9 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
             }
         }
         if let answer { deliver([answer]) }
+        if let notified {
+            for subscriber in notified.subscribers { subscriber.yield(notified.value) }
+        }
     }
 
     public func peripheral(_ peripheral: Peripheral, didWriteValueFor characteristic: Characteristic, error: (any Error)?) {
