@@ -206,7 +206,7 @@ let package = Package(
             resources: [.copy("Resources/vectors.json")]
         ),
         // CoreBluetooth backend: logic over protocols shaped like CoreBluetooth's classes; only
-        // Apple/SystemCoreBluetooth.swift touches the real framework (checked on Linux by
+        // the files under Apple/ touch the real framework (checked on Linux by
         // scripts/check-corebluetooth).
         .target(name: "HaraldCoreBluetooth", dependencies: ["Harald", "HaraldCodec", "HaraldCore"]),
         .testTarget(

@@ -6,7 +6,7 @@ import HaraldCoreBluetooth
 import HaraldScenarioSuite
 import Testing
 
-@Suite("CoreBluetooth backend: attribute identities")
+@Suite("CoreBluetooth backend: attribute identities", CoreBluetoothRules())
 struct AttributeIdentityTests {
     let timeout = Duration.seconds(10)
 

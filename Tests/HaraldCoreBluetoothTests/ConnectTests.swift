@@ -5,26 +5,36 @@ import HaraldCoreBluetooth
 import HaraldScenarioSuite
 import Testing
 
-@Suite("CoreBluetooth backend: connecting, one record per peripheral, restoration")
+@Suite("CoreBluetooth backend: connecting, one record per peripheral, restoration", CoreBluetoothRules())
 struct ConnectTests {
     let timeout = Duration.seconds(10)
 
     @Test func failedConnectionIsReportedAsConnectionFailed() async {
         let world = FakeWorld.make()
-        world.central.connectBehaviour = .fail(cbError(14))
-        await #expect(throws: BluetoothError.connectionFailed("CBError 14 (peer removed pairing information)")) {
+        world.central.connectBehaviour = .fail(cbError(10))
+        await #expect(throws: BluetoothError.connectionFailed("CBError 10 (connection failed)")) {
             _ = try await world.backend.connect(to: world.identifier, timeout: timeout)
         }
         #expect(world.backend.pendingOperationCount == 0)
+    }
+
+    @Test func connectionRefusedBecauseThePeerLostTheBondSaysSo() async {
+        let world = FakeWorld.make()
+        world.central.connectBehaviour = .fail(cbError(14))
+        await #expect(throws: BluetoothError.peerRemovedPairingInformation) {
+            _ = try await world.backend.connect(to: world.identifier, timeout: timeout)
+        }
     }
 
     @Test func connectionAttemptThatTimesOutIsCancelledInCoreBluetooth() async {
         let world = FakeWorld.make()
         world.central.connectBehaviour = .hold
         let attempt = Task { try await world.backend.connect(to: world.identifier, timeout: .seconds(4)) }
+        await until { world.central.calls.contains(.connect(world.peripheral.identifier)) }
         await waitForSleepers(world.clock)
         world.clock.advance(by: .seconds(4))
         await #expect(throws: BluetoothError.timeout(operation: "connect", after: .seconds(4))) { _ = try await attempt.value }
+        await world.settle()
         #expect(world.central.calls.contains(.cancelConnection(world.peripheral.identifier)))
         #expect(world.backend.pendingOperationCount == 0)
     }
@@ -36,6 +46,7 @@ struct ConnectTests {
         await until { world.central.calls.contains(.connect(world.peripheral.identifier)) }
         attempt.cancel()
         await #expect(throws: BluetoothError.cancelled) { _ = try await attempt.value }
+        await world.settle()
         #expect(world.central.calls.last == .cancelConnection(world.peripheral.identifier))
         #expect(world.backend.pendingOperationCount == 0)
     }
@@ -51,12 +62,37 @@ struct ConnectTests {
         #expect(world.central.calls.filter { $0 == .cancelConnection(world.peripheral.identifier) }.count == 2)
     }
 
-    @Test func connectingWithTheRadioOffFailsAtOnce() async {
+    @Test func connectingWithTheRadioOffWaitsForPowerOn() async throws {
         let world = FakeWorld.make(poweredOn: false)
         world.central.setRadio(.poweredOff)
-        await #expect(throws: BluetoothError.radioUnavailable(.poweredOff)) {
-            _ = try await world.backend.connect(to: world.identifier, timeout: timeout)
+        let attempt = Task { try await world.backend.connect(to: world.identifier, timeout: nil) }
+        await until { world.backend.pendingOperationCount == 1 }
+        await world.settle()
+        #expect(world.central.calls.isEmpty, "no command while the radio is off")
+        world.central.setRadio(.poweredOn)
+        let connection = try await attempt.value
+        #expect(connection.peripheral == world.identifier)
+        #expect(world.central.calls == [.retrieve([world.peripheral.identifier]), .connect(world.peripheral.identifier)])
+    }
+
+    @Test(arguments: [(FakeManagerState.unauthorized, RadioState.unauthorized), (.unsupported, .unsupported)])
+    func connectingOnARadioThatCannotBeUsedFailsAtOnce(state: FakeManagerState, expected: RadioState) async {
+        let world = FakeWorld.make(poweredOn: false)
+        world.central.setRadio(state)
+        await world.start()
+        await #expect(throws: BluetoothError.radioUnavailable(expected)) {
+            _ = try await world.backend.connect(to: world.identifier, timeout: nil)
         }
+    }
+
+    @Test func connectWaitingForPowerFailsWhenTheRadioTurnsOutUnauthorized() async {
+        let world = FakeWorld.make(poweredOn: false)
+        let attempt = Task { try await world.backend.connect(to: world.identifier, timeout: nil) }
+        await until { world.backend.pendingOperationCount == 1 }
+        await world.settle()
+        world.central.setRadio(.unauthorized)
+        await #expect(throws: BluetoothError.radioUnavailable(.unauthorized)) { _ = try await attempt.value }
+        #expect(world.backend.pendingOperationCount == 0)
     }
 
     @Test func unknownIdentifierFailsToConnect() async {
@@ -79,7 +115,7 @@ struct ConnectTests {
 
     @Test func scannedPeripheralIsConnectedWithoutRetrieval() async throws {
         let world = FakeWorld.make()
-        var scan = world.backend.scan(ScanRequest()).makeAsyncIterator()
+        var scan = await world.scan().makeAsyncIterator()
         world.central.advertise(world.peripheral, data: [:], rssi: -50)
         let advertisement = try #require(try await scan.next())
         _ = try await world.backend.connect(to: advertisement.peripheral, timeout: timeout)
@@ -92,9 +128,9 @@ struct ConnectTests {
         let world = FakeWorld.make()
         var gatt = FakeWorld.profileGATT
         gatt.services[1].characteristics[1].value = [0xBB]
-        let replacement = FakePeripheral(identifier: world.peripheral.identifier, name: "Scenario", gatt: gatt, lock: world.central.lock)
+        let replacement = FakePeripheral(identifier: world.peripheral.identifier, name: "Scenario", gatt: gatt, system: world.central.system)
         world.central.add(replacement)
-        var scan = world.backend.scan(ScanRequest(duplicates: .reportAll)).makeAsyncIterator()
+        var scan = await world.scan(ScanRequest(duplicates: .reportAll)).makeAsyncIterator()
         world.central.advertise(world.peripheral, data: [:], rssi: -50)
         world.central.advertise(replacement, data: [:], rssi: -51)
         #expect(try await scan.next()?.peripheral == world.identifier)
@@ -118,6 +154,8 @@ struct ConnectTests {
         let first = Task { try await world.backend.connect(to: world.identifier, timeout: timeout) }
         let second = Task { try await world.backend.connect(to: world.identifier, timeout: timeout) }
         await until { world.backend.pendingOperationCount == 2 }
+        await world.settle()
+        await until { world.central.calls.contains(.connect(world.peripheral.identifier)) }
         world.central.completeConnection(world.peripheral)
         _ = try await (first.value, second.value)
         #expect(world.central.calls.filter { $0 == .connect(world.peripheral.identifier) }.count == 1)
@@ -127,6 +165,7 @@ struct ConnectTests {
         let world = FakeWorld.make(poweredOn: false)
         world.peripheral.lock.withLock { world.peripheral.connectionState = .connected }
         world.central.restore([world.peripheral], scanServices: [BluetoothUUID(0x180D)])
+        await world.start()
         let restored = try #require(world.backend.restoredState)
         #expect(restored.peripherals == [.init(identifier: world.identifier, name: "Scenario", isConnected: true)])
         #expect(restored.scanServices == [BluetoothUUID(0x180D)])
@@ -149,6 +188,7 @@ struct ConnectTests {
         world.central.setRadio(.poweredOn)
         let attempt = Task { try await world.backend.connect(to: world.identifier, timeout: timeout) }
         await until { world.backend.pendingOperationCount == 1 }
+        await world.settle()
         world.central.completeConnection(world.peripheral)
         let connection = try await attempt.value
         #expect(connection.peripheral == world.identifier)

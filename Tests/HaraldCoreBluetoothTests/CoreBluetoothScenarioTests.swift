@@ -30,24 +30,45 @@ struct FakeWorld: Sendable {
         ])
     }
 
-    /// A world whose radio is on, with a peripheral serving `gatt` (the profile unless told)
-    /// known to the system.
+    /// A world whose radio is on (unless told), with a peripheral serving `gatt` (the profile
+    /// unless told) known to the system. The backend makes its central on first use, as in an
+    /// app; the radio's state reaches it then. Under ``CoreBluetoothRules`` (every suite here), the
+    /// test fails if the backend misuses the fake.
     static func make(poweredOn: Bool = true, gatt: FakeGATT = profileGATT) -> FakeWorld {
         let clock = VirtualClock()
         let central = FakeCentral()
-        let backend = CoreBluetoothBackend<FakeCentral>(clock: clock) { backend in
-            central.backend = backend
+        if poweredOn { central.setRadio(.poweredOn) }
+        let backend = CoreBluetoothBackend<FakeCentral>(queue: central.queue, clock: clock) { backend in
+            central.made(by: backend)
             return central
         }
         let peripheral = central.makePeripheral(name: "Scenario", gatt: gatt)
         let answer: @Sendable ([UInt8]) -> [UInt8] = { ScenarioProfile.answer(to: $0) }
         peripheral.respond[ScenarioProfile.command] = (ScenarioProfile.response, answer)
         peripheral.refuse[ScenarioProfile.command] = { $0.first == ScenarioProfile.refusedCommand ? attError(Int(ScenarioProfile.refusalCode)) : nil }
-        if poweredOn { central.setRadio(.poweredOn) }
+        CoreBluetoothRules.watch(central)
         return FakeWorld(central: central, peripheral: peripheral, backend: backend, clock: clock)
     }
 
     var identifier: PeripheralIdentifier { PeripheralIdentifier(rawValue: peripheral.identifier.uuidString) }
+
+    /// Returns once CoreBluetooth's queue has run what was dispatched onto it so far (the
+    /// backend's calls, the central's first reports).
+    func settle() async { await central.system.settle() }
+
+    /// Makes the central (as an app's first use does) and waits until it has reported its state.
+    func start() async {
+        var states = backend.radioStates().makeAsyncIterator()
+        _ = await states.next()
+        await settle()
+    }
+
+    /// Starts a scan and waits until CoreBluetooth scans for it.
+    func scan(_ request: ScanRequest = ScanRequest()) async -> ScanReports {
+        let reports = backend.scan(request)
+        await settle()
+        return reports
+    }
 }
 
 /// `ScenarioPeer` over the fake peripheral.
@@ -73,13 +94,14 @@ struct FakeScenarioPeer: ScenarioPeer {
     }
     func disconnectFromPeer() async throws { world.central.dropConnection(world.peripheral) }
     func notificationsEnabled(on uuid: BluetoothUUID) async throws -> Bool {
-        world.peripheral.characteristic(uuid)?.isNotifying ?? false
+        // The peer's own record (not the CBCharacteristic property, which belongs to the queue).
+        world.peripheral.lock.withLock { world.peripheral.characteristic(uuid)?.notifying ?? false }
     }
     /// CoreBluetooth has no handles: the fake reports the scenario service invalidated.
     func changeServices() async throws { world.peripheral.invalidate([ScenarioProfile.service]) }
 }
 
-@Suite("Public API scenarios on the CoreBluetooth fake")
+@Suite("Public API scenarios on the CoreBluetooth fake", CoreBluetoothRules())
 struct CoreBluetoothScenarioTests {
     // The time limit only guards against a hang (the fake's virtual clock never fires a timer
     // by itself): a passing scenario takes milliseconds.

@@ -6,7 +6,7 @@ import Testing
 
 /// A `ServiceSpec` lists the characteristics the app uses; on CoreBluetooth, which discovers only
 /// what it is asked for, the connection asks for exactly those.
-@Suite("Declared characteristics drive discovery")
+@Suite("Declared characteristics drive discovery", CoreBluetoothRules())
 struct DeclaredCharacteristicsTests {
     let timeout = Duration.seconds(5)
 

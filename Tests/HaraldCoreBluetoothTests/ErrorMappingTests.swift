@@ -38,4 +38,14 @@ struct ErrorMappingTests {
         #expect(CoreBluetoothErrorMapping.bluetoothError(cbError(0), attribute: AttributeID(serial: 1), keys: fakeKeys) == .backend("CBError 0 (unknown)"))
         #expect(CoreBluetoothErrorMapping.connectionError(cbError(10), keys: fakeKeys) == .connectionFailed("CBError 10 (connection failed)"))
     }
+
+    @Test(arguments: [(11, BluetoothError.connectionLimitReached), (14, .peerRemovedPairingInformation), (15, .encryptionTimedOut)])
+    func securityAndCapacityCodesKeepTheirOwnCase(code: Int, expected: BluetoothError) {
+        #expect(CoreBluetoothErrorMapping.bluetoothError(cbError(code), attribute: AttributeID(serial: 1), keys: fakeKeys) == expected)
+    }
+
+    @Test(arguments: [(11, BluetoothError.connectionLimitReached), (14, .peerRemovedPairingInformation), (15, .encryptionTimedOut)])
+    func aConnectionAttemptFailingWithASecurityOrCapacityCodeKeepsItsOwnCase(code: Int, expected: BluetoothError) {
+        #expect(CoreBluetoothErrorMapping.connectionError(cbError(code), keys: fakeKeys) == expected)
+    }
 }

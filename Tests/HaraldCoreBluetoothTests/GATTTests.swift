@@ -6,7 +6,7 @@ import HaraldCoreBluetooth
 import HaraldScenarioSuite
 import Testing
 
-@Suite("CoreBluetooth backend: GATT operations, routing and flow control")
+@Suite("CoreBluetooth backend: GATT operations, routing and flow control", CoreBluetoothRules())
 struct GATTTests {
     let timeout = Duration.seconds(10)
 
@@ -68,6 +68,21 @@ struct GATTTests {
         }
         #expect(received == (0..<200).map { UInt8($0) })
         #expect(world.backend.pendingOperationCount == 0)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLosslessStreamThatOverflowsEndsWithoutStallingTheBackend() async throws {
+        let world = FakeWorld.make()
+        let profile = try await world.backend.connectToProfile(world)
+        let status = profile[ScenarioProfile.status]
+        let updates = await profile.connection.valueUpdates(for: status, buffering: .lossless(limit: 2))
+        try await profile.connection.setNotifications(true, for: status, timeout: timeout)
+        for index in 0..<3 { world.peripheral.notify([UInt8(index)], on: ScenarioProfile.status) }
+        var received: [[UInt8]] = []
+        for await value in updates { received.append(value) }
+        #expect(received == [[0], [1]])
+        await until { world.backend.liveStreamCount == 0 }
+        #expect(try await profile.connection.read(profile[ScenarioProfile.setting], timeout: timeout) == ScenarioProfile.settingInitial)
     }
 
     @Test func everySubscriberReceivesEachNotification() async throws {

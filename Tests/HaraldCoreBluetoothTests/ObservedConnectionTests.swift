@@ -3,7 +3,7 @@ import HaraldCoreBluetooth
 import Testing
 
 /// The observable adapter over a connection, driven by the CoreBluetooth fake.
-@Suite("Observed connection state for UI code")
+@Suite("Observed connection state for UI code", CoreBluetoothRules())
 struct ObservedConnectionTests {
     @MainActor
     @Test func theObservedStateFollowsTheLinkUntilItDrops() async throws {

@@ -2,7 +2,7 @@ import Harald
 import HaraldCoreBluetooth
 import Testing
 
-@Suite("CoreBluetooth backend: protocol cost")
+@Suite("CoreBluetooth backend: protocol cost", CoreBluetoothRules())
 struct CoreBluetoothProtocolCostTests {
     @Test func aCoreBluetoothConnectionCannotCountATTTrafficSoItsCostIsNil() async throws {
         let world = FakeWorld.make()

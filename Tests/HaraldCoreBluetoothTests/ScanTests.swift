@@ -6,12 +6,13 @@ import HaraldCoreBluetooth
 import HaraldScenarioSuite
 import Testing
 
-@Suite("CoreBluetooth backend: radio state and scanning")
+@Suite("CoreBluetooth backend: radio state and scanning", CoreBluetoothRules())
 struct ScanTests {
     @Test func radioStatesStartWithTheCurrentStateThenFollowChanges() async {
         let world = FakeWorld.make(poweredOn: false)
         var states = world.backend.radioStates().makeAsyncIterator()
         #expect(await states.next() == .unknown)
+        await world.settle()
         world.central.setRadio(.poweredOn)
         world.central.setRadio(.unauthorized)
         #expect(await states.next() == .poweredOn)
@@ -20,7 +21,7 @@ struct ScanTests {
 
     @Test func advertisementDictionaryIsMappedToAdvertisingData() async throws {
         let world = FakeWorld.make()
-        var scan = world.backend.scan(ScanRequest()).makeAsyncIterator()
+        var scan = await world.scan().makeAsyncIterator()
         world.central.advertise(world.peripheral, data: [
             fakeKeys.localName: "Harald-HR",
             fakeKeys.serviceUUIDs: [FakeUUID(BluetoothUUID(0x180D)), FakeUUID(ScenarioProfile.service)],
@@ -42,7 +43,7 @@ struct ScanTests {
 
     @Test func rebuiltStructuresSurviveAWireRoundTrip() async throws {
         let world = FakeWorld.make()
-        var scan = world.backend.scan(ScanRequest()).makeAsyncIterator()
+        var scan = await world.scan().makeAsyncIterator()
         world.central.advertise(world.peripheral, data: [
             fakeKeys.localName: "Band", fakeKeys.solicitedServiceUUIDs: [FakeUUID(BluetoothUUID(0x1812))],
             fakeKeys.overflowServiceUUIDs: [FakeUUID(ScenarioProfile.service)],
@@ -55,7 +56,7 @@ struct ScanTests {
 
     @Test func missingConnectableFlagMeansConnectable() async throws {
         let world = FakeWorld.make()
-        var scan = world.backend.scan(ScanRequest()).makeAsyncIterator()
+        var scan = await world.scan().makeAsyncIterator()
         world.central.advertise(world.peripheral, data: [:], rssi: -50)
         #expect(try await scan.next()?.isConnectable == true)
     }
@@ -63,7 +64,7 @@ struct ScanTests {
     @Test func reportOnceSkipsRepeatsOfTheSameDevice() async throws {
         let world = FakeWorld.make()
         let other = world.central.makePeripheral(name: nil, gatt: FakeGATT(services: []))
-        var scan = world.backend.scan(ScanRequest(duplicates: .reportOnce)).makeAsyncIterator()
+        var scan = await world.scan(ScanRequest(duplicates: .reportOnce)).makeAsyncIterator()
         world.central.advertise(world.peripheral, data: [:], rssi: -50)
         world.central.advertise(world.peripheral, data: [:], rssi: -49)
         world.central.advertise(other, data: [:], rssi: -70)
@@ -73,7 +74,7 @@ struct ScanTests {
 
     @Test func reportChangesSkipsRepeatsWithTheSameData() async throws {
         let world = FakeWorld.make()
-        var scan = world.backend.scan(ScanRequest(duplicates: .reportChanges)).makeAsyncIterator()
+        var scan = await world.scan(ScanRequest(duplicates: .reportChanges)).makeAsyncIterator()
         world.central.advertise(world.peripheral, data: [fakeKeys.localName: "A"], rssi: -50)
         world.central.advertise(world.peripheral, data: [fakeKeys.localName: "A"], rssi: -51)
         world.central.advertise(world.peripheral, data: [fakeKeys.localName: "B"], rssi: -52)
@@ -83,7 +84,7 @@ struct ScanTests {
 
     @Test func scanAppliesNameAndSignalFilters() async throws {
         let world = FakeWorld.make()
-        var scan = world.backend.scan(ScanRequest(namePrefix: "Har", minimumRSSI: -60, duplicates: .reportAll)).makeAsyncIterator()
+        var scan = await world.scan(ScanRequest(namePrefix: "Har", minimumRSSI: -60, duplicates: .reportAll)).makeAsyncIterator()
         world.central.advertise(world.peripheral, data: [fakeKeys.localName: "Other"], rssi: -40)
         world.central.advertise(world.peripheral, data: [fakeKeys.localName: "Harald"], rssi: -80)
         world.central.advertise(world.peripheral, data: [fakeKeys.localName: "Harald"], rssi: -45)
@@ -94,13 +95,14 @@ struct ScanTests {
         let world = FakeWorld.make()
         let first = world.backend.scan(ScanRequest(services: [BluetoothUUID(0x180D)]))
         let second = world.backend.scan(ScanRequest(services: [BluetoothUUID(0x180F)], duplicates: .reportAll))
+        await world.settle()
         #expect(world.central.calls.last == .scan([BluetoothUUID(0x180D), BluetoothUUID(0x180F)], allowDuplicates: true))
         _ = (first, second)
     }
 
     @Test func endingTheLastScanStopsCoreBluetoothScanning() async {
         let world = FakeWorld.make()
-        let scan = world.backend.scan(ScanRequest())
+        let scan = await world.scan()
         let consumer = Task { for try await _ in scan {} }
         #expect(world.central.isScanning)
         consumer.cancel()
@@ -112,7 +114,7 @@ struct ScanTests {
 
     @Test func scanStartedBeforeTheRadioIsReadyWaitsForPowerOn() async throws {
         let world = FakeWorld.make(poweredOn: false)
-        var scan = world.backend.scan(ScanRequest()).makeAsyncIterator()
+        var scan = await world.scan().makeAsyncIterator()
         #expect(!world.central.isScanning)
         world.central.setRadio(.poweredOn)
         #expect(world.central.isScanning)
@@ -123,13 +125,13 @@ struct ScanTests {
     @Test func scanFailsWhenTheRadioIsOff() async {
         let world = FakeWorld.make(poweredOn: false)
         world.central.setRadio(.poweredOff)
-        var scan = world.backend.scan(ScanRequest()).makeAsyncIterator()
+        var scan = await world.scan().makeAsyncIterator()
         await #expect(throws: BluetoothError.radioUnavailable(.poweredOff)) { _ = try await scan.next() }
     }
 
     @Test func runningScanFailsWhenTheRadioTurnsOff() async {
         let world = FakeWorld.make()
-        var scan = world.backend.scan(ScanRequest()).makeAsyncIterator()
+        var scan = await world.scan().makeAsyncIterator()
         world.central.setRadio(.poweredOff)
         await #expect(throws: BluetoothError.radioUnavailable(.poweredOff)) { _ = try await scan.next() }
     }

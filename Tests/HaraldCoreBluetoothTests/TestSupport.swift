@@ -1,5 +1,7 @@
+import Foundation
 import Harald
 import HaraldCodec
+import HaraldCore
 import HaraldCoreBluetooth
 import HaraldScenarioSuite
 import HaraldSimulator
@@ -31,5 +33,38 @@ extension CoreBluetoothBackend {
         let service = try #require(services.first { $0.uuid == ScenarioProfile.service })
         let characteristics = try await connection.discoverCharacteristics(nil, of: service, timeout: timeout)
         return BackendProfile(connection: connection, characteristics: Dictionary(characteristics.map { ($0.uuid, $0) }) { first, _ in first })
+    }
+}
+
+/// A trait that fails a test whose backend broke one of CoreBluetooth's rules on a fake it made
+/// (``FakeWorld/make(poweredOn:gatt:)``): a call off CoreBluetooth's queue, a command before
+/// power-on, a request to a peripheral that is not connected. Checked when the test ends, after
+/// the queue has run what was dispatched onto it.
+struct CoreBluetoothRules: SuiteTrait, TestTrait, TestScoping {
+    /// The fakes made by the running test.
+    final class Watch: Sendable {
+        let centrals = Locked<[FakeCentral]>([])
+    }
+
+    @TaskLocal static var current: Watch?
+
+    /// Has `central` checked when the test ends (no effect outside the trait).
+    static func watch(_ central: FakeCentral) {
+        current?.centrals.withLock { $0.append(central) }
+    }
+
+    var isRecursive: Bool { true }
+
+    func scopeProvider(for test: Test, testCase: Test.Case?) -> CoreBluetoothRules? {
+        testCase == nil ? nil : self
+    }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        let watch = Watch()
+        try await Self.$current.withValue(watch) { try await function() }
+        for central in watch.centrals.withLock({ $0 }) {
+            await central.system.settle()
+            #expect(central.misuse.isEmpty, "the backend broke CoreBluetooth's rules: \(central.misuse)")
+        }
     }
 }

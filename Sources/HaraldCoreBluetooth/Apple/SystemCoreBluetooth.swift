@@ -6,6 +6,7 @@ import HaraldCore
 
 // Apple's classes conform to the shaped protocols as they are; this file adds nothing but the
 // constants, the UUID factory and a delegate proxy that forwards every call unchanged.
+// (CBManager's class property `authorization` is the shape's `authorization`.)
 
 extension CBUUID: CoreBluetoothUUID {}
 extension CBDescriptor: CoreBluetoothDescriptor {}
@@ -28,7 +29,17 @@ extension CBCentralManager: CoreBluetoothCentral {
             scanAllowDuplicates: CBCentralManagerScanOptionAllowDuplicatesKey,
             restoredPeripherals: CBCentralManagerRestoredStatePeripheralsKey,
             restoredScanServices: CBCentralManagerRestoredStateScanServicesKey,
+            notifyOnConnection: CBConnectPeripheralOptionNotifyOnConnectionKey,
+            notifyOnDisconnection: CBConnectPeripheralOptionNotifyOnDisconnectionKey,
+            notifyOnNotification: CBConnectPeripheralOptionNotifyOnNotificationKey,
+            enableAutoReconnect: autoReconnectKey,
             errorDomain: CBErrorDomain, attErrorDomain: CBATTErrorDomain)
+    }
+
+    /// `CBConnectPeripheralOptionEnableAutoReconnect` where the system has it.
+    private static var autoReconnectKey: String? {
+        if #available(iOS 17, macOS 14, tvOS 17, watchOS 10, *) { return CBConnectPeripheralOptionEnableAutoReconnect }
+        return nil
     }
 
     public static func makeUUID(_ uuid: BluetoothUUID) -> CBUUID { CBUUID(string: uuid.uuidString) }
@@ -38,18 +49,23 @@ extension CBCentralManager: CoreBluetoothCentral {
 public typealias SystemCoreBluetoothBackend = CoreBluetoothBackend<CBCentralManager>
 
 extension CoreBluetoothBackend where Central == CBCentralManager {
-    /// A backend on a new `CBCentralManager` whose delegate calls arrive on `queue`.
-    /// - Parameter restoreIdentifier: set it to have the system relaunch the app for Bluetooth
-    ///   events and hand back its peripherals (see ``restoredState``); needs the
-    ///   `bluetooth-central` background mode.
+    /// A backend on a `CBCentralManager` whose delegate calls arrive on `queue`, where the
+    /// backend also makes its calls. The manager is made on first use (see
+    /// ``CoreBluetoothBackend``), which is when the system asks the user for permission.
+    /// - Parameters:
+    ///   - restoreIdentifier: set it to have the system relaunch the app for Bluetooth events and
+    ///     hand back its connections (see ``restorations()``; call it early in the launch); needs
+    ///     the `bluetooth-central` background mode.
+    ///   - showPowerAlert: whether the system alerts the user when Bluetooth is off as the
+    ///     manager is made (CoreBluetooth's default: yes).
     public convenience init(
         queue: DispatchQueue = DispatchQueue(label: "Harald.CoreBluetooth"), restoreIdentifier: String? = nil,
-        showPowerAlert: Bool = false, clock: any Clock<Duration> = ContinuousClock()
+        showPowerAlert: Bool = true, clock: any Clock<Duration> = ContinuousClock()
     ) {
         let proxy = CoreBluetoothDelegateProxy()
-        var options: [String: Any] = [CBCentralManagerOptionShowPowerAlertKey: showPowerAlert]
+        var options: [String: Any] = [CBCentralManagerOptionShowPowerAlertKey: NSNumber(value: showPowerAlert)]
         if let restoreIdentifier { options[CBCentralManagerOptionRestoreIdentifierKey] = restoreIdentifier }
-        self.init(clock: clock) { backend in
+        self.init(queue: queue, clock: clock) { backend in
             proxy.backend = backend
             return CBCentralManager(delegate: proxy, queue: queue, options: options)
         }
@@ -57,9 +73,9 @@ extension CoreBluetoothBackend where Central == CBCentralManager {
     }
 }
 
-/// Receives CoreBluetooth's delegate calls and forwards each one unchanged to the backend. It is
-/// the delegate of the central and of every peripheral the central reports (set before the
-/// peripheral can report anything: on discovery, connection and restoration).
+/// Receives CoreBluetooth's delegate calls (on the backend's queue) and forwards each one unchanged
+/// to the backend. It is the delegate of the central and of every peripheral the central reports
+/// (set before the peripheral can report anything: on discovery, connection and restoration).
 final class CoreBluetoothDelegateProxy: NSObject, CBCentralManagerDelegate, CBPeripheralDelegate {
     weak var backend: CoreBluetoothBackend<CBCentralManager>?
 
@@ -128,6 +144,14 @@ final class CoreBluetoothDelegateProxy: NSObject, CBCentralManagerDelegate, CBPe
 
     func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService]) {
         backend?.peripheral(peripheral, didModifyServices: invalidatedServices)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didReadRSSI RSSI: NSNumber, error: (any Error)?) {
+        backend?.peripheral(peripheral, didReadRSSI: RSSI, error: error)
+    }
+
+    func peripheralDidUpdateName(_ peripheral: CBPeripheral) {
+        backend?.peripheralDidUpdateName(peripheral)
     }
 }
 #endif

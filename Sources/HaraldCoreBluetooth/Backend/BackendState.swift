@@ -21,6 +21,8 @@ extension CoreBluetoothBackend {
         case characteristics([DiscoveredCharacteristic])
         case descriptors([DiscoveredDescriptor])
         case connection(generation: UInt64)
+        case identifiers([UUID])
+        case rssi(Int)
     }
 
     /// Which CoreBluetooth request a pending operation waits on; each key has its own FIFO because
@@ -34,6 +36,7 @@ extension CoreBluetoothBackend {
         case notificationState(characteristic: AttributeID)
         case readDescriptor(AttributeID)
         case writeDescriptor(AttributeID)
+        case rssi
     }
 
     /// What to undo when an operation ends without its answer (timeout, cancellation).
@@ -45,6 +48,8 @@ extension CoreBluetoothBackend {
         case connect(UUID)
         /// A write without response still waiting for readiness: removed from the queue.
         case queuedWrite(UUID)
+        /// Nothing beyond the operation itself (a query waiting for power-on).
+        case nothing
     }
 
     /// An operation waiting for CoreBluetooth.
@@ -71,24 +76,69 @@ extension CoreBluetoothBackend {
     struct Link {
         var peripheral: Peripheral
         var phase: LinkPhase = .idle
-        /// Counts connections; a connection handle is valid only for its generation.
+        /// The current (or last) connection's number, from the backend's one counter: a
+        /// connection handle is valid only for its generation, and no number is used twice, even
+        /// after the record is pruned and made again.
         var generation: UInt64 = 0
         /// Why recent generations ended (the last few only).
         var endReasons: [UInt64: DisconnectReason] = [:]
         var connectWaiters: [UInt64] = []
+        /// This app's `connect` call for the attempt in progress has been made (so giving the
+        /// attempt up takes a `cancelPeripheralConnection`).
+        var connectIssued = false
+        /// The options of the attempt in progress: those of the `connect(to:)` that started it.
+        var attemptOptions = ConnectionOptions.default
+        /// The system is connecting this peripheral for the app on its own: a pending connection
+        /// handed back by state restoration, or a reconnection after a link loss of a connection
+        /// made with ``ConnectionOptions/enableAutoReconnect``. The app giving up waiting does
+        /// not cancel it.
+        var systemConnecting = false
+        /// The last connection was made with ``ConnectionOptions/enableAutoReconnect`` and the
+        /// app has not disconnected it.
+        var autoReconnect = false
         var requests: [RequestKey: [UInt64]] = [:]
         /// What was discovered on the current connection, by identity (emptied when it ends).
         var attributes = AttributeTable()
         var subscribers: [AttributeID: [UInt64: ValueUpdates.Continuation]] = [:]
+        /// Values notified on a restored connection for characteristics no stream has taken yet.
+        var heldValues: [AttributeID: HeldValues] = [:]
+        var serviceChangeObservers: [UInt64: AsyncStream<ServiceChange>.Continuation] = [:]
+        var nameObservers: [UInt64: AsyncStream<String>.Continuation] = [:]
         var writeQueue: [QueuedWrite] = []
         var pumping = false
         var pumpRequested = false
         var disconnectWaiters: [UInt64: CheckedContinuation<DisconnectReason, Never>] = [:]
+        /// When the record was last used (a tick of the backend's counter); pruning drops the
+        /// least recently used records first.
+        var lastUsed: UInt64 = 0
 
         init(peripheral: Peripheral) { self.peripheral = peripheral }
 
         func endReason(of generation: UInt64) -> DisconnectReason {
             endReasons[generation] ?? .localRequest
+        }
+
+        /// True when nothing refers to the record: not connected or connecting, no operation,
+        /// stream or waiter on it. Such a record may be dropped and made again later.
+        var isUnused: Bool {
+            phase == .idle && !systemConnecting && connectWaiters.isEmpty && requests.isEmpty && writeQueue.isEmpty && !pumping
+                && subscribers.isEmpty && disconnectWaiters.isEmpty && serviceChangeObservers.isEmpty && nameObservers.isEmpty
+        }
+    }
+
+    /// Values held for one characteristic of a restored connection until the app opens a stream
+    /// for it: the newest ``limit``, the rest counted as dropped.
+    struct HeldValues {
+        static var limit: Int { 64 }
+        var values: [[UInt8]] = []
+        var dropped = 0
+
+        mutating func append(_ value: [UInt8]) {
+            if values.count == Self.limit {
+                values.removeFirst()
+                dropped += 1
+            }
+            values.append(value)
         }
     }
 
@@ -97,8 +147,9 @@ extension CoreBluetoothBackend {
         let request: ScanRequest
         let continuation: ScanReports.Continuation
         let startedAt: Duration
-        var seen: Set<UUID> = []
-        var lastData: [UUID: AdvertisingData] = [:]
+        /// Devices already reported (``ScanRequest/DuplicatePolicy/reportOnce``) or their last
+        /// data (``ScanRequest/DuplicatePolicy/reportChanges``), bounded.
+        var memory = ScanMemory()
         var waitingForPower: Bool
     }
 
@@ -109,20 +160,40 @@ extension CoreBluetoothBackend {
     }
 
     struct State {
+        /// The central, once made (on first use, on the queue).
         var central: Central?
+        /// Makes the central; taken (set to nil) when it is called.
+        var makeCentral: ((CoreBluetoothBackend) -> Central)?
         var radio: RadioState = .unknown
+        /// The one counter behind operation ids, connection generations, attribute identities
+        /// and record ages: no number is ever given out twice.
         var nextID: UInt64 = 0
         var radioObservers: [UInt64: AsyncStream<RadioState>.Continuation] = [:]
+        var authorizationObservers: [UInt64: AsyncStream<CoreBluetoothAuthorization>.Continuation] = [:]
+        /// The authorization last reported to observers.
+        var authorization: CoreBluetoothAuthorization?
         var scanners: [UInt64: Scanner] = [:]
         var activeScan: ScanSettings?
         var links: [UUID: Link] = [:]
+        /// Above this many records, unused ones are pruned (see `pruneRecords`).
+        var pruneThreshold = CoreBluetoothBackend.recordLimit + CoreBluetoothBackend.pruneBatch
         var pending: [UInt64: Pending] = [:]
+        /// Calls of operations that wait for the radio to be on (looking a peripheral up,
+        /// querying connected peripherals), by operation: queued again at power-on.
+        var awaitingPower: [UInt64: OutgoingCall] = [:]
         var restored: CoreBluetoothRestoredState?
+        /// What state restoration handed back, for ``CoreBluetoothBackend/restorations()``.
+        var restoration: BackendRestoration?
+        /// The first state update arrived: restoration, which comes before it, is settled.
+        var restorationSettled = false
+        var restorationObservers: [UInt64: AsyncStream<BackendRestoration>.Continuation] = [:]
+        /// Values dropped from the buffers of restored connections (``HeldValues``).
+        var droppedHeldValues = 0
         /// Objects the platform glue needs kept alive as long as the backend (the delegate proxy).
         var retainedObjects: [AnyObject] = []
-        /// Calls to CoreBluetooth waiting to be made, oldest first (see `sendOutbox`).
+        /// Calls to CoreBluetooth waiting to be made on its queue, oldest first (see `sendOutbox`).
         var outbox: [OutgoingCall] = []
-        /// True while a thread is making the outbox's calls.
+        /// True while the queue is making the outbox's calls.
         var sending = false
 
         mutating func makeID() -> UInt64 {
@@ -136,12 +207,19 @@ extension CoreBluetoothBackend {
         var failed: [Pending] = []
         var streams: [ValueUpdates.Continuation] = []
         var waiters: [CheckedContinuation<DisconnectReason, Never>] = []
+        var serviceChangeStreams: [AsyncStream<ServiceChange>.Continuation] = []
+        var nameStreams: [AsyncStream<String>.Continuation] = []
         var reason: DisconnectReason = .localRequest
+        /// True when a connection that was up ended.
+        var ended = false
 
         mutating func merge(_ other: Fallout) {
             failed += other.failed
             streams += other.streams
             waiters += other.waiters
+            serviceChangeStreams += other.serviceChangeStreams
+            nameStreams += other.nameStreams
+            ended = ended || other.ended
         }
 
         func settle() {
@@ -150,6 +228,8 @@ extension CoreBluetoothBackend {
                 pending.continuation.resume(throwing: BluetoothError.disconnected(reason))
             }
             for stream in streams { stream.finish(throwing: .disconnected(reason)) }
+            for stream in serviceChangeStreams { stream.finish() }
+            for stream in nameStreams { stream.finish() }
             for waiter in waiters { waiter.resume(returning: reason) }
         }
     }
@@ -162,8 +242,9 @@ public struct CoreBluetoothRestoredState: Hashable, Sendable {
     public struct RestoredPeripheral: Hashable, Sendable {
         public var identifier: PeripheralIdentifier
         public var name: String?
-        /// True when the link is up: ``CoreBluetoothBackend/connect(to:timeout:)`` returns its
-        /// connection at once. Otherwise the system is still connecting and `connect` waits for it.
+        /// True when the link is up: ``CoreBluetoothBackend/connect(to:options:timeout:)`` returns
+        /// its connection at once. Otherwise the system is still connecting and `connect` waits
+        /// for it.
         public var isConnected: Bool
 
         public init(identifier: PeripheralIdentifier, name: String?, isConnected: Bool) {
@@ -174,7 +255,8 @@ public struct CoreBluetoothRestoredState: Hashable, Sendable {
     }
 
     public var peripherals: [RestoredPeripheral]
-    /// The services the app was scanning for (start the scan again to keep receiving them).
+    /// The services the app was scanning for (empty when no scan was restored; start the scan
+    /// again to keep receiving them).
     public var scanServices: [BluetoothUUID]
 
     public init(peripherals: [RestoredPeripheral], scanServices: [BluetoothUUID]) {

@@ -6,18 +6,33 @@ import HaraldCore
 extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
     public func centralManagerDidUpdateState(_ central: Central) {
         let radio = Self.radioState(central.state.rawValue)
+        let authorization = CoreBluetoothAuthorization(Central.authorization.rawValue)
         var fallout = Fallout(reason: .connectionLost)
-        var failedConnects: [Pending] = []
+        var refused: [Pending] = []
         var failedScans: [ScanReports.Continuation] = []
+        var authorizationChanged: [AsyncStream<CoreBluetoothAuthorization>.Continuation] = []
+        var unrestored: [AsyncStream<BackendRestoration>.Continuation] = []
         state.withLock { state in
-            state.radio = radio
-            for observer in state.radioObservers.values { observer.yield(radio) }
+            if state.radio != radio {
+                state.radio = radio
+                for observer in state.radioObservers.values { observer.yield(radio) }
+            }
+            if state.authorization != authorization {
+                state.authorization = authorization
+                authorizationChanged = Array(state.authorizationObservers.values)
+            }
+            // Restoration comes before the first state update, or not at all.
+            if !state.restorationSettled {
+                state.restorationSettled = true
+                unrestored = Array(state.restorationObservers.values)
+                state.restorationObservers = [:]
+            }
             if radio == .poweredOn {
-                for id in state.scanners.keys { state.scanners[id]?.waitingForPower = false }
+                poweredOn(in: &state)
                 return
             }
-            // CoreBluetooth stops scanning and drops every connection when the radio leaves
-            // powered-on; it may not report each disconnection.
+            // CoreBluetooth stops scanning and drops every connection and connection attempt when
+            // the radio leaves powered-on; it may not report each disconnection.
             state.activeScan = nil
             if radio != .unknown && radio != .resetting {
                 failedScans = state.scanners.values.map(\.continuation)
@@ -27,16 +42,25 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
             }
             for uuid in state.links.keys {
                 fallout.merge(endConnection(uuid, reason: .connectionLost, in: &state))
-                if var link = state.links[uuid], link.phase == .connecting {
-                    failedConnects += link.connectWaiters.compactMap { state.pending.removeValue(forKey: $0) }
+                guard var link = state.links[uuid], link.phase == .connecting else { continue }
+                link.connectIssued = false
+                link.systemConnecting = false
+                if Self.refuses(radio) || link.connectWaiters.isEmpty {
+                    refused += link.connectWaiters.compactMap { state.pending.removeValue(forKey: $0) }
                     link.connectWaiters = []
                     link.phase = .idle
-                    state.links[uuid] = link
                 }
+                state.links[uuid] = link
+            }
+            if Self.refuses(radio) {
+                refused += state.awaitingPower.keys.sorted().compactMap { state.pending.removeValue(forKey: $0) }
+                state.awaitingPower = [:]
             }
         }
+        for observer in authorizationChanged { observer.yield(authorization) }
+        for observer in unrestored { observer.finish() }
         fallout.settle()
-        for pending in failedConnects {
+        for pending in refused {
             pending.timer?.cancel()
             pending.continuation.resume(throwing: BluetoothError.radioUnavailable(radio))
         }
@@ -44,28 +68,19 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
         applyScanSettings()
     }
 
-    public func centralManager(_ central: Central, willRestoreState dict: [String: Any]) {
-        let peripherals = dict[keys.restoredPeripherals] as? [Peripheral] ?? []
-        let services = (dict[keys.restoredScanServices] as? [AnyObject] ?? []).compactMap { ($0 as? Peripheral.UUIDValue)?.bluetoothUUID }
-        state.withLock { state in
-            var restored: [CoreBluetoothRestoredState.RestoredPeripheral] = []
-            for peripheral in peripherals {
-                let uuid = register(peripheral, in: &state)
-                // CBPeripheralState: 1 connecting, 2 connected.
-                switch peripheral.state.rawValue {
-                case 2:
-                    state.links[uuid]?.phase = .connected
-                    state.links[uuid]?.generation += 1
-                case 1:
-                    state.links[uuid]?.phase = .connecting
-                default: break
-                }
-                restored.append(.init(
-                    identifier: PeripheralIdentifier(rawValue: uuid.uuidString), name: peripheral.name,
-                    isConnected: peripheral.state.rawValue == 2))
-            }
-            state.restored = CoreBluetoothRestoredState(peripherals: restored, scanServices: services)
+    /// The radio is on (lock held): what waited for it goes into the outbox, in the order it came.
+    private func poweredOn(in state: inout State) {
+        for id in state.scanners.keys { state.scanners[id]?.waitingForPower = false }
+        for id in state.awaitingPower.keys.sorted() {
+            if let call = state.awaitingPower.removeValue(forKey: id) { state.outbox.append(call) }
         }
+        for (uuid, link) in state.links where link.phase == .connecting && !link.connectIssued && !link.connectWaiters.isEmpty {
+            state.outbox.append(connectCall(uuid, link: link))
+        }
+    }
+
+    public func centralManager(_ central: Central, willRestoreState dict: [String: Any]) {
+        restore(dict)
     }
 
     public func centralManager(_ central: Central, didDiscover peripheral: Central.Peripheral, advertisementData: [String: Any], rssi strength: NSNumber) {
@@ -79,23 +94,21 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
         }
     }
 
+    /// A connection came up. It is kept when a connect waits for it or the system made it for
+    /// the app (a restored pending connection, an automatic reconnection); otherwise it is what
+    /// is left of an attempt nobody wants any more, and is cancelled (see
+    /// ``connect(to:options:timeout:)``).
     public func centralManager(_ central: Central, didConnect peripheral: Central.Peripheral) {
         var waiters: [Pending] = []
         var generation: UInt64 = 0
         state.withLock { state in
             let uuid = register(peripheral, in: &state)
-            guard var link = state.links[uuid] else { return }
+            guard let link = state.links[uuid] else { return }
             switch link.phase {
             case .connecting:
-                link.phase = .connected
-                link.generation += 1
-                generation = link.generation
-                waiters = link.connectWaiters.compactMap { state.pending.removeValue(forKey: $0) }
-                link.connectWaiters = []
-                state.links[uuid] = link
+                (waiters, generation) = connectionCame(uuid, in: &state)
             case .idle:
-                // An attempt given up (timeout, cancellation) that completed anyway.
-                state.outbox.append(OutgoingCall { central in central.cancelPeripheralConnection(peripheral) })
+                state.outbox.append(unwantedCancelCall(uuid, link.peripheral))
             case .connected:
                 break
             }
@@ -112,17 +125,29 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
             let waiters = link.connectWaiters.compactMap { state.pending.removeValue(forKey: $0) }
             link.connectWaiters = []
             link.phase = .idle
+            link.connectIssued = false
+            link.systemConnecting = false
             state.links[uuid] = link
             return waiters
         }
         deliver(waiters.map { ($0, .failure(failure)) })
     }
 
+    /// Reported for a connection that is up. When the app already closed it (or is connecting
+    /// again) the call only confirms what the backend did, and is ignored. A connection made with
+    /// ``ConnectionOptions/enableAutoReconnect`` that the peer or the link ended is then being
+    /// reconnected by the system: the record waits for it (see ``connect(to:options:timeout:)``).
     public func centralManager(_ central: Central, didDisconnectPeripheral peripheral: Central.Peripheral, error: (any Error)?) {
         let reason = CoreBluetoothErrorMapping.disconnectReason(error, keys: keys)
-        // Reported for a connection that is up. When the app already closed it (or is connecting
-        // again) the call only confirms what the backend did, and is ignored.
-        let fallout = state.withLock { state in endConnection(register(peripheral, in: &state), reason: reason, in: &state) }
+        let fallout = state.withLock { state in
+            let uuid = register(peripheral, in: &state)
+            let fallout = endConnection(uuid, reason: reason, in: &state)
+            if fallout.ended, error != nil, state.links[uuid]?.autoReconnect == true {
+                state.links[uuid]?.phase = .connecting
+                state.links[uuid]?.systemConnecting = true
+            }
+            return fallout
+        }
         fallout.settle()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldCodec
+import HaraldCore
 
 /// One connection made by ``CoreBluetoothBackend``: a handle on the peripheral's record for one
 /// connection generation. Once that connection ends every operation fails with
@@ -15,7 +16,7 @@ public struct CoreBluetoothConnection<Central: CoreBluetoothCentral>: Connection
 
     /// ATT_MTU: what CoreBluetooth allows in a write without response, plus the 3-byte ATT header.
     public func mtu() async -> Int {
-        backend.maximumWriteLength(for: .withoutResponse, on: identifier) + 3
+        await backend.maximumWriteLength(for: .withoutResponse, on: identifier) + 3
     }
 
     public func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws(BluetoothError) -> [DiscoveredService] {
@@ -75,7 +76,35 @@ public struct CoreBluetoothConnection<Central: CoreBluetoothCentral>: Connection
     /// `maximumWriteValueLength(for:)`: MTU − 3 without response; with response CoreBluetooth
     /// performs long writes itself and reports up to 512.
     public func maximumWriteLength(for kind: WriteKind) async -> Int {
-        backend.maximumWriteLength(for: kind, on: identifier)
+        await backend.maximumWriteLength(for: kind, on: identifier)
+    }
+
+    /// Reads the link's RSSI (`readRSSI()`, answered by `peripheral(_:didReadRSSI:error:)`).
+    public func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI {
+        try await withBluetoothErrors {
+            try await backend.readRSSI(timeout: timeout, on: identifier, generation: generation)
+        }
+    }
+
+    /// Changes of the peripheral's database (`peripheral(_:didModifyServices:)`), one stream per
+    /// call, finishing when the connection ends. CoreBluetooth hides handles, so each change has
+    /// `handles` nil and lists the invalidated services; value streams on their characteristics
+    /// have ended with ``BluetoothError/serviceChanged(_:)`` before it arrives.
+    public func serviceChanges() -> AsyncStream<ServiceChange> {
+        backend.serviceChanges(on: identifier, generation: generation)
+    }
+
+    /// The peripheral's name each time it changes (`peripheralDidUpdateName(_:)`), one stream per
+    /// call, finishing when the connection ends.
+    public func nameUpdates() -> AsyncStream<String> {
+        backend.nameUpdates(on: identifier, generation: generation)
+    }
+
+    /// Runs `body` on CoreBluetooth's queue with this connection's peripheral object, for what
+    /// the backend does not cover. Throws ``BluetoothError/disconnected(_:)`` once the connection
+    /// has ended. Don't keep the object or change its delegate: the backend relies on both.
+    public func withPeripheral<T: Sendable>(_ body: @escaping @Sendable (Central.Peripheral) throws -> T) async throws(BluetoothError) -> T {
+        try await backend.withPeripheral(of: identifier, generation: generation, body)
     }
 
     public func disconnection() async -> DisconnectReason {

@@ -109,7 +109,16 @@ extension CoreBluetoothBackend {
         }
     }
 
-    /// Sends queued writes without response while CoreBluetooth says it can take them. Only one
+    /// The error for a write without response longer than one packet: CoreBluetooth would cut
+    /// the value short silently.
+    private static func oversized(_ count: Int, limit: Int) -> BluetoothError {
+        .misuse(
+            "a write without response carries at most \(limit) bytes on this connection (maximumWriteLength), this value has \(count): "
+                + "split it, or write with response")
+    }
+
+    /// Sends queued writes without response while CoreBluetooth says it can take them (on the
+    /// queue), each checked against `maximumWriteValueLength(for:)` first. Only one
     /// thread pumps a peripheral at a time; a call that finds another pumping asks it to look
     /// again, so a readiness report between its check and its stop is never lost.
     func pumpWrites(_ uuid: UUID) {
@@ -137,11 +146,15 @@ extension CoreBluetoothBackend {
                     return (write, link.attributes.characteristics[write.characteristic]?.object, pending)
                 }
                 if let (write, object, pending) = next {
-                    if let object {
+                    let limit = peripheral.maximumWriteValueLength(for: type)
+                    switch object {
+                    case nil:
+                        deliver([(pending, .failure(BluetoothError.notFound("characteristic \(write.characteristic) (its service was invalidated)")))])
+                    case let object? where write.data.count <= limit:
                         peripheral.writeValue(write.data, for: object, type: type)
                         deliver([(pending, .success(.none))])
-                    } else {
-                        deliver([(pending, .failure(BluetoothError.notFound("characteristic \(write.characteristic) (its service was invalidated)")))])
+                    case _?:
+                        deliver([(pending, .failure(Self.oversized(write.data.count, limit: limit)))])
                     }
                 }
                 continue
@@ -197,6 +210,8 @@ extension CoreBluetoothBackend {
             issue: { peripheral, object in peripheral.setNotifyValue(enabled, for: object) })
     }
 
+    /// A new stream of the values notified for `characteristic`. The first stream opened for a
+    /// characteristic of a restored connection starts with the values held for it.
     func valueUpdates(
         for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering, on uuid: UUID, generation: UInt64
     ) -> ValueUpdates {
@@ -207,6 +222,8 @@ extension CoreBluetoothBackend {
                 link.attributes.characteristics[characteristicID] != nil
             else { return nil }
             let id = state.makeID()
+            // Yielded with the lock held, so no live value can come between the held ones.
+            for value in state.links[uuid]?.heldValues.removeValue(forKey: characteristicID)?.values ?? [] { continuation.yield(value) }
             state.links[uuid]?.subscribers[characteristicID, default: [:]][id] = continuation
             return id
         }
@@ -224,9 +241,26 @@ extension CoreBluetoothBackend {
         return stream
     }
 
-    func maximumWriteLength(for kind: WriteKind, on uuid: UUID) -> Int {
-        guard let peripheral = state.withLock({ $0.links[uuid]?.peripheral }), let type = try? Self.writeType(kind) else { return 20 }
-        return peripheral.maximumWriteValueLength(for: type)
+    /// `maximumWriteValueLength(for:)`, asked on the queue; 20 (the default ATT_MTU's) when the
+    /// peripheral is not connected.
+    func maximumWriteLength(for kind: WriteKind, on uuid: UUID) async -> Int {
+        await onQueue {
+            let peripheral: Peripheral? = self.state.withLock { state in
+                guard let link = state.links[uuid], link.phase == .connected else { return nil }
+                return link.peripheral
+            }
+            guard let peripheral, let type = try? Self.writeType(kind) else { return 20 }
+            return peripheral.maximumWriteValueLength(for: type)
+        }
+    }
+
+    func readRSSI(timeout: Duration, on uuid: UUID, generation: UInt64) async throws -> RSSI {
+        let reply = try await request(
+            "read RSSI", timeout: timeout, on: uuid, generation: generation, key: .rssi, resolve: { _ in () },
+            issue: { peripheral, _ in peripheral.readRSSI() })
+        guard case .rssi(let value) = reply else { throw Self.unexpectedReply }
+        guard let rssi = RSSI(dBm: value) else { throw BluetoothError.backend("CoreBluetooth gave no RSSI reading (\(value))") }
+        return rssi
     }
 
     func disconnection(of uuid: UUID, generation: UInt64) async -> DisconnectReason {

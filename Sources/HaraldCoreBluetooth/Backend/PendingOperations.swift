@@ -67,21 +67,16 @@ extension CoreBluetoothBackend {
     func finish(_ id: UInt64, throwing error: any Error) {
         let pending: Pending? = state.withLock { state in
             guard let pending = state.pending.removeValue(forKey: id) else { return nil }
+            state.awaitingPower[id] = nil
             switch pending.cleanup {
             case let .request(uuid, key):
                 if !pending.issued { state.links[uuid]?.requests[key]?.removeAll { $0 == id } }
             case let .connect(uuid):
-                if var link = state.links[uuid] {
-                    link.connectWaiters.removeAll { $0 == id }
-                    if link.connectWaiters.isEmpty && link.phase == .connecting {
-                        link.phase = .idle
-                        let peripheral = link.peripheral
-                        state.outbox.append(OutgoingCall { central in central.cancelPeripheralConnection(peripheral) })
-                    }
-                    state.links[uuid] = link
-                }
+                giveUpWaiting(id, on: uuid, in: &state)
             case let .queuedWrite(uuid):
                 state.links[uuid]?.writeQueue.removeAll { $0.id == id }
+            case .nothing:
+                break
             }
             return pending
         }
@@ -89,6 +84,22 @@ extension CoreBluetoothBackend {
         pending.timer?.cancel()
         sendOutbox()
         pending.continuation.resume(throwing: error)
+    }
+
+    /// Connect `id` stops waiting for `uuid` (lock held). When it was the last waiter, the
+    /// attempt ends: cancelled in CoreBluetooth if this app's `connect` call was made, left alone
+    /// if the system is making the connection for the app (see ``connect(to:options:timeout:)``).
+    private func giveUpWaiting(_ id: UInt64, on uuid: UUID, in state: inout State) {
+        guard var link = state.links[uuid] else { return }
+        link.connectWaiters.removeAll { $0 == id }
+        if link.connectWaiters.isEmpty && link.phase == .connecting && !link.systemConnecting {
+            link.phase = .idle
+            if link.connectIssued {
+                link.connectIssued = false
+                state.outbox.append(unwantedCancelCall(uuid, link.peripheral))
+            }
+        }
+        state.links[uuid] = link
     }
 
     /// Resumes operations answered by a delegate call (lock released).

@@ -25,7 +25,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
             guard state.links[uuid] != nil else { return .failure(BluetoothError.disconnected(.localRequest)) }
             var found: [DiscoveredService] = []
             for service in peripheral.services ?? [] where pending.filter?.contains(service.uuid.bluetoothUUID) ?? true {
-                if let discovered = state.links[uuid]?.attributes.register(service) { found.append(discovered) }
+                if let discovered = state.links[uuid]?.attributes.register(service, numbering: &state.nextID) { found.append(discovered) }
             }
             return .success(.services(found))
         }
@@ -42,7 +42,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
             if let error { return failure(error, on: serviceID) }
             var found: [DiscoveredCharacteristic] = []
             for characteristic in service.characteristics ?? [] where pending.filter?.contains(characteristic.uuid.bluetoothUUID) ?? true {
-                if let discovered = state.links[uuid]?.attributes.register(characteristic, in: serviceID) { found.append(discovered) }
+                if let discovered = state.links[uuid]?.attributes.register(characteristic, in: serviceID, numbering: &state.nextID) { found.append(discovered) }
             }
             return .success(.characteristics(found))
         }
@@ -58,18 +58,22 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
             guard let characteristicID else { return .failure(BluetoothError.disconnected(.localRequest)) }
             if let error { return failure(error, on: characteristicID) }
             let found = (characteristic.descriptors ?? []).compactMap { descriptor in
-                state.links[uuid]?.attributes.register(descriptor, of: characteristicID)
+                state.links[uuid]?.attributes.register(descriptor, of: characteristicID, numbering: &state.nextID)
             }
             return .success(.descriptors(found))
         }
     }
 
     /// A value for `characteristic`: the answer to the oldest outstanding read of it if there is
-    /// one, otherwise a notification or indication for the subscribers (yielded with the lock
-    /// held, so they see values in CoreBluetooth's order). See the type's documentation for the
-    /// one case the two cannot be told apart.
+    /// one, otherwise a notification or indication for the subscribers, or held for the first
+    /// one on a restored connection. See the type's documentation for the one case the two
+    /// cannot be told apart. Subscribers get values in CoreBluetooth's order, since its delegate
+    /// calls come one at a time on its queue; they are handed over after the lock is released,
+    /// because a stream that ends when its buffer is full (lossless buffering) runs its end
+    /// handlers, which take the lock, at once.
     public func peripheral(_ peripheral: Peripheral, didUpdateValueFor characteristic: Characteristic, error: (any Error)?) {
         let uuid = peripheral.identifier
+        var notified: (value: [UInt8], subscribers: [ValueUpdates.Continuation])?
         let answer: Resolution? = state.withLock { state in
             guard let id = state.links[uuid]?.attributes.id(of: characteristic) else { return nil }
             switch takeRequest(.read(characteristic: id), of: uuid, in: &state) {
@@ -81,11 +85,18 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
             case .unsolicited:
                 guard error == nil, let value = characteristic.value else { return nil }
                 let bytes = [UInt8](value)
-                for subscriber in state.links[uuid]?.subscribers[id]?.values ?? [:].values { subscriber.yield(bytes) }
+                if let subscribers = state.links[uuid]?.subscribers[id], !subscribers.isEmpty {
+                    notified = (bytes, Array(subscribers.values))
+                } else {
+                    _ = hold(bytes, for: id, of: uuid, in: &state)
+                }
                 return nil
             }
         }
         if let answer { deliver([answer]) }
+        if let notified {
+            for subscriber in notified.subscribers { subscriber.yield(notified.value) }
+        }
     }
 
     public func peripheral(_ peripheral: Peripheral, didWriteValueFor characteristic: Characteristic, error: (any Error)?) {
@@ -138,21 +149,48 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
 
     /// The peripheral changed its GATT database (Service Changed). The invalidated services and
     /// their characteristics and descriptors are forgotten: operations on them fail with
-    /// ``BluetoothError/notFound(_:)`` and their notification streams finish. Discover them again
-    /// to use them; they get new identities.
+    /// ``BluetoothError/notFound(_:)``, value streams on their characteristics end with
+    /// ``BluetoothError/serviceChanged(_:)`` naming the characteristic, and then every
+    /// ``CoreBluetoothConnection/serviceChanges()`` stream of the connection gets a
+    /// ``ServiceChange`` listing the services. Discover them again to use them; they get new
+    /// identities.
     public func peripheral(_ peripheral: Peripheral, didModifyServices invalidatedServices: [Service]) {
         let uuid = peripheral.identifier
-        let ended: [ValueUpdates.Continuation] = state.withLock { state in
-            guard var link = state.links[uuid] else { return [] }
-            var ended: [ValueUpdates.Continuation] = []
+        var ended: [(ValueUpdates.Continuation, AttributeID)] = []
+        var changed: [AttributeID] = []
+        let observers: [AsyncStream<ServiceChange>.Continuation] = state.withLock { state in
+            guard var link = state.links[uuid], link.phase == .connected else { return [] }
             for service in invalidatedServices {
-                for characteristicID in link.attributes.invalidate(service) ?? [] {
-                    ended += link.subscribers.removeValue(forKey: characteristicID)?.values.map { $0 } ?? []
+                guard let (serviceID, characteristicIDs) = link.attributes.invalidate(service) else { continue }
+                changed.append(serviceID)
+                for characteristicID in characteristicIDs {
+                    for stream in link.subscribers.removeValue(forKey: characteristicID)?.values ?? [:].values {
+                        ended.append((stream, characteristicID))
+                    }
+                    link.heldValues[characteristicID] = nil
                 }
             }
             state.links[uuid] = link
-            return ended
+            return Array(link.serviceChangeObservers.values)
         }
-        for stream in ended { stream.finish() }
+        for (stream, characteristicID) in ended { stream.finish(throwing: .serviceChanged(characteristicID)) }
+        let change = ServiceChange(handles: nil, services: changed)
+        for observer in observers { observer.yield(change) }
+    }
+
+    public func peripheral(_ peripheral: Peripheral, didReadRSSI strength: NSNumber, error: (any Error)?) {
+        answer({ _ in .rssi }, of: peripheral) { _, _ in
+            error.map { failure($0, on: nil) } ?? .success(.rssi(strength.intValue))
+        }
+    }
+
+    /// The peripheral's name changed: every ``CoreBluetoothConnection/nameUpdates()`` stream of
+    /// its connection gets the new one.
+    public func peripheralDidUpdateName(_ peripheral: Peripheral) {
+        guard let name = peripheral.name else { return }
+        let observers = state.withLock { state in
+            Array(state.links[peripheral.identifier]?.nameObservers.values ?? [:].values)
+        }
+        for observer in observers { observer.yield(name) }
     }
 }

@@ -3,12 +3,14 @@ import Harald
 import HaraldCodec
 
 extension CoreBluetoothBackend {
-    /// Scans through CoreBluetooth. Several scans may run at once: CoreBluetooth is asked for the
+    /// Scans through CoreBluetooth (the first call makes the central). Several scans may run at once: CoreBluetooth is asked for the
     /// union of their service filters (all devices if any scan wants all) with duplicates allowed
     /// if any scan reports more than once; each scan then applies its own ``ScanRequest`` filters
     /// and duplicate policy. A scan started before the radio state is known waits for it; a scan
     /// on a radio that is off, unauthorized or unsupported fails with
     /// ``BluetoothError/radioUnavailable(_:)``, and so do running scans when the radio goes that way.
+    /// Reports wait for a slow loop in a buffer of ``ScanRequest/bufferLimit``; beyond it the
+    /// oldest are dropped and counted (``ScanReports/droppedCount``).
     public func scan(_ request: ScanRequest) -> ScanReports {
         let (stream, continuation) = ScanReports.makeStream(bufferLimit: request.bufferLimit)
         let now = elapsed()
@@ -71,10 +73,9 @@ extension CoreBluetoothBackend {
             switch scanner.request.duplicates {
             case .reportAll: break
             case .reportOnce:
-                guard scanner.seen.insert(uuid).inserted else { continue }
+                guard scanner.memory.insert(uuid) else { continue }
             case .reportChanges:
-                guard scanner.lastData[uuid] != advertisement.data else { continue }
-                scanner.lastData[uuid] = advertisement.data
+                guard scanner.memory.update(uuid, to: advertisement.data) else { continue }
             }
             var copy = advertisement
             copy.receivedAt = advertisement.receivedAt - scanner.startedAt

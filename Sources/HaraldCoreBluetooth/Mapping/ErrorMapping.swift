@@ -12,9 +12,11 @@ import HaraldCore
 /// - `CBError` codes: 3 not connected, 6 connection timeout, 7 peripheral disconnected →
 ///   `.disconnected` (reason as below); 5 operation cancelled → `.disconnected(.localRequest)`;
 ///   2 invalid handle → `.attribute(.invalidHandle)`; 13 operation not supported →
-///   `.notPermitted`; 10 connection failed, 11 connection limit reached, 12 unknown device,
-///   14 peer removed pairing information, 15 encryption timed out, 16 too many LE paired devices →
-///   `.connectionFailed`; anything else → `.backend` with the code and text.
+///   `.notPermitted`; 11 connection limit reached → `.connectionLimitReached`; 14 peer removed
+///   pairing information → `.peerRemovedPairingInformation`; 15 encryption timed out →
+///   `.encryptionTimedOut`; 10 connection failed, 12 unknown device, 16 too many LE paired
+///   devices → `.connectionFailed`; anything else → `.backend` with the code and text. The same
+///   codes mean the same errors when a connection attempt fails (`didFailToConnect`).
 /// - Disconnect reasons: no error (the app cancelled) → `.localRequest`; 7 → `.remoteRequest`;
 ///   6 (supervision timeout) and 3 (not connected) → `.connectionLost`; 5 → `.localRequest`; others → `.other` with
 ///   the code and text.
@@ -42,8 +44,18 @@ public enum CoreBluetoothErrorMapping {
         case 5: return .disconnected(.localRequest)
         case 2: return .attribute(.invalidHandle, on: attribute)
         case 13: return .notPermitted(text(nsError))
-        case 10, 11, 12, 14, 15, 16: return .connectionFailed(text(nsError))
-        default: return .backend(text(nsError))
+        case 10, 12, 16: return .connectionFailed(text(nsError))
+        default: return securityOrCapacityError(nsError.code) ?? .backend(text(nsError))
+        }
+    }
+
+    /// The cases that keep a `CBError` code as data: 11, 14 and 15.
+    private static func securityOrCapacityError(_ code: Int) -> BluetoothError? {
+        switch code {
+        case 11: .connectionLimitReached
+        case 14: .peerRemovedPairingInformation
+        case 15: .encryptionTimedOut
+        default: nil
         }
     }
 
@@ -51,6 +63,7 @@ public enum CoreBluetoothErrorMapping {
     public static func connectionError(_ error: (any Error)?, keys: CoreBluetoothKeys) -> BluetoothError {
         guard let error else { return .connectionFailed("CoreBluetooth gave no reason") }
         let nsError = error as NSError
+        if nsError.domain == keys.errorDomain, let specific = securityOrCapacityError(nsError.code) { return specific }
         if nsError.domain == keys.errorDomain || nsError.domain == keys.attErrorDomain {
             return .connectionFailed(text(nsError))
         }

@@ -3,7 +3,8 @@ import HaraldCore
 
 /// The `CBCentralManagerDelegate` calls the backend handles, over the shaped types. On Apple
 /// platforms a small proxy forwards the real delegate calls; a fake calls these directly.
-/// Calls may come from any thread, one at a time or not; the backend keeps their order.
+/// CoreBluetooth makes every call on the queue the central was created with, one at a time, and
+/// the backend relies on that: it makes its own calls into CoreBluetooth on the same queue.
 public protocol CoreBluetoothCentralDelegate<Central>: AnyObject {
     associatedtype Central: CoreBluetoothCentral
     func centralManagerDidUpdateState(_ central: Central)
@@ -27,4 +28,6 @@ public protocol CoreBluetoothPeripheralDelegate<Peripheral>: AnyObject {
     func peripheral(_ peripheral: Peripheral, didWriteValueFor descriptor: Peripheral.Service.Characteristic.Descriptor, error: (any Error)?)
     func peripheralIsReady(toSendWriteWithoutResponse peripheral: Peripheral)
     func peripheral(_ peripheral: Peripheral, didModifyServices invalidatedServices: [Peripheral.Service])
+    func peripheral(_ peripheral: Peripheral, didReadRSSI RSSI: NSNumber, error: (any Error)?)
+    func peripheralDidUpdateName(_ peripheral: Peripheral)
 }

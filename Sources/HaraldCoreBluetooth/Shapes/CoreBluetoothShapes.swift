@@ -71,6 +71,7 @@ public protocol CoreBluetoothPeripheral: AnyObject {
     func writeValue(_ data: Data, for descriptor: Service.Characteristic.Descriptor)
     func setNotifyValue(_ enabled: Bool, for characteristic: Service.Characteristic)
     func maximumWriteValueLength(for type: WriteType) -> Int
+    func readRSSI()
 }
 
 #if compiler(>=6.2)
@@ -86,6 +87,12 @@ public protocol CoreBluetoothCentral: AnyObject, CoreBluetoothMetatypeSendable {
     associatedtype Peripheral: CoreBluetoothPeripheral
     /// `CBManagerState`: 0 unknown, 1 resetting, 2 unsupported, 3 unauthorized, 4 off, 5 on.
     associatedtype State: RawRepresentable where State.RawValue == Int
+    /// `CBManagerAuthorization`: 0 not determined, 1 restricted, 2 denied, 3 allowed always.
+    associatedtype Authorization: RawRepresentable where Authorization.RawValue == Int
+
+    /// Whether the app may use Bluetooth (`CBManager.authorization`, the class property: reading
+    /// it needs no manager, so it never prompts the user).
+    static var authorization: Authorization { get }
 
     var state: State { get }
     func scanForPeripherals(withServices serviceUUIDs: [Peripheral.UUIDValue]?, options: [String: Any]?)
@@ -93,6 +100,7 @@ public protocol CoreBluetoothCentral: AnyObject, CoreBluetoothMetatypeSendable {
     func connect(_ peripheral: Peripheral, options: [String: Any]?)
     func cancelPeripheralConnection(_ peripheral: Peripheral)
     func retrievePeripherals(withIdentifiers identifiers: [UUID]) -> [Peripheral]
+    func retrieveConnectedPeripherals(withServices serviceUUIDs: [Peripheral.UUIDValue]) -> [Peripheral]
 
     /// The dictionary keys and error domains of this CoreBluetooth.
     static var keys: CoreBluetoothKeys { get }
@@ -118,6 +126,15 @@ public struct CoreBluetoothKeys: Sendable {
     public var restoredPeripherals: String
     /// `CBCentralManagerRestoredStateScanServicesKey`.
     public var restoredScanServices: String
+    /// `CBConnectPeripheralOptionNotifyOnConnectionKey`.
+    public var notifyOnConnection: String
+    /// `CBConnectPeripheralOptionNotifyOnDisconnectionKey`.
+    public var notifyOnDisconnection: String
+    /// `CBConnectPeripheralOptionNotifyOnNotificationKey`.
+    public var notifyOnNotification: String
+    /// `CBConnectPeripheralOptionEnableAutoReconnect`; nil where the system lacks it (before
+    /// iOS 17 and macOS 14), and the option is then left out.
+    public var enableAutoReconnect: String?
     /// `CBErrorDomain`.
     public var errorDomain: String
     /// `CBATTErrorDomain`.
@@ -126,7 +143,8 @@ public struct CoreBluetoothKeys: Sendable {
     public init(
         localName: String, txPowerLevel: String, serviceUUIDs: String, serviceData: String, manufacturerData: String,
         overflowServiceUUIDs: String, isConnectable: String, solicitedServiceUUIDs: String, scanAllowDuplicates: String,
-        restoredPeripherals: String, restoredScanServices: String, errorDomain: String, attErrorDomain: String
+        restoredPeripherals: String, restoredScanServices: String, notifyOnConnection: String, notifyOnDisconnection: String,
+        notifyOnNotification: String, enableAutoReconnect: String?, errorDomain: String, attErrorDomain: String
     ) {
         self.localName = localName
         self.txPowerLevel = txPowerLevel
@@ -139,6 +157,10 @@ public struct CoreBluetoothKeys: Sendable {
         self.scanAllowDuplicates = scanAllowDuplicates
         self.restoredPeripherals = restoredPeripherals
         self.restoredScanServices = restoredScanServices
+        self.notifyOnConnection = notifyOnConnection
+        self.notifyOnDisconnection = notifyOnDisconnection
+        self.notifyOnNotification = notifyOnNotification
+        self.enableAutoReconnect = enableAutoReconnect
         self.errorDomain = errorDomain
         self.attErrorDomain = attErrorDomain
     }

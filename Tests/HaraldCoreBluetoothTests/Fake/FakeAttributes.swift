@@ -3,7 +3,7 @@ import HaraldCodec
 import HaraldCoreBluetooth
 
 // Stand-ins for CBUUID, CBService, CBCharacteristic and CBDescriptor. Their mutable state is
-// guarded by the fake central's lock (`FakeCentral.lock`), shared by every fake object.
+// guarded by the lock of the `FakeSystem` every fake object shares.
 
 /// The error domains and dictionary keys the fake uses (any distinct strings do).
 let fakeKeys = CoreBluetoothKeys(
@@ -11,7 +11,8 @@ let fakeKeys = CoreBluetoothKeys(
     manufacturerData: "manufacturerData", overflowServiceUUIDs: "overflowServiceUUIDs", isConnectable: "isConnectable",
     solicitedServiceUUIDs: "solicitedServiceUUIDs", scanAllowDuplicates: "allowDuplicates",
     restoredPeripherals: "restoredPeripherals", restoredScanServices: "restoredScanServices",
-    errorDomain: "FakeCBErrorDomain", attErrorDomain: "FakeCBATTErrorDomain")
+    notifyOnConnection: "notifyOnConnection", notifyOnDisconnection: "notifyOnDisconnection", notifyOnNotification: "notifyOnNotification",
+    enableAutoReconnect: "enableAutoReconnect", errorDomain: "FakeCBErrorDomain", attErrorDomain: "FakeCBATTErrorDomain")
 
 /// An ATT error as CoreBluetooth reports it (`CBATTError`).
 func attError(_ code: Int) -> NSError { NSError(domain: fakeKeys.attErrorDomain, code: code) }
@@ -43,27 +44,32 @@ enum FakeManagerState: Int { case unknown = 0, resetting, unsupported, unauthori
 enum FakePeripheralState: Int { case disconnected = 0, connecting, connected, disconnecting }
 
 final class FakeDescriptor: CoreBluetoothDescriptor, @unchecked Sendable {
-    // @unchecked Sendable: `storedValue` is guarded by `lock` (the central's).
+    // @unchecked Sendable: `storedValue` and `shownValue` are guarded by `system.lock`.
     let uuid: FakeUUID
-    let lock: NSLock
+    let system: FakeSystem
     var storedValue: Any?
     /// What a read shows: the value as CoreBluetooth would hand it out, set when a read completes.
     var shownValue: Any?
 
-    init(_ uuid: BluetoothUUID, value: Any?, lock: NSLock) {
+    init(_ uuid: BluetoothUUID, value: Any?, system: FakeSystem) {
         self.uuid = FakeUUID(uuid)
         self.storedValue = value
-        self.lock = lock
+        self.system = system
     }
 
-    var value: Any? { lock.withLock { shownValue } }
+    var lock: NSLock { system.lock }
+
+    var value: Any? {
+        system.checkQueue("CBDescriptor.value")
+        return lock.withLock { shownValue }
+    }
 }
 
 final class FakeCharacteristic: CoreBluetoothCharacteristic, @unchecked Sendable {
-    // @unchecked Sendable: mutable state is guarded by `lock` (the central's).
+    // @unchecked Sendable: mutable state is guarded by `system.lock`.
     let uuid: FakeUUID
     let properties: FakeProperties
-    let lock: NSLock
+    let system: FakeSystem
     let allDescriptors: [FakeDescriptor]
     var storedValue: [UInt8]
     var shownValue: Data?
@@ -73,34 +79,51 @@ final class FakeCharacteristic: CoreBluetoothCharacteristic, @unchecked Sendable
     var readError: NSError?
     var writeError: NSError?
 
-    init(_ uuid: BluetoothUUID, properties: FakeProperties, value: [UInt8], descriptors: [FakeDescriptor], lock: NSLock) {
+    init(_ uuid: BluetoothUUID, properties: FakeProperties, value: [UInt8], descriptors: [FakeDescriptor], system: FakeSystem) {
         self.uuid = FakeUUID(uuid)
         self.properties = properties
         self.storedValue = value
         self.allDescriptors = descriptors
-        self.lock = lock
+        self.system = system
     }
 
-    var value: Data? { lock.withLock { shownValue } }
-    var descriptors: [FakeDescriptor]? { lock.withLock { shownDescriptors } }
-    var isNotifying: Bool { lock.withLock { notifying } }
+    var lock: NSLock { system.lock }
+
+    var value: Data? {
+        system.checkQueue("CBCharacteristic.value")
+        return lock.withLock { shownValue }
+    }
+
+    var descriptors: [FakeDescriptor]? {
+        system.checkQueue("CBCharacteristic.descriptors")
+        return lock.withLock { shownDescriptors }
+    }
+
+    var isNotifying: Bool {
+        system.checkQueue("CBCharacteristic.isNotifying")
+        return lock.withLock { notifying }
+    }
 }
 
 final class FakeService: CoreBluetoothService, @unchecked Sendable {
-    // @unchecked Sendable: mutable state is guarded by `lock` (the central's).
+    // @unchecked Sendable: `shownCharacteristics` is guarded by `system.lock`.
     let uuid: FakeUUID
-    let lock: NSLock
+    let system: FakeSystem
     let allCharacteristics: [FakeCharacteristic]
     var shownCharacteristics: [FakeCharacteristic]?
 
-    init(_ uuid: BluetoothUUID, characteristics: [FakeCharacteristic], lock: NSLock) {
+    init(_ uuid: BluetoothUUID, characteristics: [FakeCharacteristic], system: FakeSystem) {
         self.uuid = FakeUUID(uuid)
         self.allCharacteristics = characteristics
-        self.lock = lock
+        self.system = system
     }
 
     var isPrimary: Bool { true }
-    var characteristics: [FakeCharacteristic]? { lock.withLock { shownCharacteristics } }
+
+    var characteristics: [FakeCharacteristic]? {
+        system.checkQueue("CBService.characteristics")
+        return system.lock.withLock { shownCharacteristics }
+    }
 }
 
 /// A GATT database to build a fake peripheral from.

@@ -12,19 +12,20 @@ enum FakeRequest: Equatable, Sendable {
     case write(BluetoothUUID, [UInt8], withResponse: Bool)
     case writeDescriptor(BluetoothUUID, [UInt8])
     case setNotify(Bool, BluetoothUUID)
+    case readRSSI
 }
 
 /// Stands in for `CBPeripheral`: answers requests from its GATT database by calling the
-/// backend's delegate methods synchronously on the requesting thread, or holds them until the
-/// test releases them.
+/// backend's delegate methods synchronously (on the queue, where requests are made), or holds
+/// them until the test releases them. Requests made while it is not connected are recorded as
+/// misuse and ignored, as CoreBluetooth does.
 final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
-    // @unchecked Sendable: mutable state is guarded by `lock` (the central's, shared by every fake
+    // @unchecked Sendable: mutable state is guarded by `system.lock` (shared by every fake
     // object); delegate methods are called with the lock released.
     typealias Service = FakeService
 
     let identifier: UUID
-    let name: String?
-    let lock: NSLock
+    let system: FakeSystem
     weak var central: FakeCentral?
     let database: [FakeService]
 
@@ -44,28 +45,60 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
     /// Answer to a write on a characteristic: a notification on another one.
     var respond: [BluetoothUUID: (notify: BluetoothUUID, answer: @Sendable ([UInt8]) -> [UInt8])] = [:]
     var mtu = 23
+    var currentName: String?
+    /// What `readRSSI` reads.
+    var rssi = -60
     /// Writes with response a characteristic refuses: the error for a value, or nil to accept it.
     var refuse: [BluetoothUUID: @Sendable ([UInt8]) -> NSError?] = [:]
 
-    init(identifier: UUID = UUID(), name: String?, gatt: FakeGATT, lock: NSLock) {
+    init(identifier: UUID = UUID(), name: String?, gatt: FakeGATT, system: FakeSystem) {
         self.identifier = identifier
-        self.name = name
-        self.lock = lock
+        self.currentName = name
+        self.system = system
         self.database = gatt.services.map { service in
             FakeService(service.uuid, characteristics: service.characteristics.map { characteristic in
                 FakeCharacteristic(
                     characteristic.uuid, properties: characteristic.properties, value: characteristic.value,
-                    descriptors: characteristic.descriptors.map { FakeDescriptor($0.uuid, value: $0.value, lock: lock) }, lock: lock)
-            }, lock: lock)
+                    descriptors: characteristic.descriptors.map { FakeDescriptor($0.uuid, value: $0.value, system: system) }, system: system)
+            }, system: system)
         }
     }
 
+    var lock: NSLock { system.lock }
+
     // MARK: CBPeripheral shape
 
-    var state: FakePeripheralState { lock.withLock { connectionState } }
-    var services: [FakeService]? { lock.withLock { shownServices } }
-    var canSendWriteWithoutResponse: Bool { lock.withLock { canSend } }
-    func maximumWriteValueLength(for type: FakeWriteType) -> Int { type == .withResponse ? 512 : lock.withLock { mtu } - 3 }
+    var name: String? {
+        system.checkQueue("CBPeripheral.name")
+        return lock.withLock { currentName }
+    }
+
+    var state: FakePeripheralState {
+        system.checkQueue("CBPeripheral.state")
+        return lock.withLock { connectionState }
+    }
+
+    var services: [FakeService]? {
+        system.checkQueue("CBPeripheral.services")
+        return lock.withLock { shownServices }
+    }
+
+    var canSendWriteWithoutResponse: Bool {
+        system.checkQueue("CBPeripheral.canSendWriteWithoutResponse")
+        return lock.withLock { canSend }
+    }
+
+    func maximumWriteValueLength(for type: FakeWriteType) -> Int {
+        system.checkQueue("CBPeripheral.maximumWriteValueLength")
+        return type == .withResponse ? 512 : lock.withLock { mtu } - 3
+    }
+
+    func readRSSI() {
+        receive(.readRSSI) {
+            let value = self.lock.withLock { self.rssi }
+            self.central?.backend?.peripheral(self, didReadRSSI: NSNumber(value: value), error: nil)
+        }
+    }
 
     func discoverServices(_ serviceUUIDs: [FakeUUID]?) {
         let wanted = serviceUUIDs?.map(\.value)
@@ -119,6 +152,7 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
     func writeValue(_ data: Data, for characteristic: FakeCharacteristic, type: FakeWriteType) {
         let bytes = [UInt8](data)
         if type == .withoutResponse {
+            guard accepts("writeValue") else { return }
             // Unacknowledged: taken (or dropped) at once, never held.
             let reply: (BluetoothUUID, @Sendable ([UInt8]) -> [UInt8])? = lock.withLock {
                 requests.append(.write(characteristic.uuid.value, bytes, withResponse: false))
@@ -173,34 +207,64 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
 
     /// Sends a notification from `characteristic` (when several share a UUID).
     func notify(_ value: [UInt8], on characteristic: FakeCharacteristic) {
-        let subscribed: Bool = lock.withLock {
-            characteristic.storedValue = value
-            guard characteristic.notifying, connectionState == .connected else { return false }
-            characteristic.shownValue = Data(value)
-            return true
+        system.onQueue {
+            let subscribed: Bool = lock.withLock {
+                characteristic.storedValue = value
+                guard characteristic.notifying, connectionState == .connected else { return false }
+                characteristic.shownValue = Data(value)
+                return true
+            }
+            if subscribed { central?.backend?.peripheral(self, didUpdateValueFor: characteristic, error: nil) }
         }
-        if subscribed { central?.backend?.peripheral(self, didUpdateValueFor: characteristic, error: nil) }
     }
 
     /// Answers every held request, in order, and answers new ones at once again.
     func resumeAnswering() {
-        let answers: [() -> Void] = lock.withLock {
-            holding = false
-            defer { held = [] }
-            return held
+        system.onQueue {
+            let answers: [() -> Void] = lock.withLock {
+                holding = false
+                defer { held = [] }
+                return held
+            }
+            for answer in answers { answer() }
         }
-        for answer in answers { answer() }
     }
 
     /// The peer changes its database: `services` disappear until discovered again (Service Changed).
     func invalidate(_ uuids: [BluetoothUUID]) {
-        let gone: [FakeService] = lock.withLock {
-            let gone = (shownServices ?? []).filter { uuids.contains($0.uuid.value) }
-            shownServices = shownServices?.filter { !uuids.contains($0.uuid.value) }
-            for service in gone { service.shownCharacteristics = nil }
-            return gone
+        system.onQueue {
+            let gone: [FakeService] = lock.withLock {
+                let gone = (shownServices ?? []).filter { uuids.contains($0.uuid.value) }
+                shownServices = shownServices?.filter { !uuids.contains($0.uuid.value) }
+                for service in gone { service.shownCharacteristics = nil }
+                return gone
+            }
+            central?.backend?.peripheral(self, didModifyServices: gone)
         }
-        central?.backend?.peripheral(self, didModifyServices: gone)
+    }
+
+    /// The peer's name changes (`peripheralDidUpdateName`).
+    func rename(_ newName: String) {
+        system.onQueue {
+            lock.withLock { currentName = newName }
+            central?.backend?.peripheralDidUpdateName(self)
+        }
+    }
+
+    /// The state CoreBluetooth hands back at restoration: connected, with `services` discovered
+    /// (all their characteristics and descriptors) and notifications on for `notifying`.
+    func restoreConnected(discovered services: [BluetoothUUID], notifying: [BluetoothUUID]) {
+        lock.withLock {
+            connectionState = .connected
+            shownServices = database.filter { services.contains($0.uuid.value) }
+            for service in shownServices ?? [] {
+                service.shownCharacteristics = service.allCharacteristics
+                for characteristic in service.allCharacteristics {
+                    characteristic.shownDescriptors = characteristic.allDescriptors
+                    characteristic.notifying = notifying.contains(characteristic.uuid.value)
+                }
+            }
+        }
     }
 
     /// Drops held requests unanswered (as a dying link does).
@@ -208,11 +272,13 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
 
     /// Gives the peer room for `count` more writes without response and reports readiness.
     func grantWriteCredits(_ count: Int) {
-        lock.withLock {
-            writeCredits = count
-            canSend = count > 0
+        system.onQueue {
+            lock.withLock {
+                writeCredits = count
+                canSend = count > 0
+            }
+            central?.backend?.peripheralIsReady(toSendWriteWithoutResponse: self)
         }
-        central?.backend?.peripheralIsReady(toSendWriteWithoutResponse: self)
     }
 
     func characteristic(_ uuid: BluetoothUUID) -> FakeCharacteristic? {
@@ -252,7 +318,19 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
         }
     }
 
+    /// Checks a request the backend makes: on the queue, to a connected peripheral. Returns false
+    /// when CoreBluetooth would ignore it.
+    private func accepts(_ call: String) -> Bool {
+        system.checkQueue(call)
+        guard lock.withLock({ connectionState == .connected }) else {
+            system.record(.notConnected(call))
+            return false
+        }
+        return true
+    }
+
     private func receive(_ request: FakeRequest, answer: @escaping () -> Void) {
+        guard accepts("\(request)") else { return }
         let hold: Bool = lock.withLock {
             requests.append(request)
             if holding { held.append(answer) }
