@@ -217,4 +217,22 @@ struct ConnectionLifecycleTests {
         }
         #expect(levels == [RSSI(dBm: -40), RSSI(dBm: -70), RSSI(dBm: -70)])
     }
+
+    @Test func linkStatesFollowEveryConnectAndTheLinksEndWhoeverCausesThem() throws {
+        let states = try inWorld { central, simulator, strap, clock in
+            var states = central.linkStates(of: strap.identifier).makeAsyncIterator()
+            var seen: [PeripheralLinkState] = [await states.next()!]
+            let app = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+            seen.append(await states.next()!)
+            seen.append(await states.next()!)
+            let kit = try await central.connect(to: strap.identifier, timeout: .seconds(5))  // shares: no change
+            await app.disconnect()
+            guard let link = simulator.connection(to: strap.address) else { throw BluetoothError.notFound("the strap's link") }
+            await link.link.close(reason: .terminated(by: .peripheral))
+            _ = await kit.disconnection()
+            seen.append(await states.next()!)
+            return seen
+        }
+        #expect(states == [.disconnected, .connecting, .connected, .disconnected])
+    }
 }

@@ -131,6 +131,12 @@ public struct Central: Sendable {
         return PeripheralConnection(link: link, services: services, defaultTimeout: defaultTimeout, logger: connectionLogger(peripheral))
     }
 
+    /// The state of this central's link to `peripheral` now — disconnected, connecting, connected
+    /// — then every change, whoever connects or disconnects (a kit, a screen, the peer).
+    public func linkStates(of peripheral: PeripheralIdentifier) -> AsyncStream<PeripheralLinkState> {
+        registry.states(of: peripheral)
+    }
+
     /// Disconnects the link to `peripheral` for every handle on it (a connection a kit holds
     /// too). Their calls fail with ``BluetoothError/disconnected(_:)`` (`.localRequest`).
     public func disconnectAll(from peripheral: PeripheralIdentifier) async {

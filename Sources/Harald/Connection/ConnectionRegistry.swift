@@ -29,14 +29,18 @@ final class ConnectionRegistry: Sendable {
         connect: @escaping @Sendable () async throws(BluetoothError) -> any ConnectionBackend
     ) async throws(BluetoothError) -> SharedLink {
         while true {
-            let attempt: ConnectAttempt? = entries.withLock { entries in
+            enum Found {
+                case live(SharedLink)
+                case attempt(ConnectAttempt, isNew: Bool)
+            }
+            let found: Found = entries.withLock { entries in
                 switch entries[peripheral] {
                 case .connected(let link):
-                    // A closing link is on its way out: connect anew.
-                    if link.addOwner() { return nil }
+                    // The owner count is taken here; a closing link is on its way out: connect anew.
+                    if link.addOwner() { return .live(link) }
                 case .connecting(let attempt):
                     attempt.join()
-                    return attempt
+                    return .attempt(attempt, isNew: false)
                 case nil:
                     break
                 }
@@ -46,12 +50,14 @@ final class ConnectionRegistry: Sendable {
                     failed: { [weak self] in self?.forgetAttempt(to: peripheral) })
                 attempt.join()
                 entries[peripheral] = .connecting(attempt)
-                return attempt
+                return .attempt(attempt, isNew: true)
             }
-            guard let attempt else {
-                // The live link: the owner count was taken above.
-                if case .connected(let link) = entries.withLock({ $0[peripheral] }) { return link }
-                continue
+            let attempt: ConnectAttempt
+            switch found {
+            case .live(let link): return link
+            case .attempt(let waiting, let isNew):
+                if isNew { publish(.connecting, for: peripheral) }
+                attempt = waiting
             }
             let result: Result<SharedLink, BluetoothError>
             if let deadline {
@@ -118,13 +124,17 @@ final class ConnectionRegistry: Sendable {
             return fresh
         }
         guard link === fresh else { return link }
+        publish(.connected, for: peripheral)
         backend.taskStarter.start { [weak self] in
             let reason = await backend.disconnection()
             link.ended.set(reason)
             link.finishChanges()
-            self?.entries.withLock { entries in
-                if case .connected(let current) = entries[peripheral], current === link { entries[peripheral] = nil }
-            }
+            let removed: Bool = self?.entries.withLock { entries in
+                guard case .connected(let current) = entries[peripheral], current === link else { return false }
+                entries[peripheral] = nil
+                return true
+            } ?? false
+            if removed { self?.publish(.disconnected, for: peripheral) }
         }
         backend.taskStarter.start {
             for await change in backend.serviceChanges() { await link.apply(change) }
@@ -133,9 +143,56 @@ final class ConnectionRegistry: Sendable {
     }
 
     private func forgetAttempt(to peripheral: PeripheralIdentifier) {
-        entries.withLock { entries in
-            if case .connecting = entries[peripheral] { entries[peripheral] = nil }
+        let forgotten: Bool = entries.withLock { entries in
+            guard case .connecting = entries[peripheral] else { return false }
+            entries[peripheral] = nil
+            return true
         }
+        if forgotten { publish(.disconnected, for: peripheral) }
+    }
+
+    // MARK: Link states
+
+    private struct Observers {
+        var next: UInt64 = 0
+        var byPeripheral: [PeripheralIdentifier: [UInt64: AsyncStream<PeripheralLinkState>.Continuation]] = [:]
+    }
+
+    private let observers = Locked(Observers())
+
+    /// The state of `peripheral`'s link now, from the registry.
+    func state(of peripheral: PeripheralIdentifier) -> PeripheralLinkState {
+        entries.withLock { entries in
+            switch entries[peripheral] {
+            case .connecting: .connecting
+            case .connected(let link): link.ended.current == nil ? .connected : .disconnected
+            case nil: .disconnected
+            }
+        }
+    }
+
+    /// `peripheral`'s link state now, then every change, until the consumer stops.
+    func states(of peripheral: PeripheralIdentifier) -> AsyncStream<PeripheralLinkState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PeripheralLinkState.self, bufferingPolicy: .bufferingNewest(8))
+        let id: UInt64 = observers.withLock { observers in
+            observers.next += 1
+            observers.byPeripheral[peripheral, default: [:]][observers.next] = continuation
+            return observers.next
+        }
+        continuation.yield(state(of: peripheral))
+        let observers = self.observers
+        continuation.onTermination = { _ in
+            observers.withLock { observers in
+                observers.byPeripheral[peripheral]?[id] = nil
+                if observers.byPeripheral[peripheral]?.isEmpty == true { observers.byPeripheral[peripheral] = nil }
+            }
+        }
+        return stream
+    }
+
+    private func publish(_ state: PeripheralLinkState, for peripheral: PeripheralIdentifier) {
+        let watching = observers.withLock { Array(($0.byPeripheral[peripheral] ?? [:]).values) }
+        for continuation in watching { continuation.yield(state) }
     }
 
     /// The live link to `peripheral`, if there is one.
@@ -156,4 +213,15 @@ extension SharedLink {
         logger[metadataKey: "peripheral"] = "\(backend.peripheral)"
         self.init(backend: backend, clock: settings.clock, logger: logger, cleanUpTimeout: settings.cleanUpTimeout)
     }
+}
+
+/// Whether a central has a link to a peripheral, for code that shows a device's status whoever
+/// connects to it (``Central/linkStates(of:)``).
+public enum PeripheralLinkState: Hashable, Sendable {
+    /// No link and no attempt.
+    case disconnected
+    /// A connect is under way (pending connects included).
+    case connecting
+    /// A link is up.
+    case connected
 }
