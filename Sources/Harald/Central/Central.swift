@@ -19,7 +19,7 @@ public struct Central: Sendable {
     /// The clock timeouts are measured on (a virtual clock in simulations).
     public let clock: any Clock<Duration>
     /// Timeout for operations that are not given one (connects excepted: see
-    /// ``connect(to:services:options:timeout:)-(PeripheralIdentifier,_,_,_)``).
+    /// `connect(to:services:options:timeout:)`).
     public let defaultTimeout: Duration
     /// Deadline of the CCCD write that turns notifications off when a subscription's last loop
     /// ends (that clean-up runs on its own, after the loop, so it cannot use the loop's timeout).
@@ -90,7 +90,7 @@ public struct Central: Sendable {
     }
 
     /// Connects to the device that sent `advertisement` (see
-    /// ``connect(to:services:options:timeout:)-(PeripheralIdentifier,_,_,_)``).
+    /// `connect(to:services:options:timeout:)`).
     public func connect(
         to advertisement: Advertisement, services: [ServiceSpec] = [], options: ConnectionOptions = .default, timeout: Duration? = nil
     ) async throws(BluetoothError) -> PeripheralConnection {
