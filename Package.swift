@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HaraldCore", targets: ["HaraldCore"]),
         .library(name: "HaraldProfiles", targets: ["HaraldProfiles"]),
         .library(name: "HaraldATT", targets: ["HaraldATT"]),
+        .library(name: "HaraldSMP", targets: ["HaraldSMP"]),
         .library(name: "Harald", targets: ["Harald"]),
         .library(name: "HaraldGATTBackend", targets: ["HaraldGATTBackend"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
@@ -70,6 +71,16 @@ let package = Package(
             name: "HaraldMiBand",
             dependencies: [
                 "HaraldCodec", "HaraldCore", "HaraldProfiles", "Harald",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The LE Security Manager: SMP PDUs, the pairing crypto toolbox (AES from swift-crypto,
+        // P-256 key agreement) and the pairing procedures; transport-free.
+        .target(
+            name: "HaraldSMP",
+            dependencies: [
+                "HaraldCodec", "HaraldCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -147,6 +158,7 @@ let package = Package(
         // The vocabulary: addresses, RSSI, advertising data and beacons, CCCD, properties, handle
         // ranges, security levels and keys, Locked.
         .testTarget(name: "HaraldCoreTests", dependencies: ["HaraldCodec", "HaraldCore"]),
+        .testTarget(name: "HaraldSMPTests", dependencies: ["HaraldCodec", "HaraldCore", "HaraldSMP"]),
         .testTarget(name: "HaraldTests", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
         .testTarget(
             name: "HaraldGoProTests",
