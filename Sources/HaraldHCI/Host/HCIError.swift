@@ -27,6 +27,8 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
     case cancelled
     /// Not available with this controller or argument.
     case unsupported(String)
+    /// Encrypting the link failed with this status (0x06 PIN or Key Missing: the peer has no key).
+    case encryptionFailed(HCIStatus)
 
     public var description: String {
         switch self {
@@ -42,6 +44,7 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .busy(detail): return "busy: \(detail)"
         case .cancelled: return "cancelled"
         case let .unsupported(detail): return "unsupported: \(detail)"
+        case let .encryptionFailed(status): return "encryption failed: \(status)"
         }
     }
 }

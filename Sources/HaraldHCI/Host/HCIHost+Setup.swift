@@ -2,12 +2,13 @@ import HaraldCodec
 import HaraldCore
 
 extension HCIHost {
-    /// Events the host asks for: the default set plus LE Meta (bit 61).
-    public static let eventMask: UInt64 = 0x2000_1FFF_FFFF_FFFF
+    /// Events the host asks for: the default set (Encryption Change, bit 7, among them), Encryption
+    /// Key Refresh Complete (bit 47) and LE Meta (bit 61).
+    public static let eventMask: UInt64 = 0x2000_9FFF_FFFF_FFFF
     /// LE subevents the host asks for: Connection Complete, Advertising Report, Connection Update
-    /// Complete, Read Remote Features Complete, Data Length Change, PHY Update Complete, Extended
-    /// Advertising Report.
-    public static let leEventMask: UInt64 = 0x184F
+    /// Complete, Read Remote Features Complete, Long Term Key Request, Data Length Change, PHY
+    /// Update Complete, Extended Advertising Report.
+    public static let leEventMask: UInt64 = 0x185F
 
     /// Resets and configures the controller, in this order: Reset, Read Local Supported Commands,
     /// Read Local Supported Features, Read BD_ADDR, LE Read Local Supported Features, LE Read Buffer

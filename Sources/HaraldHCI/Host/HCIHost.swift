@@ -72,6 +72,10 @@ public actor HCIHost {
     var pendingConnection: PendingConnection?
     var connections: [UInt16: ConnectionState] = [:]
 
+    // Encryption (HCIHost+Encryption.swift)
+    var encryptionWaiters: [UInt16: EncryptionWaiter] = [:]
+    var longTermKeyProvider: LongTermKeyProvider?
+
     // ACL flow control (HCIHost+ACL.swift)
     var aclCredits = 0
     var aclQueue: [OutboundPDU] = []
@@ -269,6 +273,10 @@ public actor HCIHost {
             await sendQueuedACL()
         case let .le(meta):
             handleLE(meta)
+        case let .encryptionChange(change):
+            encryptionChanged(change)
+        case let .encryptionKeyRefreshComplete(refresh):
+            encryptionRefreshed(refresh)
         case .other:
             break
         }
@@ -306,6 +314,8 @@ public actor HCIHost {
             if features.status.isSuccess {
                 connections[features.handle]?.connection.info.withLock { $0.remoteFeatures = features.features }
             }
+        case let .longTermKeyRequest(request):
+            startBackground { host in await host.answerLongTermKeyRequest(request) }
         case .other:
             break
         }

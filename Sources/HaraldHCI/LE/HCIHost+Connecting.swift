@@ -190,6 +190,7 @@ extension HCIHost {
         aclCredits += state.packetsInFlight  // the controller flushed them
         if let total = controller?.aclPacketCount { aclCredits = min(aclCredits, total) }
         dropQueuedPDUs(handle: handle, reason: reason)
+        finishEncryption(handle: handle, .failure(.disconnected(reason: reason)))
         state.connection.disconnection.fire(reason)
         state.connection.att.finish()
     }

@@ -16,6 +16,9 @@ public struct LEConnectionInfo: Sendable, Hashable {
     public var rxPHY: UInt8 = 1
     /// The peer's LE features, once read.
     public var remoteFeatures: UInt64?
+    /// Whether the link is encrypted, and the key size in octets when the controller said.
+    public var isEncrypted = false
+    public var keySize: UInt8?
 }
 
 /// One LE connection: its identity, its ATT channel and its life.
@@ -73,6 +76,19 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         let answer = try await host.execute(.readRSSI(handle: handle))
         guard answer.count >= 3 else { throw .unexpectedResponse(.readRSSI, "\(answer.count) bytes of return parameters") }
         return RSSI(hciValue: Int8(bitPattern: answer[2]))
+    }
+
+    /// Encrypts the link with a Long Term Key (legacy keys with their `rand` and `ediv`; both 0
+    /// for Secure Connections), or refreshes the encryption of an encrypted link. Central only.
+    /// Throws ``HCIError/encryptionFailed(_:)`` when the peer refuses (0x06 PIN or Key Missing:
+    /// it has no key for us — the link stays up), ``HCIError/disconnected(reason:)`` when the link
+    /// drops meanwhile (0x3D MIC Failure: the peer's key differs).
+    @discardableResult
+    public func encrypt(with key: SecretKey128, rand: UInt64 = 0, ediv: UInt16 = 0, timeout: Duration = .seconds(30)) async throws(HCIError)
+        -> LinkEncryption
+    {
+        guard let host = hostReference.host else { throw .closed }
+        return try await host.encrypt(handle: handle, key: key, rand: rand, ediv: ediv, timeout: timeout)
     }
 
     /// Asks for a larger link-layer payload (Data Length Extension); `octets` 27…251.

@@ -40,6 +40,11 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let leCreateConnectionCancel = HCIOpcode(rawValue: 0x200E)
     public static let leConnectionUpdate = HCIOpcode(rawValue: 0x2013)
     public static let leReadRemoteFeatures = HCIOpcode(rawValue: 0x2016)
+    public static let leEncrypt = HCIOpcode(rawValue: 0x2017)
+    public static let leRand = HCIOpcode(rawValue: 0x2018)
+    public static let leEnableEncryption = HCIOpcode(rawValue: 0x2019)
+    public static let leLongTermKeyRequestReply = HCIOpcode(rawValue: 0x201A)
+    public static let leLongTermKeyRequestNegativeReply = HCIOpcode(rawValue: 0x201B)
     public static let leSetDataLength = HCIOpcode(rawValue: 0x2022)
     public static let leReadSuggestedDefaultDataLength = HCIOpcode(rawValue: 0x2023)
     public static let leWriteSuggestedDefaultDataLength = HCIOpcode(rawValue: 0x2024)
@@ -59,7 +64,8 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         0x2002: "LE Read Buffer Size", 0x2003: "LE Read Local Supported Features",
         0x2005: "LE Set Random Address", 0x200B: "LE Set Scan Parameters", 0x200C: "LE Set Scan Enable",
         0x200D: "LE Create Connection", 0x200E: "LE Create Connection Cancel", 0x2013: "LE Connection Update",
-        0x2016: "LE Read Remote Features", 0x2022: "LE Set Data Length",
+        0x2016: "LE Read Remote Features", 0x2017: "LE Encrypt", 0x2018: "LE Rand", 0x2019: "LE Enable Encryption",
+        0x201A: "LE Long Term Key Request Reply", 0x201B: "LE Long Term Key Request Negative Reply", 0x2022: "LE Set Data Length",
         0x2023: "LE Read Suggested Default Data Length", 0x2024: "LE Write Suggested Default Data Length",
         0x202F: "LE Read Maximum Data Length", 0x2031: "LE Set Default PHY", 0x2032: "LE Set PHY",
         0x2041: "LE Set Extended Scan Parameters", 0x2042: "LE Set Extended Scan Enable",
@@ -106,5 +112,12 @@ public struct HCICommand: Hashable, Sendable, CustomStringConvertible, ByteCodab
                                             UInt8(min(parameters.count, 255))] + parameters.prefix(255))
     }
 
-    public var description: String { "\(opcode) [\(parameters.hexString)]" }
+    /// The opcode and parameters in hex, except for commands that carry a key (LE Enable
+    /// Encryption, LE Long Term Key Request Reply, LE Encrypt): their parameters are never printed.
+    public var description: String {
+        Self.keyCarrying.contains(opcode) ? "\(opcode) [\(parameters.count) bytes, key withheld]" : "\(opcode) [\(parameters.hexString)]"
+    }
+
+    /// Commands whose parameters include key material.
+    static let keyCarrying: Set<HCIOpcode> = [.leEnableEncryption, .leLongTermKeyRequestReply, .leEncrypt]
 }

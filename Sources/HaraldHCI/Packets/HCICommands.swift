@@ -125,6 +125,32 @@ extension HCICommand {
         HCICommand(.readRSSI) { $0.write(handle) }
     }
 
+    /// Starts (or refreshes) encryption of a link we are central of with a Long Term Key and,
+    /// for a legacy key, its Rand and EDIV (both 0 for Secure Connections). Answered by Command
+    /// Status, then Encryption Change (or Encryption Key Refresh Complete).
+    public static func leEnableEncryption(handle: UInt16, rand: UInt64, ediv: UInt16, key: SecretKey128) -> HCICommand {
+        HCICommand(.leEnableEncryption) { writer in
+            writer.write(handle)
+            writer.write(rand)
+            writer.write(ediv)
+            key.withUnsafeKeyBytes { writer.write(bytes: $0) }
+        }
+    }
+
+    /// Answers an LE Long Term Key Request with the key.
+    public static func leLongTermKeyRequestReply(handle: UInt16, key: SecretKey128) -> HCICommand {
+        HCICommand(.leLongTermKeyRequestReply) { writer in
+            writer.write(handle)
+            key.withUnsafeKeyBytes { writer.write(bytes: $0) }
+        }
+    }
+
+    /// Answers an LE Long Term Key Request: there is no key for that peer (the central then
+    /// sees Encryption Change with PIN or Key Missing).
+    public static func leLongTermKeyRequestNegativeReply(handle: UInt16) -> HCICommand {
+        HCICommand(.leLongTermKeyRequestNegativeReply) { $0.write(handle) }
+    }
+
     /// Data Length Extension: the largest LL payload (27…251 bytes) and its air time (µs).
     public static func leSetDataLength(handle: UInt16, txOctets: UInt16, txTime: UInt16) -> HCICommand {
         HCICommand(.leSetDataLength) {

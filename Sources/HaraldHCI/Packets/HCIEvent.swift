@@ -11,6 +11,8 @@ public enum HCIEvent: Hashable, Sendable, ByteDecodable {
     case commandStatus(CommandStatus)
     case numberOfCompletedPackets([CompletedPackets])
     case le(LEMetaEvent)
+    case encryptionChange(EncryptionChange)
+    case encryptionKeyRefreshComplete(EncryptionKeyRefreshComplete)
     case other(code: UInt8, parameters: [UInt8])
 
     public static let disconnectionCompleteCode: UInt8 = 0x05
@@ -18,6 +20,9 @@ public enum HCIEvent: Hashable, Sendable, ByteDecodable {
     public static let commandStatusCode: UInt8 = 0x0F
     public static let numberOfCompletedPacketsCode: UInt8 = 0x13
     public static let leMetaCode: UInt8 = 0x3E
+    public static let encryptionChangeCode: UInt8 = 0x08
+    public static let encryptionChangeV2Code: UInt8 = 0x59
+    public static let encryptionKeyRefreshCompleteCode: UInt8 = 0x30
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
         let code = try reader.read(UInt8.self, field: "eventCode")
@@ -39,6 +44,10 @@ public enum HCIEvent: Hashable, Sendable, ByteDecodable {
             self = .numberOfCompletedPackets(entries)
         case Self.leMetaCode:
             self = .le(try body.decode(field: "le"))
+        case Self.encryptionChangeCode, Self.encryptionChangeV2Code:
+            self = .encryptionChange(try EncryptionChange(from: &body, withKeySize: code == Self.encryptionChangeV2Code))
+        case Self.encryptionKeyRefreshCompleteCode:
+            self = .encryptionKeyRefreshComplete(try body.decode(field: "encryptionKeyRefreshComplete"))
         default:
             self = .other(code: code, parameters: body.readRemainingBytes())
         }

@@ -13,6 +13,9 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let unknownConnectionIdentifier = HCIStatus(0x02)
     public static let hardwareFailure = HCIStatus(0x03)
     public static let authenticationFailure = HCIStatus(0x05)
+    /// The peer has no key for the link (encryption refused: it lost its bond).
+    public static let pinOrKeyMissing = HCIStatus(0x06)
+    public static let connectionLimitExceeded = HCIStatus(0x09)
     public static let memoryCapacityExceeded = HCIStatus(0x07)
     public static let connectionTimeout = HCIStatus(0x08)
     public static let commandDisallowed = HCIStatus(0x0C)
@@ -25,6 +28,8 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let unspecifiedError = HCIStatus(0x1F)
     public static let unsupportedParameterValue = HCIStatus(0x20)
     public static let instantPassed = HCIStatus(0x28)
+    /// The link dropped because a packet failed its integrity check (the peers' keys differ).
+    public static let connectionTerminatedDueToMICFailure = HCIStatus(0x3D)
     public static let controllerBusy = HCIStatus(0x3A)
     public static let unacceptableConnectionParameters = HCIStatus(0x3B)
     public static let connectionFailedToBeEstablished = HCIStatus(0x3E)

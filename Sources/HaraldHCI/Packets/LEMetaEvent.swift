@@ -13,6 +13,8 @@ public enum LEMetaEvent: Hashable, Sendable, ByteDecodable {
     case phyUpdateComplete(LEPHYUpdateComplete)
     /// LE Extended Advertising Report (0x0D).
     case extendedAdvertisingReport([LEExtendedAdvertisingReport])
+    /// The central asks for the LTK of the link we are peripheral of (subevent 0x05).
+    case longTermKeyRequest(LELongTermKeyRequest)
     case other(subevent: UInt8, parameters: [UInt8])
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -34,6 +36,8 @@ public enum LEMetaEvent: Hashable, Sendable, ByteDecodable {
             self = .connectionUpdateComplete(try reader.decode(field: "connectionUpdateComplete"))
         case 0x04:
             self = .readRemoteFeaturesComplete(try reader.decode(field: "readRemoteFeaturesComplete"))
+        case 0x05:
+            self = .longTermKeyRequest(try reader.decode(field: "longTermKeyRequest"))
         case 0x07:
             self = .dataLengthChange(try reader.decode(field: "dataLengthChange"))
         case 0x0C:
