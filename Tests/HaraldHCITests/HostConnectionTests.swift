@@ -253,6 +253,41 @@ struct HostConnectionTests {
     }
 }
 
+@Suite("Host: the Security Manager channel")
+struct HostSecurityManagerChannelTests {
+    static var delivering: HCIHost.Configuration {
+        var configuration = HCIHost.Configuration()
+        configuration.deliversSecurityManagerPDUs = true
+        return configuration
+    }
+
+    @Test func whenDeliveringSMPPDUsTheyReachTheConnectionsChannelAndTheHostDoesNotAnswer() async throws {
+        let (controller, host, connection) = try await HostConnectionTests.connected(configuration: Self.delivering)
+        let pairingRequest: [UInt8] = [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07]
+        controller.inject(ACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [7, 0, 6, 0] + pairingRequest).packet)
+        var incoming = connection.securityManager.incoming.makeAsyncIterator()
+        #expect(await incoming.next() == pairingRequest)
+        #expect(controller.sentACL.isEmpty, "the host left the answer to the Security Manager")
+        await host.close()
+    }
+
+    @Test func aSecurityManagerSendsOnChannelSix() async throws {
+        let (controller, host, connection) = try await HostConnectionTests.connected(configuration: Self.delivering)
+        try await connection.securityManager.send([0x05, 0x08])  // Pairing Failed: Unspecified Reason
+        await controller.waitForACL(count: 1)
+        #expect(controller.sentACL.last?.data == [2, 0, 6, 0, 0x05, 0x08])
+        await host.close()
+    }
+
+    @Test func theChannelEndsWithTheLink() async throws {
+        let (controller, host, connection) = try await HostConnectionTests.connected(configuration: Self.delivering)
+        controller.inject(FakeController.disconnectionComplete(handle: 0x40, reason: .remoteUserTerminatedConnection))
+        var incoming = connection.securityManager.incoming.makeAsyncIterator()
+        #expect(await incoming.next() == nil)
+        await host.close()
+    }
+}
+
 extension HCIHost {
     /// Returns once every command has been sent and answered (their timers are then cancelled).
     func settleCommands() async {

@@ -37,6 +37,10 @@ public actor HCIHost {
         /// channels, link set-up after connecting, stopping a scan): refusals at notice level, a
         /// broken transport (which also closes the host) at error level.
         public var logger = Logger(label: "harald.hci")
+        /// Whether SMP PDUs (CID 0x0006) go to each connection's ``LEConnection/securityManager``
+        /// channel for a Security Manager above the host to answer. False: the host answers every
+        /// Pairing Request and Security Request itself with Pairing Failed (Pairing Not Supported).
+        public var deliversSecurityManagerPDUs = false
 
         public init() {}
     }

@@ -97,7 +97,11 @@ extension HCIHost {
         case L2CAPFixedChannel.leSignaling:
             handleSignaling(pdu.payload, handle: fragment.handle)
         case L2CAPFixedChannel.securityManager:
-            handleSecurityManager(pdu.payload, handle: fragment.handle)
+            if configuration.deliversSecurityManagerPDUs {
+                state.connection.securityManager.deliver(pdu.payload)
+            } else {
+                handleSecurityManager(pdu.payload, handle: fragment.handle)
+            }
         default:
             break  // no dynamic channels: nothing listens there
         }

@@ -193,5 +193,6 @@ extension HCIHost {
         finishEncryption(handle: handle, .failure(.disconnected(reason: reason)))
         state.connection.disconnection.fire(reason)
         state.connection.att.finish()
+        state.connection.securityManager.finish()
     }
 }

@@ -34,6 +34,9 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     public let role: LERole
     /// The Attribute Protocol fixed channel (CID 0x0004).
     public let att: L2CAPFixedChannel
+    /// The Security Manager fixed channel (CID 0x0006); it carries PDUs only when the host is
+    /// configured to deliver them (``HCIHost/Configuration/deliversSecurityManagerPDUs``).
+    public let securityManager: L2CAPFixedChannel
     let info: Locked<LEConnectionInfo>
     let disconnection: OneShotSignal<HCIStatus>
     private let hostReference: HostReference
@@ -48,6 +51,9 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         hostReference = HostReference(host)
         att = L2CAPFixedChannel(cid: L2CAPFixedChannel.attributeProtocol, connectionHandle: complete.handle, host: host,
                                 closedSignal: disconnection, bufferSize: channelBufferSize)
+        // SMP never has more than a few PDUs in flight: a small buffer bounds a flooding peer.
+        securityManager = L2CAPFixedChannel(cid: L2CAPFixedChannel.securityManager, connectionHandle: complete.handle, host: host,
+                                            closedSignal: disconnection, bufferSize: 16)
     }
 
     /// Current link parameters (interval, data length, PHY).
