@@ -24,6 +24,10 @@ public final class GATTConnection: ConnectionBackend {
     private let signal = DisconnectionSignal()
     /// Characteristic → CCCD handle, learned from descriptor discovery.
     private let cccdHandles = Locked<[AttributeID: UInt16]>([:])
+    /// Handle ranges the peer changed since the last service discovery: an operation on an
+    /// identity inside one names an attribute that may be gone or moved, and is refused with
+    /// ``BluetoothError/serviceChanged(_:)`` until services are discovered again.
+    private let staleRanges = Locked<[ATTHandleRange]>([])
     /// The streams of ``serviceChanges()``.
     private let changes = ServiceChangeStreams()
     /// Whether the Service Changed indications are still to be turned on (before the first
@@ -83,8 +87,9 @@ public final class GATTConnection: ConnectionBackend {
                 signal.set(GATTConnection.reason(for: reason))
                 changes.finish()
             }), handle: 0)
-        let cccdHandles = connection.cccdHandles
+        let (cccdHandles, staleRanges) = (connection.cccdHandles, connection.staleRanges)
         await client.observeDatabaseChanges { range in
+            staleRanges.withLock { $0.append(range) }
             cccdHandles.withLock { known in
                 known = known.filter { characteristic, cccd in
                     !range.contains(cccd) && !(characteristic.handle.map(range.contains) ?? false)
@@ -111,6 +116,8 @@ public final class GATTConnection: ConnectionBackend {
 
     public func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws(BluetoothError) -> [DiscoveredService] {
         let timeout = try await watchServiceChangedOnce(timeout: timeout)
+        // Identities from this discovery on name the database as it is now.
+        let staleBefore = staleRanges.value.count
         let found: [GATTService]
         do {
             if let uuids, uuids.count == 1 {
@@ -121,6 +128,8 @@ public final class GATTConnection: ConnectionBackend {
                 found = uuids.map { wanted in all.filter { wanted.contains($0.uuid) } } ?? all
             }
         } catch { throw await translate(error, "service discovery", timeout) }
+        // A change that arrived during this discovery keeps its range stale.
+        staleRanges.withLock { ranges in ranges.removeFirst(min(staleBefore, ranges.count)) }
         return found.map {
             DiscoveredService(id: AttributeID(handle: $0.handles.start), uuid: $0.uuid, isPrimary: $0.isPrimary, handles: $0.handles)
         }
@@ -172,7 +181,7 @@ public final class GATTConnection: ConnectionBackend {
     public func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [Result<[UInt8], BluetoothError>] {
         let found: [Result<[UInt8], GATTError>]
         let handles = try characteristics.map { (characteristic) throws(BluetoothError) in
-            try Self.handle(of: characteristic.id, characteristic.uuid)
+            try self.liveHandle(of: characteristic.id, characteristic.uuid)
         }
         do { found = try await client.readValues(handles: handles, timeout: timeout) } catch {
             throw await translate(error, "read of \(characteristics.count) characteristics", timeout)
@@ -186,14 +195,14 @@ public final class GATTConnection: ConnectionBackend {
     }
 
     public func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [UInt8] {
-        let handle = try Self.handle(of: characteristic.id, characteristic.uuid)
+        let handle = try liveHandle(of: characteristic.id, characteristic.uuid)
         do { return try await client.readLong(handle: handle, timeout: timeout) } catch {
             throw await translate(error, "read of \(characteristic.uuid)", timeout)
         }
     }
 
     public func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration) async throws(BluetoothError) {
-        let handle = try Self.handle(of: characteristic.id, characteristic.uuid)
+        let handle = try liveHandle(of: characteristic.id, characteristic.uuid)
         do {
             switch kind {
             case .withoutResponse:
@@ -209,14 +218,14 @@ public final class GATTConnection: ConnectionBackend {
     }
 
     public func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) -> [UInt8] {
-        let handle = try Self.handle(of: descriptor.id, descriptor.uuid)
+        let handle = try liveHandle(of: descriptor.id, descriptor.uuid)
         do { return try await client.readLong(handle: handle, timeout: timeout) } catch {
             throw await translate(error, "read of descriptor \(descriptor.uuid)", timeout)
         }
     }
 
     public func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) {
-        let handle = try Self.handle(of: descriptor.id, descriptor.uuid)
+        let handle = try liveHandle(of: descriptor.id, descriptor.uuid)
         do { try await client.write(handle: handle, value: value, timeout: timeout) } catch {
             throw await translate(error, "write to descriptor \(descriptor.uuid)", timeout)
         }
@@ -329,13 +338,21 @@ public final class GATTConnection: ConnectionBackend {
         return handle
     }
 
+    /// The handle of an identity an operation is about to use; refused when the peer changed
+    /// the handles around it since the last service discovery.
+    private func liveHandle(of id: AttributeID, _ uuid: BluetoothUUID) throws(BluetoothError) -> UInt16 {
+        let handle = try Self.handle(of: id, uuid)
+        if staleRanges.value.contains(where: { $0.contains(handle) }) { throw .serviceChanged(id) }
+        return handle
+    }
+
     /// The attribute an ATT Error Response names; nil for handle 0x0000 (no attribute).
     static func attribute(at handle: UInt16) -> AttributeID? {
         handle == 0 ? nil : AttributeID(handle: handle)
     }
 
     private func gattService(_ service: DiscoveredService) throws(BluetoothError) -> GATTService {
-        let start = try Self.handle(of: service.id, service.uuid)
+        let start = try liveHandle(of: service.id, service.uuid)
         guard let handles = service.handles, handles.start == start else {
             throw .notFound("service \(service.uuid) as \(service.id) (its handle range is unknown)")
         }
@@ -360,7 +377,7 @@ public final class GATTConnection: ConnectionBackend {
     }
 
     private func gattCharacteristic(_ characteristic: DiscoveredCharacteristic) throws(BluetoothError) -> GATTCharacteristic {
-        let value = try Self.handle(of: characteristic.id, characteristic.uuid)
+        let value = try liveHandle(of: characteristic.id, characteristic.uuid)
         guard let end = characteristic.endHandle, value > 0, end >= value else {
             throw .notFound("characteristic \(characteristic.uuid) as \(characteristic.id) (its end handle is unknown)")
         }

@@ -141,6 +141,22 @@ struct ServiceChangedTests {
         #expect(value == Array("left".utf8))
     }
 
+    @Test func anIdentityFromBeforeTheChangeIsRefusedUntilServicesAreDiscoveredAgain() throws {
+        let (stale, fresh) = try inWorld { world in
+            let old = try world.characteristic(ChangingDevice.label, in: try await world.discover())
+            _ = try await world.moveSensorService()
+            let stale: BluetoothError?
+            do {
+                _ = try await world.backend.read(old, timeout: .seconds(5))
+                stale = nil
+            } catch { stale = BluetoothError(error) }
+            let label = try world.characteristic(ChangingDevice.label, in: try await world.discover())
+            return (stale, try await world.backend.read(label, timeout: .seconds(5)))
+        }
+        #expect(stale.map { if case .serviceChanged = $0 { true } else { false } } == true, "got \(String(describing: stale))")
+        #expect(fresh == Array("left".utf8))
+    }
+
     @Test func aSubscriptionOutsideTheChangeKeepsItsValuesAndItsCCCD() throws {
         let (value, findInformation) = try inWorld { world in
             let level = try world.characteristic(ChangingDevice.level, in: try await world.discover())
@@ -160,17 +176,17 @@ struct ServiceChangedTests {
     }
 
     @Test func theCCCDOfACharacteristicInTheChangeIsForgottenAndNotWrittenAgain() throws {
-        let (error, writes) = try inWorld { world in
+        let (error, writes, reading) = try inWorld { world in
             let reading = try world.characteristic(ChangingDevice.reading, in: try await world.discover())
             try await world.backend.setNotifications(true, for: reading, timeout: .seconds(5))
             _ = try await world.moveSensorService()
             let before = await world.requests()[.writeRequest, default: 0]
             var failure: BluetoothError?
             do throws(BluetoothError) { try await world.backend.setNotifications(false, for: reading, timeout: .seconds(5)) } catch { failure = error }
-            return (failure, await world.requests()[.writeRequest, default: 0] - before)
+            return (failure, await world.requests()[.writeRequest, default: 0] - before, reading.id)
         }
-        // The stale identity's old handles hold nothing now: no CCCD to write.
-        #expect(error == .notFound("CCCD of \(ChangingDevice.reading)"))
+        // The stale identity is refused before anything is sent: no CCCD to write.
+        #expect(error == .serviceChanged(reading))
         #expect(writes == 0)
     }
 
