@@ -71,12 +71,6 @@ public struct P256PublicKey: Hashable, Sendable, CustomStringConvertible {
     /// secure (anyone can compute its DHKey).
     public var isDebugKey: Bool { self == P256KeyPair.debug.publicKey }
 
-    public static func == (lhs: P256PublicKey, rhs: P256PublicKey) -> Bool { lhs.x == rhs.x && lhs.y == rhs.y }
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(x)
-        hasher.combine(y)
-    }
-
     /// The start of X, enough to tell keys apart; the key is public.
     public var description: String { "P256PublicKey(x: \(Hex.encode(x.bigEndianBytes.prefix(4)))…)" }
 }

@@ -59,7 +59,7 @@ extension SMPCrypto {
     /// Check value Ea or Eb.
     ///
     /// `w` is MacKey; `r` is zero for Just Works and Numeric Comparison, the passkey for Passkey
-    /// Entry (``HaraldCore/SecretKey128/init(passkey:)``) and the peer's OOB `r` for OOB.
+    /// Entry (``SecretKey128/init(passkey:)``) and the peer's OOB `r` for OOB.
     public static func f6(
         w: SecretKey128, n1: Value128, n2: Value128, r: SecretKey128, ioCap: IOcap,
         a1: BluetoothAddress, a2: BluetoothAddress
