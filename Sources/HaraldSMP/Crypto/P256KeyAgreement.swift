@@ -35,9 +35,10 @@ public struct P256PublicKey: Hashable, Sendable, CustomStringConvertible {
     /// A key from its coordinates, most significant octet first; throws
     /// ``P256KeyError/notOnCurve`` unless they are a point of P-256.
     public init(x: Value256, y: Value256) throws(P256KeyError) {
-        // swift-crypto's raw representation is X || Y big-endian; on Linux BoringSSL's
-        // EC_KEY_set_public_key_affine_coordinates, on Apple CryptoKit, refuses a coordinate
-        // not below p and a point off the curve (the tests check both).
+        // swift-crypto's raw representation is X || Y big-endian, and making the key refuses a
+        // coordinate not below p and a point off the curve (BoringSSL's
+        // EC_KEY_set_public_key_affine_coordinates on Linux, CryptoKit on Apple). The tests
+        // check both refusals on Linux.
         _ = try Self.agreementKey(x: x, y: y)
         self.x = x
         self.y = y
