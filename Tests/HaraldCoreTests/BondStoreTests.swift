@@ -352,3 +352,4 @@ struct FileBondStoreTests {
     }
     #endif
 }
+

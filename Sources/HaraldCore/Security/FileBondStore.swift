@@ -157,17 +157,24 @@ public actor FileBondStore: BondStore, CustomStringConvertible, CustomReflectabl
 /// {
 ///   "bonds" : [
 ///     {
-///       "authenticated" : true,
+///       "authenticated" : false,
 ///       "createdAt" : "2025-06-01T12:00:00Z",
 ///       "identityAddress" : "C0:11:22:33:44:55/random",
 ///       "keySize" : 16,
 ///       "lastAddress" : "70:81:94:0D:FB:AA/random",
-///       "longTermKey" : { "ediv" : "0000", "key" : "000102030405060708090a0b0c0d0e0f", "rand" : "0000000000000000" },
-///       "peerIdentityResolvingKey" : "ec0234a357c8ad05341010a60a397d9b",
+///       "longTermKey" : {
+///         "ediv" : "0000",
+///         "key" : "a1a2a3a4a5a6a7a8a9aaabacadaeafb0",
+///         "rand" : "0000000000000000"
+///       },
+///       "peerIdentityResolvingKey" : "c1c2c3c4c5c6c7c8c9cacbcccdcecfd0",
 ///       "secureConnections" : true
 ///     }
 ///   ],
-///   "localIdentity" : { "address" : "00:1B:DC:07:32:5A/public", "identityResolvingKey" : "…" },
+///   "localIdentity" : {
+///     "address" : "00:1B:DC:07:32:5A/public",
+///     "identityResolvingKey" : "f1f2f3f4f5f6f7f8f9fafbfcfdfefff0"
+///   },
 ///   "schemaVersion" : 1
 /// }
 /// ```
@@ -187,7 +194,7 @@ enum BondFile {
 
     static func encode(_ table: BondTable) throws -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         var data = try encoder.encode(Document(schemaVersion: schemaVersion, localIdentity: table.localIdentity, bonds: table.sortedBonds))
         data.append(UInt8(ascii: "\n"))
         return data
