@@ -25,7 +25,7 @@ public struct SecretKey128: Hashable, Sendable, CustomStringConvertible, CustomD
 
 /// The Long Term Key of a bond (SMP): encrypts the link on every reconnection. With legacy
 /// pairing it comes with EDIV and Rand, which identify it; LE Secure Connections uses zeros.
-public struct LongTermKey: Hashable, Sendable, CustomStringConvertible {
+public struct LongTermKey: Hashable, Sendable, CustomStringConvertible, CustomReflectable {
     /// The key.
     public var key: SecretKey128
     /// The Encrypted Diversifier (0 for LE Secure Connections).
@@ -50,15 +50,17 @@ public struct LongTermKey: Hashable, Sendable, CustomStringConvertible {
 
     /// The security level a link encrypted with this key has.
     public var securityLevel: SecurityLevel {
-        switch (isAuthenticated, isSecureConnections && keySize == 16) {
-        case (true, true): .authenticatedSecureConnections
-        case (true, false): .authenticated
-        default: .encrypted
-        }
+        SecurityLevel(keyAuthenticated: isAuthenticated, secureConnections: isSecureConnections, keySize: keySize)
     }
 
     /// Key size and level; never the key, EDIV or Rand.
     public var description: String { "LongTermKey(\(keySize * 8) bits, \(securityLevel))" }
+    /// Size and flags; never the key, EDIV or Rand.
+    public var customMirror: Mirror {
+        Mirror(
+            self, children: ["keySize": keySize, "isAuthenticated": isAuthenticated, "isSecureConnections": isSecureConnections],
+            displayStyle: .struct)
+    }
 }
 
 /// The Identity Resolving Key a device distributes with its identity address: resolves its

@@ -23,3 +23,15 @@ public enum SecurityLevel: Int, Hashable, Sendable, Comparable, CustomStringConv
         }
     }
 }
+
+extension SecurityLevel {
+    /// The level a link encrypted with a key from pairing has: level 4 needs an authenticated
+    /// LE Secure Connections key of 16 bytes, level 3 any authenticated key, level 2 the rest.
+    init(keyAuthenticated: Bool, secureConnections: Bool, keySize: Int) {
+        switch (keyAuthenticated, secureConnections && keySize == 16) {
+        case (true, true): self = .authenticatedSecureConnections
+        case (true, false): self = .authenticated
+        default: self = .encrypted
+        }
+    }
+}
