@@ -127,7 +127,7 @@ let package = Package(
         .executableTarget(name: "HaraldFanIn", dependencies: ["Harald", "HaraldSimulator"]),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
         .executableTarget(
-            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand"], path: "Fuzz/FuzzDecode"),
+            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand", "HaraldSMP"], path: "Fuzz/FuzzDecode"),
         // Helpers every test target may share (not a test target itself): the manual clock, the
         // in-memory HCI controllers (FakeController, scripted by each test; VirtualController,
         // with GATT peripherals in range), the scenario peer, a deterministic generator, the hang
@@ -158,7 +158,13 @@ let package = Package(
         // The vocabulary: addresses, RSSI, advertising data and beacons, CCCD, properties, handle
         // ranges, security levels and keys, Locked.
         .testTarget(name: "HaraldCoreTests", dependencies: ["HaraldCodec", "HaraldCore"]),
-        .testTarget(name: "HaraldSMPTests", dependencies: ["HaraldCodec", "HaraldCore", "HaraldSMP"]),
+        .testTarget(
+            name: "HaraldSMPTests",
+            dependencies: [
+                "HaraldCodec", "HaraldCore", "HaraldSMP",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(name: "HaraldTests", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
         .testTarget(
             name: "HaraldGoProTests",
