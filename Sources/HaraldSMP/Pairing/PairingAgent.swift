@@ -1,0 +1,36 @@
+/// The user's side of pairing: what the Security Manager asks of a person (or of an app acting
+/// for one) during the association model both devices' IO capabilities chose.
+///
+/// Every method may take as long as the person needs, within the SMP timeout (30 s per step).
+public protocol PairingAgent: Sendable {
+    /// Just Works: whether to pair with no number to check (an app may ask "Pair with X?").
+    func confirmJustWorks() async -> Bool
+    /// Numeric Comparison (Secure Connections): both devices show `value`; true when the
+    /// person says they match.
+    func confirmNumericComparison(_ value: NumericComparisonValue) async -> Bool
+    /// Passkey Entry where the peer displays: the six-digit passkey (0…999999) the person typed,
+    /// or nil to refuse.
+    func enterPasskey() async -> UInt32?
+    /// Passkey Entry where this device displays: show `passkey` (0…999999) for the person to type
+    /// on the peer.
+    func displayPasskey(_ passkey: UInt32) async
+}
+
+/// An agent for devices with no user interface, and for tests: it confirms Just Works and
+/// Numeric Comparison, and answers Passkey Entry with a fixed passkey when it has one.
+public struct AutomaticPairingAgent: PairingAgent {
+    /// The passkey typed or shown; nil refuses Passkey Entry where this side must type.
+    public var passkey: UInt32?
+    /// What it answers to Numeric Comparison.
+    public var acceptsNumericComparison: Bool
+
+    public init(passkey: UInt32? = nil, acceptsNumericComparison: Bool = true) {
+        self.passkey = passkey
+        self.acceptsNumericComparison = acceptsNumericComparison
+    }
+
+    public func confirmJustWorks() async -> Bool { true }
+    public func confirmNumericComparison(_ value: NumericComparisonValue) async -> Bool { acceptsNumericComparison }
+    public func enterPasskey() async -> UInt32? { passkey }
+    public func displayPasskey(_ passkey: UInt32) async {}
+}
