@@ -131,11 +131,11 @@ struct SMPResponderSecureConnectionsTests {
         let pairing = harness.start(request(io: .keyboardOnly, authReq: [.bonding, .mitm, .secureConnections]))
         let initiator = harness.initiator
         try await initiator.expectResponse()
+        // Secure Connections shows the passkey once the public keys are exchanged.
+        let state = try await initiator.exchangePublicKeys(P256KeyPair())
         var displayed = harness.agent.displayedPasskeys.makeAsyncIterator()
         let passkey = try #require(await displayed.next())
         #expect(passkey <= 999_999)
-
-        let state = try await initiator.exchangePublicKeys(P256KeyPair())
         var nonces: (na: Value128, nb: Value128)?
         for round in 0..<20 {
             let na = Value128.random()
@@ -177,11 +177,10 @@ struct SMPResponderSecureConnectionsTests {
         let pairing = harness.start(request(io: .keyboardOnly, authReq: [.bonding, .mitm, .secureConnections]))
         let initiator = harness.initiator
         try await initiator.expectResponse()
+        let state = try await initiator.exchangePublicKeys(P256KeyPair())
         var displayed = harness.agent.displayedPasskeys.makeAsyncIterator()
         let passkey = try #require(await displayed.next())
         let typed = passkey ^ 0b100  // differs in bit 2
-
-        let state = try await initiator.exchangePublicKeys(P256KeyPair())
         for round in 0..<2 {
             #expect(try await initiator.passkeyRound(state, passkey: typed, round: round, nai: .random()) != nil)
         }
@@ -246,7 +245,8 @@ struct SMPResponderLegacyTests {
         let pairing = harness.start(Self.legacyRequest)
         let initiator = harness.initiator
         let response = try await initiator.expectResponse()
-        #expect(!response.features.authReq.contains(.secureConnections) || true)
+        #expect(response.features.initiatorKeyDistribution == [.encKey, .idKey, .signKey])
+        #expect(response.features.responderKeyDistribution == [.encKey, .idKey, .signKey])
         let stk = try #require(try await initiator.legacyExchange(tk: .zero, mrand: .random()))
 
         let ltk = try await initiator.expect(SMPEncryptionInformation.self).longTermKey
