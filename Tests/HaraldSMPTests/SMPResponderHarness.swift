@@ -151,7 +151,7 @@ func wireOrder(_ hex: String) -> [UInt8] {
 
 func keyOctets(_ key: SecretKey128) -> [UInt8] { key.withUnsafeKeyBytes { $0 } }
 
-struct ScriptFailure: Error, CustomStringConvertible {
+struct InitiatorScriptFailure: Error, CustomStringConvertible {
     var description: String
 }
 
@@ -179,7 +179,7 @@ final class ScriptedInitiator: @unchecked Sendable {
 
     /// The responder's next PDU.
     func next() async throws -> SMPPDU {
-        guard let bytes = await fromResponder.next() else { throw ScriptFailure(description: "the responder went quiet") }
+        guard let bytes = await fromResponder.next() else { throw InitiatorScriptFailure(description: "the responder went quiet") }
         return try SMPPDU(decoding: bytes)
     }
 
@@ -187,7 +187,7 @@ final class ScriptedInitiator: @unchecked Sendable {
     func expect<T: SMPPDUCodable>(_ type: T.Type) async throws -> T {
         let pdu = try await next()
         guard let wanted = pdu.as(T.self) else {
-            throw ScriptFailure(description: "expected \(T.code), got \(pdu.code)")
+            throw InitiatorScriptFailure(description: "expected \(T.code), got \(pdu.code)")
         }
         return wanted
     }
@@ -228,7 +228,7 @@ final class ScriptedInitiator: @unchecked Sendable {
         try send(SMPPairingRandom(randomValue: na.littleEndianBytes))
         let nb = Value128(littleEndianBytes: try await expect(SMPPairingRandom.self).randomValue)!
         let expected = SMPCrypto.f4(u: state.pkbx, v: state.pkax, x: nb, z: 0)
-        guard expected.littleEndianBytes == cb.confirmValue else { throw ScriptFailure(description: "Cb does not match") }
+        guard expected.littleEndianBytes == cb.confirmValue else { throw InitiatorScriptFailure(description: "Cb does not match") }
         return (na, nb)
     }
 
@@ -247,13 +247,13 @@ final class ScriptedInitiator: @unchecked Sendable {
         case .pairingRandom(let random):
             let nbi = Value128(littleEndianBytes: random.randomValue)!
             let expected = SMPCrypto.f4(u: state.pkbx, v: state.pkax, x: nbi, z: z)
-            guard expected.littleEndianBytes == cbi.confirmValue else { throw ScriptFailure(description: "Cbi does not match") }
+            guard expected.littleEndianBytes == cbi.confirmValue else { throw InitiatorScriptFailure(description: "Cbi does not match") }
             return nbi
         case .pairingFailed(let failed):
             lastFailure = failed.reason
             return nil
         case let other:
-            throw ScriptFailure(description: "unexpected \(other.code)")
+            throw InitiatorScriptFailure(description: "unexpected \(other.code)")
         }
     }
 
@@ -261,7 +261,7 @@ final class ScriptedInitiator: @unchecked Sendable {
     func checkDHKey(
         _ state: SecureConnectionsState, na: Value128, nb: Value128, r: SecretKey128
     ) async throws -> SecretKey128 {
-        guard let request, let response else { throw ScriptFailure(description: "no phase 1") }
+        guard let request, let response else { throw InitiatorScriptFailure(description: "no phase 1") }
         let a = addresses.initiator
         let b = addresses.responder
         let (macKey, ltk) = SMPCrypto.f5(w: state.dhKey, n1: na, n2: nb, a1: a, a2: b)
@@ -269,7 +269,7 @@ final class ScriptedInitiator: @unchecked Sendable {
         try send(SMPPairingDHKeyCheck(checkValue: ea.littleEndianBytes))
         let eb = try await expect(SMPPairingDHKeyCheck.self)
         let expected = SMPCrypto.f6(w: macKey, n1: nb, n2: na, r: r, ioCap: Self.ioCap(response.features), a1: b, a2: a)
-        guard expected.littleEndianBytes == eb.checkValue else { throw ScriptFailure(description: "Eb does not match") }
+        guard expected.littleEndianBytes == eb.checkValue else { throw InitiatorScriptFailure(description: "Eb does not match") }
         return ltk
     }
 
@@ -284,7 +284,7 @@ final class ScriptedInitiator: @unchecked Sendable {
     /// Mconfirm, Sconfirm, Mrand, Srand with `tk`; returns the STK after checking Sconfirm, or nil
     /// when the responder answered Mrand with Pairing Failed (reason in `lastFailure`).
     func legacyExchange(tk: SecretKey128, mrand: Value128) async throws -> SecretKey128? {
-        guard let request, let response else { throw ScriptFailure(description: "no phase 1") }
+        guard let request, let response else { throw InitiatorScriptFailure(description: "no phase 1") }
         let preq = try request.encodedBytes()
         let pres = try response.encodedBytes()
         func c1(_ r: Value128) -> [UInt8] {
@@ -298,13 +298,13 @@ final class ScriptedInitiator: @unchecked Sendable {
         switch try await next() {
         case .pairingRandom(let random):
             let srand = Value128(littleEndianBytes: random.randomValue)!
-            guard c1(srand) == sconfirm.confirmValue else { throw ScriptFailure(description: "Sconfirm does not match") }
+            guard c1(srand) == sconfirm.confirmValue else { throw InitiatorScriptFailure(description: "Sconfirm does not match") }
             return SMPCrypto.s1(tk, srand, mrand)
         case .pairingFailed(let failed):
             lastFailure = failed.reason
             return nil
         case let other:
-            throw ScriptFailure(description: "unexpected \(other.code)")
+            throw InitiatorScriptFailure(description: "unexpected \(other.code)")
         }
     }
 }
