@@ -27,9 +27,12 @@ public final class HCICentralBackend: CentralBackend {
     /// Opens `transport` (as `tcp:HOST:PORT` or `hci:N`), resets and sets up the controller.
     ///
     /// - Parameter btsnoop: a file to record every HCI packet in (btsnoop, HCI UART type 1002).
+    /// - Parameter bonds: where bonds and this device's identity are kept. With a store, the host
+    ///   connects from one static random identity address for good (generated and saved the first
+    ///   time), so bonded peers recognise it; without one, from a fresh random address each run.
     public static func open(
         transport specification: String, clock: any Clock<Duration> = ContinuousClock(), btsnoop: String? = nil,
-        configuration: HCIHost.Configuration = HCIHost.Configuration(), localMTU: Int = 517
+        configuration: HCIHost.Configuration = HCIHost.Configuration(), localMTU: Int = 517, bonds: (any BondStore)? = nil
     ) async throws -> HCICentralBackend {
         let transport: any HCITransport
         do { transport = try openHCITransport(specification) } catch {
@@ -42,18 +45,37 @@ public final class HCICentralBackend: CentralBackend {
                 throw BluetoothError.backend("cannot write btsnoop file \(btsnoop): \(error)")
             }
         }
-        return try await open(transport: transport, clock: clock, configuration: configuration, snoop: snoop, localMTU: localMTU)
+        return try await open(transport: transport, clock: clock, configuration: configuration, snoop: snoop, localMTU: localMTU, bonds: bonds)
     }
 
     /// Resets and sets up the controller behind an open `transport` (an in-process controller in
     /// tests, say); closing the backend closes the transport.
     public static func open(
         transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(),
-        configuration: HCIHost.Configuration = HCIHost.Configuration(), snoop: BTSnoopWriter? = nil, localMTU: Int = 517
+        configuration: HCIHost.Configuration = HCIHost.Configuration(), snoop: BTSnoopWriter? = nil, localMTU: Int = 517,
+        bonds: (any BondStore)? = nil
     ) async throws -> HCICentralBackend {
+        var configuration = configuration
+        if let bonds, configuration.randomAddress == nil {
+            let identity = try await Self.localIdentity(in: bonds)
+            if identity.address.kind == .random { configuration.randomAddress = identity.address }
+        }
         let host = HCIHost(transport: transport, clock: clock, configuration: configuration, snoop: snoop)
         do { try await host.start() } catch { throw BluetoothError.backend("controller set-up failed: \(error)") }
         return HCICentralBackend(host: host, clock: clock, localMTU: localMTU, logger: configuration.logger)
+    }
+
+    /// This device's identity kept in `bonds`, generated (a static random address and an IRK) and
+    /// saved the first time.
+    static func localIdentity(in bonds: any BondStore) async throws -> LocalIdentity {
+        do {
+            if let known = try await bonds.localIdentity() { return known }
+            let fresh = try LocalIdentity.generate()
+            try await bonds.setLocalIdentity(fresh)
+            return fresh
+        } catch let error as BondStoreError {
+            throw BluetoothError.backend("the bond store: \(error)")
+        }
     }
 
     /// Closes the host and its transport.
