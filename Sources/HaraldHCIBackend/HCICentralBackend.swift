@@ -3,6 +3,7 @@ import HaraldATT
 import HaraldCore
 import HaraldGATTBackend
 import HaraldHCI
+import HaraldSMP
 import Logging
 
 /// The Linux backend: Harald's own host stack over an HCI transport (`tcp:HOST:PORT` for
@@ -16,12 +17,15 @@ public final class HCICentralBackend: CentralBackend {
     private let logger: Logger
     /// Connects to different peripherals take turns at the host's one connection attempt.
     private let attemptTurns = ConnectAttemptTurns()
+    /// Bonds, pairing and the lost-bond policy; nil: links are never secured.
+    private let security: HCISecurityConfiguration?
 
-    private init(host: HCIHost, clock: any Clock<Duration>, localMTU: Int, logger: Logger) {
+    private init(host: HCIHost, clock: any Clock<Duration>, localMTU: Int, logger: Logger, security: HCISecurityConfiguration?) {
         self.host = host
         self.clock = clock
         self.localMTU = localMTU
         self.logger = logger
+        self.security = security
     }
 
     /// Opens `transport` (as `tcp:HOST:PORT` or `hci:N`), resets and sets up the controller.
@@ -32,7 +36,8 @@ public final class HCICentralBackend: CentralBackend {
     ///   time), so bonded peers recognise it; without one, from a fresh random address each run.
     public static func open(
         transport specification: String, clock: any Clock<Duration> = ContinuousClock(), btsnoop: String? = nil,
-        configuration: HCIHost.Configuration = HCIHost.Configuration(), localMTU: Int = 517, bonds: (any BondStore)? = nil
+        configuration: HCIHost.Configuration = HCIHost.Configuration(), localMTU: Int = 517, bonds: (any BondStore)? = nil,
+        security: HCISecurityConfiguration? = nil
     ) async throws -> HCICentralBackend {
         let transport: any HCITransport
         do { transport = try openHCITransport(specification) } catch {
@@ -45,7 +50,8 @@ public final class HCICentralBackend: CentralBackend {
                 throw BluetoothError.backend("cannot write btsnoop file \(btsnoop): \(error)")
             }
         }
-        return try await open(transport: transport, clock: clock, configuration: configuration, snoop: snoop, localMTU: localMTU, bonds: bonds)
+        return try await open(
+            transport: transport, clock: clock, configuration: configuration, snoop: snoop, localMTU: localMTU, bonds: bonds, security: security)
     }
 
     /// Resets and sets up the controller behind an open `transport` (an in-process controller in
@@ -53,16 +59,16 @@ public final class HCICentralBackend: CentralBackend {
     public static func open(
         transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(),
         configuration: HCIHost.Configuration = HCIHost.Configuration(), snoop: BTSnoopWriter? = nil, localMTU: Int = 517,
-        bonds: (any BondStore)? = nil
+        bonds: (any BondStore)? = nil, security: HCISecurityConfiguration? = nil
     ) async throws -> HCICentralBackend {
         var configuration = configuration
-        if let bonds, configuration.randomAddress == nil {
+        if let bonds = bonds ?? security?.bonds, configuration.randomAddress == nil {
             let identity = try await Self.localIdentity(in: bonds)
             if identity.address.kind == .random { configuration.randomAddress = identity.address }
         }
         let host = HCIHost(transport: transport, clock: clock, configuration: configuration, snoop: snoop)
         do { try await host.start() } catch { throw BluetoothError.backend("controller set-up failed: \(error)") }
-        return HCICentralBackend(host: host, clock: clock, localMTU: localMTU, logger: configuration.logger)
+        return HCICentralBackend(host: host, clock: clock, localMTU: localMTU, logger: configuration.logger, security: security)
     }
 
     /// This device's identity kept in `bonds`, generated (a static random address and an IRK) and
@@ -148,7 +154,7 @@ public final class HCICentralBackend: CentralBackend {
         do {
             return try await GATTConnection.open(
                 bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout ?? .seconds(30),
-                rssiSource: Self.rssiSource(of: link, clock: clock))
+                rssiSource: Self.rssiSource(of: link, clock: clock), securityManager: linkSecurity(for: link))
         } catch {
             // The GATT failure is what the caller needs; a failed HCI Disconnect on top of it is
             // only logged (a broken transport has closed the host and the link already).
@@ -177,6 +183,16 @@ public final class HCICentralBackend: CentralBackend {
             guard let reading else { throw .timeout(operation: "RSSI read", after: timeout) }
             guard let rssi = reading else { throw .backend("the controller could not measure the RSSI (127)") }
             return rssi
+        }
+    }
+
+    /// The security manager of a new link, when the backend secures links.
+    private func linkSecurity(for link: LEConnection) -> HCILinkSecurity? {
+        guard let security else { return nil }
+        return HCILinkSecurity(link: link, configuration: security, logger: logger) { () async throws(PairingError) -> PairingOutcome in
+            // Pairing itself (SMP as initiator on the link's channel 0x0006) is not wired yet:
+            // bonded peers are encrypted with their stored keys, others are refused.
+            throw .failedHere(.pairingNotSupported)
         }
     }
 

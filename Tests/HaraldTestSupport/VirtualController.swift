@@ -35,6 +35,7 @@ public final class VirtualController: HCITransport {
     private struct Link {
         let peer: BluetoothAddress
         let bearer: VirtualLinkBearer
+        var serverConnection: GATTConnectionID?
         var reassembler = L2CAPReassembler()
     }
 
@@ -148,9 +149,9 @@ public final class VirtualController: HCITransport {
             return state.nextHandle
         }
         let bearer = VirtualLinkBearer(handle: handle, controller: self)
-        await peer.server.attach(bearer)
+        let serverConnection = await peer.server.attach(bearer)
         state.withLock { state in
-            state.links[handle] = Link(peer: peer.address, bearer: bearer)
+            state.links[handle] = Link(peer: peer.address, bearer: bearer, serverConnection: serverConnection)
             toHost.yield(ControllerEvents.connectionComplete(handle: handle, peer: peer.address))
         }
     }
@@ -229,6 +230,25 @@ public final class VirtualController: HCITransport {
             if linkExists(handle) {
                 answer(ControllerEvents.connectionUpdateComplete(handle: handle, interval: word(4), latency: word(6), supervisionTimeout: word(8)))
             }
+        case .leEnableEncryption:
+            let handle = word(0)
+            let link = state.withLock { $0.links[handle] }
+            guard let link, let peer = peers.first(where: { $0.address == link.peer }) else {
+                return answer(ControllerEvents.status(command.opcode, .unknownConnectionIdentifier))
+            }
+            answer(ControllerEvents.status(command.opcode, .success))
+            let offered = parameters.count >= 28 ? Array(parameters[12..<28]) : []
+            guard let known = peer.longTermKey else {
+                // The peer answers its LTK request negatively: encryption fails, the link stays.
+                return answer(ControllerEvents.event(0x08, [HCIStatus.pinOrKeyMissing.rawValue] + ControllerEvents.le16(handle) + [0x00]))
+            }
+            guard known.withUnsafeKeyBytes({ $0 == offered }) else {
+                return endLink(handle: handle, reason: .connectionTerminatedDueToMICFailure, peerSees: .linkLost(code: 0x3D))
+            }
+            if let serverConnection = link.serverConnection {
+                await peer.server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: peer.longTermKeyIsAuthenticated), for: serverConnection)
+            }
+            answer(ControllerEvents.event(0x59, [0x00] + ControllerEvents.le16(handle) + [0x01, 0x10]))
         case .readRSSI:
             let handle = word(0)
             let peer = state.withLock { $0.links[handle]?.peer }
