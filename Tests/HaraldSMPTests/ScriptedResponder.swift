@@ -6,8 +6,15 @@ import HaraldSMP
 struct MemoryBearer: SMPBearer {
     let incoming: AsyncStream<[UInt8]>
     let toPeer: AsyncStream<[UInt8]>.Continuation
+    private let log = Locked<[[UInt8]]>([])
 
-    func send(_ pdu: [UInt8]) async throws { toPeer.yield(pdu) }
+    /// Every PDU this end sent, in order.
+    var sent: [[UInt8]] { log.value }
+
+    func send(_ pdu: [UInt8]) async throws {
+        log.withLock { $0.append(pdu) }
+        toPeer.yield(pdu)
+    }
 
     /// Two connected ends.
     static func pair() -> (MemoryBearer, MemoryBearer) {
