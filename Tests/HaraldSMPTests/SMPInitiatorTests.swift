@@ -30,7 +30,7 @@ struct SMPInitiatorTests {
         /// Starts pairing; the task's value is how it ended.
         func start() -> Task<Result<PairingOutcome, PairingError>, Never> {
             Task { [initiator] in
-                do { return .success(try await initiator.pair()) } catch { return .failure(error) }
+                do throws(PairingError) { return .success(try await initiator.pair()) } catch { return .failure(error) }
             }
         }
     }
@@ -163,14 +163,16 @@ struct SMPInitiatorTests {
         let nonces = try #require(
             await f.responder.passkeyRounds(
                 passkey: { 123_456 }, nonce: { Value128.random() }, ours: responderKeyPair.publicKey, initiators: initiators))
-        let ltk = try await f.responder.checkDHKey(
-            keyPair: responderKeyPair, initiators: initiators, na: nonces.0, nb: nonces.1,
-            r: try #require(SecretKey128(passkey: 123_456)), addresses: addresses, response: features)
+        let passkey = try #require(SecretKey128(passkey: 123_456))
+        let ltk = try #require(
+            await f.responder.checkDHKey(
+                keyPair: responderKeyPair, initiators: initiators, na: nonces.0, nb: nonces.1, r: passkey,
+                addresses: addresses, response: features))
         try await f.responder.distributeIdentity(irk: peerIRK, address: peerIdentity)
         let result = try await outcome.value.get()
 
         #expect(result.method == PairingMethod(isSecureConnections: true, model: .passkeyEntry(.responderDisplays)))
-        #expect(try result.longTermKey?.key == #require(ltk))
+        #expect(result.longTermKey?.key == ltk)
         #expect(f.initiatorBearer.sent.filter { $0.first == SMPCode.pairingConfirm.rawValue }.count == 20)
     }
 
@@ -424,19 +426,23 @@ struct SMPInitiatorTests {
     }
 
     @Test func aPersonWhoNeverAnswersTimesOut() async throws {
+        let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
         let f = fixture(
             PairingConfiguration(ioCapability: .displayYesNo, authReq: [.bonding, .mitm, .secureConnections]),
-            agent: SilentAgent())
+            agent: SilentAgent(asked: askedContinuation))
         let outcome = f.start()
         defer { f.responder.close() }
         try await f.responder.answerPairingRequest(with: response(.displayYesNo, [.bonding, .mitm, .secureConnections]))
         let initiators = try await f.responder.exchangePublicKeys(responderKeyPair)
         _ = try await f.responder.commitAndRevealNonce(nb, ours: responderKeyPair.publicKey, initiators: initiators)
-        let sentBeforeAsking = 3  // Pairing Request, Public Key, Random
+        var questions = asked.makeAsyncIterator()
+        _ = await questions.next()
+        // Waiting for the person is the only wait left: its timer.
         await f.clock.waitForSleepers(atLeast: 1)
         f.clock.advance(by: .seconds(30))
         await expectFailure(.timedOut, outcome)
-        #expect(f.initiatorBearer.sent.count == sentBeforeAsking)
+        // Pairing Request, Public Key, Random: nothing after the person was asked.
+        #expect(f.initiatorBearer.sent.count == 3)
     }
 
     @Test func aMalformedPDUIsAnsweredWithInvalidParameters() async throws {
@@ -488,6 +494,8 @@ struct SMPInitiatorTests {
         _ = try await f.responder.expect(SMPPairingPublicKey.self)
         // Far enough: the Security Request did not end the pairing.
         #expect(f.initiatorBearer.sent.count == 2)
+        f.responder.close()
+        _ = await outcome.value
     }
 
     @Test func theChannelClosingEndsPairingWithLinkLost() async throws {
@@ -499,8 +507,10 @@ struct SMPInitiatorTests {
     }
 }
 
-/// An agent whose person never answers.
+/// An agent whose person never answers; it reports each question on `asked`.
 struct SilentAgent: PairingAgent {
+    let asked: AsyncStream<Void>.Continuation
+
     func confirmJustWorks() async -> Bool { await never(false) }
     func confirmNumericComparison(_ value: NumericComparisonValue) async -> Bool { await never(false) }
     func enterPasskey() async -> UInt32? { await never(nil) }
@@ -508,10 +518,10 @@ struct SilentAgent: PairingAgent {
 
     /// Waits until cancelled.
     private func never<T>(_ value: T) async -> T {
+        asked.yield()
         let (stream, continuation) = AsyncStream<Void>.makeStream()
-        await withExtendedLifetime(continuation) {
-            for await _ in stream {}
-        }
+        for await _ in stream {}
+        continuation.finish()  // keeps the stream open until then
         return value
     }
 }
