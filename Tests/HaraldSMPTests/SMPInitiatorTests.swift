@@ -498,6 +498,16 @@ struct SMPInitiatorTests {
         _ = await outcome.value
     }
 
+    @Test func cancellingTheCallerEndsPairingWithLinkLost() async throws {
+        let f = fixture()
+        let outcome = f.start()
+        defer { f.responder.close() }
+        _ = try await f.responder.expect(SMPPairingRequest.self)
+        outcome.cancel()
+        await expectFailure(.linkLost("pairing was cancelled"), outcome)
+        #expect(f.initiatorBearer.sent.count == 1)
+    }
+
     @Test func theChannelClosingEndsPairingWithLinkLost() async throws {
         let f = fixture()
         let outcome = f.start()

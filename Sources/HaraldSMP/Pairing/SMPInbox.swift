@@ -14,6 +14,8 @@ actor SMPInbox {
         case closed
         /// Nothing arrived within the timeout.
         case timedOut
+        /// The waiting task was cancelled.
+        case cancelled
     }
 
     private struct Waiter {
@@ -50,12 +52,17 @@ actor SMPInbox {
         precondition(waiter == nil, "one wait at a time on the SMP channel")
         nextWaiterID += 1
         let id = nextWaiterID
-        return await withCheckedContinuation { continuation in
-            let timer = Task { [weak self] in
-                do { try await clock.sleep(for: timeout) } catch { return }
-                await self?.expire(id)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let timer = Task { [weak self] in
+                    do { try await clock.sleep(for: timeout) } catch { return }
+                    await self?.end(id, with: .timedOut)
+                }
+                waiter = Waiter(id: id, continuation: continuation, timer: timer)
+                if Task.isCancelled { end(id, with: .cancelled) }
             }
-            waiter = Waiter(id: id, continuation: continuation, timer: timer)
+        } onCancel: {
+            Task { await self.end(id, with: .cancelled) }
         }
     }
 
@@ -72,9 +79,10 @@ actor SMPInbox {
         takeWaiter()?.continuation.resume(returning: .closed)
     }
 
-    private func expire(_ id: UInt64) {
+    /// Ends wait `id` (if it is still the current one) without a PDU.
+    private func end(_ id: UInt64, with delivery: Delivery) {
         guard waiter?.id == id else { return }
-        takeWaiter()?.continuation.resume(returning: .timedOut)
+        takeWaiter()?.continuation.resume(returning: delivery)
     }
 
     /// Removes the waiter and stops its timer.

@@ -59,7 +59,12 @@ public actor SMPInitiator {
     /// agreed on have been exchanged.
     ///
     /// A Pairing Failed from the peer ends it with ``PairingError/failedByPeer(_:)``; a failure
-    /// here sends Pairing Failed and ends with ``PairingError/failedHere(_:)``.
+    /// here sends Pairing Failed and ends with ``PairingError/failedHere(_:)``; the bearer's
+    /// stream finishing (or the calling task being cancelled) ends it with
+    /// ``PairingError/linkLost(_:)``.
+    ///
+    /// Make one initiator per attempt: a second call while one runs fails at once with
+    /// ``PairingError/failedHere(_:)`` (Unspecified Reason) and sends nothing.
     public func pair() async throws(PairingError) -> PairingOutcome {
         guard !isDead else { throw .timedOut }
         guard !isPairing else { throw .failedHere(.unspecifiedReason) }
@@ -148,6 +153,7 @@ public actor SMPInitiator {
             switch await inbox.next(within: configuration.timeout, on: clock) {
             case .pdu(let received): bytes = received
             case .closed: throw .linkLost("the SMP channel closed")
+            case .cancelled: throw .linkLost("pairing was cancelled")
             case .timedOut:
                 isDead = true
                 throw .timedOut
