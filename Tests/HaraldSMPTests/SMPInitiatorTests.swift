@@ -122,7 +122,8 @@ struct SMPInitiatorTests {
 
     @Test func numericComparisonShowsG2OfBothKeysAndNonces() async throws {
         let agent = RecordingAgent()
-        let f = fixture(PairingConfiguration(ioCapability: .displayYesNo, authReq: [.bonding, .mitm, .secureConnections]), agent: agent)
+        let f = fixture(
+            PairingConfiguration(ioCapability: .displayYesNo, authReq: [.bonding, .mitm, .secureConnections]), agent: agent)
         let outcome = f.start()
         defer { f.responder.close() }
         _ = try await respondJustWorks(f.responder, response(.displayYesNo, [.bonding, .mitm, .secureConnections]))
@@ -302,7 +303,9 @@ struct SMPInitiatorTests {
         #expect(result.shortTermKey == stk)
         #expect(
             result.longTermKey
-                == LongTermKey(key: peerLTK, ediv: 0x1234, rand: 0x0102_0304_0506_0708, isAuthenticated: false, isSecureConnections: false))
+                == LongTermKey(
+                    key: peerLTK, ediv: 0x1234, rand: 0x0102_0304_0506_0708, isAuthenticated: false,
+                    isSecureConnections: false))
         #expect(result.peerIdentityAddress == peerIdentity)
     }
 
@@ -349,6 +352,39 @@ struct SMPInitiatorTests {
         let masked = try #require(SecretKey128(littleEndianBytes: Array(full[0..<7]) + [UInt8](repeating: 0, count: 9)))
         #expect(f.encryption.calls.map(\.key) == [masked])
         #expect(result.keySize == 7)
+    }
+
+    @Test func legacyKeyDistributionSendsOurLTKWithEDIVAndRandThenOurIdentity() async throws {
+        let ourLTK = try specKey("ffeeddcc bbaa9988 77665544 33221100")
+        let f = fixture(
+            PairingConfiguration(authReq: [.bonding], initiatorKeys: [.encKey, .idKey]),
+            randomness: fixedRandomness(key: ourLTK, word: 0x0A0B_0C0D_0E0F_1011))
+        let outcome = f.start()
+        defer { f.responder.close() }
+        try await f.responder.answerPairingRequest(
+            with: response(.noInputNoOutput, [.bonding], initiatorKeys: [.encKey, .idKey], responderKeys: []))
+        _ = try await f.responder.legacyConfirmAndRandom(tk: .zero, srand: .random(), addresses: addresses)
+        let information = try await f.responder.expect(SMPEncryptionInformation.self)
+        let identification = try await f.responder.expect(SMPCentralIdentification.self)
+        _ = try await f.responder.expect(SMPIdentityInformation.self)
+        _ = try await f.responder.expect(SMPIdentityAddressInformation.self)
+        let result = try await outcome.value.get()
+        #expect(information.longTermKey == ourLTK)
+        #expect(identification == SMPCentralIdentification(ediv: 0x1011, rand: 0x0A0B_0C0D_0E0F_1011))
+        #expect(result.localLongTermKey?.key == ourLTK)
+        #expect(result.longTermKey == nil)
+    }
+
+    @Test func aSigningKeyIsTakenAfterTheIdentity() async throws {
+        let csrk = ConnectionSignatureResolvingKey(key: try specKey("01010101 02020202 03030303 04040404"))
+        let f = fixture(PairingConfiguration(responderKeys: [.idKey, .signKey]))
+        let outcome = f.start()
+        defer { f.responder.close() }
+        _ = try await respondJustWorks(f.responder, response(.noInputNoOutput, responderKeys: [.idKey, .signKey]))
+        try await f.responder.distributeIdentity(irk: peerIRK, address: peerIdentity)
+        try await f.responder.send(SMPSigningInformation(signatureKey: csrk))
+        let result = try await outcome.value.get()
+        #expect(result.peerSignatureKey == csrk)
     }
 
     @Test func secureConnectionsOnlyRefusesLegacyWithAuthenticationRequirements() async throws {
