@@ -161,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "HaraldSMPTests",
             dependencies: [
-                "HaraldCodec", "HaraldCore", "HaraldSMP",
+                "HaraldCodec", "HaraldCore", "HaraldSMP", "HaraldTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
