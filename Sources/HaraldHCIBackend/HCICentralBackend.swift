@@ -62,6 +62,8 @@ public final class HCICentralBackend: CentralBackend {
         bonds: (any BondStore)? = nil, security: HCISecurityConfiguration? = nil
     ) async throws -> HCICentralBackend {
         var configuration = configuration
+        // With a Security Manager above it, the host hands it the SMP PDUs instead of refusing them.
+        if security != nil { configuration.deliversSecurityManagerPDUs = true }
         if let bonds = bonds ?? security?.bonds, configuration.randomAddress == nil {
             let identity = try await Self.localIdentity(in: bonds)
             if identity.address.kind == .random { configuration.randomAddress = identity.address }
@@ -186,13 +188,28 @@ public final class HCICentralBackend: CentralBackend {
         }
     }
 
-    /// The security manager of a new link, when the backend secures links.
+    /// The security manager of a new link, when the backend secures links: pairing runs the
+    /// Security Manager as initiator on the link's channel 0x0006, distributing this device's
+    /// identity (from the bond store) and encrypting with LE Enable Encryption.
     private func linkSecurity(for link: LEConnection) -> HCILinkSecurity? {
         guard let security else { return nil }
+        let (host, clock) = (self.host, self.clock)
         return HCILinkSecurity(link: link, configuration: security, logger: logger) { () async throws(PairingError) -> PairingOutcome in
-            // Pairing itself (SMP as initiator on the link's channel 0x0006) is not wired yet:
-            // bonded peers are encrypted with their stored keys, others are refused.
-            throw .failedHere(.pairingNotSupported)
+            guard let ours = await host.controller?.randomAddress else { throw .linkLost("the host is closed") }
+            let identity = try? await security.bonds.localIdentity()
+            let initiator = SMPInitiator(
+                bearer: L2CAPSMPBearer(link: link), configuration: security.pairing,
+                addresses: PairingAddresses(initiator: ours, responder: link.peer), agent: security.agent, clock: clock,
+                localKeys: identity.map { LocalPairingKeys(identityResolvingKey: $0.identityResolvingKey, identityAddress: $0.address) }
+            ) { key, ediv, rand in
+                do throws(HCIError) {
+                    try await link.encrypt(with: key, rand: rand, ediv: ediv)
+                } catch {
+                    if case .encryptionFailed(let status) = error { throw PairingError.encryptionFailed(status.rawValue) }
+                    throw PairingError.linkLost(error.description)
+                }
+            }
+            return try await initiator.pair()
         }
     }
 

@@ -117,7 +117,9 @@ actor HCILinkSecurity: LinkSecurityManager {
         case .linkLost: .disconnected(.connectionLost)
         case .timedOut: .timeout(operation: "pairing", after: .seconds(30))
         case let .encryptionFailed(status) where status == HCIStatus.pinOrKeyMissing.rawValue: .peerRemovedPairingInformation
-        default: .backend(error.description)
+        case let .failedHere(reason): .pairingFailed("\(reason)")
+        case let .failedByPeer(reason): .pairingFailed("the peer refused: \(reason)")
+        default: .pairingFailed(error.description)
         }
     }
 }

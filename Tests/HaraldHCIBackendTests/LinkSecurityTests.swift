@@ -78,14 +78,15 @@ struct LinkSecurityTests {
         let bonds = InMemoryBondStore(bonds: [try Self.bond()])
         let (result, _) = try await Self.readSecret(peerKey: nil, lostBond: .pairAgain, bonds: bonds)
         #expect(await bonds.allBonds().isEmpty)
-        // Pairing over HCI is not wired yet: the attempt is refused.
-        #expect(throws: BluetoothError.self) { try result.get() }
+        // The in-process peers have no Security Manager: the pairing that follows is refused.
+        #expect(throws: BluetoothError.pairingFailed("the peer refused: Pairing Not Supported (0x05)")) { try result.get() }
     }
 
-    @Test func withoutABondTheRefusalIsNotAnsweredByEncryption() async throws {
+    @Test func withoutABondARefusalStartsPairingAndItsFailureReachesTheCaller() async throws {
         let bonds = InMemoryBondStore()
         let (result, security) = try await Self.readSecret(peerKey: Self.key, bonds: bonds)
-        #expect(throws: BluetoothError.self) { try result.get() }
+        #expect(throws: BluetoothError.pairingFailed("the peer refused: Pairing Not Supported (0x05)")) { try result.get() }
         #expect(security?.level == SecurityLevel.none)
+        #expect(await bonds.allBonds().isEmpty)
     }
 }

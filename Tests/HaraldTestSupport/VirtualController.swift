@@ -139,8 +139,30 @@ public final class VirtualController: HCITransport {
         }
         // The buffer is free at once, as on Bumble's controllers.
         toHost.yield(ControllerEvents.completedPackets(handle: fragment.handle, count: 1))
-        guard let (bearer, pdu) = delivery, let pdu, pdu.cid == L2CAPFixedChannel.attributeProtocol else { return }
-        bearer.deliver(pdu.payload)
+        guard let (bearer, pdu) = delivery, let pdu else { return }
+        switch pdu.cid {
+        case L2CAPFixedChannel.attributeProtocol:
+            bearer.deliver(pdu.payload)
+        case L2CAPFixedChannel.securityManager where pdu.payload.first == 0x01:
+            // The peers have no Security Manager: a Pairing Request gets Pairing Failed,
+            // Pairing Not Supported, as from a device without SMP.
+            sendSecurityManagerPDU([0x05, 0x05], handle: fragment.handle)
+        default:
+            break
+        }
+    }
+
+    /// An SMP PDU from a peer to the central, on CID 0x0006.
+    private func sendSecurityManagerPDU(_ pdu: [UInt8], handle: UInt16) {
+        let fragments = fragmentL2CAP(
+            cid: L2CAPFixedChannel.securityManager, sdu: pdu, handle: handle, maximumDataLength: configuration.peripheralDataLength)
+        state.withLock { state in
+            guard !state.isClosed, state.links[handle] != nil else { return }
+            for var fragment in fragments {
+                if fragment.packetBoundary == .firstNonFlushable { fragment.packetBoundary = .firstFlushable }
+                toHost.yield(fragment.packet)
+            }
+        }
     }
 
     private func openLink(to peer: VirtualPeer) async {
