@@ -91,7 +91,7 @@ let package = Package(
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
         .target(
             name: "HaraldHCIBackend",
-            dependencies: ["HaraldGATTBackend", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["HaraldGATTBackend", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", "HaraldSMP", .product(name: "Logging", package: "swift-log")]),
         // The heart-rate monitor kit: measurements, control point, battery, pairing, live statistics
         // for any SIG heart-rate sensor, over the public API.
         .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec", "HaraldCore"]),

@@ -42,15 +42,22 @@ public final class GATTConnection: ConnectionBackend {
     /// Reads the signal strength of the link under a connection, within a timeout.
     public typealias RSSISource = @Sendable (Duration) async throws(BluetoothError) -> RSSI
 
+    /// What secures the link, when the backend can (see ``open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:rssiSource:securityManager:raisesSecurityOnDemand:)``).
+    private let securityManager: (any LinkSecurityManager)?
+    /// Whether a request the peer refuses for lack of security is retried once after raising it.
+    private let raisesSecurityOnDemand: Bool
+
     private enum ServiceChangedWatch { case pending, settingUp, settled }
 
     private init(
         peripheral: PeripheralIdentifier, client: GATTClient, watchesServiceChanged: Bool, elapsed: @escaping @Sendable () -> Duration,
-        rssiSource: RSSISource?
+        rssiSource: RSSISource?, securityManager: (any LinkSecurityManager)?, raisesSecurityOnDemand: Bool
     ) {
         self.peripheral = peripheral
         self.client = client
         self.rssiSource = rssiSource
+        self.securityManager = securityManager
+        self.raisesSecurityOnDemand = raisesSecurityOnDemand
         self.serviceChangedWatch = Locked(watchesServiceChanged ? .pending : .settled)
         self.elapsed = elapsed
     }
@@ -72,12 +79,13 @@ public final class GATTConnection: ConnectionBackend {
     /// first. A peer that refuses is used without the indications.
     public static func open(
         bearer: any ATTBearer, peripheral: PeripheralIdentifier, clock: any Clock<Duration>,
-        exchangeMTU: Bool = true, watchesServiceChanged: Bool = true, timeout: Duration = .seconds(30), rssiSource: RSSISource? = nil
+        exchangeMTU: Bool = true, watchesServiceChanged: Bool = true, timeout: Duration = .seconds(30), rssiSource: RSSISource? = nil,
+        securityManager: (any LinkSecurityManager)? = nil, raisesSecurityOnDemand: Bool = true
     ) async throws(BluetoothError) -> GATTConnection {
         let client = GATTClient(bearer: bearer, clock: clock, configuration: .init(defaultTimeout: timeout))
         let connection = GATTConnection(
             peripheral: peripheral, client: client, watchesServiceChanged: watchesServiceChanged, elapsed: stopwatch(clock),
-            rssiSource: rssiSource)
+            rssiSource: rssiSource, securityManager: securityManager, raisesSecurityOnDemand: raisesSecurityOnDemand)
         // A sink on handle 0 (never a valid attribute, so never in a changed range) is finished
         // when the bearer closes.
         let (signal, changes) = (connection.signal, connection.changes)
@@ -196,13 +204,21 @@ public final class GATTConnection: ConnectionBackend {
 
     public func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [UInt8] {
         let handle = try liveHandle(of: characteristic.id, characteristic.uuid)
-        do { return try await client.readLong(handle: handle, timeout: timeout) } catch {
-            throw await translate(error, "read of \(characteristic.uuid)", timeout)
+        return try await securingOnDemand(timeout: timeout) { () async throws(BluetoothError) -> [UInt8] in
+            do throws(GATTError) { return try await client.readLong(handle: handle, timeout: timeout) } catch {
+                throw await translate(error, "read of \(characteristic.uuid)", timeout)
+            }
         }
     }
 
     public func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration) async throws(BluetoothError) {
         let handle = try liveHandle(of: characteristic.id, characteristic.uuid)
+        try await securingOnDemand(timeout: timeout) { () async throws(BluetoothError) in
+            try await write(value, handle: handle, uuid: characteristic.uuid, kind: kind, timeout: timeout)
+        }
+    }
+
+    private func write(_ value: [UInt8], handle: UInt16, uuid: BluetoothUUID, kind: WriteKind, timeout: Duration) async throws(BluetoothError) {
         do {
             switch kind {
             case .withoutResponse:
@@ -214,20 +230,50 @@ public final class GATTConnection: ConnectionBackend {
                     try await client.writeLong(handle: handle, value: value, timeout: timeout)
                 }
             }
-        } catch { throw await translate(error, "write to \(characteristic.uuid)", timeout) }
+        } catch { throw await translate(error, "write to \(uuid)", timeout) }
     }
 
     public func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) -> [UInt8] {
         let handle = try liveHandle(of: descriptor.id, descriptor.uuid)
-        do { return try await client.readLong(handle: handle, timeout: timeout) } catch {
-            throw await translate(error, "read of descriptor \(descriptor.uuid)", timeout)
+        return try await securingOnDemand(timeout: timeout) { () async throws(BluetoothError) -> [UInt8] in
+            do throws(GATTError) { return try await client.readLong(handle: handle, timeout: timeout) } catch {
+                throw await translate(error, "read of descriptor \(descriptor.uuid)", timeout)
+            }
         }
     }
 
     public func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) {
         let handle = try liveHandle(of: descriptor.id, descriptor.uuid)
-        do { try await client.write(handle: handle, value: value, timeout: timeout) } catch {
-            throw await translate(error, "write to descriptor \(descriptor.uuid)", timeout)
+        try await securingOnDemand(timeout: timeout) { () async throws(BluetoothError) in
+            do throws(GATTError) { try await client.write(handle: handle, value: value, timeout: timeout) } catch {
+                throw await translate(error, "write to descriptor \(descriptor.uuid)", timeout)
+            }
+        }
+    }
+
+    // MARK: Security
+
+    /// The link's security from the security manager; nil without one.
+    public func security() async -> LinkSecurity? { await securityManager?.currentSecurity() }
+
+    /// Encrypts with the bond's key, else pairs, through the security manager.
+    public func secure(timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
+        guard let securityManager else { throw .unsupported("securing this link (no security manager)") }
+        return try await securityManager.raiseSecurity(for: .insufficientEncryption, timeout: timeout)
+    }
+
+    /// Runs `operation`; when the peer refuses it for lack of security (0x05, 0x0F, 0x0C) and a
+    /// security manager is there, raises the link's security and runs it once more, as phones
+    /// do. The retry gets the same timeout; the raising is bounded by the SMP timeouts.
+    private func securingOnDemand<T>(
+        timeout: Duration, _ operation: () async throws(BluetoothError) -> T
+    ) async throws(BluetoothError) -> T {
+        do {
+            return try await operation()
+        } catch {
+            guard raisesSecurityOnDemand, let securityManager, case let .attribute(code, _) = error, code.requiresPairing else { throw error }
+            _ = try await securityManager.raiseSecurity(for: code, timeout: timeout)
+            return try await operation()
         }
     }
 
@@ -240,8 +286,10 @@ public final class GATTConnection: ConnectionBackend {
         guard let cccd else { throw BluetoothError.notFound("CCCD of \(characteristic.uuid)") }
         let configuration: ClientCharacteristicConfiguration =
             !enabled ? [] : characteristic.properties.contains(.notify) ? .notifications : .indications
-        do { try await client.configureNotifications(cccdHandle: cccd, configuration, timeout: timeout) } catch {
-            throw await translate(error, "CCCD write for \(characteristic.uuid)", timeout)
+        try await securingOnDemand(timeout: timeout) { () async throws(BluetoothError) in
+            do throws(GATTError) { try await client.configureNotifications(cccdHandle: cccd, configuration, timeout: timeout) } catch {
+                throw await translate(error, "CCCD write for \(characteristic.uuid)", timeout)
+            }
         }
     }
 

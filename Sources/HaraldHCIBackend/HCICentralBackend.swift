@@ -3,6 +3,7 @@ import HaraldATT
 import HaraldCore
 import HaraldGATTBackend
 import HaraldHCI
+import HaraldSMP
 import Logging
 
 /// The Linux backend: Harald's own host stack over an HCI transport (`tcp:HOST:PORT` for
@@ -16,20 +17,27 @@ public final class HCICentralBackend: CentralBackend {
     private let logger: Logger
     /// Connects to different peripherals take turns at the host's one connection attempt.
     private let attemptTurns = ConnectAttemptTurns()
+    /// Bonds, pairing and the lost-bond policy; nil: links are never secured.
+    private let security: HCISecurityConfiguration?
 
-    private init(host: HCIHost, clock: any Clock<Duration>, localMTU: Int, logger: Logger) {
+    private init(host: HCIHost, clock: any Clock<Duration>, localMTU: Int, logger: Logger, security: HCISecurityConfiguration?) {
         self.host = host
         self.clock = clock
         self.localMTU = localMTU
         self.logger = logger
+        self.security = security
     }
 
     /// Opens `transport` (as `tcp:HOST:PORT` or `hci:N`), resets and sets up the controller.
     ///
     /// - Parameter btsnoop: a file to record every HCI packet in (btsnoop, HCI UART type 1002).
+    /// - Parameter bonds: where bonds and this device's identity are kept. With a store, the host
+    ///   connects from one static random identity address for good (generated and saved the first
+    ///   time), so bonded peers recognise it; without one, from a fresh random address each run.
     public static func open(
         transport specification: String, clock: any Clock<Duration> = ContinuousClock(), btsnoop: String? = nil,
-        configuration: HCIHost.Configuration = HCIHost.Configuration(), localMTU: Int = 517
+        configuration: HCIHost.Configuration = HCIHost.Configuration(), localMTU: Int = 517, bonds: (any BondStore)? = nil,
+        security: HCISecurityConfiguration? = nil
     ) async throws -> HCICentralBackend {
         let transport: any HCITransport
         do { transport = try openHCITransport(specification) } catch {
@@ -42,18 +50,40 @@ public final class HCICentralBackend: CentralBackend {
                 throw BluetoothError.backend("cannot write btsnoop file \(btsnoop): \(error)")
             }
         }
-        return try await open(transport: transport, clock: clock, configuration: configuration, snoop: snoop, localMTU: localMTU)
+        return try await open(
+            transport: transport, clock: clock, configuration: configuration, snoop: snoop, localMTU: localMTU, bonds: bonds, security: security)
     }
 
     /// Resets and sets up the controller behind an open `transport` (an in-process controller in
     /// tests, say); closing the backend closes the transport.
     public static func open(
         transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(),
-        configuration: HCIHost.Configuration = HCIHost.Configuration(), snoop: BTSnoopWriter? = nil, localMTU: Int = 517
+        configuration: HCIHost.Configuration = HCIHost.Configuration(), snoop: BTSnoopWriter? = nil, localMTU: Int = 517,
+        bonds: (any BondStore)? = nil, security: HCISecurityConfiguration? = nil
     ) async throws -> HCICentralBackend {
+        var configuration = configuration
+        // With a Security Manager above it, the host hands it the SMP PDUs instead of refusing them.
+        if security != nil { configuration.deliversSecurityManagerPDUs = true }
+        if let bonds = bonds ?? security?.bonds, configuration.randomAddress == nil {
+            let identity = try await Self.localIdentity(in: bonds)
+            if identity.address.kind == .random { configuration.randomAddress = identity.address }
+        }
         let host = HCIHost(transport: transport, clock: clock, configuration: configuration, snoop: snoop)
         do { try await host.start() } catch { throw BluetoothError.backend("controller set-up failed: \(error)") }
-        return HCICentralBackend(host: host, clock: clock, localMTU: localMTU, logger: configuration.logger)
+        return HCICentralBackend(host: host, clock: clock, localMTU: localMTU, logger: configuration.logger, security: security)
+    }
+
+    /// This device's identity kept in `bonds`, generated (a static random address and an IRK) and
+    /// saved the first time.
+    static func localIdentity(in bonds: any BondStore) async throws -> LocalIdentity {
+        do {
+            if let known = try await bonds.localIdentity() { return known }
+            let fresh = try LocalIdentity.generate()
+            try await bonds.setLocalIdentity(fresh)
+            return fresh
+        } catch let error as BondStoreError {
+            throw BluetoothError.backend("the bond store: \(error)")
+        }
     }
 
     /// Closes the host and its transport.
@@ -126,7 +156,7 @@ public final class HCICentralBackend: CentralBackend {
         do {
             return try await GATTConnection.open(
                 bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout ?? .seconds(30),
-                rssiSource: Self.rssiSource(of: link, clock: clock))
+                rssiSource: Self.rssiSource(of: link, clock: clock), securityManager: linkSecurity(for: link))
         } catch {
             // The GATT failure is what the caller needs; a failed HCI Disconnect on top of it is
             // only logged (a broken transport has closed the host and the link already).
@@ -155,6 +185,31 @@ public final class HCICentralBackend: CentralBackend {
             guard let reading else { throw .timeout(operation: "RSSI read", after: timeout) }
             guard let rssi = reading else { throw .backend("the controller could not measure the RSSI (127)") }
             return rssi
+        }
+    }
+
+    /// The security manager of a new link, when the backend secures links: pairing runs the
+    /// Security Manager as initiator on the link's channel 0x0006, distributing this device's
+    /// identity (from the bond store) and encrypting with LE Enable Encryption.
+    private func linkSecurity(for link: LEConnection) -> HCILinkSecurity? {
+        guard let security else { return nil }
+        let (host, clock) = (self.host, self.clock)
+        return HCILinkSecurity(link: link, configuration: security, logger: logger) { () async throws(PairingError) -> PairingOutcome in
+            guard let ours = await host.controller?.randomAddress else { throw .linkLost("the host is closed") }
+            let identity = try? await security.bonds.localIdentity()
+            let initiator = SMPInitiator(
+                bearer: L2CAPSMPBearer(link: link), configuration: security.pairing,
+                addresses: PairingAddresses(initiator: ours, responder: link.peer), agent: security.agent, clock: clock,
+                localKeys: identity.map { LocalPairingKeys(identityResolvingKey: $0.identityResolvingKey, identityAddress: $0.address) }
+            ) { key, ediv, rand in
+                do throws(HCIError) {
+                    try await link.encrypt(with: key, rand: rand, ediv: ediv)
+                } catch {
+                    if case .encryptionFailed(let status) = error { throw PairingError.encryptionFailed(status.rawValue) }
+                    throw PairingError.linkLost(error.description)
+                }
+            }
+            return try await initiator.pair()
         }
     }
 

@@ -48,6 +48,22 @@ struct VirtualControllerTests {
         await backend.close()
     }
 
+    @Test func withABondStoreTheHostKeepsOneStaticRandomIdentityAcrossRuns() async throws {
+        let bonds = InMemoryBondStore()
+        var addresses: [BluetoothAddress?] = []
+        for _ in 0..<2 {
+            let controller = VirtualController(peers: [])
+            let backend = try await HCICentralBackend.open(transport: controller, clock: ManualClock(), bonds: bonds)
+            addresses.append(await backend.host.controller?.randomAddress)
+            await backend.close()
+        }
+        let identity = await bonds.localIdentity()
+        #expect(addresses[0] != nil)
+        #expect(addresses[0] == addresses[1], "the same address every run")
+        #expect(addresses[0] == identity?.address)
+        #expect(identity?.address.randomSubtype == .static)
+    }
+
     @Test func aConnectionReadsItsRSSIWithHCIReadRSSI() async throws {
         let peripheral = try ScenarioPeripheral()
         let controller = VirtualController(peers: [peripheral.virtualPeer])  // heard at -50 dBm

@@ -35,6 +35,7 @@ public final class VirtualController: HCITransport {
     private struct Link {
         let peer: BluetoothAddress
         let bearer: VirtualLinkBearer
+        var serverConnection: GATTConnectionID?
         var reassembler = L2CAPReassembler()
     }
 
@@ -138,8 +139,30 @@ public final class VirtualController: HCITransport {
         }
         // The buffer is free at once, as on Bumble's controllers.
         toHost.yield(ControllerEvents.completedPackets(handle: fragment.handle, count: 1))
-        guard let (bearer, pdu) = delivery, let pdu, pdu.cid == L2CAPFixedChannel.attributeProtocol else { return }
-        bearer.deliver(pdu.payload)
+        guard let (bearer, pdu) = delivery, let pdu else { return }
+        switch pdu.cid {
+        case L2CAPFixedChannel.attributeProtocol:
+            bearer.deliver(pdu.payload)
+        case L2CAPFixedChannel.securityManager where pdu.payload.first == 0x01:
+            // The peers have no Security Manager: a Pairing Request gets Pairing Failed,
+            // Pairing Not Supported, as from a device without SMP.
+            sendSecurityManagerPDU([0x05, 0x05], handle: fragment.handle)
+        default:
+            break
+        }
+    }
+
+    /// An SMP PDU from a peer to the central, on CID 0x0006.
+    private func sendSecurityManagerPDU(_ pdu: [UInt8], handle: UInt16) {
+        let fragments = fragmentL2CAP(
+            cid: L2CAPFixedChannel.securityManager, sdu: pdu, handle: handle, maximumDataLength: configuration.peripheralDataLength)
+        state.withLock { state in
+            guard !state.isClosed, state.links[handle] != nil else { return }
+            for var fragment in fragments {
+                if fragment.packetBoundary == .firstNonFlushable { fragment.packetBoundary = .firstFlushable }
+                toHost.yield(fragment.packet)
+            }
+        }
     }
 
     private func openLink(to peer: VirtualPeer) async {
@@ -148,9 +171,9 @@ public final class VirtualController: HCITransport {
             return state.nextHandle
         }
         let bearer = VirtualLinkBearer(handle: handle, controller: self)
-        await peer.server.attach(bearer)
+        let serverConnection = await peer.server.attach(bearer)
         state.withLock { state in
-            state.links[handle] = Link(peer: peer.address, bearer: bearer)
+            state.links[handle] = Link(peer: peer.address, bearer: bearer, serverConnection: serverConnection)
             toHost.yield(ControllerEvents.connectionComplete(handle: handle, peer: peer.address))
         }
     }
@@ -229,6 +252,25 @@ public final class VirtualController: HCITransport {
             if linkExists(handle) {
                 answer(ControllerEvents.connectionUpdateComplete(handle: handle, interval: word(4), latency: word(6), supervisionTimeout: word(8)))
             }
+        case .leEnableEncryption:
+            let handle = word(0)
+            let link = state.withLock { $0.links[handle] }
+            guard let link, let peer = peers.first(where: { $0.address == link.peer }) else {
+                return answer(ControllerEvents.status(command.opcode, .unknownConnectionIdentifier))
+            }
+            answer(ControllerEvents.status(command.opcode, .success))
+            let offered = parameters.count >= 28 ? Array(parameters[12..<28]) : []
+            guard let known = peer.longTermKey else {
+                // The peer answers its LTK request negatively: encryption fails, the link stays.
+                return answer(ControllerEvents.event(0x08, [HCIStatus.pinOrKeyMissing.rawValue] + ControllerEvents.le16(handle) + [0x00]))
+            }
+            guard known.withUnsafeKeyBytes({ $0 == offered }) else {
+                return endLink(handle: handle, reason: .connectionTerminatedDueToMICFailure, peerSees: .linkLost(code: 0x3D))
+            }
+            if let serverConnection = link.serverConnection {
+                await peer.server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: peer.longTermKeyIsAuthenticated), for: serverConnection)
+            }
+            answer(ControllerEvents.event(0x59, [0x00] + ControllerEvents.le16(handle) + [0x01, 0x10]))
         case .readRSSI:
             let handle = word(0)
             let peer = state.withLock { $0.links[handle]?.peer }

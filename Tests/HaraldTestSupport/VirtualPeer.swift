@@ -11,6 +11,13 @@ public struct VirtualPeer: Sendable {
     public var scanResponseData: [UInt8]
     public var rssi: Int8
     public var server: GATTServer
+    /// The Long Term Key the peer holds for the central (a bond), as its LE Long Term Key Request
+    /// would answer: LE Enable Encryption with this key succeeds (and the server sees an encrypted
+    /// link); with another key the link drops (MIC Failure); with none the peer refuses (PIN or
+    /// Key Missing).
+    public var longTermKey: SecretKey128?
+    /// Whether that bond came from an authenticated pairing (what the server then sees).
+    public var longTermKeyIsAuthenticated = false
 
     public init(address: BluetoothAddress, advertisingData: [UInt8], scanResponseData: [UInt8] = [], rssi: Int8 = -50, server: GATTServer) {
         self.address = address

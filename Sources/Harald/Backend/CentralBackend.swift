@@ -129,6 +129,15 @@ public protocol ConnectionBackend: Sendable {
     /// ``BluetoothError/unsupported(_:)``.
     func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI
 
+    /// How the link is secured now; nil when the backend cannot tell (CoreBluetooth pairs and
+    /// encrypts on its own and does not say). The default is nil.
+    func security() async -> LinkSecurity?
+
+    /// Secures the link now: encrypts with the bond's key when there is one, else pairs. The
+    /// default throws ``BluetoothError/unsupported(_:)`` (on CoreBluetooth the system pairs when
+    /// the peripheral first refuses a request for lack of security).
+    func secure(timeout: Duration) async throws(BluetoothError) -> LinkSecurity
+
     /// The ATT traffic of the connection so far, or nil when the backend cannot see it (the
     /// default; see ``ProtocolCost``).
     func protocolCost() async -> ProtocolCost?
@@ -146,5 +155,11 @@ extension ConnectionBackend {
 
     public func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI {
         throw .unsupported("reading the RSSI of a connection on this backend")
+    }
+
+    public func security() async -> LinkSecurity? { nil }
+
+    public func secure(timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
+        throw .unsupported("securing a link on demand on this backend")
     }
 }

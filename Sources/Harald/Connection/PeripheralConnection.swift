@@ -373,6 +373,17 @@ public actor PeripheralConnection {
         return try await deadline.run { try await backend.readRSSI(timeout: try deadline.remaining("RSSI read")) }
     }
 
+    /// How the link is secured now; nil when the backend cannot tell (CoreBluetooth).
+    public func security() async -> LinkSecurity? { await backend.security() }
+
+    /// Secures the link now — encrypts with the bond's key when the peer is bonded, else pairs —
+    /// instead of waiting for the peripheral to refuse a request for lack of security (which
+    /// backends that pair do on their own, retrying the request once).
+    public func secure(timeout: Duration? = nil) async throws(BluetoothError) -> LinkSecurity {
+        let deadline = try start(timeout)
+        return try await deadline.run { try await backend.secure(timeout: try deadline.remaining("securing the link")) }
+    }
+
     /// Changes to the peripheral's services from now on (Service Changed), until the link ends.
     /// The connection has already forgotten what changed when a change arrives here.
     public nonisolated func serviceChanges() -> AsyncStream<ServiceChange> { link.changes() }

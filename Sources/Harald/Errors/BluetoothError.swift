@@ -48,6 +48,9 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Missing" (0x06) on encryption. Pair again (on iOS, after the user removes the device in
     /// Settings).
     case peerRemovedPairingInformation
+    /// Pairing did not complete: the peer or this device failed it (with the Security Manager's
+    /// reason, such as "Confirm Value Failed" for a wrong passkey), or the person refused.
+    case pairingFailed(String)
     /// Encrypting the link did not finish in time (`CBError.encryptionTimedOut`, 15).
     case encryptionTimedOut
     /// The system cannot hold another connection (`CBError.connectionLimitReached`, 11; HCI
@@ -80,6 +83,7 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .unsupported(what): "not supported: \(what)"
         case .peerRemovedPairingInformation: "the peer removed its pairing information (pair again)"
         case .encryptionTimedOut: "encrypting the link timed out"
+        case let .pairingFailed(detail): "pairing failed: \(detail)"
         case .connectionLimitReached: "no more connections are possible"
         case let .misuse(what): "API misuse: \(what)"
         case let .bufferOverflow(limit): "\(limit) values waited for the loop; the subscription ended rather than drop one"

@@ -1,0 +1,152 @@
+import HaraldCore
+
+/// The PDUs a peer sent on the SMP channel and not yet taken, with the Security Manager Timer on
+/// every wait for the next one (Core spec Vol 3 Part H §3.4).
+///
+/// A pump task drains the bearer's stream as PDUs arrive, so none is lost between two waits;
+/// only one wait runs at a time (a pairing procedure takes its PDUs in order).
+actor SMPInbox {
+    /// What a wait ended with.
+    enum Delivery: Sendable {
+        /// The next PDU, as received.
+        case pdu([UInt8])
+        /// The bearer's stream finished: the link is gone.
+        case closed
+        /// Nothing arrived within the timeout.
+        case timedOut
+        /// The waiting task was cancelled.
+        case cancelled
+    }
+
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Delivery, Never>
+        let timer: Task<Void, Never>
+    }
+
+    private var queued: [[UInt8]] = []
+    private var isClosed = false
+    private var waiter: Waiter?
+    private var nextWaiterID: UInt64 = 0
+    private var pump: Task<Void, Never>?
+
+    /// Starts draining `incoming`; does nothing when already started.
+    func start(_ incoming: AsyncStream<[UInt8]>) {
+        guard pump == nil else { return }
+        pump = Task { [weak self] in
+            for await pdu in incoming {
+                guard let self else { return }
+                await self.deliver(pdu)
+            }
+            await self?.close()
+        }
+    }
+
+    deinit { pump?.cancel() }
+
+    /// The next PDU, `.closed` once the stream finished and everything queued was taken, or
+    /// `.timedOut` when `timeout` passes on `clock` first.
+    func next(within timeout: Duration, on clock: any Clock<Duration>) async -> Delivery {
+        if !queued.isEmpty { return .pdu(queued.removeFirst()) }
+        if isClosed { return .closed }
+        precondition(waiter == nil, "one wait at a time on the SMP channel")
+        nextWaiterID += 1
+        let id = nextWaiterID
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let timer = Task { [weak self] in
+                    do { try await clock.sleep(for: timeout) } catch { return }
+                    await self?.end(id, with: .timedOut)
+                }
+                waiter = Waiter(id: id, continuation: continuation, timer: timer)
+                if Task.isCancelled { end(id, with: .cancelled) }
+            }
+        } onCancel: {
+            Task { await self.end(id, with: .cancelled) }
+        }
+    }
+
+    private func deliver(_ pdu: [UInt8]) {
+        if let waiter = takeWaiter() {
+            waiter.continuation.resume(returning: .pdu(pdu))
+        } else {
+            queued.append(pdu)
+        }
+    }
+
+    private func close() {
+        isClosed = true
+        takeWaiter()?.continuation.resume(returning: .closed)
+    }
+
+    /// Ends wait `id` (if it is still the current one) without a PDU.
+    private func end(_ id: UInt64, with delivery: Delivery) {
+        guard waiter?.id == id else { return }
+        takeWaiter()?.continuation.resume(returning: delivery)
+    }
+
+    /// Removes the waiter and stops its timer.
+    private func takeWaiter() -> Waiter? {
+        guard let current = waiter else { return nil }
+        waiter = nil
+        current.timer.cancel()
+        return current
+    }
+}
+
+/// Runs `body` against `timeout` on `clock`: its result, or nil when the time is up first.
+///
+/// Unlike a task group, this does not wait for `body` once the time is up: it is cancelled and
+/// left behind, since a person (or an agent ignoring cancellation) may never answer.
+func firstOf<T: Sendable>(
+    _ body: @escaping @Sendable () async -> T, orTimeout timeout: Duration, on clock: any Clock<Duration>
+) async -> T? {
+    let race = Race<T>()
+    return await withCheckedContinuation { continuation in
+        race.arm(continuation)
+        race.add(Task { race.finish(await body()) })
+        race.add(
+            Task {
+                do { try await clock.sleep(for: timeout) } catch { return }
+                race.finish(nil)
+            })
+    }
+}
+
+/// The one-shot result of ``firstOf(_:orTimeout:on:)``: the first to finish resumes the caller
+/// and cancels the other.
+private final class Race<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T?, Never>?
+        var tasks: [Task<Void, Never>] = []
+        var isFinished = false
+    }
+
+    private let state = Locked(State())
+
+    func arm(_ continuation: CheckedContinuation<T?, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func add(_ task: Task<Void, Never>) {
+        let finished = state.withLock { state in
+            if !state.isFinished { state.tasks.append(task) }
+            return state.isFinished
+        }
+        if finished { task.cancel() }
+    }
+
+    func finish(_ value: T?) {
+        let (continuation, tasks) = state.withLock { state -> (CheckedContinuation<T?, Never>?, [Task<Void, Never>]) in
+            guard !state.isFinished else { return (nil, []) }
+            state.isFinished = true
+            defer {
+                state.continuation = nil
+                state.tasks = []
+            }
+            return (state.continuation, state.tasks)
+        }
+        continuation?.resume(returning: value)
+        for task in tasks { task.cancel() }
+    }
+}

@@ -1,0 +1,216 @@
+import HaraldCodec
+import HaraldCore
+
+/// The pairing procedure of the initiator (the central) over one SMP bearer (Core spec Vol 3
+/// Part H §2.3): the Pairing Feature Exchange (phase 1), key generation by LE Secure Connections
+/// or LE legacy pairing (phase 2), then the Transport Specific Key Distribution (phase 3).
+///
+/// It knows no transport: PDUs go through the ``SMPBearer``, and encrypting the link is the
+/// `encrypt` closure's job (LE Enable Encryption with the key, EDIV and Rand it is given,
+/// returning once the Encryption Change reports success; throw ``PairingError`` to report a
+/// failure, any other error counts as a lost link).
+///
+/// Every wait, for a PDU, for the person through the ``PairingAgent`` or for the encryption,
+/// is bounded by the SMP timeout. Once it has passed the initiator is dead: it sends nothing more
+/// on the bearer (not even Pairing Failed), and ``pair()`` fails with ``PairingError/timedOut``
+/// until the link is replaced.
+public actor SMPInitiator {
+    /// Encrypts the link: the key (the LTK of LE Secure Connections, or legacy pairing's STK), the
+    /// EDIV and the Rand (both 0 here).
+    public typealias Encrypt = @Sendable (_ key: SecretKey128, _ ediv: UInt16, _ rand: UInt64) async throws -> Void
+
+    let bearer: any SMPBearer
+    let configuration: PairingConfiguration
+    let addresses: PairingAddresses
+    let agent: any PairingAgent
+    let clock: any Clock<Duration>
+    let localKeys: LocalPairingKeys?
+    let randomness: PairingRandomness
+    let encrypt: Encrypt
+
+    let inbox = SMPInbox()
+    /// True once the SMP timeout passed: nothing more is sent on this bearer.
+    private(set) var isDead = false
+    /// True while ``pair()`` runs.
+    private var isPairing = false
+    /// True during Passkey Entry, when a Keypress Notification may arrive and is ignored.
+    var acceptsKeypressNotifications = false
+
+    /// - Parameters:
+    ///   - localKeys: our IRK and identity address (and CSRK), distributed when the responder
+    ///     accepts them; without them we offer no IdKey (nor SignKey without a CSRK).
+    ///   - randomness: nonces, key pair and passkeys; ``PairingRandomness/system`` unless testing.
+    public init(
+        bearer: any SMPBearer, configuration: PairingConfiguration, addresses: PairingAddresses,
+        agent: any PairingAgent, clock: any Clock<Duration> = ContinuousClock(), localKeys: LocalPairingKeys?,
+        randomness: PairingRandomness = .system, encrypt: @escaping Encrypt
+    ) {
+        self.bearer = bearer
+        self.configuration = configuration
+        self.addresses = addresses
+        self.agent = agent
+        self.clock = clock
+        self.localKeys = localKeys
+        self.randomness = randomness
+        self.encrypt = encrypt
+    }
+
+    /// Runs the whole procedure: on return the link is encrypted and the keys the two devices
+    /// agreed on have been exchanged.
+    ///
+    /// A Pairing Failed from the peer ends it with ``PairingError/failedByPeer(_:)``; a failure
+    /// here sends Pairing Failed and ends with ``PairingError/failedHere(_:)``; the bearer's
+    /// stream finishing (or the calling task being cancelled) ends it with
+    /// ``PairingError/linkLost(_:)``.
+    ///
+    /// Make one initiator per attempt: a second call while one runs fails at once with
+    /// ``PairingError/failedHere(_:)`` (Unspecified Reason) and sends nothing.
+    public func pair() async throws(PairingError) -> PairingOutcome {
+        guard !isDead else { throw .timedOut }
+        guard !isPairing else { throw .failedHere(.unspecifiedReason) }
+        isPairing = true
+        defer { isPairing = false }
+        await inbox.start(bearer.incoming)
+
+        let exchange = try await exchangeFeatures()
+        var keys: PhaseTwoKeys
+        if exchange.method.isSecureConnections {
+            let ltk = try await generateSecureConnectionsKey(exchange)
+            try await encryptLink(with: ltk)
+            keys = PhaseTwoKeys(
+                longTermKey: LongTermKey(
+                    key: ltk, keySize: exchange.keySize, isAuthenticated: exchange.method.isAuthenticated,
+                    isSecureConnections: true),
+                shortTermKey: nil)
+        } else {
+            let stk = try await generateShortTermKey(exchange)
+            try await encryptLink(with: stk)
+            keys = PhaseTwoKeys(longTermKey: nil, shortTermKey: stk)
+        }
+        let distributed = try await distributeKeys(exchange)
+        if let peerLTK = distributed.peerLongTermKey { keys.longTermKey = peerLTK }
+        return PairingOutcome(
+            longTermKey: keys.longTermKey, shortTermKey: keys.shortTermKey,
+            localLongTermKey: distributed.localLongTermKey,
+            peerIdentityResolvingKey: distributed.peerIdentityResolvingKey,
+            peerIdentityAddress: distributed.peerIdentityAddress, peerSignatureKey: distributed.peerSignatureKey,
+            method: exchange.method, keySize: exchange.keySize,
+            isBonding: exchange.request.authReq.isBonding && exchange.response.authReq.isBonding)
+    }
+
+    private struct PhaseTwoKeys {
+        var longTermKey: LongTermKey?
+        var shortTermKey: SecretKey128?
+    }
+
+    // MARK: - Sending and receiving
+
+    /// The SMP MTU we decode with: 65 when we support LE Secure Connections, else 23.
+    private var mtu: Int {
+        configuration.authReq.contains(.secureConnections) ? SecurityManager.secureConnectionsMTU : SecurityManager.legacyMTU
+    }
+
+    /// Sends one PDU and returns the bytes sent (Pairing Request/Response feed `c1` as sent).
+    @discardableResult
+    func send(_ pdu: some SMPPDUCodable) async throws(PairingError) -> [UInt8] {
+        let bytes: [UInt8]
+        do {
+            bytes = try pdu.encodedBytes()
+        } catch {
+            throw await fail(.unspecifiedReason)
+        }
+        try await sendBytes(bytes)
+        return bytes
+    }
+
+    private func sendBytes(_ bytes: [UInt8]) async throws(PairingError) {
+        guard !isDead else { throw .timedOut }
+        do {
+            try await bearer.send(bytes)
+        } catch {
+            throw .linkLost("sending an SMP PDU failed: \(error)")
+        }
+    }
+
+    /// Ends the procedure from this side: sends Pairing Failed with `reason` (unless the timeout
+    /// passed), and returns the error to throw.
+    func fail(_ reason: PairingFailureReason) async -> PairingError {
+        if !isDead, let bytes = try? SMPPairingFailed(reason: reason).encodedBytes() {
+            try? await bearer.send(bytes)
+        }
+        return .failedHere(reason)
+    }
+
+    /// The next PDU of the procedure, decoded, with its wire bytes.
+    ///
+    /// Pairing Failed from the peer ends the procedure; Security Request (and Keypress
+    /// Notification during Passkey Entry) is skipped; a PDU that does not decode is answered with
+    /// Pairing Failed and the reason its decoding error maps to.
+    func receive() async throws(PairingError) -> (pdu: SMPPDU, bytes: [UInt8]) {
+        while true {
+            guard !isDead else { throw .timedOut }
+            let bytes: [UInt8]
+            switch await inbox.next(within: configuration.timeout, on: clock) {
+            case .pdu(let received): bytes = received
+            case .closed: throw .linkLost("the SMP channel closed")
+            case .cancelled: throw .linkLost("pairing was cancelled")
+            case .timedOut:
+                isDead = true
+                throw .timedOut
+            }
+            let pdu: SMPPDU
+            do {
+                pdu = try SMPPDU(decoding: bytes, mtu: mtu)
+            } catch {
+                throw await fail(error.pairingFailureReason)
+            }
+            switch pdu {
+            case .pairingFailed(let failed): throw .failedByPeer(failed.reason)
+            case .securityRequest: continue
+            case .keypressNotification where acceptsKeypressNotifications: continue
+            default: return (pdu, bytes)
+            }
+        }
+    }
+
+    /// The next PDU, which must be a `T`; any other is out of order and fails the procedure
+    /// (Unspecified Reason).
+    func expect<T: SMPPDUCodable>(_ type: T.Type) async throws(PairingError) -> T {
+        let (pdu, _) = try await receive()
+        guard let expected = pdu.as(T.self) else { throw await fail(.unspecifiedReason) }
+        return expected
+    }
+
+    /// Asks the agent (the person), within the SMP timeout.
+    func ask<T: Sendable>(_ question: @escaping @Sendable (any PairingAgent) async -> T) async throws(PairingError) -> T {
+        let agent = agent
+        guard let answer = await firstOf({ await question(agent) }, orTimeout: configuration.timeout, on: clock) else {
+            isDead = true
+            throw .timedOut
+        }
+        return answer
+    }
+
+    /// Encrypts the link with the key phase 2 produced (EDIV = Rand = 0), within the SMP timeout.
+    private func encryptLink(with key: SecretKey128) async throws(PairingError) {
+        let encrypt = encrypt
+        let result = await firstOf(
+            { () async -> Result<Void, PairingError> in
+                do {
+                    try await encrypt(key, 0, 0)
+                    return .success(())
+                } catch let error as PairingError {
+                    return .failure(error)
+                } catch {
+                    return .failure(.linkLost("encrypting the link failed: \(error)"))
+                }
+            }, orTimeout: configuration.timeout, on: clock)
+        switch result {
+        case .none:
+            isDead = true
+            throw .timedOut
+        case .success?: return
+        case .failure(let error)?: throw error
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Harald
+import HaraldATT
+import HaraldCodec
+import HaraldCore
+import HaraldHCIBackend
+import HaraldSMP
+import HaraldTestSupport
+import Testing
+
+/// The HCI backend securing links with stored bonds, over the in-process controller.
+@Suite("HCI backend: encrypting bonded links on demand")
+struct LinkSecurityTests {
+    static let peerAddress = BluetoothAddress("C0:5E:C0:00:00:01", kind: .random)!
+    static let service = BluetoothUUID(0xFFF0)
+    static let secret = BluetoothUUID(0xFFF1)
+    static let key = SecretKey128(littleEndianBytes: (0..<16).map { UInt8(0x30 + $0) })!
+
+    /// A peer whose one characteristic needs an encrypted link; `peerKey` is the LTK it holds for us.
+    static func peer(holding peerKey: SecretKey128?) throws -> VirtualPeer {
+        let server = try GATTServer(services: [
+            GATTServiceDefinition(uuid: service, characteristics: [
+                GATTCharacteristicDefinition(uuid: secret, properties: [.read], permissions: [.read, .readEncrypted], value: [0x42])
+            ]),
+        ])
+        var peer = VirtualPeer(address: peerAddress, advertisingData: [], server: server)
+        peer.longTermKey = peerKey
+        return peer
+    }
+
+    static func bond() throws -> Bond {
+        try Bond(
+            identityAddress: peerAddress, lastAddress: peerAddress,
+            longTermKey: LongTermKey(key: key, keySize: 16, isAuthenticated: false, isSecureConnections: true),
+            localLongTermKey: nil, peerIdentityResolvingKey: nil, peerSignatureKey: nil, localSignatureKey: nil, keySize: 16,
+            isAuthenticated: false, isSecureConnections: true, createdAt: Date(timeIntervalSince1970: 0))
+    }
+
+    /// Reads the protected characteristic through the public API; returns the value or the error,
+    /// and the link's security afterwards.
+    static func readSecret(peerKey: SecretKey128?, lostBond: LostBondPolicy = .fail, bonds: InMemoryBondStore) async throws
+        -> (Result<[UInt8], BluetoothError>, LinkSecurity?)
+    {
+        let controller = VirtualController(peers: [try peer(holding: peerKey)])
+        let backend = try await HCICentralBackend.open(
+            transport: controller, clock: ManualClock(), security: HCISecurityConfiguration(bonds: bonds, lostBond: lostBond))
+        let central = Central(backend: backend, clock: ManualClock())
+        let outcome = try await withHangGuard(seconds: 120) { () -> (Result<[UInt8], BluetoothError>, LinkSecurity?) in
+            let connection = try await central.connect(to: PeripheralIdentifier(address: peerAddress), timeout: .seconds(30))
+            let characteristic = try await connection.characteristic(secret, service: service)
+            let result: Result<[UInt8], BluetoothError>
+            do { result = .success(try await connection.readRaw(characteristic)) } catch { result = .failure(BluetoothError(error)) }
+            let security = await connection.security()
+            await connection.disconnect()
+            return (result, security)
+        }
+        await backend.close()
+        return outcome
+    }
+
+    @Test func aBondedPeerIsEncryptedWithTheStoredKeyWhenItRefusesARead() async throws {
+        let bonds = InMemoryBondStore(bonds: [try Self.bond()])
+        let (result, security) = try await Self.readSecret(peerKey: Self.key, bonds: bonds)
+        #expect(try result.get() == [0x42])
+        #expect(security?.level == .encrypted)
+        #expect(security?.isBonded == true)
+        #expect(security?.keySize == 16)
+    }
+
+    @Test func aPeerThatLostItsBondFailsWithThatErrorAndTheBondIsKept() async throws {
+        let bonds = InMemoryBondStore(bonds: [try Self.bond()])
+        let (result, _) = try await Self.readSecret(peerKey: nil, lostBond: .fail, bonds: bonds)
+        #expect(throws: BluetoothError.peerRemovedPairingInformation) { try result.get() }
+        #expect(await bonds.allBonds().count == 1)
+    }
+
+    @Test func withThePairAgainPolicyTheLostBondIsDeletedBeforePairing() async throws {
+        let bonds = InMemoryBondStore(bonds: [try Self.bond()])
+        let (result, _) = try await Self.readSecret(peerKey: nil, lostBond: .pairAgain, bonds: bonds)
+        #expect(await bonds.allBonds().isEmpty)
+        // The in-process peers have no Security Manager: the pairing that follows is refused.
+        #expect(throws: BluetoothError.pairingFailed("the peer refused: Pairing Not Supported (0x05)")) { try result.get() }
+    }
+
+    @Test func withoutABondARefusalStartsPairingAndItsFailureReachesTheCaller() async throws {
+        let bonds = InMemoryBondStore()
+        let (result, security) = try await Self.readSecret(peerKey: Self.key, bonds: bonds)
+        #expect(throws: BluetoothError.pairingFailed("the peer refused: Pairing Not Supported (0x05)")) { try result.get() }
+        #expect(security?.level == SecurityLevel.none)
+        #expect(await bonds.allBonds().isEmpty)
+    }
+}
