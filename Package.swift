@@ -135,7 +135,7 @@ let package = Package(
         .target(
             name: "HaraldTestSupport",
             dependencies: [
-                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldScenarioSuite",
+                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldSMP", "HaraldScenarioSuite",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HaraldTestSupport"
@@ -249,7 +249,7 @@ let package = Package(
             name: "HaraldHCIBackendTests",
             dependencies: [
                 "HaraldGATTBackend", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
-                "HaraldTestSupport",
+                "HaraldTestSupport", "HaraldSMP",
             ]
         ),
         // The heart-rate kit on the simulator's strap (virtual time), its statistics (property tests),

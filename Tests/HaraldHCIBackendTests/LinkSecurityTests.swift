@@ -89,4 +89,33 @@ struct LinkSecurityTests {
         #expect(security?.level == SecurityLevel.none)
         #expect(await bonds.allBonds().isEmpty)
     }
+
+    @Test func aPeerWithoutABondIsPairedWithLESecureConnectionsAndTheBondIsStored() async throws {
+        let bonds = InMemoryBondStore()
+        var peer = try Self.peer(holding: nil)
+        peer.pairing = PairingConfiguration()
+        let controller = VirtualController(peers: [peer])
+        let backend = try await HCICentralBackend.open(transport: controller, clock: ManualClock(), security: HCISecurityConfiguration(bonds: bonds))
+        let central = Central(backend: backend, clock: ManualClock())
+        try await withHangGuard(seconds: 120) {
+            // First connection: the refusal starts pairing (SC Just Works, Harald on both sides).
+            let first = try await central.connect(to: PeripheralIdentifier(address: Self.peerAddress), timeout: .seconds(30))
+            let characteristic = try await first.characteristic(Self.secret, service: Self.service)
+            #expect(try await first.readRaw(characteristic) == [0x42])
+            #expect(await first.security()?.isBonded == true)
+            await first.disconnect()
+            let bond = try #require(await bonds.bond(for: Self.peerAddress))
+            #expect(bond.isSecureConnections)
+            #expect(bond.longTermKey?.ediv == 0 && bond.longTermKey?.rand == 0)
+
+            // Second connection: the stored key encrypts the link; no second pairing.
+            let second = try await central.connect(to: PeripheralIdentifier(address: Self.peerAddress), timeout: .seconds(30))
+            let again = try await second.characteristic(Self.secret, service: Self.service)
+            #expect(try await second.readRaw(again) == [0x42])
+            await second.disconnect()
+            #expect(await bonds.allBonds().count == 1)
+            #expect(controller.pairingsStarted == 1, "the second connection re-encrypted without pairing")
+        }
+        await backend.close()
+    }
 }

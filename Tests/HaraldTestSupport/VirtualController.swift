@@ -2,6 +2,7 @@ import HaraldATT
 import HaraldCodec
 import HaraldCore
 import HaraldHCI
+import HaraldSMP
 
 /// An LE controller in the test process, with peripherals (``VirtualPeer``) within range: the
 /// HCI host stack runs against it in plain `swift test`, with no Bumble and no sockets.
@@ -36,6 +37,11 @@ public final class VirtualController: HCITransport {
         let peer: BluetoothAddress
         let bearer: VirtualLinkBearer
         var serverConnection: GATTConnectionID?
+        /// The peer's Security Manager on this link while it pairs: where SMP PDUs go.
+        var securityManagerInbox: AsyncStream<[UInt8]>.Continuation?
+        /// The key the peer's pairing waits for the central to encrypt with, and the wait.
+        var awaitedKey: SecretKey128?
+        var encryptionWaiter: CheckedContinuation<Void, any Error>?
         var reassembler = L2CAPReassembler()
     }
 
@@ -46,6 +52,12 @@ public final class VirtualController: HCITransport {
         var pendingConnection: BluetoothAddress?
         var links: [UInt16: Link] = [:]
         var nextHandle: UInt16 = 0x0040
+        /// The host's random address (LE Set Random Address), the initiator's address in pairing.
+        var hostAddress: BluetoothAddress?
+        /// Pairings the peers started (Pairing Requests they answered).
+        var pairingsStarted = 0
+        /// Long Term Keys peers learned by pairing with the central, by peer.
+        var pairedKeys: [BluetoothAddress: (key: SecretKey128, authenticated: Bool)] = [:]
     }
 
     public let configuration: Configuration
@@ -122,12 +134,15 @@ public final class VirtualController: HCITransport {
     /// Ends a link: the host gets Disconnection Complete with `reason`, the peer's server a
     /// closed bearer. Does nothing for a link that is gone.
     func endLink(handle: UInt16, reason: HCIStatus, peerSees closeReason: ATTCloseReason = .closedLocally) {
-        let bearer: VirtualLinkBearer? = state.withLock { state in
+        let link: Link? = state.withLock { state in
             guard let link = state.links.removeValue(forKey: handle) else { return nil }
             toHost.yield(ControllerEvents.disconnectionComplete(handle: handle, reason: reason))
-            return link.bearer
+            return link
         }
-        bearer?.end(closeReason)
+        // A pairing under way on the link ends with it.
+        link?.securityManagerInbox?.finish()
+        link?.encryptionWaiter?.resume(throwing: PairingError.linkLost("the link ended"))
+        link?.bearer.end(closeReason)
     }
 
     private func receive(_ fragment: ACLDataPacket) {
@@ -143,14 +158,72 @@ public final class VirtualController: HCITransport {
         switch pdu.cid {
         case L2CAPFixedChannel.attributeProtocol:
             bearer.deliver(pdu.payload)
-        case L2CAPFixedChannel.securityManager where pdu.payload.first == 0x01:
-            // The peers have no Security Manager: a Pairing Request gets Pairing Failed,
-            // Pairing Not Supported, as from a device without SMP.
-            sendSecurityManagerPDU([0x05, 0x05], handle: fragment.handle)
+        case L2CAPFixedChannel.securityManager:
+            receiveSecurityManagerPDU(pdu.payload, handle: fragment.handle)
         default:
             break
         }
     }
+
+    /// An SMP PDU from the central: to the peer's running pairing, or a Pairing Request that
+    /// starts one (a peer without ``VirtualPeer/pairing`` refuses it: Pairing Not Supported).
+    private func receiveSecurityManagerPDU(_ pdu: [UInt8], handle: UInt16) {
+        enum Next { case deliver(AsyncStream<[UInt8]>.Continuation), start(VirtualPeer, BluetoothAddress), refuse, ignore }
+        let next: Next = state.withLock { state in
+            guard let link = state.links[handle] else { return .ignore }
+            if let inbox = link.securityManagerInbox { return .deliver(inbox) }
+            guard pdu.first == 0x01 else { return .ignore }
+            guard let peer = peers.first(where: { $0.address == link.peer }), peer.pairing != nil, let host = state.hostAddress else {
+                return .refuse
+            }
+            return .start(peer, host)
+        }
+        switch next {
+        case .deliver(let inbox): inbox.yield(pdu)
+        case .refuse: sendSecurityManagerPDU([0x05, 0x05], handle: handle)
+        case .ignore: break
+        case let .start(peer, host): startPairing(peer: peer, host: host, handle: handle, request: pdu)
+        }
+    }
+
+    /// Runs the peer's ``SMPResponder`` for a Pairing Request; its keys are remembered for the
+    /// peer's later LE Long Term Key Requests (the next LE Enable Encryption with them succeeds).
+    private func startPairing(peer: VirtualPeer, host: BluetoothAddress, handle: UInt16, request pdu: [UInt8]) {
+        guard let configuration = peer.pairing, case let .pairingRequest(request) = try? SMPPDU(decoding: pdu) else {
+            return sendSecurityManagerPDU([0x05, 0x0A], handle: handle)
+        }
+        let (incoming, inbox) = AsyncStream.makeStream(of: [UInt8].self)
+        state.withLock { state in
+            state.links[handle]?.securityManagerInbox = inbox
+            state.pairingsStarted += 1
+        }
+        let bearer = VirtualSMPBearer(incoming: incoming) { [weak self] pdu in self?.sendSecurityManagerPDU(pdu, handle: handle) }
+        let responder = SMPResponder(
+            bearer: bearer, configuration: configuration, addresses: PairingAddresses(initiator: host, responder: peer.address),
+            agent: AutomaticPairingAgent(), localKeys: SMPResponderLocalKeys()
+        ) { [weak self] key in
+            guard let self else { throw PairingError.linkLost("controller gone") }
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                self.state.withLock { state in
+                    state.links[handle]?.awaitedKey = key
+                    state.links[handle]?.encryptionWaiter = waiter
+                }
+            }
+        }
+        Task { [weak self] in
+            let outcome = try? await responder.respond(to: request)
+            inbox.finish()
+            self?.state.withLock { state in
+                state.links[handle]?.securityManagerInbox = nil
+                if let outcome, outcome.isBonding, let key = outcome.longTermKey ?? outcome.localLongTermKey {
+                    state.pairedKeys[peer.address] = (key.key, key.isAuthenticated)
+                }
+            }
+        }
+    }
+
+    /// How many pairings the peers have started with the central.
+    public var pairingsStarted: Int { state.withLock { $0.pairingsStarted } }
 
     /// An SMP PDU from a peer to the central, on CID 0x0006.
     private func sendSecurityManagerPDU(_ pdu: [UInt8], handle: UInt16) {
@@ -260,7 +333,25 @@ public final class VirtualController: HCITransport {
             }
             answer(ControllerEvents.status(command.opcode, .success))
             let offered = parameters.count >= 28 ? Array(parameters[12..<28]) : []
-            guard let known = peer.longTermKey else {
+            // A pairing under way waits for the central to encrypt with its new key.
+            let pairingWait: CheckedContinuation<Void, any Error>? = state.withLock { state in
+                guard let awaited = state.links[handle]?.awaitedKey, awaited.withUnsafeKeyBytes({ $0 == offered }) else { return nil }
+                defer {
+                    state.links[handle]?.awaitedKey = nil
+                    state.links[handle]?.encryptionWaiter = nil
+                }
+                return state.links[handle]?.encryptionWaiter
+            }
+            if let pairingWait {
+                if let serverConnection = link.serverConnection {
+                    await peer.server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: false), for: serverConnection)
+                }
+                answer(ControllerEvents.event(0x59, [0x00] + ControllerEvents.le16(handle) + [0x01, 0x10]))
+                pairingWait.resume()
+                return
+            }
+            let paired = state.withLock { $0.pairedKeys[peer.address] }
+            guard let known = paired?.key ?? peer.longTermKey else {
                 // The peer answers its LTK request negatively: encryption fails, the link stays.
                 return answer(ControllerEvents.event(0x08, [HCIStatus.pinOrKeyMissing.rawValue] + ControllerEvents.le16(handle) + [0x00]))
             }
@@ -282,7 +373,12 @@ public final class VirtualController: HCITransport {
             let handle = word(0)
             answer(ControllerEvents.status(command.opcode, .success))
             if linkExists(handle) { answer(ControllerEvents.remoteFeaturesComplete(handle: handle, features: 0)) }
-        case .setEventMask, .leSetEventMask, .leSetRandomAddress, .leWriteSuggestedDefaultDataLength:
+        case .leSetRandomAddress:
+            if parameters.count == 6, let address = BluetoothAddress(bytes: parameters.reversed(), kind: .random) {
+                state.withLock { $0.hostAddress = address }
+            }
+            complete(command)
+        case .setEventMask, .leSetEventMask, .leWriteSuggestedDefaultDataLength:
             complete(command)
         default:
             complete(command, [HCIStatus.unknownCommand.rawValue])
@@ -319,4 +415,13 @@ public final class VirtualController: HCITransport {
         answer(ControllerEvents.status(command.opcode, .success))
         if let peer = peers.first(where: { $0.address == address }) { await openLink(to: peer) }
     }
+}
+
+/// A virtual peer's Security Manager channel: PDUs from the central arrive on `incoming`, and
+/// what the peer sends goes to the central on CID 0x0006.
+private struct VirtualSMPBearer: SMPBearer {
+    let incoming: AsyncStream<[UInt8]>
+    let deliver: @Sendable ([UInt8]) -> Void
+
+    func send(_ pdu: [UInt8]) async throws { deliver(pdu) }
 }

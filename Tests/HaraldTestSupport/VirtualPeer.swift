@@ -1,5 +1,6 @@
 import HaraldATT
 import HaraldCore
+import HaraldSMP
 
 /// A peripheral within range of a ``VirtualController``: what it advertises, and the GATT
 /// server that answers on every link a central opens to it.
@@ -18,6 +19,9 @@ public struct VirtualPeer: Sendable {
     public var longTermKey: SecretKey128?
     /// Whether that bond came from an authenticated pairing (what the server then sees).
     public var longTermKeyIsAuthenticated = false
+    /// How the peer pairs as responder (Harald's own ``SMPResponder`` with an automatic agent);
+    /// nil: it has no Security Manager and answers Pairing Failed, Pairing Not Supported.
+    public var pairing: PairingConfiguration?
 
     public init(address: BluetoothAddress, advertisingData: [UInt8], scanResponseData: [UInt8] = [], rssi: Int8 = -50, server: GATTServer) {
         self.address = address
