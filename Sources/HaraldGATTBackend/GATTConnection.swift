@@ -34,7 +34,7 @@ public final class GATTConnection: ConnectionBackend {
     /// service discovery), being turned on, or settled (on, absent, refused, or not wanted).
     private let serviceChangedWatch: Locked<ServiceChangedWatch>
     /// Time elapsed on the connection's clock since it opened.
-    private let elapsed: @Sendable () -> Duration
+    private let stopwatch: Stopwatch
     /// Where ``readRSSI(timeout:)`` gets the link's signal strength (the HCI link's Read RSSI,
     /// the simulated link's level); nil when the bearer's owner cannot tell.
     private let rssiSource: RSSISource?
@@ -50,7 +50,7 @@ public final class GATTConnection: ConnectionBackend {
     private enum ServiceChangedWatch { case pending, settingUp, settled }
 
     private init(
-        peripheral: PeripheralIdentifier, client: GATTClient, watchesServiceChanged: Bool, elapsed: @escaping @Sendable () -> Duration,
+        peripheral: PeripheralIdentifier, client: GATTClient, watchesServiceChanged: Bool, stopwatch: Stopwatch,
         rssiSource: RSSISource?, securityManager: (any LinkSecurityManager)?, raisesSecurityOnDemand: Bool
     ) {
         self.peripheral = peripheral
@@ -59,7 +59,7 @@ public final class GATTConnection: ConnectionBackend {
         self.securityManager = securityManager
         self.raisesSecurityOnDemand = raisesSecurityOnDemand
         self.serviceChangedWatch = Locked(watchesServiceChanged ? .pending : .settled)
-        self.elapsed = elapsed
+        self.stopwatch = stopwatch
     }
 
     /// Starts a GATT client on `bearer` and, when `exchangeMTU` is set, raises the ATT_MTU once
@@ -84,7 +84,7 @@ public final class GATTConnection: ConnectionBackend {
     ) async throws(BluetoothError) -> GATTConnection {
         let client = GATTClient(bearer: bearer, clock: clock, configuration: .init(defaultTimeout: timeout))
         let connection = GATTConnection(
-            peripheral: peripheral, client: client, watchesServiceChanged: watchesServiceChanged, elapsed: stopwatch(clock),
+            peripheral: peripheral, client: client, watchesServiceChanged: watchesServiceChanged, stopwatch: Stopwatch(clock),
             rssiSource: rssiSource, securityManager: securityManager, raisesSecurityOnDemand: raisesSecurityOnDemand)
         // A sink on handle 0 (never a valid attribute, so never in a changed range) is finished
         // when the bearer closes.
@@ -109,12 +109,6 @@ public final class GATTConnection: ConnectionBackend {
             do { _ = try await client.exchangeMTU(timeout: timeout) } catch { throw await connection.translate(error, "MTU exchange", timeout) }
         }
         return connection
-    }
-
-    /// Elapsed time on `clock` from now.
-    private static func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
-        let origin = clock.now
-        return { origin.duration(to: clock.now) }
     }
 
     public func mtu() async -> Int { await client.mtu }
@@ -356,7 +350,7 @@ public final class GATTConnection: ConnectionBackend {
             return true
         }
         guard claimed else { return timeout }
-        let started = elapsed()
+        let started = stopwatch.elapsed
         var outcome = ServiceChangedWatch.settled
         defer { serviceChangedWatch.withLock { $0 = outcome } }
         do {
@@ -375,7 +369,7 @@ public final class GATTConnection: ConnectionBackend {
                 break
             }
         }
-        let left = timeout - (elapsed() - started)
+        let left = timeout - (stopwatch.elapsed - started)
         guard left > .zero else { throw BluetoothError.timeout(operation: "service discovery", after: timeout) }
         return left
     }

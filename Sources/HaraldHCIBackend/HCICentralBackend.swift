@@ -135,12 +135,12 @@ public final class HCICentralBackend: CentralBackend {
         guard let target = peripheral.address else {
             throw BluetoothError.connectionFailed("\(peripheral) has no device address")
         }
-        let elapsed = Self.stopwatch(clock)
+        let stopwatch = Stopwatch(clock)
         let link: LEConnection
         do {
             try await attemptTurns.take()
             defer { attemptTurns.pass() }
-            let remaining = timeout.map { $0 - elapsed() }
+            let remaining = timeout.map { $0 - stopwatch.elapsed }
             if let remaining, remaining <= .zero { throw HCIError.connectionTimedOut(target) }
             link = try await host.connect(to: target, timeout: remaining)
         } catch let error as BluetoothError {
@@ -211,12 +211,6 @@ public final class HCICentralBackend: CentralBackend {
             }
             return try await initiator.pair()
         }
-    }
-
-    /// Time since now on `clock`.
-    private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
-        let start = clock.now
-        return { start.duration(to: clock.now) }
     }
 
     // MARK: Mapping

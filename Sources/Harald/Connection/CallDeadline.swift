@@ -1,3 +1,5 @@
+import HaraldCore
+
 /// One deadline for every step of a public call.
 ///
 /// A typed read may discover a service, then its characteristics, then read: each step gets what
@@ -8,22 +10,16 @@
 struct CallDeadline: Sendable {
     /// The whole call's timeout, reported in ``BluetoothError/timeout(operation:after:)``.
     let timeout: Duration
-    private let elapsed: @Sendable () -> Duration
+    private let stopwatch: Stopwatch
 
     init(timeout: Duration, clock: any Clock<Duration>) {
         self.timeout = timeout
-        self.elapsed = Self.stopwatch(clock)
-    }
-
-    /// Time since now on `clock`, as a closure (opens the existential clock once).
-    private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
-        let start = clock.now
-        return { start.duration(to: clock.now) }
+        self.stopwatch = Stopwatch(clock)
     }
 
     /// Time left; throws the call's timeout error once none is.
     func remaining(_ operation: @autoclosure () -> String) throws(BluetoothError) -> Duration {
-        let left = timeout - elapsed()
+        let left = timeout - stopwatch.elapsed
         guard left > .zero else { throw .timeout(operation: operation(), after: timeout) }
         return left
     }

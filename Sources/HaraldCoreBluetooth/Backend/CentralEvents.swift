@@ -87,7 +87,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
         let data = AdvertisementMapping.advertisingData(from: advertisementData, keys: keys) { ($0 as? Peripheral.UUIDValue)?.bluetoothUUID }
         let advertisement = Advertisement(
             peripheral: PeripheralIdentifier(rawValue: peripheral.identifier.uuidString), rssi: RSSI(dBm: strength.intValue),
-            isConnectable: AdvertisementMapping.isConnectable(advertisementData, keys: keys), data: data, receivedAt: elapsed())
+            isConnectable: AdvertisementMapping.isConnectable(advertisementData, keys: keys), data: data, receivedAt: stopwatch.elapsed)
         state.withLock { state in
             let uuid = register(peripheral, in: &state)
             route(advertisement, from: uuid, in: &state)

@@ -76,7 +76,7 @@ import HaraldCore
 /// CoreBluetooth receives the requests in.
 public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralBackend, Sendable {
     let clock: any Clock<Duration>
-    let elapsed: @Sendable () -> Duration
+    let stopwatch: Stopwatch
     /// CoreBluetooth's queue: the central's delegate queue, where every call into it is made.
     let queue: DispatchQueue
     /// Marks `queue`, so the backend can tell when it already runs there.
@@ -95,15 +95,10 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
     /// must create the central with `queue` as its delegate queue.
     public init(queue: DispatchQueue, clock: any Clock<Duration> = ContinuousClock(), makeCentral: @escaping (CoreBluetoothBackend) -> Central) {
         self.clock = clock
-        self.elapsed = Self.stopwatch(clock)
+        self.stopwatch = Stopwatch(clock)
         self.queue = queue
         queue.setSpecific(key: queueKey, value: true)
         state.withLock { $0.makeCentral = makeCentral }
-    }
-
-    private static func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
-        let start = clock.now
-        return { start.duration(to: clock.now) }
     }
 
     var keys: CoreBluetoothKeys { Central.keys }

@@ -13,7 +13,7 @@ extension CoreBluetoothBackend {
     /// oldest are dropped and counted (``ScanReports/droppedCount``).
     public func scan(_ request: ScanRequest) -> ScanReports {
         let (stream, continuation) = ScanReports.makeStream(bufferLimit: request.bufferLimit)
-        let now = elapsed()
+        let now = stopwatch.elapsed
         let (id, refusal): (UInt64, RadioState?) = state.withLock { state in
             let id = state.makeID()
             switch state.radio {

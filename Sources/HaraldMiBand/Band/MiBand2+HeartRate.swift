@@ -64,9 +64,8 @@ actor ContinuousHeartRateSession {
     private var subscription: Subscription<HeartRateMeasurement>?
     /// When the last keep-alive (or the start) went out, as time since ``started``.
     private var lastKeepAlive: Duration = .zero
-    /// The clock reading at start (the clock is existential, so instants are kept as durations
-    /// from this reading).
-    private var started: (any InstantProtocol)?
+    /// Started by the first reading of ``elapsed()``; times are durations since then.
+    private var started: Stopwatch?
     private var finished = false
 
     init(band: MiBand2, keepAliveInterval: Duration) {
@@ -121,18 +120,13 @@ actor ContinuousHeartRateSession {
         return inbox
     }
 
-    /// Time since this session's clock reading at start.
+    /// Time since this session's clock reading at start (the first call starts it).
     private func elapsed() -> Duration {
-        Self.elapsed(on: band.clock, since: &started)
-    }
-
-    private static func elapsed<C: Clock<Duration>>(on clock: C, since reference: inout (any InstantProtocol)?) -> Duration {
-        let now = clock.now
-        guard let start = reference as? C.Instant else {
-            reference = now
+        guard let started else {
+            started = Stopwatch(band.clock)
             return .zero
         }
-        return start.duration(to: now)
+        return started.elapsed
     }
 
     /// How long until the next keep-alive is due.
