@@ -21,7 +21,8 @@ public final class GATTConnection: ConnectionBackend {
     public let peripheral: PeripheralIdentifier
     /// The GATT client doing the work (its counters report protocol cost).
     public let client: GATTClient
-    private let signal = DisconnectionSignal()
+    /// Why the connection ended, once it has (the first reason wins).
+    private let signal = Latch<DisconnectReason>()
     /// Characteristic → CCCD handle, learned from descriptor discovery.
     private let cccdHandles = Locked<[AttributeID: UInt16]>([:])
     /// Handle ranges the peer changed since the last service discovery: an operation on an
@@ -321,7 +322,7 @@ public final class GATTConnection: ConnectionBackend {
         return try await rssiSource(timeout)
     }
 
-    public func disconnection() async -> DisconnectReason { await signal.wait() }
+    public func disconnection() async -> DisconnectReason { await signal.wait(ifCancelled: .other("cancelled")) }
 
     /// Counted by the GATT client: every PDU this connection sent and received.
     public func protocolCost() async -> ProtocolCost? { ProtocolCost(await client.counters) }
