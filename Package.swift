@@ -56,9 +56,11 @@ let package = Package(
         ),
         // The public API over Harald's own ATT/GATT engine: the connection backend that the
         // simulator and the HCI host stack share (only their bearers differ).
-        .target(name: "HaraldGATTBackend", dependencies: ["HaraldCodec", "HaraldCore", "HaraldATT", "Harald"]),
+        .target(
+            name: "HaraldGATTBackend",
+            dependencies: ["HaraldCodec", "HaraldCore", "HaraldATT", "HaraldSMP", "Harald", .product(name: "Logging", package: "swift-log")]),
         // Virtual clock, link model, virtual peripherals (SIG devices), the simulator backend.
-        .target(name: "HaraldSimulator", dependencies: ["HaraldGATTBackend", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "Harald"]),
+        .target(name: "HaraldSimulator", dependencies: ["HaraldGATTBackend", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "Harald"]),
         // The simulator's Open GoPro camera, written from the protocol (not from HaraldGoPro, which
         // its tests check against it).
         .target(name: "HaraldGoProSimulation", dependencies: ["HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore"]),
