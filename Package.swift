@@ -214,7 +214,7 @@ let package = Package(
             name: "HaraldScenarioTests",
             dependencies: [
                 "HaraldProfiles", "Harald", "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "HaraldATT", "HaraldCodec",
-                "HaraldCore", "HaraldScenarioSuite", "HaraldTestSupport",
+                "HaraldCore", "HaraldSMP", "HaraldScenarioSuite", "HaraldTestSupport",
             ]),
         .testTarget(
             name: "HaraldProfilesTests",
