@@ -4,18 +4,6 @@ import HaraldCore
 import HaraldSMP
 import Logging
 
-/// Whether a link is encrypted now, and with how long a key.
-public struct LinkEncryption: Hashable, Sendable {
-    public var isEncrypted: Bool
-    /// The key size in octets (7…16), when the link is encrypted and the transport knows.
-    public var keySize: Int?
-
-    public init(isEncrypted: Bool, keySize: Int? = nil) {
-        self.isEncrypted = isEncrypted
-        self.keySize = keySize
-    }
-}
-
 /// Why encrypting a link with a stored key failed.
 public enum LinkEncryptionError: Error, Sendable {
     /// The peer has no key for us any more (Encryption Change or LTK negative reply with PIN or
