@@ -63,6 +63,7 @@ extension HCIHost {
         let outcome: Result<LinkEncryption, HCIError> = change.status.isSuccess && change.isEncrypted
             ? .success(LinkEncryption(isEncrypted: true, keySize: change.keySize.map(Int.init)))
             : .failure(.encryptionFailed(change.status.isSuccess ? .unspecifiedError : change.status))
+        if case .success(let encryption) = outcome { connections[change.handle]?.connection.reportEncryption(encryption) }
         finishEncryption(handle: change.handle, outcome)
     }
 
@@ -71,6 +72,7 @@ extension HCIHost {
         let outcome: Result<LinkEncryption, HCIError> = refresh.status.isSuccess
             ? .success(LinkEncryption(isEncrypted: true, keySize: size.map(Int.init)))
             : .failure(.encryptionFailed(refresh.status))
+        if case .success(let encryption) = outcome { connections[refresh.handle]?.connection.reportEncryption(encryption) }
         finishEncryption(handle: refresh.handle, outcome)
     }
 

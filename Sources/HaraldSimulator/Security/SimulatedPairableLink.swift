@@ -42,8 +42,6 @@ final class SimulatedPairableLink: PairableLink {
 
     private struct State {
         var encryption = LinkEncryption(isEncrypted: false)
-        /// The PDUs after a Pairing Request go to the responder serving it.
-        var responderInbox: AsyncStream<[UInt8]>.Continuation?
         /// The device's responder waits for the central to encrypt with this key.
         var awaitedKey: SecretKey128?
         var encryptionWaiter: CheckedContinuation<Void, any Error>?
@@ -77,18 +75,28 @@ final class SimulatedPairableLink: PairableLink {
     }
 
     /// Serves the device's side of SMP until the link closes: each Pairing Request starts a
-    /// responder; anything else outside a pairing is ignored, as a responder with nothing under
-    /// way may do. Run inside the simulation.
+    /// responder (``SMPResponderService``). Run inside the simulation.
     func serveDevice() async {
-        for await pdu in channel.peripheralIncoming {
-            if let inbox = state.withLock({ $0.responderInbox }) {
-                inbox.yield(pdu)
-                continue
+        let channel = channel
+        let service = SMPResponderService(
+            configuration: device.configuration, agent: DevicePerson(security: device),
+            addresses: PairingAddresses(initiator: centralAddress, responder: peerAddress), localKeys: SMPResponderLocalKeys(identity: deviceIdentity),
+            clock: clock, taskStarter: clock.taskStarter, send: { pdu in try await channel.send(pdu, from: .peripheral) }
+        ) { [weak self] key in
+            guard let self else { throw PairingError.linkLost("the link closed") }
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                self.state.withLock { state in
+                    state.awaitedKey = key
+                    state.encryptionWaiter = waiter
+                }
             }
-            guard case .pairingRequest(let request)? = try? SMPPDU(decoding: pdu) else { continue }
-            startResponder(for: request)
         }
-        state.withLock { $0.responderInbox }?.finish()
+        let (world, device, central) = (world, peerAddress, centralAddress)
+        await service.serve(channel.peripheralIncoming, onStart: { world.deviceBonds.withLock { $0.countPairing(by: device) } }) { outcome in
+            guard case .success(let outcome) = outcome, outcome.isBonding else { return }
+            let keys = [outcome.longTermKey, outcome.localLongTermKey].compactMap(\.self)
+            world.deviceBonds.withLock { $0.store(keys, of: device, for: central) }
+        }
     }
 
     /// Ends the channel and any wait for encryption (the link closed).
@@ -100,36 +108,6 @@ final class SimulatedPairableLink: PairableLink {
             return state.encryptionWaiter
         }
         waiter?.resume(throwing: PairingError.linkLost("the link closed"))
-    }
-
-    private func startResponder(for request: SMPPairingRequest) {
-        let (incoming, inbox) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(16))
-        state.withLock { $0.responderInbox = inbox }
-        world.deviceBonds.withLock { $0.countPairing(by: peerAddress) }
-        let bearer = SimulatedSMPChannel.End(channel: channel, side: .peripheral, incoming: incoming)
-        let responder = SMPResponder(
-            bearer: bearer, configuration: device.configuration, addresses: PairingAddresses(initiator: centralAddress, responder: peerAddress),
-            agent: DevicePerson(security: device), clock: clock, localKeys: SMPResponderLocalKeys(identity: deviceIdentity),
-            taskStarter: clock.taskStarter
-        ) { [weak self] key in
-            guard let self else { throw PairingError.linkLost("the link closed") }
-            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-                self.state.withLock { state in
-                    state.awaitedKey = key
-                    state.encryptionWaiter = waiter
-                }
-            }
-        }
-        clock.taskStarter.start { [weak self] in
-            let outcome = try? await responder.respond(to: request)
-            inbox.finish()
-            guard let self else { return }
-            self.state.withLock { $0.responderInbox = nil }
-            if let outcome, outcome.isBonding {
-                let keys = [outcome.longTermKey, outcome.localLongTermKey].compactMap(\.self)
-                self.world.deviceBonds.withLock { $0.store(keys, of: self.peerAddress, for: self.centralAddress) }
-            }
-        }
     }
 
     // MARK: PairableLink
