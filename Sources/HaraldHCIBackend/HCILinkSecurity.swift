@@ -7,12 +7,15 @@ import HaraldSMP
 import Logging
 
 /// What the HCI backend does when a bonded peer turns out to have lost its keys (the encryption
-/// with the stored LTK fails with PIN or Key Missing).
+/// with the stored LTK fails with PIN or Key Missing) or to hold other ones (the link drops with
+/// MIC Failure, 0x3D).
 public enum LostBondPolicy: Hashable, Sendable {
     /// Fail with ``BluetoothError/peerRemovedPairingInformation`` and keep the stored bond: the
     /// app decides (pairing again silently would let an impostor replace a bond).
     case fail
-    /// Delete the stored bond and pair again.
+    /// Delete the stored bond and pair again: on the same link after PIN or Key Missing; after a
+    /// MIC Failure, which ends the link, the call fails with
+    /// ``BluetoothError/peerRemovedPairingInformation`` and the next connection pairs.
     case pairAgain
 }
 
@@ -163,10 +166,22 @@ actor HCILinkSecurity: LinkSecurityManager {
                 bonded = true
                 return await currentSecurity()
             } catch {
-                guard case .encryptionFailed(let status) = error, status == .pinOrKeyMissing else { throw HCICentralBackend.translate(error) }
-                logger.notice("the peer lost its bond", metadata: ["peer": "\(link.peer)"])
-                guard configuration.lostBond == .pairAgain else { throw .peerRemovedPairingInformation }
-                do { try await configuration.bonds.removeBond(for: bond.identityAddress) } catch { throw .backend("the bond store: \(error)") }
+                switch error {
+                case .encryptionFailed(let status) where status == .pinOrKeyMissing:
+                    logger.notice("the peer lost its bond", metadata: ["peer": "\(link.peer)"])
+                    guard configuration.lostBond == .pairAgain else { throw .peerRemovedPairingInformation }
+                    do { try await configuration.bonds.removeBond(for: bond.identityAddress) } catch { throw .backend("the bond store: \(error)") }
+                case .disconnected(let reason) where reason == .connectionTerminatedDueToMICFailure:
+                    // The peer answered with another key (it paired again since, or is not who
+                    // the bond says): the link is gone, so pairing again waits for the next one.
+                    logger.notice("the peer holds another key: the link dropped (MIC failure)", metadata: ["peer": "\(link.peer)"])
+                    if configuration.lostBond == .pairAgain {
+                        do { try await configuration.bonds.removeBond(for: bond.identityAddress) } catch { throw .backend("the bond store: \(error)") }
+                    }
+                    throw .peerRemovedPairingInformation
+                default:
+                    throw HCICentralBackend.translate(error)
+                }
             }
         }
         return try await pairNow()

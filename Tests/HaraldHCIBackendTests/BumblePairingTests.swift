@@ -69,10 +69,34 @@ struct SecurePeer: Sendable {
             identity: (answer["identity"] as? String).flatMap { BluetoothAddress($0, kind: .public) })
     }
 
-    /// The names (peer identity addresses as Bumble writes them) of the peer's keystore entries.
-    func bondNames() async throws -> [String] {
+    /// One entry of the peer's keystore.
+    struct StoredBond: Sendable {
+        /// Whom it is for: our identity address, as Bumble names it ("/P" for a public one).
+        var address: BluetoothAddress?
+        /// The LTK for us (SC: the derived one; legacy: the one the peer distributed).
+        var longTermKey: SecretKey128?
+        var ediv: Int?
+    }
+
+    func bonds() async throws -> [StoredBond] {
         let answer = try await control.send(["op": "bonds"])
-        return (answer["bonds"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        return (answer["bonds"] as? [[String: Any]] ?? []).map { entry in
+            let name = entry["name"] as? String ?? ""
+            let address = BluetoothAddress(
+                String(name.prefix { $0 != "/" }), kind: name.hasSuffix("/P") ? .public : .random)
+            let key = (entry["ltk"] as? String).flatMap(Self.octets).flatMap { SecretKey128(littleEndianBytes: $0) }
+            return StoredBond(address: address, longTermKey: key, ediv: entry["ediv"] as? Int)
+        }
+    }
+
+    /// Replaces every LTK the peer stores by another one.
+    func changeKeys() async throws { _ = try await control.send(["op": "change_keys"]) }
+
+    /// The octets of a hex string, in order.
+    static func octets(_ hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count.isMultiple(of: 2) else { return nil }
+        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16) ?? 0 }
     }
 
     /// Waits until the peer has no link (a test's disconnect has reached it).
@@ -208,8 +232,11 @@ struct PairingBumbleIntegrationTests {
             #expect(!bond.isAuthenticated)
             #expect(bond.longTermKey?.ediv == 0 && bond.longTermKey?.rand == 0)
             #expect(bond.peerIdentityResolvingKey != nil)
-            // And the peer keeps a bond under our identity address.
-            #expect(try await peer.bondNames().count == 1)
+            // The peer keeps the same key, under the identity address we distributed.
+            let stored = try await peer.bonds()
+            #expect(stored.count == 1)
+            #expect(stored.first?.address == (await bonds.localIdentity())?.address)
+            #expect(stored.first?.longTermKey == bond.longTermKey?.key, "both sides derived the same LTK")
         }
     }
 
@@ -254,7 +281,22 @@ struct PairingBumbleIntegrationTests {
             #expect(try await peer.status().completed == 1)
             let bond = try #require(await bonds.allBonds().first)
             #expect(!bond.isSecureConnections)
-            #expect(bond.longTermKey != nil)
+            // What we keep is the key the peer distributed, with its EDIV and Rand (Bumble: 0).
+            let stored = try #require(try await peer.bonds().first)
+            #expect(bond.longTermKey?.key == stored.longTermKey)
+            #expect(bond.longTermKey?.ediv == 0 && bond.longTermKey?.rand == 0)
+        }
+    }
+
+    @Test func aLegacyBondReencryptsWithThePeersDistributedKeyWithoutPairingAgain() async throws {
+        let bonds = InMemoryBondStore()
+        try await Self.withBench(bonds: bonds, peerSettings: ["sc": false]) { session, peer in
+            let (first, _) = try await session.read(SecureBench.encrypted, peer: peer)
+            #expect(try first.get() == Self.encryptedValue)
+            let (second, security) = try await session.read(SecureBench.encrypted, peer: peer)
+            #expect(try second.get() == Self.encryptedValue)
+            #expect(security?.isBonded == true)
+            #expect(try await peer.status().started == 1, "no second pairing")
         }
     }
 
@@ -367,6 +409,42 @@ struct PairingBumbleIntegrationTests {
             let new = try #require(await bonds.allBonds().first)
             #expect(await bonds.allBonds().count == 1)
             #expect(new.longTermKey?.key != old.longTermKey?.key, "a new key")
+        }
+    }
+
+    @Test func aPeerHoldingAnotherKeyDropsTheLinkAndFailsWithThatErrorUnderTheFailPolicy() async throws {
+        let bonds = InMemoryBondStore()
+        try await Self.withBench(bonds: bonds, lostBond: .fail) { session, peer in
+            let (first, _) = try await session.read(SecureBench.encrypted, peer: peer)
+            #expect(try first.get() == Self.encryptedValue)
+            let bond = try #require(await bonds.allBonds().first)
+            try await peer.changeKeys()
+
+            // Our LTK against the peer's other one: the controllers drop the link (MIC Failure).
+            let (second, _) = try await session.read(SecureBench.encrypted, peer: peer)
+            #expect(throws: BluetoothError.peerRemovedPairingInformation) { try second.get() }
+            #expect(await bonds.allBonds() == [bond])
+            #expect(try await peer.status().started == 1, "no second pairing")
+        }
+    }
+
+    @Test func aPeerHoldingAnotherKeyIsPairedAgainOnTheNextConnectionUnderThePairAgainPolicy() async throws {
+        let bonds = InMemoryBondStore()
+        try await Self.withBench(bonds: bonds, lostBond: .pairAgain) { session, peer in
+            let (first, _) = try await session.read(SecureBench.encrypted, peer: peer)
+            #expect(try first.get() == Self.encryptedValue)
+            let old = try #require(await bonds.allBonds().first)
+            try await peer.changeKeys()
+
+            let (second, _) = try await session.read(SecureBench.encrypted, peer: peer)
+            #expect(throws: BluetoothError.peerRemovedPairingInformation) { try second.get() }
+            #expect(await bonds.allBonds().isEmpty, "the bond is deleted")
+
+            let (third, security) = try await session.read(SecureBench.encrypted, peer: peer)
+            #expect(try third.get() == Self.encryptedValue)
+            #expect(security?.isBonded == true)
+            #expect(try await peer.status().completed == 2)
+            #expect(await bonds.allBonds().first?.longTermKey?.key != old.longTermKey?.key)
         }
     }
 

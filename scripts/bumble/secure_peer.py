@@ -25,6 +25,8 @@ one JSON object per line, each answered by one line {"ok": true, ...} or {"ok": 
                                    Response is ever sent (the central's SMP timeout)
       "security_request": bool (false)   sends a Security Request as soon as a central connects
   {"op": "forget_bonds"}     deletes every keystore entry (the peer "lost the bond")
+  {"op": "change_keys"}      replaces every stored LTK by another (the next encryption with the
+                             old key ends in a disconnection, MIC Failure 0x3D)
   {"op": "status"}           -> {"started", "completed", "failed": counts of pairings since the
                                  last reset; "last_failure": the reason of the last failure (int)
                                  or null; "comparison": the six-digit value it was asked to
@@ -35,8 +37,9 @@ one JSON object per line, each answered by one line {"ok": true, ...} or {"ok": 
                                  order; "identity": the identity address it distributes (its
                                  controller's public address)}
   {"op": "bonds"}            -> {"bonds": [{"name": the peer's identity address as Bumble keys
-                                 it, "keys": names of the keys stored, "ltk": hex of the LTK used
-                                 for that peer (SC "ltk"; legacy: the one it distributed)}]}
+                                 it, "keys": names of the keys stored, "ltk": hex (as on the
+                                 wire) of the LTK for that peer (SC "ltk"; legacy: the one it
+                                 distributed), "ediv" and "rand" (hex) with it}]}
   {"op": "disconnect"}       ends every link (reason 0x13)
 
 Prints "CONTROL <port>" and then "READY <address>" once advertising; serves until killed.
@@ -111,6 +114,7 @@ class SecurePeer:
         device.on("connection", self.on_connection)
         device.on("pairing_start", self.on_pairing_start)
         device.host.on("l2cap_pdu", self.on_l2cap_pdu)
+        device.host.long_term_key_provider = self.long_term_key
         props, perms = Characteristic.Properties, Characteristic.Permissions
         device.add_service(Service(SERVICE, [
             Characteristic(OPEN, props.READ, perms.READABLE, b"open"),
@@ -131,6 +135,23 @@ class SecurePeer:
         if self.settings["security_request"]:
             self.device.request_pairing(connection)
             print("SECURITY REQUEST sent", flush=True)
+
+    async def long_term_key(self, handle, rand, ediv):
+        """The LTK for the controller's LE Long Term Key Request (this peer is peripheral).
+
+        Bumble 0.0.236 answers a legacy bond's request with the LTK the *central* distributed
+        (ltk_peripheral), or refuses when the central distributed none; by the spec the peripheral
+        answers with the LTK it distributed itself, which the central sends back with its EDIV and
+        Rand. That key (Bumble files it under ltk_central when it is the responder) is looked up
+        here; everything else is left to Bumble.
+        """
+        connection = self.device.lookup_connection(handle)
+        keys = await self.device.keystore.get(str(connection.peer_address)) if connection and self.device.keystore else None
+        if keys is not None and keys.ltk is None and keys.ltk_central is not None:
+            own = keys.ltk_central
+            if (own.ediv or 0) == ediv and (own.rand or bytes(8)) == bytes(rand):
+                return own.value
+        return await self.device.get_long_term_key(handle, rand, ediv)
 
     def on_l2cap_pdu(self, handle, cid, pdu):
         if cid == SMP and pdu:
@@ -155,9 +176,11 @@ class SecurePeer:
         answer = []
         for name, keys in entries:
             stored = keys.to_dict()
-            ltk = keys.ltk or keys.ltk_peripheral
+            # As responder Bumble files the LTK it distributed (legacy) under ltk_central.
+            ltk = keys.ltk or keys.ltk_central
             answer.append({"name": name, "keys": sorted(k for k in stored if k != "address_type"),
-                           "ltk": ltk.value.hex().upper() if ltk else None})
+                           "ltk": ltk.value.hex().upper() if ltk else None,
+                           "ediv": ltk.ediv if ltk else None, "rand": ltk.rand.hex().upper() if ltk and ltk.rand else None})
         return answer
 
     async def control(self, request):
@@ -181,6 +204,14 @@ class SecurePeer:
         if op == "forget_bonds":
             if self.device.keystore:
                 await self.device.keystore.delete_all()
+            return {}
+        if op == "change_keys":
+            # Every stored LTK replaced by another: the next encryption ends in MIC Failure.
+            for name, keys in await self.device.keystore.get_all():
+                for key in (keys.ltk, keys.ltk_central, keys.ltk_peripheral):
+                    if key is not None:
+                        key.value = bytes(octet ^ 0x5A for octet in key.value)
+                await self.device.keystore.update(name, keys)
             return {}
         if op == "status":
             connections = list(self.device.connections.values())
