@@ -2,9 +2,11 @@ import Foundation
 import Harald
 import HaraldCodec
 import HaraldCore
+import HaraldHCI
 import HaraldHCIBackend
 import HaraldSMP
 import HaraldTestSupport
+import Logging
 import Testing
 
 /// Where scripts/integration put the pairing bench, or nil when it is not running.
@@ -120,22 +122,63 @@ struct SecurePeer: Sendable {
     }
 }
 
-/// A pairing agent that answers like ``AutomaticPairingAgent`` and records what it was shown.
+/// A pairing agent that answers like ``AutomaticPairingAgent`` and records what it was shown; a
+/// passkey it displays is handed to `typing` (the person typing it on the peer).
 final class RecordingAgent: PairingAgent {
     private let passkey: UInt32?
+    private let acceptsComparison: Bool
+    private let typing: (@Sendable (UInt32) async -> Void)?
     private let comparisons = Locked<[UInt32]>([])
+    private let displayed = Locked<[UInt32]>([])
 
-    init(passkey: UInt32? = nil) { self.passkey = passkey }
+    init(passkey: UInt32? = nil, acceptsComparison: Bool = true, typing: (@Sendable (UInt32) async -> Void)? = nil) {
+        self.passkey = passkey
+        self.acceptsComparison = acceptsComparison
+        self.typing = typing
+    }
 
     var comparedValues: [UInt32] { comparisons.value }
+    var displayedPasskeys: [UInt32] { displayed.value }
 
     func confirmJustWorks() async -> Bool { true }
     func confirmNumericComparison(_ value: NumericComparisonValue) async -> Bool {
         comparisons.withLock { $0.append(value.value) }
-        return true
+        return acceptsComparison
     }
     func enterPasskey() async -> UInt32? { passkey }
-    func displayPasskey(_ passkey: UInt32) async {}
+    func displayPasskey(_ passkey: UInt32) async {
+        displayed.withLock { $0.append(passkey) }
+        await typing?(passkey)
+    }
+}
+
+/// Every log record of a test, message and metadata, at every level.
+final class LogText: Sendable {
+    private let lines = Locked<[String]>([])
+
+    var logger: Logger {
+        var logger = Logger(label: "harald.test") { _ in Handler(sink: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    var all: String { lines.value.joined(separator: "\n") }
+
+    private struct Handler: LogHandler {
+        let sink: LogText
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+            sink.lines.withLock { $0.append("\(event.message) \(merged)") }
+        }
+    }
 }
 
 /// Pairing over Harald's HCI host stack with a real, independent Security Manager: Bumble's, in
@@ -158,10 +201,12 @@ struct PairingBumbleIntegrationTests {
 
         init(
             bonds: InMemoryBondStore, pairing: PairingConfiguration = PairingBumbleIntegrationTests.justWorks,
-            agent: any PairingAgent = AutomaticPairingAgent(), lostBond: LostBondPolicy = .fail
+            agent: any PairingAgent = AutomaticPairingAgent(), lostBond: LostBondPolicy = .fail, logger: Logger? = nil
         ) async throws {
+            var configuration = HCIHost.Configuration()
+            if let logger { configuration.logger = logger }
             backend = try await HCICentralBackend.open(
-                transport: try #require(SecureBench.transport),
+                transport: try #require(SecureBench.transport), configuration: configuration,
                 security: HCISecurityConfiguration(bonds: bonds, pairing: pairing, agent: agent, lostBond: lostBond))
             // Longer than the SMP timeout, so a pairing that times out reports that, not the read.
             central = Central(backend: backend, defaultTimeout: .seconds(60))
@@ -193,13 +238,13 @@ struct PairingBumbleIntegrationTests {
     /// Runs `body` with a reset peer and a fresh session; closes the session whatever happens.
     static func withBench(
         bonds: InMemoryBondStore = InMemoryBondStore(), pairing: PairingConfiguration = justWorks,
-        agent: any PairingAgent = AutomaticPairingAgent(), lostBond: LostBondPolicy = .fail, seconds: Int = 120,
+        agent: any PairingAgent = AutomaticPairingAgent(), lostBond: LostBondPolicy = .fail, logger: Logger? = nil, seconds: Int = 120,
         peerSettings: [String: Any] = [:], _ body: @escaping @Sendable (Session, SecurePeer) async throws -> Void
     ) async throws {
         let peer = try SecurePeer()
         try await peer.reset()
         if !peerSettings.isEmpty { try await peer.configure(peerSettings) }
-        let session = try await Session(bonds: bonds, pairing: pairing, agent: agent, lostBond: lostBond)
+        let session = try await Session(bonds: bonds, pairing: pairing, agent: agent, lostBond: lostBond, logger: logger)
         do {
             try await withHangGuard(seconds: Double(seconds)) { try await body(session, peer) }
         } catch {
@@ -267,6 +312,41 @@ struct PairingBumbleIntegrationTests {
             let compared = try #require(status.comparison)
             #expect(agent.comparedValues == [UInt32(compared)])
             #expect(status.completed == 1)
+        }
+    }
+
+    @Test func secureConnectionsPasskeyEntryWithUsDisplayingAndThePeerTyping() async throws {
+        let peer = try SecurePeer()
+        let agent = RecordingAgent { passkey in
+            // The person reads our passkey and types it on the peer.
+            _ = try? await peer.control.send(["op": "configure", "passkey": Int(passkey)])
+        }
+        let display = PairingConfiguration(ioCapability: .displayOnly, authReq: [.bonding, .mitm, .secureConnections])
+        try await Self.withBench(
+            pairing: display, agent: agent, peerSettings: ["io": "keyboard", "mitm": true, "passkey": NSNull()]
+        ) { session, peer in
+            let (result, security) = try await session.read(SecureBench.guarded, peer: peer)
+            #expect(try result.get() == Self.guardedValue)
+            #expect(security?.level == .authenticatedSecureConnections)
+            #expect(agent.displayedPasskeys.count == 1)
+            #expect(try await peer.status().completed == 1)
+        }
+    }
+
+    @Test func numericComparisonRefusedByOurAgentFailsWithThatReason() async throws {
+        let bonds = InMemoryBondStore()
+        let agent = RecordingAgent(acceptsComparison: false)
+        try await Self.withBench(bonds: bonds, pairing: Self.yesNo, agent: agent, peerSettings: ["io": "yesno", "mitm": true]) {
+            session, peer in
+            let (result, _) = try await session.read(SecureBench.encrypted, peer: peer)
+            guard case .failure(.pairingFailed(let reason)) = result else {
+                Issue.record("expected a pairing failure, got \(result)")
+                return
+            }
+            #expect(reason.contains("Numeric Comparison Failed"), "\(reason)")
+            #expect(agent.comparedValues.count == 1)
+            #expect(try await peer.status().lastFailure == 0x0C)
+            #expect(await bonds.allBonds().isEmpty)
         }
     }
 
@@ -457,6 +537,37 @@ struct PairingBumbleIntegrationTests {
             #expect(security?.isBonded == false)
             #expect(try await peer.status().completed == 1)
             #expect(await bonds.allBonds().isEmpty)
+        }
+    }
+
+    @Test func noKeyReachesTheLogsWhilePairingReencryptingAndPairingAgain() async throws {
+        // Legacy pairing carries the most keys (STK, the peer's LTK with EDIV/Rand, IRKs); the
+        // re-encryption hands the LTK to the controller; the lost bond is logged with its peer.
+        let bonds = InMemoryBondStore()
+        let logs = LogText()
+        try await Self.withBench(bonds: bonds, lostBond: .pairAgain, logger: logs.logger, peerSettings: ["sc": false]) { session, peer in
+            let (first, _) = try await session.read(SecureBench.encrypted, peer: peer)
+            #expect(try first.get() == Self.encryptedValue)
+            let old = try #require(await bonds.allBonds().first)
+            let (second, _) = try await session.read(SecureBench.encrypted, peer: peer)
+            #expect(try second.get() == Self.encryptedValue)
+            try await peer.forgetBonds()
+            let (third, _) = try await session.read(SecureBench.encrypted, peer: peer)
+            #expect(try third.get() == Self.encryptedValue)
+            let new = try #require(await bonds.allBonds().first)
+            let identity = try #require(await bonds.localIdentity())
+
+            #expect(logs.all.contains("the peer lost its bond"))
+            let text = logs.all.uppercased().filter { $0.isHexDigit }
+            // (Not the peer's IRK: Bumble's is all zeros.)
+            let keys = [old.longTermKey?.key, new.longTermKey?.key, identity.identityResolvingKey.key]
+            for key in keys.compactMap({ $0 }) {
+                let octets = key.withUnsafeKeyBytes { Array($0) }
+                for order in [octets, octets.reversed()] {
+                    let hex = order.map { String(format: "%02X", $0) }.joined()
+                    #expect(!text.contains(hex), "a key is in the logs")
+                }
+            }
         }
     }
 

@@ -19,7 +19,8 @@ one JSON object per line, each answered by one line {"ok": true, ...} or {"ok": 
       "mitm": bool (false)         MITM protection asked for
       "bonding": bool (true)       bonding asked for
       "io": "none" | "display" | "keyboard" | "yesno" | "keyboard-display"   ("none")
-      "passkey": int (123456)      what it displays (a display side) or types (a keyboard side)
+      "passkey": int (123456)      what it displays (a display side) or types (a keyboard side);
+                                   null: a keyboard side waits to type until it is set
       "accept_comparison": bool (true)   its answer to Numeric Comparison
       "silent": bool (false)       the delegate never answers the Pairing Request: no Pairing
                                    Response is ever sent (the central's SMP timeout)
@@ -91,6 +92,9 @@ class Person(PairingDelegate):
         return self.peer.settings["accept_comparison"]
 
     async def get_number(self):
+        # A passkey of null: wait until the test tells what the central displays.
+        while self.peer.settings["passkey"] is None:
+            await asyncio.sleep(0.02)
         return self.peer.settings["passkey"]
 
     async def generate_passkey(self):
