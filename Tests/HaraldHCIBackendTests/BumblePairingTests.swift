@@ -607,6 +607,44 @@ struct PairingBumbleIntegrationTests {
         }
     }
 
+    @Test func aSecurityRequestForMITMOnALinkEncryptedWithAnUnauthenticatedBondPairsAgainWithPasskey() async throws {
+        // The encrypted link is paired again (LE Enable Encryption on an encrypted link: Bumble's
+        // controller answers Encryption Change, real ones Encryption Key Refresh Complete).
+        let bonds = InMemoryBondStore()
+        // A keyboard, no MITM asked for by us: Just Works while the peer asks for none either.
+        let keyboard = PairingConfiguration(ioCapability: .keyboardOnly)
+        try await Self.withBench(bonds: bonds, pairing: keyboard, agent: AutomaticPairingAgent(passkey: 123_456)) { session, peer in
+            // Just Works first: the peer has no IO.
+            let (first, _) = try await session.read(SecureBench.encrypted, peer: peer)
+            #expect(try first.get() == Self.encryptedValue)
+            #expect(await bonds.allBonds().first?.isAuthenticated == false)
+
+            // The next link is encrypted with that bond, then the peer wants MITM protection.
+            try await peer.configure(["io": "display", "mitm": true, "passkey": 123_456])
+            let connection = try await session.connect()
+            let characteristic = try await connection.characteristic(SecureBench.encrypted, service: SecureBench.service)
+            #expect(try await connection.readRaw(characteristic) == Self.encryptedValue)
+            #expect(await connection.security()?.level == .encrypted)
+            _ = try await peer.control.send(["op": "security_request"])
+            let status = try await peer.waitFor { $0.completed == 2 }
+            #expect(status.completed == 2 && status.encrypted)
+            #expect(try await Self.eventually { await connection.security()?.level == .authenticatedSecureConnections })
+            #expect(await bonds.allBonds().first?.isAuthenticated == true)
+            #expect(await bonds.allBonds().count == 1)
+            await connection.disconnect()
+            try await peer.waitUntilDisconnected()
+        }
+    }
+
+    /// Polls `condition` (real time, up to 10 s).
+    static func eventually(_ condition: () async -> Bool) async throws -> Bool {
+        for _ in 0..<200 {
+            if await condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
     @Test func insufficientAuthenticationPairsAndRetriesTheReadOnce() async throws {
         try await Self.withBench { session, peer in
             let (result, _) = try await session.read(SecureBench.guarded, peer: peer)

@@ -41,6 +41,8 @@ one JSON object per line, each answered by one line {"ok": true, ...} or {"ok": 
                                  it, "keys": names of the keys stored, "ltk": hex (as on the
                                  wire) of the LTK for that peer (SC "ltk"; legacy: the one it
                                  distributed), "ediv" and "rand" (hex) with it}]}
+  {"op": "security_request"} sends a Security Request now on the newest link (AuthReq from the
+                             current settings)
   {"op": "disconnect"}       ends every link (reason 0x13)
 
 Prints "CONTROL <port>" and then "READY <address>" once advertising; serves until killed.
@@ -225,6 +227,12 @@ class SecurePeer:
                     "encrypted": bool(self.newest and self.newest in connections and self.newest.is_encrypted)}
         if op == "bonds":
             return {"bonds": await self.bonds()}
+        if op == "security_request":
+            # A Security Request now, on the newest link, with the AuthReq of the current settings.
+            if self.newest is None or self.newest not in self.device.connections.values():
+                raise ValueError("no link")
+            self.device.request_pairing(self.newest)
+            return {}
         if op == "disconnect":
             for connection in list(self.device.connections.values()):
                 await connection.disconnect()
