@@ -432,6 +432,14 @@ struct PairingBumbleIntegrationTests {
             }
             #expect(operation == "pairing")
             #expect(elapsed >= .seconds(29) && elapsed < .seconds(45), "\(elapsed)")
+            // No more SMP on this link: asking again fails at once, sending nothing.
+            let again = ContinuousClock.now
+            let refusal = await #expect(throws: BluetoothError.self) { try await connection.secure() }
+            guard case .timeout(operation: "pairing", _)? = refusal else {
+                Issue.record("expected the SMP timeout again, got \(String(describing: refusal))")
+                return
+            }
+            #expect(ContinuousClock.now - again < .seconds(5))
             // Only the Pairing Request reached the peer, and nothing follows the timeout.
             try await Task.sleep(for: .seconds(1))
             #expect(try await peer.status().smpReceived == [0x01])
