@@ -4,6 +4,8 @@ import HaraldATT
 import HaraldCore
 import HaraldCodec
 import HaraldHCI
+import HaraldGoPro
+import HaraldGoProSimulation
 import HaraldHCIBackend
 import HaraldHeartRateMonitor
 import HaraldProfiles
@@ -215,6 +217,29 @@ struct HaraldPeripheralBumbleIntegrationTests {
         #expect(location == .finger)
         #expect(rates.count == 5)
         #expect(rates.allSatisfy { (62...100).contains($0) })
+    }
+
+    @Test func theGoProKitTalksToTheCameraDefinitionServedOverHCI() async throws {
+        let device = ActionCameraDevice(name: "GoPro HCI", bootTime: .milliseconds(300))
+        let served = try await ServedPeripheral.start(
+            device.definition, on: HCIPeripheralBackend(transport: try #require(HaraldPair.peripheralTransport)))
+        let running = Task { await device.run(served) }
+        let backend = try await HCICentralBackend.open(transport: try #require(HaraldPair.centralTransport))
+        let central = Central(backend: backend, defaultTimeout: .seconds(20))
+        let found = try await central.scan(ScanRequest(namePrefix: "GoPro HCI")).first(timeout: .seconds(10))
+        let connection = try await central.connect(to: found, timeout: .seconds(10))
+        let camera = GoProCamera(connection: connection, requestTimeout: .seconds(10))
+        let info = try await camera.waitUntilReady(timeout: .seconds(20), pollInterval: .milliseconds(100))
+        let version = try await camera.openGoProVersion()
+        let statuses = try await camera.statuses()
+        await camera.stop()
+        await connection.disconnect()
+        await backend.close()
+        running.cancel()
+        await served.stop()
+        #expect(!info.modelName.isEmpty)
+        #expect(version == GoProOpenGoProVersion(major: 2, minor: 0))
+        #expect(statuses.count == 88)
     }
 }
 

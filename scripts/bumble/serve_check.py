@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""A Bumble central checks a served heart-rate monitor (`harald serve hrm`), as issue 15 asks.
+"""A Bumble central checks a device Harald serves (`harald serve`), as issue 15 asks.
 
-Finds the device advertising --name, connects, discovers everything, and checks: Heart Rate 0x180D
-with Heart Rate Measurement 0x2A37 (notify) and Body Sensor Location 0x2A38 (read), Battery 0x180F
-and Device Information 0x180A; reads 0x2A38 (one octet, a defined location); subscribes to 0x2A37
-and decodes --count notifications as Heart Rate Measurements (flags, 8- or 16-bit rate, energy
-expended and RR intervals exactly filling the value). Prints one JSON document; exit 0 only when
-every check passed.
+Finds the device advertising --name, connects, discovers everything, and checks, for
+  --device hrm: Heart Rate 0x180D with Heart Rate Measurement 0x2A37 (notify) and Body Sensor
+    Location 0x2A38 (read), Battery 0x180F and Device Information 0x180A; reads 0x2A38 (one octet,
+    a defined location); subscribes to 0x2A37 and decodes --count notifications as Heart Rate
+    Measurements (flags, 8- or 16-bit rate, energy expended and RR intervals exactly filling the
+    value);
+  --device gopro: service 0xFEA6 with the command (GP-0072) and its response (GP-0073); writes Get
+    Open GoPro Version (0x51) and decodes the answer notified on GP-0073 (General header, id 0x51,
+    status 0, a version); the WiFi SSID (GP-0002) is refused with Insufficient Encryption (0x0F)
+    on the unpaired link.
+Prints one JSON document; exit 0 only when every check passed.
 """
 import argparse
 import asyncio
@@ -84,6 +89,11 @@ async def check(args):
         for service in peer.services:
             await service.discover_characteristics()
         services = {service.uuid: service for service in peer.services}
+        if args.device == "gopro":
+            await check_gopro(peer, services, record)
+            await connection.disconnect()
+            result["ok"] = all(check["ok"] for check in result["checks"].values())
+            return result
         for uuid in (UUID.from_16_bits(0x180D), UUID.from_16_bits(0x180F), UUID.from_16_bits(0x180A)):
             record(f"service {uuid}", uuid in services)
         heart_rate = services.get(UUID.from_16_bits(0x180D))
@@ -113,10 +123,47 @@ async def check(args):
     return result
 
 
+def gopro_uuid(short):
+    return UUID(f"B5F9{short:04X}-AA8D-11E3-9046-0002A5D5C51B")
+
+
+async def check_gopro(peer, services, record):
+    control = services.get(UUID.from_16_bits(0xFEA6))
+    record("service FEA6", control is not None)
+    if control is None:
+        return
+    chars = {c.uuid: c for c in control.characteristics}
+    command, response = chars.get(gopro_uuid(0x0072)), chars.get(gopro_uuid(0x0073))
+    record("GP-0072 writable", command is not None and command.properties & 0x08)
+    record("GP-0073 notifies", response is not None and response.properties & 0x10)
+    if command is None or response is None:
+        return
+    received = asyncio.Queue()
+    await response.discover_descriptors()
+    await response.subscribe(lambda value: received.put_nowait(bytes(value)))
+    await command.write_value(bytes([0x01, 0x51]), with_response=True)
+    answer = await asyncio.wait_for(received.get(), 10)
+    # General header: 3 bits of type 0, 5 bits of length; then id, status, payload.
+    ok = len(answer) >= 3 and answer[0] >> 5 == 0 and answer[0] & 0x1F == len(answer) - 1 and answer[1] == 0x51 and answer[2] == 0
+    record("Get Open GoPro Version answered", ok, answer.hex())
+    wifi = services.get(gopro_uuid(0x0001))
+    ssid = next((c for c in wifi.characteristics if c.uuid == gopro_uuid(0x0002)), None) if wifi else None
+    if ssid is None:
+        record("GP-0002 present", False)
+        return
+    try:
+        await ssid.read_value()
+        record("GP-0002 refused before pairing", False, "read succeeded")
+    except Exception as error:  # Bumble raises ATT_Error with the code
+        code = getattr(error, "error_code", None)
+        record("GP-0002 refused before pairing", code == 0x0F, repr(error))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--transport", required=True)
     parser.add_argument("--name", required=True)
+    parser.add_argument("--device", choices=("hrm", "gopro"), default="hrm")
     parser.add_argument("--count", type=int, default=3)
     args = parser.parse_args()
     result = asyncio.run(check(args))

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Harald
 import HaraldCore
+import HaraldGoProSimulation
 import HaraldHCI
 import HaraldHCIBackend
 import HaraldHeartRateMonitor
@@ -17,22 +18,24 @@ struct Serve: AsyncParsableCommand {
         abstract: "Be a device: advertise and serve its GATT database over an HCI controller.",
         discussion: """
             Devices: hrm (heart-rate monitor: Heart Rate 0x180D with a live measurement, Body Sensor \
-            Location and the control point; Battery 0x180F; Device Information 0x180A). Needs a radio: \
-            --transport tcp:HOST:PORT (Bumble's virtual controllers) or hci:N.
+            Location and the control point; Battery 0x180F; Device Information 0x180A); gopro (a \
+            GoPro-like camera speaking the Open GoPro BLE protocol on service 0xFEA6: commands, \
+            settings, queries, status pushes, multi-packet answers; its WiFi SSID needs an encrypted \
+            link). Needs a radio: --transport tcp:HOST:PORT (Bumble's virtual controllers) or hci:N.
             """)
 
     enum Device: String, ExpressibleByArgument, CaseIterable {
-        case hrm
+        case hrm, gopro
     }
 
-    @Argument(help: "The device to be: hrm.")
+    @Argument(help: "The device to be: hrm or gopro.")
     var device: Device
 
     @Option(help: "tcp:HOST:PORT (H4 over TCP) or hci:N (Linux HCI user channel).")
     var transport: String
 
-    @Option(help: "The name it advertises.")
-    var name: String = "Harald HRM"
+    @Option(help: "The name it advertises (default: Harald HRM, GoPro 0042).")
+    var name: String?
 
     @Option(help: "The static random address to advertise from (default: a fresh one).")
     var address: String?
@@ -61,22 +64,18 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         var configuration = HCIHost.Configuration()
         configuration.randomAddress = address.flatMap { BluetoothAddress($0, kind: .random) }
-        let monitor: HeartRateMonitorDevice
-        do { monitor = try HeartRateMonitorDevice(name: name) } catch { Output.fail("the device definition: \(error)", status: 70) }
-        let served: ServedPeripheral
-        do {
-            served = try await ServedPeripheral.start(monitor.definition, on: HCIPeripheralBackend(transport: transport, configuration: configuration))
-        } catch {
-            Output.fail("cannot serve on \(transport): \(error)", status: 69)
-        }
-        report(["event": .string("advertising"), "name": .string(name)], text: "advertising as \"\(name)\" on \(transport)")
         let json = self.json
         let interval = self.interval
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await event in served.events() { Self.report(event, json: json) }
-            }
-            group.addTask {
+        let name: String
+        let definition: PeripheralDefinition
+        let behaviour: @Sendable (ServedPeripheral) async -> Void
+        switch device {
+        case .hrm:
+            name = self.name ?? "Harald HRM"
+            let monitor: HeartRateMonitorDevice
+            do { monitor = try HeartRateMonitorDevice(name: name) } catch { Output.fail("the device definition: \(error)", status: 70) }
+            definition = monitor.definition
+            behaviour = { served in
                 await monitor.run(served, every: .milliseconds(interval)) { measurement, sent in
                     guard sent > 0 else { return }
                     Self.report(
@@ -84,6 +83,24 @@ struct Serve: AsyncParsableCommand {
                         text: "notified Heart Rate Measurement \(measurement.heartRate) bpm to \(sent) central(s)", json: json)
                 }
             }
+        case .gopro:
+            name = self.name ?? "GoPro 0042"
+            let camera = ActionCameraDevice(name: name, bootTime: .zero)
+            definition = camera.definition
+            behaviour = { served in await camera.run(served) }
+        }
+        let served: ServedPeripheral
+        do {
+            served = try await ServedPeripheral.start(definition, on: HCIPeripheralBackend(transport: transport, configuration: configuration))
+        } catch {
+            Output.fail("cannot serve on \(transport): \(error)", status: 69)
+        }
+        report(["event": .string("advertising"), "name": .string(name)], text: "advertising as \"\(name)\" on \(transport)")
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in served.events() { Self.report(event, json: json) }
+            }
+            group.addTask { await behaviour(served) }
             group.addTask { await Self.waitForStop(seconds: seconds) }
             _ = await group.next()  // a stop signal or the time limit; the others run forever
             group.cancelAll()
