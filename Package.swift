@@ -254,7 +254,7 @@ let package = Package(
             name: "HaraldHCIBackendTests",
             dependencies: [
                 "HaraldGATTBackend", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
-                "HaraldTestSupport", "HaraldSMP", "HaraldHCI", "HaraldHeartRateMonitor", "HaraldProfiles", "HaraldGoPro", "HaraldGoProSimulation",
+                "HaraldTestSupport", "HaraldSMP", "HaraldHCI", "HaraldHeartRateMonitor", "HaraldProfiles", "HaraldGoPro", "HaraldGoProSimulation", "HaraldMiBand", "HaraldMiBandSimulation",
             ]
         ),
         // The heart-rate kit on the simulator's strap (virtual time), its statistics (property tests),

@@ -1,5 +1,4 @@
 import Foundation
-import HaraldATT
 import HaraldCodec
 import HaraldCore
 import HaraldSimulator
@@ -31,72 +30,14 @@ extension VirtualPeripheral {
             address: address, advertisingData: .device(name: name, services: [BandUUID.service]), rssi: rssi,
             advertisingInterval: .milliseconds(250)
         ) { runtime in
-            let band = Locked(FitnessBandState(key: key, historyEnd: historyEnd, historyMinutes: historyMinutes, continuousTimeout: continuousTimeout))
-            return PeripheralBehaviour(services: services(band, battery: battery, runtime)) { session in
-                let connection = session.connection
-                var tick = 0
-                while await session.sleep(for: .milliseconds(500)) {
-                    tick += 1
-                    let now = runtime.clock.now.sinceStart
-                    let everySecond = tick % 2 == 0
-                    if everySecond {
-                        let steps = band.withLock { band in
-                            band.walk()
-                            return band.stepsValue
-                        }
-                        await session.notify(BandUUID.realtimeSteps, steps)
-                    }
-                    // Heart Rate Measurement flags 0x00 (8-bit value, nothing else), then bpm.
-                    for bpm in band.withLock({ $0.heartRates(for: connection, at: now, everySecond: everySecond) }) {
-                        await session.notify(BandUUID.heartRateMeasurement, [0x00, bpm])
-                    }
-                }
-                band.withLock { $0.forget(connection) }
+            // The same band `harald serve miband` serves, on the simulation's clock.
+            let band = FitnessBandDevice(
+                name: name, key: key, battery: battery, historyEnd: historyEnd, historyMinutes: historyMinutes,
+                continuousTimeout: continuousTimeout, clock: runtime.clock, taskStarter: runtime.clock.taskStarter)
+            return PeripheralBehaviour(definition: band.definition) { session in
+                band.attach(session.runtime.serving)
+                await band.serve(session.central) { await session.sleep(for: $0) }
             }
         }
-    }
-
-    private static func services(_ band: Locked<FitnessBandState>, battery: FitnessBandBattery, _ runtime: PeripheralRuntime) -> [GATTServiceDefinition] {
-        [
-            GATTServiceDefinition(uuid: BandUUID.service, characteristics: [
-                GATTCharacteristicDefinition(uuid: BandUUID.activityControl, properties: [.write, .notify], onWrite: { context, value throws(ATTErrorCode) in
-                    let connection = context.connection
-                    switch band.withLock({ $0.fetch(value, connection: connection) }) {
-                    case let .reply(bytes):
-                        await runtime.notify(BandUUID.activityControl, bytes, to: connection)
-                    case let .transfer(packets, closing):
-                        // The history goes out after the write is answered, one packet every
-                        // 10 ms, as a band streams it; the transfer stops if the link goes.
-                        runtime.clock.taskStarter.start {
-                            for packet in packets {
-                                guard (try? await runtime.clock.sleep(for: .milliseconds(10))) != nil,
-                                    await runtime.notify(BandUUID.activityData, packet, to: connection) > 0
-                                else { return }
-                            }
-                            await runtime.notify(BandUUID.activityControl, closing, to: connection)
-                        }
-                    }
-                }),
-                GATTCharacteristicDefinition(uuid: BandUUID.activityData, properties: [.notify]),
-                GATTCharacteristicDefinition(uuid: BandUUID.batteryInfo, properties: [.read], value: battery.bytes),
-                GATTCharacteristicDefinition(uuid: BandUUID.realtimeSteps, properties: [.read, .notify], onRead: { _ throws(ATTErrorCode) in
-                    band.withLock { $0.stepsValue }
-                }),
-            ]),
-            GATTServiceDefinition(uuid: BandUUID.authService, characteristics: [
-                GATTCharacteristicDefinition(uuid: BandUUID.auth, properties: [.write, .writeWithoutResponse, .notify], onWrite: { context, value throws(ATTErrorCode) in
-                    let reply = band.withLock { $0.authenticate(value, connection: context.connection) }
-                    await runtime.notify(BandUUID.auth, reply, to: context.connection)
-                }),
-            ]),
-            GATTServiceDefinition(uuid: BandUUID.heartRateService, characteristics: [
-                GATTCharacteristicDefinition(uuid: BandUUID.heartRateMeasurement, properties: [.notify]),
-                GATTCharacteristicDefinition(uuid: BandUUID.heartRateControlPoint, properties: [.write], onWrite: { context, value throws(ATTErrorCode) in
-                    let now = runtime.clock.now.sinceStart
-                    try band.withLock { (state) throws(ATTErrorCode) in try state.control(value, connection: context.connection, at: now) }
-                }),
-            ]),
-            .deviceInformation(manufacturer: "Huami-like", model: "Band 2", serial: "B2-000003", firmware: "1.0.1.81", hardware: "V0.1.3.2"),
-        ]
     }
 }

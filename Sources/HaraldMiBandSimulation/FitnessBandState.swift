@@ -1,5 +1,5 @@
 import Foundation
-import HaraldATT
+import Harald
 import HaraldCore
 
 /// The simulated band's state — key, step counter, challenges, heart-rate modes, fetches under
@@ -21,10 +21,10 @@ public struct FitnessBandState: Sendable {
 
     private var cipher: AES128?
     private var stepCount: UInt32 = 409
-    private var challenges: [GATTConnectionID: [UInt8]] = [:]
+    private var challenges: [CentralIdentifier: [UInt8]] = [:]
     private var seed: UInt64 = 0x2545_F491_4F6C_DD1D
-    private var heartRate: [GATTConnectionID: HeartRateMode] = [:]
-    private var pendingFetch: [GATTConnectionID: (first: Int, count: Int)] = [:]
+    private var heartRate: [CentralIdentifier: HeartRateMode] = [:]
+    private var pendingFetch: [CentralIdentifier: (first: Int, count: Int)] = [:]
     private var pulse = 0
     let historyStart: Date
     let historyMinutes: Int
@@ -55,7 +55,7 @@ public struct FitnessBandState: Sendable {
         return [0x0C] + uint32(stepCount) + uint32(stepCount * 62 / 100) + uint32(stepCount / 50)
     }
 
-    mutating func forget(_ connection: GATTConnectionID) {
+    mutating func forget(_ connection: CentralIdentifier) {
         challenges[connection] = nil
         heartRate[connection] = nil
         pendingFetch[connection] = nil
@@ -69,7 +69,7 @@ public struct FitnessBandState: Sendable {
     /// `01 <flags> <16-byte key>` installs a key; `02 <flags>` asks for a challenge (refused
     /// until the band has a key); `03 <flags> <16 bytes>` answers it with AES-128-ECB(key,
     /// challenge). The flags byte (0x08 on the Mi Band 2) is not checked.
-    mutating func authenticate(_ value: [UInt8], connection: GATTConnectionID) -> [UInt8] {
+    mutating func authenticate(_ value: [UInt8], connection: CentralIdentifier) -> [UInt8] {
         let command = value.first ?? 0
         let (success, failure): ([UInt8], [UInt8]) = ([0x10, command, 0x01], [0x10, command, 0x04])
         switch (command, value.count) {
@@ -99,7 +99,7 @@ public struct FitnessBandState: Sendable {
 
     /// Applies a control point (0x2A39) write: `15 <mode> <on>` (mode 0 sleep, 1 continuous,
     /// 2 single), `14 <minutes>`, `16` keep-alive. Anything else is refused with ATT error 0x80.
-    mutating func control(_ value: [UInt8], connection: GATTConnectionID, at now: Duration) throws(ATTErrorCode) {
+    mutating func control(_ value: [UInt8], connection: CentralIdentifier, at now: Duration) throws(ATTErrorCode) {
         var mode = heartRate[connection] ?? HeartRateMode()
         switch value {
         case [0x15, 0x02, 0x01]: mode.singleDue = now + .seconds(2)
@@ -118,7 +118,7 @@ public struct FitnessBandState: Sendable {
 
     /// Measurements due on `connection` at `now`, in bpm: a pending single one, and the
     /// continuous one once a second (continuous mode lapses without keep-alives).
-    mutating func heartRates(for connection: GATTConnectionID, at now: Duration, everySecond: Bool) -> [UInt8] {
+    mutating func heartRates(for connection: CentralIdentifier, at now: Duration, everySecond: Bool) -> [UInt8] {
         guard var mode = heartRate[connection] else { return [] }
         var rates: [UInt8] = []
         if let due = mode.singleDue, due <= now {
@@ -157,7 +157,7 @@ public struct FitnessBandState: Sendable {
     /// <timestamp of the first minute>` (the history starts at the first whole minute at or
     /// after the time asked); `02` sends them, then `10 02 01`. A `02` with no start before it
     /// ends with `10 02 04`; another data type is refused with `10 01 04`.
-    mutating func fetch(_ value: [UInt8], connection: GATTConnectionID) -> FetchAnswer {
+    mutating func fetch(_ value: [UInt8], connection: CentralIdentifier) -> FetchAnswer {
         switch value.first {
         case 0x01:
             guard value.count == 10, value[1] == 0x01, let since = BandTime.date(fromTimestamp: value[2...]) else {

@@ -7,6 +7,8 @@ import HaraldHCI
 import HaraldGoPro
 import HaraldGoProSimulation
 import HaraldHCIBackend
+import HaraldMiBand
+import HaraldMiBandSimulation
 import HaraldHeartRateMonitor
 import HaraldProfiles
 import HaraldSMP
@@ -240,6 +242,32 @@ struct HaraldPeripheralBumbleIntegrationTests {
         #expect(!info.modelName.isEmpty)
         #expect(version == GoProOpenGoProVersion(major: 2, minor: 0))
         #expect(statuses.count == 88)
+    }
+
+    @Test func theMiBandKitAuthenticatesWithTheBandDefinitionServedOverHCIAndReadsItsSteps() async throws {
+        let device = FitnessBandDevice(name: "Band HCI")
+        let served = try await ServedPeripheral.start(
+            device.definition, on: HCIPeripheralBackend(transport: try #require(HaraldPair.peripheralTransport)))
+        let running = Task { await device.run(served) }
+        let backend = try await HCICentralBackend.open(transport: try #require(HaraldPair.centralTransport))
+        let central = Central(backend: backend, defaultTimeout: .seconds(20))
+        let found = try await central.scan(ScanRequest(namePrefix: "Band HCI")).first(timeout: .seconds(10))
+        let connection = try await central.connect(to: found, timeout: .seconds(10))
+        let band = MiBand2(connection: connection)
+        let outcome = try await band.authenticate()
+        let steps = try await band.steps()
+        var updates: [MiBandRealtimeSteps] = []
+        for try await update in try await band.stepUpdates() {
+            updates.append(update)
+            if updates.count == 2 { break }
+        }
+        await connection.disconnect()
+        await backend.close()
+        running.cancel()
+        await served.stop()
+        #expect(outcome == .authenticated)
+        #expect(steps.steps >= 409 && steps.meters == steps.steps * 62 / 100)
+        #expect(updates.count == 2)
     }
 }
 

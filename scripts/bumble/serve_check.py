@@ -10,7 +10,10 @@ Finds the device advertising --name, connects, discovers everything, and checks,
   --device gopro: service 0xFEA6 with the command (GP-0072) and its response (GP-0073); writes Get
     Open GoPro Version (0x51) and decodes the answer notified on GP-0073 (General header, id 0x51,
     status 0, a version); the WiFi SSID (GP-0002) is refused with Insufficient Encryption (0x0F)
-    on the unpaired link.
+    on the unpaired link;
+  --device miband: services 0xFEE0 and 0xFEE1; asks the auth characteristic (0x0009) for a
+    challenge (`02 08`) and decodes the answer notified back (`10 02 01` and 16 octets); reads the
+    realtime steps (0x0007: `0C` and three u32).
 Prints one JSON document; exit 0 only when every check passed.
 """
 import argparse
@@ -89,8 +92,8 @@ async def check(args):
         for service in peer.services:
             await service.discover_characteristics()
         services = {service.uuid: service for service in peer.services}
-        if args.device == "gopro":
-            await check_gopro(peer, services, record)
+        if args.device in ("gopro", "miband"):
+            await (check_gopro if args.device == "gopro" else check_miband)(peer, services, record)
             await connection.disconnect()
             result["ok"] = all(check["ok"] for check in result["checks"].values())
             return result
@@ -159,11 +162,37 @@ async def check_gopro(peer, services, record):
         record("GP-0002 refused before pairing", code == 0x0F, repr(error))
 
 
+def huami_uuid(short):
+    return UUID(f"0000{short:04X}-0000-3512-2118-0009AF100700")
+
+
+async def check_miband(peer, services, record):
+    band, auth_service = services.get(UUID.from_16_bits(0xFEE0)), services.get(UUID.from_16_bits(0xFEE1))
+    record("services FEE0 and FEE1", band is not None and auth_service is not None)
+    if band is None or auth_service is None:
+        return
+    auth = next((c for c in auth_service.characteristics if c.uuid == huami_uuid(0x0009)), None)
+    steps = next((c for c in band.characteristics if c.uuid == huami_uuid(0x0007)), None)
+    record("auth characteristic writes and notifies", auth is not None and auth.properties & 0x18 == 0x18)
+    if auth is not None:
+        received = asyncio.Queue()
+        await auth.discover_descriptors()
+        await auth.subscribe(lambda value: received.put_nowait(bytes(value)))
+        await auth.write_value(bytes([0x02, 0x08]), with_response=True)
+        answer = await asyncio.wait_for(received.get(), 10)
+        record("a challenge is answered", len(answer) == 19 and answer[:3] == bytes([0x10, 0x02, 0x01]), answer.hex())
+    if steps is not None:
+        value = bytes(await steps.read_value())
+        record("realtime steps", len(value) == 13 and value[0] == 0x0C, value.hex())
+    else:
+        record("realtime steps", False, "missing")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--transport", required=True)
     parser.add_argument("--name", required=True)
-    parser.add_argument("--device", choices=("hrm", "gopro"), default="hrm")
+    parser.add_argument("--device", choices=("hrm", "gopro", "miband"), default="hrm")
     parser.add_argument("--count", type=int, default=3)
     args = parser.parse_args()
     result = asyncio.run(check(args))

@@ -2,6 +2,7 @@ import Harald
 import HaraldATT
 import HaraldCodec
 import HaraldCore
+import HaraldGATTBackend
 
 /// A simulated Bluetooth LE device: what it advertises, the GATT server it runs, and the
 /// scripts that make it behave like the real thing.
@@ -127,6 +128,21 @@ public final class PeripheralRuntime: Sendable {
     public let address: BluetoothAddress
     /// The GATT server: written once by the simulator, before any handler or script can run.
     private let attached = Locked(GATTServer?.none)
+    /// The device's server as the public peripheral API serves it, made on first use.
+    private let servingBackend = Locked<GATTServing?>(nil)
+
+    /// The device as a ``ServingBackend``: how a device definition written for any peripheral
+    /// backend notifies and watches its centrals when it runs in the simulator.
+    public var serving: any ServingBackend {
+        let server = server
+        let clock = clock
+        return servingBackend.withLock { made in
+            if let made { return made }
+            let fresh = GATTServing(server: server, taskStarter: clock.taskStarter) {}
+            made = fresh
+            return fresh
+        }
+    }
 
     init(clock: VirtualClock, address: BluetoothAddress) {
         self.clock = clock

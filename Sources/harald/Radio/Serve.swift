@@ -4,6 +4,7 @@ import Foundation
 import Harald
 import HaraldCore
 import HaraldGoProSimulation
+import HaraldMiBandSimulation
 import HaraldHCI
 import HaraldHCIBackend
 import HaraldHeartRateMonitor
@@ -21,20 +22,21 @@ struct Serve: AsyncParsableCommand {
             Location and the control point; Battery 0x180F; Device Information 0x180A); gopro (a \
             GoPro-like camera speaking the Open GoPro BLE protocol on service 0xFEA6: commands, \
             settings, queries, status pushes, multi-packet answers; its WiFi SSID needs an encrypted \
-            link). Needs a radio: --transport tcp:HOST:PORT (Bumble's virtual controllers) or hci:N.
+            link); miband (a Mi-Band-2-like band: the AES auth handshake with the default key, realtime \
+            steps, battery, heart rate, activity fetch). Needs a radio: --transport tcp:HOST:PORT (Bumble's virtual controllers) or hci:N.
             """)
 
     enum Device: String, ExpressibleByArgument, CaseIterable {
-        case hrm, gopro
+        case hrm, gopro, miband
     }
 
-    @Argument(help: "The device to be: hrm or gopro.")
+    @Argument(help: "The device to be: hrm, gopro or miband.")
     var device: Device
 
     @Option(help: "tcp:HOST:PORT (H4 over TCP) or hci:N (Linux HCI user channel).")
     var transport: String
 
-    @Option(help: "The name it advertises (default: Harald HRM, GoPro 0042).")
+    @Option(help: "The name it advertises (default: Harald HRM, GoPro 0042, MI Band 2).")
     var name: String?
 
     @Option(help: "The static random address to advertise from (default: a fresh one).")
@@ -88,6 +90,11 @@ struct Serve: AsyncParsableCommand {
             let camera = ActionCameraDevice(name: name, bootTime: .zero)
             definition = camera.definition
             behaviour = { served in await camera.run(served) }
+        case .miband:
+            name = self.name ?? "MI Band 2"
+            let band = FitnessBandDevice(name: name)
+            definition = band.definition
+            behaviour = { served in await band.run(served) }
         }
         let served: ServedPeripheral
         do {
