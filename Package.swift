@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "HaraldGoProSimulation", dependencies: ["HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore", "Harald"]),
         // The simulator's Mi Band 2, written from the protocol (not from HaraldMiBand), with its own
         // AES-128 for the auth handshake.
-        .target(name: "HaraldMiBandSimulation", dependencies: ["HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore"]),
+        .target(name: "HaraldMiBandSimulation", dependencies: ["HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore", "Harald"]),
         // The Mi Band 2 kit: the band's messages (Protocol/) and the typed API over a connection
         // (Band/). AES-128 for the auth handshake comes from swift-crypto.
         .target(
