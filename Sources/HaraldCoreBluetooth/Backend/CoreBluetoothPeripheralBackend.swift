@@ -567,7 +567,7 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
 
     /// Who asks, as handlers see it: CoreBluetooth let the request through only on an encrypted
     /// link when the attribute needs one, and never says whether the key is authenticated.
-    static func attributeRequest(_ central: CentralIdentifier, security: AttributeSecurity) -> AttributeRequest {
+    public static func attributeRequest(_ central: CentralIdentifier, security: AttributeSecurity) -> AttributeRequest {
         AttributeRequest(central: central, isEncrypted: security >= .encrypted, isAuthenticated: false)
     }
 

@@ -121,7 +121,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
         let central = Self.central(request.central)
         let offset = request.offset
         let plan = state.withLock { state -> ReadPlan in
-            guard var session = state.session, session.isPublished, let index = session.index(of: request.characteristic) else {
+            guard var session = state.session, let index = session.index(of: request.characteristic) else {
                 return .answer(.failure(.attributeNotFound))
             }
             let served = session.characteristics[index]
@@ -186,7 +186,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
         let central = Self.central(first.central)
         let parts = requests.map { (characteristic: $0.characteristic, offset: $0.offset, value: $0.value.map { [UInt8]($0) } ?? []) }
         let plan = state.withLock { state -> WritePlan in
-            guard var session = state.session, session.isPublished else { return .answer(.attributeNotFound) }
+            guard var session = state.session else { return .answer(.attributeNotFound) }
             var writes: [AssembledWrite] = []
             for part in parts {
                 guard let index = session.index(of: part.characteristic) else { return .answer(.attributeNotFound) }
