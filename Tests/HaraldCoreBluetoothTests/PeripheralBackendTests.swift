@@ -170,6 +170,18 @@ struct PeripheralBackendTests {
         await serving.stop()
     }
 
+    @Test func servingWhileWaitingForPowerCanBeCancelled() async throws {
+        let (manager, backend) = FakePeripheralManager.make(poweredOn: false)
+        let serve = Task { try await backend.serve(TestDevice.definition()) }
+        await until { manager.madeCount == 1 && backend.pendingOperationCount == 1 }
+        serve.cancel()
+        await #expect(throws: BluetoothError.cancelled) { try await serve.value }
+        #expect(backend.pendingOperationCount == 0)
+        manager.setRadio(.poweredOn)
+        await manager.system.settle()
+        #expect(manager.published.isEmpty, "nothing is published for a cancelled serve")
+    }
+
     @Test func servingASecondDefinitionAtOnceIsMisuse() async throws {
         let (_, backend, serving) = try await served()
         await #expect(throws: BluetoothError.self) { try await backend.serve(TestDevice.definition()) }
@@ -339,6 +351,27 @@ struct PeripheralBackendTests {
         waiting.cancel()
         await #expect(throws: BluetoothError.cancelled) { try await waiting.value }
         #expect(backend.pendingOperationCount == 0)
+        await serving.stop()
+    }
+
+    @Test func aNotificationWaitingForACentralThatUnsubscribesReachesNoOneAndUnblocksTheRest() async throws {
+        let (manager, backend, serving) = try await served()
+        let leaving = FakeRemoteCentral()
+        manager.subscribe(leaving, to: TestDevice.stream)
+        manager.subscribe(FakeRemoteCentral(), to: TestDevice.stream)
+        manager.setRoom(false)
+        let toLeaving = Task {
+            try await serving.notify(
+                [1], characteristic: TestDevice.stream, service: TestDevice.service, to: CentralIdentifier(rawValue: leaving.identifier.uuidString))
+        }
+        await until { manager.refusedUpdateCount == 1 }
+        let toAll = Task { try await serving.notify([2], characteristic: TestDevice.stream, service: TestDevice.service, to: nil) }
+        await until { backend.pendingOperationCount == 2 }
+        manager.unsubscribe(leaving, from: TestDevice.stream)
+        manager.setRoom(true)
+        #expect(try await toLeaving.value == 0)
+        #expect(try await toAll.value == 1)
+        #expect(manager.updates.map(\.value) == [[2]])
         await serving.stop()
     }
 

@@ -109,7 +109,6 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         let data: Data
         let index: Int
         let central: CentralIdentifier?
-        let count: Int
         let continuation: CheckedContinuation<Int, any Error>
     }
 
@@ -118,6 +117,14 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         case power
         case add(BluetoothUUID)
         case advertise
+    }
+
+    /// What `sendWaiting` does with the oldest waiting notification.
+    enum NextUpdate {
+        /// To send, and how many centrals it reaches.
+        case send(Manager, UpdateWaiter, Manager.MutableCharacteristic, [Manager.RemoteCentral]?, count: Int)
+        /// Every central it was for unsubscribed meanwhile: it reaches no one.
+        case drop(UpdateWaiter)
     }
 
     struct StepWaiter {
@@ -268,17 +275,21 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         guard let services else { throw .cancelled }
         for (position, uuid) in services.enumerated() {
             try await wait(for: .add(uuid)) {
-                let (manager, service) = self.state.withLock { state in
-                    (state.manager, state.session?.generation == generation ? state.session?.services[position] : nil)
+                let (manager, service, radio) = self.state.withLock { state in
+                    let session = state.session?.generation == generation ? state.session : nil
+                    return (state.manager, session.flatMap { $0.services.indices.contains(position) ? $0.services[position] : nil }, state.radio)
                 }
                 guard let manager, let service else { return self.failSteps(where: { $0 == .add(uuid) }, with: .cancelled) }
+                guard radio == .poweredOn else { return self.failSteps(where: { $0 == .add(uuid) }, with: .radioUnavailable(radio)) }
                 manager.add(service)
             }
         }
         let advertisement = state.withLock { $0.session?.definition.advertisement }
         guard let advertisement else { throw .cancelled }
         try await wait(for: .advertise) {
-            guard let manager = self.state.withLock({ $0.manager }) else { return }
+            let (manager, radio) = self.state.withLock { ($0.manager, $0.radio) }
+            guard let manager else { return self.failSteps(where: { $0 == .advertise }, with: .cancelled) }
+            guard radio == .poweredOn else { return self.failSteps(where: { $0 == .advertise }, with: .radioUnavailable(radio)) }
             manager.startAdvertising(Self.advertisementData(advertisement))
         }
         state.withLock { if $0.session?.generation == generation { $0.session?.isPublished = true } }
@@ -457,7 +468,7 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
                         guard var session = state.session, session.generation == generation else { return .misuse("the served device was stopped") }
                         guard let index = session.index(of: uuid, in: service) else { return .notFound("\(uuid)") }
                         session.waiters.append(
-                            UpdateWaiter(id: id, data: Data(value), index: index, central: central, count: count, continuation: continuation))
+                            UpdateWaiter(id: id, data: Data(value), index: index, central: central, continuation: continuation))
                         state.session = session
                         return nil
                     }
@@ -484,26 +495,36 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
     /// room (it then calls `peripheralManagerIsReady(toUpdateSubscribers:)`, which calls this).
     func sendWaiting() {
         while true {
-            let next = state.withLock { state -> (Manager, UpdateWaiter, Manager.MutableCharacteristic, [Manager.RemoteCentral]?)? in
-                guard let manager = state.manager, let session = state.session, session.isPublished, let waiter = session.waiters.first,
+            let next = state.withLock { state -> NextUpdate? in
+                guard let manager = state.manager, var session = state.session, session.isPublished, let waiter = session.waiters.first,
                     session.objects.indices.contains(waiter.index)
                 else { return nil }
+                let subscribers = session.characteristics[waiter.index].subscribers
                 var centrals: [Manager.RemoteCentral]?
-                if let central = waiter.central {
-                    guard let object = session.centrals[central] else { return nil }
+                if let central = waiter.central, let object = session.centrals[central], subscribers.contains(central) {
                     centrals = [object]
+                } else if waiter.central != nil || subscribers.isEmpty {
+                    session.waiters.removeFirst()
+                    state.session = session
+                    return .drop(waiter)
                 }
-                return (manager, waiter, session.objects[waiter.index], centrals)
+                return .send(manager, waiter, session.objects[waiter.index], centrals, count: centrals == nil ? subscribers.count : 1)
             }
-            guard let (manager, waiter, characteristic, centrals) = next else { return }
-            var data = waiter.data
-            if let limit = centrals?.first?.maximumUpdateValueLength, limit >= 0, data.count > limit { data = data.prefix(limit) }
-            guard manager.updateValue(data, for: characteristic, onSubscribedCentrals: centrals) else { return }
-            let sent = state.withLock { state -> UpdateWaiter? in
-                guard let index = state.session?.waiters.firstIndex(where: { $0.id == waiter.id }) else { return nil }
-                return state.session?.waiters.remove(at: index)
+            switch next {
+            case nil:
+                return
+            case .drop(let waiter):
+                waiter.continuation.resume(returning: 0)
+            case let .send(manager, waiter, characteristic, centrals, count):
+                var data = waiter.data
+                if let limit = centrals?.first?.maximumUpdateValueLength, limit >= 0, data.count > limit { data = data.prefix(limit) }
+                guard manager.updateValue(data, for: characteristic, onSubscribedCentrals: centrals) else { return }
+                let sent = state.withLock { state -> UpdateWaiter? in
+                    guard let index = state.session?.waiters.firstIndex(where: { $0.id == waiter.id }) else { return nil }
+                    return state.session?.waiters.remove(at: index)
+                }
+                sent?.continuation.resume(returning: count)
             }
-            sent?.continuation.resume(returning: waiter.count)
         }
     }
 
@@ -588,7 +609,8 @@ struct CoreBluetoothServing<Manager: CoreBluetoothPeripheralManager>: ServingBac
     func indicate(
         _ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier, timeout: Duration
     ) async throws(BluetoothError) {
-        _ = try await backend.update(value, characteristic: uuid, service: service, to: central, indication: true, timeout: timeout, generation: generation)
+        let sent = try await backend.update(value, characteristic: uuid, service: service, to: central, indication: true, timeout: timeout, generation: generation)
+        if sent == 0 { throw .notFound("\(central) unsubscribed from \(uuid) before the indication went out") }
     }
 
     func setValue(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID) async throws(BluetoothError) {
