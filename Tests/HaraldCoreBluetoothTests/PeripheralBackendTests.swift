@@ -116,6 +116,17 @@ struct PeripheralBackendTests {
         await serving.stop()
     }
 
+    @Test func theHeartRateMonitorsControlPointTakesAResetAndRefusesOtherCommandsWithItsProfileError() async throws {
+        let device = try HeartRateMonitorDevice()
+        let (manager, _, serving) = try await served(device.definition)
+        let events = serving.events()
+        let phone = FakeRemoteCentral()
+        #expect(await manager.write([(BluetoothUUID(0x2A39), 0, [0x01])], by: phone) == 0)
+        #expect(await manager.write([(BluetoothUUID(0x2A39), 0, [0x02])], by: phone) == 0x80)
+        #expect(await next(1, of: events) == [.wrote(CentralIdentifier(rawValue: phone.identifier.uuidString), characteristic: BluetoothUUID(0x2A39))])
+        await serving.stop()
+    }
+
     @Test func advertisingCarriesOnlyTheNameAndServiceUUIDs() async throws {
         let (manager, _, serving) = try await served()
         let advertisement = try #require(manager.advertisement)

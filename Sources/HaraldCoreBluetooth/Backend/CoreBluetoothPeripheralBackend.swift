@@ -70,7 +70,8 @@ import HaraldCore
 /// CoreBluetooth's objects in it are used only on the queue. Continuations are resumed and
 /// CoreBluetooth called outside the lock.
 public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripheralManager>: PeripheralBackend, Sendable {
-    public typealias Job = @Sendable () async -> Void
+    /// A handler call waiting its turn.
+    typealias Job = @Sendable () async -> Void
 
     /// CoreBluetooth's queue: the manager's delegate queue, where every call into it is made.
     let queue: DispatchQueue
