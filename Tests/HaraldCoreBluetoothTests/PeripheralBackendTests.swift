@@ -88,7 +88,7 @@ struct PeripheralBackendTests {
         #expect(manager.published.map(\.uuid.value) == [BluetoothUUID(0x180D), BluetoothUUID(0x180F), BluetoothUUID(0x180A)])
         let specs = Dictionary(manager.published.flatMap(\.characteristics).map { ($0.spec.uuid, $0.spec) }) { first, _ in first }
         let measurement = try #require(specs[BluetoothUUID(0x2A37)])
-        #expect(measurement.properties == 0x10 && measurement.permissions == 0 && measurement.value == nil)
+        #expect(measurement.properties == 0x10 && measurement.permissions == 0x01 && measurement.value == nil, "readable, as Apple's samples")
         let location = try #require(specs[BluetoothUUID(0x2A38)])
         #expect(location.properties == 0x02 && location.permissions == 0x01 && location.value == Data([1]), "read-only with a value: cached")
         let controlPoint = try #require(specs[BluetoothUUID(0x2A39)])
@@ -325,6 +325,12 @@ struct PeripheralBackendTests {
                 .subscriptionChanged(id, characteristic: TestDevice.stream, notifying: true),
                 .subscriptionChanged(id, characteristic: TestDevice.stream, notifying: false),
             ])
+        await serving.stop()
+    }
+
+    @Test func aReadOfACharacteristicThatOnlyNotifiesIsNotPermitted() async throws {
+        let (manager, _, serving) = try await served()
+        #expect(await manager.read(TestDevice.stream, by: FakeRemoteCentral()).result == 0x02)
         await serving.stop()
     }
 

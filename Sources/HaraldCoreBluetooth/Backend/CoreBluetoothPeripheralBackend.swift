@@ -249,7 +249,10 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
             if properties.contains(.indicate) { raw |= CoreBluetoothCharacteristicSpec.indicateEncryptionRequired }
         }
         var permissions: UInt = 0
-        if properties.contains(.read) {
+        // A characteristic that only notifies gets the read permission too, as in Apple's own
+        // samples (the subscription is a way of reading it); reads of it are still refused with
+        // Read Not Permitted, since it lacks the read property.
+        if !properties.isDisjoint(with: [.read, .notify, .indicate]) {
             permissions |= definition.readSecurity >= .encrypted ? CoreBluetoothCharacteristicSpec.readEncryptionRequired : CoreBluetoothCharacteristicSpec.readable
         }
         if !properties.isDisjoint(with: [.write, .writeWithoutResponse]) {
