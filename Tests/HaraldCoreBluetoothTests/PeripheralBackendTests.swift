@@ -4,6 +4,7 @@ import HaraldCodec
 import HaraldCore
 import HaraldCoreBluetooth
 import HaraldHeartRateMonitor
+import HaraldSimulator
 import Testing
 
 /// A small definition with a characteristic of each kind the tests need.
@@ -411,6 +412,28 @@ struct PeripheralBackendTests {
         let id = CentralIdentifier(rawValue: phone.identifier.uuidString)
         try await serving.indicate([5], characteristic: TestDevice.stream, service: TestDevice.service, to: id, timeout: .seconds(5))
         #expect(manager.updates == [.init(value: [5], characteristic: TestDevice.stream, centrals: [phone.identifier])])
+        await serving.stop()
+    }
+
+    @Test func anIndicationThatFindsNoRoomWithinItsTimeoutTimesOut() async throws {
+        let clock = VirtualClock()
+        let (manager, backend) = FakePeripheralManager.make(clock: clock)
+        let serving = try await backend.serve(TestDevice.definition())
+        let phone = FakeRemoteCentral()
+        manager.subscribe(phone, to: TestDevice.stream)
+        manager.setRoom(false)
+        let id = CentralIdentifier(rawValue: phone.identifier.uuidString)
+        let indication = Task {
+            try await serving.indicate([5], characteristic: TestDevice.stream, service: TestDevice.service, to: id, timeout: .seconds(2))
+        }
+        await until { manager.refusedUpdateCount == 1 }
+        await waitForSleepers(clock)
+        clock.advance(by: .seconds(2))
+        await #expect(throws: BluetoothError.timeout(operation: "indication of \(TestDevice.stream)", after: .seconds(2))) { try await indication.value }
+        #expect(backend.pendingOperationCount == 0)
+        manager.setRoom(true)
+        await manager.system.settle()
+        #expect(manager.updates.isEmpty, "a timed-out indication is not sent later")
         await serving.stop()
     }
 

@@ -135,10 +135,12 @@ final class FakePeripheralManager: CoreBluetoothPeripheralManager, @unchecked Se
     init() {}
 
     /// A backend over a new fake, registered with `CoreBluetoothRules`.
-    static func make(poweredOn: Bool = true) -> (FakePeripheralManager, CoreBluetoothPeripheralBackend<FakePeripheralManager>) {
+    static func make(
+        poweredOn: Bool = true, clock: any Clock<Duration> = ContinuousClock()
+    ) -> (FakePeripheralManager, CoreBluetoothPeripheralBackend<FakePeripheralManager>) {
         let manager = FakePeripheralManager()
         if poweredOn { manager.lock.withLock { manager.radio = .poweredOn } }
-        let backend = CoreBluetoothPeripheralBackend<FakePeripheralManager>(queue: manager.queue) { backend in
+        let backend = CoreBluetoothPeripheralBackend<FakePeripheralManager>(queue: manager.queue, clock: clock) { backend in
             manager.made(by: backend)
             return manager
         }
