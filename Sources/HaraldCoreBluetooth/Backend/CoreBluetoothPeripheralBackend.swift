@@ -275,7 +275,7 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
     func publish(_ generation: UInt64) async throws(BluetoothError) {
         defer { state.withLock { if $0.session?.generation == generation { $0.session?.isPublishing = false } } }
         try await wait(for: .power) { self.makeManagerAndCheckPower() }
-        let services: [BluetoothUUID]? = onQueueBuild(generation)
+        let services: [BluetoothUUID]? = buildObjects(generation)
         guard let services else { throw .cancelled }
         for (position, uuid) in services.enumerated() {
             try await wait(for: .add(uuid)) {
@@ -301,7 +301,7 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
 
     /// Makes the published objects for the session (fresh ones: CoreBluetooth cleared the old
     /// ones if the radio went off); returns the services' UUIDs, or nil when the session ended.
-    private func onQueueBuild(_ generation: UInt64) -> [BluetoothUUID]? {
+    private func buildObjects(_ generation: UInt64) -> [BluetoothUUID]? {
         state.withLock { state in
             guard var session = state.session, session.generation == generation else { return nil }
             var objects: [Manager.MutableCharacteristic] = []
