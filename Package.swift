@@ -234,7 +234,9 @@ let package = Package(
         .target(name: "HaraldCoreBluetooth", dependencies: ["Harald", "HaraldCodec", "HaraldCore"]),
         .testTarget(
             name: "HaraldCoreBluetoothTests",
-            dependencies: ["HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldCore", "HaraldSimulator", "HaraldScenarioSuite"]
+            dependencies: [
+                "HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldCore", "HaraldSimulator", "HaraldScenarioSuite", "HaraldHeartRateMonitor",
+            ]
         ),
         // Unit tests, plus integration tests against Bumble that run only when
         // HARALD_BUMBLE_TRANSPORT is set (see scripts/integration).

@@ -44,6 +44,7 @@ struct CoreBluetoothRules: SuiteTrait, TestTrait, TestScoping {
     /// The fakes made by the running test.
     final class Watch: Sendable {
         let centrals = Locked<[FakeCentral]>([])
+        let managers = Locked<[FakePeripheralManager]>([])
     }
 
     @TaskLocal static var current: Watch?
@@ -51,6 +52,11 @@ struct CoreBluetoothRules: SuiteTrait, TestTrait, TestScoping {
     /// Has `central` checked when the test ends (no effect outside the trait).
     static func watch(_ central: FakeCentral) {
         current?.centrals.withLock { $0.append(central) }
+    }
+
+    /// Has `manager` checked when the test ends: its rules, and every request answered.
+    static func watch(_ manager: FakePeripheralManager) {
+        current?.managers.withLock { $0.append(manager) }
     }
 
     var isRecursive: Bool { true }
@@ -65,6 +71,11 @@ struct CoreBluetoothRules: SuiteTrait, TestTrait, TestScoping {
         for central in watch.centrals.withLock({ $0 }) {
             await central.system.settle()
             #expect(central.misuse.isEmpty, "the backend broke CoreBluetooth's rules: \(central.misuse)")
+        }
+        for manager in watch.managers.withLock({ $0 }) {
+            await manager.system.settle()
+            #expect(manager.misuse.isEmpty, "the backend broke CoreBluetooth's rules: \(manager.misuse)")
+            #expect(manager.unanswered.isEmpty, "the backend left \(manager.unanswered.count) request(s) unanswered")
         }
     }
 }

@@ -9,12 +9,15 @@ enum FakeMisuse: Hashable, Sendable, CustomStringConvertible {
     case notPoweredOn(String)
     /// A peripheral request while the peripheral is not connected.
     case notConnected(String)
+    /// Something CoreBluetooth refuses outright (it raises an exception or logs an error).
+    case rule(String)
 
     var description: String {
         switch self {
         case let .offQueue(call): "\(call) called off CoreBluetooth's queue"
         case let .notPoweredOn(call): "\(call) called while not powered on"
         case let .notConnected(call): "\(call) called on a peripheral that is not connected"
+        case let .rule(rule): rule
         }
     }
 }

@@ -1,0 +1,118 @@
+#if canImport(CoreBluetooth)
+@preconcurrency import CoreBluetooth
+import Foundation
+import HaraldCodec
+import HaraldCore
+
+// The peripheral role on the system's CoreBluetooth: Apple's classes conform to the shaped
+// protocols as they are; this file adds the factories for CBMutableService /
+// CBMutableCharacteristic, the ATT result mapping, and a delegate proxy that forwards every call
+// unchanged.
+
+extension CBCentral: CoreBluetoothRemoteCentral {}
+extension CBService: CoreBluetoothLocalService {}
+
+extension CBCharacteristic: CoreBluetoothLocalCharacteristic {
+    public typealias LocalService = CBService
+}
+
+extension CBATTRequest: CoreBluetoothATTRequest {}
+
+extension CBPeripheralManager: CoreBluetoothPeripheralManager {
+    public typealias UUIDValue = CBUUID
+    public typealias Service = CBService
+    public typealias Characteristic = CBCharacteristic
+    public typealias MutableService = CBMutableService
+    public typealias MutableCharacteristic = CBMutableCharacteristic
+    public typealias RemoteCentral = CBCentral
+    public typealias Request = CBATTRequest
+    public typealias ATTResult = CBATTError.Code
+
+    public static var keys: CoreBluetoothKeys { CBCentralManager.keys }
+
+    public static func makeUUID(_ uuid: BluetoothUUID) -> CBUUID { CBUUID(string: uuid.uuidString) }
+
+    public static func makeService(_ uuid: BluetoothUUID, isPrimary: Bool, characteristics: [CBMutableCharacteristic]) -> CBMutableService {
+        let service = CBMutableService(type: makeUUID(uuid), primary: isPrimary)
+        service.characteristics = characteristics
+        return service
+    }
+
+    public static func makeCharacteristic(_ spec: CoreBluetoothCharacteristicSpec) -> CBMutableCharacteristic {
+        let characteristic = CBMutableCharacteristic(
+            type: makeUUID(spec.uuid), properties: CBCharacteristicProperties(rawValue: spec.properties), value: spec.value,
+            permissions: CBAttributePermissions(rawValue: spec.permissions))
+        if let text = spec.userDescription {
+            characteristic.descriptors = [CBMutableDescriptor(type: CBUUID(string: CBUUIDCharacteristicUserDescriptionString), value: text)]
+        }
+        return characteristic
+    }
+
+    /// Apple imports `CBATTError.Code` from C, so any raw value (application errors 0x80–0x9F
+    /// included) makes a code; where one does not, Unlikely Error stands in.
+    public static func result(_ code: ATTErrorCode) -> CBATTError.Code {
+        CBATTError.Code(rawValue: Int(code.rawValue)) ?? .unlikelyError
+    }
+}
+
+/// The peripheral backend on the system's CoreBluetooth.
+public typealias SystemCoreBluetoothPeripheralBackend = CoreBluetoothPeripheralBackend<CBPeripheralManager>
+
+extension CoreBluetoothPeripheralBackend where Manager == CBPeripheralManager {
+    /// A backend on a `CBPeripheralManager` whose delegate calls arrive on `queue`, where the
+    /// backend also makes its calls. The manager is made on the first ``serve(_:)``, which is
+    /// when the system asks the user for permission.
+    /// - Parameter showPowerAlert: whether the system alerts the user when Bluetooth is off as the
+    ///   manager is made (CoreBluetooth's default: yes).
+    public convenience init(
+        queue: DispatchQueue = DispatchQueue(label: "Harald.CoreBluetooth.Peripheral"), showPowerAlert: Bool = true,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        let proxy = CoreBluetoothPeripheralManagerProxy()
+        let options: [String: Any] = [CBPeripheralManagerOptionShowPowerAlertKey: NSNumber(value: showPowerAlert)]
+        self.init(queue: queue, clock: clock) { backend in
+            proxy.backend = backend
+            return CBPeripheralManager(delegate: proxy, queue: queue, options: options)
+        }
+        state.withLock { $0.retainedObjects.append(proxy) }
+    }
+}
+
+/// Receives the peripheral manager's delegate calls (on the backend's queue) and forwards each
+/// one unchanged to the backend.
+final class CoreBluetoothPeripheralManagerProxy: NSObject, CBPeripheralManagerDelegate {
+    weak var backend: CoreBluetoothPeripheralBackend<CBPeripheralManager>?
+
+    func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {
+        backend?.peripheralManagerDidUpdateState(peripheral)
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, didAdd service: CBService, error: (any Error)?) {
+        backend?.peripheralManager(peripheral, didAdd: service, error: error)
+    }
+
+    func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: (any Error)?) {
+        backend?.peripheralManagerDidStartAdvertising(peripheral, error: error)
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic) {
+        backend?.peripheralManager(peripheral, central: central, didSubscribeTo: characteristic)
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic) {
+        backend?.peripheralManager(peripheral, central: central, didUnsubscribeFrom: characteristic)
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {
+        backend?.peripheralManager(peripheral, didReceiveRead: request)
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest]) {
+        backend?.peripheralManager(peripheral, didReceiveWrite: requests)
+    }
+
+    func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager) {
+        backend?.peripheralManagerIsReady(toUpdateSubscribers: peripheral)
+    }
+}
+#endif

@@ -1,0 +1,627 @@
+import Foundation
+import Harald
+import HaraldCodec
+import HaraldCore
+
+/// Harald's peripheral backend on CoreBluetooth: serves a ``PeripheralDefinition`` through a
+/// `CBPeripheralManager`.
+///
+/// Like the central backend, the logic runs against shaped protocols
+/// (``CoreBluetoothPeripheralManager`` and friends), so the same code drives Apple's manager and a
+/// fake on Linux. Every call into CoreBluetooth is made on the manager's queue, where its delegate
+/// calls arrive; the manager is made on the first ``serve(_:)`` (making it asks the user for
+/// permission).
+///
+/// What CoreBluetooth imposes, and what the backend does about it:
+/// - **Power.** `serve` waits for `.poweredOn` (until its task is cancelled); an unsupported or
+///   unauthorized radio fails it at once with ``BluetoothError/radioUnavailable(_:)``. When the
+///   radio leaves `.poweredOn` while serving, CoreBluetooth stops advertising and clears the
+///   published database: every subscription ends (reported as unsubscriptions), waiting
+///   notifications fail with ``BluetoothError/radioUnavailable(_:)``, and the backend publishes
+///   the definition and advertises again once the radio is back on.
+/// - **Database.** Each service is added in declaration order, one `didAdd` at a time. Properties
+///   are the definition's, without broadcast and extended properties (CoreBluetooth refuses them
+///   on local characteristics). Security: ``AttributeSecurity/encrypted`` and
+///   ``AttributeSecurity/authenticated`` both become `readEncryptionRequired` /
+///   `writeEncryptionRequired` (and notify/indicate-encryption-required for subscriptions when
+///   reads need it): CoreBluetooth has no separate MITM permission, so an authenticated attribute
+///   is only as safe as the pairing the phone chose. Handlers see `isEncrypted` true on such
+///   attributes (CoreBluetooth pairs before it lets the request through) and `isAuthenticated`
+///   false (CoreBluetooth does not say). A value is cached in CoreBluetooth (answered without
+///   waking the app) only for a read-only characteristic with no read handler, no read security
+///   and a non-empty value, since CoreBluetooth requires a cached characteristic to be read-only
+///   and never lets it change: ``ServingBackend/setValue(_:characteristic:service:)`` on one throws
+///   ``BluetoothError/unsupported(_:)``. Every other value is served dynamically.
+/// - **Reads** are answered with the read handler's bytes (or the stored value) from
+///   `request.offset` on (an offset past the end: Invalid Offset); a handler's ``ATTErrorCode``
+///   goes back as the request's result.
+/// - **Writes** arrive as a batch CoreBluetooth answers once, through its first request. The batch
+///   is checked as a whole first (characteristic known and writable, offsets within the value,
+///   at most ``maximumValueLength`` bytes): the first failure answers the batch and no handler
+///   runs. Then each written characteristic's handler runs with its whole value, in order; the
+///   first refusal answers the batch (handlers before it have already run) and nothing is stored.
+///   Otherwise every value is stored, ``PeripheralEvent/wrote(_:characteristic:)`` is reported for
+///   each, and the batch is answered with success.
+/// - **Handlers** run one at a time, in the order the requests arrived, off CoreBluetooth's queue.
+///   At most ``handlerQueueLimit`` requests wait for a handler; beyond it requests are refused
+///   with Insufficient Resources (writes without response are then lost, as the central expects
+///   no answer).
+/// - **Advertising** carries only what CoreBluetooth lets an app advertise: the local name and the
+///   service UUIDs. The rest of ``PeripheralAdvertisement`` (manufacturer data, appearance, TX
+///   power, non-connectable mode) is ignored; iOS also moves service UUIDs to the overflow area,
+///   and drops the name, in the background.
+/// - **Notifications** (`updateValue`): when CoreBluetooth's transmit queue is full it returns
+///   false; the notification then waits, with every later one behind it in order, until
+///   `peripheralManagerIsReady(toUpdateSubscribers:)`, and is retried. Nothing is queued beyond
+///   the callers waiting: a fast producer slows to the links' pace. A notification to one
+///   central is cut to its `maximumUpdateValueLength`; to all of them, CoreBluetooth cuts it per
+///   central.
+/// - **Indications** go through the same call: CoreBluetooth sends an indication when the central
+///   subscribed for indications, and never tells the app when it is confirmed. `indicate` returns
+///   once CoreBluetooth has taken the value (its `timeout` bounds the wait for room), not at the
+///   confirmation.
+/// - **Centrals.** CoreBluetooth reports no connections or disconnections to a peripheral
+///   manager: no ``PeripheralEvent/connected(_:)`` or ``PeripheralEvent/disconnected(_:)`` is
+///   reported, ``ServingBackend/centrals()`` lists the centrals subscribed to something, and a
+///   central's ``CentralIdentifier`` is its `CBCentral.identifier`. A central that disconnects is
+///   seen unsubscribing.
+///
+/// Thread safety: all mutable state is in `state`, read and written only inside its `withLock`;
+/// CoreBluetooth's objects in it are used only on the queue. Continuations are resumed and
+/// CoreBluetooth called outside the lock.
+public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripheralManager>: PeripheralBackend, Sendable {
+    /// A handler call waiting its turn.
+    typealias Job = @Sendable () async -> Void
+
+    /// CoreBluetooth's queue: the manager's delegate queue, where every call into it is made.
+    let queue: DispatchQueue
+    let queueKey = DispatchSpecificKey<Bool>()
+    let clock: any Clock<Duration>
+    let state = Locked(State())
+
+    /// The longest attribute value (Core spec Vol 3 Part F §3.2.9).
+    public static var maximumValueLength: Int { 512 }
+    /// How many requests may wait for their handler.
+    public static var handlerQueueLimit: Int { 1024 }
+
+    /// A backend over the manager `makeManager` creates on the first ``serve(_:)``, on `queue`.
+    /// `makeManager` receives the backend to use as the manager's delegate and must create the
+    /// manager with `queue` as its delegate queue.
+    public init(queue: DispatchQueue, clock: any Clock<Duration> = ContinuousClock(), makeManager: @escaping (CoreBluetoothPeripheralBackend) -> Manager) {
+        self.queue = queue
+        self.clock = clock
+        queue.setSpecific(key: queueKey, value: true)
+        state.withLock { $0.makeManager = makeManager }
+    }
+
+    // MARK: State
+
+    struct ServedCharacteristic {
+        let definition: CharacteristicDefinition
+        let service: BluetoothUUID
+        let isCached: Bool
+        var value: [UInt8]
+        var subscribers: Set<CentralIdentifier> = []
+    }
+
+    /// A notification or indication waiting for CoreBluetooth to take it.
+    struct UpdateWaiter {
+        let id: UInt64
+        let data: Data
+        let index: Int
+        let central: CentralIdentifier?
+        let continuation: CheckedContinuation<Int, any Error>
+    }
+
+    /// What a step of publishing waits for.
+    enum Step: Equatable {
+        case power
+        case add(BluetoothUUID)
+        case advertise
+    }
+
+    /// What `sendWaiting` does with the oldest waiting notification.
+    enum NextUpdate {
+        /// To send, and how many centrals it reaches.
+        case send(Manager, UpdateWaiter, Manager.MutableCharacteristic, [Manager.RemoteCentral]?, count: Int)
+        /// Every central it was for unsubscribed meanwhile: it reaches no one.
+        case drop(UpdateWaiter)
+    }
+
+    struct StepWaiter {
+        let step: Step
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    struct Session {
+        let generation: UInt64
+        let definition: PeripheralDefinition
+        var characteristics: [ServedCharacteristic]
+        /// The published objects (`CBMutableCharacteristic`, parallel to `characteristics`;
+        /// `CBMutableService`, parallel to the definition's services), remade at each publication.
+        var objects: [Manager.MutableCharacteristic] = []
+        var services: [Manager.MutableService] = []
+        var isPublished = false
+        var isPublishing = true
+        var watchers: [UInt64: AsyncStream<PeripheralEvent>.Continuation] = [:]
+        /// The centrals subscribed to something.
+        var centrals: [CentralIdentifier: Manager.RemoteCentral] = [:]
+        var waiters: [UpdateWaiter] = []
+        /// Requests waiting for their handler, to be answered on the queue.
+        var requests: [UInt64: Manager.Request] = [:]
+        let jobs: AsyncStream<Job>.Continuation
+        var queuedJobs = 0
+        let worker: Task<Void, Never>
+
+        /// The served characteristic CoreBluetooth names: the published object itself, else the
+        /// one with its UUID in its service.
+        func index(of characteristic: Manager.Characteristic) -> Int? {
+            if let index = objects.firstIndex(where: { $0 === characteristic }) { return index }
+            let uuid = characteristic.uuid.bluetoothUUID
+            let service = characteristic.service?.uuid.bluetoothUUID
+            return characteristics.firstIndex { $0.definition.uuid == uuid && (service == nil || $0.service == service) }
+        }
+
+        func index(of uuid: BluetoothUUID, in service: BluetoothUUID) -> Int? {
+            characteristics.firstIndex { $0.definition.uuid == uuid && $0.service == service }
+        }
+
+        var allWatchers: [AsyncStream<PeripheralEvent>.Continuation] { Array(watchers.values) }
+    }
+
+    struct Teardown {
+        let services: [Manager.MutableService]
+        let requests: [Manager.Request]
+    }
+
+    struct State {
+        var manager: Manager?
+        var makeManager: ((CoreBluetoothPeripheralBackend) -> Manager)?
+        var radio: RadioState = .unknown
+        var nextID: UInt64 = 0
+        var steps: [UInt64: StepWaiter] = [:]
+        var session: Session?
+        /// What ended sessions leave for the queue to take down.
+        var teardowns: [Teardown] = []
+        /// Objects the platform glue needs kept alive as long as the backend (the delegate proxy).
+        var retainedObjects: [AnyObject] = []
+
+        mutating func makeID() -> UInt64 {
+            nextID += 1
+            return nextID
+        }
+    }
+
+    // MARK: Diagnostics
+
+    /// Continuations waiting (publishing steps, notifications waiting for room) plus requests
+    /// waiting for their handler: 0 when nothing is in flight.
+    public var pendingOperationCount: Int {
+        state.withLock { state in state.steps.count + (state.session.map { $0.waiters.count + $0.requests.count } ?? 0) }
+    }
+
+    // MARK: Serving
+
+    public func serve(_ definition: PeripheralDefinition) async throws(BluetoothError) -> any ServingBackend {
+        let generation: UInt64? = state.withLock { state in
+            guard state.session == nil else { return nil }
+            let generation = state.makeID()
+            let (stream, jobs) = AsyncStream.makeStream(of: Job.self)
+            let worker = Task { for await job in stream { await job() } }
+            state.session = Session(
+                generation: generation, definition: definition, characteristics: Self.served(definition), jobs: jobs, worker: worker)
+            return generation
+        }
+        guard let generation else { throw .misuse("the CoreBluetooth peripheral backend already serves a definition: stop it first") }
+        do {
+            try await withTaskCancellationHandler {
+                try await publish(generation)
+            } onCancel: {
+                self.failSteps(where: { _ in true }, with: .cancelled)
+            }
+        } catch {
+            await end(generation)
+            throw error as? BluetoothError ?? .backend("\(error)")
+        }
+        return CoreBluetoothServing(backend: self, generation: generation)
+    }
+
+    /// The characteristics of `definition`, in declaration order.
+    static func served(_ definition: PeripheralDefinition) -> [ServedCharacteristic] {
+        definition.services.flatMap { service in
+            service.characteristics.map {
+                ServedCharacteristic(definition: $0, service: service.uuid, isCached: isCached($0), value: $0.value)
+            }
+        }
+    }
+
+    /// Whether CoreBluetooth caches the value (see the type's documentation).
+    static func isCached(_ definition: CharacteristicDefinition) -> Bool {
+        definition.properties == [.read] && definition.onRead == nil && definition.readSecurity == .none && !definition.value.isEmpty
+    }
+
+    /// What CoreBluetooth is asked to publish for `definition`.
+    public static func spec(_ definition: CharacteristicDefinition) -> CoreBluetoothCharacteristicSpec {
+        let properties = definition.properties
+        var raw = UInt(properties.intersection([.read, .writeWithoutResponse, .write, .notify, .indicate]).rawValue)
+        if definition.readSecurity >= .encrypted {
+            if properties.contains(.notify) { raw |= CoreBluetoothCharacteristicSpec.notifyEncryptionRequired }
+            if properties.contains(.indicate) { raw |= CoreBluetoothCharacteristicSpec.indicateEncryptionRequired }
+        }
+        var permissions: UInt = 0
+        // A characteristic that only notifies gets the read permission too, as in Apple's own
+        // samples (the subscription is a way of reading it); reads of it are still refused with
+        // Read Not Permitted, since it lacks the read property.
+        if !properties.isDisjoint(with: [.read, .notify, .indicate]) {
+            permissions |= definition.readSecurity >= .encrypted ? CoreBluetoothCharacteristicSpec.readEncryptionRequired : CoreBluetoothCharacteristicSpec.readable
+        }
+        if !properties.isDisjoint(with: [.write, .writeWithoutResponse]) {
+            permissions |= definition.writeSecurity >= .encrypted ? CoreBluetoothCharacteristicSpec.writeEncryptionRequired : CoreBluetoothCharacteristicSpec.writeable
+        }
+        return CoreBluetoothCharacteristicSpec(
+            uuid: definition.uuid, properties: raw, permissions: permissions, value: isCached(definition) ? Data(definition.value) : nil,
+            userDescription: definition.userDescription)
+    }
+
+    /// The advertisement data CoreBluetooth takes: local name and service UUIDs only.
+    static func advertisementData(_ advertisement: PeripheralAdvertisement) -> [String: Any] {
+        var data: [String: Any] = [:]
+        if let name = advertisement.name { data[Manager.keys.localName] = name }
+        if !advertisement.services.isEmpty { data[Manager.keys.serviceUUIDs] = advertisement.services.map(Manager.makeUUID) }
+        return data
+    }
+
+    /// Waits for power, adds the services one by one, starts advertising.
+    func publish(_ generation: UInt64) async throws(BluetoothError) {
+        defer { state.withLock { if $0.session?.generation == generation { $0.session?.isPublishing = false } } }
+        try await wait(for: .power) { self.makeManagerAndCheckPower() }
+        let services: [BluetoothUUID]? = buildObjects(generation)
+        guard let services else { throw .cancelled }
+        for (position, uuid) in services.enumerated() {
+            try await wait(for: .add(uuid)) {
+                let (manager, service, radio) = self.state.withLock { state in
+                    let session = state.session?.generation == generation ? state.session : nil
+                    return (state.manager, session.flatMap { $0.services.indices.contains(position) ? $0.services[position] : nil }, state.radio)
+                }
+                guard let manager, let service else { return self.failSteps(where: { $0 == .add(uuid) }, with: .cancelled) }
+                guard radio == .poweredOn else { return self.failSteps(where: { $0 == .add(uuid) }, with: .radioUnavailable(radio)) }
+                manager.add(service)
+            }
+        }
+        let advertisement = state.withLock { $0.session?.definition.advertisement }
+        guard let advertisement else { throw .cancelled }
+        try await wait(for: .advertise) {
+            let (manager, radio) = self.state.withLock { ($0.manager, $0.radio) }
+            guard let manager else { return self.failSteps(where: { $0 == .advertise }, with: .cancelled) }
+            guard radio == .poweredOn else { return self.failSteps(where: { $0 == .advertise }, with: .radioUnavailable(radio)) }
+            manager.startAdvertising(Self.advertisementData(advertisement))
+        }
+        state.withLock { if $0.session?.generation == generation { $0.session?.isPublished = true } }
+    }
+
+    /// Makes the published objects for the session (fresh ones: CoreBluetooth cleared the old
+    /// ones if the radio went off); returns the services' UUIDs, or nil when the session ended.
+    private func buildObjects(_ generation: UInt64) -> [BluetoothUUID]? {
+        state.withLock { state in
+            guard var session = state.session, session.generation == generation else { return nil }
+            var objects: [Manager.MutableCharacteristic] = []
+            var services: [Manager.MutableService] = []
+            var index = 0
+            for service in session.definition.services {
+                var characteristics: [Manager.MutableCharacteristic] = []
+                for _ in service.characteristics {
+                    let served = session.characteristics[index]
+                    var spec = Self.spec(served.definition)
+                    if served.isCached { spec.value = Data(served.value) }
+                    characteristics.append(Manager.makeCharacteristic(spec))
+                    index += 1
+                }
+                objects += characteristics
+                services.append(Manager.makeService(service.uuid, isPrimary: service.isPrimary, characteristics: characteristics))
+            }
+            session.objects = objects
+            session.services = services
+            state.session = session
+            return session.definition.services.map(\.uuid)
+        }
+    }
+
+    /// Registers a waiter for `step`, then runs `start` on the queue; returns when the delegate
+    /// call that ends the step arrives.
+    private func wait(for step: Step, _ start: @escaping @Sendable () -> Void) async throws(BluetoothError) {
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let registered = state.withLock { state -> Bool in
+                    guard !Task.isCancelled else { return false }
+                    state.steps[state.makeID()] = StepWaiter(step: step, continuation: continuation)
+                    return true
+                }
+                guard registered else { return continuation.resume(throwing: BluetoothError.cancelled) }
+                queue.async { start() }
+            }
+        } catch {
+            throw error as? BluetoothError ?? .backend("\(error)")
+        }
+    }
+
+    /// Ends the steps `matching` says with `result` (nil: success).
+    func endSteps(where matching: (Step) -> Bool, with error: BluetoothError?) {
+        let ended = state.withLock { state -> [StepWaiter] in
+            let ids = state.steps.filter { matching($0.value.step) }.keys.sorted()
+            return ids.compactMap { state.steps.removeValue(forKey: $0) }
+        }
+        for waiter in ended {
+            if let error { waiter.continuation.resume(throwing: error) } else { waiter.continuation.resume() }
+        }
+    }
+
+    func failSteps(where matching: (Step) -> Bool, with error: BluetoothError) {
+        endSteps(where: matching, with: error)
+    }
+
+    /// On the queue: makes the manager if it is not made yet, and settles the power step if the
+    /// radio state already decides it.
+    private func makeManagerAndCheckPower() {
+        let make = state.withLock { state -> ((CoreBluetoothPeripheralBackend) -> Manager)? in
+            defer { state.makeManager = nil }
+            return state.manager == nil ? state.makeManager : nil
+        }
+        if let make {
+            let manager = make(self)
+            state.withLock { $0.manager = manager }
+        }
+        settlePower(state.withLock { $0.radio })
+    }
+
+    func settlePower(_ radio: RadioState) {
+        if radio == .poweredOn {
+            endSteps(where: { $0 == .power }, with: nil)
+        } else if radio == .unsupported || radio == .unauthorized {
+            failSteps(where: { $0 == .power }, with: .radioUnavailable(radio))
+        }
+    }
+
+    /// Ends the session `generation`: stops advertising, removes its services, answers the
+    /// requests still waiting, fails the waiting notifications, finishes the event streams.
+    func end(_ generation: UInt64) async {
+        let ended = state.withLock { state -> Session? in
+            guard let session = state.session, session.generation == generation else { return nil }
+            state.session = nil
+            state.teardowns.append(Teardown(services: session.services, requests: Array(session.requests.values)))
+            return session
+        }
+        guard let session = ended else { return }
+        failSteps(where: { $0 != .power }, with: .cancelled)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.tearDown()
+                continuation.resume()
+            }
+        }
+        for waiter in session.waiters { waiter.continuation.resume(throwing: BluetoothError.cancelled) }
+        for watcher in session.allWatchers { watcher.finish() }
+        session.jobs.finish()
+        session.worker.cancel()
+    }
+
+    /// On the queue: takes down what ended sessions published.
+    private func tearDown() {
+        let (manager, teardowns, poweredOn) = state.withLock { state in
+            defer { state.teardowns = [] }
+            return (state.manager, state.teardowns, state.radio == .poweredOn)
+        }
+        // Off, CoreBluetooth has already cleared its database (and calls would be misuse).
+        guard let manager, poweredOn else { return }
+        for teardown in teardowns {
+            manager.stopAdvertising()
+            for service in teardown.services { manager.remove(service) }
+            for request in teardown.requests { manager.respond(to: request, withResult: Manager.result(.unlikelyError)) }
+        }
+    }
+
+    // MARK: What the served device does
+
+    /// Runs `body` on the session `generation` (nil when it ended).
+    func withSession<T>(_ generation: UInt64, _ body: (inout Session, RadioState) throws(BluetoothError) -> T) throws(BluetoothError) -> T {
+        try state.withLock { state throws(BluetoothError) -> T in
+            guard var session = state.session, session.generation == generation else {
+                throw .misuse("the served device was stopped")
+            }
+            defer { state.session = session }
+            return try body(&session, state.radio)
+        }
+    }
+
+    func update(
+        _ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier?, indication: Bool,
+        timeout: Duration?, generation: UInt64
+    ) async throws(BluetoothError) -> Int {
+        let count = try withSession(generation) { session, radio throws(BluetoothError) -> Int in
+            guard let index = session.index(of: uuid, in: service) else {
+                throw .notFound("characteristic \(uuid) in service \(service) is not in the served definition")
+            }
+            let served = session.characteristics[index]
+            let allowed: CharacteristicProperties = indication ? .indicate : [.notify, .indicate]
+            guard !served.definition.properties.isDisjoint(with: allowed) else {
+                throw .misuse("characteristic \(uuid) does not \(indication ? "indicate" : "notify")")
+            }
+            guard session.isPublished else { throw .radioUnavailable(radio) }
+            if let central {
+                guard served.subscribers.contains(central) else {
+                    if indication { throw .notFound("\(central) is not subscribed to \(uuid)") }
+                    return 0
+                }
+                return 1
+            }
+            return served.subscribers.count
+        }
+        guard count > 0 else { return 0 }
+        let id = state.withLock { $0.makeID() }
+        let timer: Task<Void, Never>? = timeout.map { timeout in
+            Task { [clock] in
+                do { try await clock.sleep(for: timeout) } catch { return }
+                self.failWaiter(id, with: .timeout(operation: "indication of \(uuid)", after: timeout))
+            }
+        }
+        defer { timer?.cancel() }
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
+                    let failure = state.withLock { state -> BluetoothError? in
+                        guard !Task.isCancelled else { return .cancelled }
+                        guard var session = state.session, session.generation == generation else { return .misuse("the served device was stopped") }
+                        guard let index = session.index(of: uuid, in: service) else { return .notFound("\(uuid)") }
+                        session.waiters.append(
+                            UpdateWaiter(id: id, data: Data(value), index: index, central: central, continuation: continuation))
+                        state.session = session
+                        return nil
+                    }
+                    if let failure { return continuation.resume(throwing: failure) }
+                    queue.async { self.sendWaiting() }
+                }
+            } onCancel: {
+                self.failWaiter(id, with: .cancelled)
+            }
+        } catch {
+            throw error as? BluetoothError ?? .backend("\(error)")
+        }
+    }
+
+    private func failWaiter(_ id: UInt64, with error: BluetoothError) {
+        let waiter = state.withLock { state -> UpdateWaiter? in
+            guard let index = state.session?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.session?.waiters.remove(at: index)
+        }
+        waiter?.continuation.resume(throwing: error)
+    }
+
+    /// On the queue: hands CoreBluetooth the waiting notifications, oldest first, until it has no
+    /// room (it then calls `peripheralManagerIsReady(toUpdateSubscribers:)`, which calls this).
+    func sendWaiting() {
+        while true {
+            let next = state.withLock { state -> NextUpdate? in
+                guard let manager = state.manager, var session = state.session, session.isPublished, let waiter = session.waiters.first,
+                    session.objects.indices.contains(waiter.index)
+                else { return nil }
+                let subscribers = session.characteristics[waiter.index].subscribers
+                var centrals: [Manager.RemoteCentral]?
+                if let central = waiter.central, let object = session.centrals[central], subscribers.contains(central) {
+                    centrals = [object]
+                } else if waiter.central != nil || subscribers.isEmpty {
+                    session.waiters.removeFirst()
+                    state.session = session
+                    return .drop(waiter)
+                }
+                return .send(manager, waiter, session.objects[waiter.index], centrals, count: centrals == nil ? subscribers.count : 1)
+            }
+            switch next {
+            case nil:
+                return
+            case .drop(let waiter):
+                waiter.continuation.resume(returning: 0)
+            case let .send(manager, waiter, characteristic, centrals, count):
+                var data = waiter.data
+                if let limit = centrals?.first?.maximumUpdateValueLength, limit >= 0, data.count > limit { data = data.prefix(limit) }
+                guard manager.updateValue(data, for: characteristic, onSubscribedCentrals: centrals) else { return }
+                let sent = state.withLock { state -> UpdateWaiter? in
+                    guard let index = state.session?.waiters.firstIndex(where: { $0.id == waiter.id }) else { return nil }
+                    return state.session?.waiters.remove(at: index)
+                }
+                sent?.continuation.resume(returning: count)
+            }
+        }
+    }
+
+    func setValue(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, generation: UInt64) throws(BluetoothError) {
+        try withSession(generation) { session, _ throws(BluetoothError) in
+            guard let index = session.index(of: uuid, in: service) else {
+                throw .notFound("characteristic \(uuid) in service \(service) is not in the served definition")
+            }
+            guard !session.characteristics[index].isCached else {
+                throw .unsupported(
+                    "CoreBluetooth caches the value of \(uuid), a read-only characteristic without a read handler, and never lets it change: "
+                        + "give it a read handler to serve a changing value")
+            }
+            session.characteristics[index].value = value
+        }
+    }
+
+    func events(generation: UInt64) -> AsyncStream<PeripheralEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PeripheralEvent.self, bufferingPolicy: .bufferingNewest(256))
+        let id = state.withLock { state -> UInt64? in
+            guard state.session?.generation == generation else { return nil }
+            let id = state.makeID()
+            state.session?.watchers[id] = continuation
+            return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { state in
+                if state.session?.generation == generation { _ = state.session?.watchers.removeValue(forKey: id) }
+            }
+        }
+        return stream
+    }
+
+    func centrals(generation: UInt64) -> [CentralIdentifier] {
+        state.withLock { state in
+            guard let session = state.session, session.generation == generation else { return [] }
+            return session.centrals.keys.sorted { $0.rawValue < $1.rawValue }
+        }
+    }
+
+    // MARK: Mapping
+
+    static func radioState(_ rawValue: Int) -> RadioState {
+        switch rawValue {
+        case 1: .resetting
+        case 2: .unsupported
+        case 3: .unauthorized
+        case 4: .poweredOff
+        case 5: .poweredOn
+        default: .unknown
+        }
+    }
+
+    static func central(_ central: Manager.RemoteCentral) -> CentralIdentifier {
+        CentralIdentifier(rawValue: central.identifier.uuidString)
+    }
+
+    /// Who asks, as handlers see it: CoreBluetooth let the request through only on an encrypted
+    /// link when the attribute needs one, and never says whether the key is authenticated.
+    public static func attributeRequest(_ central: CentralIdentifier, security: AttributeSecurity) -> AttributeRequest {
+        AttributeRequest(central: central, isEncrypted: security >= .encrypted, isAuthenticated: false)
+    }
+
+    static var success: ATTErrorCode { ATTErrorCode(rawValue: 0) }
+}
+
+/// A definition served by ``CoreBluetoothPeripheralBackend``.
+struct CoreBluetoothServing<Manager: CoreBluetoothPeripheralManager>: ServingBackend {
+    let backend: CoreBluetoothPeripheralBackend<Manager>
+    let generation: UInt64
+
+    func notify(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier?) async throws(BluetoothError)
+        -> Int
+    {
+        try await backend.update(value, characteristic: uuid, service: service, to: central, indication: false, timeout: nil, generation: generation)
+    }
+
+    func indicate(
+        _ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier, timeout: Duration
+    ) async throws(BluetoothError) {
+        let sent = try await backend.update(value, characteristic: uuid, service: service, to: central, indication: true, timeout: timeout, generation: generation)
+        if sent == 0 { throw .notFound("\(central) unsubscribed from \(uuid) before the indication went out") }
+    }
+
+    func setValue(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID) async throws(BluetoothError) {
+        try backend.setValue(value, characteristic: uuid, service: service, generation: generation)
+    }
+
+    func events() -> AsyncStream<PeripheralEvent> { backend.events(generation: generation) }
+    func centrals() async -> [CentralIdentifier] { backend.centrals(generation: generation) }
+    func stop() async { await backend.end(generation) }
+}

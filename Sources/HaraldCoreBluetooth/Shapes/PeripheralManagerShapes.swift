@@ -1,0 +1,135 @@
+import Foundation
+import HaraldCodec
+import HaraldCore
+
+// The peripheral role's CoreBluetooth classes, as protocols with Apple's member names and
+// signatures: `CBPeripheralManager`, `CBCentral`, `CBATTRequest`, and `CBService` /
+// `CBCharacteristic` as the peripheral manager hands them back. On Apple platforms those classes
+// conform as they are (Apple/SystemPeripheralManager.swift); elsewhere a fake conforms and makes
+// the same delegate calls. `CBMutableService` and `CBMutableCharacteristic` are made through the
+// manager type's factories, from a ``CoreBluetoothCharacteristicSpec``.
+
+/// Shaped like `CBCentral`: a central connected to this app's peripheral manager.
+public protocol CoreBluetoothRemoteCentral: AnyObject {
+    /// The per-phone identifier CoreBluetooth assigns to the central.
+    var identifier: UUID { get }
+    /// The most a notification or indication to it can carry (its ATT_MTU − 3).
+    var maximumUpdateValueLength: Int { get }
+}
+
+/// Shaped like `CBService`, as the peripheral manager reports a service it published.
+public protocol CoreBluetoothLocalService: AnyObject {
+    associatedtype UUIDValue: CoreBluetoothUUID
+    var uuid: UUIDValue { get }
+}
+
+/// Shaped like `CBCharacteristic`, as the peripheral manager names one of its own in a request
+/// or a subscription.
+public protocol CoreBluetoothLocalCharacteristic: AnyObject {
+    associatedtype UUIDValue: CoreBluetoothUUID
+    associatedtype LocalService: CoreBluetoothLocalService where LocalService.UUIDValue == UUIDValue
+    var uuid: UUIDValue { get }
+    /// The service it belongs to (CoreBluetooth holds it weakly).
+    var service: LocalService? { get }
+}
+
+/// Shaped like `CBATTRequest`: one read, or one write of a batch, from a central.
+public protocol CoreBluetoothATTRequest: AnyObject {
+    associatedtype RemoteCentral: CoreBluetoothRemoteCentral
+    associatedtype Characteristic: CoreBluetoothLocalCharacteristic
+    var central: RemoteCentral { get }
+    var characteristic: Characteristic { get }
+    /// Where in the value the read starts or the write goes.
+    var offset: Int { get }
+    /// A write's bytes; set by the app to answer a read.
+    var value: Data? { get set }
+}
+
+/// What the backend asks CoreBluetooth to publish for one characteristic
+/// (`CBMutableCharacteristic(type:properties:value:permissions:)` and its descriptors).
+public struct CoreBluetoothCharacteristicSpec: Hashable, Sendable {
+    public var uuid: BluetoothUUID
+    /// `CBCharacteristicProperties` raw value: the ATT properties byte (broadcast and extended
+    /// properties never set: CoreBluetooth refuses them on local characteristics), plus 0x100
+    /// notify-encryption-required and 0x200 indicate-encryption-required.
+    public var properties: UInt
+    /// `CBAttributePermissions` raw value: 0x01 readable, 0x02 writeable, 0x04 read encryption
+    /// required, 0x08 write encryption required.
+    public var permissions: UInt
+    /// The cached value (only ever set on read-only characteristics, as CoreBluetooth requires);
+    /// nil: every read comes to the app.
+    public var value: Data?
+    /// A Characteristic User Description descriptor (0x2901) with this text.
+    public var userDescription: String?
+
+    public init(uuid: BluetoothUUID, properties: UInt, permissions: UInt, value: Data?, userDescription: String?) {
+        self.uuid = uuid
+        self.properties = properties
+        self.permissions = permissions
+        self.value = value
+        self.userDescription = userDescription
+    }
+
+    public static var readable: UInt { 0x01 }
+    public static var writeable: UInt { 0x02 }
+    public static var readEncryptionRequired: UInt { 0x04 }
+    public static var writeEncryptionRequired: UInt { 0x08 }
+    public static var notifyEncryptionRequired: UInt { 0x100 }
+    public static var indicateEncryptionRequired: UInt { 0x200 }
+}
+
+/// Shaped like `CBPeripheralManager`.
+public protocol CoreBluetoothPeripheralManager: AnyObject, CoreBluetoothMetatypeSendable {
+    associatedtype UUIDValue: CoreBluetoothUUID
+    /// `CBService`, as `peripheralManager(_:didAdd:error:)` reports it.
+    associatedtype Service: CoreBluetoothLocalService where Service.UUIDValue == UUIDValue
+    /// `CBCharacteristic`, as requests and subscriptions name it.
+    associatedtype Characteristic: CoreBluetoothLocalCharacteristic where Characteristic.UUIDValue == UUIDValue
+    /// `CBMutableService`, `CBMutableCharacteristic`: what the app publishes.
+    associatedtype MutableService: AnyObject
+    associatedtype MutableCharacteristic: AnyObject
+    /// `CBCentral`.
+    associatedtype RemoteCentral: CoreBluetoothRemoteCentral
+    /// `CBATTRequest`.
+    associatedtype Request: CoreBluetoothATTRequest where Request.RemoteCentral == RemoteCentral, Request.Characteristic == Characteristic
+    /// `CBManagerState`: 0 unknown, 1 resetting, 2 unsupported, 3 unauthorized, 4 off, 5 on.
+    associatedtype State: RawRepresentable where State.RawValue == Int
+    /// `CBATTError.Code`.
+    associatedtype ATTResult
+
+    var state: State { get }
+    var isAdvertising: Bool { get }
+    func add(_ service: MutableService)
+    func remove(_ service: MutableService)
+    func startAdvertising(_ advertisementData: [String: Any]?)
+    func stopAdvertising()
+    func respond(to request: Request, withResult result: ATTResult)
+    func updateValue(_ value: Data, for characteristic: MutableCharacteristic, onSubscribedCentrals centrals: [RemoteCentral]?) -> Bool
+
+    /// The dictionary keys and error domains of this CoreBluetooth.
+    static var keys: CoreBluetoothKeys { get }
+    /// `CBUUID(string:)`.
+    static func makeUUID(_ uuid: BluetoothUUID) -> UUIDValue
+    /// `CBMutableService(type:primary:)` with its characteristics set.
+    static func makeService(_ uuid: BluetoothUUID, isPrimary: Bool, characteristics: [MutableCharacteristic]) -> MutableService
+    /// `CBMutableCharacteristic(type:properties:value:permissions:)` with its descriptors set.
+    static func makeCharacteristic(_ spec: CoreBluetoothCharacteristicSpec) -> MutableCharacteristic
+    /// The `CBATTError.Code` for an ATT error code (0 is success); a code the platform cannot
+    /// represent becomes Unlikely Error (0x0E).
+    static func result(_ code: ATTErrorCode) -> ATTResult
+}
+
+/// The `CBPeripheralManagerDelegate` calls the peripheral backend handles, over the shaped types.
+/// CoreBluetooth makes them on the manager's queue, one at a time; the backend makes its own
+/// calls into CoreBluetooth on the same queue.
+public protocol CoreBluetoothPeripheralManagerDelegate<Manager>: AnyObject {
+    associatedtype Manager: CoreBluetoothPeripheralManager
+    func peripheralManagerDidUpdateState(_ peripheral: Manager)
+    func peripheralManager(_ peripheral: Manager, didAdd service: Manager.Service, error: (any Error)?)
+    func peripheralManagerDidStartAdvertising(_ peripheral: Manager, error: (any Error)?)
+    func peripheralManager(_ peripheral: Manager, central: Manager.RemoteCentral, didSubscribeTo characteristic: Manager.Characteristic)
+    func peripheralManager(_ peripheral: Manager, central: Manager.RemoteCentral, didUnsubscribeFrom characteristic: Manager.Characteristic)
+    func peripheralManager(_ peripheral: Manager, didReceiveRead request: Manager.Request)
+    func peripheralManager(_ peripheral: Manager, didReceiveWrite requests: [Manager.Request])
+    func peripheralManagerIsReady(toUpdateSubscribers peripheral: Manager)
+}
