@@ -111,6 +111,7 @@ let package = Package(
                 "HaraldGoProSimulation",
                 "HaraldMiBandSimulation",
                 "HaraldHCIBackend",
+                "HaraldSMP",
                 "HaraldGoPro",
                 "HaraldMiBand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -180,7 +181,7 @@ let package = Package(
         // (see scripts/integration).
         .testTarget(
             name: "HaraldGoProCameraTests",
-            dependencies: ["HaraldCore", "HaraldGoPro", "Harald", "HaraldSimulator", "HaraldGoProSimulation", "HaraldHCIBackend"]),
+            dependencies: ["HaraldCore", "HaraldGoPro", "Harald", "HaraldSimulator", "HaraldGoProSimulation", "HaraldHCIBackend", "HaraldSMP"]),
         // The Mi Band kit: its messages, the kit against the simulated band in virtual time, and
         // (when HARALD_BUMBLE_TRANSPORT is set) against the Bumble band of scripts/integration.
         .testTarget(
