@@ -87,10 +87,11 @@ final class PairingSession: Sendable {
     func message(for error: any Error, base: String) -> String {
         if let error = error as? BluetoothError {
             switch error {
-            case .pairingFailed:
+            case let .pairingFailed(detail):
                 var text = base
                 if let refusal = agent.refusal { text += " (\(refusal))" }
-                if base.contains("Confirm Value Failed"), agent.questions.contains(.passkeyTyped) {
+                // The side that checks a typed passkey sees its confirm value fail.
+                if detail.contains(PairingFailureReason.confirmValueFailed.description), agent.questions.contains(.passkeyTyped) {
                     text += " (a wrong passkey?)"
                 }
                 return text
