@@ -56,9 +56,11 @@ let package = Package(
         ),
         // The public API over Harald's own ATT/GATT engine: the connection backend that the
         // simulator and the HCI host stack share (only their bearers differ).
-        .target(name: "HaraldGATTBackend", dependencies: ["HaraldCodec", "HaraldCore", "HaraldATT", "Harald"]),
+        .target(
+            name: "HaraldGATTBackend",
+            dependencies: ["HaraldCodec", "HaraldCore", "HaraldATT", "HaraldSMP", "Harald", .product(name: "Logging", package: "swift-log")]),
         // Virtual clock, link model, virtual peripherals (SIG devices), the simulator backend.
-        .target(name: "HaraldSimulator", dependencies: ["HaraldGATTBackend", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "Harald"]),
+        .target(name: "HaraldSimulator", dependencies: ["HaraldGATTBackend", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "Harald"]),
         // The simulator's Open GoPro camera, written from the protocol (not from HaraldGoPro, which
         // its tests check against it).
         .target(name: "HaraldGoProSimulation", dependencies: ["HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore"]),
@@ -203,7 +205,7 @@ let package = Package(
         .testTarget(
             name: "HaraldSimulatorTests",
             dependencies: [
-                "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldGATTBackend", "HaraldATT", "HaraldCodec", "HaraldCore",
+                "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldGATTBackend", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldSMP",
             ]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
         // ScenarioFailure) and run by a parameterized test per backend.
@@ -213,7 +215,7 @@ let package = Package(
             name: "HaraldScenarioTests",
             dependencies: [
                 "HaraldProfiles", "Harald", "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "HaraldATT", "HaraldCodec",
-                "HaraldCore", "HaraldScenarioSuite", "HaraldTestSupport",
+                "HaraldCore", "HaraldSMP", "HaraldScenarioSuite", "HaraldTestSupport",
             ]),
         .testTarget(
             name: "HaraldProfilesTests",

@@ -257,6 +257,12 @@ public final class GATTConnection: ConnectionBackend {
         return try await securityManager.raiseSecurity(for: .insufficientEncryption, timeout: timeout)
     }
 
+    /// Pairs now through the security manager, replacing the bond's keys.
+    public func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
+        guard let securityManager else { throw .unsupported("pairing on this link (no security manager)") }
+        return try await securityManager.pair(timeout: timeout)
+    }
+
     /// Runs `operation`; when the peer refuses it for lack of security (0x05, 0x0F, 0x0C) and a
     /// security manager is there, raises the link's security and runs it once more, as phones
     /// do. The retry gets the same timeout; the raising is bounded by the SMP timeouts.

@@ -1,8 +1,8 @@
 import Harald
 import HaraldCore
 
-/// What secures the link under a ``GATTConnection``: the HCI backend's Security Manager (the
-/// bond store and SMP), a simulated one in tests.
+/// What secures the link under a ``GATTConnection``: ``BondingLinkSecurity`` (the bond store and
+/// Harald's Security Manager) on the HCI backend and in the simulator.
 public protocol LinkSecurityManager: Sendable {
     /// How the link is secured now.
     func currentSecurity() async -> LinkSecurity
@@ -11,4 +11,7 @@ public protocol LinkSecurityManager: Sendable {
     /// bond's key when there is one, else pairs. Throws when it cannot (pairing failed or refused,
     /// the peer lost its bond and the policy says not to pair again…).
     func raiseSecurity(for code: ATTErrorCode, timeout: Duration) async throws(BluetoothError) -> LinkSecurity
+    /// Pairs now, even when a bond exists or the link is encrypted already (the new keys replace
+    /// the bond's).
+    func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity
 }

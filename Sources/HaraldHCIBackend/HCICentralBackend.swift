@@ -19,9 +19,14 @@ public final class HCICentralBackend: CentralBackend {
     private let attemptTurns = ConnectAttemptTurns()
     /// Bonds, pairing and the lost-bond policy; nil: links are never secured.
     private let security: HCISecurityConfiguration?
+    /// Where bonds are kept: the security configuration's store, or the one given on its own.
+    private let bondStore: (any BondStore)?
 
-    private init(host: HCIHost, clock: any Clock<Duration>, localMTU: Int, logger: Logger, security: HCISecurityConfiguration?) {
+    private init(
+        host: HCIHost, clock: any Clock<Duration>, localMTU: Int, logger: Logger, security: HCISecurityConfiguration?, bondStore: (any BondStore)?
+    ) {
         self.host = host
+        self.bondStore = bondStore
         self.clock = clock
         self.localMTU = localMTU
         self.logger = logger
@@ -70,7 +75,8 @@ public final class HCICentralBackend: CentralBackend {
         }
         let host = HCIHost(transport: transport, clock: clock, configuration: configuration, snoop: snoop)
         do { try await host.start() } catch { throw BluetoothError.backend("controller set-up failed: \(error)") }
-        return HCICentralBackend(host: host, clock: clock, localMTU: localMTU, logger: configuration.logger, security: security)
+        return HCICentralBackend(
+            host: host, clock: clock, localMTU: localMTU, logger: configuration.logger, security: security, bondStore: security?.bonds ?? bonds)
     }
 
     /// This device's identity kept in `bonds`, generated (a static random address and an IRK) and
@@ -88,6 +94,24 @@ public final class HCICentralBackend: CentralBackend {
 
     /// Closes the host and its transport.
     public func close() async { await host.close() }
+
+    // MARK: Bonds
+
+    /// The bonds in the store of ``HCISecurityConfiguration`` (or the store given as `bonds`).
+    public func bonds() async throws(BluetoothError) -> [Bond] {
+        guard let store = bondStore else { throw .unsupported("bonds: this backend was opened without a bond store") }
+        do { return try await store.allBonds() } catch { throw .backend("the bond store: \(error)") }
+    }
+
+    @discardableResult
+    public func removeBond(for peripheral: PeripheralIdentifier) async throws(BluetoothError) -> Bond? {
+        guard let store = bondStore else { throw .unsupported("bonds: this backend was opened without a bond store") }
+        guard let address = peripheral.address else { throw .notFound("\(peripheral) has no device address") }
+        do {
+            guard let bond = try await store.bond(resolving: address) else { return nil }
+            return try await store.removeBond(for: bond.identityAddress)
+        } catch { throw .backend("the bond store: \(error)") }
+    }
 
     public func radioStates() -> AsyncStream<RadioState> {
         let host = self.host

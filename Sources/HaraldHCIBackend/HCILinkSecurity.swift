@@ -6,34 +6,8 @@ import HaraldHCI
 import HaraldSMP
 import Logging
 
-/// What the HCI backend does when a bonded peer turns out to have lost its keys (the encryption
-/// with the stored LTK fails with PIN or Key Missing).
-public enum LostBondPolicy: Hashable, Sendable {
-    /// Fail with ``BluetoothError/peerRemovedPairingInformation`` and keep the stored bond: the
-    /// app decides (pairing again silently would let an impostor replace a bond).
-    case fail
-    /// Delete the stored bond and pair again.
-    case pairAgain
-}
-
-/// How the HCI backend secures links: where bonds live, what it offers when pairing, who answers
-/// the person's side of pairing, and what to do about a peer that lost its bond.
-public struct HCISecurityConfiguration: Sendable {
-    public var bonds: any BondStore
-    public var pairing: PairingConfiguration
-    public var agent: any PairingAgent
-    public var lostBond: LostBondPolicy
-
-    public init(
-        bonds: any BondStore, pairing: PairingConfiguration = PairingConfiguration(), agent: any PairingAgent = AutomaticPairingAgent(),
-        lostBond: LostBondPolicy = .fail
-    ) {
-        self.bonds = bonds
-        self.pairing = pairing
-        self.agent = agent
-        self.lostBond = lostBond
-    }
-}
+/// The HCI backend's name for ``SecurityConfiguration`` (the same type: the simulator takes it too).
+public typealias HCISecurityConfiguration = SecurityConfiguration
 
 /// The link security of one HCI connection as central: encrypts with the bond's key when the peer
 /// is bonded, pairs otherwise (through `pair`), and keeps the bond store current.
@@ -83,6 +57,8 @@ actor HCILinkSecurity: LinkSecurityManager {
         }
         return try await pairNow()
     }
+
+    func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity { try await pairNow() }
 
     /// Pairs, and stores the bond when both sides asked to bond.
     private func pairNow() async throws(BluetoothError) -> LinkSecurity {

@@ -1,6 +1,8 @@
 import Foundation
 import Harald
+import HaraldCore
 import HaraldGoProSimulation
+import HaraldSMP
 import HaraldSimulator
 import Testing
 
@@ -17,14 +19,14 @@ private final class ProgressLog: @unchecked Sendable {
 struct PairingFlowTests {
     private static let ssid = Characteristic<[UInt8], Read>(VirtualPeripheral.OpenGoPro.wifiSSID, service: VirtualPeripheral.OpenGoPro.wifiService)
 
-    private func runFlow(camera: VirtualPeripheral, timeout: Duration = .seconds(15)) throws
-        -> (result: Result<[UInt8], PairingFlow.Failure>, progress: [PairingFlow.Progress], linksOpen: Int)
+    private func runFlow(camera: VirtualPeripheral, timeout: Duration = .seconds(15), security: SecurityConfiguration? = nil) throws
+        -> (result: Result<[UInt8], PairingFlow.Failure>, progress: [PairingFlow.Progress], linksOpen: Int, bonds: [Bond])
     {
         let simulation = Simulation()
-        let simulator = try Simulator(clock: simulation.clock, devices: [.heartRateStrap(), camera])
+        let simulator = try Simulator(clock: simulation.clock, devices: [.heartRateStrap(), camera], security: security)
         let central = Central(backend: simulator.backend, clock: simulation.clock)
         let log = ProgressLog()
-        let (result, open) = try simulation.run(timeLimit: .seconds(600)) { () -> (Result<[UInt8], PairingFlow.Failure>, Int) in
+        let (result, open, bonds) = try simulation.run(timeLimit: .seconds(600)) { () -> (Result<[UInt8], PairingFlow.Failure>, Int, [Bond]) in
             let flow = PairingFlow(central: central, match: .namePrefix("GoPro"), protected: Self.ssid, timeout: timeout, retryDelay: .seconds(1))
             let result: Result<[UInt8], PairingFlow.Failure>
             do throws(PairingFlow.Failure) {
@@ -37,27 +39,51 @@ struct PairingFlowTests {
             }
             var open = 0
             for connection in simulator.connections where await connection.link.closedReason == nil { open += 1 }
-            return (result, open)
+            return (result, open, try await security?.bonds.allBonds() ?? [])
         }
-        return (result, log.all, open)
+        return (result, log.all, open, bonds)
     }
 
     @Test func aCameraThatAcceptsPairingIsPairedAfterOneRefusal() throws {
-        let (result, progress, _) = try runFlow(camera: .actionCamera())
+        let (result, progress, _, _) = try runFlow(camera: .actionCamera())
         #expect(try result.get() == Array("GP24500042".utf8))
         #expect(progress.contains(.pairingRequired(attempt: 1)))
         #expect(progress.last == .paired)
     }
 
+    @Test func withItsOwnSecurityManagerTheCentralPairsBeforeTheProtectedReadAndKeepsTheBond() throws {
+        let (result, progress, _, bonds) = try runFlow(
+            camera: .actionCamera(pairing: .securityManager(DeviceSecurity())), security: SecurityConfiguration(bonds: InMemoryBondStore()))
+        #expect(try result.get() == Array("GP24500042".utf8))
+        #expect(progress.contains(.securing))
+        #expect(!progress.contains(.pairingRequired(attempt: 1)))
+        #expect(progress.last == .paired)
+        #expect(bonds.count == 1)
+    }
+
+    @Test func aWrongPasskeyFailsTheFlowWithThePairingFailureAndLeavesNothingConnected() throws {
+        let (result, _, linksOpen, _) = try runFlow(
+            camera: .actionCamera(pairing: .securityManager(.displaying(123_456))),
+            security: SecurityConfiguration(
+                bonds: InMemoryBondStore(), pairing: PairingConfiguration(ioCapability: .keyboardOnly), agent: AutomaticPairingAgent(passkey: 111_111)))
+        guard case .failure(.bluetooth(.pairingFailed(let reason))) = result else {
+            Issue.record("expected a pairing failure, got \(result)")
+            return
+        }
+        #expect(reason.lowercased().contains("confirm value failed"))
+        #expect(linksOpen == 0)
+    }
+
     @Test func aCameraThatRejectsPairingFailsTheFlowAndLeavesNothingConnected() throws {
-        let (result, _, linksOpen) = try runFlow(camera: .actionCamera(pairing: .reject))
+        let (result, _, linksOpen, _) = try runFlow(camera: .actionCamera(pairing: .reject))
         #expect(throws: PairingFlow.Failure.pairingRejected(.insufficientEncryption)) { try result.get() }
         #expect(linksOpen == 0)
     }
 
     @Test func aCameraOutOfRangeTimesTheFlowOutWhileScanning() throws {
-        let (result, _, linksOpen) = try runFlow(camera: .actionCamera(rssi: nil), timeout: .seconds(5))
+        let (result, _, linksOpen, _) = try runFlow(camera: .actionCamera(rssi: nil), timeout: .seconds(5))
         #expect(throws: PairingFlow.Failure.timedOut(stage: "scanning")) { try result.get() }
         #expect(linksOpen == 0)
     }
 }
+

@@ -30,6 +30,10 @@ private actor ServerSideSecurity: LinkSecurityManager {
         level = .encrypted
         return await currentSecurity()
     }
+
+    func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
+        try await raiseSecurity(for: .insufficientEncryption, timeout: timeout)
+    }
 }
 
 @Suite("Raising security when the peripheral asks for it")

@@ -32,9 +32,29 @@ public protocol CentralBackend: Sendable {
     /// shared by several callers, link watchers): the simulator's executor in a simulation, so
     /// they run in virtual time. The default starts plain `Task { }`s.
     var taskStarter: TaskStarter { get }
+
+    /// The peers this device is bonded with. The default throws ``BluetoothError/unsupported(_:)``
+    /// (CoreBluetooth keeps bonds in the system, out of apps' reach).
+    func bonds() async throws(BluetoothError) -> [Bond]
+
+    /// Deletes the bond with `peripheral` (found by identity address, last address or IRK), if
+    /// there is one; returns it. Connected links keep their encryption until they close. The
+    /// default throws ``BluetoothError/unsupported(_:)`` (on Apple devices the person removes a
+    /// bond in Settings).
+    @discardableResult
+    func removeBond(for peripheral: PeripheralIdentifier) async throws(BluetoothError) -> Bond?
 }
 
 extension CentralBackend {
+    public func bonds() async throws(BluetoothError) -> [Bond] {
+        throw .unsupported("listing bonds on this backend")
+    }
+
+    @discardableResult
+    public func removeBond(for peripheral: PeripheralIdentifier) async throws(BluetoothError) -> Bond? {
+        throw .unsupported("removing bonds on this backend")
+    }
+
     /// Connects with the default ``ConnectionOptions``.
     public func connect(to peripheral: PeripheralIdentifier, timeout: Duration?) async throws(BluetoothError) -> any ConnectionBackend {
         try await connect(to: peripheral, options: .default, timeout: timeout)
@@ -138,6 +158,11 @@ public protocol ConnectionBackend: Sendable {
     /// the peripheral first refuses a request for lack of security).
     func secure(timeout: Duration) async throws(BluetoothError) -> LinkSecurity
 
+    /// Pairs now, even when the peer is bonded or the link is encrypted already; the new keys
+    /// replace the bond's. The default throws ``BluetoothError/unsupported(_:)`` (CoreBluetooth
+    /// offers no way to start pairing).
+    func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity
+
     /// The ATT traffic of the connection so far, or nil when the backend cannot see it (the
     /// default; see ``ProtocolCost``).
     func protocolCost() async -> ProtocolCost?
@@ -161,5 +186,9 @@ extension ConnectionBackend {
 
     public func secure(timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
         throw .unsupported("securing a link on demand on this backend")
+    }
+
+    public func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
+        throw .unsupported("starting pairing on this backend")
     }
 }

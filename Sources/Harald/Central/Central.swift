@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldCore
 import Logging
 
 /// The app's side of Bluetooth LE: the radio state, scanning and connecting.
@@ -141,6 +142,20 @@ public struct Central: Sendable {
     /// too). Their calls fail with ``BluetoothError/disconnected(_:)`` (`.localRequest`).
     public func disconnectAll(from peripheral: PeripheralIdentifier) async {
         await registry.currentLink(to: peripheral)?.close()
+    }
+
+    /// The peers this device is bonded with (identity address, keys present, security level;
+    /// never key material). Throws ``BluetoothError/unsupported(_:)`` on CoreBluetooth, where the
+    /// system keeps bonds out of apps' reach.
+    public func bonds() async throws(BluetoothError) -> [Bond] { try await backend.bonds() }
+
+    /// Deletes the bond with `peripheral` and returns it (nil when there was none): the next
+    /// connection that needs security pairs again. A link that is up keeps its encryption until
+    /// it closes. Throws ``BluetoothError/unsupported(_:)`` on CoreBluetooth (the person removes
+    /// the device in Settings).
+    @discardableResult
+    public func removeBond(for peripheral: PeripheralIdentifier) async throws(BluetoothError) -> Bond? {
+        try await backend.removeBond(for: peripheral)
     }
 
     /// The connections the system restored when it relaunched the app (CoreBluetooth state

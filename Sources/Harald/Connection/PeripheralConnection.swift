@@ -384,6 +384,19 @@ public actor PeripheralConnection {
         return try await deadline.run { try await backend.secure(timeout: try deadline.remaining("securing the link")) }
     }
 
+    /// Pairs now, even when the peer is bonded or the link is encrypted: the Security Manager runs
+    /// the association model both sides' IO capabilities choose (asking the backend's pairing
+    /// agent to confirm, compare or enter a passkey), encrypts the link with the new key and, when
+    /// both sides bond, replaces the stored bond. Each pairing step has the SMP timeout (30 s);
+    /// `timeout` is not applied on top, since a person may be typing. Throws
+    /// ``BluetoothError/pairingFailed(_:)`` with the reason when pairing fails, and
+    /// ``BluetoothError/unsupported(_:)`` on CoreBluetooth, where only the system starts pairing
+    /// (when the peripheral refuses a request for lack of security).
+    public func pair(timeout: Duration? = nil) async throws(BluetoothError) -> LinkSecurity {
+        try checkOpen()
+        return try await backend.pair(timeout: timeout ?? .seconds(30))
+    }
+
     /// Changes to the peripheral's services from now on (Service Changed), until the link ends.
     /// The connection has already forgotten what changed when a change arrives here.
     public nonisolated func serviceChanges() -> AsyncStream<ServiceChange> { link.changes() }

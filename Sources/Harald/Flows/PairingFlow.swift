@@ -4,11 +4,13 @@ import HaraldCore
 
 /// Finds a device, connects and makes sure the link is paired, in one cancellable call.
 ///
-/// The flow waits for the radio, scans for the first device that matches, connects, and reads a
-/// characteristic that needs a secured link. A peripheral answers such a read with
-/// Insufficient Authentication (or Encryption) until the link is paired; on CoreBluetooth that
-/// answer makes the system run pairing, after which the read succeeds. The flow retries the read
-/// a few times for that reason, then reports success or why it failed.
+/// The flow waits for the radio, scans for the first device that matches, connects, secures the
+/// link where the backend runs its own Security Manager (the HCI backend, a simulator with a
+/// ``SecurityConfiguration``: encrypt with the bond, else pair through the pairing agent), and
+/// reads a characteristic that needs a secured link. On CoreBluetooth the peripheral's refusal
+/// of that read (Insufficient Authentication or Encryption) makes the system run pairing, after
+/// which the read succeeds; the flow retries the read a few times for that reason, then reports
+/// success or why it failed.
 ///
 /// The whole flow has one overall timeout. Cancelling the task running it, or any failure,
 /// leaves nothing connected and nothing pending.
@@ -31,6 +33,9 @@ public struct PairingFlow: Sendable {
         case found(name: String?, peripheral: PeripheralIdentifier)
         case connecting
         case connected
+        /// The backend's Security Manager is encrypting with the bond, or pairing (HCI backend,
+        /// simulator with a security configuration; CoreBluetooth skips this step).
+        case securing
         /// The protected read was refused: the link is not paired yet (attempt number).
         case pairingRequired(attempt: Int)
         case paired
@@ -42,6 +47,7 @@ public struct PairingFlow: Sendable {
             case let .found(name, peripheral): "found \(name ?? "unnamed device") (\(peripheral))"
             case .connecting: "connecting"
             case .connected: "connected"
+            case .securing: "securing the link (bond or pairing)"
             case let .pairingRequired(attempt): "pairing required (attempt \(attempt))"
             case .paired: "paired"
             }
@@ -130,6 +136,14 @@ public struct PairingFlow: Sendable {
         let connection = try await central.connect(to: advertisement, timeout: timeout)
         progress(.connected)
         do {
+            // Backends with their own Security Manager pair (or encrypt with the bond) now; on
+            // CoreBluetooth only the system pairs, when the probe below is refused.
+            progress(.securing)
+            do {
+                _ = try await connection.secure(timeout: timeout)
+            } catch {
+                guard case .unsupported = error else { throw error }
+            }
             let probe = Characteristic<[UInt8], Read>(protectedCharacteristic.uuid, service: protectedCharacteristic.service)
             var lastRefusal: ATTErrorCode = .insufficientAuthentication
             for attempt in 1...attempts {

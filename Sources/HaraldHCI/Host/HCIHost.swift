@@ -76,6 +76,10 @@ public actor HCIHost {
     var pendingConnection: PendingConnection?
     var connections: [UInt16: ConnectionState] = [:]
 
+    // Advertising and connections as peripheral (HCIHost+Advertising.swift)
+    var advertising: LegacyAdvertising?
+    var incomingConnectionWatchers: [UInt64: AsyncStream<LEConnection>.Continuation] = [:]
+
     // Encryption (HCIHost+Encryption.swift)
     var encryptionWaiters: [UInt16: EncryptionWaiter] = [:]
     var longTermKeyProvider: LongTermKeyProvider?
@@ -186,6 +190,7 @@ public actor HCIHost {
         commandQueue = []
         awaitingResponse = []
         finishScan()
+        finishIncomingConnections()
         failPendingConnection(error)
         let reason: HCIStatus
         if case .transport = error { reason = .hardwareFailure } else { reason = .connectionTerminatedByLocalHost }

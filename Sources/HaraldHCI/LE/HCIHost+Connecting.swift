@@ -112,6 +112,10 @@ extension HCIHost {
         let connection = LEConnection(complete: complete, host: self, channelBufferSize: configuration.channelBufferSize)
         connections[complete.handle] = ConnectionState(
             connection: connection, reassembler: L2CAPReassembler(maximumPDUSize: configuration.maximumReceivedPDUSize))
+        if complete.role == .peripheral {
+            acceptedAsPeripheral(connection)
+            return
+        }
         if let pending = pendingConnection, complete.role == .central {
             // Even if the attempt was being cancelled, the link exists now: hand it over.
             pendingConnection = nil
@@ -194,5 +198,6 @@ extension HCIHost {
         state.connection.disconnection.fire(reason)
         state.connection.att.finish()
         state.connection.securityManager.finish()
+        state.connection.finishEncryptionChanges()
     }
 }

@@ -1,18 +1,5 @@
 import HaraldCore
 
-/// How a link's encryption stands.
-public struct LinkEncryption: Hashable, Sendable {
-    /// True once the controller reported the link encrypted (AES-CCM).
-    public var isEncrypted: Bool
-    /// The key size in octets, when the controller said (Encryption Change v2).
-    public var keySize: UInt8?
-
-    public init(isEncrypted: Bool, keySize: UInt8? = nil) {
-        self.isEncrypted = isEncrypted
-        self.keySize = keySize
-    }
-}
-
 /// The key for an LE Long Term Key Request on a link we are peripheral of: `rand` and `ediv`
 /// name a legacy key (both 0 for Secure Connections). Nil answers the Negative Reply.
 public typealias LongTermKeyProvider = @Sendable (_ peer: BluetoothAddress, _ rand: UInt64, _ ediv: UInt16) async -> SecretKey128?
@@ -74,16 +61,18 @@ extension HCIHost {
             }
         }
         let outcome: Result<LinkEncryption, HCIError> = change.status.isSuccess && change.isEncrypted
-            ? .success(LinkEncryption(isEncrypted: true, keySize: change.keySize))
+            ? .success(LinkEncryption(isEncrypted: true, keySize: change.keySize.map(Int.init)))
             : .failure(.encryptionFailed(change.status.isSuccess ? .unspecifiedError : change.status))
+        if case .success(let encryption) = outcome { connections[change.handle]?.connection.reportEncryption(encryption) }
         finishEncryption(handle: change.handle, outcome)
     }
 
     func encryptionRefreshed(_ refresh: EncryptionKeyRefreshComplete) {
         let size = connections[refresh.handle]?.connection.info.value.keySize
         let outcome: Result<LinkEncryption, HCIError> = refresh.status.isSuccess
-            ? .success(LinkEncryption(isEncrypted: true, keySize: size))
+            ? .success(LinkEncryption(isEncrypted: true, keySize: size.map(Int.init)))
             : .failure(.encryptionFailed(refresh.status))
+        if case .success(let encryption) = outcome { connections[refresh.handle]?.connection.reportEncryption(encryption) }
         finishEncryption(handle: refresh.handle, outcome)
     }
 

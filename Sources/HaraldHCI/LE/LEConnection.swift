@@ -40,6 +40,8 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     let info: Locked<LEConnectionInfo>
     let disconnection: OneShotSignal<HCIStatus>
     private let hostReference: HostReference
+    /// Who watches the link's encryption (``encryptionChanges()``).
+    private let encryptionWatchers = Locked<[AsyncStream<LinkEncryption>.Continuation]?>([])
 
     init(complete: LEConnectionComplete, host: HCIHost, channelBufferSize: Int) {
         handle = complete.handle
@@ -58,6 +60,29 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
     /// Current link parameters (interval, data length, PHY).
     public var parameters: LEConnectionInfo { info.value }
+
+    /// Every successful Encryption Change and Key Refresh from now on (whoever started it: as
+    /// peripheral, the central does), until the link ends. Each call returns a new stream.
+    public func encryptionChanges() -> AsyncStream<LinkEncryption> {
+        let (stream, continuation) = AsyncStream.makeStream(of: LinkEncryption.self, bufferingPolicy: .bufferingNewest(8))
+        let added = encryptionWatchers.withLock { watchers in
+            guard watchers != nil else { return false }
+            watchers?.append(continuation)
+            return true
+        }
+        if !added { continuation.finish() }
+        return stream
+    }
+
+    /// Tells the watchers the link's encryption changed.
+    func reportEncryption(_ encryption: LinkEncryption) {
+        for watcher in encryptionWatchers.withLock({ $0 ?? [] }) { watcher.yield(encryption) }
+    }
+
+    /// The link ended: no more changes.
+    func finishEncryptionChanges() {
+        for watcher in encryptionWatchers.withLock({ watchers in defer { watchers = nil }; return watchers ?? [] }) { watcher.finish() }
+    }
 
     /// The disconnection reason once the link is gone, else nil.
     public var disconnectReason: HCIStatus? { disconnection.current }

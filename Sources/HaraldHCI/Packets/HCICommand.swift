@@ -34,6 +34,10 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let leReadBufferSize = HCIOpcode(rawValue: 0x2002)
     public static let leReadLocalSupportedFeatures = HCIOpcode(rawValue: 0x2003)
     public static let leSetRandomAddress = HCIOpcode(rawValue: 0x2005)
+    public static let leSetAdvertisingParameters = HCIOpcode(rawValue: 0x2006)
+    public static let leSetAdvertisingData = HCIOpcode(rawValue: 0x2008)
+    public static let leSetScanResponseData = HCIOpcode(rawValue: 0x2009)
+    public static let leSetAdvertisingEnable = HCIOpcode(rawValue: 0x200A)
     public static let leSetScanParameters = HCIOpcode(rawValue: 0x200B)
     public static let leSetScanEnable = HCIOpcode(rawValue: 0x200C)
     public static let leCreateConnection = HCIOpcode(rawValue: 0x200D)
@@ -62,7 +66,8 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         0x1002: "Read Local Supported Commands", 0x1003: "Read Local Supported Features",
         0x1005: "Read Buffer Size", 0x1009: "Read BD_ADDR", 0x1405: "Read RSSI", 0x2001: "LE Set Event Mask",
         0x2002: "LE Read Buffer Size", 0x2003: "LE Read Local Supported Features",
-        0x2005: "LE Set Random Address", 0x200B: "LE Set Scan Parameters", 0x200C: "LE Set Scan Enable",
+        0x2005: "LE Set Random Address", 0x2006: "LE Set Advertising Parameters", 0x2008: "LE Set Advertising Data",
+        0x2009: "LE Set Scan Response Data", 0x200A: "LE Set Advertising Enable", 0x200B: "LE Set Scan Parameters", 0x200C: "LE Set Scan Enable",
         0x200D: "LE Create Connection", 0x200E: "LE Create Connection Cancel", 0x2013: "LE Connection Update",
         0x2016: "LE Read Remote Features", 0x2017: "LE Encrypt", 0x2018: "LE Rand", 0x2019: "LE Enable Encryption",
         0x201A: "LE Long Term Key Request Reply", 0x201B: "LE Long Term Key Request Negative Reply", 0x2022: "LE Set Data Length",

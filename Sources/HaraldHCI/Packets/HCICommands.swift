@@ -230,3 +230,42 @@ public struct LEConnectionParameters: Hashable, Sendable {
         writer.write(maxCELength)
     }
 }
+
+/// The commands of legacy advertising (Core spec Vol 4 Part E §7.8.5–7.8.9).
+extension HCICommand {
+    /// Advertising interval bounds in units of 0.625 ms (0x0020…0x4000), the PDU type, our
+    /// address type, and all three primary channels.
+    public static func leSetAdvertisingParameters(
+        intervalMin: UInt16, intervalMax: UInt16, type: LegacyAdvertising.Kind, ownAddressType: LEAddressType
+    ) -> HCICommand {
+        HCICommand(.leSetAdvertisingParameters) {
+            $0.write(intervalMin)
+            $0.write(intervalMax)
+            $0.write(type.rawValue)
+            $0.write(ownAddressType.rawValue)
+            $0.write(UInt8(0))  // peer address type: no directed advertising
+            $0.write(bytes: [UInt8](repeating: 0, count: 6))  // peer address
+            $0.write(UInt8(0x07))  // channels 37, 38 and 39
+            $0.write(UInt8(0))  // filter policy: anyone may scan and connect
+        }
+    }
+
+    /// Advertising data: its length, then 31 octets (zero-padded).
+    public static func leSetAdvertisingData(_ data: [UInt8]) -> HCICommand {
+        HCICommand(.leSetAdvertisingData, parameters: [UInt8(min(data.count, 31))] + padded(data))
+    }
+
+    /// Scan response data: its length, then 31 octets (zero-padded).
+    public static func leSetScanResponseData(_ data: [UInt8]) -> HCICommand {
+        HCICommand(.leSetScanResponseData, parameters: [UInt8(min(data.count, 31))] + padded(data))
+    }
+
+    /// Starts or stops legacy advertising.
+    public static func leSetAdvertisingEnable(_ enable: Bool) -> HCICommand {
+        HCICommand(.leSetAdvertisingEnable, parameters: [enable ? 1 : 0])
+    }
+
+    private static func padded(_ data: [UInt8]) -> [UInt8] {
+        Array(data.prefix(31)) + [UInt8](repeating: 0, count: max(0, 31 - data.count))
+    }
+}

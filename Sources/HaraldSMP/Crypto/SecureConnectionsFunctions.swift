@@ -83,18 +83,3 @@ extension SMPCrypto {
         [address.kind.rawValue] + address.bytes
     }
 }
-
-/// The six digits both devices show in Numeric Comparison: `g2` mod 10^6.
-public struct NumericComparisonValue: Hashable, Sendable, CustomStringConvertible {
-    /// 0…999999.
-    public let value: UInt32
-
-    /// The value for a `g2` output.
-    public init(g2: UInt32) { value = g2 % 1_000_000 }
-
-    /// Six digits, zero-padded (`"000042"`).
-    public var description: String {
-        let digits = String(value)
-        return String(repeating: "0", count: 6 - digits.count) + digits
-    }
-}

@@ -29,11 +29,15 @@ actor SMPInbox {
     private var waiter: Waiter?
     private var nextWaiterID: UInt64 = 0
     private var pump: Task<Void, Never>?
+    /// Starts the pump and the timers (in a simulation, on its executor).
+    private let starter: TaskStarter
+
+    init(starter: TaskStarter = .default) { self.starter = starter }
 
     /// Starts draining `incoming`; does nothing when already started.
     func start(_ incoming: AsyncStream<[UInt8]>) {
         guard pump == nil else { return }
-        pump = Task { [weak self] in
+        pump = starter.start { [weak self] in
             for await pdu in incoming {
                 guard let self else { return }
                 await self.deliver(pdu)
@@ -54,7 +58,7 @@ actor SMPInbox {
         let id = nextWaiterID
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let timer = Task { [weak self] in
+                let timer = starter.start { [weak self] in
                     do { try await clock.sleep(for: timeout) } catch { return }
                     await self?.end(id, with: .timedOut)
                 }
@@ -62,7 +66,7 @@ actor SMPInbox {
                 if Task.isCancelled { end(id, with: .cancelled) }
             }
         } onCancel: {
-            Task { await self.end(id, with: .cancelled) }
+            self.starter.start { await self.end(id, with: .cancelled) }
         }
     }
 
@@ -99,21 +103,21 @@ actor SMPInbox {
 /// Unlike a task group, this does not wait for `body` once the time is up: it is cancelled and
 /// left behind, since a person (or an agent ignoring cancellation) may never answer.
 func firstOf<T: Sendable>(
-    _ body: @escaping @Sendable () async -> T, orTimeout timeout: Duration, on clock: any Clock<Duration>
+    _ body: @escaping @Sendable () async -> T, orTimeout timeout: Duration, on clock: any Clock<Duration>, starter: TaskStarter = .default
 ) async -> T? {
     let race = Race<T>()
     return await withCheckedContinuation { continuation in
         race.arm(continuation)
-        race.add(Task { race.finish(await body()) })
+        race.add(starter.start { race.finish(await body()) })
         race.add(
-            Task {
+            starter.start {
                 do { try await clock.sleep(for: timeout) } catch { return }
                 race.finish(nil)
             })
     }
 }
 
-/// The one-shot result of ``firstOf(_:orTimeout:on:)``: the first to finish resumes the caller
+/// The one-shot result of ``firstOf(_:orTimeout:on:starter:)``: the first to finish resumes the caller
 /// and cancels the other.
 private final class Race<T: Sendable>: Sendable {
     private struct State {

@@ -93,7 +93,8 @@ extension SMPInitiator {
     /// Passkey Entry Failed.
     func obtainPasskey(_ roles: PasskeyEntryRoles) async throws(PairingError) -> UInt32 {
         if roles.initiatorDisplays {
-            let passkey = randomness.passkey() % 1_000_000
+            let chosen = try await ask({ await $0.passkeyToDisplay() }).flatMap { $0 <= 999_999 ? $0 : nil }
+            let passkey = chosen ?? randomness.passkey() % 1_000_000
             try await ask({ await $0.displayPasskey(passkey) })
             return passkey
         }

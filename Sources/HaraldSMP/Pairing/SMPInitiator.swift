@@ -28,7 +28,9 @@ public actor SMPInitiator {
     let randomness: PairingRandomness
     let encrypt: Encrypt
 
-    let inbox = SMPInbox()
+    let inbox: SMPInbox
+    /// Where its background work runs (a simulation's executor, in virtual time).
+    let taskStarter: TaskStarter
     /// True once the SMP timeout passed: nothing more is sent on this bearer.
     private(set) var isDead = false
     /// True while ``pair()`` runs.
@@ -40,11 +42,15 @@ public actor SMPInitiator {
     ///   - localKeys: our IRK and identity address (and CSRK), distributed when the responder
     ///     accepts them; without them we offer no IdKey (nor SignKey without a CSRK).
     ///   - randomness: nonces, key pair and passkeys; ``PairingRandomness/system`` unless testing.
+    ///   - taskStarter: where its timers and its reader of the bearer run (the simulation's
+    ///     executor in a simulation).
     public init(
         bearer: any SMPBearer, configuration: PairingConfiguration, addresses: PairingAddresses,
         agent: any PairingAgent, clock: any Clock<Duration> = ContinuousClock(), localKeys: LocalPairingKeys?,
-        randomness: PairingRandomness = .system, encrypt: @escaping Encrypt
+        randomness: PairingRandomness = .system, taskStarter: TaskStarter = .default, encrypt: @escaping Encrypt
     ) {
+        self.inbox = SMPInbox(starter: taskStarter)
+        self.taskStarter = taskStarter
         self.bearer = bearer
         self.configuration = configuration
         self.addresses = addresses
@@ -184,7 +190,7 @@ public actor SMPInitiator {
     /// Asks the agent (the person), within the SMP timeout.
     func ask<T: Sendable>(_ question: @escaping @Sendable (any PairingAgent) async -> T) async throws(PairingError) -> T {
         let agent = agent
-        guard let answer = await firstOf({ await question(agent) }, orTimeout: configuration.timeout, on: clock) else {
+        guard let answer = await firstOf({ await question(agent) }, orTimeout: configuration.timeout, on: clock, starter: taskStarter) else {
             isDead = true
             throw .timedOut
         }
@@ -204,7 +210,7 @@ public actor SMPInitiator {
                 } catch {
                     return .failure(.linkLost("encrypting the link failed: \(error)"))
                 }
-            }, orTimeout: configuration.timeout, on: clock)
+            }, orTimeout: configuration.timeout, on: clock, starter: taskStarter)
         switch result {
         case .none:
             isDead = true

@@ -44,6 +44,7 @@ public actor SMPResponder {
     private let keyPair: P256KeyPair
     private let random: RandomSource
     private let awaitEncryption: EncryptionWaiter
+    private let taskStarter: TaskStarter
 
     private var phase = Phase.idle
     private var inbox: [[UInt8]] = []
@@ -61,13 +62,16 @@ public actor SMPResponder {
     ///   - localKeys: what this device distributes in phase 3.
     ///   - keyPair: this device's P-256 key pair for Secure Connections (fresh by default).
     ///   - random: the source of nonces and generated keys (the system's by default).
+    ///   - taskStarter: where its timers and its reader of the bearer run (the simulation's
+    ///     executor in a simulation).
     ///   - awaitEncryption: see ``EncryptionWaiter``.
     public init(
         bearer: any SMPBearer, configuration: PairingConfiguration, addresses: PairingAddresses,
         agent: any PairingAgent, clock: any Clock<Duration> = ContinuousClock(),
         localKeys: SMPResponderLocalKeys, keyPair: P256KeyPair = P256KeyPair(),
-        random: RandomSource = .system, awaitEncryption: @escaping EncryptionWaiter
+        random: RandomSource = .system, taskStarter: TaskStarter = .default, awaitEncryption: @escaping EncryptionWaiter
     ) {
+        self.taskStarter = taskStarter
         self.bearer = bearer
         self.configuration = configuration
         self.addresses = addresses
@@ -299,7 +303,8 @@ public actor SMPResponder {
     private func passkey(_ roles: PasskeyEntryRoles) async throws(PairingError) -> UInt32 {
         let agent = agent
         if roles.responderDisplays {
-            let passkey = random.passkey()
+            let chosen = try await bounded({ await agent.passkeyToDisplay() }).flatMap { $0 <= 999_999 ? $0 : nil }
+            let passkey = chosen ?? random.passkey()
             try await bounded({ await agent.displayPasskey(passkey) })
             return passkey
         }
@@ -453,7 +458,7 @@ public actor SMPResponder {
     ) async throws(PairingError) -> Value {
         let result: Value?
         do {
-            result = try await SMPResponderDeadline.run(within: configuration.timeout, on: clock, operation)
+            result = try await SMPResponderDeadline.run(within: configuration.timeout, on: clock, starter: taskStarter, operation)
         } catch let error as PairingError {
             throw error
         } catch {
@@ -467,7 +472,7 @@ public actor SMPResponder {
 
     private func startPump() {
         let incoming = bearer.incoming
-        pump = Task { [weak self] in
+        pump = taskStarter.start { [weak self] in
             for await pdu in incoming {
                 guard let self else { return }
                 await self.deliver(.pdu(pdu))

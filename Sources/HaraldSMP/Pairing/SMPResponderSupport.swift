@@ -54,7 +54,7 @@ enum SMPResponderDeadline {
 
     /// The operation's value, or nil when `timeout` passed on `clock` first.
     static func run<Value: Sendable>(
-        within timeout: Duration, on clock: any Clock<Duration>,
+        within timeout: Duration, on clock: any Clock<Duration>, starter: TaskStarter,
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value? {
         let gate = Locked(Gate<Value>())
@@ -83,10 +83,10 @@ enum SMPResponderDeadline {
                     continuation.resume(with: early)
                     return
                 }
-                let work = Task {
+                let work = starter.start {
                     do { settle(.success(try await operation())) } catch { settle(.failure(error)) }
                 }
-                let timer = Task {
+                let timer = starter.start {
                     do { try await clock.sleep(for: timeout) } catch { return }
                     settle(.success(nil))
                 }

@@ -57,6 +57,10 @@ public enum PairingResponse: Hashable, Sendable {
     case accept(after: Duration)
     /// Pairing fails: the link stays unencrypted and protected attributes stay refused.
     case reject
+    /// The device runs Harald's Security Manager as responder (see ``DeviceSecurity``), for a
+    /// ``Simulator`` whose central runs it too; with a central that does not, protected
+    /// attributes stay refused.
+    case securityManager(DeviceSecurity)
 }
 
 /// What a virtual peripheral does: the services its GATT server offers and a script run for each

@@ -3,6 +3,7 @@ import HaraldATT
 import HaraldCodec
 import HaraldCore
 import HaraldGATTBackend
+import HaraldSMP
 
 /// A simulated radio world: a central (the phone, the gateway) and virtual peripherals, on a
 /// ``VirtualClock``.
@@ -23,6 +24,10 @@ import HaraldGATTBackend
 ///   a fault layer), then an MTU exchange.
 /// - Pairing happens as on a phone: the first refusal for lack of security (Insufficient
 ///   Authentication/Encryption) starts it, and the device's ``PairingResponse`` decides the outcome.
+///   A world made with a ``SecurityConfiguration`` runs Harald's own Security Manager instead, as
+///   the HCI backend does, against devices whose response is ``PairingResponse/securityManager(_:)``:
+///   real pairing in virtual time, bonds in the configuration's store, re-encryption on the next
+///   connection, and ``forgetBonds(of:)`` for a device that lost its keys.
 /// - Database changes: every device's GATT server has the Generic Attribute service with Service
 ///   Changed (added after the device's own services unless its server configuration says
 ///   otherwise); ``PeripheralRuntime/changeServices(removing:adding:)`` changes a device's
@@ -41,6 +46,12 @@ public final class Simulator: Sendable {
     /// Whether connections turn on the peripheral's Service Changed indications before their
     /// first service discovery (true; see ``GATTConnection/open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:)``).
     public let watchesServiceChanged: Bool
+    /// The central's Security Manager set-up (bonds, pairing, agent), when it runs Harald's.
+    public let security: SecurityConfiguration?
+    /// The keys each device keeps for the centrals it bonded with.
+    let deviceBonds = Locked(DeviceBondTable())
+    /// The central's address as devices see it (its identity from the bond store).
+    private let centralAddress = Locked<BluetoothAddress?>(nil)
 
     struct Device {
         var description: VirtualPeripheral
@@ -69,9 +80,10 @@ public final class Simulator: Sendable {
     /// Throws when a device's GATT description cannot be laid out.
     public init(
         clock: VirtualClock, devices: [VirtualPeripheral], link: LinkParameters = .typical, exchangesMTUOnConnect: Bool = true,
-        watchesServiceChanged: Bool = true
+        watchesServiceChanged: Bool = true, security: SecurityConfiguration? = nil
     ) throws {
         self.clock = clock
+        self.security = security
         self.linkParameters = link
         self.exchangesMTUOnConnect = exchangesMTUOnConnect
         self.watchesServiceChanged = watchesServiceChanged
@@ -253,6 +265,14 @@ public final class Simulator: Sendable {
         let centralBearer = SimulatedATTBearer(link: link, side: .central)
         let peripheralBearer = SimulatedATTBearer(link: link, side: .peripheral, faults: peerFaults)
         let serverConnection = await device.server.attach(peripheralBearer)
+        var pairable: SimulatedPairableLink?
+        if case .securityManager(let deviceSecurity) = device.description.pairing, let security {
+            let centralAddress = try await centralAddress(in: security.bonds)
+            pairable = SimulatedPairableLink(
+                device: deviceSecurity, deviceAddress: address, centralAddress: centralAddress, world: self, server: device.server,
+                serverConnection: serverConnection, link: link)
+        }
+        if let pairable { clock.taskStarter.start { await pairable.serveDevice() } }
         if case .accept(let delay) = device.description.pairing {
             // The central's system pairs after the first refusal for lack of security.
             let (server, clock) = (device.server, clock)
@@ -278,16 +298,53 @@ public final class Simulator: Sendable {
                         throw .disconnected(.connectionLost)
                     }
                     return rssi
+                },
+                securityManager: pairable.flatMap { [security] pairable in
+                    security.map { BondingLinkSecurity(link: pairable, configuration: $0, taskStarter: clock.taskStarter) }
                 })
         } catch {
+            pairable?.close()
             await link.close(reason: .terminated(by: .central))
             throw error
+        }
+        if let pairable {
+            clock.taskStarter.start {
+                _ = await connection.disconnection()
+                pairable.close()
+            }
         }
         let record = SimulatedConnection(
             peripheral: device.description.identifier, link: link, connection: connection, serverConnection: serverConnection,
             server: device.server, peerFaults: peerFaults)
         state.withLock { $0.established.append(record) }
         return connection
+    }
+}
+
+extension Simulator {
+    /// Makes `device` lose the keys it keeps for the central, as a device reset to factory
+    /// settings does: the central's next encryption with its bond fails with PIN or Key Missing.
+    public func forgetBonds(of device: BluetoothAddress) {
+        deviceBonds.withLock { $0.forget(device) }
+    }
+
+    /// How many Pairing Requests `device` has served (with Harald's Security Manager on both sides).
+    public func pairingsServed(by device: BluetoothAddress) -> Int {
+        deviceBonds.withLock { $0.pairingsServed[device] ?? 0 }
+    }
+
+    /// The central's identity address from `bonds`, made and saved the first time.
+    fileprivate func centralAddress(in bonds: any BondStore) async throws -> BluetoothAddress {
+        if let known = centralAddress.withLock({ $0 }) { return known }
+        let identity: LocalIdentity
+        if let stored = try await bonds.localIdentity() {
+            identity = stored
+        } else {
+            identity = try LocalIdentity.generate()
+            try await bonds.setLocalIdentity(identity)
+        }
+        centralAddress.withLock { $0 = identity.address }
+        return identity.address
     }
 }
 
@@ -309,5 +366,19 @@ struct SimulatedCentralBackend: CentralBackend {
         -> any ConnectionBackend
     {
         try await withBluetoothErrors { try await world.connect(to: peripheral, timeout: timeout) }
+    }
+
+    func bonds() async throws(BluetoothError) -> [Bond] {
+        guard let store = world.security?.bonds else { throw .unsupported("bonds: this simulator runs no Security Manager") }
+        do { return try await store.allBonds() } catch { throw .backend("the bond store: \(error)") }
+    }
+
+    func removeBond(for peripheral: PeripheralIdentifier) async throws(BluetoothError) -> Bond? {
+        guard let store = world.security?.bonds else { throw .unsupported("bonds: this simulator runs no Security Manager") }
+        guard let address = peripheral.address else { throw .notFound("\(peripheral) has no device address") }
+        do {
+            guard let bond = try await store.bond(resolving: address) else { return nil }
+            return try await store.removeBond(for: bond.identityAddress)
+        } catch { throw .backend("the bond store: \(error)") }
     }
 }

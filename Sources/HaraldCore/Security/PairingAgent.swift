@@ -14,6 +14,14 @@ public protocol PairingAgent: Sendable {
     /// Passkey Entry where this device displays: show `passkey` (0…999999) for the person to type
     /// on the peer.
     func displayPasskey(_ passkey: UInt32) async
+    /// Passkey Entry where this device displays: the passkey to show, or nil (the default) for a
+    /// fresh random one, as the spec asks. A fixed passkey is what devices with a passkey printed
+    /// on a label do; it protects far less, since anyone who learns it can pair.
+    func passkeyToDisplay() async -> UInt32?
+}
+
+extension PairingAgent {
+    public func passkeyToDisplay() async -> UInt32? { nil }
 }
 
 /// An agent for devices with no user interface, and for tests: it confirms Just Works and
@@ -33,4 +41,19 @@ public struct AutomaticPairingAgent: PairingAgent {
     public func confirmNumericComparison(_ value: NumericComparisonValue) async -> Bool { acceptsNumericComparison }
     public func enterPasskey() async -> UInt32? { passkey }
     public func displayPasskey(_ passkey: UInt32) async {}
+}
+
+/// The six digits both devices show in Numeric Comparison: `g2` mod 10^6.
+public struct NumericComparisonValue: Hashable, Sendable, CustomStringConvertible {
+    /// 0…999999.
+    public let value: UInt32
+
+    /// The value for a `g2` output.
+    public init(g2: UInt32) { value = g2 % 1_000_000 }
+
+    /// Six digits, zero-padded (`"000042"`).
+    public var description: String {
+        let digits = String(value)
+        return String(repeating: "0", count: 6 - digits.count) + digits
+    }
 }

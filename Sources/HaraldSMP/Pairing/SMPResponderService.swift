@@ -1,0 +1,88 @@
+import HaraldCore
+
+/// The responder's side of one link's SMP channel for as long as the link lasts (the peripheral
+/// of an LE link): each Pairing Request gets a fresh ``SMPResponder``, which takes every PDU that
+/// follows until its pairing ends; a PDU that arrives with no pairing under way is answered with
+/// Pairing Failed (Command Not Supported for an unknown or malformed PDU, Unspecified Reason for a
+/// known one out of order) and otherwise ignored.
+///
+/// Transport-free like the responder: the HCI peripheral and the simulator each give it the
+/// channel's PDUs and a way to send, and learn every outcome through `onOutcome`.
+public struct SMPResponderService: Sendable {
+    public typealias Send = @Sendable (_ pdu: [UInt8]) async throws -> Void
+
+    private let configuration: PairingConfiguration
+    private let agent: any PairingAgent
+    private let addresses: PairingAddresses
+    private let localKeys: SMPResponderLocalKeys
+    private let clock: any Clock<Duration>
+    private let taskStarter: TaskStarter
+    private let send: Send
+    private let awaitEncryption: SMPResponder.EncryptionWaiter
+
+    /// - Parameters:
+    ///   - addresses: both devices' addresses on this link (the central is the initiator).
+    ///   - send: sends one PDU on the link's SMP channel.
+    ///   - awaitEncryption: returns once the central encrypted with the key (see
+    ///     ``SMPResponder/EncryptionWaiter``).
+    public init(
+        configuration: PairingConfiguration, agent: any PairingAgent, addresses: PairingAddresses, localKeys: SMPResponderLocalKeys,
+        clock: any Clock<Duration> = ContinuousClock(), taskStarter: TaskStarter = .default, send: @escaping Send,
+        awaitEncryption: @escaping SMPResponder.EncryptionWaiter
+    ) {
+        self.configuration = configuration
+        self.agent = agent
+        self.addresses = addresses
+        self.localKeys = localKeys
+        self.clock = clock
+        self.taskStarter = taskStarter
+        self.send = send
+        self.awaitEncryption = awaitEncryption
+    }
+
+    /// Serves `incoming` until it finishes (the link ended); `onStart` is called when a Pairing
+    /// Request starts a pairing, `onOutcome` with how each pairing ended.
+    public func serve(
+        _ incoming: AsyncStream<[UInt8]>, onStart: @escaping @Sendable () -> Void = {},
+        onOutcome: @escaping @Sendable (Result<PairingOutcome, PairingError>) async -> Void
+    ) async {
+        let current = Locked<AsyncStream<[UInt8]>.Continuation?>(nil)
+        for await pdu in incoming {
+            if let inbox = current.withLock({ $0 }) {
+                inbox.yield(pdu)
+                continue
+            }
+            let decoded = try? SMPPDU(decoding: pdu)
+            guard case .pairingRequest(let request)? = decoded else {
+                let reason: PairingFailureReason = decoded == nil ? .commandNotSupported : .unspecifiedReason
+                if let failure = try? SMPPairingFailed(reason: reason).encodedBytes() { try? await send(failure) }
+                continue
+            }
+            let (followers, inbox) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(16))
+            current.withLock { $0 = inbox }
+            onStart()
+            let responder = makeResponder(incoming: followers)
+            taskStarter.start {
+                let outcome: Result<PairingOutcome, PairingError>
+                do throws(PairingError) { outcome = .success(try await responder.respond(to: request)) } catch { outcome = .failure(error) }
+                current.withLock { $0 = nil }
+                inbox.finish()
+                await onOutcome(outcome)
+            }
+        }
+        current.withLock { $0 }?.finish()
+    }
+
+    private func makeResponder(incoming: AsyncStream<[UInt8]>) -> SMPResponder {
+        SMPResponder(
+            bearer: ForwardingBearer(incoming: incoming, sender: send), configuration: configuration, addresses: addresses, agent: agent,
+            clock: clock, localKeys: localKeys, taskStarter: taskStarter, awaitEncryption: awaitEncryption)
+    }
+
+    /// The responder's bearer: the PDUs after its Pairing Request, and the link's sender.
+    private struct ForwardingBearer: SMPBearer {
+        let incoming: AsyncStream<[UInt8]>
+        let sender: Send
+        func send(_ pdu: [UInt8]) async throws { try await sender(pdu) }
+    }
+}

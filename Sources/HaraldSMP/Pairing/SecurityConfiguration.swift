@@ -1,0 +1,35 @@
+import HaraldCore
+
+/// What a central does when a bonded peer turns out to have lost its keys: encrypting with the
+/// stored LTK fails with PIN or Key Missing (HCI 0x06), or the peer answers with a new pairing.
+public enum LostBondPolicy: Hashable, Sendable {
+    /// Fail with a "peer removed pairing information" error and keep the stored bond: the app
+    /// decides (pairing again silently would let an impostor replace a bond).
+    case fail
+    /// Delete the stored bond and pair again.
+    case pairAgain
+}
+
+/// How a central secures its links, on any backend that runs Harald's own Security Manager (the
+/// HCI host, the simulator): where bonds live, what it offers when pairing, who answers the
+/// person's side of pairing, and what to do about a peer that lost its bond.
+public struct SecurityConfiguration: Sendable {
+    /// Bonds, and this device's own identity (address and IRK).
+    public var bonds: any BondStore
+    /// IO capability, AuthReq (bonding, MITM, Secure Connections), key sizes, keys distributed.
+    public var pairing: PairingConfiguration
+    /// Confirms, compares, types or shows what the association model asks for.
+    public var agent: any PairingAgent
+    /// What to do when a bonded peer lost its keys.
+    public var lostBond: LostBondPolicy
+
+    public init(
+        bonds: any BondStore, pairing: PairingConfiguration = PairingConfiguration(), agent: any PairingAgent = AutomaticPairingAgent(),
+        lostBond: LostBondPolicy = .fail
+    ) {
+        self.bonds = bonds
+        self.pairing = pairing
+        self.agent = agent
+        self.lostBond = lostBond
+    }
+}

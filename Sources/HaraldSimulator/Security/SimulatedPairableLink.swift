@@ -1,0 +1,192 @@
+import Harald
+import HaraldATT
+import HaraldCore
+import HaraldGATTBackend
+import HaraldSMP
+
+/// The keys a virtual device keeps for the centrals it bonded with, per device: what a central
+/// may encrypt with on its next connection. ``Simulator/forgetBonds(of:)`` empties a device's.
+struct DeviceBondTable: Sendable {
+    /// device address → central address → the keys that central may present.
+    private var keys: [BluetoothAddress: [BluetoothAddress: [LongTermKey]]] = [:]
+    /// How many Pairing Requests each device has served.
+    private(set) var pairingsServed: [BluetoothAddress: Int] = [:]
+
+    mutating func countPairing(by device: BluetoothAddress) { pairingsServed[device, default: 0] += 1 }
+
+    func keys(of device: BluetoothAddress, for central: BluetoothAddress) -> [LongTermKey] { keys[device]?[central] ?? [] }
+
+    mutating func store(_ newKeys: [LongTermKey], of device: BluetoothAddress, for central: BluetoothAddress) {
+        keys[device, default: [:]][central] = newKeys
+    }
+
+    mutating func forget(_ device: BluetoothAddress) { keys[device] = nil }
+}
+
+/// One simulated connection as Harald's Security Manager sees it from the central: the SMP
+/// channel to the device's own Security Manager (an ``SMPResponder`` started for each Pairing
+/// Request), and link-layer encryption modelled as the controllers do it — the device looks the
+/// key up, refuses with PIN or Key Missing when it has none, and drops the link with MIC Failure
+/// when the key differs.
+final class SimulatedPairableLink: PairableLink {
+    let peerAddress: BluetoothAddress
+    private let centralAddress: BluetoothAddress
+    private let device: DeviceSecurity
+    private let deviceIdentity: LocalIdentity?
+    private let channel: SimulatedSMPChannel
+    private let world: Simulator
+    private let server: GATTServer
+    private let serverConnection: GATTConnectionID
+    private let link: SimulatedLink
+    private let clock: VirtualClock
+
+    private struct State {
+        var encryption = LinkEncryption(isEncrypted: false)
+        /// The device's responder waits for the central to encrypt with this key.
+        var awaitedKey: SecretKey128?
+        var encryptionWaiter: CheckedContinuation<Void, any Error>?
+    }
+
+    private let state = Locked(State())
+
+    init(
+        device: DeviceSecurity, deviceAddress: BluetoothAddress, centralAddress: BluetoothAddress, world: Simulator, server: GATTServer,
+        serverConnection: GATTConnectionID, link: SimulatedLink
+    ) {
+        self.device = device
+        self.peerAddress = deviceAddress
+        self.centralAddress = centralAddress
+        self.world = world
+        self.server = server
+        self.serverConnection = serverConnection
+        self.link = link
+        self.clock = world.clock
+        channel = SimulatedSMPChannel(clock: world.clock, latency: link.parameters.connectionInterval)
+        deviceIdentity = Self.identity(of: deviceAddress)
+    }
+
+    /// A device's identity for key distribution: its address when that is public or static random,
+    /// with an IRK the simulator derives from it (simulated keys protect nothing).
+    private static func identity(of address: BluetoothAddress) -> LocalIdentity? {
+        guard address.isIdentity, let key = SecretKey128(littleEndianBytes: address.bytes + address.bytes + [0x49, 0x52, 0x4B, 0x00]) else {
+            return nil
+        }
+        return try? LocalIdentity(address: address, identityResolvingKey: IdentityResolvingKey(key: key))
+    }
+
+    /// Serves the device's side of SMP until the link closes: each Pairing Request starts a
+    /// responder (``SMPResponderService``). Run inside the simulation.
+    func serveDevice() async {
+        let channel = channel
+        let service = SMPResponderService(
+            configuration: device.configuration, agent: DevicePerson(security: device),
+            addresses: PairingAddresses(initiator: centralAddress, responder: peerAddress), localKeys: SMPResponderLocalKeys(identity: deviceIdentity),
+            clock: clock, taskStarter: clock.taskStarter, send: { pdu in try await channel.send(pdu, from: .peripheral) }
+        ) { [weak self] key in
+            guard let self else { throw PairingError.linkLost("the link closed") }
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                self.state.withLock { state in
+                    state.awaitedKey = key
+                    state.encryptionWaiter = waiter
+                }
+            }
+        }
+        let (world, device, central) = (world, peerAddress, centralAddress)
+        await service.serve(channel.peripheralIncoming, onStart: { world.deviceBonds.withLock { $0.countPairing(by: device) } }) { outcome in
+            guard case .success(let outcome) = outcome, outcome.isBonding else { return }
+            let keys = [outcome.longTermKey, outcome.localLongTermKey].compactMap(\.self)
+            world.deviceBonds.withLock { $0.store(keys, of: device, for: central) }
+        }
+    }
+
+    /// Ends the channel and any wait for encryption (the link closed).
+    func close() {
+        channel.close()
+        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            defer { state.encryptionWaiter = nil }
+            state.encryption = LinkEncryption(isEncrypted: false)
+            return state.encryptionWaiter
+        }
+        waiter?.resume(throwing: PairingError.linkLost("the link closed"))
+    }
+
+    // MARK: PairableLink
+
+    func encryption() async -> LinkEncryption { state.withLock { $0.encryption } }
+
+    /// LE Enable Encryption with a bond's key: the device's controller asks its host for the key
+    /// (LE Long Term Key Request, with EDIV and Rand), then both sides switch on encryption.
+    func encrypt(with key: LongTermKey) async throws(LinkEncryptionError) {
+        try await encryptionProcedure()
+        let known = world.deviceBonds.withLock { $0.keys(of: peerAddress, for: centralAddress) }
+        let match = known.first { $0.ediv == key.ediv && $0.rand == key.rand }
+        guard let match else { throw .peerKeyMissing }
+        guard match.key == key.key else {
+            await link.close(reason: .failure("MIC failure (0x3D): the keys differ"))
+            throw .failed(.disconnected(.connectionLost))
+        }
+        await switchOnEncryption(authenticated: match.isAuthenticated, keySize: match.keySize)
+    }
+
+    func pair(configuration: PairingConfiguration, agent: any PairingAgent, localKeys: LocalPairingKeys?) async throws(PairingError)
+        -> PairingOutcome
+    {
+        let initiator = SMPInitiator(
+            bearer: channel.centralBearer, configuration: configuration,
+            addresses: PairingAddresses(initiator: centralAddress, responder: peerAddress), agent: agent, clock: clock, localKeys: localKeys,
+            taskStarter: clock.taskStarter
+        ) { [weak self] key, _, _ in
+            guard let self else { throw PairingError.linkLost("the link closed") }
+            try await self.encryptDuringPairing(with: key)
+        }
+        let outcome = try await initiator.pair()
+        // Now the method is known: an authenticated key makes the link authenticated.
+        let level = outcome.method.securityLevel(keySize: outcome.keySize)
+        await switchOnEncryption(authenticated: level >= .authenticated, keySize: outcome.keySize)
+        return outcome
+    }
+
+    /// The encryption at the end of phase 2: the device's responder is waiting for this key.
+    private func encryptDuringPairing(with key: SecretKey128) async throws {
+        try await encryptionProcedure()
+        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard state.awaitedKey == key else { return nil }
+            defer {
+                state.awaitedKey = nil
+                state.encryptionWaiter = nil
+            }
+            return state.encryptionWaiter
+        }
+        guard let waiter else {
+            await link.close(reason: .failure("MIC failure (0x3D): the keys differ"))
+            throw PairingError.linkLost("the keys differ (MIC failure)")
+        }
+        await switchOnEncryption(authenticated: false, keySize: 16)
+        waiter.resume()
+    }
+
+    /// The link-layer exchange (LL_ENC_REQ, LL_ENC_RSP, LL_START_ENC_REQ/RSP): two connection
+    /// events; fails when the link is down.
+    private func encryptionProcedure() async throws(LinkEncryptionError) {
+        guard link.isOpen else { throw .failed(.disconnected(.connectionLost)) }
+        do { try await clock.sleep(for: link.parameters.connectionInterval * 2) } catch { throw .failed(.cancelled) }
+        guard link.isOpen else { throw .failed(.disconnected(.connectionLost)) }
+    }
+
+    private func switchOnEncryption(authenticated: Bool, keySize: Int) async {
+        state.withLock { $0.encryption = LinkEncryption(isEncrypted: true, keySize: keySize) }
+        await server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: authenticated), for: serverConnection)
+    }
+}
+
+/// The virtual device's person: types or shows the device's fixed passkey, answers Numeric
+/// Comparison as configured, accepts Just Works.
+private struct DevicePerson: PairingAgent {
+    let security: DeviceSecurity
+
+    func confirmJustWorks() async -> Bool { true }
+    func confirmNumericComparison(_ value: NumericComparisonValue) async -> Bool { security.confirmsNumericComparison }
+    func enterPasskey() async -> UInt32? { security.passkey }
+    func displayPasskey(_ passkey: UInt32) async {}
+    func passkeyToDisplay() async -> UInt32? { security.passkey }
+}
