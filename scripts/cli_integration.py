@@ -9,8 +9,9 @@ Usage: scripts/cli_integration.py PORT
   A second, private link (two fresh controllers from scripts/bumble/controllers.py, and
   scripts/bumble/bench_peer.py advertising with a PUBLIC address) covers `--address-type public`
   and `write --without-response`, which the integration peers cannot.
-  A third link (three more controllers, two scripts/bumble/peer.py hr --secure peers whose Body Sensor
-  Location needs encryption: one pairs with Just Works, one shows the passkey 123456) covers
+  A third link (four more controllers, three scripts/bumble/peer.py hr --secure peers whose Body Sensor
+  Location needs encryption: one pairs with Just Works, one shows the passkey 123456, one types
+  654321) covers
   `harald pair`, pairing on demand and re-encrypting with the stored bond, `harald bonds`, a wrong
   or missing passkey, and --log-level. Every run gets XDG_CONFIG_HOME in a temporary directory,
   so the default bond file is never the user's.
@@ -550,8 +551,9 @@ def private_link_checks(python):
         shutil.rmtree(work, ignore_errors=True)
 
 
-JW_PEER, PASSKEY_PEER = "C0:00:00:00:00:21", "C0:00:00:00:00:22"
+JW_PEER, PASSKEY_PEER, KEYBOARD_PEER = "C0:00:00:00:00:21", "C0:00:00:00:00:22", "C0:00:00:00:00:23"
 PEER_PASSKEY = "123456"  # what the Passkey Entry peer displays
+TYPED_PASSKEY = "654321"  # what the keyboard peer types
 SMP_TIMEOUT = 30
 
 
@@ -601,6 +603,8 @@ def pairing_checks(python):
             "jw": (PORTS["CLI_JW_PEER"], ["hr", "--secure", "--address", JW_PEER]),
             "passkey": (PORTS["CLI_PASSKEY_PEER"], ["hr", "--secure", "--io", "display-only", "--passkey", PEER_PASSKEY,
                                                     "--address", PASSKEY_PEER]),
+            "keyboard": (PORTS["CLI_KEYBOARD_PEER"], ["hr", "--secure", "--io", "keyboard-only", "--passkey", TYPED_PASSKEY,
+                                                      "--address", KEYBOARD_PEER]),
         }, work)
         transport = f"tcp:127.0.0.1:{link[PORTS['CLI_PAIRING_CENTRAL']]}"
 
@@ -751,6 +755,19 @@ def pairing_checks(python):
             assert result["method"] == "Passkey Entry" and result["level"] == "authenticated-secure-connections", run
             assert result["bonded"] is True and result["identityAddress"] == PASSKEY_PEER, run
             assert "authenticated=True" in peer_log("passkey"), peer_log("passkey")
+
+        @check("this side displays: --io display-only --passkey N shows N on stderr for the device to type")
+        def _():
+            run = harald("pair", KEYBOARD_PEER, "--bonds", os.path.join(work, "display.json"), "--io", "display-only",
+                         "--passkey", TYPED_PASSKEY, "--json", "--address-type", "random", transport=transport)
+            assert run.status == 0, run
+            assert f"Type the passkey {TYPED_PASSKEY} on the device" in run.err, run
+            result = run.json_lines()[0]
+            assert result["method"] == "Passkey Entry" and result["level"] == "authenticated-secure-connections", run
+            wrong = harald("pair", KEYBOARD_PEER, "--bonds", os.path.join(work, "display.json"), "--io", "display-only",
+                           "--passkey", "111111", "--address-type", "random", transport=transport)
+            assert wrong.status not in (0, "hung") and wrong.seconds <= SMP_TIMEOUT, wrong
+            assert "pairing failed" in wrong.err and "Confirm Value Failed" in wrong.err, wrong
 
         @check("--log-level takes trace…error (and --verbose still works); anything else is a usage error")
         def _():

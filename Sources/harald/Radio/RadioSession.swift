@@ -11,14 +11,15 @@ import Logging
 /// Opens the backend for a transport and runs a command's body against a `Central` on it.
 enum RadioSession {
     static func run(_ options: RadioOptions, _ body: @escaping @Sendable (Central) async throws -> Void) async throws {
-        try await run(options, pairing: .onDemand) { central, _ in try await body(central) }
+        try await run(options, secured: { central, _ in try await body(central) })
     }
 
     /// Runs `body` against a `Central` on the options' transport. On a transport that pairs, links
-    /// are secured on demand (or, with `.afresh`, paired anew) with the bond file of `--bonds`, and
-    /// `body` gets the run's ``PairingSession``; on the simulator it gets nil.
+    /// are secured on demand with the bond file of `--bonds` (a refused request encrypts with the
+    /// stored bond, else pairs and stores one), and `body` gets the run's ``PairingSession``; on the
+    /// simulator it gets nil.
     static func run(
-        _ options: RadioOptions, pairing mode: PairingMode, _ body: @escaping @Sendable (Central, PairingSession?) async throws -> Void
+        _ options: RadioOptions, secured body: @escaping @Sendable (Central, PairingSession?) async throws -> Void
     ) async throws {
         bootstrapLogging(level: options.effectiveLogLevel)
         let transport = try options.transportChoice()
@@ -38,7 +39,7 @@ enum RadioSession {
                 Output.fail(Self.message(for: error))
             }
         case .tcp, .hci:
-            let session = try PairingSession(options, mode: mode)
+            let session = try PairingSession(options)
             let logger = Logger(label: "harald.pairing")
             let backend: HCICentralBackend
             do {

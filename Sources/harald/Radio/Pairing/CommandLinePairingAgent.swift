@@ -8,7 +8,8 @@ import HaraldSMP
 /// Just Works is accepted. Passkey Entry where this side types takes `--passkey`, else asks on
 /// the terminal, and refuses (so pairing fails with Passkey Entry Failed) when stdin is not a
 /// terminal. Numeric Comparison asks on the terminal and refuses without one. A passkey this
-/// side displays goes to stderr for the person to type on the device: it is the prompt, not a log.
+/// side displays (`--passkey`, else a random one) goes to stderr for the person to type on the
+/// device: it is the prompt, not a log.
 ///
 /// It also remembers what it was asked, which tells the command the association model that was
 /// used, and why it refused, for the error message.
@@ -86,6 +87,9 @@ final class CommandLinePairingAgent: PairingAgent {
         }
         return typed
     }
+
+    /// `--passkey` is also what this side shows when it displays; without it, a random passkey.
+    func passkeyToDisplay() async -> UInt32? { passkey }
 
     func displayPasskey(_ passkey: UInt32) async {
         asked(.passkeyShown)

@@ -15,14 +15,15 @@ struct PairCommand: AsyncParsableCommand {
             device's identity address. The other radio commands pair on their own when a device refuses a request for \
             lack of encryption, and re-encrypt with the stored bond on later connections. With --passkey the passkey is \
             answered without asking; without it, pairing asks on the terminal when the device shows one (and fails when \
-            stdin is not a terminal). Where this side displays, the passkey to type on the device is printed on stderr. \
+            stdin is not a terminal). Where this side displays, the passkey to type on the device is printed on stderr: \
+            the --passkey one, else a random one. \
             The sim transport does not pair yet.
             """)
 
     @OptionGroup var radio: RadioOptions
     @OptionGroup var device: DeviceOptions
 
-    @Option(help: "Seconds to pair (a person typing a passkey needs some; each SMP step has its own 30 s timeout).")
+    @Option(help: "Seconds to pair (each SMP step has its own 30 s timeout, which a person typing a passkey may use).")
     var pairTimeout: Double = 90
 
     func validate() throws {
@@ -35,10 +36,10 @@ struct PairCommand: AsyncParsableCommand {
         guard transport.pairs else { Output.fail(transport.noPairingMessage) }
         let (json, device) = (radio.json, self.device)
         let timeout = Duration.milliseconds(Int64(pairTimeout * 1000))
-        try await RadioSession.run(radio, pairing: .afresh(device.address)) { central, session in
+        try await RadioSession.run(radio) { central, session in
             guard let session else { throw BluetoothError.unsupported("pairing on this transport") }
             let connection = try await device.connect(central)
-            let security = try await connection.secure(timeout: timeout)
+            let security = try await connection.pair(timeout: timeout)
             let outcome = await session.outcome()
             await connection.disconnect()
             let bond = outcome.storedBond

@@ -6,15 +6,6 @@ import HaraldHCIBackend
 import HaraldSMP
 import Logging
 
-/// How a run treats pairing.
-enum PairingMode: Sendable {
-    /// Secure links when a peer asks (a read refused for lack of encryption): encrypt with the
-    /// stored bond, else pair and store the bond.
-    case onDemand
-    /// `harald pair ADDRESS`: pair afresh with this device even when a bond is stored.
-    case afresh(String)
-}
-
 /// The link security of one `harald` run on a backend that pairs: the bond file, the answers to
 /// pairing's questions, and what happened, for the command's output and its logs.
 final class PairingSession: Sendable {
@@ -23,14 +14,9 @@ final class PairingSession: Sendable {
     let agent: CommandLinePairingAgent
     let configuration: HCISecurityConfiguration
 
-    init(_ options: RadioOptions, mode: PairingMode) throws {
+    init(_ options: RadioOptions) throws {
         fileURL = try options.bondFile.fileURL()
-        let file = FileBondStore(fileURL: fileURL) { key, address in key.resolves(address) }
-        if case let .afresh(address) = mode {
-            store = SessionBondStore(file, hidingBondOf: address)
-        } else {
-            store = SessionBondStore(file)
-        }
+        store = SessionBondStore(FileBondStore(fileURL: fileURL) { key, address in key.resolves(address) })
         agent = CommandLinePairingAgent(passkey: options.passkey)
         // No MITM demand of our own: a device without IO still pairs (Just Works); a device that
         // asks for MITM gets the association model both sides' IO capabilities allow.
@@ -40,7 +26,7 @@ final class PairingSession: Sendable {
 
     /// What securing links did in this run.
     struct Outcome {
-        /// Pairing ran (the agent was asked, or a bond was saved).
+        /// Pairing ran (every association model but OOB, which Harald does not offer, asks the agent).
         var paired: Bool
         /// The bond this run stored, if any.
         var storedBond: Bond?
@@ -59,7 +45,7 @@ final class PairingSession: Sendable {
             else if questions.contains(.passkeyTyped) || questions.contains(.passkeyShown) { "Passkey Entry" }
             else if questions.contains(.justWorks) { "Just Works" }
             else { nil }
-        return Outcome(paired: !questions.isEmpty || !saved.isEmpty, storedBond: saved.last, usedBond: found.last, model: model)
+        return Outcome(paired: !questions.isEmpty, storedBond: questions.isEmpty ? nil : saved.last, usedBond: found.last, model: model)
     }
 
     /// Logs what securing links did (notice level: `--log-level notice` shows it).
@@ -108,9 +94,12 @@ final class PairingSession: Sendable {
 extension TransportChoice {
     /// Whether links on this transport can be paired.
     ///
-    /// The simulator cannot yet: its virtual devices have no pairing model (one is being added).
-    /// When it has one, build its security from ``PairingSession`` in `RadioSession.run` and
-    /// answer true here.
+    /// The simulator does not yet. The seam: `Simulator(clock:devices:security:)` takes a
+    /// `SecurityConfiguration` (``PairingSession/configuration``) and pairs with devices whose
+    /// `pairing` is `.securityManager(DeviceSecurity)`; the CLI's virtual devices (in
+    /// `RadioSession.run`) have none yet, and a run's world is new each time, so its devices would
+    /// not know a bond from the file on the next run. Once both are settled, pass the session there
+    /// and answer true here.
     var pairs: Bool {
         switch self {
         case .simulator: false

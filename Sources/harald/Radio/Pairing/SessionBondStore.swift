@@ -7,28 +7,23 @@ import HaraldCore
 ///   stores a bond (every `scan`, every `read` of an open characteristic) leaves the file alone,
 ///   or absent, and connects from a fresh random address as before; once a bond is stored, the
 ///   identity the peer learnt is kept with it and every later run connects from it.
+/// - A bond saved again unchanged (a backend noting where a bonded peer was seen, at the address
+///   it was seen at before) is not written: re-encrypting leaves the file as it was.
 /// - It records which bonds lookups found and which bonds were saved, so the command can say
 ///   whether the link was paired or re-encrypted with a stored bond.
-/// - `harald pair` hides the stored bond of its target: the lookups find none, so the backend
-///   pairs afresh, and the new bond replaces the old one only once pairing succeeded.
 actor SessionBondStore: BondStore {
     private let base: any BondStore
-    /// The address (`F0:F1:F2:F3:F4:F5`, either type) whose stored bond lookups do not see.
-    private let hidden: String?
     /// Our identity when the file has none yet: generated for this run, saved with a bond.
     private var pendingIdentity: LocalIdentity?
     private(set) var found: [Bond] = []
     private(set) var saved: [Bond] = []
 
-    init(_ base: any BondStore, hidingBondOf hidden: String? = nil) {
+    init(_ base: any BondStore) {
         self.base = base
-        self.hidden = hidden?.uppercased()
     }
 
     private func visible(_ bond: Bond?) -> Bond? {
-        guard let bond else { return nil }
-        if let hidden, bond.identityAddress.string == hidden || bond.lastAddress.string == hidden { return nil }
-        found.append(bond)
+        if let bond { found.append(bond) }
         return bond
     }
 
@@ -41,6 +36,7 @@ actor SessionBondStore: BondStore {
     }
 
     func save(_ bond: Bond) async throws(BondStoreError) {
+        if try await base.bond(for: bond.identityAddress) == bond { return }
         if let identity = pendingIdentity {
             try await base.setLocalIdentity(identity)
             pendingIdentity = nil
