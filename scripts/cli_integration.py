@@ -713,13 +713,18 @@ def pairing_checks(python):
 
         @check("without --bonds the bond file is $XDG_CONFIG_HOME/harald/bonds.json")
         def _():
-            default = os.path.join(os.environ["XDG_CONFIG_HOME"], "harald", "bonds.json")
-            assert not os.path.exists(default), "no run has stored a bond there yet"
-            run = harald("read", JW_PEER, "2A38", "--json", "--address-type", "random", transport=transport)
-            expect_success(run)
-            assert os.path.exists(default) and stat.S_IMODE(os.stat(default).st_mode) == 0o600, default
-            listed = harald("bonds", "list", "--json", transport=None)
-            assert [entry["address"] for entry in listed.json_lines()] == [JW_PEER], listed
+            # A config home of its own: other checks (harald demo's pairing flow) may have bonded there.
+            previous = os.environ["XDG_CONFIG_HOME"]
+            os.environ["XDG_CONFIG_HOME"] = os.path.join(work, "config")
+            try:
+                default = os.path.join(os.environ["XDG_CONFIG_HOME"], "harald", "bonds.json")
+                run = harald("read", JW_PEER, "2A38", "--json", "--address-type", "random", transport=transport)
+                expect_success(run)
+                assert os.path.exists(default) and stat.S_IMODE(os.stat(default).st_mode) == 0o600, default
+                listed = harald("bonds", "list", "--json", transport=None)
+                assert [entry["address"] for entry in listed.json_lines()] == [JW_PEER], listed
+            finally:
+                os.environ["XDG_CONFIG_HOME"] = previous
 
         @check("a read that needs no encryption leaves no bond file behind")
         def _():

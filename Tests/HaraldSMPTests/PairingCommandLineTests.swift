@@ -124,7 +124,6 @@ struct PairingCommandLineTests {
         ["read", "C0:11:22:33:44:55", "2A38", "--log-level", "loud"],
         ["pair", "C0:11:22:33:44"],
         ["pair", "C0:11:22:33:44:55", "--address-type", "static"],
-        ["pair", "C0:11:22:33:44:55", "--pair-timeout", "0"],
         ["bonds", "remove", "nowhere"],
         ["bonds", "list", "--bonds", ""],
     ])

@@ -51,7 +51,7 @@ struct RadioOptions: ParsableArguments {
     @Flag(help: "Log protocol activity to stderr (the same as --log-level debug).")
     var verbose = false
 
-    @Option(help: "Log to stderr from this level up: trace, debug, info, notice, warning (the default) or error.")
+    @Option(help: "Log to stderr from this level up (warning unless given; notice says whether a run paired or re-encrypted).")
     var logLevel: LogLevelChoice?
 
     @Option(help: "Write a btsnoop capture of every HCI packet to this file (tcp and hci transports).")
@@ -61,12 +61,12 @@ struct RadioOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "The six-digit passkey (0…999999) to type when pairing asks for one; without it, pairing asks on the terminal.",
+            "The passkey (0…999999) to type when pairing asks for one, and to show when this side displays; without it, pairing asks on the terminal (and shows a random one).",
             valueName: "N"),
         transform: PairingOptions.passkey(from:))
     var passkey: UInt32?
 
-    @Option(help: "What this side can show and take when pairing: display-only, keyboard-only, keyboard-display, display-yes-no or none.")
+    @Option(help: "What this side can show and take when pairing (with the device's, it decides the pairing method).")
     var io: IOChoice = .keyboardDisplay
 
     func transportChoice() throws -> TransportChoice { try TransportChoice(parsing: transport) }

@@ -16,30 +16,26 @@ struct PairCommand: AsyncParsableCommand {
             lack of encryption, and re-encrypt with the stored bond on later connections. With --passkey the passkey is \
             answered without asking; without it, pairing asks on the terminal when the device shows one (and fails when \
             stdin is not a terminal). Where this side displays, the passkey to type on the device is printed on stderr: \
-            the --passkey one, else a random one. \
+            the --passkey one, else a random one. Each pairing step must be answered within the SMP timeout (30 s). \
             The sim transport does not pair yet.
             """)
 
     @OptionGroup var radio: RadioOptions
     @OptionGroup var device: DeviceOptions
 
-    @Option(help: "Seconds to pair (each SMP step has its own 30 s timeout, which a person typing a passkey may use).")
-    var pairTimeout: Double = 90
-
     func validate() throws {
         _ = try AddressArgument(device.address, addressType: device.addressType)
-        guard pairTimeout > 0, pairTimeout <= 3600 else { throw ValidationError("--pair-timeout must be between 0 and 3600 seconds") }
     }
 
     func run() async throws {
         let transport = try radio.transportChoice()
         guard transport.pairs else { Output.fail(transport.noPairingMessage) }
         let (json, device) = (radio.json, self.device)
-        let timeout = Duration.milliseconds(Int64(pairTimeout * 1000))
         try await RadioSession.run(radio) { central, session in
             guard let session else { throw BluetoothError.unsupported("pairing on this transport") }
             let connection = try await device.connect(central)
-            let security = try await connection.pair(timeout: timeout)
+            // Each pairing step has the SMP timeout (30 s), time enough for a person to type.
+            let security = try await connection.pair()
             let outcome = await session.outcome()
             await connection.disconnect()
             let bond = outcome.storedBond
