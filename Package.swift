@@ -183,7 +183,7 @@ let package = Package(
         // (see scripts/integration).
         .testTarget(
             name: "HaraldGoProCameraTests",
-            dependencies: ["HaraldCore", "HaraldGoPro", "Harald", "HaraldSimulator", "HaraldGoProSimulation", "HaraldHCIBackend", "HaraldSMP"]),
+            dependencies: ["HaraldCore", "HaraldGoPro", "Harald", "HaraldSimulator", "HaraldGoProSimulation", "HaraldHCIBackend"]),
         // The Mi Band kit: its messages, the kit against the simulated band in virtual time, and
         // (when HARALD_BUMBLE_TRANSPORT is set) against the Bumble band of scripts/integration.
         .testTarget(

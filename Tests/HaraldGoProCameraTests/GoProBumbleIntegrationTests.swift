@@ -3,7 +3,6 @@ import Harald
 import HaraldCore
 import HaraldGoPro
 import HaraldHCIBackend
-import HaraldSMP
 import Testing
 
 /// Where scripts/integration put the GoPro bench, or nil when it is not running.
