@@ -123,7 +123,10 @@ let package = Package(
         // Harald's side of the Harald-vs-Bumble benchmark (scripts/bench-bumble).
         .executableTarget(
             name: "HaraldBumbleBench",
-            dependencies: ["HaraldGATTBackend", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldHCIBackend", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "HaraldGATTBackend", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldHCI", "HaraldHCIBackend", "HaraldSMP",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The fan-in measurement (100 sensors × 50 Hz × 60 s through the public API); run it
         // built in release: `swift build -c release --product HaraldFanIn`.
@@ -252,7 +255,7 @@ let package = Package(
             name: "HaraldHCIBackendTests",
             dependencies: [
                 "HaraldGATTBackend", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
-                "HaraldTestSupport", "HaraldSMP",
+                "HaraldTestSupport", "HaraldSMP", "HaraldHCI", "HaraldHeartRateMonitor", "HaraldProfiles",
             ]
         ),
         // The heart-rate kit on the simulator's strap (virtual time), its statistics (property tests),

@@ -114,6 +114,20 @@ struct HaraldBumbleBench {
             return handler
         }
         let options = arguments()
+        switch options["role"] {
+        case "pairing-central":
+            guard let transport = options["transport"], let name = options["name"], let model = options["model"] else {
+                fatalError("usage: --role pairing-central --transport T --name NAME --model M [--iterations N]")
+            }
+            return try await PairingBench.runCentral(
+                transport: transport, name: name, model: model, iterations: Int(options["iterations"] ?? "10") ?? 10)
+        case "pairing-peripheral":
+            guard let transport = options["transport"], let name = options["name"], let model = options["model"] else {
+                fatalError("usage: --role pairing-peripheral --transport T --name NAME --model M")
+            }
+            return try await PairingBench.runPeripheral(transport: transport, name: name, model: model)
+        default: break
+        }
         guard let transport = options["transport"], let addressText = options["address"],
             let address = BluetoothAddress(addressText, kind: .random)
         else { fatalError("usage: --transport tcp:HOST:PORT --address ADDR") }

@@ -126,6 +126,15 @@ public final class Simulator: Sendable {
         for link in links { await link.close(reason: .connectionTimeout) }
     }
 
+    /// Takes a device out of the world: its links are lost and it is heard no more.
+    public func remove(_ address: BluetoothAddress) async {
+        await setRSSI(nil, of: address)
+        state.withLock { state in
+            state.devices[address] = nil
+            state.deviceOrder.removeAll { $0 == address }
+        }
+    }
+
     /// Makes a device accept connections or not.
     public func setConnectable(_ connectable: Bool, of address: BluetoothAddress) {
         state.withLock { $0.devices[address]?.description.isConnectable = connectable }

@@ -1,0 +1,39 @@
+import HaraldCodec
+import HaraldCore
+
+/// What a central's link must have before it may read or write an attribute (Core spec Vol 3
+/// Part C §10.3). A central without it gets Insufficient Encryption (0x0F) or Insufficient
+/// Authentication (0x05), which makes phones and Harald's own central pair and retry.
+public enum AttributeSecurity: Int, Hashable, Sendable, Comparable {
+    /// Anyone connected.
+    case none
+    /// An encrypted link (any pairing, Just Works included).
+    case encrypted
+    /// A link encrypted with an authenticated (MITM-protected) key: passkey or numeric comparison.
+    case authenticated
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One central connected to this device, as the peripheral side names it (valid while it is
+/// connected; a central that reconnects may get a new one).
+public struct CentralIdentifier: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+}
+
+/// Who is asking, in a read or write handler.
+public struct AttributeRequest: Sendable, Hashable {
+    /// The central asking.
+    public var central: CentralIdentifier
+    /// Its link's security now: encrypted, and with an authenticated key.
+    public var isEncrypted: Bool
+    public var isAuthenticated: Bool
+
+    public init(central: CentralIdentifier, isEncrypted: Bool = false, isAuthenticated: Bool = false) {
+        self.central = central
+        self.isEncrypted = isEncrypted
+        self.isAuthenticated = isAuthenticated
+    }
+}

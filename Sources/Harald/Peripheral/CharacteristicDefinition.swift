@@ -1,0 +1,107 @@
+import HaraldCodec
+import HaraldCore
+
+/// Produces a characteristic's value for a read: the whole value (the server cuts it for the
+/// MTU and for Read Blob offsets). Throw an ``ATTErrorCode`` to refuse (an application error
+/// 0x80–0x9F, say).
+public typealias AttributeReadHandler = @Sendable (AttributeRequest) async throws(ATTErrorCode) -> [UInt8]
+
+/// Takes a written value (the whole value: prepared writes are assembled first). Throw an
+/// ``ATTErrorCode`` to refuse; otherwise the value is also stored as the characteristic's value.
+public typealias AttributeWriteHandler = @Sendable (AttributeRequest, [UInt8]) async throws(ATTErrorCode) -> Void
+
+/// A characteristic this device serves: its UUID, properties, the security reads and writes
+/// need, a stored value, handlers, and descriptors. A Client Characteristic Configuration
+/// descriptor is added by the server when the characteristic notifies or indicates.
+///
+/// Build one from the same typed ``Characteristic`` specs a central uses — the value type decides
+/// the encoding, the access type the properties:
+///
+/// ```swift
+/// CharacteristicDefinition(.bodySensorLocation, value: .chest)
+/// CharacteristicDefinition(.batteryLevel, security: .encrypted) { _ in BatteryLevel(87) }
+/// CharacteristicDefinition(.heartRateControlPoint) { command, _ in try reset(command) }
+/// CharacteristicDefinition(.heartRateMeasurement)   // notified with ServedPeripheral.notify
+/// ```
+public struct CharacteristicDefinition: Sendable {
+    public var uuid: BluetoothUUID
+    public var properties: CharacteristicProperties
+    /// What a read needs; what a write needs.
+    public var readSecurity: AttributeSecurity
+    public var writeSecurity: AttributeSecurity
+    /// The stored value: what reads return when there is no read handler (writes replace it).
+    public var value: [UInt8]
+    public var onRead: AttributeReadHandler?
+    public var onWrite: AttributeWriteHandler?
+    /// Characteristic User Description (0x2901), read-only.
+    public var userDescription: String?
+
+    /// A characteristic from raw parts.
+    public init(
+        uuid: BluetoothUUID, properties: CharacteristicProperties, readSecurity: AttributeSecurity = .none,
+        writeSecurity: AttributeSecurity = .none, value: [UInt8] = [], userDescription: String? = nil, onRead: AttributeReadHandler? = nil,
+        onWrite: AttributeWriteHandler? = nil
+    ) {
+        self.uuid = uuid
+        self.properties = properties
+        self.readSecurity = readSecurity
+        self.writeSecurity = writeSecurity
+        self.value = value
+        self.userDescription = userDescription
+        self.onRead = onRead
+        self.onWrite = onWrite
+    }
+
+    /// A characteristic with the properties its access type gives and, when it is readable, a
+    /// stored value (encoded with its value type).
+    public init<V: ByteEncodable, A>(_ characteristic: Characteristic<V, A>, value: V? = nil, security: AttributeSecurity = .none) throws(ByteEncodingError) {
+        var bytes: [UInt8] = []
+        if let value { bytes = try value.encodedBytes() }
+        self.init(uuid: characteristic.uuid, properties: Self.properties(of: A.self), readSecurity: security, writeSecurity: security, value: bytes)
+    }
+
+    /// A characteristic that can only notify or indicate (its values go out through
+    /// ``ServedPeripheral/notify(_:_:to:)``).
+    public init<V, A: SubscribeAccess>(_ characteristic: Characteristic<V, A>, security: AttributeSecurity = .none) {
+        self.init(uuid: characteristic.uuid, properties: Self.properties(of: A.self), readSecurity: security, writeSecurity: security)
+    }
+
+    /// A readable characteristic whose value `read` produces for each read.
+    public init<V: ByteEncodable & SendableMetatype, A: ReadAccess>(
+        _ characteristic: Characteristic<V, A>, security: AttributeSecurity = .none,
+        read: @escaping @Sendable (AttributeRequest) async throws(ATTErrorCode) -> V
+    ) {
+        self.init(
+            uuid: characteristic.uuid, properties: Self.properties(of: A.self), readSecurity: security, writeSecurity: security,
+            onRead: { request throws(ATTErrorCode) in
+                let value = try await read(request)
+                do { return try value.encodedBytes() } catch { throw .unlikelyError }
+            })
+    }
+
+    /// A writable characteristic whose written values `write` takes, decoded: bytes that do not
+    /// decode as `V` are refused with Value Not Allowed (0x13) before `write` sees them.
+    public init<V: ByteDecodable & Sendable & SendableMetatype, A: WriteAccess>(
+        _ characteristic: Characteristic<V, A>, security: AttributeSecurity = .none,
+        write: @escaping @Sendable (V, AttributeRequest) async throws(ATTErrorCode) -> Void
+    ) {
+        self.init(
+            uuid: characteristic.uuid, properties: Self.properties(of: A.self), readSecurity: security, writeSecurity: security,
+            onWrite: { request, bytes throws(ATTErrorCode) in
+                let value: V
+                do { value = try V(decoding: bytes) } catch { throw .valueNotAllowed }
+                try await write(value, request)
+            })
+    }
+
+    /// The properties an access type stands for.
+    public static func properties<A>(of access: A.Type) -> CharacteristicProperties {
+        var properties: CharacteristicProperties = []
+        if access is any ReadAccess.Type { properties.insert(.read) }
+        if access is any WriteAccess.Type { properties.insert(.write) }
+        if access is any WriteWithoutResponseAccess.Type { properties.insert(.writeWithoutResponse) }
+        if access is any NotifyAccess.Type { properties.insert(.notify) }
+        if access is any IndicateAccess.Type { properties.insert(.indicate) }
+        return properties
+    }
+}

@@ -1,0 +1,100 @@
+import HaraldCodec
+import HaraldCore
+
+/// What happens on a served device's links, as its backend reports it.
+public enum PeripheralEvent: Hashable, Sendable, CustomStringConvertible {
+    case connected(CentralIdentifier)
+    case disconnected(CentralIdentifier)
+    /// The central turned notifications or indications of a characteristic on or off.
+    case subscriptionChanged(CentralIdentifier, characteristic: BluetoothUUID, notifying: Bool)
+    /// The central wrote a characteristic's value (after the write handler accepted it).
+    case wrote(CentralIdentifier, characteristic: BluetoothUUID)
+
+    public var description: String {
+        switch self {
+        case let .connected(central): "\(central) connected"
+        case let .disconnected(central): "\(central) disconnected"
+        case let .subscriptionChanged(central, uuid, on): "\(central) \(on ? "subscribed to" : "unsubscribed from") \(uuid)"
+        case let .wrote(central, uuid): "\(central) wrote \(uuid)"
+        }
+    }
+}
+
+/// What the public API needs from a Bluetooth stack in the peripheral role: serve a
+/// ``PeripheralDefinition`` and advertise it. Implemented over Harald's HCI host, in the
+/// simulator, and over CoreBluetooth's peripheral manager.
+public protocol PeripheralBackend: Sendable {
+    /// Builds the GATT database, starts advertising and serves centrals until the returned
+    /// device is stopped. A backend serves one definition at a time (a controller has one GATT
+    /// database); a second call while one is served throws ``BluetoothError/misuse(_:)``.
+    func serve(_ definition: PeripheralDefinition) async throws(BluetoothError) -> any ServingBackend
+}
+
+/// One served definition, seen from the backend.
+public protocol ServingBackend: Sendable {
+    /// Notifies `value` (cut to each link's ATT_MTU − 3) of the characteristic `uuid` in
+    /// `service` to every subscribed central, or only to `central`; returns how many got it.
+    /// Waits while the link's buffers are full, so a fast producer slows to the link's pace.
+    func notify(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier?) async throws(BluetoothError) -> Int
+    /// Indicates `value` to `central` and waits for its confirmation.
+    func indicate(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier, timeout: Duration) async throws(BluetoothError)
+    /// Replaces the stored value reads return (for characteristics without a read handler).
+    func setValue(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID) async throws(BluetoothError)
+    /// What happens from now on; each call returns a new stream, ending when serving stops.
+    func events() -> AsyncStream<PeripheralEvent>
+    /// The centrals connected now.
+    func centrals() async -> [CentralIdentifier]
+    /// Stops advertising, disconnects every central and tears the database down.
+    func stop() async
+}
+
+/// A device being served: notify and indicate typed values, watch centrals come and go.
+///
+/// ```swift
+/// let served = try await ServedPeripheral.start(strap, on: backend)
+/// try await served.notify(.heartRateMeasurement, HeartRateMeasurement(heartRate: 72))
+/// ```
+public struct ServedPeripheral: Sendable {
+    public let backend: any ServingBackend
+    public let definition: PeripheralDefinition
+
+    /// Serves `definition` on `backend`.
+    public static func start(_ definition: PeripheralDefinition, on backend: any PeripheralBackend) async throws(BluetoothError) -> ServedPeripheral {
+        ServedPeripheral(backend: try await backend.serve(definition), definition: definition)
+    }
+
+    public init(backend: any ServingBackend, definition: PeripheralDefinition) {
+        self.backend = backend
+        self.definition = definition
+    }
+
+    /// Notifies a typed value to every subscribed central (or one); returns how many got it.
+    @discardableResult
+    public func notify<V: ByteEncodable, A: NotifyAccess>(
+        _ characteristic: Characteristic<V, A>, _ value: V, to central: CentralIdentifier? = nil
+    ) async throws(BluetoothError) -> Int {
+        let bytes: [UInt8]
+        do { bytes = try value.encodedBytes() } catch { throw .encoding(error) }
+        return try await backend.notify(bytes, characteristic: characteristic.uuid, service: characteristic.service, to: central)
+    }
+
+    /// Indicates a typed value to `central` and waits for the confirmation.
+    public func indicate<V: ByteEncodable, A: IndicateAccess>(
+        _ characteristic: Characteristic<V, A>, _ value: V, to central: CentralIdentifier, timeout: Duration = .seconds(30)
+    ) async throws(BluetoothError) {
+        let bytes: [UInt8]
+        do { bytes = try value.encodedBytes() } catch { throw .encoding(error) }
+        try await backend.indicate(bytes, characteristic: characteristic.uuid, service: characteristic.service, to: central, timeout: timeout)
+    }
+
+    /// Replaces the stored value of a readable characteristic.
+    public func setValue<V: ByteEncodable, A: ReadAccess>(_ characteristic: Characteristic<V, A>, _ value: V) async throws(BluetoothError) {
+        let bytes: [UInt8]
+        do { bytes = try value.encodedBytes() } catch { throw .encoding(error) }
+        try await backend.setValue(bytes, characteristic: characteristic.uuid, service: characteristic.service)
+    }
+
+    public func events() -> AsyncStream<PeripheralEvent> { backend.events() }
+    public func centrals() async -> [CentralIdentifier] { await backend.centrals() }
+    public func stop() async { await backend.stop() }
+}

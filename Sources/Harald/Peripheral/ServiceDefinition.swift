@@ -1,0 +1,63 @@
+import HaraldCodec
+import HaraldCore
+
+/// Collects the definitions a block lists: `if`, `if/else`, `for` and optional entries work as
+/// in any Swift result builder.
+@resultBuilder
+public enum DefinitionListBuilder<Element> {
+    public static func buildExpression(_ element: Element) -> [Element] { [element] }
+    public static func buildExpression(_ elements: [Element]) -> [Element] { elements }
+    public static func buildBlock(_ parts: [Element]...) -> [Element] { parts.flatMap(\.self) }
+    public static func buildOptional(_ part: [Element]?) -> [Element] { part ?? [] }
+    public static func buildEither(first part: [Element]) -> [Element] { part }
+    public static func buildEither(second part: [Element]) -> [Element] { part }
+    public static func buildArray(_ parts: [[Element]]) -> [Element] { parts.flatMap(\.self) }
+}
+
+/// A service this device serves: handles are assigned in declaration order.
+public struct ServiceDefinition: Sendable {
+    public var uuid: BluetoothUUID
+    /// Primary (found by service discovery) or secondary (only included by others).
+    public var isPrimary: Bool
+    public var characteristics: [CharacteristicDefinition]
+
+    public init(uuid: BluetoothUUID, isPrimary: Bool = true, characteristics: [CharacteristicDefinition]) {
+        self.uuid = uuid
+        self.isPrimary = isPrimary
+        self.characteristics = characteristics
+    }
+
+    /// A primary service with the characteristics the block lists.
+    public init<Failure: Error>(
+        _ uuid: BluetoothUUID, @DefinitionListBuilder<CharacteristicDefinition> characteristics: () throws(Failure) -> [CharacteristicDefinition]
+    ) throws(Failure) {
+        self.init(uuid: uuid, characteristics: try characteristics())
+    }
+}
+
+/// A whole device: its GATT services and how it advertises. The same definition runs in the
+/// simulator, over Harald's HCI host, and on CoreBluetooth's peripheral manager.
+///
+/// ```swift
+/// let strap = try PeripheralDefinition(advertisement: PeripheralAdvertisement(name: "Harald HRM", services: [BluetoothUUID(0x180D)])) {
+///     try ServiceDefinition(BluetoothUUID(0x180D)) {
+///         CharacteristicDefinition(.heartRateMeasurement)
+///         try CharacteristicDefinition(.bodySensorLocation, value: .chest)
+///     }
+/// }
+/// ```
+public struct PeripheralDefinition: Sendable {
+    public var advertisement: PeripheralAdvertisement
+    public var services: [ServiceDefinition]
+
+    public init(advertisement: PeripheralAdvertisement, services: [ServiceDefinition]) {
+        self.advertisement = advertisement
+        self.services = services
+    }
+
+    public init<Failure: Error>(
+        advertisement: PeripheralAdvertisement, @DefinitionListBuilder<ServiceDefinition> services: () throws(Failure) -> [ServiceDefinition]
+    ) throws(Failure) {
+        self.init(advertisement: advertisement, services: try services())
+    }
+}

@@ -1,0 +1,175 @@
+import Harald
+import HaraldATT
+import HaraldCodec
+import HaraldCore
+
+extension PeripheralDefinition {
+    /// The definition as Harald's GATT server takes it: permissions from the properties and the
+    /// security each side needs, handlers adapted, a User Description descriptor where given.
+    public func gattServices() -> [GATTServiceDefinition] {
+        services.map { service in
+            GATTServiceDefinition(
+                uuid: service.uuid, isPrimary: service.isPrimary, characteristics: service.characteristics.map(Self.gattCharacteristic))
+        }
+    }
+
+    static func gattCharacteristic(_ definition: CharacteristicDefinition) -> GATTCharacteristicDefinition {
+        var permissions: GATTPermissions = []
+        if definition.properties.contains(.read) {
+            permissions.insert(.read)
+            if definition.readSecurity >= .encrypted { permissions.insert(.readEncrypted) }
+            if definition.readSecurity >= .authenticated { permissions.insert(.readAuthenticated) }
+        }
+        if !definition.properties.isDisjoint(with: [.write, .writeWithoutResponse]) {
+            permissions.insert(.write)
+            if definition.writeSecurity >= .encrypted { permissions.insert(.writeEncrypted) }
+            if definition.writeSecurity >= .authenticated { permissions.insert(.writeAuthenticated) }
+        }
+        var onRead: GATTReadHandler?
+        if let read = definition.onRead {
+            onRead = { (context: GATTRequestContext) async throws -> [UInt8] in try await read(GATTServing.request(context)) }
+        }
+        var onWrite: GATTWriteHandler?
+        if let write = definition.onWrite {
+            onWrite = { (context: GATTRequestContext, bytes: [UInt8]) async throws in try await write(GATTServing.request(context), bytes) }
+        }
+        return GATTCharacteristicDefinition(
+            uuid: definition.uuid, properties: definition.properties, permissions: permissions, value: definition.value,
+            descriptors: definition.userDescription.map { [.userDescription($0)] } ?? [], onRead: onRead, onWrite: onWrite)
+    }
+}
+
+/// A ``PeripheralDefinition`` served by Harald's GATT server, whatever carries its links (the
+/// HCI host's ATT channels, the simulator's links): the ``ServingBackend`` both backends share.
+public final class GATTServing: ServingBackend {
+    public let server: GATTServer
+    private let stopLink: @Sendable () async -> Void
+    private let watchers = Locked<(next: UInt64, streams: [UInt64: AsyncStream<PeripheralEvent>.Continuation])?>((0, [:]))
+    private let connected = Locked<Set<GATTConnectionID>>([])
+    private let reader = Locked<Task<Void, Never>?>(nil)
+
+    /// Serves through `server`; `stop` tears down what carries the links (advertising, the host).
+    public init(server: GATTServer, taskStarter: TaskStarter = .default, stop: @escaping @Sendable () async -> Void) {
+        self.server = server
+        self.stopLink = stop
+        let task = taskStarter.start { [weak self] in
+            for await event in server.events {
+                guard let self else { return }
+                await self.forward(event)
+            }
+            self?.finishWatchers()
+        }
+        reader.withLock { $0 = task }
+    }
+
+    /// The central a server connection stands for.
+    static func central(_ connection: GATTConnectionID) -> CentralIdentifier { CentralIdentifier(rawValue: "central #\(connection.rawValue)") }
+
+    static func request(_ context: GATTRequestContext) -> AttributeRequest {
+        AttributeRequest(central: central(context.connection), isEncrypted: context.security.isEncrypted, isAuthenticated: context.security.isAuthenticated)
+    }
+
+    private func connection(for central: CentralIdentifier) -> GATTConnectionID? {
+        connected.withLock { ids in ids.first { Self.central($0) == central } }
+    }
+
+    private func valueHandle(_ uuid: BluetoothUUID, in service: BluetoothUUID) async throws(BluetoothError) -> UInt16 {
+        guard let characteristic = await server.database.characteristic(uuid, in: service) else {
+            throw .notFound("characteristic \(uuid) in service \(service) is not in the served database")
+        }
+        return characteristic.valueHandle
+    }
+
+    public func notify(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier?) async throws(BluetoothError)
+        -> Int
+    {
+        let handle = try await valueHandle(uuid, in: service)
+        if let central {
+            guard let id = connection(for: central) else { throw .notFound("\(central) is not connected") }
+            return await server.notify(handle: handle, value: value, to: id)
+        }
+        return await server.notify(handle: handle, value: value)
+    }
+
+    public func indicate(
+        _ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier, timeout: Duration
+    ) async throws(BluetoothError) {
+        let handle = try await valueHandle(uuid, in: service)
+        guard let id = connection(for: central) else { throw .notFound("\(central) is not connected") }
+        do { try await server.indicate(handle: handle, value: value, connection: id, timeout: timeout) } catch {
+            switch error {
+            case .timeout: throw .timeout(operation: "indication of \(uuid)", after: timeout)
+            case .disconnected: throw .disconnected(.connectionLost)
+            case .cancelled: throw .cancelled
+            case let .attribute(code, _, _): throw .attribute(code, on: nil)
+            default: throw .backend("indication of \(uuid): \(error)")
+            }
+        }
+    }
+
+    public func setValue(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID) async throws(BluetoothError) {
+        let handle = try await valueHandle(uuid, in: service)
+        await server.setValue(value, handle: handle)
+    }
+
+    public func events() -> AsyncStream<PeripheralEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PeripheralEvent.self, bufferingPolicy: .bufferingNewest(256))
+        let id = watchers.withLock { state -> UInt64? in
+            guard var current = state else { return nil }
+            current.next += 1
+            current.streams[current.next] = continuation
+            state = current
+            return current.next
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in self?.watchers.withLock { _ = $0?.streams.removeValue(forKey: id) } }
+        return stream
+    }
+
+    public func centrals() async -> [CentralIdentifier] {
+        connected.withLock { $0.sorted { $0.rawValue < $1.rawValue }.map(Self.central) }
+    }
+
+    public func stop() async {
+        reader.withLock { $0 }?.cancel()
+        for id in await server.connectionIDs { await server.disconnect(id) }
+        await stopLink()
+        finishWatchers()
+    }
+
+    private func forward(_ event: GATTServerEvent) async {
+        let translated: PeripheralEvent?
+        switch event {
+        case .connected(let id):
+            connected.withLock { _ = $0.insert(id) }
+            translated = .connected(Self.central(id))
+        case .disconnected(let id, _):
+            connected.withLock { _ = $0.remove(id) }
+            translated = .disconnected(Self.central(id))
+        case let .clientConfigurationChanged(id, valueHandle, configuration):
+            let uuid = await characteristicUUID(valueHandle: valueHandle)
+            translated = uuid.map { .subscriptionChanged(Self.central(id), characteristic: $0, notifying: !configuration.isEmpty) }
+        case let .valueWritten(id, handle):
+            let uuid = await characteristicUUID(valueHandle: handle)
+            translated = uuid.map { .wrote(Self.central(id), characteristic: $0) }
+        }
+        guard let translated else { return }
+        for watcher in watchers.withLock({ $0.map { Array($0.streams.values) } ?? [] }) { watcher.yield(translated) }
+    }
+
+    /// The UUID of the characteristic whose value is at `valueHandle` (nil for a descriptor).
+    private func characteristicUUID(valueHandle: UInt16) async -> BluetoothUUID? {
+        await server.database.characteristics.first { $0.characteristic.valueHandle == valueHandle }?.characteristic.uuid
+    }
+
+    private func finishWatchers() {
+        let streams = watchers.withLock { state -> [AsyncStream<PeripheralEvent>.Continuation] in
+            defer { state = nil }
+            return state.map { Array($0.streams.values) } ?? []
+        }
+        for stream in streams { stream.finish() }
+    }
+}

@@ -1,0 +1,290 @@
+import Foundation
+import HaraldATT
+import HaraldCore
+import HaraldHCI
+import HaraldSMP
+import Logging
+
+/// Harald as the device, over its own HCI host: advertises, accepts centrals, serves a GATT
+/// database to each over its ATT channel, and — with a ``SecurityConfiguration`` — pairs as the
+/// Security Manager's responder, keeps bonds, and answers the controller's LE Long Term Key
+/// Requests from them, so a bonded central re-encrypts without pairing again.
+///
+/// Attributes whose permissions need encryption or authentication are refused (0x0F, 0x05) until
+/// the link has that level; the central then pairs or encrypts, and the server sees the new level
+/// as soon as the controller reports Encryption Change.
+public actor HCIPeripheral {
+    /// What happens on the peripheral's links.
+    public enum Event: Sendable, Equatable, CustomStringConvertible {
+        case connected(BluetoothAddress)
+        case disconnected(BluetoothAddress, reason: UInt8)
+        /// The link is encrypted now, at this level.
+        case encrypted(BluetoothAddress, SecurityLevel)
+        /// A pairing finished: how, and whether the bond was stored.
+        case paired(BluetoothAddress, PairingMethod, bonded: Bool)
+        case pairingFailed(BluetoothAddress, String)
+
+        public var description: String {
+            switch self {
+            case let .connected(peer): "connected \(peer)"
+            case let .disconnected(peer, reason): "disconnected \(peer) (reason 0x\(String(reason, radix: 16)))"
+            case let .encrypted(peer, level): "encrypted \(peer): \(level)"
+            case let .paired(peer, method, bonded): "paired \(peer) with \(method)\(bonded ? ", bonded" : "")"
+            case let .pairingFailed(peer, reason): "pairing with \(peer) failed: \(reason)"
+            }
+        }
+    }
+
+    /// The HCI host doing the work.
+    public let host: HCIHost
+    /// The GATT server every central talks to.
+    public let server: GATTServer
+    private let security: SecurityConfiguration?
+    private let localMTU: Int
+    private let logger: Logger
+    private var advertising: LegacyAdvertising?
+    private var advertisesAgain = false
+    private var watchers: [UInt64: AsyncStream<Event>.Continuation] = [:]
+    private var nextWatcher: UInt64 = 0
+    private var acceptor: Task<Void, Never>?
+    /// Keys the responder waits for the central to encrypt with, by peer (answers LTK Requests
+    /// during pairing), and the encryption waits themselves.
+    private var pairingKeys: [BluetoothAddress: (key: SecretKey128, waiter: CheckedContinuation<Void, any Error>)] = [:]
+    /// The level each link has (or will have once encrypted with the key handed out for it).
+    private var expectedLevels: [UInt16: SecurityLevel] = [:]
+    /// Peers with a pairing under way (set when their Pairing Request arrives).
+    private let pairingUnderWay = Locked<Set<BluetoothAddress>>([])
+    /// Each link's connection at the GATT server.
+    private var serverConnections: [UInt16: GATTConnectionID] = [:]
+
+    private init(host: HCIHost, server: GATTServer, security: SecurityConfiguration?, localMTU: Int, logger: Logger) {
+        self.host = host
+        self.server = server
+        self.security = security
+        self.localMTU = localMTU
+        self.logger = logger
+    }
+
+    /// Opens `transport` (`tcp:HOST:PORT` or `hci:N`), sets up the controller and serves
+    /// `services`. With `security`, the host's random address is the identity kept in the bond
+    /// store (so bonded centrals recognise it), and pairing is answered.
+    public static func open(
+        transport specification: String, services: [GATTServiceDefinition], configuration: HCIHost.Configuration = HCIHost.Configuration(),
+        security: SecurityConfiguration? = nil, localMTU: Int = 517
+    ) async throws -> HCIPeripheral {
+        let transport: any HCITransport
+        do { transport = try openHCITransport(specification) } catch {
+            throw HCIError.unsupported("cannot open \(specification): \(error)")
+        }
+        return try await open(transport: transport, services: services, configuration: configuration, security: security, localMTU: localMTU)
+    }
+
+    /// Sets up the controller behind an open `transport` and serves `services`.
+    public static func open(
+        transport: any HCITransport, services: [GATTServiceDefinition], configuration: HCIHost.Configuration = HCIHost.Configuration(),
+        security: SecurityConfiguration? = nil, localMTU: Int = 517
+    ) async throws -> HCIPeripheral {
+        var configuration = configuration
+        if let security {
+            configuration.deliversSecurityManagerPDUs = true
+            if configuration.randomAddress == nil {
+                let identity = try await HCICentralBackend.localIdentity(in: security.bonds)
+                if identity.address.kind == .random { configuration.randomAddress = identity.address }
+            }
+        }
+        let server = try GATTServer(services: services)
+        let host = HCIHost(transport: transport, configuration: configuration)
+        try await host.start()
+        let peripheral = HCIPeripheral(host: host, server: server, security: security, localMTU: localMTU, logger: configuration.logger)
+        await peripheral.startAccepting()
+        return peripheral
+    }
+
+    /// Advertises (replacing what is on air). With `again`, advertising resumes whenever a central
+    /// disconnects (a connection stops connectable advertising).
+    public func advertise(_ advertising: LegacyAdvertising, again: Bool = true) async throws(HCIError) {
+        try await host.startAdvertising(advertising)
+        self.advertising = advertising
+        advertisesAgain = again
+    }
+
+    /// Stops advertising; centrals already connected stay.
+    public func stopAdvertising() async throws(HCIError) {
+        advertising = nil
+        try await host.stopAdvertising()
+    }
+
+    /// What happens from now on, until the peripheral closes. Each call returns a new stream.
+    public func events() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
+        nextWatcher += 1
+        let id = nextWatcher
+        watchers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.stopWatching(id) } }
+        return stream
+    }
+
+    /// Disconnects every central and closes the host.
+    public func close() async {
+        advertisesAgain = false
+        acceptor?.cancel()
+        for link in await host.openConnections {
+            _ = try? await link.disconnect()
+        }
+        await host.close()
+        for watcher in watchers.values { watcher.finish() }
+        watchers = [:]
+    }
+
+    private func stopWatching(_ id: UInt64) { watchers[id] = nil }
+
+    private func report(_ event: Event) {
+        logger.info("\(event)")
+        for watcher in watchers.values { watcher.yield(event) }
+    }
+
+    // MARK: Links
+
+    private func startAccepting() async {
+        let incoming = await host.incomingConnections()
+        if security != nil {
+            await host.setLongTermKeyProvider { [weak self] peer, rand, ediv in
+                await self?.longTermKey(for: peer, rand: rand, ediv: ediv)
+            }
+        }
+        acceptor = Task { [weak self] in
+            await withTaskGroup(of: Void.self) { group in
+                for await link in incoming {
+                    group.addTask { await self?.serve(link) }
+                }
+            }
+        }
+    }
+
+    /// Serves one central until its link ends.
+    private func serve(_ link: LEConnection) async {
+        report(.connected(link.peer))
+        let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, logger: logger)
+        let serverConnection = await server.attach(bearer)
+        serverConnections[link.handle] = serverConnection
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [weak self] in
+                for await encryption in link.encryptionChanges() {
+                    await self?.linkEncrypted(link, encryption, serverConnection: serverConnection)
+                }
+            }
+            if let security {
+                group.addTask { [weak self] in await self?.serveSecurityManager(link, security: security) }
+            }
+            _ = await link.waitUntilDisconnected()
+            group.cancelAll()
+        }
+        expectedLevels[link.handle] = nil
+        serverConnections[link.handle] = nil
+        if let pending = pairingKeys.removeValue(forKey: link.peer) { pending.waiter.resume(throwing: PairingError.linkLost("the link ended")) }
+        report(.disconnected(link.peer, reason: link.disconnectReason?.rawValue ?? 0))
+        if advertisesAgain, let advertising {
+            do { try await host.startAdvertising(advertising) } catch {
+                guard await host.closeReason == nil else { return }  // closing: nothing to advertise for
+                logger.warning("advertising again after a disconnection failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    private func linkEncrypted(_ link: LEConnection, _ encryption: LinkEncryption, serverConnection: GATTConnectionID) async {
+        let level = expectedLevels[link.handle] ?? .encrypted
+        await server.setSecurity(GATTSecurity(isEncrypted: encryption.isEncrypted, isAuthenticated: level >= .authenticated), for: serverConnection)
+        report(.encrypted(link.peer, level))
+    }
+
+    /// The Security Manager as responder on `link`'s channel 0x0006.
+    private func serveSecurityManager(_ link: LEConnection, security: SecurityConfiguration) async {
+        let identity = try? await security.bonds.localIdentity()
+        let ours = await host.controller?.randomAddress ?? link.peer
+        let channel = link.securityManager
+        let service = SMPResponderService(
+            configuration: security.pairing, agent: security.agent, addresses: PairingAddresses(initiator: link.peer, responder: ours),
+            localKeys: SMPResponderLocalKeys(identity: identity), send: { pdu in try await channel.send(pdu) }
+        ) { [weak self] key in
+            guard let self else { throw PairingError.linkLost("the peripheral closed") }
+            try await self.awaitEncryption(by: link.peer, with: key)
+        }
+        let (underWay, peer) = (pairingUnderWay, link.peer)
+        await service.serve(channel.incoming, onStart: { underWay.withLock { _ = $0.insert(peer) } }) { [weak self] outcome in
+            underWay.withLock { _ = $0.remove(peer) }
+            await self?.pairingEnded(on: link, outcome, security: security)
+        }
+    }
+
+    private func awaitEncryption(by peer: BluetoothAddress, with key: SecretKey128) async throws {
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+            pairingKeys[peer] = (key, waiter)
+        }
+    }
+
+    /// LE Long Term Key Request: the key a pairing under way waits for, else the bond's.
+    private func longTermKey(for peer: BluetoothAddress, rand: UInt64, ediv: UInt16) async -> SecretKey128? {
+        let link = await host.openConnections.first { $0.peer == peer }
+        // The responder registers its key just after sending its last phase-2 PDU; a central
+        // quick enough to encrypt first gets the key as soon as it is there (within a second).
+        for _ in 0..<100 where pairingKeys[peer] == nil && pairingUnderWay.withLock({ $0.contains(peer) }) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if let pending = pairingKeys.removeValue(forKey: peer) {
+            // The encryption that finishes phase 2: the responder goes on once it is on. The
+            // stream is taken before the key is handed out, so the change cannot be missed.
+            guard let changes = link?.encryptionChanges() else {
+                pending.waiter.resume(throwing: PairingError.linkLost("the link ended before encryption"))
+                return nil
+            }
+            Task {
+                for await _ in changes {
+                    pending.waiter.resume()
+                    return
+                }
+                pending.waiter.resume(throwing: PairingError.linkLost("the link ended before encryption"))
+            }
+            return pending.key
+        }
+        guard let bonds = security?.bonds, let bond = try? await bonds.bond(resolving: peer),
+            let key = bond.longTermKey(requestedWithEDIV: ediv, rand: rand)
+        else { return nil }
+        if let link { expectedLevels[link.handle] = key.securityLevel }
+        return key.key
+    }
+
+    private func pairingEnded(on link: LEConnection, _ outcome: Result<PairingOutcome, PairingError>, security: SecurityConfiguration) async {
+        switch outcome {
+        case .failure(let error):
+            report(.pairingFailed(link.peer, error.description))
+        case .success(let outcome):
+            let level = outcome.method.securityLevel(keySize: outcome.keySize)
+            expectedLevels[link.handle] = level
+            let bonded = await storeBond(outcome, peer: link.peer, security: security)
+            // The link was encrypted before the method was known: the server learns the level now.
+            if link.parameters.isEncrypted, let id = serverConnections[link.handle] {
+                await server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: level >= .authenticated), for: id)
+            }
+            report(.paired(link.peer, outcome.method, bonded: bonded))
+        }
+    }
+
+    /// Stores the bond a pairing made, keyed by the central's identity address.
+    private func storeBond(_ outcome: PairingOutcome, peer: BluetoothAddress, security: SecurityConfiguration) async -> Bool {
+        guard outcome.isBonding, let key = outcome.longTermKey ?? outcome.localLongTermKey else { return false }
+        let identity = outcome.peerIdentityAddress.flatMap { $0.isIdentity ? $0 : nil } ?? (peer.isIdentity ? peer : nil)
+        guard let identity else { return false }
+        do {
+            let bond = try Bond(
+                identityAddress: identity, lastAddress: peer, longTermKey: outcome.longTermKey,
+                localLongTermKey: outcome.localLongTermKey, peerIdentityResolvingKey: outcome.peerIdentityResolvingKey,
+                peerSignatureKey: outcome.peerSignatureKey, localSignatureKey: nil, keySize: outcome.keySize,
+                isAuthenticated: key.isAuthenticated, isSecureConnections: key.isSecureConnections, createdAt: Date())
+            try await security.bonds.save(bond)
+            return true
+        } catch {
+            logger.warning("could not store the bond", metadata: ["peer": "\(peer)", "error": "\(error)"])
+            return false
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Harald
+import HaraldATT
+import HaraldCore
+import HaraldGATTBackend
+import HaraldHCI
+import HaraldSMP
+
+/// The Linux peripheral backend: serves a ``PeripheralDefinition`` with Harald's own host stack
+/// over an HCI transport (``HCIPeripheral``): legacy advertising (again after every
+/// disconnection), a GATT server per central, and — with a ``SecurityConfiguration`` — the
+/// Security Manager as responder with bonds.
+public struct HCIPeripheralBackend: PeripheralBackend {
+    /// `tcp:HOST:PORT` or `hci:N`.
+    public let transport: String
+    public let configuration: HCIHost.Configuration
+    public let security: SecurityConfiguration?
+    private let serving = Locked(false)
+
+    public init(transport: String, configuration: HCIHost.Configuration = HCIHost.Configuration(), security: SecurityConfiguration? = nil) {
+        self.transport = transport
+        self.configuration = configuration
+        self.security = security
+    }
+
+    public func serve(_ definition: PeripheralDefinition) async throws(BluetoothError) -> any ServingBackend {
+        guard let payloads = definition.advertisement.legacyPayloads() else {
+            throw .unsupported("the advertisement does not fit legacy advertising (31 octets of data and 31 of scan response)")
+        }
+        guard serving.withLock({ busy in defer { busy = true }; return !busy }) else {
+            throw .misuse("this backend serves a definition already (a controller has one GATT database)")
+        }
+        do {
+            let peripheral = try await HCIPeripheral.open(
+                transport: transport, services: definition.gattServices(), configuration: configuration, security: security)
+            try await peripheral.advertise(
+                LegacyAdvertising(
+                    kind: definition.advertisement.isConnectable ? .connectable : .nonConnectable, data: payloads.data,
+                    scanResponse: payloads.scanResponse))
+            let serving = self.serving
+            return GATTServing(server: peripheral.server) {
+                await peripheral.close()
+                serving.withLock { $0 = false }
+            }
+        } catch {
+            serving.withLock { $0 = false }
+            throw BluetoothError(error)
+        }
+    }
+}

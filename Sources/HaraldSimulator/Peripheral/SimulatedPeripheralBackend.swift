@@ -1,0 +1,43 @@
+import Harald
+import HaraldATT
+import HaraldCore
+import HaraldGATTBackend
+
+extension Simulator {
+    /// A ``PeripheralBackend`` that serves definitions as devices of this world, at `address`:
+    /// the simulated central finds them by their advertisement and connects as to any virtual
+    /// device, in virtual time. `pairing` is how the device answers pairing.
+    public func peripheralBackend(
+        at address: BluetoothAddress, rssi: RSSI = -55, advertisingInterval: Duration = .milliseconds(100),
+        pairing: PairingResponse = .accept(after: .milliseconds(500))
+    ) -> any PeripheralBackend {
+        SimulatedPeripheralBackend(world: self, address: address, rssi: rssi, advertisingInterval: advertisingInterval, pairing: pairing)
+    }
+}
+
+/// Serves a ``PeripheralDefinition`` as a virtual device of a ``Simulator``.
+struct SimulatedPeripheralBackend: PeripheralBackend {
+    let world: Simulator
+    let address: BluetoothAddress
+    let rssi: RSSI
+    let advertisingInterval: Duration
+    let pairing: PairingResponse
+
+    func serve(_ definition: PeripheralDefinition) async throws(BluetoothError) -> any ServingBackend {
+        guard world.runtime(of: address) == nil else { throw .misuse("a device already serves at \(address)") }
+        guard let payloads = definition.advertisement.legacyPayloads() else {
+            throw .unsupported("the advertisement does not fit 31 octets of advertising data and 31 of scan response")
+        }
+        let services = definition.gattServices()
+        let device = VirtualPeripheral(
+            address: address, advertisingData: AdvertisingData(structures: payloads.data.structures + payloads.scanResponse.structures),
+            isConnectable: definition.advertisement.isConnectable, rssi: rssi, advertisingInterval: advertisingInterval, pairing: pairing
+        ) { _ in PeripheralBehaviour(services: services) }
+        do { try world.add(device) } catch { throw .backend("the definition's database: \(error)") }
+        guard let runtime = world.runtime(of: address) else { throw .backend("the simulator lost the device at \(address)") }
+        let (world, address) = (world, address)
+        return GATTServing(server: runtime.server, taskStarter: world.clock.taskStarter) {
+            await world.remove(address)  // its links drop; the address is free to serve again
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Harald
+import HaraldATT
+import HaraldCore
+import HaraldCodec
+import HaraldHCI
+import HaraldHCIBackend
+import HaraldSMP
+import Testing
+
+/// The two Bumble virtual controllers (same link) of the Harald↔Harald suite.
+enum HaraldPair {
+    static var peripheralTransport: String? { ProcessInfo.processInfo.environment["HARALD_PERIPHERAL_TRANSPORT"] }
+    static var centralTransport: String? { ProcessInfo.processInfo.environment["HARALD_PERIPHERAL_CENTRAL_TRANSPORT"] }
+    static var isConfigured: Bool { peripheralTransport != nil && centralTransport != nil }
+}
+
+/// A Harald peripheral (advertising, GATT server, SMP responder over HCI) and a Harald central
+/// (GATT client, SMP initiator over HCI), each on its own Bumble virtual controller of one link:
+/// both halves of the host stack against each other across a real HCI boundary.
+@Suite(
+    "Bumble integration: Harald central and Harald peripheral over HCI", .serialized,
+    .enabled(if: HaraldPair.isConfigured, "set HARALD_PERIPHERAL_TRANSPORT and HARALD_PERIPHERAL_CENTRAL_TRANSPORT (run scripts/integration)"))
+struct HaraldPeripheralBumbleIntegrationTests {
+    static let service = BluetoothUUID(0xFFE0)
+    static let open = BluetoothUUID(0xFFE1)
+    static let encrypted = BluetoothUUID(0xFFE2)
+    static let authenticated = BluetoothUUID(0xFFE3)
+
+    static let services = [
+        GATTServiceDefinition(uuid: service, characteristics: [
+            GATTCharacteristicDefinition(uuid: open, properties: [.read], permissions: [.read], value: Array("open".utf8)),
+            GATTCharacteristicDefinition(uuid: encrypted, properties: [.read], permissions: [.read, .readEncrypted], value: Array("sealed".utf8)),
+            GATTCharacteristicDefinition(
+                uuid: authenticated, properties: [.read], permissions: [.read, .readAuthenticated], value: Array("guarded".utf8)),
+        ])
+    ]
+
+    /// Both sides, fresh: each test gets new hosts on the same two controllers.
+    struct Sides {
+        let peripheral: HCIPeripheral
+        let centralBackend: HCICentralBackend
+        let central: Central
+        let events: AsyncStream<HCIPeripheral.Event>
+        let name: String
+
+        func close() async {
+            await centralBackend.close()
+            await peripheral.close()
+        }
+
+        /// Connects to the advertising peripheral by name.
+        func connect() async throws -> PeripheralConnection {
+            let found = try await central.scan(ScanRequest(namePrefix: name)).first(timeout: .seconds(10))
+            return try await central.connect(to: found, timeout: .seconds(10))
+        }
+    }
+
+    static func sides(
+        name: String, peripheralSecurity: SecurityConfiguration, centralSecurity: SecurityConfiguration
+    ) async throws -> Sides {
+        let peripheral = try await HCIPeripheral.open(
+            transport: try #require(HaraldPair.peripheralTransport), services: services, security: peripheralSecurity)
+        let events = await peripheral.events()
+        try await peripheral.advertise(LegacyAdvertising(data: .device(name: name, services: [service]), intervalMin: 32, intervalMax: 32))
+        let backend = try await HCICentralBackend.open(transport: try #require(HaraldPair.centralTransport), security: centralSecurity)
+        return Sides(peripheral: peripheral, centralBackend: backend, central: Central(backend: backend), events: events, name: name)
+    }
+
+    static func read(_ uuid: BluetoothUUID, on connection: PeripheralConnection) async throws -> String {
+        let characteristic = try await connection.characteristic(uuid, service: service)
+        return String(decoding: try await connection.readRaw(characteristic), as: UTF8.self)
+    }
+
+    /// Collects the peripheral's events until `last` matches (or 10 s pass).
+    static func events(of sides: Sides, until last: @escaping @Sendable (HCIPeripheral.Event) -> Bool) async -> [HCIPeripheral.Event] {
+        let stream = sides.events
+        return await withTaskGroup(of: [HCIPeripheral.Event].self) { group in
+            group.addTask {
+                var seen: [HCIPeripheral.Event] = []
+                for await event in stream {
+                    seen.append(event)
+                    if last(event) { break }
+                }
+                return seen
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(10))
+                return []
+            }
+            let first = await group.next() ?? []
+            group.cancelAll()
+            return first
+        }
+    }
+
+    @Test func anOpenCharacteristicIsReadWithoutPairing() async throws {
+        let sides = try await Self.sides(
+            name: "Harald-P1", peripheralSecurity: SecurityConfiguration(bonds: InMemoryBondStore()),
+            centralSecurity: SecurityConfiguration(bonds: InMemoryBondStore()))
+        let connection = try await sides.connect()
+        let value = try await Self.read(Self.open, on: connection)
+        let security = await connection.security()
+        await connection.disconnect()
+        await sides.close()
+        #expect(value == "open")
+        #expect(security?.level == SecurityLevel.none)
+    }
+
+    @Test func anEncryptedCharacteristicPairsBothHaraldsAndTheNextConnectionReEncrypts() async throws {
+        let (centralBonds, peripheralBonds) = (InMemoryBondStore(), InMemoryBondStore())
+        let sides = try await Self.sides(
+            name: "Harald-P2", peripheralSecurity: SecurityConfiguration(bonds: peripheralBonds),
+            centralSecurity: SecurityConfiguration(bonds: centralBonds))
+        let first = try await sides.connect()
+        let value = try await Self.read(Self.encrypted, on: first)
+        await first.disconnect()
+        let second = try await sides.connect()
+        let again = try await Self.read(Self.encrypted, on: second)
+        let security = await second.security()
+        await second.disconnect()
+        let events = await Self.events(of: sides) { event in
+            if case .disconnected = event { return true } else { return false }
+        }
+        await sides.close()
+        #expect(value == "sealed")
+        #expect(again == "sealed")
+        #expect(security?.isBonded == true)
+        #expect(await centralBonds.allBonds().count == 1)
+        #expect(await peripheralBonds.allBonds().count == 1)
+        let pairings = events.filter { if case .paired = $0 { true } else { false } }
+        #expect(pairings.count == 1, "events: \(events)")
+    }
+
+    @Test func thePasskeyThePeripheralDisplaysAuthenticatesTheLink() async throws {
+        let sides = try await Self.sides(
+            name: "Harald-P3",
+            peripheralSecurity: SecurityConfiguration(
+                bonds: InMemoryBondStore(), pairing: PairingConfiguration(ioCapability: .displayOnly, authReq: [.bonding, .mitm, .secureConnections]),
+                agent: FixedPasskeyAgent(passkey: 271_828)),
+            centralSecurity: SecurityConfiguration(
+                bonds: InMemoryBondStore(), pairing: PairingConfiguration(ioCapability: .keyboardOnly, authReq: [.bonding, .mitm, .secureConnections]),
+                agent: AutomaticPairingAgent(passkey: 271_828)))
+        let connection = try await sides.connect()
+        let value = try await Self.read(Self.authenticated, on: connection)
+        let security = await connection.security()
+        await connection.disconnect()
+        await sides.close()
+        #expect(value == "guarded")
+        #expect(security?.level == .authenticatedSecureConnections)
+    }
+
+    @Test func aWrongPasskeyFailsPairingOnBothSides() async throws {
+        let centralBonds = InMemoryBondStore()
+        let sides = try await Self.sides(
+            name: "Harald-P4",
+            peripheralSecurity: SecurityConfiguration(
+                bonds: InMemoryBondStore(), pairing: PairingConfiguration(ioCapability: .displayOnly, authReq: [.bonding, .mitm, .secureConnections]),
+                agent: FixedPasskeyAgent(passkey: 271_828)),
+            centralSecurity: SecurityConfiguration(
+                bonds: centralBonds, pairing: PairingConfiguration(ioCapability: .keyboardOnly, authReq: [.bonding, .mitm, .secureConnections]),
+                agent: AutomaticPairingAgent(passkey: 314_159)))
+        let connection = try await sides.connect()
+        let error = await #expect(throws: BluetoothError.self) { try await Self.read(Self.authenticated, on: connection) }
+        await connection.disconnect()
+        let events = await Self.events(of: sides) { event in
+            if case .pairingFailed = event { return true } else { return false }
+        }
+        await sides.close()
+        guard case .pairingFailed(let reason)? = error else {
+            Issue.record("expected a pairing failure, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.lowercased().contains("confirm value failed"))
+        #expect(await centralBonds.allBonds().isEmpty)
+        #expect(events.contains { if case .pairingFailed = $0 { true } else { false } }, "events: \(events)")
+    }
+}
+
+/// A device with a passkey printed on it: always displays the same one.
+struct FixedPasskeyAgent: PairingAgent {
+    let passkey: UInt32
+    func confirmJustWorks() async -> Bool { true }
+    func confirmNumericComparison(_ value: NumericComparisonValue) async -> Bool { true }
+    func enterPasskey() async -> UInt32? { passkey }
+    func displayPasskey(_ passkey: UInt32) async {}
+    func passkeyToDisplay() async -> UInt32? { passkey }
+}
