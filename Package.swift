@@ -104,7 +104,7 @@ let package = Package(
         .executableTarget(
             name: "harald",
             dependencies: [
-                "HaraldATT",
+                "HaraldATT", "HaraldHCI",
                 "HaraldHeartRateMonitor",
                 "HaraldCodec", "HaraldCore",
                 "HaraldProfiles",

@@ -3,6 +3,12 @@ import HaraldATT
 import HaraldCodec
 import HaraldCore
 
+extension CentralIdentifier {
+    /// The central a connection of Harald's GATT server stands for (what handlers and events of
+    /// definitions served by that server name it).
+    public init(_ connection: GATTConnectionID) { self.init(rawValue: "central #\(connection.rawValue)") }
+}
+
 extension PeripheralDefinition {
     /// The definition as Harald's GATT server takes it: permissions from the properties and the
     /// security each side needs, handlers adapted, a User Description descriptor where given.
@@ -63,7 +69,7 @@ public final class GATTServing: ServingBackend {
     }
 
     /// The central a server connection stands for.
-    static func central(_ connection: GATTConnectionID) -> CentralIdentifier { CentralIdentifier(rawValue: "central #\(connection.rawValue)") }
+    static func central(_ connection: GATTConnectionID) -> CentralIdentifier { CentralIdentifier(connection) }
 
     static func request(_ context: GATTRequestContext) -> AttributeRequest {
         AttributeRequest(central: central(context.connection), isEncrypted: context.security.isEncrypted, isAuthenticated: context.security.isAuthenticated)

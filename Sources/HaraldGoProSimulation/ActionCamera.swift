@@ -1,6 +1,7 @@
 import HaraldATT
 import HaraldCodec
 import HaraldCore
+import HaraldGATTBackend
 import HaraldSimulator
 
 extension VirtualPeripheral {
@@ -49,70 +50,13 @@ extension VirtualPeripheral {
             address: address, advertisingData: .device(name: name, services: [OpenGoPro.service]), rssi: rssi,
             advertisingInterval: .milliseconds(200), pairing: pairing
         ) { runtime in
-            let camera = Locked(ActionCameraState(identity: identity, bootTime: bootTime, faults: faults))
-            let assemblers = CameraRequestAssemblers()
-            func request(_ uuid: BluetoothUUID) -> GATTCharacteristicDefinition {
-                GATTCharacteristicDefinition(uuid: uuid, properties: [.write], onWrite: { context, value throws(ATTErrorCode) in
-                    guard let message = assemblers.take(value, from: context.connection, on: uuid) else { return }
-                    let now = runtime.clock.now
-                    camera.withLock { $0.handle(message, on: uuid, from: context.connection, at: now) }
-                })
-            }
-            let services = [
-                GATTServiceDefinition(uuid: OpenGoPro.service, characteristics: [
-                    request(OpenGoPro.command),
-                    GATTCharacteristicDefinition(uuid: OpenGoPro.commandResponse, properties: [.notify]),
-                    request(OpenGoPro.settings),
-                    GATTCharacteristicDefinition(uuid: OpenGoPro.settingsResponse, properties: [.notify]),
-                    request(OpenGoPro.query),
-                    GATTCharacteristicDefinition(uuid: OpenGoPro.queryResponse, properties: [.notify]),
-                ]),
-                GATTServiceDefinition(uuid: OpenGoPro.wifiService, characteristics: [
-                    GATTCharacteristicDefinition(
-                        uuid: OpenGoPro.wifiSSID, properties: [.read], permissions: [.read, .readEncrypted],
-                        value: Array(identity.accessPointSSID.utf8)),
-                ]),
-                .deviceInformation(manufacturer: "Harald Labs", model: "Action 12", serial: identity.serial, firmware: identity.firmware, hardware: "1"),
-            ]
-            return PeripheralBehaviour(services: services) { session in
-                // The connection's only sender: whole messages one after another, so the packets
-                // of an answer and of a push never interleave; and the camera's one-second clock.
-                let connection = session.connection
-                let outbox = camera.withLock { $0.connected(connection, at: runtime.clock.now) }
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await message in outbox {
-                            if message.delay > .zero, await !session.sleep(for: message.delay) { break }
-                            for packet in message.packets { await session.notify(message.characteristic, packet) }
-                        }
-                    }
-                    group.addTask {
-                        while await session.sleep(for: .seconds(1)) {
-                            let now = runtime.clock.now
-                            camera.withLock { $0.tick(connection, at: now) }
-                        }
-                    }
-                    await group.next()
-                    group.cancelAll()
-                }
-                camera.withLock { $0.disconnected(connection) }?.finish()
-                assemblers.forget(connection)
+            // The same camera `harald serve gopro` serves, on the simulation's clock.
+            let camera = ActionCameraDevice(identity: identity, name: name, bootTime: bootTime, faults: faults, clock: runtime.clock)
+            return PeripheralBehaviour(services: camera.definition.gattServices()) { session in
+                await camera.serve(
+                    session.central, notify: { characteristic, packet in await session.notify(characteristic, packet) },
+                    sleep: { await session.sleep(for: $0) })
             }
         }
-    }
-}
-
-/// The camera's request assemblers: one per connection and request characteristic.
-final class CameraRequestAssemblers: Sendable {
-    private let assemblers = Locked<[GATTConnectionID: [BluetoothUUID: CameraRequestAssembler]]>([:])
-
-    /// The complete request when `packet` ends one; nil while more packets are due, and for a
-    /// packet the camera drops.
-    func take(_ packet: [UInt8], from connection: GATTConnectionID, on characteristic: BluetoothUUID) -> [UInt8]? {
-        assemblers.withLock { $0[connection, default: [:]][characteristic, default: CameraRequestAssembler()].take(packet) }
-    }
-
-    func forget(_ connection: GATTConnectionID) {
-        _ = assemblers.withLock { $0.removeValue(forKey: connection) }
     }
 }

@@ -1,19 +1,21 @@
-import HaraldATT
+import Harald
 import HaraldCodec
+import HaraldCore
 import HaraldSimulator
 
 /// The camera's state — statuses, settings, recording, each connection's registrations — and its
 /// answers to requests. It lives behind a lock (`Locked<ActionCameraState>`), shared by the
 /// write handlers and the connection scripts. Time-dependent statuses (13 video progress, 35
-/// video time left, 70 battery) are derived from the simulation clock, so runs repeat exactly.
+/// video time left, 70 battery) are derived from the camera's clock (time since it started),
+/// so runs in virtual time repeat exactly.
 struct ActionCameraState {
     private var statuses: [UInt8: [UInt8]]
     private var settings: [UInt8: [UInt8]] = [
         CameraSettingID.videoResolution: [9], CameraSettingID.framesPerSecond: [0], CameraSettingID.autoPowerDown: [4],
         CameraSettingID.led: [3], CameraSettingID.lens: [0],
     ]
-    private var recording: (since: VirtualInstant, videoLeft: UInt32, battery: UInt8)?
-    private var connections: [GATTConnectionID: ConnectionState] = [:]
+    private var recording: (since: Duration, videoLeft: UInt32, battery: UInt8)?
+    private var connections: [CentralIdentifier: ConnectionState] = [:]
     private let faults: [ActionCameraFault.Request: ActionCameraFault]
     /// How many more answers each limited fault spoils.
     private var remainingFaults: [ActionCameraFault.Request: Int]
@@ -22,7 +24,7 @@ struct ActionCameraState {
 
     /// What the camera keeps per connection.
     private struct ConnectionState {
-        var connectedAt: VirtualInstant
+        var connectedAt: Duration
         var statuses: Set<UInt8> = []
         var settings: Set<UInt8> = []
         var capabilities: Set<UInt8> = []
@@ -67,17 +69,17 @@ struct ActionCameraState {
 
     /// Starts keeping state for `connection` (idempotent); returns its outbox, which the
     /// connection's script drains.
-    mutating func connected(_ connection: GATTConnectionID, at now: VirtualInstant) -> AsyncStream<CameraMessage> {
+    mutating func connected(_ connection: CentralIdentifier, at now: Duration) -> AsyncStream<CameraMessage> {
         state(of: connection, now: now).outbox
     }
 
     /// Forgets `connection` (registrations end with the link); returns its outbox's sink, to
     /// finish once the lock is released.
-    mutating func disconnected(_ connection: GATTConnectionID) -> AsyncStream<CameraMessage>.Continuation? {
+    mutating func disconnected(_ connection: CentralIdentifier) -> AsyncStream<CameraMessage>.Continuation? {
         connections.removeValue(forKey: connection)?.sink
     }
 
-    private mutating func state(of connection: GATTConnectionID, now: VirtualInstant) -> ConnectionState {
+    private mutating func state(of connection: CentralIdentifier, now: Duration) -> ConnectionState {
         if let known = connections[connection] { return known }
         // A camera answers one request after another; a client flooding it loses answers
         // beyond this many, as it would on the real device, instead of growing a queue.
@@ -88,7 +90,7 @@ struct ActionCameraState {
     }
 
     /// Queues `message` for `connection`.
-    private func send(_ message: CameraMessage, to connection: GATTConnectionID) {
+    private func send(_ message: CameraMessage, to connection: CentralIdentifier) {
         connections[connection]?.sink.yield(message)
     }
 
@@ -96,7 +98,7 @@ struct ActionCameraState {
 
     /// Handles one complete request message arriving on the request characteristic `channel`
     /// from `connection`: queues the answer, and the pushes it causes for registered connections.
-    mutating func handle(_ message: [UInt8], on channel: BluetoothUUID, from connection: GATTConnectionID, at now: VirtualInstant) {
+    mutating func handle(_ message: [UInt8], on channel: BluetoothUUID, from connection: CentralIdentifier, at now: Duration) {
         _ = state(of: connection, now: now)
         let id = message.first ?? 0
         let request: ActionCameraFault.Request
@@ -137,7 +139,7 @@ struct ActionCameraState {
     }
 
     /// A command (`[id][length][value]…`) and its answer (`[id][status]…`).
-    private mutating func command(_ message: [UInt8], from connection: GATTConnectionID, at now: VirtualInstant) -> [UInt8] {
+    private mutating func command(_ message: [UInt8], from connection: CentralIdentifier, at now: Duration) -> [UInt8] {
         guard let id = message.first else { return [0x00, CameraResponseStatus.error] }
         let parameters = Array(message.dropFirst())
         switch id {
@@ -146,7 +148,7 @@ struct ActionCameraState {
             setRecording(parameters[1] == 1, at: now)
             return [id, CameraResponseStatus.success]
         case CameraCommandID.getHardwareInfo:
-            let booted = connections[connection].map { $0.connectedAt.duration(to: now) >= bootTime } ?? true
+            let booted = connections[connection].map { (now - $0.connectedAt) >= bootTime } ?? true
             return booted ? identity.hardwareInfo : [id, CameraResponseStatus.error]
         case CameraCommandID.getOpenGoProVersion:
             // Version 2.0: major and minor as length-value fields.
@@ -180,7 +182,7 @@ struct ActionCameraState {
     }
 
     /// A query (`[query id][element ids…]`, no IDs meaning all) and its answer.
-    private mutating func query(_ message: [UInt8], from connection: GATTConnectionID, at now: VirtualInstant) -> [UInt8] {
+    private mutating func query(_ message: [UInt8], from connection: CentralIdentifier, at now: Duration) -> [UInt8] {
         guard let id = message.first else { return [0x00, CameraResponseStatus.error] }
         let ids = Array(message.dropFirst())
         let success = CameraResponseStatus.success
@@ -217,7 +219,7 @@ struct ActionCameraState {
 
     // MARK: Recording
 
-    private mutating func setRecording(_ on: Bool, at now: VirtualInstant) {
+    private mutating func setRecording(_ on: Bool, at now: Duration) {
         guard on != (recording != nil) else { return }
         let changes: [(UInt8, [UInt8])]
         if on {
@@ -243,9 +245,9 @@ struct ActionCameraState {
 
     /// The statuses at `now`: while recording, the video grows by a second each second, the
     /// time left shrinks as much, and the battery loses 1 % a minute.
-    private func currentStatuses(at now: VirtualInstant) -> [UInt8: [UInt8]] {
+    private func currentStatuses(at now: Duration) -> [UInt8: [UInt8]] {
         guard let recording else { return statuses }
-        let elapsed = recording.since.duration(to: now).components.seconds
+        let elapsed = (now - recording.since).components.seconds
         var current = statuses
         current[CameraStatusID.videoProgress] = CameraValueTable.uint32(UInt32(clamping: elapsed))
         current[CameraStatusID.videoTimeLeft] = CameraValueTable.uint32(recording.videoLeft - min(recording.videoLeft, UInt32(clamping: elapsed)))
@@ -255,7 +257,7 @@ struct ActionCameraState {
 
     /// One second of the camera's clock for `connection`: pushes the time-dependent statuses it
     /// registered for that changed since it last heard of them.
-    mutating func tick(_ connection: GATTConnectionID, at now: VirtualInstant) {
+    mutating func tick(_ connection: CentralIdentifier, at now: Duration) {
         guard let state = connections[connection] else { return }
         let current = currentStatuses(at: now)
         let changed = Self.timeDependent.sorted().filter { state.statuses.contains($0) && state.pushed[$0] != current[$0] }

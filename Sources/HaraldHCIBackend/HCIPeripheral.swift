@@ -205,9 +205,9 @@ public actor HCIPeripheral {
         let service = SMPResponderService(
             configuration: security.pairing, agent: security.agent, addresses: PairingAddresses(initiator: link.peer, responder: ours),
             localKeys: SMPResponderLocalKeys(identity: identity), send: { pdu in try await channel.send(pdu) }
-        ) { [weak self] key in
+        ) { [weak self] key, level in
             guard let self else { throw PairingError.linkLost("the peripheral closed") }
-            try await self.awaitEncryption(by: link.peer, with: key)
+            try await self.awaitEncryption(of: link, with: key, level: level)
         }
         let (underWay, peer) = (pairingUnderWay, link.peer)
         await service.serve(channel.incoming, onStart: { underWay.withLock { _ = $0.insert(peer) } }) { [weak self] outcome in
@@ -216,9 +216,12 @@ public actor HCIPeripheral {
         }
     }
 
-    private func awaitEncryption(by peer: BluetoothAddress, with key: SecretKey128) async throws {
+    /// Hands `key` to the next LTK Request of `link` and waits for the encryption; the server
+    /// grants `level` from the Encryption Change on.
+    private func awaitEncryption(of link: LEConnection, with key: SecretKey128, level: SecurityLevel) async throws {
+        expectedLevels[link.handle] = level
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-            pairingKeys[peer] = (key, waiter)
+            pairingKeys[link.peer] = (key, waiter)
         }
     }
 

@@ -5,6 +5,8 @@ import HaraldCore
 import HaraldCodec
 import HaraldHCI
 import HaraldHCIBackend
+import HaraldHeartRateMonitor
+import HaraldProfiles
 import HaraldSMP
 import Testing
 
@@ -174,6 +176,45 @@ struct HaraldPeripheralBumbleIntegrationTests {
         #expect(reason.lowercased().contains("confirm value failed"))
         #expect(await centralBonds.allBonds().isEmpty)
         #expect(events.contains { if case .pairingFailed = $0 { true } else { false } }, "events: \(events)")
+    }
+
+    @Test func theHeartRateMonitorDefinitionServedOverHCIIsReadAndNotifiesTypedMeasurements() async throws {
+        let device = try HeartRateMonitorDevice(name: "Harald-HRM-S", location: .finger)
+        let served = try await ServedPeripheral.start(
+            device.definition, on: HCIPeripheralBackend(transport: try #require(HaraldPair.peripheralTransport)))
+        let backend = try await HCICentralBackend.open(transport: try #require(HaraldPair.centralTransport))
+        let central = Central(backend: backend)
+        let found = try await central.scan(ScanRequest(namePrefix: "Harald-HRM-S")).first(timeout: .seconds(10))
+        let connection = try await central.connect(to: found, timeout: .seconds(10))
+        let location = try await connection.read(.bodySensorLocation)
+        let rates = try await withThrowingTaskGroup(of: [UInt16]?.self) { group in
+            group.addTask {
+                await device.run(served, every: .milliseconds(50))
+                return nil
+            }
+            group.addTask {
+                var rates: [UInt16] = []
+                for try await measurement in try await connection.subscribe(.heartRateMeasurement) {
+                    rates.append(measurement.heartRate)
+                    if rates.count == 5 { break }
+                }
+                return rates
+            }
+            var result: [UInt16] = []
+            while let next = try await group.next() {
+                if let rates = next {
+                    result = rates
+                    group.cancelAll()
+                }
+            }
+            return result
+        }
+        await connection.disconnect()
+        await backend.close()
+        await served.stop()
+        #expect(location == .finger)
+        #expect(rates.count == 5)
+        #expect(rates.allSatisfy { (62...100).contains($0) })
     }
 }
 

@@ -47,6 +47,9 @@ public actor SMPResponder {
     private let taskStarter: TaskStarter
 
     private var phase = Phase.idle
+    /// The pairing method and key size once the Pairing Response went out (what the link's
+    /// security will be once encrypted with the key this pairing makes).
+    public private(set) var negotiatedSecurity: (method: PairingMethod, keySize: Int)?
     private var inbox: [[UInt8]] = []
     private var inboxEnded = false
     private var inboxWaiter: CheckedContinuation<Inbound, Never>?
@@ -206,6 +209,7 @@ public actor SMPResponder {
         let requestBytes = try encoded(request)
         let responseBytes = try encoded(response)
         try await send(bytes: responseBytes)
+        negotiatedSecurity = (method, keySize)
         return Negotiated(
             request: request, response: response, requestBytes: requestBytes, responseBytes: responseBytes,
             method: method, keySize: keySize)

@@ -18,17 +18,22 @@ public struct SMPResponderService: Sendable {
     private let clock: any Clock<Duration>
     private let taskStarter: TaskStarter
     private let send: Send
-    private let awaitEncryption: SMPResponder.EncryptionWaiter
+    private let awaitEncryption: EncryptionWaiter
+
+    /// Returns once the central encrypted with `key` (the host answers the LTK Request with it),
+    /// told the level the link will have (from the method both sides settled on).
+    public typealias EncryptionWaiter = @Sendable (_ key: SecretKey128, _ level: SecurityLevel) async throws -> Void
 
     /// - Parameters:
     ///   - addresses: both devices' addresses on this link (the central is the initiator).
     ///   - send: sends one PDU on the link's SMP channel.
     ///   - awaitEncryption: returns once the central encrypted with the key (see
-    ///     ``SMPResponder/EncryptionWaiter``).
+    ///     ``SMPResponder/EncryptionWaiter``); the level lets the server grant authenticated
+    ///     access the moment the link is encrypted, not after key distribution.
     public init(
         configuration: PairingConfiguration, agent: any PairingAgent, addresses: PairingAddresses, localKeys: SMPResponderLocalKeys,
         clock: any Clock<Duration> = ContinuousClock(), taskStarter: TaskStarter = .default, send: @escaping Send,
-        awaitEncryption: @escaping SMPResponder.EncryptionWaiter
+        awaitEncryption: @escaping EncryptionWaiter
     ) {
         self.configuration = configuration
         self.agent = agent
@@ -74,9 +79,19 @@ public struct SMPResponderService: Sendable {
     }
 
     private func makeResponder(incoming: AsyncStream<[UInt8]>) -> SMPResponder {
-        SMPResponder(
+        let awaitEncryption = awaitEncryption
+        let responder = Locked<SMPResponder?>(nil)
+        let made = SMPResponder(
             bearer: ForwardingBearer(incoming: incoming, sender: send), configuration: configuration, addresses: addresses, agent: agent,
-            clock: clock, localKeys: localKeys, taskStarter: taskStarter, awaitEncryption: awaitEncryption)
+            clock: clock, localKeys: localKeys, taskStarter: taskStarter
+        ) { key in
+            // The responder waits here for the encryption; its negotiated method is settled.
+            let negotiated = await responder.withLock { $0 }?.negotiatedSecurity
+            let level = negotiated.map { $0.method.securityLevel(keySize: $0.keySize) } ?? .encrypted
+            try await awaitEncryption(key, level)
+        }
+        responder.withLock { $0 = made }
+        return made
     }
 
     /// The responder's bearer: the PDUs after its Pairing Request, and the link's sender.

@@ -96,6 +96,9 @@ public struct PeripheralSession: Sendable {
     /// True until the link closes.
     public var isConnected: Bool { link.isOpen }
 
+    /// The central of this connection, as definitions' handlers and events name it.
+    public var central: CentralIdentifier { CentralIdentifier(connection) }
+
     /// Notifies `value` on this connection for the characteristic `uuid` (if the central enabled
     /// notifications for it). Returns whether it was sent.
     @discardableResult

@@ -42,8 +42,10 @@ final class SimulatedPairableLink: PairableLink {
 
     private struct State {
         var encryption = LinkEncryption(isEncrypted: false)
-        /// The device's responder waits for the central to encrypt with this key.
+        /// The device's responder waits for the central to encrypt with this key, which gives
+        /// the link this level.
         var awaitedKey: SecretKey128?
+        var awaitedLevel = SecurityLevel.encrypted
         var encryptionWaiter: CheckedContinuation<Void, any Error>?
     }
 
@@ -82,11 +84,12 @@ final class SimulatedPairableLink: PairableLink {
             configuration: device.configuration, agent: DevicePerson(security: device),
             addresses: PairingAddresses(initiator: centralAddress, responder: peerAddress), localKeys: SMPResponderLocalKeys(identity: deviceIdentity),
             clock: clock, taskStarter: clock.taskStarter, send: { pdu in try await channel.send(pdu, from: .peripheral) }
-        ) { [weak self] key in
+        ) { [weak self] key, level in
             guard let self else { throw PairingError.linkLost("the link closed") }
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
                 self.state.withLock { state in
                     state.awaitedKey = key
+                    state.awaitedLevel = level
                     state.encryptionWaiter = waiter
                 }
             }
@@ -149,19 +152,19 @@ final class SimulatedPairableLink: PairableLink {
     /// The encryption at the end of phase 2: the device's responder is waiting for this key.
     private func encryptDuringPairing(with key: SecretKey128) async throws {
         try await encryptionProcedure()
-        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard state.awaitedKey == key else { return nil }
+        let awaited = state.withLock { state -> (CheckedContinuation<Void, any Error>, SecurityLevel)? in
+            guard state.awaitedKey == key, let waiter = state.encryptionWaiter else { return nil }
             defer {
                 state.awaitedKey = nil
                 state.encryptionWaiter = nil
             }
-            return state.encryptionWaiter
+            return (waiter, state.awaitedLevel)
         }
-        guard let waiter else {
+        guard let (waiter, level) = awaited else {
             await link.close(reason: .failure("MIC failure (0x3D): the keys differ"))
             throw PairingError.linkLost("the keys differ (MIC failure)")
         }
-        await switchOnEncryption(authenticated: false, keySize: 16)
+        await switchOnEncryption(authenticated: level >= .authenticated, keySize: 16)
         waiter.resume()
     }
 

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Harald
+import HaraldCore
+import HaraldHCI
+import HaraldHCIBackend
+import HaraldHeartRateMonitor
+import HaraldProfiles
+
+/// `harald serve hrm`: be the device. Advertises over an HCI controller, serves the device's GATT
+/// database to every central that connects, and prints one line per connection, subscription,
+/// write and notification, until SIGINT or SIGTERM (then every central is disconnected and the
+/// exit status is 0).
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Be a device: advertise and serve its GATT database over an HCI controller.",
+        discussion: """
+            Devices: hrm (heart-rate monitor: Heart Rate 0x180D with a live measurement, Body Sensor \
+            Location and the control point; Battery 0x180F; Device Information 0x180A). Needs a radio: \
+            --transport tcp:HOST:PORT (Bumble's virtual controllers) or hci:N.
+            """)
+
+    enum Device: String, ExpressibleByArgument, CaseIterable {
+        case hrm
+    }
+
+    @Argument(help: "The device to be: hrm.")
+    var device: Device
+
+    @Option(help: "tcp:HOST:PORT (H4 over TCP) or hci:N (Linux HCI user channel).")
+    var transport: String
+
+    @Option(help: "The name it advertises.")
+    var name: String = "Harald HRM"
+
+    @Option(help: "The static random address to advertise from (default: a fresh one).")
+    var address: String?
+
+    @Option(help: "Milliseconds between heart-rate measurements.")
+    var interval: Int = 1000
+
+    @Option(help: "Stop after this many seconds (default: serve until SIGINT or SIGTERM).")
+    var seconds: Double?
+
+    @Flag(help: "Print JSON lines instead of text.")
+    var json = false
+
+    func validate() throws {
+        let choice = try TransportChoice(parsing: transport)
+        if choice == .simulator { throw ValidationError("serve needs a radio: --transport tcp:HOST:PORT or hci:N") }
+        if let address {
+            guard let parsed = BluetoothAddress(address, kind: .random), parsed.isStaticRandom else {
+                throw ValidationError("'\(address)' is not a static random address (its two top bits are 11, e.g. C0:00:00:00:00:01)")
+            }
+        }
+        guard (10...60_000).contains(interval) else { throw ValidationError("--interval must lie within 10…60000 ms") }
+        if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive") }
+    }
+
+    func run() async throws {
+        var configuration = HCIHost.Configuration()
+        configuration.randomAddress = address.flatMap { BluetoothAddress($0, kind: .random) }
+        let monitor: HeartRateMonitorDevice
+        do { monitor = try HeartRateMonitorDevice(name: name) } catch { Output.fail("the device definition: \(error)", status: 70) }
+        let served: ServedPeripheral
+        do {
+            served = try await ServedPeripheral.start(monitor.definition, on: HCIPeripheralBackend(transport: transport, configuration: configuration))
+        } catch {
+            Output.fail("cannot serve on \(transport): \(error)", status: 69)
+        }
+        report(["event": .string("advertising"), "name": .string(name)], text: "advertising as \"\(name)\" on \(transport)")
+        let json = self.json
+        let interval = self.interval
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in served.events() { Self.report(event, json: json) }
+            }
+            group.addTask {
+                await monitor.run(served, every: .milliseconds(interval)) { measurement, sent in
+                    guard sent > 0 else { return }
+                    Self.report(
+                        ["event": .string("notified"), "characteristic": .string("2A37"), "heartRate": .int(Int(measurement.heartRate)), "centrals": .int(sent)],
+                        text: "notified Heart Rate Measurement \(measurement.heartRate) bpm to \(sent) central(s)", json: json)
+                }
+            }
+            group.addTask { await Self.waitForStop(seconds: seconds) }
+            _ = await group.next()  // a stop signal or the time limit; the others run forever
+            group.cancelAll()
+            await served.stop()
+        }
+        report(["event": .string("stopped")], text: "stopped")
+    }
+
+    private func report(_ fields: [String: JSONValue], text: String) { Self.report(fields, text: text, json: json) }
+
+    private static func report(_ fields: [String: JSONValue], text: String, json: Bool) {
+        json ? Output.json(.object(fields)) : Output.line(text)
+    }
+
+    private static func report(_ event: PeripheralEvent, json: Bool) {
+        let fields: [String: JSONValue] = switch event {
+        case let .connected(central): ["event": .string("connected"), "central": .string(central.rawValue)]
+        case let .disconnected(central): ["event": .string("disconnected"), "central": .string(central.rawValue)]
+        case let .subscriptionChanged(central, uuid, on):
+            ["event": .string(on ? "subscribed" : "unsubscribed"), "central": .string(central.rawValue), "characteristic": .string(uuid.description)]
+        case let .wrote(central, uuid): ["event": .string("wrote"), "central": .string(central.rawValue), "characteristic": .string(uuid.description)]
+        }
+        report(fields, text: event.description, json: json)
+    }
+
+    /// Returns on SIGINT or SIGTERM, or after `seconds`.
+    private static func waitForStop(seconds: Double?) async {
+        let (stops, stop) = AsyncStream.makeStream(of: Void.self)
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.yield() }
+            source.resume()
+            sources.append(source)
+        }
+        if let seconds {
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                stop.yield()
+            }
+        }
+        for await _ in stops { break }
+        for source in sources { source.cancel() }
+    }
+}

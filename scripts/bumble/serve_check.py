@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""A Bumble central checks a served heart-rate monitor (`harald serve hrm`), as issue 15 asks.
+
+Finds the device advertising --name, connects, discovers everything, and checks: Heart Rate 0x180D
+with Heart Rate Measurement 0x2A37 (notify) and Body Sensor Location 0x2A38 (read), Battery 0x180F
+and Device Information 0x180A; reads 0x2A38 (one octet, a defined location); subscribes to 0x2A37
+and decodes --count notifications as Heart Rate Measurements (flags, 8- or 16-bit rate, energy
+expended and RR intervals exactly filling the value). Prints one JSON document; exit 0 only when
+every check passed.
+"""
+import argparse
+import asyncio
+import json
+import struct
+import sys
+
+from bumble import hci
+from bumble.core import AdvertisingData, UUID
+from bumble.device import Device, Peer
+from bumble.transport import open_transport
+
+
+def decode_measurement(value):
+    """A Heart Rate Measurement's fields, or raises ValueError when the bytes are not one."""
+    if len(value) < 2:
+        raise ValueError(f"{len(value)} octets")
+    flags, offset = value[0], 1
+    if flags & 0x01:
+        rate = struct.unpack_from("<H", value, offset)[0]
+        offset += 2
+    else:
+        rate = value[offset]
+        offset += 1
+    energy = None
+    if flags & 0x08:
+        energy = struct.unpack_from("<H", value, offset)[0]
+        offset += 2
+    rr = []
+    if flags & 0x10:
+        rest = value[offset:]
+        if len(rest) % 2:
+            raise ValueError("RR intervals of odd length")
+        rr = list(struct.unpack(f"<{len(rest) // 2}H", rest))
+        offset = len(value)
+    if offset != len(value):
+        raise ValueError(f"{len(value) - offset} octets left over")
+    if not 20 <= rate <= 250:
+        raise ValueError(f"heart rate {rate}")
+    return {"heartRate": rate, "energyExpended": energy, "rrIntervals": rr}
+
+
+async def find(device, name, timeout=15.0):
+    found = asyncio.get_running_loop().create_future()
+
+    def on_advertisement(advertisement):
+        local = advertisement.data.get(AdvertisingData.COMPLETE_LOCAL_NAME)
+        if isinstance(local, (bytes, bytearray)):
+            local = bytes(local).decode(errors="replace")
+        if local == name and not found.done():
+            found.set_result(advertisement.address)
+
+    device.on("advertisement", on_advertisement)
+    await device.start_scanning(active=True)
+    try:
+        return await asyncio.wait_for(found, timeout)
+    finally:
+        await device.stop_scanning()
+
+
+async def check(args):
+    result = {"checks": {}}
+
+    def record(name, ok, detail=None):
+        result["checks"][name] = {"ok": bool(ok), **({"detail": detail} if detail is not None else {})}
+
+    async with await open_transport(args.transport) as transport:
+        device = Device.with_hci("ServeCheck", hci.Address("C0:00:00:00:00:F2"), transport.source, transport.sink)
+        await device.power_on()
+        address = await find(device, args.name)
+        record("found by name", True, str(address))
+        connection = await device.connect(address, own_address_type=hci.OwnAddressType.RANDOM, timeout=10)
+        peer = Peer(connection)
+        await peer.discover_services()
+        for service in peer.services:
+            await service.discover_characteristics()
+        services = {service.uuid: service for service in peer.services}
+        for uuid in (UUID.from_16_bits(0x180D), UUID.from_16_bits(0x180F), UUID.from_16_bits(0x180A)):
+            record(f"service {uuid}", uuid in services)
+        heart_rate = services.get(UUID.from_16_bits(0x180D))
+        chars = {c.uuid: c for c in heart_rate.characteristics} if heart_rate else {}
+        measurement = chars.get(UUID.from_16_bits(0x2A37))
+        location = chars.get(UUID.from_16_bits(0x2A38))
+        record("2A37 notifies", measurement is not None and measurement.properties & 0x10)
+        record("2A38 is readable", location is not None and location.properties & 0x02)
+        if location is not None:
+            value = bytes(await location.read_value())
+            record("2A38 value", len(value) == 1 and value[0] <= 6, value.hex())
+        if measurement is not None:
+            received = asyncio.Queue()
+            await measurement.discover_descriptors()
+            await measurement.subscribe(lambda value: received.put_nowait(bytes(value)))
+            decoded, failures = [], []
+            for _ in range(args.count):
+                value = await asyncio.wait_for(received.get(), 10)
+                try:
+                    decoded.append(decode_measurement(value))
+                except ValueError as error:
+                    failures.append(f"{value.hex()}: {error}")
+            record("measurements decode", len(decoded) == args.count and not failures, failures or decoded)
+            await measurement.unsubscribe()
+        await connection.disconnect()
+    result["ok"] = all(check["ok"] for check in result["checks"].values())
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--transport", required=True)
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--count", type=int, default=3)
+    args = parser.parse_args()
+    result = asyncio.run(check(args))
+    print(json.dumps(result, sort_keys=True))
+    sys.exit(0 if result["ok"] else 1)
+
+
+if __name__ == "__main__":
+    main()
