@@ -1,7 +1,6 @@
 import HaraldATT
 import HaraldCodec
 import HaraldCore
-import HaraldGATTBackend
 import HaraldSimulator
 
 extension VirtualPeripheral {
@@ -52,7 +51,7 @@ extension VirtualPeripheral {
         ) { runtime in
             // The same camera `harald serve gopro` serves, on the simulation's clock.
             let camera = ActionCameraDevice(identity: identity, name: name, bootTime: bootTime, faults: faults, clock: runtime.clock)
-            return PeripheralBehaviour(services: camera.definition.gattServices()) { session in
+            return PeripheralBehaviour(definition: camera.definition) { session in
                 await camera.serve(
                     session.central, notify: { characteristic, packet in await session.notify(characteristic, packet) },
                     sleep: { await session.sleep(for: $0) })

@@ -79,6 +79,23 @@ struct BondStoreTests {
         }
     }
 
+    @Test(arguments: 0..<2)
+    func aPeerWhoseIdentityDiffersFromItsConnectionAddressIsFoundByThatAddress(store index: Int) async throws {
+        // Bumble distributes its public address as identity while it connects from a static
+        // random one: the next connection from that address must still find the bond.
+        try await withTemporaryDirectory { (directory: URL) async throws in
+            let store = Self.stores[index](directory)
+            var bond = F.secureConnectionsBond(F.publicPeer)
+            bond.lastAddress = F.peer
+            try await store.save(bond)
+            #expect(try await store.bond(resolving: F.peer)?.identityAddress == F.publicPeer)
+            #expect(try await store.bond(resolving: F.publicPeer)?.identityAddress == F.publicPeer)
+            // A bond stored under the address itself comes first.
+            try await store.save(F.legacyBond())
+            #expect(try await store.bond(resolving: F.peer)?.identityAddress == F.peer)
+        }
+    }
+
     @Test func aNonResolvablePrivateAddressFindsNoBondAndAsksNoResolver() async throws {
         let asked = Locked(0)
         let store = InMemoryBondStore(bonds: [F.secureConnectionsBond()], resolver: { _, _ in asked.withLock { $0 += 1 }; return true })

@@ -74,6 +74,22 @@ struct LinkSecurityTests {
         #expect(await bonds.allBonds().count == 1)
     }
 
+    @Test func aPeerHoldingAnotherKeyDropsTheLinkAndFailsWithTheLostBondErrorAndTheBondIsKept() async throws {
+        let bonds = InMemoryBondStore(bonds: [try Self.bond()])
+        let other = SecretKey128(littleEndianBytes: (0..<16).map { UInt8(0x80 + $0) })!
+        let (result, _) = try await Self.readSecret(peerKey: other, lostBond: .fail, bonds: bonds)
+        #expect(throws: BluetoothError.peerRemovedPairingInformation) { try result.get() }
+        #expect(await bonds.allBonds().count == 1)
+    }
+
+    @Test func aPeerHoldingAnotherKeyLosesItsBondUnderThePairAgainPolicy() async throws {
+        let bonds = InMemoryBondStore(bonds: [try Self.bond()])
+        let other = SecretKey128(littleEndianBytes: (0..<16).map { UInt8(0x80 + $0) })!
+        let (result, _) = try await Self.readSecret(peerKey: other, lostBond: .pairAgain, bonds: bonds)
+        #expect(throws: BluetoothError.peerRemovedPairingInformation) { try result.get() }
+        #expect(await bonds.allBonds().isEmpty, "the next connection pairs")
+    }
+
     @Test func withThePairAgainPolicyTheLostBondIsDeletedBeforePairing() async throws {
         let bonds = InMemoryBondStore(bonds: [try Self.bond()])
         let (result, _) = try await Self.readSecret(peerKey: nil, lostBond: .pairAgain, bonds: bonds)
@@ -115,6 +131,55 @@ struct LinkSecurityTests {
             await second.disconnect()
             #expect(await bonds.allBonds().count == 1)
             #expect(controller.pairingsStarted == 1, "the second connection re-encrypted without pairing")
+        }
+        await backend.close()
+    }
+
+    /// Polls `condition` (real time, up to 10 s).
+    static func eventually(_ condition: () async -> Bool) async throws -> Bool {
+        for _ in 0..<200 {
+            if await condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    @Test func aSecurityRequestFromAPeerWithoutABondStartsPairing() async throws {
+        let bonds = InMemoryBondStore()
+        var peer = try Self.peer(holding: nil)
+        peer.pairing = PairingConfiguration()
+        peer.securityRequest = [.bonding, .secureConnections]
+        let controller = VirtualController(peers: [peer])
+        let backend = try await HCICentralBackend.open(transport: controller, clock: ManualClock(), security: HCISecurityConfiguration(bonds: bonds))
+        let central = Central(backend: backend, clock: ManualClock())
+        try await withHangGuard(seconds: 120) {
+            let connection = try await central.connect(to: PeripheralIdentifier(address: Self.peerAddress), timeout: .seconds(30))
+            // Nothing of ours is refused: the Security Request alone pairs the link.
+            #expect(try await Self.eventually { await connection.security()?.isBonded == true })
+            #expect(controller.pairingsStarted == 1)
+            #expect(await bonds.allBonds().count == 1)
+            let characteristic = try await connection.characteristic(Self.secret, service: Self.service)
+            #expect(try await connection.readRaw(characteristic) == [0x42])
+            #expect(controller.pairingsStarted == 1)
+            await connection.disconnect()
+        }
+        await backend.close()
+    }
+
+    @Test func aSecurityRequestFromABondedPeerEncryptsWithTheStoredKey() async throws {
+        let bonds = InMemoryBondStore(bonds: [try Self.bond()])
+        var peer = try Self.peer(holding: Self.key)
+        peer.pairing = PairingConfiguration()
+        peer.securityRequest = [.bonding]
+        let controller = VirtualController(peers: [peer])
+        let backend = try await HCICentralBackend.open(transport: controller, clock: ManualClock(), security: HCISecurityConfiguration(bonds: bonds))
+        let central = Central(backend: backend, clock: ManualClock())
+        try await withHangGuard(seconds: 120) {
+            let connection = try await central.connect(to: PeripheralIdentifier(address: Self.peerAddress), timeout: .seconds(30))
+            #expect(try await Self.eventually { await connection.security()?.level == .encrypted })
+            #expect(await connection.security()?.isBonded == true)
+            #expect(controller.pairingsStarted == 0)
+            await connection.disconnect()
         }
         await backend.close()
     }

@@ -249,6 +249,9 @@ public final class VirtualController: HCITransport {
             state.links[handle] = Link(peer: peer.address, bearer: bearer, serverConnection: serverConnection)
             toHost.yield(ControllerEvents.connectionComplete(handle: handle, peer: peer.address))
         }
+        if let authReq = peer.securityRequest, let request = try? SMPSecurityRequest(authReq: authReq).encodedBytes() {
+            sendSecurityManagerPDU(request, handle: handle)
+        }
     }
 
     // MARK: Commands

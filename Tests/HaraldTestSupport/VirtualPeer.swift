@@ -22,6 +22,8 @@ public struct VirtualPeer: Sendable {
     /// How the peer pairs as responder (Harald's own ``SMPResponder`` with an automatic agent);
     /// nil: it has no Security Manager and answers Pairing Failed, Pairing Not Supported.
     public var pairing: PairingConfiguration?
+    /// When set, the peer sends a Security Request with this AuthReq as soon as a central connects.
+    public var securityRequest: AuthReq?
 
     public init(address: BluetoothAddress, advertisingData: [UInt8], scanResponseData: [UInt8] = [], rssi: Int8 = -50, server: GATTServer) {
         self.address = address

@@ -45,7 +45,8 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     case unsupported(String)
     /// The peer no longer has the bond this device holds for it (it was reset or forgot the
     /// pairing): CoreBluetooth's `CBError.peerRemovedPairingInformation` (14), HCI's "PIN or Key
-    /// Missing" (0x06) on encryption. Pair again (on iOS, after the user removes the device in
+    /// Missing" (0x06) on encryption, or a link dropped with MIC Failure (0x3D) on encryption (the
+    /// peer holds another key). Pair again (on iOS, after the user removes the device in
     /// Settings).
     case peerRemovedPairingInformation
     /// Pairing did not complete: the peer or this device failed it (with the Security Manager's

@@ -16,8 +16,10 @@ public protocol BondStore: Sendable {
     func bond(for identity: BluetoothAddress) async throws(BondStoreError) -> Bond?
 
     /// The bond of the peer that connected from `address`: looked up directly for an identity
-    /// address, through each bond's IRK for a resolvable private address, never for a
-    /// non-resolvable private one.
+    /// address (else the bond whose peer last connected from it: a peer may distribute an
+    /// identity other than the address it connects from, as Bumble gives its public address while
+    /// it connects from a static random one), through each bond's IRK for a resolvable private
+    /// address, never for a non-resolvable private one.
     func bond(resolving address: BluetoothAddress) async throws(BondStoreError) -> Bond?
 
     /// Stores `bond`, replacing any bond under the same identity address.
@@ -74,7 +76,7 @@ struct BondTable: Hashable, Sendable {
     var sortedBonds: [Bond] { bonds.values.sorted { $0.identityAddress < $1.identityAddress } }
 
     func bond(resolving address: BluetoothAddress, with resolver: PrivateAddressResolver?) -> Bond? {
-        if address.isIdentity { return bonds[address] }
+        if address.isIdentity { return bonds[address] ?? sortedBonds.first { $0.lastAddress == address } }
         guard address.isResolvablePrivate, let resolver else { return nil }
         return sortedBonds.first { bond in
             guard let key = bond.peerIdentityResolvingKey else { return false }

@@ -1,12 +1,15 @@
 import HaraldCore
 
-/// What a central does when a bonded peer turns out to have lost its keys: encrypting with the
-/// stored LTK fails with PIN or Key Missing (HCI 0x06), or the peer answers with a new pairing.
+/// What a central does when a bonded peer turns out to have lost its keys (encrypting with the
+/// stored LTK fails with PIN or Key Missing, HCI 0x06) or to hold other ones (the link drops with
+/// MIC Failure, 0x3D).
 public enum LostBondPolicy: Hashable, Sendable {
     /// Fail with a "peer removed pairing information" error and keep the stored bond: the app
     /// decides (pairing again silently would let an impostor replace a bond).
     case fail
-    /// Delete the stored bond and pair again.
+    /// Delete the stored bond and pair again: on the same link after PIN or Key Missing; after a
+    /// MIC Failure, which ends the link, the call fails with "peer removed pairing information"
+    /// and the next connection pairs.
     case pairAgain
 }
 

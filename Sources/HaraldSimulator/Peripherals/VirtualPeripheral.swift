@@ -74,6 +74,12 @@ public struct PeripheralBehaviour: Sendable {
     /// Variable).
     public var serverConfiguration: GATTServer.Configuration
 
+    /// The behaviour of a device declared with the public peripheral API: its definition's
+    /// services (as every peripheral backend serves them) and a per-connection script.
+    public init(definition: PeripheralDefinition, onConnection: (@Sendable (PeripheralSession) async -> Void)? = nil) {
+        self.init(services: definition.gattServices(), onConnection: onConnection)
+    }
+
     public init(
         services: [GATTServiceDefinition], serverConfiguration: GATTServer.Configuration = .init(),
         onConnection: (@Sendable (PeripheralSession) async -> Void)? = nil
