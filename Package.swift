@@ -113,6 +113,7 @@ let package = Package(
                 "HaraldGoProSimulation",
                 "HaraldMiBandSimulation",
                 "HaraldHCIBackend",
+                "HaraldSMP",
                 "HaraldGoPro",
                 "HaraldMiBand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

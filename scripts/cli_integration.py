@@ -9,6 +9,12 @@ Usage: scripts/cli_integration.py PORT
   A second, private link (two fresh controllers from scripts/bumble/controllers.py, and
   scripts/bumble/bench_peer.py advertising with a PUBLIC address) covers `--address-type public`
   and `write --without-response`, which the integration peers cannot.
+  A third link (four more controllers, three scripts/bumble/peer.py hr --secure peers whose Body Sensor
+  Location needs encryption: one pairs with Just Works, one shows the passkey 123456, one types
+  654321) covers
+  `harald pair`, pairing on demand and re-encrypting with the stored bond, `harald bonds`, a wrong
+  or missing passkey, and --log-level. Every run gets XDG_CONFIG_HOME in a temporary directory,
+  so the default bond file is never the user's.
 
 Every harald run has a hard limit: a command that hangs is a failure, not a stuck CI job. Error
 cases given `--connect-timeout 1` must end within 8 s: generous for a loaded CI box, yet shorter
@@ -20,6 +26,7 @@ import os
 import re
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -61,7 +68,8 @@ def harald(*args, transport):
     command = [HARALD, *args] + (["--transport", transport] if transport else [])
     start = time.monotonic()
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=HARD_LIMIT)
+        # stdin is never a terminal here: pairing that needs a person must fail, not wait.
+        done = subprocess.run(command, capture_output=True, text=True, timeout=HARD_LIMIT, stdin=subprocess.DEVNULL)
         status, out, err = done.returncode, done.stdout, done.stderr
     except subprocess.TimeoutExpired as expired:
         status, out, err = "hung", expired.stdout or "", expired.stderr or ""
@@ -543,6 +551,263 @@ def private_link_checks(python):
         shutil.rmtree(work, ignore_errors=True)
 
 
+JW_PEER, PASSKEY_PEER, KEYBOARD_PEER = "C0:00:00:00:00:21", "C0:00:00:00:00:22", "C0:00:00:00:00:23"
+PEER_PASSKEY = "123456"  # what the Passkey Entry peer displays
+TYPED_PASSKEY = "654321"  # what the keyboard peer types
+SMP_TIMEOUT = 30
+
+
+def start_link(python, count, peers, work):
+    """Starts `count` fresh linked controllers and `peers` (name -> (controller index, peer.py
+    arguments)) on them; returns (processes, ports, log paths by name) once every peer is READY."""
+    processes = []
+    ready = os.path.join(work, "ports.json")
+    processes.append(subprocess.Popen([python, os.path.join(ROOT, "scripts/bumble/controllers.py"), "--count", str(count),
+                                       "--ready-file", ready], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    for _ in range(300):
+        if os.path.exists(ready):
+            break
+        time.sleep(0.1)
+    link = ports.ready_ports(ready)
+    logs = {}
+    for name, (index, arguments) in peers.items():
+        logs[name] = os.path.join(work, f"{name}.log")
+        processes.append(subprocess.Popen(
+            [python, os.path.join(ROOT, "scripts/bumble/peer.py"), *arguments, "--transport", f"tcp-client:127.0.0.1:{link[index]}"],
+            stdout=open(logs[name], "w"), stderr=subprocess.STDOUT))
+    for name, path in logs.items():
+        for _ in range(300):
+            if "READY" in open(path).read():
+                break
+            time.sleep(0.1)
+        assert "READY" in open(path).read(), f"peer {name} did not start: {open(path).read()[-2000:]}"
+    return processes, link, logs
+
+
+def stop(processes):
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def pairing_checks(python):
+    """`harald pair`, pairing on demand, `harald bonds`, passkeys and --log-level on a private link."""
+    work = tempfile.mkdtemp()
+    processes = []
+    try:
+        processes, link, logs = start_link(python, PORTS["CLI_PAIRING_CONTROLLERS"], {
+            "jw": (PORTS["CLI_JW_PEER"], ["hr", "--secure", "--address", JW_PEER]),
+            "passkey": (PORTS["CLI_PASSKEY_PEER"], ["hr", "--secure", "--io", "display-only", "--passkey", PEER_PASSKEY,
+                                                    "--address", PASSKEY_PEER]),
+            "keyboard": (PORTS["CLI_KEYBOARD_PEER"], ["hr", "--secure", "--io", "keyboard-only", "--passkey", TYPED_PASSKEY,
+                                                      "--address", KEYBOARD_PEER]),
+        }, work)
+        transport = f"tcp:127.0.0.1:{link[PORTS['CLI_PAIRING_CENTRAL']]}"
+
+        def peer_log(name):
+            return open(logs[name]).read()
+
+        def pairings(name):
+            return peer_log(name).count("PAIRED ")
+
+        def stored_keys(path):
+            """Every key in a bond file (32 hex digits), which no output may contain."""
+            return {key for key in re.findall(r'"([0-9a-f]{32})"', open(path).read()) if key != "0" * 32}
+
+        def no_keys_in(run, path):
+            for key in stored_keys(path):
+                assert key not in (run.out + run.err).lower(), f"key material in the output: {run}"
+
+        bonds = os.path.join(work, "state", "bonds.json")  # the directory does not exist yet
+
+        @check("pair (Just Works) --json: method, level, key size, bonded, identity; the bond file 0600 in 0700")
+        def _():
+            before = pairings("jw")
+            run = harald("pair", JW_PEER, "--bonds", bonds, "--json", transport=transport)
+            expect_success(run)
+            result = run.json_lines()
+            assert result == [{"address": JW_PEER, "method": "Just Works", "secureConnections": True, "level": "encrypted",
+                               "keySize": 16, "bonded": True, "identityAddress": JW_PEER, "identityAddressType": "random",
+                               "bonds": bonds}], run
+            assert pairings("jw") == before + 1, peer_log("jw")
+            assert stat.S_IMODE(os.stat(bonds).st_mode) == 0o600, oct(os.stat(bonds).st_mode)
+            assert stat.S_IMODE(os.stat(os.path.dirname(bonds)).st_mode) == 0o700, oct(os.stat(os.path.dirname(bonds)).st_mode)
+            assert stored_keys(bonds), "the bond file holds the LTK"
+            no_keys_in(run, bonds)
+
+        @check("pair again (text): pairs afresh and says how")
+        def _():
+            before = pairings("jw")
+            run = harald("pair", JW_PEER, "--bonds", bonds, "--address-type", "random", transport=transport)
+            expect_success(run)
+            assert "method: LE Secure Connections, Just Works" in run.out and "bonded: yes" in run.out, run
+            assert JW_PEER in run.out and "128 bits" in run.out, run
+            assert pairings("jw") == before + 1, peer_log("jw")
+            no_keys_in(run, bonds)
+
+        @check("bonds list: a table and --json, without key material")
+        def _():
+            table = harald("bonds", "list", "--bonds", bonds, transport=None)
+            expect_success(table)
+            assert table.lines[0].split()[:2] == ["ADDRESS", "TYPE"] and JW_PEER in table.lines[1], table
+            listed = harald("bonds", "list", "--bonds", bonds, "--json", transport=None)
+            expect_success(listed)
+            entries = listed.json_lines()
+            assert len(entries) == 1, listed
+            entry = entries[0]
+            assert entry["address"] == JW_PEER and entry["addressType"] == "random" and entry["level"] == "encrypted", entry
+            assert entry["keySize"] == 16 and entry["secureConnections"] is True and "LTK" in entry["keys"], entry
+            no_keys_in(table, bonds)
+            no_keys_in(listed, bonds)
+
+        @check("bonds remove: forgets the bond; a second remove is an error")
+        def _():
+            run = harald("bonds", "remove", JW_PEER, "--bonds", bonds, transport=None)
+            expect_success(run)
+            assert f"removed the bond of {JW_PEER}" in run.out, run
+            listed = harald("bonds", "list", "--bonds", bonds, "--json", transport=None)
+            expect_success(listed)
+            assert listed.lines == [], listed
+            again = harald("bonds", "remove", JW_PEER, "--bonds", bonds, transport=None)
+            expect_error(again)
+            assert "no bond" in again.err, again
+
+        fresh = os.path.join(work, "read-bonds.json")
+
+        @check("read of a characteristic that needs encryption: pairs, stores the bond, prints the value")
+        def _():
+            before = pairings("jw")
+            run = harald("read", JW_PEER, "2A38", "--bonds", fresh, "--json", "--address-type", "random", "--log-level", "notice",
+                         transport=transport)
+            assert run.status == 0, run
+            value = run.json_lines()
+            assert len(value) == 1 and value[0]["hex"] == "01" and value[0]["decoded"]["location"] == "chest", run
+            assert "paired and stored the bond" in run.err, run
+            assert pairings("jw") == before + 1, peer_log("jw")
+            listed = harald("bonds", "list", "--bonds", fresh, "--json", transport=None)
+            assert [entry["address"] for entry in listed.json_lines()] == [JW_PEER], listed
+            no_keys_in(run, fresh)
+
+        @check("read again: re-encrypts with the stored bond, does not pair, leaves the bond file unchanged")
+        def _():
+            before, encryptions = pairings("jw"), peer_log("jw").count("ENCRYPTED ")
+            with open(fresh, "rb") as file:
+                contents = file.read()
+            modified = os.stat(fresh).st_mtime_ns
+            run = harald("read", JW_PEER, "2A38", "--bonds", fresh, "--json", "--address-type", "random", "--log-level", "notice",
+                         transport=transport)
+            assert run.status == 0, run
+            value = run.json_lines()
+            assert len(value) == 1 and value[0]["hex"] == "01" and value[0]["decoded"]["location"] == "chest", run
+            assert "encrypted with the stored bond, without pairing" in run.err and "paired" not in run.err, run
+            assert pairings("jw") == before, f"paired again: {peer_log('jw')}"
+            assert peer_log("jw").count("ENCRYPTED ") == encryptions + 1, peer_log("jw")
+            with open(fresh, "rb") as file:
+                assert file.read() == contents, "the bond file changed"
+            assert os.stat(fresh).st_mtime_ns == modified, "the bond file was rewritten"
+            no_keys_in(run, fresh)
+
+        @check("without --bonds the bond file is $XDG_CONFIG_HOME/harald/bonds.json")
+        def _():
+            # A config home of its own: other checks (harald demo's pairing flow) may have bonded there.
+            previous = os.environ["XDG_CONFIG_HOME"]
+            os.environ["XDG_CONFIG_HOME"] = os.path.join(work, "config")
+            try:
+                default = os.path.join(os.environ["XDG_CONFIG_HOME"], "harald", "bonds.json")
+                run = harald("read", JW_PEER, "2A38", "--json", "--address-type", "random", transport=transport)
+                expect_success(run)
+                assert os.path.exists(default) and stat.S_IMODE(os.stat(default).st_mode) == 0o600, default
+                listed = harald("bonds", "list", "--json", transport=None)
+                assert [entry["address"] for entry in listed.json_lines()] == [JW_PEER], listed
+            finally:
+                os.environ["XDG_CONFIG_HOME"] = previous
+
+        @check("a read that needs no encryption leaves no bond file behind")
+        def _():
+            untouched = os.path.join(work, "untouched", "bonds.json")
+            run = harald("read", JW_PEER, "2A19", "--bonds", untouched, "--json", "--address-type", "random", transport=transport)
+            expect_success(run)
+            assert not os.path.exists(os.path.dirname(untouched)), "a run without pairing wrote the bond file"
+
+        @check("wrong passkey: non-zero exit within the SMP timeout, 'pairing failed' and why")
+        def _():
+            wrong = os.path.join(work, "wrong.json")
+            run = harald("pair", PASSKEY_PEER, "--bonds", wrong, "--io", "keyboard-only", "--passkey", "111111",
+                         "--address-type", "random", transport=transport)
+            expect_error(run, within=SMP_TIMEOUT)
+            assert "pairing failed" in run.err and "Confirm Value Failed" in run.err, run
+            assert "111111" not in run.err, f"the passkey in the output: {run}"
+            assert not os.path.exists(wrong), "a failed pairing stored something"
+            assert "PAIRING FAILED" in peer_log("passkey"), peer_log("passkey")
+
+        @check("passkey needed, none given, stdin not a terminal: fails at once and says to pass --passkey")
+        def _():
+            run = harald("pair", PASSKEY_PEER, "--bonds", os.path.join(work, "none.json"), "--address-type", "random",
+                         transport=transport)
+            expect_error(run, within=SMP_TIMEOUT)
+            assert "pairing failed" in run.err and "--passkey" in run.err and "not a terminal" in run.err, run
+
+        @check("right passkey: Passkey Entry, authenticated, bonded")
+        def _():
+            run = harald("pair", PASSKEY_PEER, "--bonds", os.path.join(work, "passkey.json"), "--passkey", PEER_PASSKEY, "--json",
+                         "--address-type", "random", transport=transport)
+            expect_success(run)
+            result = run.json_lines()[0]
+            assert result["method"] == "Passkey Entry" and result["level"] == "authenticated-secure-connections", run
+            assert result["bonded"] is True and result["identityAddress"] == PASSKEY_PEER, run
+            assert "authenticated=True" in peer_log("passkey"), peer_log("passkey")
+
+        @check("this side displays: --io display-only --passkey N shows N on stderr for the device to type")
+        def _():
+            run = harald("pair", KEYBOARD_PEER, "--bonds", os.path.join(work, "display.json"), "--io", "display-only",
+                         "--passkey", TYPED_PASSKEY, "--json", "--address-type", "random", transport=transport)
+            assert run.status == 0, run
+            assert f"Type the passkey {TYPED_PASSKEY} on the device" in run.err, run
+            result = run.json_lines()[0]
+            assert result["method"] == "Passkey Entry" and result["level"] == "authenticated-secure-connections", run
+            wrong = harald("pair", KEYBOARD_PEER, "--bonds", os.path.join(work, "display.json"), "--io", "display-only",
+                           "--passkey", "111111", "--address-type", "random", transport=transport)
+            assert wrong.status not in (0, "hung") and wrong.seconds <= SMP_TIMEOUT, wrong
+            assert "pairing failed" in wrong.err and "Confirm Value Failed" in wrong.err, wrong
+
+        @check("--log-level takes trace…error (and --verbose still works); anything else is a usage error")
+        def _():
+            for level in ("trace", "debug", "info", "notice", "warning", "error"):
+                run = harald("read", JW_PEER, "2A19", "--bonds", fresh, "--json", "--address-type", "random", "--log-level", level,
+                             transport=transport)
+                assert run.status == 0 and run.json_lines()[0]["hex"] == "57", run
+                if level in ("warning", "error"):
+                    assert run.err.strip() == "", run
+            verbose = harald("read", JW_PEER, "2A19", "--bonds", fresh, "--json", "--address-type", "random", "--verbose",
+                             transport=transport)
+            assert verbose.status == 0, verbose
+            loud = harald("read", JW_PEER, "2A19", "--log-level", "loud", transport=transport)
+            assert loud.status == 64 and "log-level" in loud.err, loud
+
+        @check("pairing options are checked before touching the radio: passkey, IO, address")
+        def _():
+            for args in (("pair", JW_PEER, "--passkey", "1000000"), ("pair", JW_PEER, "--passkey", "12a"),
+                         ("pair", JW_PEER, "--passkey", "-1"), ("read", JW_PEER, "2A38", "--io", "telepathy"),
+                         ("pair", "C0:00:00:00:21"), ("bonds", "remove", "nowhere")):
+                run = harald(*args, transport=transport if args[0] != "bonds" else None)
+                assert run.status == 64 and run.out.strip() == "", f"expected a usage error: {run}"
+            run = harald("pair", JW_PEER, "--passkey", "1000000", transport=transport)
+            assert "0 to 999999" in run.err, run
+    finally:
+        stop(processes)
+        shutil.rmtree(work, ignore_errors=True)
+
+    @check("sim: pair says the simulator does not pair yet")
+    def _():
+        run = harald("pair", "C0:FF:EE:00:00:01", transport="sim")
+        expect_error(run, within=10)
+        assert "does not pair yet" in run.err, run
+
+
 def heart_rate_monitor_checks(transport):
     """`harald hrm monitor` and `harald demo`: on the simulator, and against the Bumble strap."""
     @check("sim: hrm monitor --json --count 3 gives heartRate, contact, energyExpended, rrIntervals (s)")
@@ -608,6 +873,9 @@ def main():
     if len(sys.argv) != 2 or not sys.argv[1].isdigit():
         sys.exit("usage: scripts/cli_integration.py PORT")
     os.chdir(ROOT)
+    # The default bond file ($XDG_CONFIG_HOME/harald/bonds.json) of every harald run: never the user's.
+    config_home = tempfile.mkdtemp()
+    os.environ["XDG_CONFIG_HOME"] = config_home
     build = subprocess.run(["swift", "build", "--product", "harald"], capture_output=True, text=True)
     if build.returncode != 0:
         print(build.stdout[-3000:], build.stderr[-3000:])
@@ -627,6 +895,9 @@ def main():
     print("== GoPro CLI checks on the simulator and against the Bumble camera", flush=True)
     gopro_checks("sim", "D4:D9:19:00:00:02")
     gopro_checks(f"tcp:127.0.0.1:{sys.argv[1]}", GOPRO)
+    print("== Pairing CLI checks on a private link with peers that need encryption", flush=True)
+    pairing_checks(python)
+    shutil.rmtree(config_home, ignore_errors=True)
     failed = [name for name, error in results if error]
     print(f"cli_integration.py: {len(results) - len(failed)} passed, {len(failed)} failed")
     sys.exit(1 if failed else 0)

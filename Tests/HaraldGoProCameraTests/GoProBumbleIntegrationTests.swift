@@ -18,10 +18,26 @@ enum GoProBench {
 
     /// Opens a fresh HCI backend, connects to the camera and runs `body` with it; closes everything
     /// after, also when `body` throws. Real time: generous timeouts for a loaded CI machine.
-    static func withCamera<T: Sendable>(_ body: @escaping @Sendable (GoProCamera) async throws -> T) async throws -> T {
+    ///
+    /// The camera needs an encrypted link (scripts/integration starts it with `--encrypted`), so the
+    /// backend secures links with `bonds` (a fresh in-memory store unless given): the first refused
+    /// request pairs (Just Works) and stores the bond, a later connection with the same store
+    /// re-encrypts with it.
+    static func withCamera<T: Sendable>(
+        bonds: InMemoryBondStore = InMemoryBondStore(), agent: any PairingAgent = AutomaticPairingAgent(),
+        _ body: @escaping @Sendable (GoProCamera) async throws -> T
+    ) async throws -> T {
+        try await withCamera(bonds: bonds, agent: agent) { camera, _ in try await body(camera) }
+    }
+
+    /// ``withCamera(bonds:agent:_:)`` with the connection too, to ask it about its security.
+    static func withCamera<T: Sendable>(
+        bonds: InMemoryBondStore = InMemoryBondStore(), agent: any PairingAgent = AutomaticPairingAgent(),
+        _ body: @escaping @Sendable (GoProCamera, PeripheralConnection) async throws -> T
+    ) async throws -> T {
         let transport = try #require(transport)
         let peripheral = try #require(camera)
-        let backend = try await HCICentralBackend.open(transport: transport)
+        let backend = try await HCICentralBackend.open(transport: transport, security: HCISecurityConfiguration(bonds: bonds, agent: agent))
         do {
             let central = Central(backend: backend, defaultTimeout: .seconds(20))
             try await central.waitUntilPoweredOn(timeout: .seconds(10))
@@ -29,7 +45,7 @@ enum GoProBench {
             let camera = GoProCamera(connection: connection, requestTimeout: .seconds(10))
             // A guard against hangs (a push that never comes), not a timing assertion.
             let result = try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await body(camera) }
+                group.addTask { try await body(camera, connection) }
                 group.addTask {
                     try await Task.sleep(for: .seconds(120))
                     return nil
@@ -144,4 +160,47 @@ struct GoProBumbleIntegrationTests {
         #expect(updates.first?.bool(.encoding) == true)
         #expect(updates.last?.integer(.videoEncodingDuration).map { $0 >= 1 } == true)
     }
+
+    @Test func theFirstConnectionPairsAndTheNextReEncryptsWithTheStoredBond() async throws {
+        // One bond store for both connections, and an agent that counts how often pairing asked
+        // it (once per pairing: the camera has no IO, so every pairing is Just Works).
+        let bonds = InMemoryBondStore()
+        let agent = CountingPairingAgent()
+        let first = try await GoProBench.withCamera(bonds: bonds, agent: agent) { camera, connection in
+            let version = try await camera.openGoProVersion()
+            return (version, await connection.security())
+        }
+        #expect(first.0 == GoProOpenGoProVersion(major: 2, minor: 0))
+        #expect(agent.justWorksConfirmations == 1)
+        #expect(first.1?.level == .encrypted)
+        #expect(first.1?.isBonded == true)
+        let stored = await bonds.allBonds()
+        #expect(stored.map(\.identityAddress) == [GoProBench.camera?.address])
+        #expect(stored.first?.longTermKey != nil)
+
+        let second = try await GoProBench.withCamera(bonds: bonds, agent: agent) { camera, connection in
+            let statuses = try await camera.statuses()
+            return (statuses.count, await connection.security())
+        }
+        #expect(second.0 == 88)
+        #expect(agent.justWorksConfirmations == 1, "the second connection re-encrypted without pairing")
+        #expect(second.1?.level == .encrypted)
+        #expect(second.1?.isBonded == true)
+        #expect(await bonds.allBonds() == stored)
+    }
+}
+
+/// Confirms Just Works and counts the confirmations: one per pairing with a camera without IO.
+final class CountingPairingAgent: PairingAgent {
+    private let count = Locked(0)
+    var justWorksConfirmations: Int { count.withLock { $0 } }
+
+    func confirmJustWorks() async -> Bool {
+        count.withLock { $0 += 1 }
+        return true
+    }
+
+    func confirmNumericComparison(_ value: NumericComparisonValue) async -> Bool { false }
+    func enterPasskey() async -> UInt32? { nil }
+    func displayPasskey(_ passkey: UInt32) async {}
 }

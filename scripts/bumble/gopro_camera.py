@@ -17,11 +17,17 @@ command status 1 (error). Settings: the ones in SETTINGS, each with its allowed 
 get settings/statuses (all when no ids), 0x32 setting capabilities, 0x52/0x53/0x62 register
 (answers the current values or capabilities), 0x72/0x73/0x82 unregister; registered connections
 get 0x92 (setting), 0x93 (status) and 0xA2 (capability) pushes when a value changes.
+
+With `encrypted` (peer.py gopro --encrypted), as on a real camera, the request characteristics
+can only be written, and the response characteristics' notifications only switched on (their
+CCCDs written), over an encrypted link: ATT error 0x0F until the central pairs or re-encrypts.
 """
 import asyncio
 import logging
 
-from bumble.gatt import Characteristic, CharacteristicValue, Service
+from bumble import att
+from bumble.core import UUID
+from bumble.gatt import GATT_CLIENT_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR, Characteristic, CharacteristicValue, Service
 
 
 def gp(short):
@@ -132,8 +138,9 @@ class Assembler:
 class Camera:
     """The camera's state (shared by every connection) and its protocol."""
 
-    def __init__(self, device, boot_polls=0):
+    def __init__(self, device, boot_polls=0, encrypted=False):
         self.device = device
+        self.encrypted = encrypted
         # Get Hardware Info is refused (status error) this many times per connection, as a camera
         # that is still booting does; the readiness flow must poll through it.
         self.boot_polls = boot_polls
@@ -146,7 +153,8 @@ class Camera:
         def request(uuid, answer_uuid, handler):
             async def on_write(connection, value):
                 await self.on_packet(connection, uuid, answer_uuid, handler, bytes(value))
-            return Characteristic(uuid, Characteristic.Properties.WRITE, "WRITEABLE", CharacteristicValue(write=on_write))
+            permissions = "WRITEABLE,WRITE_REQUIRES_ENCRYPTION" if self.encrypted else "WRITEABLE"
+            return Characteristic(uuid, Characteristic.Properties.WRITE, permissions, CharacteristicValue(write=on_write))
 
         for uuid in (COMMAND_RESPONSE, SETTINGS_RESPONSE, QUERY_RESPONSE):
             self.responses[uuid] = Characteristic(uuid, Characteristic.Properties.NOTIFY, "READABLE", b"")
@@ -300,11 +308,20 @@ class Camera:
         return bytes([query_id, ERROR])
 
 
-def build_camera(device, boot_polls=0):
+def build_camera(device, boot_polls=0, encrypted=False):
     """Adds the camera's service to `device`; returns its background tasks (the camera's clock).
-    `boot_polls`: Get Hardware Info answers with status error that many times per connection."""
-    camera = Camera(device, boot_polls)
+    `boot_polls`: Get Hardware Info answers with status error that many times per connection.
+    `encrypted`: requests and notification switches need an encrypted link."""
+    camera = Camera(device, boot_polls, encrypted)
     device.add_services([camera.build()])
+    if encrypted:
+        # Bumble adds each CCCD itself, readable and writable by anyone: make writing it need
+        # encryption too, so subscribing to a response characteristic is refused with 0x0F.
+        for uuid in (COMMAND_RESPONSE, SETTINGS_RESPONSE, QUERY_RESPONSE):
+            cccd = device.gatt_server.get_descriptor_attribute(
+                UUID(SERVICE), UUID(uuid), GATT_CLIENT_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR)
+            assert cccd is not None, f"no CCCD for {uuid}"
+            cccd.permissions |= att.Attribute.WRITE_REQUIRES_ENCRYPTION
 
     async def clock():
         while True:

@@ -17,6 +17,15 @@ stock controller never delivers scan responses):
   long   "HaraldLV"   one 128-bit service with a 512-byte readable and writable characteristic.
   victim "Harald-VX"  like hr; the tests kill this process to see a peer vanish.
 
+--secure (hr, victim): the Body Sensor Location 0x2A38 can only be read over an encrypted link
+(ATT error 0x0F until the central pairs or re-encrypts with its bond), and the peer pairs as a
+bonding LE Secure Connections responder asking for MITM protection, with the IO capability of
+--io (none by default: Just Works) and, with --passkey N, the passkey it shows (display) or
+types (keyboard). It distributes its static random address as its identity (not the
+controller's public one), so a central finds the bond again by the address it connects to.
+Prints "PAIRED <central> sc=… authenticated=…", "PAIRING FAILED <central> reason=0x.." and
+"ENCRYPTED <central>" as they happen, so a test can count pairings in its log.
+
 --scan-response moves the name out of the advertising data into the scan response, together with
 manufacturer data 0xFFFF "HRLD" (only a controller that delivers real scan responses, such as
 controllers.py with --reports, shows them to a scanner).
@@ -33,6 +42,7 @@ from bumble import att, hci
 from bumble.core import AdvertisingData, UUID
 from bumble.device import Device
 from bumble.gatt import Characteristic, CharacteristicValue, Service
+from bumble.pairing import PairingConfig, PairingDelegate
 from bumble.transport import open_transport
 
 import gopro_camera
@@ -55,8 +65,56 @@ def uuid16_list(*values):
     return b"".join(struct.pack("<H", value) for value in values)
 
 
-def build(kind, device, name=None, boot_polls=0):
-    """Services and advertising data for one kind of peer (`name` replaces the kind's own)."""
+IO_CAPABILITIES = {
+    "none": PairingDelegate.NO_OUTPUT_NO_INPUT,
+    "display-only": PairingDelegate.DISPLAY_OUTPUT_ONLY,
+    "keyboard-only": PairingDelegate.KEYBOARD_INPUT_ONLY,
+    "keyboard-display": PairingDelegate.DISPLAY_OUTPUT_AND_KEYBOARD_INPUT,
+    "display-yes-no": PairingDelegate.DISPLAY_OUTPUT_AND_YES_NO_INPUT,
+}
+
+
+class FixedPasskeyDelegate(PairingDelegate):
+    """Shows (display) or types (keyboard) a fixed passkey instead of a random one / 000000."""
+
+    def __init__(self, io_capability, passkey):
+        super().__init__(io_capability=io_capability)
+        self.passkey = passkey
+
+    async def generate_passkey(self):
+        return self.passkey if self.passkey is not None else await super().generate_passkey()
+
+    async def get_number(self):
+        return self.passkey if self.passkey is not None else 0
+
+    async def display_number(self, number, digits=6):
+        print(f"DISPLAY {number:0{digits}d}", flush=True)
+
+
+def require_pairing(device, io="none", passkey=None):
+    """Makes `device` pair as a bonding SC responder with MITM and the given IO, distributing its
+    static random address as identity; prints PAIRED / PAIRING FAILED / ENCRYPTED lines."""
+    def config(connection):
+        return PairingConfig(sc=True, mitm=True, bonding=True, delegate=FixedPasskeyDelegate(IO_CAPABILITIES[io], passkey),
+                             identity_address_type=PairingConfig.AddressType.RANDOM)
+
+    device.pairing_config_factory = config
+
+    def on_connection(connection):
+        central = connection.peer_address
+        connection.on("pairing", lambda keys: print(
+            f"PAIRED {central} sc={connection.sc} authenticated={connection.authenticated}", flush=True))
+        connection.on("pairing_failure", lambda reason: print(f"PAIRING FAILED {central} reason=0x{int(reason):02X}", flush=True))
+        connection.on("connection_encryption_change", lambda *args: print(
+            f"ENCRYPTED {central} encrypted={connection.is_encrypted}", flush=True))
+
+    device.on("connection", on_connection)
+
+
+def build(kind, device, name=None, boot_polls=0, secure=False, encrypted=False):
+    """Services and advertising data for one kind of peer (`name` replaces the kind's own).
+    `secure` (hr, victim): Body Sensor Location needs encryption. `encrypted` (gopro): the camera's
+    service needs an encrypted link."""
     name = name or {"hr": "Harald-HR", "victim": "Harald-VX", "gopro": "GoPro 1234", "long": "HaraldLV"}[kind]
     device.name = name
     flags = ad(0x01, bytes([0x06]))
@@ -91,7 +149,8 @@ def build(kind, device, name=None, boot_polls=0):
 
         device.add_services([
             Service("180D", [measurement,
-                             Characteristic("2A38", Characteristic.Properties.READ, READABLE, bytes([0x01])),
+                             Characteristic("2A38", Characteristic.Properties.READ,
+                                            "READABLE,READ_REQUIRES_ENCRYPTION" if secure else READABLE, bytes([0x01])),
                              Characteristic("2A39", Characteristic.Properties.WRITE, WRITEABLE,
                                             CharacteristicValue(write=control_point))]),
             Service("180F", [Characteristic("2A19", Characteristic.Properties.READ | Characteristic.Properties.NOTIFY,
@@ -121,7 +180,7 @@ def build(kind, device, name=None, boot_polls=0):
         tasks.append(notify_forever)
         advertising = flags + ad(0x03, uuid16_list(0x180D, 0x180F, 0x180A)) + ad(0x09, name.encode())
     elif kind == "gopro":
-        tasks += gopro_camera.build_camera(device, boot_polls)
+        tasks += gopro_camera.build_camera(device, boot_polls, encrypted)
         advertising = (ad(0x01, bytes([0x02])) + ad(0x03, uuid16_list(0xFEA6)) + ad(0x09, name.encode())
                        + ad(0xFF, bytes([0xF2, 0x02, 0x02, 0x01, 0x38, 0x33])))
     else:
@@ -141,13 +200,27 @@ async def main():
     parser.add_argument("--name", help="advertised name instead of the kind's own (a second peer of one kind)")
     parser.add_argument("--boot-polls", type=int, default=0,
                         help="gopro: refuse Get Hardware Info this many times per connection (still booting)")
+    parser.add_argument("--secure", action="store_true",
+                        help="hr, victim: Body Sensor Location 0x2A38 needs an encrypted link; pair with --io and --passkey")
+    parser.add_argument("--encrypted", action="store_true",
+                        help="gopro: the command, settings and query characteristics need an encrypted link, as on a real camera")
+    parser.add_argument("--io", choices=sorted(IO_CAPABILITIES), default="none",
+                        help="with --secure or --encrypted: the IO capability the peer pairs with (default none: Just Works)")
+    parser.add_argument("--passkey", type=int, choices=range(0, 1000000), metavar="N",
+                        help="with --secure or --encrypted: the passkey the peer displays or types")
     parser.add_argument("--scan-response", action="store_true",
                         help="name and manufacturer data 0xFFFF 'HRLD' in the scan response, not the advertising data")
     args = parser.parse_args()
+    if args.secure and args.kind not in ("hr", "victim"):
+        parser.error("--secure is for the hr and victim kinds")
+    if args.encrypted and args.kind != "gopro":
+        parser.error("--encrypted is for the gopro kind")
     logging.basicConfig(level=logging.WARNING)
     async with await open_transport(args.transport) as transport:
         device = Device.with_hci(args.kind, hci.Address(args.address), transport.source, transport.sink)
-        advertising, tasks = build(args.kind, device, args.name, args.boot_polls)
+        advertising, tasks = build(args.kind, device, args.name, args.boot_polls, args.secure, args.encrypted)
+        if args.secure or args.encrypted:
+            require_pairing(device, args.io, args.passkey)
         device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
         device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
         await device.power_on()

@@ -32,7 +32,7 @@ struct Demo: AsyncParsableCommand {
     }
 
     func run() async throws {
-        RadioSession.bootstrapLogging(verbose: radio.verbose)
+        RadioSession.bootstrapLogging(level: radio.effectiveLogLevel)
         let transport = try radio.transportChoice()
         let failed: Bool
         switch transport {

@@ -3,6 +3,8 @@ import Foundation
 import Harald
 import HaraldCore
 import HaraldProfiles
+import HaraldSMP
+import Logging
 
 /// Where the radio commands find a Bluetooth controller.
 enum TransportChoice: Equatable, CustomStringConvertible {
@@ -46,13 +48,85 @@ struct RadioOptions: ParsableArguments {
     @Flag(help: "Print JSON lines instead of text.")
     var json = false
 
-    @Flag(help: "Log protocol activity to stderr.")
+    @Flag(help: "Log protocol activity to stderr (the same as --log-level debug).")
     var verbose = false
+
+    @Option(help: "Log to stderr from this level up (warning unless given; notice says whether a run paired or re-encrypted).")
+    var logLevel: LogLevelChoice?
 
     @Option(help: "Write a btsnoop capture of every HCI packet to this file (tcp and hci transports).")
     var btsnoop: String?
 
+    @OptionGroup var bondFile: BondFileOptions
+
+    @Option(
+        help: ArgumentHelp(
+            "The passkey (0…999999) to type when pairing asks for one, and to show when this side displays; without it, pairing asks on the terminal (and shows a random one).",
+            valueName: "N"),
+        transform: PairingOptions.passkey(from:))
+    var passkey: UInt32?
+
+    @Option(help: "What this side can show and take when pairing (with the device's, it decides the pairing method).")
+    var io: IOChoice = .keyboardDisplay
+
     func transportChoice() throws -> TransportChoice { try TransportChoice(parsing: transport) }
+
+    /// The log level the options ask for: --log-level, else debug with --verbose, else warning.
+    var effectiveLogLevel: Logger.Level { logLevel?.level ?? (verbose ? .debug : .warning) }
+}
+
+/// `--bonds FILE`: where bonds are kept.
+struct BondFileOptions: ParsableArguments {
+    @Option(
+        name: .customLong("bonds"),
+        help: ArgumentHelp(
+            "The bond file (default: $XDG_CONFIG_HOME/harald/bonds.json, else ~/.config/harald/bonds.json; Application Support/Harald on macOS).",
+            valueName: "FILE"))
+    var path: String?
+
+    /// The bond file's location; a usage error when there is no default location.
+    func fileURL() throws -> URL {
+        if let path {
+            guard !path.isEmpty else { throw ValidationError("--bonds needs a file path") }
+            return URL(fileURLWithPath: path)
+        }
+        do { return try FileBondStore.defaultFileURL() } catch { throw ValidationError("\(error); pass --bonds FILE") }
+    }
+}
+
+/// `--log-level`.
+enum LogLevelChoice: String, CaseIterable, ExpressibleByArgument {
+    case trace, debug, info, notice, warning, error
+
+    var level: Logger.Level {
+        switch self {
+        case .trace: .trace
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+}
+
+/// `--io`: this side's IO capability when pairing.
+enum IOChoice: String, CaseIterable, ExpressibleByArgument {
+    case displayOnly = "display-only"
+    case keyboardOnly = "keyboard-only"
+    case keyboardDisplay = "keyboard-display"
+    case displayYesNo = "display-yes-no"
+    case none
+
+    var capability: IOCapability {
+        switch self {
+        case .displayOnly: .displayOnly
+        case .keyboardOnly: .keyboardOnly
+        case .keyboardDisplay: .keyboardDisplay
+        case .displayYesNo: .displayYesNo
+        case .none: .noInputNoOutput
+        }
+    }
 }
 
 /// A device address given on the command line, as `scan` prints it.
