@@ -100,8 +100,9 @@ public actor HCIPeripheral {
         return peripheral
     }
 
-    /// Advertises (replacing what is on air). With `again`, advertising resumes whenever a central
-    /// disconnects (a connection stops connectable advertising).
+    /// Advertises (replacing what is on air). With `again`, advertising resumes after each
+    /// connection (a connection stops connectable advertising; several centrals may connect where
+    /// the controller allows) and whenever a central disconnects.
     public func advertise(_ advertising: LegacyAdvertising, again: Bool = true) async throws(HCIError) {
         try await host.startAdvertising(advertising)
         self.advertising = advertising
@@ -167,6 +168,13 @@ public actor HCIPeripheral {
         let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, logger: logger)
         let serverConnection = await server.attach(bearer)
         serverConnections[link.handle] = serverConnection
+        // A connection stops connectable advertising: advertise again for the next central, if
+        // the controller can hold another connection (one that cannot refuses, which is logged).
+        if advertisesAgain, let advertising {
+            do { try await host.startAdvertising(advertising) } catch {
+                logger.info("advertising for another central failed", metadata: ["error": "\(error)"])
+            }
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [weak self] in
                 for await encryption in link.encryptionChanges() {

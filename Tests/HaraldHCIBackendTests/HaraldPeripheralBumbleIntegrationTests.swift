@@ -18,7 +18,8 @@ import Testing
 enum HaraldPair {
     static var peripheralTransport: String? { ProcessInfo.processInfo.environment["HARALD_PERIPHERAL_TRANSPORT"] }
     static var centralTransport: String? { ProcessInfo.processInfo.environment["HARALD_PERIPHERAL_CENTRAL_TRANSPORT"] }
-    static var isConfigured: Bool { peripheralTransport != nil && centralTransport != nil }
+    static var secondCentralTransport: String? { ProcessInfo.processInfo.environment["HARALD_PERIPHERAL_SECOND_CENTRAL_TRANSPORT"] }
+    static var isConfigured: Bool { peripheralTransport != nil && centralTransport != nil && secondCentralTransport != nil }
 }
 
 /// A Harald peripheral (advertising, GATT server, SMP responder over HCI) and a Harald central
@@ -26,7 +27,9 @@ enum HaraldPair {
 /// both halves of the host stack against each other across a real HCI boundary.
 @Suite(
     "Bumble integration: Harald central and Harald peripheral over HCI", .serialized,
-    .enabled(if: HaraldPair.isConfigured, "set HARALD_PERIPHERAL_TRANSPORT and HARALD_PERIPHERAL_CENTRAL_TRANSPORT (run scripts/integration)"))
+    .enabled(
+        if: HaraldPair.isConfigured,
+        "set HARALD_PERIPHERAL_TRANSPORT, HARALD_PERIPHERAL_CENTRAL_TRANSPORT and HARALD_PERIPHERAL_SECOND_CENTRAL_TRANSPORT (run scripts/integration)"))
 struct HaraldPeripheralBumbleIntegrationTests {
     static let service = BluetoothUUID(0xFFE0)
     static let open = BluetoothUUID(0xFFE1)
@@ -268,6 +271,42 @@ struct HaraldPeripheralBumbleIntegrationTests {
         #expect(outcome == .authenticated)
         #expect(steps.steps >= 409 && steps.meters == steps.steps * 62 / 100)
         #expect(updates.count == 2)
+    }
+
+    @Test func twoCentralsConnectedAtOnceBothReceiveEveryNotification() async throws {
+        let device = try HeartRateMonitorDevice(name: "Harald-HRM-2")
+        let served = try await ServedPeripheral.start(
+            device.definition, on: HCIPeripheralBackend(transport: try #require(HaraldPair.peripheralTransport)))
+        var backends: [HCICentralBackend] = []
+        var subscriptions: [Subscription<HeartRateMeasurement>] = []
+        var connections: [PeripheralConnection] = []
+        for transport in [HaraldPair.centralTransport, HaraldPair.secondCentralTransport] {
+            let backend = try await HCICentralBackend.open(transport: try #require(transport))
+            backends.append(backend)
+            let central = Central(backend: backend)
+            let found = try await central.scan(ScanRequest(namePrefix: "Harald-HRM-2")).first(timeout: .seconds(10))
+            let connection = try await central.connect(to: found, timeout: .seconds(10))
+            connections.append(connection)
+            subscriptions.append(try await connection.subscribe(.heartRateMeasurement))
+        }
+        let centrals = await served.centrals()
+        var reached: [Int] = []
+        for _ in 0..<3 { reached.append(try await served.notify(.heartRateMeasurement, device.nextMeasurement())) }
+        var received: [[UInt16]] = []
+        for subscription in subscriptions {
+            var rates: [UInt16] = []
+            for try await measurement in subscription {
+                rates.append(measurement.heartRate)
+                if rates.count == 3 { break }
+            }
+            received.append(rates)
+        }
+        for connection in connections { await connection.disconnect() }
+        for backend in backends { await backend.close() }
+        await served.stop()
+        #expect(centrals.count == 2)
+        #expect(reached == [2, 2, 2])
+        #expect(received.count == 2 && received[0] == received[1] && received[0].count == 3)
     }
 }
 
