@@ -126,6 +126,11 @@ struct HaraldBumbleBench {
                 fatalError("usage: --role pairing-peripheral --transport T --name NAME --model M")
             }
             return try await PairingBench.runPeripheral(transport: transport, name: name, model: model)
+        case "stream-peripheral":
+            guard let transport = options["transport"], let text = options["address"], let address = BluetoothAddress(text, kind: .random) else {
+                fatalError("usage: --role stream-peripheral --transport T --address ADDR [--notify-count N]")
+            }
+            return try await StreamPeripheral.run(transport: transport, address: address, count: Int(options["notify-count"] ?? "1000") ?? 1000)
         default: break
         }
         guard let transport = options["transport"], let addressText = options["address"],
