@@ -42,7 +42,7 @@ public actor HCIPeripheral {
     private let security: SecurityConfiguration?
     private let localMTU: Int
     private let logger: Logger
-    private var advertising: LegacyAdvertising?
+    private var advertising: HostAdvertising?
     private var advertisesAgain = false
     private var watchers: [UInt64: AsyncStream<Event>.Continuation] = [:]
     private var nextWatcher: UInt64 = 0
@@ -104,6 +104,12 @@ public actor HCIPeripheral {
     /// connection (a connection stops connectable advertising; several centrals may connect where
     /// the controller allows) and whenever a central disconnects.
     public func advertise(_ advertising: LegacyAdvertising, again: Bool = true) async throws(HCIError) {
+        try await advertise(.legacy(advertising), again: again)
+    }
+
+    /// Advertises legacy or extended advertising (extended carries more than 31 octets, on
+    /// controllers that have it); `again` as for legacy advertising.
+    public func advertise(_ advertising: HostAdvertising, again: Bool = true) async throws(HCIError) {
         try await host.startAdvertising(advertising)
         self.advertising = advertising
         advertisesAgain = again

@@ -23,8 +23,15 @@ public struct HCIPeripheralBackend: PeripheralBackend {
     }
 
     public func serve(_ definition: PeripheralDefinition) async throws(BluetoothError) -> any ServingBackend {
-        guard let payloads = definition.advertisement.legacyPayloads() else {
-            throw .unsupported("the advertisement does not fit legacy advertising (31 octets of data and 31 of scan response)")
+        // Legacy advertising when it fits (every central scans for it); else one extended
+        // advertising set, when the controller has extended advertising.
+        let advertisement = definition.advertisement
+        let setup: HostAdvertising
+        if let payloads = advertisement.legacyPayloads() {
+            setup = .legacy(
+                LegacyAdvertising(kind: advertisement.isConnectable ? .connectable : .nonConnectable, data: payloads.data, scanResponse: payloads.scanResponse))
+        } else {
+            setup = .extended(ExtendedAdvertising(kind: advertisement.isConnectable ? .connectable : .nonConnectable, data: advertisement.advertisingData))
         }
         guard serving.withLock({ busy in defer { busy = true }; return !busy }) else {
             throw .misuse("this backend serves a definition already (a controller has one GATT database)")
@@ -32,10 +39,11 @@ public struct HCIPeripheralBackend: PeripheralBackend {
         do {
             let peripheral = try await HCIPeripheral.open(
                 transport: transport, services: definition.gattServices(), configuration: configuration, security: security)
-            try await peripheral.advertise(
-                LegacyAdvertising(
-                    kind: definition.advertisement.isConnectable ? .connectable : .nonConnectable, data: payloads.data,
-                    scanResponse: payloads.scanResponse))
+            do { try await peripheral.advertise(setup) } catch {
+                await peripheral.close()
+                if case .unsupported(let detail) = error { throw BluetoothError.unsupported(detail) }
+                throw error
+            }
             let serving = self.serving
             return GATTServing(server: peripheral.server) {
                 await peripheral.close()

@@ -308,6 +308,30 @@ struct HaraldPeripheralBumbleIntegrationTests {
         #expect(reached == [2, 2, 2])
         #expect(received.count == 2 && received[0] == received[1] && received[0].count == 3)
     }
+
+    @Test func anAdvertisementLongerThanLegacyAdvertisingGoesOutAsAnExtendedSetAndIsHeardWhole() async throws {
+        let payload = (0..<120).map { UInt8($0) }
+        let name = "Harald extended advertising set"
+        let definition = PeripheralDefinition(
+            advertisement: PeripheralAdvertisement(
+                name: name, services: [Self.service], manufacturer: ManufacturerData(companyID: 0xFFFF, data: payload)),
+            services: Self.services.map { service in
+                ServiceDefinition(uuid: service.uuid, characteristics: [CharacteristicDefinition(uuid: Self.open, properties: [.read], value: Array("open".utf8))])
+            })
+        #expect(definition.advertisement.legacyPayloads() == nil)
+        let served = try await ServedPeripheral.start(definition, on: HCIPeripheralBackend(transport: try #require(HaraldPair.peripheralTransport)))
+        let backend = try await HCICentralBackend.open(transport: try #require(HaraldPair.centralTransport))
+        let central = Central(backend: backend)
+        let found = try await central.scan(ScanRequest(namePrefix: name)).first(timeout: .seconds(10))
+        let connection = try await central.connect(to: found, timeout: .seconds(10))
+        let value = try await Self.read(Self.open, on: connection)
+        await connection.disconnect()
+        await backend.close()
+        await served.stop()
+        #expect(found.localName == name)
+        #expect(found.data.manufacturerData?.data == payload)
+        #expect(value == "open")
+    }
 }
 
 /// A device with a passkey printed on it: always displays the same one.

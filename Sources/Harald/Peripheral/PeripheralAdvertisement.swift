@@ -3,10 +3,11 @@ import HaraldCore
 
 /// What a peripheral advertises: enough for centrals to find it and know what it is.
 ///
-/// Backends put what fits where it may go: legacy advertising over HCI carries 31 octets of
-/// advertising data and 31 of scan response (the name moves to the scan response when both do
-/// not fit together; more fails with ``BluetoothError/unsupported(_:)`` naming the sizes);
-/// CoreBluetooth advertises only the local name and service UUIDs.
+/// Backends put what fits where it may go: over HCI, legacy advertising (31 octets of
+/// advertising data and 31 of scan response; the name moves to the scan response when both do not
+/// fit together) and, when even that does not fit, one extended advertising set on controllers
+/// that have it (else ``BluetoothError/unsupported(_:)`` naming the sizes); CoreBluetooth
+/// advertises only the local name and service UUIDs.
 public struct PeripheralAdvertisement: Hashable, Sendable {
     /// Complete Local Name.
     public var name: String?
@@ -33,11 +34,17 @@ public struct PeripheralAdvertisement: Hashable, Sendable {
         self.isConnectable = isConnectable
     }
 
+    /// Everything in one list of AD structures: flags, service UUIDs, manufacturer data, name,
+    /// appearance, TX power (what extended advertising carries when it does not fit 31 octets).
+    public var advertisingData: AdvertisingData {
+        AdvertisingData.device(name: name, services: services, manufacturer: manufacturer).adding(appearance: appearance, txPower: txPower)
+    }
+
     /// Advertising data and scan response for legacy advertising (31 octets each): everything in
     /// the advertising data when it fits, else the name in the scan response; nil when even that
     /// does not fit.
     public func legacyPayloads() -> (data: AdvertisingData, scanResponse: AdvertisingData)? {
-        let all = AdvertisingData.device(name: name, services: services, manufacturer: manufacturer).adding(appearance: appearance, txPower: txPower)
+        let all = advertisingData
         if all.bytes.count <= 31 { return (all, AdvertisingData()) }
         let withoutName = AdvertisingData.device(name: nil, services: services, manufacturer: manufacturer)
             .adding(appearance: appearance, txPower: txPower)

@@ -77,7 +77,7 @@ public actor HCIHost {
     var connections: [UInt16: ConnectionState] = [:]
 
     // Advertising and connections as peripheral (HCIHost+Advertising.swift)
-    var advertising: LegacyAdvertising?
+    var advertising: HostAdvertising?
     var incomingConnectionWatchers: [UInt64: AsyncStream<LEConnection>.Continuation] = [:]
 
     // Encryption (HCIHost+Encryption.swift)

@@ -58,7 +58,112 @@ public struct LegacyAdvertising: Hashable, Sendable {
     }
 }
 
+/// Extended advertising (Core spec Vol 6 Part B §2.3.1, 4.4.2.12): one advertising set whose
+/// data may exceed 31 octets (up to what the controller takes, 1650 at most), carried in auxiliary
+/// packets on the secondary channels. Centrals must scan with the extended commands to see it.
+public struct ExtendedAdvertising: Hashable, Sendable {
+    /// An extended advertising PDU is connectable or scannable, never both.
+    public enum Kind: Hashable, Sendable {
+        /// Centrals may connect; there is no scan response.
+        case connectable
+        /// Active scanners get ``ExtendedAdvertising/scanResponse``; no connections.
+        case scannable
+        /// A beacon.
+        case nonConnectable
+
+        var properties: UInt16 {
+            switch self {
+            case .connectable: 0x0001
+            case .scannable: 0x0002
+            case .nonConnectable: 0x0000
+            }
+        }
+    }
+
+    public var kind: Kind
+    public var data: AdvertisingData
+    /// Only for ``Kind/scannable``.
+    public var scanResponse: AdvertisingData
+    /// Advertising interval bounds in units of 0.625 ms (32…16,777,215: 20 ms…10,485 s).
+    public var intervalMin: UInt32
+    public var intervalMax: UInt32
+
+    public init(
+        kind: Kind = .connectable, data: AdvertisingData, scanResponse: AdvertisingData = AdvertisingData(), intervalMin: UInt32 = 160,
+        intervalMax: UInt32 = 160
+    ) {
+        self.kind = kind
+        self.data = data
+        self.scanResponse = scanResponse
+        self.intervalMin = intervalMin
+        self.intervalMax = intervalMax
+    }
+}
+
+/// What the host puts on air: legacy advertising (31 octets, every controller) or an extended
+/// advertising set (longer data, controllers with LE Extended Advertising).
+public enum HostAdvertising: Hashable, Sendable {
+    case legacy(LegacyAdvertising)
+    case extended(ExtendedAdvertising)
+}
+
 extension HCIHost {
+    /// The advertising set Harald uses for extended advertising.
+    static let advertisingSet: UInt8 = 0
+
+    /// Starts extended advertising on one advertising set (replacing what was on air): its random
+    /// address (the host's), parameters, data and scan response in fragments of 251 octets, enable.
+    /// Throws ``HCIError/unsupported(_:)`` when the controller has no extended advertising, the
+    /// data exceeds what it takes (LE Read Maximum Advertising Data Length), a connectable set has
+    /// a scan response, or the interval is out of range.
+    public func startAdvertising(_ advertising: ExtendedAdvertising) async throws(HCIError) {
+        try ensureOpen()
+        guard let controller, controller.supports(.extendedAdvertising) else {
+            throw .unsupported("this controller has no extended advertising")
+        }
+        guard (32...0xFF_FFFF).contains(advertising.intervalMin), (32...0xFF_FFFF).contains(advertising.intervalMax),
+            advertising.intervalMin <= advertising.intervalMax
+        else { throw .unsupported("the advertising interval must lie within 20 ms…10,485 s, minimum ≤ maximum") }
+        if advertising.kind != .scannable, !advertising.scanResponse.structures.isEmpty {
+            throw .unsupported("only a scannable extended advertisement has a scan response")
+        }
+        let answer = try await execute(.leReadMaximumAdvertisingDataLength)
+        let maximum = answer.count >= 2 ? Int(answer[0]) | Int(answer[1]) << 8 : 31
+        for (field, bytes) in [("advertising data", advertising.data.bytes), ("scan response data", advertising.scanResponse.bytes)]
+        where bytes.count > maximum {
+            throw .unsupported("\(field) is \(bytes.count) octets; this controller advertises at most \(maximum)")
+        }
+        try await stopAnyAdvertising()
+        let handle = Self.advertisingSet
+        try await execute(.leSetAdvertisingSetRandomAddress(handle: handle, address: controller.randomAddress))
+        try await execute(
+            .leSetExtendedAdvertisingParameters(
+                handle: handle, properties: advertising.kind.properties, intervalMin: advertising.intervalMin,
+                intervalMax: advertising.intervalMax, ownAddressType: .random))
+        for command in HCICommand.extendedDataFragments(advertising.data.bytes, handle: handle, scanResponse: false) {
+            try await execute(command)
+        }
+        if advertising.kind == .scannable {
+            for command in HCICommand.extendedDataFragments(advertising.scanResponse.bytes, handle: handle, scanResponse: true) {
+                try await execute(command)
+            }
+        }
+        try await execute(.leSetExtendedAdvertisingEnable(true, handle: handle))
+        self.advertising = .extended(advertising)
+    }
+
+    /// Stops what is on air, legacy or extended.
+    private func stopAnyAdvertising() async throws(HCIError) {
+        switch advertising {
+        case .legacy?: try await execute(.leSetAdvertisingEnable(false))
+        case .extended?:
+            try await execute(.leSetExtendedAdvertisingEnable(false, handle: Self.advertisingSet))
+            try await execute(.leRemoveAdvertisingSet(handle: Self.advertisingSet))
+        case nil: break
+        }
+        advertising = nil
+    }
+
     /// Starts legacy advertising (replacing what was on air): parameters, data, scan response,
     /// enable. A controller stops connectable advertising when a central connects; call again
     /// to advertise for the next one. Our address is the host's random address.
@@ -67,26 +172,31 @@ extension HCIHost {
         do throws(LegacyAdvertising.Problem) { try advertising.validate() } catch {
             throw .unsupported(error.description)
         }
-        if self.advertising != nil { try await execute(.leSetAdvertisingEnable(false)) }
-        self.advertising = nil
+        try await stopAnyAdvertising()
         try await execute(
             .leSetAdvertisingParameters(
                 intervalMin: advertising.intervalMin, intervalMax: advertising.intervalMax, type: advertising.kind, ownAddressType: .random))
         try await execute(.leSetAdvertisingData(advertising.data.bytes))
         try await execute(.leSetScanResponseData(advertising.scanResponse.bytes))
         try await execute(.leSetAdvertisingEnable(true))
-        self.advertising = advertising
+        self.advertising = .legacy(advertising)
+    }
+
+    /// Starts `advertising`, legacy or extended.
+    public func startAdvertising(_ advertising: HostAdvertising) async throws(HCIError) {
+        switch advertising {
+        case .legacy(let legacy): try await startAdvertising(legacy)
+        case .extended(let extended): try await startAdvertising(extended)
+        }
     }
 
     /// Stops advertising (nothing happens when none is on air).
     public func stopAdvertising() async throws(HCIError) {
-        guard advertising != nil else { return }
-        advertising = nil
-        try await execute(.leSetAdvertisingEnable(false))
+        try await stopAnyAdvertising()
     }
 
-    /// What is on air now, if anything.
-    public var currentAdvertising: LegacyAdvertising? { advertising }
+    /// Whether something is on air now.
+    public var isAdvertising: Bool { advertising != nil }
 
     /// Connections centrals make to us (we are peripheral), from now on, until the host closes.
     /// Each call returns a new stream; each connection goes to every live stream.

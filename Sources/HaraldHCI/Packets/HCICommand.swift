@@ -55,6 +55,13 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let leReadMaximumDataLength = HCIOpcode(rawValue: 0x202F)
     public static let leSetDefaultPHY = HCIOpcode(rawValue: 0x2031)
     public static let leSetPHY = HCIOpcode(rawValue: 0x2032)
+    public static let leSetAdvertisingSetRandomAddress = HCIOpcode(rawValue: 0x2035)
+    public static let leSetExtendedAdvertisingParameters = HCIOpcode(rawValue: 0x2036)
+    public static let leSetExtendedAdvertisingData = HCIOpcode(rawValue: 0x2037)
+    public static let leSetExtendedScanResponseData = HCIOpcode(rawValue: 0x2038)
+    public static let leSetExtendedAdvertisingEnable = HCIOpcode(rawValue: 0x2039)
+    public static let leReadMaximumAdvertisingDataLength = HCIOpcode(rawValue: 0x203A)
+    public static let leRemoveAdvertisingSet = HCIOpcode(rawValue: 0x203C)
     public static let leSetExtendedScanParameters = HCIOpcode(rawValue: 0x2041)
     public static let leSetExtendedScanEnable = HCIOpcode(rawValue: 0x2042)
     public static let leExtendedCreateConnection = HCIOpcode(rawValue: 0x2043)
@@ -73,7 +80,10 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         0x201A: "LE Long Term Key Request Reply", 0x201B: "LE Long Term Key Request Negative Reply", 0x2022: "LE Set Data Length",
         0x2023: "LE Read Suggested Default Data Length", 0x2024: "LE Write Suggested Default Data Length",
         0x202F: "LE Read Maximum Data Length", 0x2031: "LE Set Default PHY", 0x2032: "LE Set PHY",
-        0x2041: "LE Set Extended Scan Parameters", 0x2042: "LE Set Extended Scan Enable",
+        0x2035: "LE Set Advertising Set Random Address", 0x2036: "LE Set Extended Advertising Parameters",
+        0x2037: "LE Set Extended Advertising Data", 0x2038: "LE Set Extended Scan Response Data",
+        0x2039: "LE Set Extended Advertising Enable", 0x203A: "LE Read Maximum Advertising Data Length",
+        0x203C: "LE Remove Advertising Set", 0x2041: "LE Set Extended Scan Parameters", 0x2042: "LE Set Extended Scan Enable",
         0x2043: "LE Extended Create Connection", 0x2060: "LE Read Buffer Size v2",
     ]
 }

@@ -269,3 +269,80 @@ extension HCICommand {
         Array(data.prefix(31)) + [UInt8](repeating: 0, count: max(0, 31 - data.count))
     }
 }
+
+/// The commands of extended advertising (Core spec Vol 4 Part E §7.8.53–7.8.60): advertising sets
+/// whose data may exceed 31 octets, carried in fragments of at most 251 octets per command.
+extension HCICommand {
+    /// The largest data fragment one LE Set Extended Advertising/Scan Response Data command carries.
+    public static let extendedAdvertisingFragment = 251
+
+    public static let leReadMaximumAdvertisingDataLength = HCICommand(.leReadMaximumAdvertisingDataLength)
+
+    /// The random address set `handle` advertises from.
+    public static func leSetAdvertisingSetRandomAddress(handle: UInt8, address: BluetoothAddress) -> HCICommand {
+        HCICommand(.leSetAdvertisingSetRandomAddress, parameters: [handle] + address.littleEndianBytes)
+    }
+
+    /// Parameters of advertising set `handle` on the LE 1M PHY (primary and secondary), all three
+    /// primary channels, no filter, no preferred TX power. `properties`: bit 0 connectable, bit 1
+    /// scannable (an extended PDU may be one or the other, not both). Interval in 0.625 ms units.
+    public static func leSetExtendedAdvertisingParameters(
+        handle: UInt8, properties: UInt16, intervalMin: UInt32, intervalMax: UInt32, ownAddressType: LEAddressType
+    ) -> HCICommand {
+        func uint24(_ value: UInt32) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF)] }
+        return HCICommand(.leSetExtendedAdvertisingParameters) {
+            $0.write(handle)
+            $0.write(properties)
+            $0.write(bytes: uint24(intervalMin))
+            $0.write(bytes: uint24(intervalMax))
+            $0.write(UInt8(0x07))  // channels 37, 38 and 39
+            $0.write(ownAddressType.rawValue)
+            $0.write(UInt8(0))  // peer address type (no directed advertising)
+            $0.write(bytes: [UInt8](repeating: 0, count: 6))  // peer address
+            $0.write(UInt8(0))  // filter policy
+            $0.write(UInt8(0x7F))  // TX power: no preference
+            $0.write(UInt8(0x01))  // primary PHY: LE 1M
+            $0.write(UInt8(0))  // secondary max skip
+            $0.write(UInt8(0x01))  // secondary PHY: LE 1M
+            $0.write(handle & 0x0F)  // advertising SID
+            $0.write(UInt8(0))  // no scan request notifications
+        }
+    }
+
+    /// One fragment of set `handle`'s advertising data; `operation`: 0 intermediate, 1 first,
+    /// 2 last, 3 complete.
+    public static func leSetExtendedAdvertisingData(handle: UInt8, operation: UInt8, fragment: [UInt8]) -> HCICommand {
+        HCICommand(.leSetExtendedAdvertisingData, parameters: [handle, operation, 0x01, UInt8(fragment.count)] + fragment)
+    }
+
+    /// One fragment of set `handle`'s scan response data (operations as for advertising data).
+    public static func leSetExtendedScanResponseData(handle: UInt8, operation: UInt8, fragment: [UInt8]) -> HCICommand {
+        HCICommand(.leSetExtendedScanResponseData, parameters: [handle, operation, 0x01, UInt8(fragment.count)] + fragment)
+    }
+
+    /// Starts or stops advertising set `handle` (no duration, no event limit).
+    public static func leSetExtendedAdvertisingEnable(_ enable: Bool, handle: UInt8) -> HCICommand {
+        HCICommand(.leSetExtendedAdvertisingEnable, parameters: [enable ? 1 : 0, 1, handle, 0, 0, 0])
+    }
+
+    /// Removes advertising set `handle`.
+    public static func leRemoveAdvertisingSet(handle: UInt8) -> HCICommand {
+        HCICommand(.leRemoveAdvertisingSet, parameters: [handle])
+    }
+
+    /// The commands that set `data` (advertising or scan response) on set `handle`, in fragments
+    /// of at most 251 octets; an empty payload is one empty complete fragment.
+    static func extendedDataFragments(_ data: [UInt8], handle: UInt8, scanResponse: Bool) -> [HCICommand] {
+        let make = scanResponse ? leSetExtendedScanResponseData : leSetExtendedAdvertisingData
+        guard data.count > extendedAdvertisingFragment else { return [make(handle, 0x03, data)] }
+        var commands: [HCICommand] = []
+        var offset = 0
+        while offset < data.count {
+            let end = min(offset + extendedAdvertisingFragment, data.count)
+            let operation: UInt8 = offset == 0 ? 0x01 : end == data.count ? 0x02 : 0x00
+            commands.append(make(handle, operation, Array(data[offset..<end])))
+            offset = end
+        }
+        return commands
+    }
+}

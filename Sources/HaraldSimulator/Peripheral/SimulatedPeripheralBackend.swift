@@ -25,12 +25,14 @@ struct SimulatedPeripheralBackend: PeripheralBackend {
 
     func serve(_ definition: PeripheralDefinition) async throws(BluetoothError) -> any ServingBackend {
         guard world.runtime(of: address) == nil else { throw .misuse("a device already serves at \(address)") }
-        guard let payloads = definition.advertisement.legacyPayloads() else {
-            throw .unsupported("the advertisement does not fit 31 octets of advertising data and 31 of scan response")
-        }
+        // What a scanner gets: legacy advertising and its scan response when they fit, else the
+        // whole advertisement as an extended advertising set carries it.
+        let advertisement = definition.advertisement
+        let heard = advertisement.legacyPayloads().map { AdvertisingData(structures: $0.data.structures + $0.scanResponse.structures) }
+            ?? advertisement.advertisingData
         let services = definition.gattServices()
         let device = VirtualPeripheral(
-            address: address, advertisingData: AdvertisingData(structures: payloads.data.structures + payloads.scanResponse.structures),
+            address: address, advertisingData: heard,
             isConnectable: definition.advertisement.isConnectable, rssi: rssi, advertisingInterval: advertisingInterval, pairing: pairing
         ) { _ in PeripheralBehaviour(services: services) }
         do { try world.add(device) } catch { throw .backend("the definition's database: \(error)") }
