@@ -332,6 +332,26 @@ struct HaraldPeripheralBumbleIntegrationTests {
         #expect(found.data.manufacturerData?.data == payload)
         #expect(value == "open")
     }
+
+    @Test func thePeripheralAsksForNewConnectionParametersAndTheCentralAppliesThem() async throws {
+        let sides = try await Self.sides(
+            name: "Harald-P5", peripheralSecurity: SecurityConfiguration(bonds: InMemoryBondStore()),
+            centralSecurity: SecurityConfiguration(bonds: InMemoryBondStore()))
+        let connection = try await sides.connect()
+        let link = try #require(await sides.peripheral.host.openConnections.first)
+        let wanted = LEConnectionParameters(intervalMin: 40, intervalMax: 56, latency: 0, supervisionTimeout: 400)
+        let accepted = try await link.requestConnectionParameters(wanted, timeout: .seconds(10))
+        // The central's connection update reaches the peripheral's controller shortly after.
+        var interval = link.parameters.interval
+        for _ in 0..<100 where !(40...56).contains(interval) {
+            try await Task.sleep(for: .milliseconds(20))
+            interval = link.parameters.interval
+        }
+        await connection.disconnect()
+        await sides.close()
+        #expect(accepted)
+        #expect((40...56).contains(interval), "interval \(interval) × 1.25 ms")
+    }
 }
 
 /// A device with a passkey printed on it: always displays the same one.

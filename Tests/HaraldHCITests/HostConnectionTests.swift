@@ -306,6 +306,13 @@ struct LESignalingTests {
         #expect(answerLESignaling([0x13, 0x09, 0x02, 0x00, 0x00, 0x00]).reply == nil)
     }
 
+    @Test func aPeripheralRejectsAParameterUpdateRequestAsNotUnderstood() {
+        // Valid parameters, but only a central takes the request.
+        let answer = answerLESignaling([0x12, 0x01, 0x08, 0x00, 0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xF4, 0x01], role: .peripheral)
+        #expect(answer.reply == [0x01, 0x01, 0x02, 0x00, 0x00, 0x00])
+        #expect(answer.update == nil)
+    }
+
     @Test func invalidParameterUpdateIsRejectedWithResultOne() {
         // Interval min above max.
         let answer = answerLESignaling([0x12, 0x01, 0x08, 0x00, 0x28, 0x00, 0x18, 0x00, 0x00, 0x00, 0xF4, 0x01])

@@ -80,6 +80,10 @@ public actor HCIHost {
     var advertising: HostAdvertising?
     var incomingConnectionWatchers: [UInt64: AsyncStream<LEConnection>.Continuation] = [:]
 
+    // Our own LE signaling requests as peripheral (HCIHost+ParameterRequests.swift)
+    var parameterRequests: [ParameterRequestKey: ParameterRequestWaiter] = [:]
+    var nextSignalingIdentifier: UInt8 = 0
+
     // Encryption (HCIHost+Encryption.swift)
     var encryptionWaiters: [UInt16: EncryptionWaiter] = [:]
     var longTermKeyProvider: LongTermKeyProvider?

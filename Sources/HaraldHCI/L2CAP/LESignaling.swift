@@ -22,7 +22,9 @@ struct LESignalingAnswer: Equatable {
     var update: LEConnectionParameters?
 }
 
-func answerLESignaling(_ pdu: [UInt8]) -> LESignalingAnswer {
+/// `role`: ours on the link. Only a central takes Connection Parameter Update Requests; a
+/// peripheral rejects one (command not understood), as Core spec Vol 3 Part A §4.20 asks.
+func answerLESignaling(_ pdu: [UInt8], role: LERole = .central) -> LESignalingAnswer {
     guard pdu.count >= 4 else { return LESignalingAnswer() }  // too short to answer: ignore
     let code = pdu[0], identifier = pdu[1]
     let length = Int(pdu[2]) | Int(pdu[3]) << 8
@@ -36,7 +38,7 @@ func answerLESignaling(_ pdu: [UInt8]) -> LESignalingAnswer {
         return LESignalingAnswer(reply: reply(LESignalingCode.commandReject, [0x00, 0x00]))
     }
     switch code {
-    case LESignalingCode.connectionParameterUpdateRequest where data.count == 8:
+    case LESignalingCode.connectionParameterUpdateRequest where data.count == 8 && role == .central:
         let word = { (index: Int) in UInt16(data[index]) | UInt16(data[index + 1]) << 8 }
         let parameters = LEConnectionParameters(intervalMin: word(0), intervalMax: word(2), latency: word(4),
                                                 supervisionTimeout: word(6))
@@ -69,7 +71,17 @@ func answerSecurityManager(_ pdu: [UInt8]) -> [UInt8]? {
 // only the reader can see the Number Of Completed Packets that frees them.
 extension HCIHost {
     func handleSignaling(_ pdu: [UInt8], handle: UInt16) {
-        let answer = answerLESignaling(pdu)
+        if pdu.count >= 6, pdu[0] == LESignalingCode.connectionParameterUpdateResponse || pdu[0] == LESignalingCode.commandReject,
+            let waiter = parameterRequests.removeValue(forKey: ParameterRequestKey(handle: handle, identifier: pdu[1]))
+        {
+            // The answer to our own request (we are peripheral): result 0x0000 accepted.
+            waiter.timer?.cancel()
+            let accepted = pdu[0] == LESignalingCode.connectionParameterUpdateResponse && pdu[4] == 0 && pdu[5] == 0
+            waiter.continuation.resume(returning: .success(accepted))
+            return
+        }
+        let role = connections[handle]?.connection.role ?? .central
+        let answer = answerLESignaling(pdu, role: role)
         let reply = answer.reply, update = answer.update
         guard reply != nil || update != nil else { return }
         startBackground { host in

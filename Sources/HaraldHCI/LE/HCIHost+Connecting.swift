@@ -199,5 +199,6 @@ extension HCIHost {
         state.connection.att.finish()
         state.connection.securityManager.finish()
         state.connection.finishEncryptionChanges()
+        failParameterRequests(handle: handle, reason: reason)
     }
 }

@@ -122,6 +122,14 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         return try await host.encrypt(handle: handle, key: key, rand: rand, ediv: ediv, timeout: timeout)
     }
 
+    /// As peripheral, asks the central for new connection parameters (L2CAP Connection Parameter
+    /// Update Request); true when it accepted — the new interval, latency and timeout then show
+    /// in ``parameters`` once the link layer applied them — false when it refused.
+    public func requestConnectionParameters(_ parameters: LEConnectionParameters, timeout: Duration = .seconds(30)) async throws(HCIError) -> Bool {
+        guard let host = hostReference.host else { throw .closed }
+        return try await host.requestConnectionParameters(handle: handle, parameters, timeout: timeout)
+    }
+
     /// Asks for a larger link-layer payload (Data Length Extension); `octets` 27…251.
     public func setDataLength(octets: UInt16 = 251, time: UInt16 = 2120) async throws(HCIError) {
         guard let host = hostReference.host else { throw .closed }
