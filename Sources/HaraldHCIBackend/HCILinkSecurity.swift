@@ -23,15 +23,20 @@ public struct HCISecurityConfiguration: Sendable {
     public var pairing: PairingConfiguration
     public var agent: any PairingAgent
     public var lostBond: LostBondPolicy
+    /// Repeated Attempts protection (Core spec Vol 3 Part H §2.3.6): after a failed pairing with
+    /// a peer, the next one waits, longer after each failure. Nil: the backend makes one on its
+    /// clock with the default policy (2 s doubling up to 64 s).
+    public var attempts: PairingAttemptLimiter?
 
     public init(
         bonds: any BondStore, pairing: PairingConfiguration = PairingConfiguration(), agent: any PairingAgent = AutomaticPairingAgent(),
-        lostBond: LostBondPolicy = .fail
+        lostBond: LostBondPolicy = .fail, attempts: PairingAttemptLimiter? = nil
     ) {
         self.bonds = bonds
         self.pairing = pairing
         self.agent = agent
         self.lostBond = lostBond
+        self.attempts = attempts
     }
 }
 
@@ -46,16 +51,26 @@ actor HCILinkSecurity: LinkSecurityManager {
     private let logger: Logger
     private var level = SecurityLevel.none
     private var bonded = false
+    /// The peer's identity address when it is on a resolvable private address we resolved.
+    private let peerIdentity: BluetoothAddress?
+    private let attempts: PairingAttemptLimiter?
+    /// Set once a pairing hit the SMP timeout: no more SMP on this link (Vol 3 Part H §3.4).
+    private var smpTimedOut = false
 
     init(
-        link: LEConnection, configuration: HCISecurityConfiguration, logger: Logger,
-        pair: @escaping @Sendable () async throws(PairingError) -> PairingOutcome
+        link: LEConnection, configuration: HCISecurityConfiguration, logger: Logger, peerIdentity: BluetoothAddress? = nil,
+        attempts: PairingAttemptLimiter? = nil, pair: @escaping @Sendable () async throws(PairingError) -> PairingOutcome
     ) {
         self.link = link
         self.configuration = configuration
         self.logger = logger
+        self.peerIdentity = peerIdentity
+        self.attempts = attempts
         self.pair = pair
     }
+
+    /// The peer's addresses, as the Repeated Attempts limiter knows it.
+    private var peerAddresses: [BluetoothAddress] { [link.peer] + (peerIdentity.map { [$0] } ?? []) }
 
     func currentSecurity() async -> LinkSecurity {
         let parameters = link.parameters
@@ -65,7 +80,12 @@ actor HCILinkSecurity: LinkSecurityManager {
 
     func raiseSecurity(for code: ATTErrorCode, timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
         let bond: Bond?
-        do { bond = try await configuration.bonds.bond(resolving: link.peer) } catch { throw .backend("the bond store: \(error)") }
+        do throws(BondStoreError) {
+            // A private address the store cannot resolve itself may still be a bond we resolved.
+            var found = try await configuration.bonds.bond(resolving: link.peer)
+            if found == nil, let peerIdentity { found = try await configuration.bonds.bond(for: peerIdentity) }
+            bond = found
+        } catch { throw .backend("the bond store: \(error)") }
         // Encrypting with the bond's key helps unless the link is encrypted already (then the
         // peer wants more than the bond gives: a stronger pairing).
         if let bond, let key = bond.longTermKey, !link.parameters.isEncrypted, key.securityLevel >= Self.needed(for: code) {
@@ -87,10 +107,17 @@ actor HCILinkSecurity: LinkSecurityManager {
     /// Pairs, and stores the bond when both sides asked to bond.
     private func pairNow() async throws(BluetoothError) -> LinkSecurity {
         let outcome: PairingOutcome
-        do { outcome = try await pair() } catch { throw Self.translate(error) }
+        if smpTimedOut { throw .pairingFailed("the SMP timeout passed on this link; pairing needs a new connection") }
+        if let wait = await attempts?.remainingWait(forAny: peerAddresses) { throw .pairingAttemptTooSoon(retryAfter: wait) }
+        do { outcome = try await pair() } catch {
+            if error == .timedOut { smpTimedOut = true }
+            if error.countsAsFailedAttempt { await attempts?.recordFailure(ofAny: peerAddresses) }
+            throw Self.translate(error)
+        }
+        await attempts?.recordSuccess(ofAny: peerAddresses + (outcome.peerIdentityAddress.map { [$0] } ?? []))
         level = outcome.method.securityLevel(keySize: outcome.keySize)
         if outcome.isBonding, let key = outcome.longTermKey {
-            let identity = outcome.peerIdentityAddress ?? link.peer
+            let identity = outcome.peerIdentityAddress ?? peerIdentity ?? link.peer
             do {
                 let bond = try Bond(
                     identityAddress: identity.isIdentity ? identity : link.peer, lastAddress: link.peer, longTermKey: key,
@@ -123,3 +150,4 @@ actor HCILinkSecurity: LinkSecurityManager {
         }
     }
 }
+

@@ -44,6 +44,7 @@ public actor SMPResponder {
     private let keyPair: P256KeyPair
     private let random: RandomSource
     private let awaitEncryption: EncryptionWaiter
+    private let attempts: PairingAttemptLimiter?
 
     private var phase = Phase.idle
     private var inbox: [[UInt8]] = []
@@ -61,12 +62,16 @@ public actor SMPResponder {
     ///   - localKeys: what this device distributes in phase 3.
     ///   - keyPair: this device's P-256 key pair for Secure Connections (fresh by default).
     ///   - random: the source of nonces and generated keys (the system's by default).
+    ///   - attempts: the device's Repeated Attempts limiter, shared by all its responders: a
+    ///     Pairing Request from a central (by its address on this connection) still within its
+    ///     wait after a failed pairing is answered with Pairing Failed, Repeated Attempts (0x09),
+    ///     and every pairing's end is recorded in it. Nil: no limit.
     ///   - awaitEncryption: see ``EncryptionWaiter``.
     public init(
         bearer: any SMPBearer, configuration: PairingConfiguration, addresses: PairingAddresses,
         agent: any PairingAgent, clock: any Clock<Duration> = ContinuousClock(),
         localKeys: SMPResponderLocalKeys, keyPair: P256KeyPair = P256KeyPair(),
-        random: RandomSource = .system, awaitEncryption: @escaping EncryptionWaiter
+        random: RandomSource = .system, attempts: PairingAttemptLimiter? = nil, awaitEncryption: @escaping EncryptionWaiter
     ) {
         self.bearer = bearer
         self.configuration = configuration
@@ -77,6 +82,7 @@ public actor SMPResponder {
         self.keyPair = keyPair
         self.random = random
         self.awaitEncryption = awaitEncryption
+        self.attempts = attempts
     }
 
     // MARK: Public API
@@ -107,16 +113,25 @@ public actor SMPResponder {
         case .pairing, .finished: throw .failedHere(.unspecifiedReason)
         }
         phase = .pairing
+        let peer = addresses.initiator
+        if let attempts, await attempts.remainingWait(for: peer) != nil {
+            // Too soon after a failure (§2.3.6): refused, and not counted as another failure.
+            try? await send(SMPPairingFailed(reason: .repeatedAttempts))
+            end(.failed(.failedHere(.repeatedAttempts)))
+            throw .failedHere(.repeatedAttempts)
+        }
         startPump()
         do throws(PairingError) {
             let outcome = try await pair(request)
             end(.finished)
+            await attempts?.recordSuccess(of: peer)
             return outcome
         } catch {
             if case .failedHere(let reason) = error {
                 try? await send(SMPPairingFailed(reason: reason))
             }
             end(.failed(error))
+            if error.countsAsFailedAttempt { await attempts?.recordFailure(of: peer) }
             throw error
         }
     }
