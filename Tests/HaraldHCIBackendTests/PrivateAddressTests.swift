@@ -1,0 +1,161 @@
+import Foundation
+import Harald
+import HaraldATT
+import HaraldCodec
+import HaraldCore
+@testable import HaraldHCIBackend
+import HaraldSMP
+import HaraldTestSupport
+import Testing
+
+/// A bonded peer that advertises from a resolvable private address made with the IRK it gave
+/// when pairing: recognised in scans and reached by its identity, over the in-process controller.
+@Suite("HCI backend: bonded peers behind resolvable private addresses")
+struct PrivateAddressTests {
+    static let identity = BluetoothAddress("C0:5E:C0:00:00:77", kind: .random)!
+    static let irk = IdentityResolvingKey(key: SecretKey128(littleEndianBytes: (0..<16).map { UInt8(0x90 + $0) })!)
+    static let rpa = irk.resolvablePrivateAddress(prand: 0x5A_12_34)!
+    static let key = LinkSecurityTests.key
+
+    static func peer() throws -> VirtualPeer {
+        var peer = try LinkSecurityTests.peer(holding: key)
+        peer.address = rpa
+        peer.advertisingData = [0x02, 0x01, 0x06]
+        return peer
+    }
+
+    static func bond() throws -> Bond {
+        try Bond(
+            identityAddress: identity, lastAddress: identity,
+            longTermKey: LongTermKey(key: key, keySize: 16, isAuthenticated: false, isSecureConnections: true),
+            localLongTermKey: nil, peerIdentityResolvingKey: irk, peerSignatureKey: nil, localSignatureKey: nil, keySize: 16,
+            isAuthenticated: false, isSecureConnections: true, createdAt: Date(timeIntervalSince1970: 0))
+    }
+
+    static func open(_ bonds: InMemoryBondStore) async throws -> (VirtualController, HCICentralBackend) {
+        let controller = VirtualController(peers: [try peer()])
+        let backend = try await HCICentralBackend.open(
+            transport: controller, clock: ManualClock(), security: HCISecurityConfiguration(bonds: bonds))
+        return (controller, backend)
+    }
+
+    static func firstAdvertisement(_ backend: HCICentralBackend) async throws -> Advertisement? {
+        try await withHangGuard(seconds: 60) {
+            for try await advertisement in backend.scan(ScanRequest()) { return advertisement }
+            return nil
+        }
+    }
+
+    @Test func theSampleRPAIsAResolvablePrivateAddress() {
+        #expect(Self.rpa.isResolvablePrivate)
+        #expect(Self.irk.resolves(Self.rpa))
+    }
+
+    @Test func aBondedPeerAdvertisingFromAnRPAIsReportedUnderItsIdentityWithTheAddressSeen() async throws {
+        let (_, backend) = try await Self.open(InMemoryBondStore(bonds: [try Self.bond()]))
+        let advertisement = try #require(try await Self.firstAdvertisement(backend))
+        await backend.close()
+        #expect(advertisement.peripheral == PeripheralIdentifier(address: Self.identity))
+        #expect(advertisement.resolvedPrivateAddress == Self.rpa)
+    }
+
+    @Test func anRPANoBondResolvesIsReportedAsReceived() async throws {
+        let (_, backend) = try await Self.open(InMemoryBondStore())
+        let advertisement = try #require(try await Self.firstAdvertisement(backend))
+        await backend.close()
+        #expect(advertisement.peripheral == PeripheralIdentifier(address: Self.rpa))
+        #expect(advertisement.resolvedPrivateAddress == nil)
+    }
+
+    @Test func aBondStoredAfterOneScanIsUsedByTheNext() async throws {
+        let bonds = InMemoryBondStore()
+        let (_, backend) = try await Self.open(bonds)
+        let before = try #require(try await Self.firstAdvertisement(backend))
+        await bonds.save(try Self.bond())
+        let after = try #require(try await Self.firstAdvertisement(backend))
+        await backend.close()
+        #expect(before.peripheral.address == Self.rpa)
+        #expect(after.peripheral.address == Self.identity)
+    }
+
+    @Test func connectingToTheIdentityReachesThePeerAtItsRPAAndEncryptsWithTheBond() async throws {
+        let (controller, backend) = try await Self.open(InMemoryBondStore(bonds: [try Self.bond()]))
+        let central = Central(backend: backend, clock: ManualClock())
+        try await withHangGuard(seconds: 120) {
+            let advertisement = try #require(try await Self.firstAdvertisement(backend))
+            let connection = try await central.connect(to: advertisement.peripheral, timeout: .seconds(30))
+            let characteristic = try await connection.characteristic(LinkSecurityTests.secret, service: LinkSecurityTests.service)
+            #expect(try await connection.readRaw(characteristic) == [0x42])
+            #expect(await connection.security()?.isBonded == true)
+            await connection.disconnect()
+        }
+        await backend.close()
+        #expect(controller.pairingsStarted == 0)
+    }
+
+    @Test func aPeerConnectedAtItsRPAFindsItsBondInAStoreThatCannotResolve() async throws {
+        // The store was made without a resolver: only the backend's own resolution finds the bond.
+        let (_, backend) = try await Self.open(InMemoryBondStore(bonds: [try Self.bond()]))
+        let central = Central(backend: backend, clock: ManualClock())
+        try await withHangGuard(seconds: 120) {
+            let connection = try await central.connect(to: PeripheralIdentifier(address: Self.rpa), timeout: .seconds(30))
+            let characteristic = try await connection.characteristic(LinkSecurityTests.secret, service: LinkSecurityTests.service)
+            #expect(try await connection.readRaw(characteristic) == [0x42])
+            await connection.disconnect()
+        }
+        await backend.close()
+    }
+
+    @Test func theAddressBookReloadsItsIRKsWhenTheStoreChanges() async throws {
+        let bonds = InMemoryBondStore()
+        let book = BondedAddressBook(bonds: bonds)
+        await book.refresh(force: true)
+        #expect(await book.identity(of: Self.rpa) == nil)
+        await bonds.save(try Self.bond())
+        #expect(await book.identity(of: Self.rpa) == Self.identity)
+        #expect(await book.addressToReach(Self.identity) == Self.rpa)
+        await bonds.removeBond(for: Self.identity)
+        #expect(await book.identity(of: Self.rpa) == nil)
+        #expect(await book.addressToReach(Self.identity) == Self.identity)
+    }
+}
+
+/// Repeated Attempts protection as central (Core spec Vol 3 Part H §2.3.6).
+@Suite("HCI backend: repeated pairing attempts")
+struct RepeatedPairingAttemptTests {
+    @Test func aFailedPairingMakesTheNextOneWaitAndSaysHowLong() async throws {
+        var peer = try LinkSecurityTests.peer(holding: nil)
+        // The peer wants MITM protection that Just Works cannot give: Authentication Requirements.
+        peer.pairing = PairingConfiguration(authReq: [.bonding, .mitm, .secureConnections])
+        let controller = VirtualController(peers: [peer])
+        let clock = ManualClock()
+        let backend = try await HCICentralBackend.open(
+            transport: controller, clock: clock, security: HCISecurityConfiguration(bonds: InMemoryBondStore()))
+        let central = Central(backend: backend, clock: clock)
+        try await withHangGuard(seconds: 120) {
+            let address = PeripheralIdentifier(address: LinkSecurityTests.peerAddress)
+            func read(on connection: PeripheralConnection) async throws -> BluetoothError? {
+                let characteristic = try await connection.characteristic(LinkSecurityTests.secret, service: LinkSecurityTests.service)
+                do {
+                    _ = try await connection.readRaw(characteristic)
+                    return nil
+                } catch { return BluetoothError(error) }
+            }
+            let first = try await central.connect(to: address, timeout: .seconds(30))
+            #expect(try await read(on: first) == .pairingFailed("the peer refused: Authentication Requirements (0x03)"))
+            #expect(try await read(on: first) == .pairingAttemptTooSoon(retryAfter: .seconds(2)))
+            #expect(controller.pairingsStarted == 1, "nothing was sent for the refused attempt")
+            await first.disconnect()
+
+            // The wait holds across connections; once it passed, the next connection pairs again.
+            let second = try await central.connect(to: address, timeout: .seconds(30))
+            #expect(try await read(on: second) == .pairingAttemptTooSoon(retryAfter: .seconds(2)))
+            clock.advance(by: .seconds(2))
+            #expect(try await read(on: second) == .pairingFailed("the peer refused: Authentication Requirements (0x03)"))
+            #expect(controller.pairingsStarted == 2)
+            #expect(try await read(on: second) == .pairingAttemptTooSoon(retryAfter: .seconds(4)))
+            await second.disconnect()
+        }
+        await backend.close()
+    }
+}
