@@ -159,3 +159,42 @@ struct RepeatedPairingAttemptTests {
         await backend.close()
     }
 }
+
+/// The SMP timeout as central (Core spec Vol 3 Part H §3.4): no more SMP on that link.
+@Suite("HCI backend: the SMP timeout")
+struct SMPTimeoutOverHCITests {
+    @Test func afterAPairingTimedOutTheLinkNeverSendsSMPAgain() async throws {
+        var peer = try LinkSecurityTests.peer(holding: nil)
+        peer.ignoresSecurityManager = true
+        let controller = VirtualController(peers: [peer])
+        let clock = ManualClock()
+        let backend = try await HCICentralBackend.open(
+            transport: controller, clock: clock, security: HCISecurityConfiguration(bonds: InMemoryBondStore()))
+        let central = Central(backend: backend, clock: clock)
+        try await withHangGuard(seconds: 120) {
+            let connection = try await central.connect(to: PeripheralIdentifier(address: LinkSecurityTests.peerAddress))
+            let characteristic = try await connection.characteristic(LinkSecurityTests.secret, service: LinkSecurityTests.service)
+            let reading = Task { () -> BluetoothError? in
+                do {
+                    _ = try await connection.readRaw(characteristic)
+                    return nil
+                } catch { return BluetoothError(error) }
+            }
+            while controller.securityManagerPDUsReceived == 0 { await Task.yield() }
+            await clock.waitForSleepers(atLeast: 1)
+            clock.advance(by: .seconds(30))
+            #expect(await reading.value == .timeout(operation: "pairing", after: .seconds(30)))
+
+            clock.advance(by: .seconds(600))  // long past any Repeated Attempts wait
+            do {
+                _ = try await connection.readRaw(characteristic)
+                Issue.record("the read succeeded")
+            } catch {
+                #expect(BluetoothError(error) == .pairingFailed("the SMP timeout passed on this link; pairing needs a new connection"))
+            }
+            #expect(controller.securityManagerPDUsReceived == 1, "only the first Pairing Request was sent")
+            await connection.disconnect()
+        }
+        await backend.close()
+    }
+}

@@ -56,6 +56,7 @@ public final class VirtualController: HCITransport {
         var hostAddress: BluetoothAddress?
         /// Pairings the peers started (Pairing Requests they answered).
         var pairingsStarted = 0
+        var securityManagerPDUsReceived = 0
         /// Long Term Keys peers learned by pairing with the central, by peer.
         var pairedKeys: [BluetoothAddress: (key: SecretKey128, authenticated: Bool)] = [:]
     }
@@ -170,7 +171,9 @@ public final class VirtualController: HCITransport {
     private func receiveSecurityManagerPDU(_ pdu: [UInt8], handle: UInt16) {
         enum Next { case deliver(AsyncStream<[UInt8]>.Continuation), start(VirtualPeer, BluetoothAddress), refuse, ignore }
         let next: Next = state.withLock { state in
+            state.securityManagerPDUsReceived += 1
             guard let link = state.links[handle] else { return .ignore }
+            if peers.first(where: { $0.address == link.peer })?.ignoresSecurityManager == true { return .ignore }
             if let inbox = link.securityManagerInbox { return .deliver(inbox) }
             guard pdu.first == 0x01 else { return .ignore }
             guard let peer = peers.first(where: { $0.address == link.peer }), peer.pairing != nil, let host = state.hostAddress else {
@@ -224,6 +227,9 @@ public final class VirtualController: HCITransport {
 
     /// How many pairings the peers have started with the central.
     public var pairingsStarted: Int { state.withLock { $0.pairingsStarted } }
+
+    /// How many SMP PDUs the central sent to the peers.
+    public var securityManagerPDUsReceived: Int { state.withLock { $0.securityManagerPDUsReceived } }
 
     /// An SMP PDU from a peer to the central, on CID 0x0006.
     private func sendSecurityManagerPDU(_ pdu: [UInt8], handle: UInt16) {

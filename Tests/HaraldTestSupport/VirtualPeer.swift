@@ -22,6 +22,8 @@ public struct VirtualPeer: Sendable {
     /// How the peer pairs as responder (Harald's own ``SMPResponder`` with an automatic agent);
     /// nil: it has no Security Manager and answers Pairing Failed, Pairing Not Supported.
     public var pairing: PairingConfiguration?
+    /// When true the peer's Security Manager never answers (for the SMP timeout).
+    public var ignoresSecurityManager = false
 
     public init(address: BluetoothAddress, advertisingData: [UInt8], scanResponseData: [UInt8] = [], rssi: Int8 = -50, server: GATTServer) {
         self.address = address
