@@ -14,11 +14,11 @@ import Darwin
 #endif
 
 /// Every decoder the fuzzer drives (`FuzzDecode --list` prints the rows): the codec, ATT PDUs,
-/// SMP PDUs, advertising data and beacons, the HCI parsers, the GATT client against a scripted server, the
+/// SMP PDUs, the SMP responder and initiator fed PDU sequences, advertising data and beacons, the HCI parsers, the GATT client against a scripted server, the
 /// Open GoPro packetizer and messages, one row per characteristic of the standard registry, then
 /// the Mi Band kit's messages. Seeds name their target (Fuzz/seeds/targets.tsv) and scripts/fuzz
 /// prefixes each with that target's current row, so rows may be added anywhere.
-let allFuzzTargets: [FuzzTarget] = codecTargets + attTargets + smpTargets + advertisingTargets + hciTargets + serverTargets + goProTargets + profileTargets
+let allFuzzTargets: [FuzzTarget] = codecTargets + attTargets + smpTargets + smpSequenceTargets + advertisingTargets + hciTargets + serverTargets + goProTargets + profileTargets
     + miBandTargets
 
 /// The targets this run drives: all of them, or only those named in the `FUZZ_TARGET` environment
