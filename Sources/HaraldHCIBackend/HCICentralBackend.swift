@@ -213,13 +213,14 @@ public final class HCICentralBackend: CentralBackend {
     private func linkSecurity(for link: LEConnection, identity: BluetoothAddress?) -> HCILinkSecurity? {
         guard let security else { return nil }
         let (host, clock) = (self.host, self.clock)
+        let attempts = L2CAPSMPAttempts(link: link)
         return HCILinkSecurity(
             link: link, configuration: security, logger: logger, peerIdentity: identity, attempts: pairingAttempts
         ) { () async throws(PairingError) -> PairingOutcome in
             guard let ours = await host.controller?.randomAddress else { throw .linkLost("the host is closed") }
             let identity = try? await security.bonds.localIdentity()
             let initiator = SMPInitiator(
-                bearer: L2CAPSMPBearer(link: link), configuration: security.pairing,
+                bearer: attempts.nextAttempt(), configuration: security.pairing,
                 addresses: PairingAddresses(initiator: ours, responder: link.peer), agent: security.agent, clock: clock,
                 localKeys: identity.map { LocalPairingKeys(identityResolvingKey: $0.identityResolvingKey, identityAddress: $0.address) }
             ) { key, ediv, rand in

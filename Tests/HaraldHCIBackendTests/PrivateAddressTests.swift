@@ -123,37 +123,61 @@ struct PrivateAddressTests {
 /// Repeated Attempts protection as central (Core spec Vol 3 Part H §2.3.6).
 @Suite("HCI backend: repeated pairing attempts")
 struct RepeatedPairingAttemptTests {
-    @Test func aFailedPairingMakesTheNextOneWaitAndSaysHowLong() async throws {
+    static let refused = BluetoothError.pairingFailed("the peer refused: Authentication Requirements (0x03)")
+
+    /// A peer that wants MITM protection Just Works cannot give: every pairing fails with
+    /// Authentication Requirements.
+    static func open(clock: ManualClock) async throws -> (VirtualController, HCICentralBackend, Central) {
         var peer = try LinkSecurityTests.peer(holding: nil)
-        // The peer wants MITM protection that Just Works cannot give: Authentication Requirements.
         peer.pairing = PairingConfiguration(authReq: [.bonding, .mitm, .secureConnections])
         let controller = VirtualController(peers: [peer])
-        let clock = ManualClock()
         let backend = try await HCICentralBackend.open(
             transport: controller, clock: clock, security: HCISecurityConfiguration(bonds: InMemoryBondStore()))
-        let central = Central(backend: backend, clock: clock)
+        return (controller, backend, Central(backend: backend, clock: clock))
+    }
+
+    /// Reads the protected characteristic; the error, or nil when it was read.
+    static func read(on connection: PeripheralConnection) async throws -> BluetoothError? {
+        let characteristic = try await connection.characteristic(LinkSecurityTests.secret, service: LinkSecurityTests.service)
+        do {
+            _ = try await connection.readRaw(characteristic)
+            return nil
+        } catch { return BluetoothError(error) }
+    }
+
+    static let address = PeripheralIdentifier(address: LinkSecurityTests.peerAddress)
+
+    @Test func aFailedPairingMakesTheNextOneWaitSaysHowLongAndDoublesTheWait() async throws {
+        let clock = ManualClock()
+        let (controller, backend, central) = try await Self.open(clock: clock)
         try await withHangGuard(seconds: 120) {
-            let address = PeripheralIdentifier(address: LinkSecurityTests.peerAddress)
-            func read(on connection: PeripheralConnection) async throws -> BluetoothError? {
-                let characteristic = try await connection.characteristic(LinkSecurityTests.secret, service: LinkSecurityTests.service)
-                do {
-                    _ = try await connection.readRaw(characteristic)
-                    return nil
-                } catch { return BluetoothError(error) }
-            }
-            let first = try await central.connect(to: address, timeout: .seconds(30))
-            #expect(try await read(on: first) == .pairingFailed("the peer refused: Authentication Requirements (0x03)"))
-            #expect(try await read(on: first) == .pairingAttemptTooSoon(retryAfter: .seconds(2)))
+            let connection = try await central.connect(to: Self.address, timeout: .seconds(30))
+            #expect(try await Self.read(on: connection) == Self.refused)
+            #expect(try await Self.read(on: connection) == .pairingAttemptTooSoon(retryAfter: .seconds(2)))
             #expect(controller.pairingsStarted == 1, "nothing was sent for the refused attempt")
+
+            clock.advance(by: .seconds(2))
+            #expect(try await Self.read(on: connection) == Self.refused)
+            #expect(controller.pairingsStarted == 2, "the same link paired again")
+            #expect(try await Self.read(on: connection) == .pairingAttemptTooSoon(retryAfter: .seconds(4)))
+            await connection.disconnect()
+        }
+        await backend.close()
+    }
+
+    @Test func theWaitHoldsAcrossConnections() async throws {
+        let clock = ManualClock()
+        let (controller, backend, central) = try await Self.open(clock: clock)
+        try await withHangGuard(seconds: 120) {
+            let first = try await central.connect(to: Self.address, timeout: .seconds(30))
+            #expect(try await Self.read(on: first) == Self.refused)
             await first.disconnect()
 
-            // The wait holds across connections; once it passed, the next connection pairs again.
-            let second = try await central.connect(to: address, timeout: .seconds(30))
-            #expect(try await read(on: second) == .pairingAttemptTooSoon(retryAfter: .seconds(2)))
+            let second = try await central.connect(to: Self.address, timeout: .seconds(30))
+            #expect(try await Self.read(on: second) == .pairingAttemptTooSoon(retryAfter: .seconds(2)))
             clock.advance(by: .seconds(2))
-            #expect(try await read(on: second) == .pairingFailed("the peer refused: Authentication Requirements (0x03)"))
+            #expect(try await Self.read(on: second) == Self.refused)
             #expect(controller.pairingsStarted == 2)
-            #expect(try await read(on: second) == .pairingAttemptTooSoon(retryAfter: .seconds(4)))
             await second.disconnect()
         }
         await backend.close()
