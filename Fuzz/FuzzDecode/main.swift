@@ -14,11 +14,11 @@ import Darwin
 #endif
 
 /// Every decoder the fuzzer drives (`FuzzDecode --list` prints the rows): the codec, ATT PDUs,
-/// SMP PDUs, the SMP responder and initiator fed PDU sequences, advertising data and beacons, the HCI parsers, the GATT client against a scripted server, the
+/// SMP PDUs, the SMP responder and initiator fed PDU sequences and paired through a meddler, advertising data and beacons, the HCI parsers, the GATT client against a scripted server, the
 /// Open GoPro packetizer and messages, one row per characteristic of the standard registry, then
 /// the Mi Band kit's messages. Seeds name their target (Fuzz/seeds/targets.tsv) and scripts/fuzz
 /// prefixes each with that target's current row, so rows may be added anywhere.
-let allFuzzTargets: [FuzzTarget] = codecTargets + attTargets + smpTargets + smpSequenceTargets + advertisingTargets + hciTargets + serverTargets + goProTargets + profileTargets
+let allFuzzTargets: [FuzzTarget] = codecTargets + attTargets + smpTargets + smpSequenceTargets + smpMeddlerTargets + advertisingTargets + hciTargets + serverTargets + goProTargets + profileTargets
     + miBandTargets
 
 /// The targets this run drives: all of them, or only those named in the `FUZZ_TARGET` environment
@@ -67,6 +67,25 @@ exit(runFuzzerDriver(&argumentCount, &arguments, fuzzOne))
 #else
 if CommandLine.arguments.dropFirst().first == "--list" {
     listTargets()
+} else if CommandLine.arguments.dropFirst().first == "--replay" {
+    // Runs each file as one input (its first byte picks the target), without libFuzzer: a quick
+    // check of a seed or a finding in a debug build.
+    for path in CommandLine.arguments.dropFirst(2) {
+        guard let file = fopen(path, "rb") else {
+            print("cannot open \(path)")
+            exit(1)
+        }
+        var input: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            input += buffer[..<count]
+        }
+        fclose(file)
+        _ = input.withUnsafeBufferPointer { fuzzOne($0.baseAddress, $0.count) }
+        print("ran \(path) (\(input.count) bytes)")
+    }
 } else {
     print("FuzzDecode is built without libFuzzer; run ./scripts/fuzz SECONDS (or pass --list for the targets).")
 }
