@@ -150,4 +150,3 @@ actor HCILinkSecurity: LinkSecurityManager {
         }
     }
 }
-

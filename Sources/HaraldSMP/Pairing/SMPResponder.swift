@@ -124,7 +124,7 @@ public actor SMPResponder {
         do throws(PairingError) {
             let outcome = try await pair(request)
             end(.finished)
-            await attempts?.recordSuccess(of: peer)
+            await attempts?.recordSuccess(ofAny: [peer] + (outcome.peerIdentityAddress.map { [$0] } ?? []))
             return outcome
         } catch {
             if case .failedHere(let reason) = error {
