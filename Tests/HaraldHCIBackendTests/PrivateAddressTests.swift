@@ -59,6 +59,27 @@ struct PrivateAddressTests {
         #expect(advertisement.resolvedPrivateAddress == Self.rpa)
     }
 
+    @Test func theSpecSampleRPAIsReportedUnderTheIdentityBondedWithTheSampleIRK() async throws {
+        // notes/smp.md §7: IRK ec0234a3 57c8ad05 341010a6 0a397d9b makes 70:81:94:0D:FB:AA.
+        let sampleIRK = IdentityResolvingKey(
+            key: SecretKey128(littleEndianBytes: try Hex.decode("ec0234a357c8ad05341010a60a397d9b").reversed())!)
+        let sampleRPA = BluetoothAddress("70:81:94:0D:FB:AA", kind: .random)!
+        var peer = try Self.peer()
+        peer.address = sampleRPA
+        let bond = try Bond(
+            identityAddress: Self.identity, lastAddress: Self.identity,
+            longTermKey: LongTermKey(key: Self.key, keySize: 16, isAuthenticated: false, isSecureConnections: true),
+            localLongTermKey: nil, peerIdentityResolvingKey: sampleIRK, peerSignatureKey: nil, localSignatureKey: nil, keySize: 16,
+            isAuthenticated: false, isSecureConnections: true, createdAt: Date(timeIntervalSince1970: 0))
+        let backend = try await HCICentralBackend.open(
+            transport: VirtualController(peers: [peer]), clock: ManualClock(),
+            security: HCISecurityConfiguration(bonds: InMemoryBondStore(bonds: [bond])))
+        let advertisement = try #require(try await Self.firstAdvertisement(backend))
+        await backend.close()
+        #expect(advertisement.peripheral.address == Self.identity)
+        #expect(advertisement.resolvedPrivateAddress == sampleRPA)
+    }
+
     @Test func anRPANoBondResolvesIsReportedAsReceived() async throws {
         let (_, backend) = try await Self.open(InMemoryBondStore())
         let advertisement = try #require(try await Self.firstAdvertisement(backend))
