@@ -175,7 +175,7 @@ public final class HCICentralBackend: CentralBackend {
             return try await GATTConnection.open(
                 bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout ?? .seconds(30),
                 rssiSource: Self.rssiSource(of: link, clock: clock),
-                securityManager: linkSecurity(for: link, identity: await peerIdentity(requested: requested, link: link)))
+                securityManager: linkSecurity(for: link, peerIdentity: await peerIdentity(requested: requested, link: link)))
         } catch {
             // The GATT failure is what the caller needs; a failed HCI Disconnect on top of it is
             // only logged (a broken transport has closed the host and the link already).
@@ -210,17 +210,17 @@ public final class HCICentralBackend: CentralBackend {
     /// The security manager of a new link, when the backend secures links: pairing runs the
     /// Security Manager as initiator on the link's channel 0x0006, distributing this device's
     /// identity (from the bond store) and encrypting with LE Enable Encryption.
-    private func linkSecurity(for link: LEConnection, identity: BluetoothAddress?) -> HCILinkSecurity? {
+    private func linkSecurity(for link: LEConnection, peerIdentity: BluetoothAddress?) -> HCILinkSecurity? {
         guard let security else { return nil }
         let (host, clock) = (self.host, self.clock)
-        let attempts = L2CAPSMPAttempts(link: link)
+        let smpChannel = L2CAPSMPAttempts(link: link)
         return HCILinkSecurity(
-            link: link, configuration: security, logger: logger, peerIdentity: identity, attempts: pairingAttempts
+            link: link, configuration: security, logger: logger, peerIdentity: peerIdentity, attempts: pairingAttempts
         ) { () async throws(PairingError) -> PairingOutcome in
             guard let ours = await host.controller?.randomAddress else { throw .linkLost("the host is closed") }
             let identity = try? await security.bonds.localIdentity()
             let initiator = SMPInitiator(
-                bearer: attempts.nextAttempt(), configuration: security.pairing,
+                bearer: smpChannel.nextAttempt(), configuration: security.pairing,
                 addresses: PairingAddresses(initiator: ours, responder: link.peer), agent: security.agent, clock: clock,
                 localKeys: identity.map { LocalPairingKeys(identityResolvingKey: $0.identityResolvingKey, identityAddress: $0.address) }
             ) { key, ediv, rand in
