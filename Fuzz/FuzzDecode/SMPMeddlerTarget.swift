@@ -15,7 +15,7 @@ import HaraldSMP
 /// twice, 6 change octet `next % length` to `next`, 7 first send the PDU in the next bytes (a length
 /// octet, `length & 0x7F` octets). Once the input runs out every PDU passes.
 ///
-/// The SMP timeout is 50 ms of real time (a dropped PDU ends a run in a timeout); a run that does
+/// The SMP timeout is 20 ms of real time (a dropped PDU ends a run in a timeout); a run that does
 /// not end within 10 s is a hang and traps. Both sides must obey the rules of
 /// ``smpSequenceTargets`` for what they sent, and when both complete they must have encrypted
 /// with the same key.
@@ -139,7 +139,7 @@ private func meddlerConfiguration(_ flags: UInt8, keys: UInt8) -> PairingConfigu
     return PairingConfiguration(
         ioCapability: IOCapability(rawValue: (flags & 0x07) % 5) ?? .noInputNoOutput, authReq: authReq,
         initiatorKeys: KeyDistribution(rawValue: keys & 0x07), responderKeys: KeyDistribution(rawValue: keys >> 4 & 0x07),
-        secureConnectionsOnly: flags & 0x20 != 0, timeout: .milliseconds(50))
+        secureConnectionsOnly: flags & 0x20 != 0, timeout: .milliseconds(20))
 }
 
 /// Outcomes of one meddled run, handed from the pool to libFuzzer's thread.
