@@ -39,6 +39,8 @@ public final class VirtualController: HCITransport {
         var serverConnection: GATTConnectionID?
         /// The peer's Security Manager on this link while it pairs: where SMP PDUs go.
         var securityManagerInbox: AsyncStream<[UInt8]>.Continuation?
+        /// Set when the peer's pairing hit the SMP timeout: no more SMP on this link (§3.4).
+        var securityManagerTimedOut = false
         /// The key the peer's pairing waits for the central to encrypt with, and the wait.
         var awaitedKey: SecretKey128?
         var encryptionWaiter: CheckedContinuation<Void, any Error>?
@@ -175,6 +177,7 @@ public final class VirtualController: HCITransport {
             guard let link = state.links[handle] else { return .ignore }
             if peers.first(where: { $0.address == link.peer })?.ignoresSecurityManager == true { return .ignore }
             if let inbox = link.securityManagerInbox { return .deliver(inbox) }
+            if link.securityManagerTimedOut { return .ignore }
             guard pdu.first == 0x01 else { return .ignore }
             guard let peer = peers.first(where: { $0.address == link.peer }), peer.pairing != nil, let host = state.hostAddress else {
                 return .refuse
@@ -214,10 +217,13 @@ public final class VirtualController: HCITransport {
             }
         }
         Task { [weak self] in
-            let outcome = try? await responder.respond(to: request)
+            let result: Result<PairingOutcome, PairingError>
+            do throws(PairingError) { result = .success(try await responder.respond(to: request)) } catch { result = .failure(error) }
+            let outcome = try? result.get()
             inbox.finish()
             self?.state.withLock { state in
                 state.links[handle]?.securityManagerInbox = nil
+                if case .failure(.timedOut) = result { state.links[handle]?.securityManagerTimedOut = true }
                 if let outcome, outcome.isBonding, let key = outcome.longTermKey ?? outcome.localLongTermKey {
                     state.pairedKeys[peer.address] = (key.key, key.isAuthenticated)
                 }
