@@ -21,6 +21,10 @@ public final class HCICentralBackend: CentralBackend {
     private let security: HCISecurityConfiguration?
     /// Where bonds are kept: the security configuration's store, or the one given on its own.
     private let bondStore: (any BondStore)?
+    /// Recognises bonded peers behind resolvable private addresses; nil without a bond store.
+    private let addressBook: BondedAddressBook?
+    /// Repeated Attempts protection for pairings this backend starts (shared by all links).
+    private let pairingAttempts: PairingAttemptLimiter
 
     private init(
         host: HCIHost, clock: any Clock<Duration>, localMTU: Int, logger: Logger, security: HCISecurityConfiguration?, bondStore: (any BondStore)?
@@ -31,6 +35,8 @@ public final class HCICentralBackend: CentralBackend {
         self.localMTU = localMTU
         self.logger = logger
         self.security = security
+        self.addressBook = bondStore.map { BondedAddressBook(bonds: $0) }
+        self.pairingAttempts = security?.attempts ?? PairingAttemptLimiter(clock: clock)
     }
 
     /// Opens `transport` (as `tcp:HOST:PORT` or `hci:N`), resets and sets up the controller.
@@ -128,14 +134,18 @@ public final class HCICentralBackend: CentralBackend {
         }
     }
 
+    /// A scan reports a bonded peer advertising from a resolvable private address under its
+    /// identity address (see ``Harald/Advertisement/resolvedPrivateAddress``).
     public func scan(_ request: ScanRequest) -> ScanReports {
-        let host = self.host
+        let (host, addressBook) = (self.host, self.addressBook)
         let (reports, continuation) = ScanReports.makeStream(bufferLimit: request.bufferLimit)
         let task = Task {
             do {
+                await addressBook?.refresh(force: true)
                 let found = try await host.scan(ScanOptions(active: request.active, filterDuplicates: request.duplicates == .reportOnce))
                 for await report in found {
-                    continuation.yield(Self.advertisement(from: report))
+                    let identity = await addressBook?.identity(of: report.address)
+                    continuation.yield(Self.advertisement(from: report, identity: identity))
                 }
                 continuation.finish()
             } catch {
@@ -153,12 +163,16 @@ public final class HCICentralBackend: CentralBackend {
     /// advertises or the task is cancelled. The host makes one attempt at a time: connects to
     /// other peripherals wait for their turn, in order (so a pending connect holds them off
     /// until it succeeds or is cancelled), and the waiting counts against their timeouts.
+    ///
+    /// A bonded peer's identity address connects to the resolvable private address a scan last
+    /// saw it advertising from (its identity when none was seen).
     public func connect(to peripheral: PeripheralIdentifier, options: ConnectionOptions, timeout: Duration?) async throws(BluetoothError)
         -> any ConnectionBackend
     {
-        guard let target = peripheral.address else {
+        guard let requested = peripheral.address else {
             throw BluetoothError.connectionFailed("\(peripheral) has no device address")
         }
+        let target = await addressBook?.addressToReach(requested) ?? requested
         let stopwatch = Stopwatch(clock)
         let link: LEConnection
         do {
@@ -180,7 +194,8 @@ public final class HCICentralBackend: CentralBackend {
         do {
             return try await GATTConnection.open(
                 bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout ?? .seconds(30),
-                rssiSource: Self.rssiSource(of: link, clock: clock), securityManager: linkSecurity(for: link))
+                rssiSource: Self.rssiSource(of: link, clock: clock),
+                securityManager: linkSecurity(for: link, peerIdentity: await peerIdentity(requested: requested, link: link)))
         } catch {
             // The GATT failure is what the caller needs; a failed HCI Disconnect on top of it is
             // only logged (a broken transport has closed the host and the link already).
@@ -215,34 +230,27 @@ public final class HCICentralBackend: CentralBackend {
     /// The security manager of a new link, when the backend secures links: pairing runs the
     /// Security Manager as initiator on the link's channel 0x0006, distributing this device's
     /// identity (from the bond store) and encrypting with LE Enable Encryption.
-    private func linkSecurity(for link: LEConnection) -> HCILinkSecurity? {
+    private func linkSecurity(for link: LEConnection, peerIdentity: BluetoothAddress?) -> BondingLinkSecurity? {
         guard let security else { return nil }
-        let (host, clock) = (self.host, self.clock)
-        return HCILinkSecurity.start(link: link, configuration: security, logger: logger) { bearer async throws(PairingError) -> PairingOutcome in
-            guard let ours = await host.controller?.randomAddress else { throw .linkLost("the host is closed") }
-            let identity = try? await security.bonds.localIdentity()
-            let initiator = SMPInitiator(
-                bearer: bearer, configuration: security.pairing,
-                addresses: PairingAddresses(initiator: ours, responder: link.peer), agent: security.agent, clock: clock,
-                localKeys: identity.map { LocalPairingKeys(identityResolvingKey: $0.identityResolvingKey, identityAddress: $0.address) }
-            ) { key, ediv, rand in
-                do throws(HCIError) {
-                    try await link.encrypt(with: key, rand: rand, ediv: ediv)
-                } catch {
-                    if case .encryptionFailed(let status) = error { throw PairingError.encryptionFailed(status.rawValue) }
-                    throw PairingError.linkLost(error.description)
-                }
-            }
-            return try await initiator.pair()
-        }
+        return BondingLinkSecurity.start(
+            link: HCIPairableLink(link: link, host: host, peerIdentity: peerIdentity), configuration: security, logger: logger, clock: clock,
+            attempts: pairingAttempts)
+    }
+
+    /// The identity of the peer on `link`: the identity address asked for when the link went to
+    /// its private address, else the identity its private address resolves to, if bonded.
+    private func peerIdentity(requested: BluetoothAddress, link: LEConnection) async -> BluetoothAddress? {
+        if requested.isIdentity, requested != link.peer { return requested }
+        return await addressBook?.identity(of: link.peer)
     }
 
     // MARK: Mapping
 
-    static func advertisement(from report: HaraldHCI.Advertisement) -> Harald.Advertisement {
+    /// The public form of a report; `identity` is the bonded peer its private address resolved to.
+    static func advertisement(from report: HaraldHCI.Advertisement, identity: BluetoothAddress? = nil) -> Harald.Advertisement {
         Harald.Advertisement(
-            peripheral: PeripheralIdentifier(address: report.address), rssi: report.rssi, isConnectable: report.isConnectable,
-            data: report.data)
+            peripheral: PeripheralIdentifier(address: identity ?? report.address), rssi: report.rssi, isConnectable: report.isConnectable,
+            data: report.data, resolvedPrivateAddress: identity == nil ? nil : report.address)
     }
 
     static func translate(_ error: any Error) -> BluetoothError {

@@ -461,6 +461,23 @@ struct SMPInitiatorTests {
         #expect(f.initiatorBearer.sent.count == 1)
     }
 
+    @Test func afterATimeoutPDUsFromThePeerGetNoAnswer() async throws {
+        let f = fixture()
+        let outcome = f.start()
+        defer { f.responder.close() }
+        _ = try await f.responder.expect(SMPPairingRequest.self)
+        await f.clock.waitForSleepers(atLeast: 1)
+        f.clock.advance(by: .seconds(30))
+        await expectFailure(.timedOut, outcome)
+        // A late response, a malformed PDU and an unknown code: none is answered, not even with
+        // Pairing Failed.
+        try await f.responder.send(SMPPairingResponse(response(.noInputNoOutput)))
+        await f.responder.sendBytes([0x0C, 0x01])
+        await f.responder.sendBytes([0x7F])
+        await expectFailure(.timedOut, f.start())
+        #expect(f.initiatorBearer.sent.count == 1)
+    }
+
     @Test func aPersonWhoNeverAnswersTimesOut() async throws {
         let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
         let f = fixture(

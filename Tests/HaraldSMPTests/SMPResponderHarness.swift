@@ -113,20 +113,21 @@ struct ResponderUnderTest {
         agent: ScriptedPairingAgent = ScriptedPairingAgent(),
         localKeys: SMPResponderLocalKeys = SMPResponderLocalKeys(identity: Self.responderIdentity),
         keyPair: P256KeyPair = P256KeyPair(),
-        random: ScriptedRandom = ScriptedRandom()
+        random: ScriptedRandom = ScriptedRandom(),
+        clock: ManualClock = ManualClock(),
+        attempts: PairingAttemptLimiter? = nil
     ) {
         let log = ResponderEventLog()
         let (toResponder, toResponderContinuation) = AsyncStream<[UInt8]>.makeStream()
         let (toInitiator, toInitiatorContinuation) = AsyncStream<[UInt8]>.makeStream()
         let bearer = InMemorySMPBearer(incoming: toResponder, toInitiator: toInitiatorContinuation, log: log)
-        let clock = ManualClock()
         self.log = log
         self.clock = clock
         self.agent = agent
         let addresses = PairingAddresses(initiator: Self.initiatorAddress, responder: Self.responderAddress)
         responder = SMPResponder(
             bearer: bearer, configuration: configuration, addresses: addresses, agent: agent, clock: clock,
-            localKeys: localKeys, keyPair: keyPair, random: random.source,
+            localKeys: localKeys, keyPair: keyPair, random: random.source, attempts: attempts,
             awaitEncryption: { key in log.encrypted(with: key) })
         initiator = ScriptedInitiator(
             toResponder: toResponderContinuation, fromResponder: toInitiator, addresses: addresses)

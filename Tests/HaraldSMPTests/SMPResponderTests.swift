@@ -429,6 +429,22 @@ struct SMPResponderFailureTests {
         #expect(harness.log.all == [.sent(.pairingResponse)])
     }
 
+    @Test func afterATimeoutPDUsFromTheCentralGetNoAnswerAndNoPairingStarts() async throws {
+        let harness = ResponderUnderTest()
+        let pairing = harness.start(request())
+        try await harness.initiator.expectResponse()
+        await harness.clock.waitForSleepers(atLeast: 1)
+        harness.clock.advance(by: .seconds(30))
+        await #expect(throws: PairingError.timedOut) { try await pairing.value }
+
+        // A late Pairing Public Key, a malformed PDU, an unknown code, then a new Pairing Request.
+        harness.initiator.send(raw: [0x0C] + [UInt8](repeating: 1, count: 64))
+        harness.initiator.send(raw: [0x04, 0x01])
+        harness.initiator.send(raw: [0x7F])
+        await #expect(throws: PairingError.timedOut) { try await harness.responder.respond(to: request()) }
+        #expect(harness.log.all == [.sent(.pairingResponse)])
+    }
+
     @Test func aSecurityRequestCarriesTheAuthReq() async throws {
         let harness = ResponderUnderTest()
         try await harness.responder.sendSecurityRequest(authReq: [.bonding, .mitm, .secureConnections])

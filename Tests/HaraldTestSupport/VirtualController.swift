@@ -39,6 +39,8 @@ public final class VirtualController: HCITransport {
         var serverConnection: GATTConnectionID?
         /// The peer's Security Manager on this link while it pairs: where SMP PDUs go.
         var securityManagerInbox: AsyncStream<[UInt8]>.Continuation?
+        /// Set when the peer's pairing hit the SMP timeout: no more SMP on this link (§3.4).
+        var securityManagerTimedOut = false
         /// The key the peer's pairing waits for the central to encrypt with, and the wait.
         var awaitedKey: SecretKey128?
         var encryptionWaiter: CheckedContinuation<Void, any Error>?
@@ -56,6 +58,7 @@ public final class VirtualController: HCITransport {
         var hostAddress: BluetoothAddress?
         /// Pairings the peers started (Pairing Requests they answered).
         var pairingsStarted = 0
+        var securityManagerPDUsReceived = 0
         /// Long Term Keys peers learned by pairing with the central, by peer.
         var pairedKeys: [BluetoothAddress: (key: SecretKey128, authenticated: Bool)] = [:]
     }
@@ -170,8 +173,11 @@ public final class VirtualController: HCITransport {
     private func receiveSecurityManagerPDU(_ pdu: [UInt8], handle: UInt16) {
         enum Next { case deliver(AsyncStream<[UInt8]>.Continuation), start(VirtualPeer, BluetoothAddress), refuse, ignore }
         let next: Next = state.withLock { state in
+            state.securityManagerPDUsReceived += 1
             guard let link = state.links[handle] else { return .ignore }
+            if peers.first(where: { $0.address == link.peer })?.ignoresSecurityManager == true { return .ignore }
             if let inbox = link.securityManagerInbox { return .deliver(inbox) }
+            if link.securityManagerTimedOut { return .ignore }
             guard pdu.first == 0x01 else { return .ignore }
             guard let peer = peers.first(where: { $0.address == link.peer }), peer.pairing != nil, let host = state.hostAddress else {
                 return .refuse
@@ -211,10 +217,13 @@ public final class VirtualController: HCITransport {
             }
         }
         Task { [weak self] in
-            let outcome = try? await responder.respond(to: request)
+            let result: Result<PairingOutcome, PairingError>
+            do throws(PairingError) { result = .success(try await responder.respond(to: request)) } catch { result = .failure(error) }
+            let outcome = try? result.get()
             inbox.finish()
             self?.state.withLock { state in
                 state.links[handle]?.securityManagerInbox = nil
+                if case .failure(.timedOut) = result { state.links[handle]?.securityManagerTimedOut = true }
                 if let outcome, outcome.isBonding, let key = outcome.longTermKey ?? outcome.localLongTermKey {
                     state.pairedKeys[peer.address] = (key.key, key.isAuthenticated)
                 }
@@ -224,6 +233,9 @@ public final class VirtualController: HCITransport {
 
     /// How many pairings the peers have started with the central.
     public var pairingsStarted: Int { state.withLock { $0.pairingsStarted } }
+
+    /// How many SMP PDUs the central sent to the peers.
+    public var securityManagerPDUsReceived: Int { state.withLock { $0.securityManagerPDUsReceived } }
 
     /// An SMP PDU from a peer to the central, on CID 0x0006.
     private func sendSecurityManagerPDU(_ pdu: [UInt8], handle: UInt16) {

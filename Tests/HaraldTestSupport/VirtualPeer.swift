@@ -24,6 +24,8 @@ public struct VirtualPeer: Sendable {
     public var pairing: PairingConfiguration?
     /// When set, the peer sends a Security Request with this AuthReq as soon as a central connects.
     public var securityRequest: AuthReq?
+    /// When true the peer's Security Manager never answers (for the SMP timeout).
+    public var ignoresSecurityManager = false
 
     public init(address: BluetoothAddress, advertisingData: [UInt8], scanResponseData: [UInt8] = [], rssi: Int8 = -50, server: GATTServer) {
         self.address = address

@@ -34,8 +34,15 @@ public struct PeripheralIdentifier: Hashable, Sendable, Codable, Identifiable, C
 ///
 /// Identified by its ``peripheral`` (a list of advertisements shows one row per advertiser).
 /// Codable as `{"peripheral", "rssi" (dBm, absent when unknown), "isConnectable", "data"
-/// (the AD structures as hex), "receivedAt" (Swift's `Duration` coding)}`; decoding validates
-/// every field and throws `DecodingError` for malformed input.
+/// (the AD structures as hex), "receivedAt" (Swift's `Duration` coding), "resolvedPrivateAddress"
+/// (absent unless resolved)}`; decoding validates every field and throws `DecodingError` for
+/// malformed input.
+///
+/// A bonded device that advertises from a resolvable private address (one that changes every
+/// few minutes) is recognised with the IRK it gave when pairing: on the HCI backend its
+/// ``peripheral`` is then the bond's identity address, the same from one address to the next, and
+/// connecting to it reaches the device at the address it was last seen at.
+/// ``resolvedPrivateAddress`` keeps the address actually received.
 public struct Advertisement: Hashable, Sendable, Codable, Identifiable {
     /// Who sent it; pass to ``Central/connect(to:timeout:)``.
     public var peripheral: PeripheralIdentifier
@@ -47,13 +54,21 @@ public struct Advertisement: Hashable, Sendable, Codable, Identifiable {
     public var data: AdvertisingData
     /// When it was received, as backend time since the scan started.
     public var receivedAt: Duration
+    /// The resolvable private address the advertisement came from, when the backend resolved it
+    /// with a bonded peer's IRK (``peripheral`` is then that peer's identity address); nil when
+    /// ``peripheral`` is the advertiser as received.
+    public var resolvedPrivateAddress: BluetoothAddress?
 
-    public init(peripheral: PeripheralIdentifier, rssi: RSSI?, isConnectable: Bool, data: AdvertisingData, receivedAt: Duration = .zero) {
+    public init(
+        peripheral: PeripheralIdentifier, rssi: RSSI?, isConnectable: Bool, data: AdvertisingData, receivedAt: Duration = .zero,
+        resolvedPrivateAddress: BluetoothAddress? = nil
+    ) {
         self.peripheral = peripheral
         self.rssi = rssi
         self.isConnectable = isConnectable
         self.data = data
         self.receivedAt = receivedAt
+        self.resolvedPrivateAddress = resolvedPrivateAddress
     }
 
     /// The advertiser: ``peripheral``.

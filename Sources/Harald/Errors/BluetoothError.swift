@@ -52,6 +52,10 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Pairing did not complete: the peer or this device failed it (with the Security Manager's
     /// reason, such as "Confirm Value Failed" for a wrong passkey), or the person refused.
     case pairingFailed(String)
+    /// Pairing with this peer failed moments ago, so a new attempt must wait this long (Repeated
+    /// Attempts protection, Core spec Vol 3 Part H §2.3.6: the wait doubles with every failure
+    /// in a row). Nothing was sent to the peer.
+    case pairingAttemptTooSoon(retryAfter: Duration)
     /// Encrypting the link did not finish in time (`CBError.encryptionTimedOut`, 15).
     case encryptionTimedOut
     /// The system cannot hold another connection (`CBError.connectionLimitReached`, 11; HCI
@@ -85,6 +89,7 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
         case .peerRemovedPairingInformation: "the peer removed its pairing information (pair again)"
         case .encryptionTimedOut: "encrypting the link timed out"
         case let .pairingFailed(detail): "pairing failed: \(detail)"
+        case let .pairingAttemptTooSoon(wait): "pairing failed with this peer moments ago; try again in \(wait)"
         case .connectionLimitReached: "no more connections are possible"
         case let .misuse(what): "API misuse: \(what)"
         case let .bufferOverflow(limit): "\(limit) values waited for the loop; the subscription ended rather than drop one"

@@ -37,6 +37,16 @@ public protocol BondStore: Sendable {
 
     /// Keeps `identity` as ours (nil forgets it).
     func setLocalIdentity(_ identity: LocalIdentity?) async throws(BondStoreError)
+
+    /// A number that changes whenever a bond is saved or removed, so a cache built from the
+    /// bonds (the HCI backend's list of IRKs that resolve private addresses) knows when to
+    /// reload; nil when the store cannot tell (the default), and then such caches reload only
+    /// at the points they document.
+    func revision() async -> UInt64?
+}
+
+extension BondStore {
+    public func revision() async -> UInt64? { nil }
 }
 
 /// Why a bond store could not read or write. Never carries key material.
@@ -89,6 +99,7 @@ struct BondTable: Hashable, Sendable {
 public actor InMemoryBondStore: BondStore, CustomStringConvertible, CustomReflectable {
     private var table: BondTable
     private let resolver: PrivateAddressResolver?
+    private var changes: UInt64 = 0
 
     /// A store holding `bonds` and `localIdentity`, resolving private addresses with `resolver`
     /// (without one, only identity addresses find a bond).
@@ -101,9 +112,16 @@ public actor InMemoryBondStore: BondStore, CustomStringConvertible, CustomReflec
 
     public func bond(for identity: BluetoothAddress) -> Bond? { table.bonds[identity] }
     public func bond(resolving address: BluetoothAddress) -> Bond? { table.bond(resolving: address, with: resolver) }
-    public func save(_ bond: Bond) { table.bonds[bond.identityAddress] = bond }
+    public func save(_ bond: Bond) {
+        table.bonds[bond.identityAddress] = bond
+        changes &+= 1
+    }
     @discardableResult
-    public func removeBond(for identity: BluetoothAddress) -> Bond? { table.bonds.removeValue(forKey: identity) }
+    public func removeBond(for identity: BluetoothAddress) -> Bond? {
+        changes &+= 1
+        return table.bonds.removeValue(forKey: identity)
+    }
+    public func revision() -> UInt64? { changes }
     public func allBonds() -> [Bond] { table.sortedBonds }
     public func localIdentity() -> LocalIdentity? { table.localIdentity }
     public func setLocalIdentity(_ identity: LocalIdentity?) { table.localIdentity = identity }

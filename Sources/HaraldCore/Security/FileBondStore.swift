@@ -21,6 +21,8 @@ public actor FileBondStore: BondStore, CustomStringConvertible, CustomReflectabl
     private let resolver: PrivateAddressResolver?
     /// The file's contents after the last successful read or write; nil until then.
     private var table: BondTable?
+    /// Counts saves and removals made through this store (``revision()``).
+    private var changes: UInt64 = 0
 
     /// A store on `fileURL`, resolving private addresses with `resolver` (without one, only
     /// identity addresses find a bond). Nothing is read or written until the first operation.
@@ -72,6 +74,7 @@ public actor FileBondStore: BondStore, CustomStringConvertible, CustomReflectabl
         var table = try load()
         table.bonds[bond.identityAddress] = bond
         try write(table)
+        changes &+= 1
     }
 
     @discardableResult
@@ -79,8 +82,13 @@ public actor FileBondStore: BondStore, CustomStringConvertible, CustomReflectabl
         var table = try load()
         guard let removed = table.bonds.removeValue(forKey: identity) else { return nil }
         try write(table)
+        changes &+= 1
         return removed
     }
+
+    /// Changes with every save and removal through this store (not with edits to the file by
+    /// another process).
+    public func revision() -> UInt64? { changes }
 
     public func allBonds() throws(BondStoreError) -> [Bond] {
         try load().sortedBonds

@@ -109,6 +109,17 @@ public enum PairingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Encrypting the link with the new key failed (HCI status code).
     case encryptionFailed(UInt8)
 
+    /// Whether this ending counts as a failed attempt for Repeated Attempts protection
+    /// (``PairingAttemptLimiter``): every failure of the procedure itself, but not a lost link
+    /// nor a refusal for Repeated Attempts (which would keep a retrying peer out for good).
+    public var countsAsFailedAttempt: Bool {
+        switch self {
+        case .failedHere(let reason), .failedByPeer(let reason): reason != .repeatedAttempts
+        case .timedOut, .encryptionFailed: true
+        case .linkLost: false
+        }
+    }
+
     public var description: String {
         switch self {
         case let .failedHere(reason): "pairing failed: \(reason)"

@@ -45,6 +45,7 @@ public actor SMPResponder {
     private let random: RandomSource
     private let awaitEncryption: EncryptionWaiter
     private let taskStarter: TaskStarter
+    private let attempts: PairingAttemptLimiter?
 
     private var phase = Phase.idle
     /// The pairing method and key size once the Pairing Response went out (what the link's
@@ -67,12 +68,17 @@ public actor SMPResponder {
     ///   - random: the source of nonces and generated keys (the system's by default).
     ///   - taskStarter: where its timers and its reader of the bearer run (the simulation's
     ///     executor in a simulation).
+    ///   - attempts: the device's Repeated Attempts limiter, shared by all its responders: a
+    ///     Pairing Request from a central (by its address on this connection) still within its
+    ///     wait after a failed pairing is answered with Pairing Failed, Repeated Attempts (0x09),
+    ///     and every pairing's end is recorded in it. Nil: no limit.
     ///   - awaitEncryption: see ``EncryptionWaiter``.
     public init(
         bearer: any SMPBearer, configuration: PairingConfiguration, addresses: PairingAddresses,
         agent: any PairingAgent, clock: any Clock<Duration> = ContinuousClock(),
         localKeys: SMPResponderLocalKeys, keyPair: P256KeyPair = P256KeyPair(),
-        random: RandomSource = .system, taskStarter: TaskStarter = .default, awaitEncryption: @escaping EncryptionWaiter
+        random: RandomSource = .system, taskStarter: TaskStarter = .default, attempts: PairingAttemptLimiter? = nil,
+        awaitEncryption: @escaping EncryptionWaiter
     ) {
         self.taskStarter = taskStarter
         self.bearer = bearer
@@ -84,6 +90,7 @@ public actor SMPResponder {
         self.keyPair = keyPair
         self.random = random
         self.awaitEncryption = awaitEncryption
+        self.attempts = attempts
     }
 
     // MARK: Public API
@@ -114,16 +121,25 @@ public actor SMPResponder {
         case .pairing, .finished: throw .failedHere(.unspecifiedReason)
         }
         phase = .pairing
+        let peer = addresses.initiator
+        if let attempts, await attempts.remainingWait(for: peer) != nil {
+            // Too soon after a failure (§2.3.6): refused, and not counted as another failure.
+            try? await send(SMPPairingFailed(reason: .repeatedAttempts))
+            end(.failed(.failedHere(.repeatedAttempts)))
+            throw .failedHere(.repeatedAttempts)
+        }
         startPump()
         do throws(PairingError) {
             let outcome = try await pair(request)
             end(.finished)
+            await attempts?.recordSuccess(ofAny: [peer] + (outcome.peerIdentityAddress.map { [$0] } ?? []))
             return outcome
         } catch {
             if case .failedHere(let reason) = error {
                 try? await send(SMPPairingFailed(reason: reason))
             }
             end(.failed(error))
+            if error.countsAsFailedAttempt { await attempts?.recordFailure(of: peer) }
             throw error
         }
     }

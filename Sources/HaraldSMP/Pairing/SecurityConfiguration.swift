@@ -25,14 +25,19 @@ public struct SecurityConfiguration: Sendable {
     public var agent: any PairingAgent
     /// What to do when a bonded peer lost its keys.
     public var lostBond: LostBondPolicy
+    /// Repeated Attempts protection (Core spec Vol 3 Part H §2.3.6): after a failed pairing with
+    /// a peer, the next one waits, longer after each failure. Nil: the backend makes one on its
+    /// clock with the default policy (2 s doubling up to 64 s).
+    public var attempts: PairingAttemptLimiter?
 
     public init(
         bonds: any BondStore, pairing: PairingConfiguration = PairingConfiguration(), agent: any PairingAgent = AutomaticPairingAgent(),
-        lostBond: LostBondPolicy = .fail
+        lostBond: LostBondPolicy = .fail, attempts: PairingAttemptLimiter? = nil
     ) {
         self.bonds = bonds
         self.pairing = pairing
         self.agent = agent
         self.lostBond = lostBond
+        self.attempts = attempts
     }
 }

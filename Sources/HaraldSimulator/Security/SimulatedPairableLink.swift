@@ -115,57 +115,48 @@ final class SimulatedPairableLink: PairableLink {
 
     // MARK: PairableLink
 
+    /// The simulator knows devices by their identity address only.
+    var peerIdentity: BluetoothAddress? { nil }
+
+    func localAddress() async -> BluetoothAddress? { centralAddress }
+
     func encryption() async -> LinkEncryption { state.withLock { $0.encryption } }
 
-    /// LE Enable Encryption with a bond's key: the device's controller asks its host for the key
-    /// (LE Long Term Key Request, with EDIV and Rand), then both sides switch on encryption.
-    func encrypt(with key: LongTermKey) async throws(LinkEncryptionError) {
-        try await encryptionProcedure()
-        let known = world.deviceBonds.withLock { $0.keys(of: peerAddress, for: centralAddress) }
-        let match = known.first { $0.ediv == key.ediv && $0.rand == key.rand }
-        guard let match else { throw .peerKeyMissing }
-        guard match.key == key.key else {
-            await link.close(reason: .failure("MIC failure (0x3D): the keys differ"))
-            throw .failed(.disconnected(.connectionLost))
-        }
-        await switchOnEncryption(authenticated: match.isAuthenticated, keySize: match.keySize)
-    }
+    var securityManagerPDUs: AsyncStream<[UInt8]> { channel.centralIncoming }
 
-    func pair(configuration: PairingConfiguration, agent: any PairingAgent, localKeys: LocalPairingKeys?) async throws(PairingError)
-        -> PairingOutcome
-    {
-        let initiator = SMPInitiator(
-            bearer: channel.centralBearer, configuration: configuration,
-            addresses: PairingAddresses(initiator: centralAddress, responder: peerAddress), agent: agent, clock: clock, localKeys: localKeys,
-            taskStarter: clock.taskStarter
-        ) { [weak self] key, _, _ in
-            guard let self else { throw PairingError.linkLost("the link closed") }
-            try await self.encryptDuringPairing(with: key)
-        }
-        let outcome = try await initiator.pair()
-        // Now the method is known: an authenticated key makes the link authenticated.
-        let level = outcome.method.securityLevel(keySize: outcome.keySize)
-        await switchOnEncryption(authenticated: level >= .authenticated, keySize: outcome.keySize)
-        return outcome
-    }
+    func sendSecurityManagerPDU(_ pdu: [UInt8]) async throws { try await channel.send(pdu, from: .central) }
 
-    /// The encryption at the end of phase 2: the device's responder is waiting for this key.
-    private func encryptDuringPairing(with key: SecretKey128) async throws {
+    /// LE Enable Encryption: during a pairing the device's responder waits for this very key (the
+    /// new LTK, or legacy pairing's STK); otherwise the device's controller asks its host for the
+    /// key of a bond (LE Long Term Key Request, with EDIV and Rand) — none is PIN or Key Missing,
+    /// another key drops the link with MIC Failure.
+    func encrypt(with key: SecretKey128, ediv: UInt16, rand: UInt64) async throws(LinkEncryptionError) {
         try await encryptionProcedure()
-        let awaited = state.withLock { state -> (CheckedContinuation<Void, any Error>, SecurityLevel)? in
-            guard state.awaitedKey == key, let waiter = state.encryptionWaiter else { return nil }
+        let pairing = state.withLock { state -> (awaited: SecretKey128?, waiter: CheckedContinuation<Void, any Error>, level: SecurityLevel)? in
+            guard let waiter = state.encryptionWaiter else { return nil }
             defer {
                 state.awaitedKey = nil
                 state.encryptionWaiter = nil
             }
-            return (waiter, state.awaitedLevel)
+            return (state.awaitedKey, waiter, state.awaitedLevel)
         }
-        guard let (waiter, level) = awaited else {
+        if let pairing {
+            guard pairing.awaited == key else {
+                pairing.waiter.resume(throwing: PairingError.linkLost("the keys differ (MIC failure)"))
+                await link.close(reason: .failure("MIC failure (0x3D): the keys differ"))
+                throw .keysDiffer
+            }
+            await switchOnEncryption(authenticated: pairing.level >= .authenticated, keySize: 16)
+            pairing.waiter.resume()
+            return
+        }
+        let known = world.deviceBonds.withLock { $0.keys(of: peerAddress, for: centralAddress) }
+        guard let match = known.first(where: { $0.ediv == ediv && $0.rand == rand }) else { throw .peerKeyMissing }
+        guard match.key == key else {
             await link.close(reason: .failure("MIC failure (0x3D): the keys differ"))
-            throw PairingError.linkLost("the keys differ (MIC failure)")
+            throw .keysDiffer
         }
-        await switchOnEncryption(authenticated: level >= .authenticated, keySize: 16)
-        waiter.resume()
+        await switchOnEncryption(authenticated: match.isAuthenticated, keySize: match.keySize)
     }
 
     /// The link-layer exchange (LL_ENC_REQ, LL_ENC_RSP, LL_START_ENC_REQ/RSP): two connection

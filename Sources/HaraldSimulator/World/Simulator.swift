@@ -309,7 +309,7 @@ public final class Simulator: Sendable {
                     return rssi
                 },
                 securityManager: pairable.flatMap { [security] pairable in
-                    security.map { BondingLinkSecurity(link: pairable, configuration: $0, taskStarter: clock.taskStarter) }
+                    security.map { BondingLinkSecurity.start(link: pairable, configuration: $0, clock: clock, taskStarter: clock.taskStarter) }
                 })
         } catch {
             pairable?.close()
