@@ -37,10 +37,9 @@ public final class VirtualController: HCITransport {
         let peer: BluetoothAddress
         let bearer: VirtualLinkBearer
         var serverConnection: GATTConnectionID?
-        /// The peer's Security Manager on this link while it pairs: where SMP PDUs go.
-        var securityManagerInbox: AsyncStream<[UInt8]>.Continuation?
-        /// Set when the peer's pairing hit the SMP timeout: no more SMP on this link (§3.4).
-        var securityManagerTimedOut = false
+        /// The peer's Security Manager on this link (an ``SMPResponderService``, from the first
+        /// SMP PDU on): where SMP PDUs go.
+        var securityManager: AsyncStream<[UInt8]>.Continuation?
         /// The key the peer's pairing waits for the central to encrypt with, and the wait.
         var awaitedKey: SecretKey128?
         var encryptionWaiter: CheckedContinuation<Void, any Error>?
@@ -143,7 +142,7 @@ public final class VirtualController: HCITransport {
             return link
         }
         // A pairing under way on the link ends with it.
-        link?.securityManagerInbox?.finish()
+        link?.securityManager?.finish()
         link?.encryptionWaiter?.resume(throwing: PairingError.linkLost("the link ended"))
         link?.bearer.end(closeReason)
     }
@@ -168,46 +167,45 @@ public final class VirtualController: HCITransport {
         }
     }
 
-    /// An SMP PDU from the central: to the peer's running pairing, or a Pairing Request that
-    /// starts one (a peer without ``VirtualPeer/pairing`` refuses it: Pairing Not Supported).
+    /// An SMP PDU from the central: to the peer's Security Manager (started on the first one), or,
+    /// for a peer without ``VirtualPeer/pairing``, a Pairing Request refused with Pairing Not
+    /// Supported.
     private func receiveSecurityManagerPDU(_ pdu: [UInt8], handle: UInt16) {
         enum Next { case deliver(AsyncStream<[UInt8]>.Continuation), start(VirtualPeer, BluetoothAddress), refuse, ignore }
         let next: Next = state.withLock { state in
             state.securityManagerPDUsReceived += 1
             guard let link = state.links[handle] else { return .ignore }
             if peers.first(where: { $0.address == link.peer })?.ignoresSecurityManager == true { return .ignore }
-            if let inbox = link.securityManagerInbox { return .deliver(inbox) }
-            if link.securityManagerTimedOut { return .ignore }
-            guard pdu.first == 0x01 else { return .ignore }
+            if let channel = link.securityManager { return .deliver(channel) }
             guard let peer = peers.first(where: { $0.address == link.peer }), peer.pairing != nil, let host = state.hostAddress else {
-                return .refuse
+                return pdu.first == 0x01 ? .refuse : .ignore
             }
             return .start(peer, host)
         }
         switch next {
-        case .deliver(let inbox): inbox.yield(pdu)
+        case .deliver(let channel): channel.yield(pdu)
         case .refuse: sendSecurityManagerPDU([0x05, 0x05], handle: handle)
         case .ignore: break
-        case let .start(peer, host): startPairing(peer: peer, host: host, handle: handle, request: pdu)
+        case let .start(peer, host): startSecurityManager(peer: peer, host: host, handle: handle)?.yield(pdu)
         }
     }
 
-    /// Runs the peer's ``SMPResponder`` for a Pairing Request; its keys are remembered for the
-    /// peer's later LE Long Term Key Requests (the next LE Enable Encryption with them succeeds).
-    private func startPairing(peer: VirtualPeer, host: BluetoothAddress, handle: UInt16, request pdu: [UInt8]) {
-        guard let configuration = peer.pairing, case let .pairingRequest(request) = try? SMPPDU(decoding: pdu) else {
-            return sendSecurityManagerPDU([0x05, 0x0A], handle: handle)
+    /// Starts the peer's Security Manager on link `handle` (``SMPResponderService``: a responder
+    /// per Pairing Request, nothing more after an SMP timeout); the keys of a bonding pairing are
+    /// remembered for the peer's later LE Long Term Key Requests. Returns its input.
+    private func startSecurityManager(peer: VirtualPeer, host: BluetoothAddress, handle: UInt16) -> AsyncStream<[UInt8]>.Continuation? {
+        guard let configuration = peer.pairing else { return nil }
+        let (incoming, channel) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(16))
+        let installed = state.withLock { state -> Bool in
+            guard state.links[handle] != nil else { return false }
+            state.links[handle]?.securityManager = channel
+            return true
         }
-        let (incoming, inbox) = AsyncStream.makeStream(of: [UInt8].self)
-        state.withLock { state in
-            state.links[handle]?.securityManagerInbox = inbox
-            state.pairingsStarted += 1
-        }
-        let bearer = VirtualSMPBearer(incoming: incoming) { [weak self] pdu in self?.sendSecurityManagerPDU(pdu, handle: handle) }
-        let responder = SMPResponder(
-            bearer: bearer, configuration: configuration, addresses: PairingAddresses(initiator: host, responder: peer.address),
-            agent: AutomaticPairingAgent(), localKeys: SMPResponderLocalKeys()
-        ) { [weak self] key in
+        guard installed else { return nil }
+        let service = SMPResponderService(
+            configuration: configuration, agent: AutomaticPairingAgent(), addresses: PairingAddresses(initiator: host, responder: peer.address),
+            localKeys: SMPResponderLocalKeys(), send: { [weak self] pdu in self?.sendSecurityManagerPDU(pdu, handle: handle) }
+        ) { [weak self] key, _ in
             guard let self else { throw PairingError.linkLost("controller gone") }
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
                 self.state.withLock { state in
@@ -216,19 +214,14 @@ public final class VirtualController: HCITransport {
                 }
             }
         }
-        Task { [weak self] in
-            let result: Result<PairingOutcome, PairingError>
-            do throws(PairingError) { result = .success(try await responder.respond(to: request)) } catch { result = .failure(error) }
-            let outcome = try? result.get()
-            inbox.finish()
-            self?.state.withLock { state in
-                state.links[handle]?.securityManagerInbox = nil
-                if case .failure(.timedOut) = result { state.links[handle]?.securityManagerTimedOut = true }
-                if let outcome, outcome.isBonding, let key = outcome.longTermKey ?? outcome.localLongTermKey {
-                    state.pairedKeys[peer.address] = (key.key, key.isAuthenticated)
-                }
+        let state = self.state
+        Task {
+            await service.serve(incoming, onStart: { state.withLock { $0.pairingsStarted += 1 } }) { result in
+                guard case .success(let outcome) = result, outcome.isBonding, let key = outcome.longTermKey ?? outcome.localLongTermKey else { return }
+                state.withLock { $0.pairedKeys[peer.address] = (key.key, key.isAuthenticated) }
             }
         }
+        return channel
     }
 
     /// How many pairings the peers have started with the central.
@@ -434,9 +427,3 @@ public final class VirtualController: HCITransport {
 
 /// A virtual peer's Security Manager channel: PDUs from the central arrive on `incoming`, and
 /// what the peer sends goes to the central on CID 0x0006.
-private struct VirtualSMPBearer: SMPBearer {
-    let incoming: AsyncStream<[UInt8]>
-    let deliver: @Sendable ([UInt8]) -> Void
-
-    func send(_ pdu: [UInt8]) async throws { deliver(pdu) }
-}

@@ -4,7 +4,9 @@ import HaraldCore
 /// of an LE link): each Pairing Request gets a fresh ``SMPResponder``, which takes every PDU that
 /// follows until its pairing ends; a PDU that arrives with no pairing under way is answered with
 /// Pairing Failed (Command Not Supported for an unknown or malformed PDU, Unspecified Reason for a
-/// known one out of order) and otherwise ignored.
+/// known one out of order) and otherwise ignored. Once a pairing hit the SMP timeout, nothing
+/// more is answered on the link (Core spec Vol 3 Part H §3.4): a new pairing needs a new
+/// connection.
 ///
 /// Transport-free like the responder: the HCI peripheral and the simulator each give it the
 /// channel's PDUs and a way to send, and learn every outcome through `onOutcome`.
@@ -52,11 +54,13 @@ public struct SMPResponderService: Sendable {
         onOutcome: @escaping @Sendable (Result<PairingOutcome, PairingError>) async -> Void
     ) async {
         let current = Locked<AsyncStream<[UInt8]>.Continuation?>(nil)
+        let timedOut = Locked(false)
         for await pdu in incoming {
             if let inbox = current.withLock({ $0 }) {
                 inbox.yield(pdu)
                 continue
             }
+            if timedOut.withLock({ $0 }) { continue }
             let decoded = try? SMPPDU(decoding: pdu)
             guard case .pairingRequest(let request)? = decoded else {
                 let reason: PairingFailureReason = decoded == nil ? .commandNotSupported : .unspecifiedReason
@@ -70,6 +74,7 @@ public struct SMPResponderService: Sendable {
             taskStarter.start {
                 let outcome: Result<PairingOutcome, PairingError>
                 do throws(PairingError) { outcome = .success(try await responder.respond(to: request)) } catch { outcome = .failure(error) }
+                if case .failure(.timedOut) = outcome { timedOut.withLock { $0 = true } }
                 current.withLock { $0 = nil }
                 inbox.finish()
                 await onOutcome(outcome)
