@@ -9,6 +9,7 @@ import HaraldHCI
 import HaraldHCIBackend
 import HaraldHeartRateMonitor
 import HaraldProfiles
+import HaraldSMP
 
 /// `harald serve hrm`: be the device. Advertises over an HCI controller, serves the device's GATT
 /// database to every central that connects, and prints one line per connection, subscription,
@@ -51,6 +52,19 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Print JSON lines instead of text.")
     var json = false
 
+    @Flag(help: "The heart-rate monitor's Serial Number String needs an encrypted link (centrals pair to read it).")
+    var encrypted = false
+
+    @OptionGroup var bondFile: BondFileOptions
+
+    @Option(help: "What the device can show and take when a central pairs with it (none: Just Works).")
+    var io: IOChoice = .none
+
+    @Option(
+        help: ArgumentHelp("The passkey the device shows (or types) when pairing asks for one.", valueName: "N"),
+        transform: PairingOptions.passkey(from:))
+    var passkey: UInt32?
+
     func validate() throws {
         let choice = try TransportChoice(parsing: transport)
         if choice == .simulator { throw ValidationError("serve needs a radio: --transport tcp:HOST:PORT or hci:N") }
@@ -75,7 +89,7 @@ struct Serve: AsyncParsableCommand {
         case .hrm:
             name = self.name ?? "Harald HRM"
             let monitor: HeartRateMonitorDevice
-            do { monitor = try HeartRateMonitorDevice(name: name) } catch { Output.fail("the device definition: \(error)", status: 70) }
+            do { monitor = try HeartRateMonitorDevice(name: name, serialNumberSecurity: encrypted ? .encrypted : .none) } catch { Output.fail("the device definition: \(error)", status: 70) }
             definition = monitor.definition
             behaviour = { served in
                 await monitor.run(served, every: .milliseconds(interval)) { measurement, sent in
@@ -96,9 +110,18 @@ struct Serve: AsyncParsableCommand {
             definition = band.definition
             behaviour = { served in await band.run(served) }
         }
+        // The device answers pairing as a device does: Security Manager as responder, bonds kept in
+        // the bond file, the IO capability and passkey given.
+        let bonds = FileBondStore(fileURL: try bondFile.fileURL()) { key, address in key.resolves(address) }
+        var authReq: AuthReq = [.bonding, .secureConnections]
+        if io != .none { authReq.insert(.mitm) }
+        let security = SecurityConfiguration(
+            bonds: bonds, pairing: PairingConfiguration(ioCapability: io.capability, authReq: authReq),
+            agent: CommandLinePairingAgent(passkey: passkey, interactive: false))
         let served: ServedPeripheral
         do {
-            served = try await ServedPeripheral.start(definition, on: HCIPeripheralBackend(transport: transport, configuration: configuration))
+            served = try await ServedPeripheral.start(
+                definition, on: HCIPeripheralBackend(transport: transport, configuration: configuration, security: security))
         } catch {
             Output.fail("cannot serve on \(transport): \(error)", status: 69)
         }
