@@ -48,7 +48,7 @@ public final class HCICentralBackend: CentralBackend {
     public static func open(
         transport specification: String, clock: any Clock<Duration> = ContinuousClock(), btsnoop: String? = nil,
         configuration: HCIHost.Configuration = HCIHost.Configuration(), localMTU: Int = 517, bonds: (any BondStore)? = nil,
-        security: HCISecurityConfiguration? = nil
+        security: HCISecurityConfiguration? = nil, privateAddress: Bool = false
     ) async throws -> HCICentralBackend {
         let transport: any HCITransport
         do { transport = try openHCITransport(specification) } catch {
@@ -62,22 +62,32 @@ public final class HCICentralBackend: CentralBackend {
             }
         }
         return try await open(
-            transport: transport, clock: clock, configuration: configuration, snoop: snoop, localMTU: localMTU, bonds: bonds, security: security)
+            transport: transport, clock: clock, configuration: configuration, snoop: snoop, localMTU: localMTU, bonds: bonds, security: security,
+            privateAddress: privateAddress)
     }
 
     /// Resets and sets up the controller behind an open `transport` (an in-process controller in
     /// tests, say); closing the backend closes the transport.
+    ///
+    /// - Parameter privateAddress: with a bond store, connect from a resolvable private address
+    ///   made from this device's IRK (a fresh one each time the backend opens) instead of its
+    ///   static identity address: bonded peers resolve it with the IRK pairing gave them, others
+    ///   cannot follow the device from one run to the next.
     public static func open(
         transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(),
         configuration: HCIHost.Configuration = HCIHost.Configuration(), snoop: BTSnoopWriter? = nil, localMTU: Int = 517,
-        bonds: (any BondStore)? = nil, security: HCISecurityConfiguration? = nil
+        bonds: (any BondStore)? = nil, security: HCISecurityConfiguration? = nil, privateAddress: Bool = false
     ) async throws -> HCICentralBackend {
         var configuration = configuration
         // With a Security Manager above it, the host hands it the SMP PDUs instead of refusing them.
         if security != nil { configuration.deliversSecurityManagerPDUs = true }
         if let bonds = bonds ?? security?.bonds, configuration.randomAddress == nil {
             let identity = try await Self.localIdentity(in: bonds)
-            if identity.address.kind == .random { configuration.randomAddress = identity.address }
+            if privateAddress {
+                configuration.randomAddress = identity.identityResolvingKey.resolvablePrivateAddress()
+            } else if identity.address.kind == .random {
+                configuration.randomAddress = identity.address
+            }
         }
         let host = HCIHost(transport: transport, clock: clock, configuration: configuration, snoop: snoop)
         do { try await host.start() } catch { throw BluetoothError.backend("controller set-up failed: \(error)") }

@@ -46,6 +46,20 @@ struct PrivateAddressTests {
         }
     }
 
+    @Test func withPrivateAddressTheCentralConnectsFromAnRPAOfItsOwnIRK() async throws {
+        let bonds = InMemoryBondStore()
+        let controller = VirtualController(peers: [try Self.peer()])
+        let backend = try await HCICentralBackend.open(
+            transport: controller, clock: ManualClock(), security: HCISecurityConfiguration(bonds: bonds), privateAddress: true)
+        let ours = await backend.host.controller?.randomAddress
+        await backend.close()
+        let identity = try #require(await bonds.localIdentity())
+        let address = try #require(ours)
+        #expect(address.isResolvablePrivate)
+        #expect(address != identity.address)
+        #expect(identity.identityResolvingKey.resolves(address))
+    }
+
     @Test func theSampleRPAIsAResolvablePrivateAddress() {
         #expect(Self.rpa.isResolvablePrivate)
         #expect(Self.irk.resolves(Self.rpa))
