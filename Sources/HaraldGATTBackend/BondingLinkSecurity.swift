@@ -189,6 +189,12 @@ public actor BondingLinkSecurity: LinkSecurityManager {
                     try await link.encrypt(with: key.key, ediv: key.ediv, rand: key.rand)
                     level = bond.securityLevel
                     bonded = true
+                    // A peer on a new private address: the bond remembers where it was seen last.
+                    if bond.lastAddress != link.peerAddress {
+                        do { try await configuration.bonds.save(bond.seen(at: link.peerAddress)) } catch {
+                            logger.warning("could not update the bond's last address", metadata: ["peer": "\(link.peerAddress)", "error": "\(error)"])
+                        }
+                    }
                     return .success(await currentSecurity())
                 } catch {
                     switch error {

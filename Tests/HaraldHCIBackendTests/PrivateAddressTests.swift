@@ -114,7 +114,8 @@ struct PrivateAddressTests {
     }
 
     @Test func connectingToTheIdentityReachesThePeerAtItsRPAAndEncryptsWithTheBond() async throws {
-        let (controller, backend) = try await Self.open(InMemoryBondStore(bonds: [try Self.bond()]))
+        let bonds = InMemoryBondStore(bonds: [try Self.bond()])
+        let (controller, backend) = try await Self.open(bonds)
         let central = Central(backend: backend, clock: ManualClock())
         try await withHangGuard(seconds: 120) {
             let advertisement = try #require(try await Self.firstAdvertisement(backend))
@@ -126,6 +127,8 @@ struct PrivateAddressTests {
         }
         await backend.close()
         #expect(controller.pairingsStarted == 0)
+        // The bond remembers the private address the peer was last seen at.
+        #expect(await bonds.bond(for: Self.identity)?.lastAddress == Self.rpa)
     }
 
     @Test func aPeerConnectedAtItsRPAFindsItsBondInAStoreThatCannotResolve() async throws {
