@@ -102,31 +102,13 @@ public final class ActionCameraDevice: Sendable {
     /// Runs the camera on `served` until the calling task is cancelled or serving stops: one
     /// ``serve(_:notify:sleep:)`` per connected central.
     public func run(_ served: ServedPeripheral, clock: any Clock<Duration> = ContinuousClock()) async {
-        let connected = Locked<Set<CentralIdentifier>>([])
-        await withTaskGroup(of: Void.self) { group in
-            for await event in served.events() {
-                switch event {
-                case .connected(let central):
-                    connected.withLock { _ = $0.insert(central) }
-                    group.addTask { [self] in
-                        await serve(
-                            central,
-                            notify: { characteristic, packet in
-                                _ = try? await served.backend.notify(packet, characteristic: characteristic, service: OpenGoPro.service, to: central)
-                            },
-                            sleep: { duration in
-                                do { try await clock.sleep(for: duration) } catch { return false }
-                                return connected.withLock { $0.contains(central) }
-                            })
-                    }
-                case .disconnected(let central):
-                    connected.withLock { _ = $0.remove(central) }
-                default:
-                    break
-                }
-            }
-            connected.withLock { $0.removeAll() }
-            group.cancelAll()
+        await served.serveEachCentral(clock: clock) { [self] central, sleep in
+            await serve(
+                central,
+                notify: { characteristic, packet in
+                    _ = try? await served.backend.notify(packet, characteristic: characteristic, service: OpenGoPro.service, to: central)
+                },
+                sleep: sleep)
         }
     }
 }

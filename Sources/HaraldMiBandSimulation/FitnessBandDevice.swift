@@ -118,27 +118,6 @@ public final class FitnessBandDevice: Sendable {
     /// Runs the band on `served` until the calling task is cancelled or serving stops.
     public func run(_ served: ServedPeripheral) async {
         attach(served.backend)
-        let connected = Locked<Set<CentralIdentifier>>([])
-        let clock = clock
-        await withTaskGroup(of: Void.self) { group in
-            for await event in served.events() {
-                switch event {
-                case .connected(let central):
-                    connected.withLock { _ = $0.insert(central) }
-                    group.addTask { [self] in
-                        await serve(central) { duration in
-                            do { try await clock.sleep(for: duration) } catch { return false }
-                            return connected.withLock { $0.contains(central) }
-                        }
-                    }
-                case .disconnected(let central):
-                    connected.withLock { _ = $0.remove(central) }
-                default:
-                    break
-                }
-            }
-            connected.withLock { $0.removeAll() }
-            group.cancelAll()
-        }
+        await served.serveEachCentral(clock: clock) { [self] central, sleep in await serve(central, sleep: sleep) }
     }
 }

@@ -95,6 +95,37 @@ public struct ServedPeripheral: Sendable {
     }
 
     public func events() -> AsyncStream<PeripheralEvent> { backend.events() }
+
+    /// Runs `session` once for each central that connects from now on, concurrently, until
+    /// serving stops or the calling task is cancelled. The session's `sleep` sleeps on `clock`
+    /// and returns false once its central disconnected (or the task was cancelled): how a device
+    /// runs its per-central behaviour (a camera's sender, a band's one-second tick).
+    public func serveEachCentral(
+        clock: any Clock<Duration> = ContinuousClock(),
+        _ session: @escaping @Sendable (_ central: CentralIdentifier, _ sleep: @escaping @Sendable (Duration) async -> Bool) async -> Void
+    ) async {
+        let connected = Locked<Set<CentralIdentifier>>([])
+        await withTaskGroup(of: Void.self) { group in
+            for await event in events() {
+                switch event {
+                case .connected(let central):
+                    connected.withLock { _ = $0.insert(central) }
+                    group.addTask {
+                        await session(central) { duration in
+                            do { try await clock.sleep(for: duration) } catch { return false }
+                            return connected.withLock { $0.contains(central) }
+                        }
+                    }
+                case .disconnected(let central):
+                    connected.withLock { _ = $0.remove(central) }
+                default:
+                    break
+                }
+            }
+            connected.withLock { $0.removeAll() }
+            group.cancelAll()
+        }
+    }
     public func centrals() async -> [CentralIdentifier] { await backend.centrals() }
     public func stop() async { await backend.stop() }
 }
