@@ -208,7 +208,7 @@ let package = Package(
         .testTarget(
             name: "HaraldSimulatorTests",
             dependencies: [
-                "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldGATTBackend", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldSMP",
+                "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldGATTBackend", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldSMP", "HaraldProfiles",
             ]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
         // ScenarioFailure) and run by a parameterized test per backend.
