@@ -118,6 +118,11 @@ public final class GATTServing: ServingBackend {
         await server.setValue(value, handle: handle)
     }
 
+    public func changeServices(removing: [BluetoothUUID], adding: [ServiceDefinition]) async throws(BluetoothError) {
+        let definitions = PeripheralDefinition(advertisement: PeripheralAdvertisement(), services: adding).gattServices()
+        do { try await server.replaceServices(removing, with: definitions) } catch { throw .backend("the new services: \(error)") }
+    }
+
     public func events() -> AsyncStream<PeripheralEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: PeripheralEvent.self, bufferingPolicy: .bufferingNewest(256))
         let id = watchers.withLock { state -> UInt64? in

@@ -57,3 +57,43 @@ struct ServedIndicationTests {
         #expect(code == .cccdImproperlyConfigured)
     }
 }
+
+/// Changing a served device's services while a central is connected (Service Changed).
+@Suite("Served services that change")
+struct ServedServiceChangeTests {
+    static let address = BluetoothAddress("C2:00:00:00:00:04", kind: .random)!
+    static let extra = BluetoothUUID(0xFFA0)
+    static let extraValue = BluetoothUUID(0xFFA1)
+
+    @Test func aConnectedCentralIsToldOfTheChangeAndFindsTheNewService() throws {
+        let simulation = Simulation()
+        let clock = simulation.clock
+        let (change, value, batteryGone) = try simulation.run {
+            let simulator = try Simulator(clock: clock, devices: [])
+            let definition = PeripheralDefinition(advertisement: PeripheralAdvertisement(name: "Changer")) {
+                ServiceDefinition(BluetoothUUID(0x180F)) { CharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read], value: [50]) }
+            }
+            let served = try await ServedPeripheral.start(definition, on: simulator.peripheralBackend(at: Self.address))
+            let central = Central(backend: simulator.backend, clock: clock)
+            let connection = try await central.connect(to: PeripheralIdentifier(address: Self.address), timeout: .seconds(5))
+            _ = try await connection.discoverAll()  // turns Service Changed on first
+            let changes = connection.serviceChanges()
+            try await served.changeServices(
+                removing: [BluetoothUUID(0x180F)],
+                adding: [ServiceDefinition(uuid: Self.extra, characteristics: [CharacteristicDefinition(uuid: Self.extraValue, properties: [.read], value: [7])])])
+            var change: ServiceChange?
+            for await next in changes {
+                change = next
+                break
+            }
+            let services = try await connection.discoverAll().map(\.service.uuid)
+            let value = try await connection.readRaw(try await connection.characteristic(Self.extraValue, service: Self.extra))
+            await connection.disconnect()
+            await served.stop()
+            return (change, value, !services.contains(BluetoothUUID(0x180F)))
+        }
+        #expect(change?.handles != nil)
+        #expect(value == [7])
+        #expect(batteryGone)
+    }
+}

@@ -40,12 +40,23 @@ public protocol ServingBackend: Sendable {
     func indicate(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier, timeout: Duration) async throws(BluetoothError)
     /// Replaces the stored value reads return (for characteristics without a read handler).
     func setValue(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID) async throws(BluetoothError)
+    /// Changes the served database while centrals are connected: removes every service whose UUID
+    /// is in `removing`, adds `adding`, and indicates Service Changed to the centrals that turned
+    /// it on (returning once they confirmed or failed to). Services that stay keep their handles.
+    /// The default throws ``BluetoothError/unsupported(_:)``.
+    func changeServices(removing: [BluetoothUUID], adding: [ServiceDefinition]) async throws(BluetoothError)
     /// What happens from now on; each call returns a new stream, ending when serving stops.
     func events() -> AsyncStream<PeripheralEvent>
     /// The centrals connected now.
     func centrals() async -> [CentralIdentifier]
     /// Stops advertising, disconnects every central and tears the database down.
     func stop() async
+}
+
+extension ServingBackend {
+    public func changeServices(removing: [BluetoothUUID], adding: [ServiceDefinition]) async throws(BluetoothError) {
+        throw .unsupported("changing the served services on this backend")
+    }
 }
 
 /// A device being served: notify and indicate typed values, watch centrals come and go.
@@ -95,6 +106,13 @@ public struct ServedPeripheral: Sendable {
     }
 
     public func events() -> AsyncStream<PeripheralEvent> { backend.events() }
+
+    /// Changes the served services while centrals are connected, with Service Changed (see
+    /// ``ServingBackend/changeServices(removing:adding:)``): a device updating its firmware, or
+    /// showing a service only in some mode.
+    public func changeServices(removing: [BluetoothUUID] = [], adding: [ServiceDefinition] = []) async throws(BluetoothError) {
+        try await backend.changeServices(removing: removing, adding: adding)
+    }
 
     /// Runs `session` once for each central that connects from now on, concurrently, until
     /// serving stops or the calling task is cancelled. The session's `sleep` sleeps on `clock`
