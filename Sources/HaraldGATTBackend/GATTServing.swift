@@ -39,9 +39,21 @@ extension PeripheralDefinition {
         if let write = definition.onWrite {
             onWrite = { (context: GATTRequestContext, bytes: [UInt8]) async throws in try await write(GATTServing.request(context), bytes) }
         }
+        var authorize: GATTAttributeAuthorizationHandler?
+        if let rule = definition.authorize {
+            authorize = { (context: GATTRequestContext, access: GATTAccess) async -> Bool in
+                let asked: AttributeAccess = switch access {
+                case .read: .read
+                case .write: .write
+                case .configure: .subscribe
+                }
+                return await rule(GATTServing.request(context), asked)
+            }
+        }
         return GATTCharacteristicDefinition(
             uuid: definition.uuid, properties: definition.properties, permissions: permissions, value: definition.value,
-            descriptors: definition.userDescription.map { [.userDescription($0)] } ?? [], onRead: onRead, onWrite: onWrite)
+            descriptors: definition.userDescription.map { [.userDescription($0)] } ?? [], onRead: onRead, onWrite: onWrite,
+            authorize: authorize)
     }
 }
 

@@ -92,7 +92,7 @@ public actor HCIPeripheral {
                 if identity.address.kind == .random { configuration.randomAddress = identity.address }
             }
         }
-        let server = try GATTServer(services: services)
+        let server = try GATTServer(services: services, configuration: .peripheral)
         let host = HCIHost(transport: transport, configuration: configuration)
         try await host.start()
         let peripheral = HCIPeripheral(host: host, server: server, security: security, localMTU: localMTU, logger: configuration.logger)

@@ -35,6 +35,9 @@ public struct CharacteristicDefinition: Sendable {
     public var onWrite: AttributeWriteHandler?
     /// Characteristic User Description (0x2901), read-only.
     public var userDescription: String?
+    /// Asked before each read, write and subscription of this characteristic; nil lets every
+    /// central with the required link security in. See ``authorized(by:)``.
+    public var authorize: AttributeAuthorizationHandler?
 
     /// A characteristic from raw parts.
     public init(
@@ -92,6 +95,19 @@ public struct CharacteristicDefinition: Sendable {
                 do { value = try V(decoding: bytes) } catch { throw .valueNotAllowed }
                 try await write(value, request)
             })
+    }
+
+    /// This characteristic, with `rule` deciding each read, write and subscription: a central
+    /// it refuses gets Insufficient Authorization (0x08).
+    ///
+    /// ```swift
+    /// CharacteristicDefinition(.heartRateControlPoint) { command, _ in try reset(command) }
+    ///     .authorized { request, _ in await allowList.contains(request.central) }
+    /// ```
+    public func authorized(by rule: @escaping AttributeAuthorizationHandler) -> CharacteristicDefinition {
+        var copy = self
+        copy.authorize = rule
+        return copy
     }
 
     /// The properties an access type stands for.

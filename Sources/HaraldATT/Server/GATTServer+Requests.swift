@@ -233,6 +233,17 @@ extension GATTServer {
                 throw ATTRequestFailure(.insufficientAuthorization, handle)
             }
         }
+        if let hook = attribute.authorize {
+            let access: GATTAccess
+            switch attribute.role {
+            case .clientConfiguration:
+                guard isWrite else { return }  // reading a CCCD tells nothing
+                access = .configure
+            default: access = isWrite ? .write : .read
+            }
+            let context = GATTRequestContext(connection: connection, handle: handle, security: security)
+            guard await hook(context, access) else { throw ATTRequestFailure(.insufficientAuthorization, handle) }
+        }
     }
 
     /// The whole value of the attribute at `handle`, after the access checks.

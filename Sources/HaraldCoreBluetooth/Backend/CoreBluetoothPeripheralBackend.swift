@@ -28,10 +28,13 @@ import HaraldCore
 ///   is only as safe as the pairing the phone chose. Handlers see `isEncrypted` true on such
 ///   attributes (CoreBluetooth pairs before it lets the request through) and `isAuthenticated`
 ///   false (CoreBluetooth does not say). A value is cached in CoreBluetooth (answered without
-///   waking the app) only for a read-only characteristic with no read handler, no read security
-///   and a non-empty value, since CoreBluetooth requires a cached characteristic to be read-only
+///   waking the app) only for a read-only characteristic with no read handler, no authorization
+///   rule, no read security and a non-empty value, since CoreBluetooth requires a cached characteristic to be read-only
 ///   and never lets it change: ``ServingBackend/setValue(_:characteristic:service:)`` on one throws
 ///   ``BluetoothError/unsupported(_:)``. Every other value is served dynamically.
+/// - **Authorization rules** (``CharacteristicDefinition/authorized(by:)``) are asked before
+///   reads and writes; a refusal is Insufficient Authorization. Subscriptions cannot be refused:
+///   CoreBluetooth reports them after it has accepted them.
 /// - **Reads** are answered with the read handler's bytes (or the stored value) from
 ///   `request.offset` on (an offset past the end: Invalid Offset); a handler's ``ATTErrorCode``
 ///   goes back as the request's result.
@@ -237,7 +240,8 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
 
     /// Whether CoreBluetooth caches the value (see the type's documentation).
     static func isCached(_ definition: CharacteristicDefinition) -> Bool {
-        definition.properties == [.read] && definition.onRead == nil && definition.readSecurity == .none && !definition.value.isEmpty
+        definition.properties == [.read] && definition.onRead == nil && definition.authorize == nil && definition.readSecurity == .none
+            && !definition.value.isEmpty
     }
 
     /// What CoreBluetooth is asked to publish for `definition`.

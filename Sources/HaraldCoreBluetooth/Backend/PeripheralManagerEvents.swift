@@ -126,7 +126,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
             }
             let served = session.characteristics[index]
             guard served.definition.properties.contains(.read) else { return .answer(.failure(.readNotPermitted)) }
-            guard let handler = served.definition.onRead else { return .answer(.success(served.value)) }
+            guard let handler = Self.readHandler(served.definition, stored: served.value) else { return .answer(.success(served.value)) }
             guard session.queuedJobs < Self.handlerQueueLimit else { return .answer(.failure(.insufficientResources)) }
             let id = state.makeID()
             session.requests[id] = request
@@ -143,6 +143,29 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
                 do throws(ATTErrorCode) { result = .success(try await handler(attributeRequest)) } catch { result = .failure(error) }
                 self.queue.async { self.finishRead(id, generation: generation, offset: offset, result) }
             }
+        }
+    }
+
+    /// What answers a read of `definition`: its handler, behind its authorization rule when it
+    /// has one (then the stored value, as it was when the request came, is the answer).
+    static func readHandler(_ definition: CharacteristicDefinition, stored: [UInt8]) -> AttributeReadHandler? {
+        guard let rule = definition.authorize else { return definition.onRead }
+        let inner = definition.onRead
+        return { request throws(ATTErrorCode) in
+            guard await rule(request, .read) else { throw .insufficientAuthorization }
+            guard let inner else { return stored }
+            return try await inner(request)
+        }
+    }
+
+    /// What takes a write of `definition`: its handler, behind its authorization rule.
+    /// (CoreBluetooth tells subscriptions after the fact, so `.subscribe` cannot be refused here.)
+    static func writeHandler(_ definition: CharacteristicDefinition) -> AttributeWriteHandler? {
+        guard let rule = definition.authorize else { return definition.onWrite }
+        let inner = definition.onWrite
+        return { request, value throws(ATTErrorCode) in
+            guard await rule(request, .write) else { throw .insufficientAuthorization }
+            try await inner?(request, value)
         }
     }
 
@@ -202,7 +225,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
                 } else {
                     writes.append(
                         AssembledWrite(
-                            index: index, uuid: served.definition.uuid, value: value, handler: served.definition.onWrite,
+                            index: index, uuid: served.definition.uuid, value: value, handler: Self.writeHandler(served.definition),
                             request: Self.attributeRequest(central, security: served.definition.writeSecurity)))
                 }
             }
