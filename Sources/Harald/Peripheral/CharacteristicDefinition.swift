@@ -90,11 +90,39 @@ public struct CharacteristicDefinition: Sendable {
     ) {
         self.init(
             uuid: characteristic.uuid, properties: Self.properties(of: A.self), readSecurity: security, writeSecurity: security,
-            onWrite: { request, bytes throws(ATTErrorCode) in
-                let value: V
-                do { value = try V(decoding: bytes) } catch { throw .valueNotAllowed }
-                try await write(value, request)
-            })
+            onWrite: Self.decoding(write))
+    }
+
+    /// A characteristic written without response whose values `write` takes, decoded (bytes
+    /// that do not decode are dropped: a Write Command has no answer to refuse them with).
+    public init<V: ByteDecodable & Sendable & SendableMetatype, A: WriteWithoutResponseAccess>(
+        _ characteristic: Characteristic<V, A>, security: AttributeSecurity = .none,
+        write: @escaping @Sendable (V, AttributeRequest) async throws(ATTErrorCode) -> Void
+    ) {
+        self.init(
+            uuid: characteristic.uuid, properties: Self.properties(of: A.self), readSecurity: security, writeSecurity: security,
+            onWrite: Self.decoding(write))
+    }
+
+    /// A characteristic written both ways whose values `write` takes, decoded.
+    public init<V: ByteDecodable & Sendable & SendableMetatype, A: WriteAccess & WriteWithoutResponseAccess>(
+        _ characteristic: Characteristic<V, A>, security: AttributeSecurity = .none,
+        write: @escaping @Sendable (V, AttributeRequest) async throws(ATTErrorCode) -> Void
+    ) {
+        self.init(
+            uuid: characteristic.uuid, properties: Self.properties(of: A.self), readSecurity: security, writeSecurity: security,
+            onWrite: Self.decoding(write))
+    }
+
+    /// A raw write handler that decodes first: bytes that are not a `V` are Value Not Allowed (0x13).
+    private static func decoding<V: ByteDecodable & Sendable & SendableMetatype>(
+        _ write: @escaping @Sendable (V, AttributeRequest) async throws(ATTErrorCode) -> Void
+    ) -> AttributeWriteHandler {
+        { request, bytes throws(ATTErrorCode) in
+            let value: V
+            do { value = try V(decoding: bytes) } catch { throw .valueNotAllowed }
+            try await write(value, request)
+        }
     }
 
     /// This characteristic, with `rule` deciding each read, write and subscription: a central
