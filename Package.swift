@@ -212,7 +212,7 @@ let package = Package(
             ]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
         // ScenarioFailure) and run by a parameterized test per backend.
-        .target(name: "HaraldScenarioSuite", dependencies: ["Harald", "HaraldCodec", "HaraldCore"], path: "Tests/HaraldScenarioSuite"),
+        .target(name: "HaraldScenarioSuite", dependencies: ["Harald", "HaraldCodec", "HaraldCore", "HaraldProfiles"], path: "Tests/HaraldScenarioSuite"),
         // The scenario suite against the simulator backend, plus the flows on the simulator.
         .testTarget(
             name: "HaraldScenarioTests",
@@ -236,7 +236,7 @@ let package = Package(
         .testTarget(
             name: "HaraldCoreBluetoothTests",
             dependencies: [
-                "HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldCore", "HaraldSimulator", "HaraldScenarioSuite", "HaraldHeartRateMonitor",
+                "HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldCore", "HaraldSimulator", "HaraldScenarioSuite", "HaraldHeartRateMonitor", "HaraldProfiles",
             ]
         ),
         // Unit tests, plus integration tests against Bumble that run only when

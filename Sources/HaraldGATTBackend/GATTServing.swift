@@ -50,10 +50,13 @@ extension PeripheralDefinition {
                 return await rule(GATTServing.request(context), asked)
             }
         }
+        var descriptors: [GATTDescriptorDefinition] = definition.userDescription.map { [.userDescription($0)] } ?? []
+        if let format = definition.presentationFormat, let bytes = try? format.encodedBytes() {
+            descriptors.append(GATTDescriptorDefinition(uuid: GATTAttributeType.characteristicPresentationFormat, value: bytes))
+        }
         return GATTCharacteristicDefinition(
             uuid: definition.uuid, properties: definition.properties, permissions: permissions, value: definition.value,
-            descriptors: definition.userDescription.map { [.userDescription($0)] } ?? [], onRead: onRead, onWrite: onWrite,
-            authorize: authorize)
+            descriptors: descriptors, onRead: onRead, onWrite: onWrite, authorize: authorize)
     }
 }
 
@@ -150,6 +153,12 @@ public final class GATTServing: ServingBackend {
         }
         continuation.onTermination = { [weak self] _ in self?.watchers.withLock { _ = $0?.streams.removeValue(forKey: id) } }
         return stream
+    }
+
+    /// Hands `event` to every events stream: how what carries the links (the HCI peripheral's
+    /// Security Manager, say) reports what the GATT server does not see.
+    public func report(_ event: PeripheralEvent) {
+        for watcher in watchers.withLock({ $0.map { Array($0.streams.values) } ?? [] }) { watcher.yield(event) }
     }
 
     public func centrals() async -> [CentralIdentifier] {

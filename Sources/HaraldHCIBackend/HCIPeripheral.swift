@@ -56,6 +56,7 @@ public actor HCIPeripheral {
     private let pairingUnderWay = Locked<Set<BluetoothAddress>>([])
     /// Each link's connection at the GATT server.
     private var serverConnections: [UInt16: GATTConnectionID] = [:]
+    private var linkEventSink: (@Sendable (GATTConnectionID, Event) -> Void)?
 
     private init(host: HCIHost, server: GATTServer, security: SecurityConfiguration?, localMTU: Int, logger: Logger) {
         self.host = host
@@ -150,6 +151,20 @@ public actor HCIPeripheral {
         for watcher in watchers.values { watcher.yield(event) }
     }
 
+    /// Reports an event of `link` to the watchers and, with the server connection it belongs
+    /// to, to the link-event sink.
+    private func report(_ event: Event, on link: LEConnection) {
+        report(event)
+        if let sink = linkEventSink, let id = serverConnections[link.handle] { sink(id, event) }
+    }
+
+    /// Also hands every security event of a link (encrypted, paired, pairing failed) to `sink`,
+    /// with the GATT server connection of that link, in order and before the link is gone: how a
+    /// served definition's events name the central.
+    public func setLinkEventSink(_ sink: @escaping @Sendable (GATTConnectionID, Event) -> Void) {
+        linkEventSink = sink
+    }
+
     // MARK: Links
 
     private func startAccepting() async {
@@ -208,7 +223,7 @@ public actor HCIPeripheral {
     private func linkEncrypted(_ link: LEConnection, _ encryption: LinkEncryption, serverConnection: GATTConnectionID) async {
         let level = expectedLevels[link.handle] ?? .encrypted
         await server.setSecurity(GATTSecurity(isEncrypted: encryption.isEncrypted, isAuthenticated: level >= .authenticated), for: serverConnection)
-        report(.encrypted(link.peer, level))
+        report(.encrypted(link.peer, level), on: link)
     }
 
     /// The Security Manager as responder on `link`'s channel 0x0006.
@@ -273,7 +288,7 @@ public actor HCIPeripheral {
     private func pairingEnded(on link: LEConnection, _ outcome: Result<PairingOutcome, PairingError>, security: SecurityConfiguration) async {
         switch outcome {
         case .failure(let error):
-            report(.pairingFailed(link.peer, error.description))
+            report(.pairingFailed(link.peer, error.description), on: link)
         case .success(let outcome):
             let level = outcome.method.securityLevel(keySize: outcome.keySize)
             expectedLevels[link.handle] = level
@@ -282,7 +297,7 @@ public actor HCIPeripheral {
             if link.parameters.isEncrypted, let id = serverConnections[link.handle] {
                 await server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: level >= .authenticated), for: id)
             }
-            report(.paired(link.peer, outcome.method, bonded: bonded))
+            report(.paired(link.peer, outcome.method, bonded: bonded), on: link)
         }
     }
 

@@ -34,6 +34,7 @@ public struct PeripheralScenarioHarness: Sendable {
 public enum PeripheralScenario: String, CaseIterable, Sendable, CustomStringConvertible {
     case theAdvertisedNameAndServiceAreFound
     case theCentralDiscoversEveryDefinedCharacteristic
+    case descriptorsAreDiscoveredAndRead
     case aReadHandlerAnswersEachRead
     case aWriteReachesItsHandlerDecodedIsStoredAndReported
     case aRefusingWriteHandlerSendsItsATTError
@@ -75,6 +76,7 @@ public enum PeripheralScenario: String, CaseIterable, Sendable, CustomStringConv
         switch self {
         case .theAdvertisedNameAndServiceAreFound: try await Self.advertisement(context)
         case .theCentralDiscoversEveryDefinedCharacteristic: try await Self.discovery(context)
+        case .descriptorsAreDiscoveredAndRead: try await Self.descriptors(context)
         case .aReadHandlerAnswersEachRead: try await Self.readHandler(context)
         case .aWriteReachesItsHandlerDecodedIsStoredAndReported: try await Self.write(context)
         case .aRefusingWriteHandlerSendsItsATTError: try await Self.refusedWrite(context)

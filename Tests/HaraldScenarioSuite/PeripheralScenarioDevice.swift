@@ -1,6 +1,7 @@
 import Harald
 import HaraldCodec
 import HaraldCore
+import HaraldProfiles
 
 /// The device every peripheral-side scenario serves, on every peripheral backend: one 128-bit
 /// service whose characteristics cover each thing a served device does. What its handlers saw
@@ -29,6 +30,9 @@ public struct PeripheralScenarioDevice: Sendable {
     public static let blobValue: [UInt8] = (0..<300).map { UInt8($0 & 0xFF) }
     public static let guardedValue = Array("behind the rule".utf8)
     public static let levelInitial: [UInt8] = [0x2A]
+    public static let levelDescription = "Level"
+    /// uint8, percentage (0x27AD).
+    public static let levelFormat = CharacteristicPresentationFormat(format: .uint8, unit: 0x27AD)
     public static let settingInitial: UInt16 = 0x0201
 
     /// Every characteristic of the service, with the properties it must be discovered with.
@@ -68,7 +72,7 @@ public struct PeripheralScenarioDevice: Sendable {
                     if command.first == Self.refusedCommand { throw Self.refusal }
                     record.wrote(command: command)
                 }
-                try CharacteristicDefinition(Self.level, value: Self.levelInitial)
+                try CharacteristicDefinition(Self.level, value: Self.levelInitial).described(Self.levelDescription).formatted(Self.levelFormat)
                 CharacteristicDefinition(Self.alert)
                 try CharacteristicDefinition(Self.blob, value: Self.blobValue)
                 try CharacteristicDefinition(Self.guarded, value: Self.guardedValue).authorized { _, _ in record.isAllowed }

@@ -1,6 +1,7 @@
 import Harald
 import HaraldCodec
 import HaraldCore
+import HaraldProfiles
 
 // The peripheral-side scenarios, in the order of `PeripheralScenario`'s cases.
 extension PeripheralScenario {
@@ -24,6 +25,20 @@ extension PeripheralScenario {
         for (uuid, properties) in Device.layout {
             try checkEqual(byUUID[uuid]?.properties, properties, "properties of \(uuid)")
         }
+        await connection.disconnect()
+    }
+
+    static func descriptors(_ context: PeripheralScenarioContext) async throws {
+        let connection = try await context.connect()
+        let level = try await connection.characteristic(Device.level.uuid, service: Device.service)
+        let descriptors = try await connection.discoverDescriptors(of: level)
+        let byUUID = Dictionary(descriptors.map { ($0.uuid, $0) }) { first, _ in first }
+        try checkEqual(
+            Set(byUUID.keys), [BluetoothUUID(0x2901), BluetoothUUID(0x2902), BluetoothUUID(0x2904)], "descriptors of the level")
+        let description = try await connection.readDescriptor(try byUUID[BluetoothUUID(0x2901)] ?? { throw ScenarioFailure("no 0x2901") }())
+        try checkEqual(String(decoding: description, as: UTF8.self), Device.levelDescription, "User Description")
+        let format = try await connection.readDescriptor(try byUUID[BluetoothUUID(0x2904)] ?? { throw ScenarioFailure("no 0x2904") }())
+        try checkEqual(try CharacteristicPresentationFormat(decoding: format), Device.levelFormat, "Presentation Format")
         await connection.disconnect()
     }
 

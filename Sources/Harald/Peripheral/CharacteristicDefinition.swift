@@ -1,5 +1,6 @@
 import HaraldCodec
 import HaraldCore
+import HaraldProfiles
 
 /// Produces a characteristic's value for a read: the whole value (the server cuts it for the
 /// MTU and for Read Blob offsets). Throw an ``ATTErrorCode`` to refuse (an application error
@@ -35,6 +36,9 @@ public struct CharacteristicDefinition: Sendable {
     public var onWrite: AttributeWriteHandler?
     /// Characteristic User Description (0x2901), read-only.
     public var userDescription: String?
+    /// Characteristic Presentation Format (0x2904), read-only: how a generic client shows the
+    /// value (format, exponent, unit).
+    public var presentationFormat: CharacteristicPresentationFormat?
     /// Asked before each read, write and subscription of this characteristic; nil lets every
     /// central with the required link security in. See ``authorized(by:)``.
     public var authorize: AttributeAuthorizationHandler?
@@ -123,6 +127,20 @@ public struct CharacteristicDefinition: Sendable {
             do { value = try V(decoding: bytes) } catch { throw .valueNotAllowed }
             try await write(value, request)
         }
+    }
+
+    /// This characteristic with a User Description descriptor (0x2901) holding `text`.
+    public func described(_ text: String) -> CharacteristicDefinition {
+        var copy = self
+        copy.userDescription = text
+        return copy
+    }
+
+    /// This characteristic with a Presentation Format descriptor (0x2904).
+    public func formatted(_ format: CharacteristicPresentationFormat) -> CharacteristicDefinition {
+        var copy = self
+        copy.presentationFormat = format
+        return copy
     }
 
     /// This characteristic, with `rule` deciding each read, write and subscription: a central

@@ -264,7 +264,8 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         }
         return CoreBluetoothCharacteristicSpec(
             uuid: definition.uuid, properties: raw, permissions: permissions, value: isCached(definition) ? Data(definition.value) : nil,
-            userDescription: definition.userDescription)
+            userDescription: definition.userDescription,
+            presentationFormat: definition.presentationFormat.flatMap { try? $0.encodedBytes() }.map { Data($0) })
     }
 
     /// The advertisement data CoreBluetooth takes: local name and service UUIDs only.
