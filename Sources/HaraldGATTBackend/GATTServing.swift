@@ -187,6 +187,9 @@ public final class GATTServing: ServingBackend {
         case let .valueWritten(id, handle):
             let uuid = await characteristicUUID(valueHandle: handle)
             translated = uuid.map { .wrote(Self.central(id), characteristic: $0) }
+        case let .valueRead(id, handle):
+            let uuid = await characteristicUUID(valueHandle: handle)
+            translated = uuid.map { .read(Self.central(id), characteristic: $0) }
         }
         guard let translated else { return }
         for watcher in watchers.withLock({ $0.map { Array($0.streams.values) } ?? [] }) { watcher.yield(translated) }

@@ -44,9 +44,14 @@ extension PeripheralScenario {
 
     static func readHandler(_ context: PeripheralScenarioContext) async throws {
         let connection = try await context.connect()
+        let central = try await context.connectedCentral()
         try checkEqual(try await connection.read(Device.counter), 1, "first read")
         try checkEqual(try await connection.read(Device.counter), 2, "second read")
+        try await context.events.wait(
+            for: .read(central, characteristic: Device.counter.uuid), within: context.harness.timeout, sleep: context.harness.sleep)
         await connection.disconnect()
+        try await context.events.wait(for: .disconnected(central), within: context.harness.timeout, sleep: context.harness.sleep)
+        try checkEqual(context.events.all.filter { $0 == .read(central, characteristic: Device.counter.uuid) }.count, 2, "read events")
     }
 
     static func write(_ context: PeripheralScenarioContext) async throws {
@@ -85,8 +90,11 @@ extension PeripheralScenario {
 
     static func longRead(_ context: PeripheralScenarioContext) async throws {
         let connection = try await context.connect()
+        let central = try await context.connectedCentral()
         try checkEqual(try await connection.read(Device.blob), Device.blobValue, "a 300-byte value")
         await connection.disconnect()
+        try await context.events.wait(for: .disconnected(central), within: context.harness.timeout, sleep: context.harness.sleep)
+        try checkEqual(context.events.all.filter { $0 == .read(central, characteristic: Device.blob.uuid) }.count, 1, "read events of one long read")
     }
 
     static func setValue(_ context: PeripheralScenarioContext) async throws {

@@ -11,6 +11,9 @@ public enum GATTServerEvent: Sendable, Hashable {
     case clientConfigurationChanged(GATTConnectionID, valueHandle: UInt16, ClientCharacteristicConfiguration)
     /// A client wrote a value (Write Request, Write Command or Execute Write), after it was stored.
     case valueWritten(GATTConnectionID, handle: UInt16)
+    /// A client read a characteristic value (Read, Read Multiple, Read By Type; the Read Blobs
+    /// of a long read are not reported again), after the access checks passed.
+    case valueRead(GATTConnectionID, handle: UInt16)
 }
 
 /// The GATT server: an attribute database served to any number of client connections, each

@@ -120,12 +120,15 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
     public func peripheralManager(_ peripheral: Manager, didReceiveRead request: Manager.Request) {
         let central = Self.central(request.central)
         let offset = request.offset
+        var report: (PeripheralEvent, [AsyncStream<PeripheralEvent>.Continuation])?
         let plan = state.withLock { state -> ReadPlan in
             guard var session = state.session, let index = session.index(of: request.characteristic) else {
                 return .answer(.failure(.attributeNotFound))
             }
             let served = session.characteristics[index]
             guard served.definition.properties.contains(.read) else { return .answer(.failure(.readNotPermitted)) }
+            // One event per read: a long read's later parts come with offsets.
+            if offset == 0 { report = (.read(central, characteristic: served.definition.uuid), session.allWatchers) }
             guard let handler = Self.readHandler(served.definition, stored: served.value) else { return .answer(.success(served.value)) }
             guard session.queuedJobs < Self.handlerQueueLimit else { return .answer(.failure(.insufficientResources)) }
             let id = state.makeID()
@@ -134,6 +137,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
             state.session = session
             return .run(handler, Self.attributeRequest(central, security: served.definition.readSecurity), id: id, generation: session.generation, jobs: session.jobs)
         }
+        if let (event, watchers) = report { for watcher in watchers { watcher.yield(event) } }
         switch plan {
         case .answer(let result):
             answerRead(request, offset: offset, result, manager: peripheral)
