@@ -68,6 +68,11 @@ import HaraldCore
 ///   reported, ``ServingBackend/centrals()`` lists the centrals subscribed to something, and a
 ///   central's ``CentralIdentifier`` is its `CBCentral.identifier`. A central that disconnects is
 ///   seen unsubscribing.
+/// - **Changing services** (``ServingBackend/changeServices(removing:adding:)``): removed services
+///   leave CoreBluetooth at once, added ones are published one by one; CoreBluetooth indicates
+///   Service Changed to the centrals itself. What stays keeps its values, subscribers and waiting
+///   notifications; subscriptions to removed characteristics are reported ended and their waiting
+///   notifications reach no one. Not while the definition is still being published (misuse).
 ///
 /// Thread safety: all mutable state is in `state`, read and written only inside its `withLock`;
 /// CoreBluetooth's objects in it are used only on the queue. Continuations are resumed and
@@ -138,7 +143,8 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
 
     struct Session {
         let generation: UInt64
-        let definition: PeripheralDefinition
+        /// What is served now (services change with `changeServices`).
+        var definition: PeripheralDefinition
         var characteristics: [ServedCharacteristic]
         /// The published objects (`CBMutableCharacteristic`, parallel to `characteristics`;
         /// `CBMutableService`, parallel to the definition's services), remade at each publication.
@@ -186,6 +192,8 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         var session: Session?
         /// What ended sessions leave for the queue to take down.
         var teardowns: [Teardown] = []
+        /// Services a change of services took out, for the queue to remove from CoreBluetooth.
+        var removedServices: [Manager.MutableService] = []
         /// Objects the platform glue needs kept alive as long as the backend (the delegate proxy).
         var retainedObjects: [AnyObject] = []
 
@@ -333,7 +341,7 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
 
     /// Registers a waiter for `step`, then runs `start` on the queue; returns when the delegate
     /// call that ends the step arrives.
-    private func wait(for step: Step, _ start: @escaping @Sendable () -> Void) async throws(BluetoothError) {
+    func wait(for step: Step, _ start: @escaping @Sendable () -> Void) async throws(BluetoothError) {
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let registered = state.withLock { state -> Bool in
@@ -624,6 +632,10 @@ struct CoreBluetoothServing<Manager: CoreBluetoothPeripheralManager>: ServingBac
 
     func setValue(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID) async throws(BluetoothError) {
         try backend.setValue(value, characteristic: uuid, service: service, generation: generation)
+    }
+
+    func changeServices(removing: [BluetoothUUID], adding: [ServiceDefinition]) async throws(BluetoothError) {
+        try await backend.changeServices(removing: removing, adding: adding, generation: generation)
     }
 
     func events() -> AsyncStream<PeripheralEvent> { backend.events(generation: generation) }

@@ -203,6 +203,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
     struct AssembledWrite: Sendable {
         let index: Int
         let uuid: BluetoothUUID
+        let service: BluetoothUUID
         var value: [UInt8]
         let handler: AttributeWriteHandler?
         let request: AttributeRequest
@@ -229,7 +230,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
                 } else {
                     writes.append(
                         AssembledWrite(
-                            index: index, uuid: served.definition.uuid, value: value, handler: Self.writeHandler(served.definition),
+                            index: index, uuid: served.definition.uuid, service: served.service, value: value, handler: Self.writeHandler(served.definition),
                             request: Self.attributeRequest(central, security: served.definition.writeSecurity)))
                 }
             }
@@ -282,7 +283,12 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
     private func commit(_ writes: [AssembledWrite], generation: UInt64, central: CentralIdentifier) {
         let watchers = state.withLock { state -> [AsyncStream<PeripheralEvent>.Continuation] in
             guard var session = state.session, session.generation == generation else { return [] }
-            for write in writes { session.characteristics[write.index].value = write.value }
+            // By UUID, not by the index the batch was planned with: services may have changed
+            // while a handler ran (a write to a removed characteristic is dropped).
+            for write in writes {
+                guard let index = session.index(of: write.uuid, in: write.service) else { continue }
+                session.characteristics[index].value = write.value
+            }
             state.session = session
             return session.allWatchers
         }
