@@ -54,6 +54,9 @@ public actor HCIPeripheral {
     private var expectedLevels: [UInt16: SecurityLevel] = [:]
     /// Peers with a pairing under way (set when their Pairing Request arrives).
     private let pairingUnderWay = Locked<Set<BluetoothAddress>>([])
+    /// LTK Requests waiting for the key a pairing under way is about to register, by peer.
+    private var keyWaiters: [BluetoothAddress: [UInt64: CheckedContinuation<Void, Never>]] = [:]
+    private var nextKeyWaiter: UInt64 = 0
     /// Each link's connection at the GATT server.
     private var serverConnections: [UInt16: GATTConnectionID] = [:]
     private var linkEventSink: (@Sendable (GATTConnectionID, Event) -> Void)?
@@ -243,6 +246,7 @@ public actor HCIPeripheral {
             underWay.withLock { _ = $0.remove(peer) }
             await self?.pairingEnded(on: link, outcome, security: security)
         }
+        keyRegistered(for: link.peer)  // nothing more will come on this link
     }
 
     /// Hands `key` to the next LTK Request of `link` and waits for the encryption; the server
@@ -251,7 +255,32 @@ public actor HCIPeripheral {
         expectedLevels[link.handle] = level
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             pairingKeys[link.peer] = (key, waiter)
+            keyRegistered(for: link.peer)
         }
+    }
+
+    /// Waits until a pairing under way with `peer` registers its key, it ends, or `limit` passes.
+    private func waitForPairingKey(of peer: BluetoothAddress, atMost limit: Duration) async {
+        guard pairingKeys[peer] == nil, pairingUnderWay.withLock({ $0.contains(peer) }) else { return }
+        nextKeyWaiter += 1
+        let id = nextKeyWaiter
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: limit)
+            await self?.stopWaitingForKey(of: peer, id: id)
+        }
+        // Registered before the actor is given up, so neither the key nor the timer can come first.
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in keyWaiters[peer, default: [:]][id] = waiter }
+        timer.cancel()
+    }
+
+    private func stopWaitingForKey(of peer: BluetoothAddress, id: UInt64) {
+        keyWaiters[peer]?.removeValue(forKey: id)?.resume()
+        if keyWaiters[peer]?.isEmpty == true { keyWaiters[peer] = nil }
+    }
+
+    /// The key is there, or the pairing or the link ended: every LTK Request waiting goes on.
+    private func keyRegistered(for peer: BluetoothAddress) {
+        for waiter in (keyWaiters.removeValue(forKey: peer) ?? [:]).values { waiter.resume() }
     }
 
     /// LE Long Term Key Request: the key a pairing under way waits for, else the bond's.
@@ -259,9 +288,7 @@ public actor HCIPeripheral {
         let link = await host.openConnections.first { $0.peer == peer }
         // The responder registers its key just after sending its last phase-2 PDU; a central
         // quick enough to encrypt first gets the key as soon as it is there (within a second).
-        for _ in 0..<100 where pairingKeys[peer] == nil && pairingUnderWay.withLock({ $0.contains(peer) }) {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await waitForPairingKey(of: peer, atMost: .seconds(1))
         if let pending = pairingKeys.removeValue(forKey: peer) {
             // The encryption that finishes phase 2: the responder goes on once it is on. The
             // stream is taken before the key is handed out, so the change cannot be missed.
@@ -286,6 +313,7 @@ public actor HCIPeripheral {
     }
 
     private func pairingEnded(on link: LEConnection, _ outcome: Result<PairingOutcome, PairingError>, security: SecurityConfiguration) async {
+        keyRegistered(for: link.peer)
         switch outcome {
         case .failure(let error):
             report(.pairingFailed(link.peer, error.description), on: link)
