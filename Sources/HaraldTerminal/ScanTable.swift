@@ -72,15 +72,17 @@ public struct ScanTable: Sendable {
         }
     }
 
-    /// The table as lines at most `width` characters wide: a header, then a row per device.
+    /// The table as lines at most `width` (80 or more) characters wide: a header, then a row per device.
     /// Columns: address, name, RSSI with a bar, services (with SIG names), manufacturer.
     public func render(width: Int = 120) -> [String] {
         let rows = sorted
         let nameWidth = min(20, max(4, rows.map { ($0.name ?? "").count }.max() ?? 4))
         let fixed = 17 + 2 + nameWidth + 2 + 16 + 2
-        let rest = max(20, width - fixed)
+        // Services take three fifths of what is left, the manufacturer the rest (narrower than
+        // 80 columns, the columns keep a minimum and lines may wrap).
+        let rest = max(20, width - fixed) - 2
         let servicesWidth = max(10, rest * 3 / 5)
-        let makerWidth = max(8, rest - servicesWidth - 2)
+        let makerWidth = max(8, rest - servicesWidth)
         func line(_ address: String, _ name: String, _ rssi: String, _ services: String, _ maker: String) -> String {
             let text = address.fitted(to: 17) + "  " + name.fitted(to: nameWidth) + "  " + rssi.fitted(to: 16) + "  "
                 + services.fitted(to: servicesWidth) + "  " + maker.fitted(to: makerWidth)

@@ -13,7 +13,8 @@ struct AssignedNumbersTests {
     }
 
     @Test func theFullAndShortFormsOfAUUIDHaveTheSameName() {
-        #expect(BluetoothUUID("0000180F-0000-1000-8000-00805F9B34FB")?.assignedName == "Battery")
+        let full: BluetoothUUID = "0000180F-0000-1000-8000-00805F9B34FB"
+        #expect(full.assignedName == "Battery")
     }
 
     @Test func aNameIsFoundOnlyUnderTheKindItsRangeAssigns() {
@@ -29,7 +30,8 @@ struct AssignedNumbersTests {
     }
 
     @Test func vendorUUIDsAndUnassignedNumbersHaveNoName() {
-        #expect(BluetoothUUID("6E40A000-3C1D-4B2A-9F3E-48415241C000")?.assignedName == nil)
+        let vendor: BluetoothUUID = "6E40A000-3C1D-4B2A-9F3E-48415241C000"
+        #expect(vendor.assignedName == nil)
         #expect(BluetoothUUID(0x18FF).assignedName == nil)
         #expect(BluetoothUUID(uuid32: 0x1234_5678).assignedName == nil)
     }

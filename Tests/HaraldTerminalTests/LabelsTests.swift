@@ -13,7 +13,7 @@ struct LabelsTests {
     }
 
     @Test func aVendorUUIDShowsItsNumberAlone() {
-        let uuid = BluetoothUUID("6E40A000-3C1D-4B2A-9F3E-48415241C000")!
+        let uuid: BluetoothUUID = "6E40A000-3C1D-4B2A-9F3E-48415241C000"
         #expect(Labels.uuid(uuid) == "6E40A000-3C1D-4B2A-9F3E-48415241C000")
     }
 
