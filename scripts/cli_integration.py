@@ -391,6 +391,16 @@ def miband_checks(transport):
         expect_success(run)
         assert 40 <= run.json_lines()[0]["heartRate"] <= 200, run
 
+    @check("miband activity --json: a JSON line per minute of the history; no progress bar when piped")
+    def _():
+        run = harald("miband", "activity", BAND, "--since", "2026-11-21T11:00:00Z", "--json", "--address-type", "random",
+                     transport=transport)
+        expect_success(run)
+        minutes = run.json_lines()
+        assert len(minutes) == 60, run
+        assert minutes[0]["timestamp"] == "2026-11-21T11:00:00Z" and minutes[-1]["timestamp"] == "2026-11-21T11:59:00Z", run
+        assert all(set(minute) >= {"timestamp", "steps", "intensity", "category"} for minute in minutes), run
+
     @check("miband with a wrong --key: the band refuses, one error line, non-zero exit")
     def _():
         run = harald("miband", "steps", BAND, "--json", "--address-type", "random", "--key", "00" * 16, transport=transport)
@@ -482,6 +492,14 @@ def simulator_checks():
         subscribe = harald("subscribe", "C0:FF:EE:00:00:01", "2A37", "--count", "2", transport="sim")
         expect_success(subscribe)
         assert len(subscribe.lines) == 2 and all("2A37 Heart Rate Measurement: " in line and "heartRate" in line for line in subscribe.lines), subscribe
+
+    @check("sim: miband activity fetches the virtual band's history; a malformed --since is a usage error")
+    def _():
+        run = harald("miband", "activity", "C8:0F:10:00:00:03", "--since", "2026-11-21T09:00:00Z", transport="sim")
+        expect_success(run)
+        assert len(run.lines) == 1 and run.lines[0].startswith("180 minutes from 2026-11-21T09:00:00Z: "), run
+        bad = harald("miband", "activity", "C8:0F:10:00:00:03", "--since", "yesterday", transport="sim")
+        assert bad.status == EX_USAGE, bad
 
     @check("sim: read, dump and subscribe work in virtual time")
     def _():
