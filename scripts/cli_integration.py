@@ -841,6 +841,16 @@ def pairing_checks(python):
             finally:
                 os.environ["XDG_CONFIG_HOME"] = previous
 
+        @check("dump without a bond marks the value that needs encryption (0x0F) in the tree and goes on")
+        def _():
+            nobond = os.path.join(work, "dump-nobond", "bonds.json")
+            run = harald("dump", JW_PEER, "--bonds", nobond, "--address-type", "random", transport=transport)
+            expect_success(run)
+            location = next(line for line in run.lines if "─ 2A38 Body Sensor Location" in line)
+            assert "[read]" in location and "needs encryption" in location and "0x0F" in location, run
+            level = next(line for line in run.lines if "─ 2A19 Battery Level" in line)
+            assert "readable" in level, run
+
         @check("a read that needs no encryption leaves no bond file behind")
         def _():
             untouched = os.path.join(work, "untouched", "bonds.json")
