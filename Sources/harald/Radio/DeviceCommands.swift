@@ -64,6 +64,7 @@ struct Dump: AsyncParsableCommand {
     func run() async throws {
         let json = radio.json
         let device = self.device
+        let discovering = ProgressDisplay("discovering descriptors")
         let progress = ProgressDisplay("reading values")
         try await RadioSession.run(radio) { central in
             let connection = try await device.connect(central)
@@ -72,7 +73,8 @@ struct Dump: AsyncParsableCommand {
             // Discover everything, then read every readable value in one batch: the fewest round trips.
             let tree = try await connection.discoverAll()
             let all = tree.flatMap(\.characteristics)
-            let descriptorLists = try await connection.discoverDescriptors(ofAll: all)
+            let descriptorLists = try await connection.discoverDescriptors(ofAll: all, progress: discovering)
+            discovering.finish()
             let readable = all.filter { $0.properties.contains(.read) }
             var values: [AttributeID: JSONValue] = [:]
             var access: [AttributeID: GATTTree.Access] = [:]
