@@ -406,12 +406,14 @@ def miband_checks(transport):
         run = harald("miband", "steps", BAND, "--json", "--address-type", "random", "--key", "00" * 16, transport=transport)
         expect_error(run, within=HARD_LIMIT)
         assert "refused" in run.err, run
+        assert run.status == EX_PROTOCOL, f"a band refusing the key exits 76: {run}"
 
     @check("miband on a band without a key: refused without --set-key, paired with it, then known")
     def _():
         run = harald("miband", "battery", NEW_BAND, "--json", "--address-type", "random", transport=transport)
         expect_error(run, within=HARD_LIMIT)
         assert "key" in run.err, run
+        assert run.status == EX_PROTOCOL, run
         run = harald("miband", "battery", NEW_BAND, "--json", "--address-type", "random", "--set-key", transport=transport)
         expect_success(run)
         assert run.json_lines()[0]["level"] == 64, run

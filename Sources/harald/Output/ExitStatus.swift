@@ -1,5 +1,8 @@
 import ArgumentParser
 import Harald
+import HaraldGoPro
+import HaraldHeartRateMonitor
+import HaraldMiBand
 
 /// The exit statuses of `harald`, after BSD's sysexits.h, so scripts can tell a mistake on the
 /// command line from an absent device, a refusal and a timeout.
@@ -24,10 +27,17 @@ enum ExitStatus {
     /// the link dropped (EX_PROTOCOL).
     static let protocolFailure: Int32 = 76
 
-    /// The status a failed radio command exits with.
+    /// The status a failed radio command exits with (the device kits' errors included).
     static func of(_ error: any Error) -> Int32 {
         if error is ValidationError { return usage }
+        if let error = error as? MiBandError { return of(error) }
+        if let error = error as? GoProError { return of(error) }
+        if let error = error as? HeartRateMonitorError { return of(error) }
         guard let error = error as? BluetoothError else { return failure }
+        return of(error)
+    }
+
+    static func of(_ error: BluetoothError) -> Int32 {
         switch error {
         case .timeout, .encryptionTimedOut, .pairingAttemptTooSoon: return timeout
         case .radioUnavailable, .notFound, .connectionFailed, .connectionLimitReached, .unsupported, .backend: return unavailable
@@ -36,6 +46,35 @@ enum ExitStatus {
             return protocolFailure
         case .encoding, .misuse: return software
         case .cancelled: return failure
+        }
+    }
+
+    /// The band: silence is a timeout; a refusal or a reply out of protocol is the device's doing.
+    static func of(_ error: MiBandError) -> Int32 {
+        switch error {
+        case .noReply: timeout
+        case .authenticationRefused, .keySetupRequired, .unexpectedReply, .malformed, .invalidChallenge, .fetchRefused, .fetchFailed,
+            .packetOutOfOrder, .tooManyRecords, .notificationsEnded:
+            protocolFailure
+        }
+    }
+
+    static func of(_ error: GoProError) -> Int32 {
+        switch error {
+        case .timeout: timeout
+        case .rejected, .malformedResponse, .disconnected: protocolFailure
+        case .cancelled: failure
+        case let .bluetooth(underlying): of(underlying)
+        }
+    }
+
+    static func of(_ error: HeartRateMonitorError) -> Int32 {
+        switch error {
+        case .notSupported: unavailable
+        case .timeout: timeout
+        case .controlPointNotSupported, .disconnected, .malformedValue, .pairing: protocolFailure
+        case .cancelled: failure
+        case let .bluetooth(underlying): of(underlying)
         }
     }
 
