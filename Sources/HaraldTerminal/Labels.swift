@@ -5,10 +5,16 @@ import HaraldProfiles
 /// How the text output names things: numbers first (what the spec and the packet log show), then
 /// the Bluetooth SIG's name when it has one.
 public enum Labels {
-    /// `180D Heart Rate`, `2A37 Heart Rate Measurement`; a vendor UUID alone.
+    /// `180D Heart Rate`, `2A37 Heart Rate Measurement`; a vendor UUID with the name of the codec
+    /// Harald has for it (`00000007-…-0009AF100700 Mi Band Realtime Steps`), else alone.
     public static func uuid(_ uuid: BluetoothUUID) -> String {
-        guard let name = uuid.assignedName else { return uuid.uuidString }
+        guard let name = name(of: uuid) else { return uuid.uuidString }
         return "\(uuid.uuidString) \(name)"
+    }
+
+    /// The SIG's name for a UUID, else the name of Harald's codec for it (vendor characteristics).
+    public static func name(of uuid: BluetoothUUID) -> String? {
+        uuid.assignedName ?? CharacteristicRegistry.standard.entry(for: uuid)?.name
     }
 
     /// `0x004C Apple, Inc.`; the number alone when the SIG has not assigned it.

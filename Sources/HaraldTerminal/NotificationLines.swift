@@ -20,7 +20,7 @@ public struct NotificationLines: Sendable {
     /// registry made of `bytes` (nil when it has no codec for the UUID).
     public mutating func line(for bytes: [UInt8], decoded: JSONValue?, at elapsed: Duration) -> String {
         var line = "[\(Self.seconds(elapsed))] \(Labels.uuid(uuid)): \(Labels.value(bytes, of: uuid))"
-        if let decoded, let reading = NumericReading(decoded, characteristicName: uuid.assignedName) {
+        if let decoded, let reading = NumericReading(decoded, characteristicName: Labels.name(of: uuid)) {
             numbers.append(reading.value)
             if numbers.count > width { numbers.removeFirst(numbers.count - width) }
             line += "  \(reading.field ?? "value") \(Sparkline.render(numbers, width: min(width, numbers.count)))"

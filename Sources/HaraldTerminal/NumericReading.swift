@@ -9,8 +9,8 @@ public struct NumericReading: Equatable, Sendable {
     public let value: Double
 
     /// Picks the number: a bare number; the only numeric field; the numeric field whose name
-    /// starts the characteristic's name (`heartRate` in Heart Rate Measurement, `temperature` in
-    /// Temperature Measurement); else the first numeric field in key order. Nil when the value
+    /// starts or ends the characteristic's name (`heartRate` in Heart Rate Measurement, `steps` in
+    /// Mi Band Realtime Steps); else the first numeric field in key order. Nil when the value
     /// holds no number.
     public init?(_ decoded: JSONValue, characteristicName: String? = nil) {
         switch decoded {
@@ -28,7 +28,7 @@ public struct NumericReading: Equatable, Sendable {
                 return
             }
             let camel = characteristicName.map(Self.camelCase) ?? ""
-            let named = numeric.filter { !camel.isEmpty && camel.hasPrefix($0.0) }.max { $0.0.count < $1.0.count }
+            let named = numeric.filter { !camel.isEmpty && Self.names(camel, $0.0) }.max { $0.0.count < $1.0.count }
             let chosen = named ?? first
             self.init(field: chosen.0, value: chosen.1)
         default:
@@ -47,6 +47,12 @@ public struct NumericReading: Equatable, Sendable {
         case let .number(value): value
         default: nil
         }
+    }
+
+    /// Whether `field` starts or ends the camel-cased characteristic name (`heartRate` in
+    /// `heartRateMeasurement`, `steps` in `miBandRealtimeSteps`).
+    static func names(_ camelName: String, _ field: String) -> Bool {
+        camelName.hasPrefix(field) || camelName.lowercased().hasSuffix(field.lowercased())
     }
 
     /// "Heart Rate Measurement" → "heartRateMeasurement".

@@ -1,3 +1,4 @@
+import HaraldCodec
 import HaraldProfiles
 import HaraldTerminal
 import Testing
@@ -48,5 +49,19 @@ struct SparklineTests {
     @Test func aValueWithoutNumbersHasNoReading() {
         #expect(NumericReading(.fields(["text": .string("Harald")])) == nil)
         #expect(NumericReading(.string("x")) == nil)
+    }
+}
+
+@Suite("Numeric readings of real decoded values")
+struct DecodedReadingTests {
+    @Test func aFieldEndingTheCharacteristicNameIsItsReading() {
+        let value = JSONValue.fields(["calories": .int(12), "meters": .int(300), "steps": .int(409)])
+        #expect(NumericReading(value, characteristicName: "Mi Band Realtime Steps")?.field == "steps")
+    }
+
+    @Test func aDecodedTemperatureMeasurementReadsAsItsTemperature() throws {
+        // Flags 0 (Celsius, nothing else), 37.0 as a FLOAT: mantissa 370, exponent -1.
+        let decoded = try #require(try CharacteristicRegistry.standard.describe([0x00, 0x72, 0x01, 0x00, 0xFF], as: BluetoothUUID(0x2A1C)))
+        #expect(NumericReading(decoded, characteristicName: "Temperature Measurement") == NumericReading(field: "temperature", value: 37))
     }
 }
