@@ -101,10 +101,13 @@ let package = Package(
         // fragmentation, command/setting/query messages and the TLV value walker; and, in
         // Camera/, the camera over a PeripheralConnection (requests, pushes, flows).
         .target(name: "HaraldGoPro", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
+        // Text for terminals, as pure functions of values: SIG-named labels, the live scan table,
+        // the GATT tree, sparklines, progress bars (the `harald` CLI's output; unit-tested).
+        .target(name: "HaraldTerminal", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles"]),
         .executableTarget(
             name: "harald",
             dependencies: [
-                "HaraldATT", "HaraldHCI",
+                "HaraldATT", "HaraldHCI", "HaraldTerminal",
                 "HaraldHeartRateMonitor",
                 "HaraldCodec", "HaraldCore",
                 "HaraldProfiles",
@@ -174,6 +177,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaraldTests", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
+        // The terminal renderings: labels with SIG names, the scan table, the GATT tree, sparklines.
+        .testTarget(name: "HaraldTerminalTests", dependencies: ["HaraldTerminal", "HaraldCodec", "HaraldCore", "HaraldProfiles"]),
         .testTarget(
             name: "HaraldGoProTests",
             dependencies: [

@@ -45,6 +45,9 @@ LONG_VALUE = "6E40A001-3C1D-4B2A-9F3E-48415241C000"
 LONG_ORIGINAL = bytes(index % 256 for index in range(512)).hex().upper()
 ADDRESS = re.compile(r"^([0-9A-F]{2}:){5}[0-9A-F]{2}$")
 HARD_LIMIT = 40  # seconds any single harald run may take
+# Exit statuses (Sources/harald/Output/ExitStatus.swift, after sysexits.h).
+EX_USAGE, EX_UNAVAILABLE, EX_TEMPFAIL, EX_PROTOCOL = 64, 69, 75, 76
+TREE_LINE = re.compile(r"^(?:[│ ]  )*[├└]─ ")  # a branch of `harald dump`'s tree
 
 results = []
 
@@ -151,12 +154,17 @@ def main_link_checks(transport):
             maker and maker["companyID"] == 0x02F2 and maker["data"].upper() == "02013833"), peers[GOPRO]
         assert run.seconds < 3 + 10, f"scan --timeout 3 took {run.seconds:.1f}s"
 
-    @check("scan prints one text line per device")
+    @check("scan prints one text line per device, services and manufacturer with their SIG names")
     def _():
         run = harald("scan", "--timeout", "2", transport=transport)
         expect_success(run)
         text = run.out
         assert HR in text and "Harald-HR" in text and "180D" in text, run
+        strap = next(line for line in run.lines if line.startswith(HR))
+        assert "services 180D Heart Rate, 180F Battery, 180A Device Information" in strap, strap
+        camera = next(line for line in run.lines if line.startswith(GOPRO))
+        assert "FEA6 GoPro, Inc." in camera and "manufacturer 0x02F2 GoPro, Inc." in camera, camera
+        assert "\x1b" not in run.out, f"no terminal escapes when piped: {run}"
 
     @check("dump --json shows the HR tree: handles, properties, descriptors, decoded values")
     def _():
@@ -190,11 +198,27 @@ def main_link_checks(transport):
         assert characteristics["2A29"]["value"]["decoded"] == {"text": "Harald Test Peers"}, characteristics["2A29"]
         assert characteristics["FFF1"]["properties"] == ["write"] and characteristics["FFF1"].get("value") is None
 
-    @check("dump prints the tree as text")
+    @check("dump prints a tree: service → characteristic → descriptors, SIG names, properties, access, values")
     def _():
         run = harald("dump", HR, "--address-type", "random", transport=transport)
         expect_success(run)
-        assert "service 180F" in run.out and "characteristic 2A19" in run.out and "descriptor 2902" in run.out, run
+        lines = run.lines
+        assert lines[0] == HR, run
+        assert all(TREE_LINE.match(line) or line.lstrip("│ ").startswith("= ") for line in lines[1:]), run
+        def depth(line):
+            return len(TREE_LINE.match(line).group(0)) // 3
+        def find(text):
+            return next(index for index, line in enumerate(lines) if text in line)
+        battery, level = find("─ 180F Battery"), find("─ 2A19 Battery Level")
+        assert depth(lines[battery]) == 1 and depth(lines[level]) == 2 and battery < level, run
+        assert "[read, notify]" in lines[level] and "readable" in lines[level], lines[level]
+        assert "= 57 → level: 87" in lines[level + 1], lines[level + 1]
+        cccd = lines[level + 2]
+        assert "─ 2902 Client Characteristic Configuration" in cccd and depth(cccd) == 3, cccd
+        measurement = find("─ 2A37 Heart Rate Measurement")
+        assert "[notify]" in lines[measurement] and "readable" not in lines[measurement], lines[measurement]
+        assert "─ 180D Heart Rate" in lines[find("180D")], run
+        assert 'text: "Harald Test Peers"' in lines[find("─ 2A29 Manufacturer Name String") + 1], run
 
     @check("read 2A19 --json gives uuid, hex and the decoded battery level")
     def _():
@@ -202,13 +226,15 @@ def main_link_checks(transport):
         expect_success(run)
         assert run.json_lines() == [{"uuid": "2A19", "hex": "57", "decoded": {"level": 87}}], run
 
-    @check("read prints hex and the decoded value as text")
+    @check("read prints the SIG name, hex and the decoded value as text")
     def _():
         run = harald("read", HR, "2A29", transport=transport)
         expect_success(run)
-        assert run.lines[0].startswith("2A29: 486172616C642054657374205065657273") or run.lines[0].lower().startswith(
-            "2a29: 486172616c642054657374205065657273"), run
-        assert "Harald Test Peers" in run.out, run
+        assert run.lines[0].lower().startswith("2a29 manufacturer name string: 486172616c642054657374205065657273"), run
+        assert 'text: "Harald Test Peers"' in run.out, run
+        battery = harald("read", HR, "2A19", "--address-type", "random", transport=transport)
+        expect_success(battery)
+        assert battery.lines == ["2A19 Battery Level: 57 → level: 87"], battery
 
     @check("read with --address-type random connects without scanning first")
     def _():
@@ -249,6 +275,19 @@ def main_link_checks(transport):
             assert value["decoded"]["heartRate"] == int(value["hex"][2:4], 16), value
             assert len(value["decoded"]["rrIntervals"]) == 1, value
 
+    @check("subscribe prints timestamped, SIG-named, decoded values with a sparkline of the heart rate")
+    def _():
+        run = harald("subscribe", HR, "2A37", "--count", "4", "--address-type", "random", transport=transport)
+        expect_success(run)
+        assert len(run.lines) == 4, run
+        times = []
+        for index, line in enumerate(run.lines):
+            match = re.match(r"^\[\+(\d+\.\d{3})s\] 2A37 Heart Rate Measurement: [0-9a-fA-F]+ → .*heartRate: (\d+).*  heartRate ([▁▂▃▄▅▆▇█]+)$", line)
+            assert match, line
+            times.append(float(match.group(1)))
+            assert len(match.group(3)) == index + 1, f"the sparkline grows by a bar per value: {line}"
+        assert times == sorted(times), run
+
     @check("subscribe --timeout ends quietly when nothing is notified")
     def _():
         run = harald("subscribe", HR, "2A19", "--timeout", "1", "--json", "--address-type", "random", transport=transport)
@@ -272,27 +311,31 @@ def main_link_checks(transport):
             else:
                 print("     (tshark not installed: capture header checked only)")
 
-    @check("unreachable transport: one error line, non-zero exit, no hang")
+    @check("unreachable transport: one error line, exit 69 (unavailable), no hang")
     def _():
         run = harald("read", HR, "2A19", transport=f"tcp:127.0.0.1:{free_port()}")
         expect_error(run, within=10)
+        assert run.status == EX_UNAVAILABLE, run
 
     @check("unknown device: error within --connect-timeout (scanning)")
     def _():
         run = harald("read", ABSENT, "2A19", "--connect-timeout", "1", transport=transport)
         expect_error(run, within=1 + 7)
         assert ABSENT in run.err, run
+        assert run.status == EX_UNAVAILABLE, f"a device that does not advertise is unavailable (69): {run}"
 
     @check("unknown device: error within --connect-timeout (address type given, direct connect)")
     def _():
         run = harald("read", ABSENT, "2A19", "--connect-timeout", "1", "--address-type", "random", transport=transport)
         expect_error(run, within=1 + 7)
+        assert run.status == EX_TEMPFAIL, f"a connection that times out exits 75: {run}"
 
     @check("unknown characteristic: error")
     def _():
         run = harald("read", HR, "FFFF", "--address-type", "random", transport=transport)
         expect_error(run)
         assert "FFFF" in run.err, run
+        assert run.status == EX_UNAVAILABLE, run
 
     @check("an ATT error from the peer: one error line naming it, non-zero exit")
     def _():
@@ -300,12 +343,14 @@ def main_link_checks(transport):
         run = harald("write", HR, "2A39", "02", "--address-type", "random", transport=transport)
         expect_error(run)
         assert "ATT error" in run.err and "80" in run.err, run
+        assert run.status == EX_PROTOCOL, f"a refusal by the device exits 76: {run}"
 
     @check("hci:N without an adapter: one error line, non-zero exit, no hang")
     def _():
         run = harald("read", HR, "2A19", "--address-type", "random", transport="hci:97")
         expect_error(run, within=10)
         assert "hci" in run.err.lower(), run
+        assert run.status == EX_UNAVAILABLE, run
 
     @check("--address-type public for a random-address device: error within --connect-timeout")
     def _():
@@ -317,9 +362,9 @@ def main_link_checks(transport):
         for args in (("read", "C0:00:00:00:00", "2A19"), ("read", HR, "not-a-uuid"), ("write", HR, "2A19", "zz"),
                      ("read", HR, "2A19", "--address-type", "static")):
             run = harald(*args, transport=transport)
-            assert run.status not in (0, "hung"), f"accepted: {run}"
+            assert run.status == EX_USAGE, f"expected a usage error (64): {run}"
         run = harald("scan", "--timeout", "1", transport="carrier-pigeon:1")
-        assert run.status not in (0, "hung"), f"accepted: {run}"
+        assert run.status == EX_USAGE, f"expected a usage error (64): {run}"
 
 
 def miband_checks(transport):
@@ -346,17 +391,29 @@ def miband_checks(transport):
         expect_success(run)
         assert 40 <= run.json_lines()[0]["heartRate"] <= 200, run
 
+    @check("miband activity --json: a JSON line per minute of the history; no progress bar when piped")
+    def _():
+        run = harald("miband", "activity", BAND, "--since", "2026-11-21T11:00:00Z", "--json", "--address-type", "random",
+                     transport=transport)
+        expect_success(run)
+        minutes = run.json_lines()
+        assert len(minutes) == 60, run
+        assert minutes[0]["timestamp"] == "2026-11-21T11:00:00Z" and minutes[-1]["timestamp"] == "2026-11-21T11:59:00Z", run
+        assert all(set(minute) >= {"timestamp", "steps", "intensity", "category"} for minute in minutes), run
+
     @check("miband with a wrong --key: the band refuses, one error line, non-zero exit")
     def _():
         run = harald("miband", "steps", BAND, "--json", "--address-type", "random", "--key", "00" * 16, transport=transport)
         expect_error(run, within=HARD_LIMIT)
         assert "refused" in run.err, run
+        assert run.status == EX_PROTOCOL, f"a band refusing the key exits 76: {run}"
 
     @check("miband on a band without a key: refused without --set-key, paired with it, then known")
     def _():
         run = harald("miband", "battery", NEW_BAND, "--json", "--address-type", "random", transport=transport)
         expect_error(run, within=HARD_LIMIT)
         assert "key" in run.err, run
+        assert run.status == EX_PROTOCOL, run
         run = harald("miband", "battery", NEW_BAND, "--json", "--address-type", "random", "--set-key", transport=transport)
         expect_success(run)
         assert run.json_lines()[0]["level"] == 64, run
@@ -376,6 +433,41 @@ def miband_checks(transport):
         assert run.status not in (0, "hung") and run.out.strip() == "", run
 
 
+def basics_checks():
+    """What needs no radio: --version, completion scripts, the exit-status table in --help."""
+    @check("--version prints the version written in Sources/harald/Output/Version.swift")
+    def _():
+        with open(os.path.join(ROOT, "Sources", "harald", "Output", "Version.swift"), encoding="utf-8") as file:
+            version = re.search(r'static let string = "([^"]+)"', file.read()).group(1)
+        run = harald("--version", transport=None)
+        expect_success(run)
+        assert run.lines == [version], run
+
+    @check("completion scripts for bash, zsh and fish name the subcommands")
+    def _():
+        markers = {"bash": "-F _harald harald", "zsh": "#compdef harald", "fish": "complete -c 'harald'"}
+        for shell, marker in markers.items():
+            run = harald("--generate-completion-script", shell, transport=None)
+            expect_success(run)
+            assert marker in run.out, f"{shell}: {marker!r} missing: {run.out[:300]!r}"
+            for subcommand in ("scan", "dump", "subscribe", "miband"):
+                assert subcommand in run.out, f"{shell}: {subcommand} missing"
+        if shutil.which("bash"):
+            script = harald("--generate-completion-script", "bash", transport=None).out
+            syntax = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True)
+            assert syntax.returncode == 0, f"the bash script does not parse: {syntax.stderr}"
+
+    @check("--help documents the exit statuses; an unknown option is a usage error (64)")
+    def _():
+        run = harald("--help", transport=None)
+        expect_success(run)
+        flat = " ".join(run.out.split())
+        for text in ("64 usage error", "69 adapter, device or attribute unavailable", "75 timed out", "76 the device refused"):
+            assert text in flat, f"{text!r} missing from --help: {run}"
+        unknown = harald("scan", "--frobnicate", transport=None)
+        assert unknown.status == EX_USAGE and unknown.out.strip() == "", unknown
+
+
 def simulator_checks():
     """The default transport: the built-in virtual devices in virtual time."""
     @check("sim (the default transport): scan lists the virtual devices")
@@ -385,6 +477,31 @@ def simulator_checks():
         peers = by_address(run.json_lines())
         assert peers.get("C0:FF:EE:00:00:01", {}).get("name") == "Harald HR", run
         assert peers.get("C8:0F:10:00:00:03", {}).get("addressType") == "public", run
+
+    @check("sim: text output names services, characteristics and descriptors after the SIG")
+    def _():
+        scan = harald("scan", "--timeout", "3", transport="sim")
+        expect_success(scan)
+        assert "services 180D Heart Rate, 180F Battery" in scan.out, scan
+        dump = harald("dump", "C0:FF:EE:00:00:01", transport="sim")
+        expect_success(dump)
+        for text in ("─ 180D Heart Rate", "─ 2A37 Heart Rate Measurement", "─ 2902 Client Characteristic Configuration",
+                     "─ 2A19 Battery Level", "= 57 → level: 87"):
+            assert text in dump.out, f"{text!r} missing: {dump}"
+        read = harald("read", "C0:FF:EE:00:00:01", "2A19", transport="sim")
+        expect_success(read)
+        assert read.lines == ["2A19 Battery Level: 57 → level: 87"], read
+        subscribe = harald("subscribe", "C0:FF:EE:00:00:01", "2A37", "--count", "2", transport="sim")
+        expect_success(subscribe)
+        assert len(subscribe.lines) == 2 and all("2A37 Heart Rate Measurement: " in line and "heartRate" in line for line in subscribe.lines), subscribe
+
+    @check("sim: miband activity fetches the virtual band's history; a malformed --since is a usage error")
+    def _():
+        run = harald("miband", "activity", "C8:0F:10:00:00:03", "--since", "2026-11-21T09:00:00Z", transport="sim")
+        expect_success(run)
+        assert len(run.lines) == 1 and run.lines[0].startswith("180 minutes from 2026-11-21T09:00:00Z: "), run
+        bad = harald("miband", "activity", "C8:0F:10:00:00:03", "--since", "yesterday", transport="sim")
+        assert bad.status == EX_USAGE, bad
 
     @check("sim: read, dump and subscribe work in virtual time")
     def _():
@@ -726,6 +843,16 @@ def pairing_checks(python):
             finally:
                 os.environ["XDG_CONFIG_HOME"] = previous
 
+        @check("dump without a bond marks the value that needs encryption (0x0F) in the tree and goes on")
+        def _():
+            nobond = os.path.join(work, "dump-nobond", "bonds.json")
+            run = harald("dump", JW_PEER, "--bonds", nobond, "--address-type", "random", transport=transport)
+            expect_success(run)
+            location = next(line for line in run.lines if "─ 2A38 Body Sensor Location" in line)
+            assert "[read]" in location and "needs encryption" in location and "0x0F" in location, run
+            level = next(line for line in run.lines if "─ 2A19 Battery Level" in line)
+            assert "readable" in level, run
+
         @check("a read that needs no encryption leaves no bond file behind")
         def _():
             untouched = os.path.join(work, "untouched", "bonds.json")
@@ -740,6 +867,7 @@ def pairing_checks(python):
                          "--address-type", "random", transport=transport)
             expect_error(run, within=SMP_TIMEOUT)
             assert "pairing failed" in run.err and "Confirm Value Failed" in run.err, run
+            assert run.status == EX_PROTOCOL, f"a failed pairing exits 76: {run}"
             assert "111111" not in run.err, f"the passkey in the output: {run}"
             assert not os.path.exists(wrong), "a failed pairing stored something"
             assert "PAIRING FAILED" in peer_log("passkey"), peer_log("passkey")
@@ -883,6 +1011,8 @@ def main():
     bin_path = subprocess.run(["swift", "build", "--show-bin-path"], capture_output=True, text=True).stdout.strip()
     HARALD = os.path.join(bin_path, "harald")
     python = subprocess.run([os.path.join(ROOT, "scripts/bumble/setup-venv")], capture_output=True, text=True).stdout.split()[-1]
+    print("== CLI checks without a radio: version, completions, help", flush=True)
+    basics_checks()
     print("== CLI checks on the built-in simulator", flush=True)
     simulator_checks()
     print(f"== CLI checks against Bumble peers (harald over tcp:127.0.0.1:{sys.argv[1]})", flush=True)

@@ -46,6 +46,7 @@ from bumble.pairing import PairingConfig, PairingDelegate
 from bumble.transport import open_transport
 
 import gopro_camera
+import read_multiple_fix
 
 LONG_SERVICE = "6E40A000-3C1D-4B2A-9F3E-48415241C000"
 LONG_VALUE = "6E40A001-3C1D-4B2A-9F3E-48415241C000"
@@ -220,6 +221,7 @@ async def main():
         device = Device.with_hci(args.kind, hci.Address(args.address), transport.source, transport.sink)
         advertising, tasks = build(args.kind, device, args.name, args.boot_polls, args.secure, args.encrypted)
         if args.secure or args.encrypted:
+            read_multiple_fix.install()  # a refused attribute in a Read Multiple Variable gets an answer
             require_pairing(device, args.io, args.passkey)
         device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
         device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))

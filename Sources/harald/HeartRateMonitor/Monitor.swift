@@ -3,6 +3,7 @@ import Foundation
 import Harald
 import HaraldHeartRateMonitor
 import HaraldProfiles
+import HaraldTerminal
 
 /// `harald hrm monitor ADDRESS`: one live line per measurement, or JSON lines.
 extension HeartRateMonitorCommand {

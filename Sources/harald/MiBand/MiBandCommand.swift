@@ -8,7 +8,7 @@ import HaraldProfiles
 struct MiBandCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "miband", abstract: "Talk to a Mi Band 2 (or a band with its protocol): steps, battery, heart rate.",
-        subcommands: [Steps.self, Battery.self, HeartRate.self])
+        subcommands: [Steps.self, Battery.self, HeartRate.self, Activity.self])
 }
 
 /// Options of every `miband` command: the device, auth and the radio.

@@ -4,6 +4,7 @@ import Harald
 import HaraldCodec
 import HaraldCore
 import HaraldProfiles
+import HaraldTerminal
 
 /// Options naming one device.
 struct DeviceOptions: ParsableArguments {
@@ -63,39 +64,44 @@ struct Dump: AsyncParsableCommand {
     func run() async throws {
         let json = radio.json
         let device = self.device
+        let discovering = ProgressDisplay("discovering descriptors")
+        let progress = ProgressDisplay("reading values")
         try await RadioSession.run(radio) { central in
             let connection = try await device.connect(central)
             var services: [JSONValue] = []
+            var treeServices: [GATTTree.Service] = []
             // Discover everything, then read every readable value in one batch: the fewest round trips.
             let tree = try await connection.discoverAll()
             let all = tree.flatMap(\.characteristics)
-            let descriptorLists = try await connection.discoverDescriptors(ofAll: all)
+            let descriptorLists = try await connection.discoverDescriptors(ofAll: all, progress: discovering)
+            discovering.finish()
             let readable = all.filter { $0.properties.contains(.read) }
             var values: [AttributeID: JSONValue] = [:]
-            for (characteristic, result) in zip(readable, try await connection.readRawValues(of: readable)) {
+            var access: [AttributeID: GATTTree.Access] = [:]
+            for (characteristic, result) in zip(readable, try await connection.readRawValues(of: readable, progress: progress)) {
                 switch result {
-                case let .success(bytes): values[characteristic.id] = describeValue(bytes, uuid: characteristic.uuid)
-                case let .failure(.attribute(status, _)): values[characteristic.id] = .fields(["error": .string(status.description)])
+                case let .success(bytes):
+                    values[characteristic.id] = describeValue(bytes, uuid: characteristic.uuid)
+                    access[characteristic.id] = .readable(bytes)
+                case let .failure(.attribute(status, _)):
+                    values[characteristic.id] = .fields(["error": .string(status.description)])
+                    access[characteristic.id] = GATTTree.Access(readError: status)
                 case let .failure(error): throw error
                 }
             }
+            progress.finish()
             var descriptorsByCharacteristic: [AttributeID: [DiscoveredDescriptor]] = [:]
             for (characteristic, descriptors) in zip(all, descriptorLists) { descriptorsByCharacteristic[characteristic.id] = descriptors }
             // Handles are printed when the backend sees them (not on CoreBluetooth).
-            func handleText(_ handle: UInt16?) -> String { handle.map { " handle \($0)" } ?? "" }
             for (service, characteristics) in tree {
-                if !json {
-                    Output.line("service \(service.uuid.uuidString)" + (service.handles.map { " handles \($0.start)-\($0.end)" } ?? ""))
-                }
+                var treeService = GATTTree.Service(uuid: service.uuid, handles: service.handles.map { ($0.start, $0.end) })
                 var entries: [JSONValue] = []
                 for characteristic in characteristics {
                     let descriptors = descriptorsByCharacteristic[characteristic.id] ?? []
                     let value = values[characteristic.id]
-                    if !json {
-                        Output.line("  characteristic \(characteristic.uuid.uuidString)\(handleText(characteristic.valueHandle)) [\(characteristic.properties.names.joined(separator: ", "))]")
-                        for descriptor in descriptors { Output.line("    descriptor \(descriptor.uuid.uuidString)\(handleText(descriptor.handle))") }
-                        if let value { Output.line("    value \(value.jsonText)") }
-                    }
+                    treeService.characteristics.append(GATTTree.Characteristic(
+                        uuid: characteristic.uuid, handle: characteristic.valueHandle, properties: characteristic.properties.names,
+                        access: access[characteristic.id], descriptors: descriptors.map { GATTTree.Descriptor(uuid: $0.uuid, handle: $0.handle) }))
                     entries.append(.fields([
                         "uuid": .string(characteristic.uuid.uuidString),
                         "handle": characteristic.valueHandle.map { JSONValue.int($0) },
@@ -109,8 +115,13 @@ struct Dump: AsyncParsableCommand {
                     "startHandle": service.handles.map { JSONValue.int($0.start) }, "endHandle": service.handles.map { JSONValue.int($0.end) },
                     "characteristics": .array(entries),
                 ]))
+                treeServices.append(treeService)
             }
-            if json { Output.json(.fields(["address": .string(device.address.uppercased()), "services": .array(services)])) }
+            if json {
+                Output.json(.fields(["address": .string(device.address.uppercased()), "services": .array(services)]))
+            } else {
+                for line in GATTTree.render(title: device.address.uppercased(), services: treeServices) { Output.line(line) }
+            }
             await connection.disconnect()
         }
     }
@@ -133,7 +144,7 @@ struct ReadCommand: AsyncParsableCommand {
             let characteristic = try await connection.findCharacteristic(uuid)
             let bytes = try await connection.readRaw(characteristic)
             let value = describeValue(bytes, uuid: uuid)
-            Output.line(json ? value.jsonText : "\(uuid.uuidString): \(bytes.hexString) \(value["decoded"]?.jsonText ?? "")")
+            Output.line(json ? value.jsonText : "\(Labels.uuid(uuid)): \(Labels.value(bytes, of: uuid, hexLimit: .max))")
             await connection.disconnect()
         }
     }
@@ -161,7 +172,7 @@ struct WriteCommand: AsyncParsableCommand {
             let characteristic = try await connection.findCharacteristic(uuid)
             try await connection.writeRaw(bytes, to: characteristic, kind: kind)
             let result: JSONValue = .fields(["uuid": .string(uuid.uuidString), "hex": .string(bytes.hexString), "written": .bool(true)])
-            Output.line(json ? result.jsonText : "wrote \(bytes.count) bytes to \(uuid.uuidString)")
+            Output.line(json ? result.jsonText : "wrote \(bytes.count) bytes to \(Labels.uuid(uuid))")
             await connection.disconnect()
         }
     }
@@ -169,7 +180,12 @@ struct WriteCommand: AsyncParsableCommand {
 
 /// `harald subscribe ADDRESS UUID`: one line per notified value.
 struct Subscribe: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Subscribe to a characteristic and print each value.")
+    static let configuration = CommandConfiguration(
+        abstract: "Subscribe to a characteristic and print each value.",
+        discussion: """
+            Text: a line per value with the time since subscribing, hex, the decoded fields and, when the value \
+            holds a number, a sparkline of the recent ones. --json: a JSON line per value (uuid, hex, decoded).
+            """)
 
     @OptionGroup var radio: RadioOptions
     @OptionGroup var device: DeviceOptions
@@ -187,12 +203,14 @@ struct Subscribe: AsyncParsableCommand {
             let connection = try await device.connect(central)
             let characteristic = try await connection.findCharacteristic(uuid)
             let subscription = try await connection.subscribe(characteristic, as: [UInt8].self)
+            let stopwatch = Stopwatch(central.clock)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     var received = 0
+                    var lines = NotificationLines(uuid: uuid)
                     for try await bytes in subscription {
                         let value = describeValue(bytes, uuid: uuid)
-                        Output.line(json ? value.jsonText : "\(uuid.uuidString): \(bytes.hexString) \(value["decoded"]?.jsonText ?? "")")
+                        Output.line(json ? value.jsonText : lines.line(for: bytes, decoded: value["decoded"], at: stopwatch.elapsed))
                         received += 1
                         if let limit, received >= limit { return }
                     }

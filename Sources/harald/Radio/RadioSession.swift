@@ -36,7 +36,7 @@ enum RadioSession {
             do {
                 try simulation.run(timeLimit: .seconds(24 * 3600)) { try await body(central, nil) }
             } catch {
-                Output.fail(Self.message(for: error))
+                Output.fail(Self.message(for: error), status: ExitStatus.of(error))
             }
         case .tcp, .hci:
             let session = try PairingSession(options)
@@ -46,7 +46,7 @@ enum RadioSession {
                 backend = try await HCICentralBackend.open(
                     transport: transport.description, btsnoop: options.btsnoop, security: session.configuration)
             } catch {
-                Output.fail("\(error)")
+                Output.fail("\(error)", status: ExitStatus.unavailable)
             }
             let central = Central(backend: backend)
             do {
@@ -54,7 +54,7 @@ enum RadioSession {
             } catch {
                 await session.logOutcome(logger)
                 await backend.close()
-                Output.fail(session.message(for: error, base: Self.message(for: error)))
+                Output.fail(session.message(for: error, base: Self.message(for: error)), status: ExitStatus.of(error))
             }
             await session.logOutcome(logger)
             await backend.close()
