@@ -45,6 +45,7 @@ public actor GATTServer {
         /// Adding it last leaves every other handle where the definitions put it.
         public var addsGenericAttributeService = true
 
+        /// Settings; each default is described on its property.
         public init(
             preferredMTU: Int? = nil, maximumPreparedWrites: Int = 64, defaultTimeout: Duration = .seconds(30),
             transactionTimeout: Duration = ATT.transactionTimeout, supportsReadMultipleVariable: Bool = true,
@@ -110,7 +111,9 @@ public actor GATTServer {
     /// A server for `database`.
     ///
     /// - Parameters:
+    ///   - database: the attributes it serves, with their handles.
     ///   - clock: the clock indication timeouts are measured on.
+    ///   - configuration: the engine's timeouts and limits.
     ///   - authorize: decides access to attributes with `readAuthorized`/`writeAuthorized`;
     ///     without it such access is refused (Insufficient Authorization).
     ///   - taskStarter: starts the engine's tasks; nil takes each connection's bearer's, so a
