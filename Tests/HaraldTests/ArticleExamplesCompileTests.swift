@@ -40,6 +40,30 @@ struct ArticleExamplesCompileTests {
         #endif
     }
 
+    /// README's "Be the device" block has no imports of its own (the section names its modules):
+    /// it is checked with them, inside an async throwing function.
+    @Test func readmeBeTheDeviceExampleCompiles() throws {
+        let readme = Self.catalog.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let section = try #require(text.range(of: "## Be the device"))
+        let open = try #require(text[section.upperBound...].range(of: "```swift\n"))
+        let close = try #require(text[open.upperBound...].range(of: "```"))
+        let body = text[open.upperBound..<close.lowerBound].split(separator: "\n").map { "    " + $0 }.joined(separator: "\n")
+        let source = """
+            import Harald
+            import HaraldCodec
+            import HaraldHCIBackend
+            import HaraldProfiles
+            func example() async throws {
+            \(body)
+            }
+
+            """
+        let result = try CharacteristicAccessCompileTests().typeCheck(source)
+        #expect(result.status == 0, "\(result.output)")
+    }
+
     @Test(arguments: articles)
     func everySwiftBlockOfTheArticleCompiles(article: String) throws {
         let blocks = try Self.swiftBlocks(of: article)
