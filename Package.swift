@@ -165,7 +165,9 @@ let package = Package(
         ),
         // The vocabulary: addresses, RSSI, advertising data and beacons, CCCD, properties, handle
         // ranges, security levels and keys, Locked.
-        .testTarget(name: "HaraldCoreTests", dependencies: ["HaraldCodec", "HaraldCore"]),
+        .testTarget(
+            name: "HaraldCoreTests",
+            dependencies: ["HaraldCodec", "HaraldCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(
             name: "HaraldSMPTests",
             dependencies: [
@@ -214,7 +216,7 @@ let package = Package(
             ]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
         // ScenarioFailure) and run by a parameterized test per backend.
-        .target(name: "HaraldScenarioSuite", dependencies: ["Harald", "HaraldCodec", "HaraldCore"], path: "Tests/HaraldScenarioSuite"),
+        .target(name: "HaraldScenarioSuite", dependencies: ["Harald", "HaraldCodec", "HaraldCore", "HaraldProfiles"], path: "Tests/HaraldScenarioSuite"),
         // The scenario suite against the simulator backend, plus the flows on the simulator.
         .testTarget(
             name: "HaraldScenarioTests",
@@ -238,7 +240,7 @@ let package = Package(
         .testTarget(
             name: "HaraldCoreBluetoothTests",
             dependencies: [
-                "HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldCore", "HaraldSimulator", "HaraldScenarioSuite", "HaraldHeartRateMonitor",
+                "HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldCore", "HaraldSimulator", "HaraldScenarioSuite", "HaraldHeartRateMonitor", "HaraldProfiles",
             ]
         ),
         // Unit tests, plus integration tests against Bumble that run only when

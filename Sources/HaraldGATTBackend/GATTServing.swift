@@ -41,9 +41,24 @@ extension PeripheralDefinition {
         if let write = definition.onWrite {
             onWrite = { (context: GATTRequestContext, bytes: [UInt8]) async throws in try await write(GATTServing.request(context), bytes) }
         }
+        var authorize: GATTAttributeAuthorizationHandler?
+        if let rule = definition.authorize {
+            authorize = { (context: GATTRequestContext, access: GATTAccess) async -> Bool in
+                let asked: AttributeAccess = switch access {
+                case .read: .read
+                case .write: .write
+                case .configure: .subscribe
+                }
+                return await rule(GATTServing.request(context), asked)
+            }
+        }
+        var descriptors: [GATTDescriptorDefinition] = definition.userDescription.map { [.userDescription($0)] } ?? []
+        if let format = definition.presentationFormat, let bytes = try? format.encodedBytes() {
+            descriptors.append(GATTDescriptorDefinition(uuid: GATTAttributeType.characteristicPresentationFormat, value: bytes))
+        }
         return GATTCharacteristicDefinition(
             uuid: definition.uuid, properties: definition.properties, permissions: permissions, value: definition.value,
-            descriptors: definition.userDescription.map { [.userDescription($0)] } ?? [], onRead: onRead, onWrite: onWrite)
+            descriptors: descriptors, onRead: onRead, onWrite: onWrite, authorize: authorize)
     }
 }
 
@@ -143,6 +158,12 @@ public final class GATTServing: ServingBackend {
         return stream
     }
 
+    /// Hands `event` to every events stream: how what carries the links (the HCI peripheral's
+    /// Security Manager, say) reports what the GATT server does not see.
+    public func report(_ event: PeripheralEvent) {
+        for watcher in watchers.withLock({ $0.map { Array($0.streams.values) } ?? [] }) { watcher.yield(event) }
+    }
+
     public func centrals() async -> [CentralIdentifier] {
         connected.withLock { $0.sorted { $0.rawValue < $1.rawValue }.map(Self.central) }
     }
@@ -169,6 +190,9 @@ public final class GATTServing: ServingBackend {
         case let .valueWritten(id, handle):
             let uuid = await characteristicUUID(valueHandle: handle)
             translated = uuid.map { .wrote(Self.central(id), characteristic: $0) }
+        case let .valueRead(id, handle):
+            let uuid = await characteristicUUID(valueHandle: handle)
+            translated = uuid.map { .read(Self.central(id), characteristic: $0) }
         }
         guard let translated else { return }
         for watcher in watchers.withLock({ $0.map { Array($0.streams.values) } ?? [] }) { watcher.yield(translated) }

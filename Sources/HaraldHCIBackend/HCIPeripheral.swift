@@ -57,8 +57,12 @@ public actor HCIPeripheral {
     private var expectedLevels: [UInt16: SecurityLevel] = [:]
     /// Peers with a pairing under way (set when their Pairing Request arrives).
     private let pairingUnderWay = Locked<Set<BluetoothAddress>>([])
+    /// LTK Requests waiting for the key a pairing under way is about to register, by peer.
+    private var keyWaiters: [BluetoothAddress: [UInt64: CheckedContinuation<Void, Never>]] = [:]
+    private var nextKeyWaiter: UInt64 = 0
     /// Each link's connection at the GATT server.
     private var serverConnections: [UInt16: GATTConnectionID] = [:]
+    private var linkEventSink: (@Sendable (GATTConnectionID, Event) -> Void)?
 
     private init(host: HCIHost, server: GATTServer, security: SecurityConfiguration?, localMTU: Int, logger: Logger) {
         self.host = host
@@ -95,7 +99,7 @@ public actor HCIPeripheral {
                 if identity.address.kind == .random { configuration.randomAddress = identity.address }
             }
         }
-        let server = try GATTServer(services: services)
+        let server = try GATTServer(services: services, configuration: .peripheral)
         let host = HCIHost(transport: transport, configuration: configuration)
         try await host.start()
         let peripheral = HCIPeripheral(host: host, server: server, security: security, localMTU: localMTU, logger: configuration.logger)
@@ -151,6 +155,20 @@ public actor HCIPeripheral {
     private func report(_ event: Event) {
         logger.info("\(event)")
         for watcher in watchers.values { watcher.yield(event) }
+    }
+
+    /// Reports an event of `link` to the watchers and, with the server connection it belongs
+    /// to, to the link-event sink.
+    private func report(_ event: Event, on link: LEConnection) {
+        report(event)
+        if let sink = linkEventSink, let id = serverConnections[link.handle] { sink(id, event) }
+    }
+
+    /// Also hands every security event of a link (encrypted, paired, pairing failed) to `sink`,
+    /// with the GATT server connection of that link, in order and before the link is gone: how a
+    /// served definition's events name the central.
+    public func setLinkEventSink(_ sink: @escaping @Sendable (GATTConnectionID, Event) -> Void) {
+        linkEventSink = sink
     }
 
     // MARK: Links
@@ -211,7 +229,7 @@ public actor HCIPeripheral {
     private func linkEncrypted(_ link: LEConnection, _ encryption: LinkEncryption, serverConnection: GATTConnectionID) async {
         let level = expectedLevels[link.handle] ?? .encrypted
         await server.setSecurity(GATTSecurity(isEncrypted: encryption.isEncrypted, isAuthenticated: level >= .authenticated), for: serverConnection)
-        report(.encrypted(link.peer, level))
+        report(.encrypted(link.peer, level), on: link)
     }
 
     /// The Security Manager as responder on `link`'s channel 0x0006.
@@ -231,6 +249,7 @@ public actor HCIPeripheral {
             underWay.withLock { _ = $0.remove(peer) }
             await self?.pairingEnded(on: link, outcome, security: security)
         }
+        keyRegistered(for: link.peer)  // nothing more will come on this link
     }
 
     /// Hands `key` to the next LTK Request of `link` and waits for the encryption; the server
@@ -239,7 +258,32 @@ public actor HCIPeripheral {
         expectedLevels[link.handle] = level
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             pairingKeys[link.peer] = (key, waiter)
+            keyRegistered(for: link.peer)
         }
+    }
+
+    /// Waits until a pairing under way with `peer` registers its key, it ends, or `limit` passes.
+    private func waitForPairingKey(of peer: BluetoothAddress, atMost limit: Duration) async {
+        guard pairingKeys[peer] == nil, pairingUnderWay.withLock({ $0.contains(peer) }) else { return }
+        nextKeyWaiter += 1
+        let id = nextKeyWaiter
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: limit)
+            await self?.stopWaitingForKey(of: peer, id: id)
+        }
+        // Registered before the actor is given up, so neither the key nor the timer can come first.
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in keyWaiters[peer, default: [:]][id] = waiter }
+        timer.cancel()
+    }
+
+    private func stopWaitingForKey(of peer: BluetoothAddress, id: UInt64) {
+        keyWaiters[peer]?.removeValue(forKey: id)?.resume()
+        if keyWaiters[peer]?.isEmpty == true { keyWaiters[peer] = nil }
+    }
+
+    /// The key is there, or the pairing or the link ended: every LTK Request waiting goes on.
+    private func keyRegistered(for peer: BluetoothAddress) {
+        for waiter in (keyWaiters.removeValue(forKey: peer) ?? [:]).values { waiter.resume() }
     }
 
     /// LE Long Term Key Request: the key a pairing under way waits for, else the bond's.
@@ -247,9 +291,7 @@ public actor HCIPeripheral {
         let link = await host.openConnections.first { $0.peer == peer }
         // The responder registers its key just after sending its last phase-2 PDU; a central
         // quick enough to encrypt first gets the key as soon as it is there (within a second).
-        for _ in 0..<100 where pairingKeys[peer] == nil && pairingUnderWay.withLock({ $0.contains(peer) }) {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await waitForPairingKey(of: peer, atMost: .seconds(1))
         if let pending = pairingKeys.removeValue(forKey: peer) {
             // The encryption that finishes phase 2: the responder goes on once it is on. The
             // stream is taken before the key is handed out, so the change cannot be missed.
@@ -274,9 +316,10 @@ public actor HCIPeripheral {
     }
 
     private func pairingEnded(on link: LEConnection, _ outcome: Result<PairingOutcome, PairingError>, security: SecurityConfiguration) async {
+        keyRegistered(for: link.peer)
         switch outcome {
         case .failure(let error):
-            report(.pairingFailed(link.peer, error.description))
+            report(.pairingFailed(link.peer, error.description), on: link)
         case .success(let outcome):
             let level = outcome.method.securityLevel(keySize: outcome.keySize)
             expectedLevels[link.handle] = level
@@ -285,7 +328,7 @@ public actor HCIPeripheral {
             if link.parameters.isEncrypted, let id = serverConnections[link.handle] {
                 await server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: level >= .authenticated), for: id)
             }
-            report(.paired(link.peer, outcome.method, bonded: bonded))
+            report(.paired(link.peer, outcome.method, bonded: bonded), on: link)
         }
     }
 

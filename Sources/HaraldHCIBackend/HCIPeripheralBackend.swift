@@ -42,16 +42,31 @@ public struct HCIPeripheralBackend: PeripheralBackend {
         do {
             let peripheral = try await HCIPeripheral.open(
                 transport: transport, services: definition.gattServices(), configuration: configuration, security: security)
+            // Security events name the central as the served definition's events do; the box is
+            // filled before any central can connect (advertising starts below).
+            let servingBox = Locked<GATTServing?>(nil)
+            await peripheral.setLinkEventSink { connection, event in
+                let central = CentralIdentifier(connection)
+                let translated: PeripheralEvent? = switch event {
+                case let .encrypted(_, level): .secured(central, level)
+                case let .paired(_, _, bonded): .paired(central, bonded: bonded)
+                case let .pairingFailed(_, reason): .pairingFailed(central, reason: reason)
+                case .connected, .disconnected: nil  // the GATT server reports these
+                }
+                if let translated { servingBox.withLock { $0 }?.report(translated) }
+            }
             do { try await peripheral.advertise(setup) } catch {
                 await peripheral.close()
                 if case .unsupported(let detail) = error { throw BluetoothError.unsupported(detail) }
                 throw error
             }
             let serving = self.serving
-            return GATTServing(server: peripheral.server) {
+            let served = GATTServing(server: peripheral.server) {
                 await peripheral.close()
                 serving.withLock { $0 = false }
             }
+            servingBox.withLock { $0 = served }
+            return served
         } catch {
             serving.withLock { $0 = false }
             throw BluetoothError(error)

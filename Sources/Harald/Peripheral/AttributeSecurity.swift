@@ -41,3 +41,18 @@ public struct AttributeRequest: Sendable, Hashable {
         self.isAuthenticated = isAuthenticated
     }
 }
+
+/// What a central asks to do with a characteristic, as an authorization hook sees it.
+public enum AttributeAccess: Sendable, Hashable {
+    /// Read its value.
+    case read
+    /// Write its value (with or without response).
+    case write
+    /// Turn its notifications or indications on or off (a write of its CCCD).
+    case subscribe
+}
+
+/// Decides whether the central of `request` may do `access` now (the device's own rule: a
+/// button pressed on the device, an app-level login, a central on an allow list). Refused
+/// requests get Insufficient Authorization (0x08). Asked after the link's security is checked.
+public typealias AttributeAuthorizationHandler = @Sendable (_ request: AttributeRequest, _ access: AttributeAccess) async -> Bool

@@ -1,5 +1,6 @@
 import HaraldCodec
 import HaraldCore
+import HaraldProfiles
 
 /// Produces a characteristic's value for a read: the whole value (the server cuts it for the
 /// MTU and for Read Blob offsets). Throw an `ATTErrorCode` to refuse (an application error
@@ -40,6 +41,12 @@ public struct CharacteristicDefinition: Sendable {
     public var onWrite: AttributeWriteHandler?
     /// Characteristic User Description (0x2901), read-only.
     public var userDescription: String?
+    /// Characteristic Presentation Format (0x2904), read-only: how a generic client shows the
+    /// value (format, exponent, unit).
+    public var presentationFormat: CharacteristicPresentationFormat?
+    /// Asked before each read, write and subscription of this characteristic; nil lets every
+    /// central with the required link security in. See ``authorized(by:)``.
+    public var authorize: AttributeAuthorizationHandler?
 
     /// A characteristic from raw parts.
     public init(
@@ -92,11 +99,66 @@ public struct CharacteristicDefinition: Sendable {
     ) {
         self.init(
             uuid: characteristic.uuid, properties: Self.properties(of: A.self), readSecurity: security, writeSecurity: security,
-            onWrite: { request, bytes throws(ATTErrorCode) in
-                let value: V
-                do { value = try V(decoding: bytes) } catch { throw .valueNotAllowed }
-                try await write(value, request)
-            })
+            onWrite: Self.decoding(write))
+    }
+
+    /// A characteristic written without response whose values `write` takes, decoded (bytes
+    /// that do not decode are dropped: a Write Command has no answer to refuse them with).
+    public init<V: ByteDecodable & Sendable & SendableMetatype, A: WriteWithoutResponseAccess>(
+        _ characteristic: Characteristic<V, A>, security: AttributeSecurity = .none,
+        write: @escaping @Sendable (V, AttributeRequest) async throws(ATTErrorCode) -> Void
+    ) {
+        self.init(
+            uuid: characteristic.uuid, properties: Self.properties(of: A.self), readSecurity: security, writeSecurity: security,
+            onWrite: Self.decoding(write))
+    }
+
+    /// A characteristic written both ways whose values `write` takes, decoded.
+    public init<V: ByteDecodable & Sendable & SendableMetatype, A: WriteAccess & WriteWithoutResponseAccess>(
+        _ characteristic: Characteristic<V, A>, security: AttributeSecurity = .none,
+        write: @escaping @Sendable (V, AttributeRequest) async throws(ATTErrorCode) -> Void
+    ) {
+        self.init(
+            uuid: characteristic.uuid, properties: Self.properties(of: A.self), readSecurity: security, writeSecurity: security,
+            onWrite: Self.decoding(write))
+    }
+
+    /// A raw write handler that decodes first: bytes that are not a `V` are Value Not Allowed (0x13).
+    private static func decoding<V: ByteDecodable & Sendable & SendableMetatype>(
+        _ write: @escaping @Sendable (V, AttributeRequest) async throws(ATTErrorCode) -> Void
+    ) -> AttributeWriteHandler {
+        { request, bytes throws(ATTErrorCode) in
+            let value: V
+            do { value = try V(decoding: bytes) } catch { throw .valueNotAllowed }
+            try await write(value, request)
+        }
+    }
+
+    /// This characteristic with a User Description descriptor (0x2901) holding `text`.
+    public func described(_ text: String) -> CharacteristicDefinition {
+        var copy = self
+        copy.userDescription = text
+        return copy
+    }
+
+    /// This characteristic with a Presentation Format descriptor (0x2904).
+    public func formatted(_ format: CharacteristicPresentationFormat) -> CharacteristicDefinition {
+        var copy = self
+        copy.presentationFormat = format
+        return copy
+    }
+
+    /// This characteristic, with `rule` deciding each read, write and subscription: a central
+    /// it refuses gets Insufficient Authorization (0x08).
+    ///
+    /// ```swift
+    /// CharacteristicDefinition(.heartRateControlPoint) { command, _ in try reset(command) }
+    ///     .authorized { request, _ in await allowList.contains(request.central) }
+    /// ```
+    public func authorized(by rule: @escaping AttributeAuthorizationHandler) -> CharacteristicDefinition {
+        var copy = self
+        copy.authorize = rule
+        return copy
     }
 
     /// The properties an access type stands for.

@@ -11,6 +11,15 @@ public enum PeripheralEvent: Hashable, Sendable, CustomStringConvertible {
     case subscriptionChanged(CentralIdentifier, characteristic: BluetoothUUID, notifying: Bool)
     /// The central wrote a characteristic's value (after the write handler accepted it).
     case wrote(CentralIdentifier, characteristic: BluetoothUUID)
+    /// The central read a characteristic's value (once per read, however many Read Blobs a long
+    /// value took).
+    case read(CentralIdentifier, characteristic: BluetoothUUID)
+    /// The central's link is encrypted now, at this level (after a pairing, or with a bond's key).
+    case secured(CentralIdentifier, SecurityLevel)
+    /// A pairing with the central finished; `bonded` when its keys were kept for next time.
+    case paired(CentralIdentifier, bonded: Bool)
+    /// A pairing with the central failed, for this reason.
+    case pairingFailed(CentralIdentifier, reason: String)
 
     public var description: String {
         switch self {
@@ -18,6 +27,10 @@ public enum PeripheralEvent: Hashable, Sendable, CustomStringConvertible {
         case let .disconnected(central): "\(central) disconnected"
         case let .subscriptionChanged(central, uuid, on): "\(central) \(on ? "subscribed to" : "unsubscribed from") \(uuid)"
         case let .wrote(central, uuid): "\(central) wrote \(uuid)"
+        case let .read(central, uuid): "\(central) read \(uuid)"
+        case let .secured(central, level): "\(central) secured: \(level)"
+        case let .paired(central, bonded): "\(central) paired\(bonded ? " and bonded" : " (no bond kept)")"
+        case let .pairingFailed(central, reason): "pairing with \(central) failed: \(reason)"
         }
     }
 }

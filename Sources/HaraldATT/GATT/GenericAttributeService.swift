@@ -10,14 +10,23 @@ public enum GATTGenericAttributeService {
     /// Service Changed, 0x2A05 (§7.1): indicate only, and its value is not readable. The value is
     /// the first and the last affected handle, each a little-endian UInt16.
     public static let serviceChanged = BluetoothUUID(0x2A05)
+    /// Database Hash, 0x2B2A (§7.3): read only, 16 bytes that change whenever the layout of the
+    /// database does, so a client that cached the layout can check it with one read.
+    public static let databaseHash = BluetoothUUID(0x2B2A)
 
     /// The service as a server offers it: Service Changed alone, with no read or write
     /// permission on its value (the server adds its Client Characteristic Configuration
     /// descriptor).
-    public static var definition: GATTServiceDefinition {
-        GATTServiceDefinition(uuid: uuid, characteristics: [
-            GATTCharacteristicDefinition(uuid: serviceChanged, properties: [.indicate], permissions: [])
-        ])
+    public static var definition: GATTServiceDefinition { definition(withDatabaseHash: false) }
+
+    /// The service with Service Changed and, when asked, Database Hash (readable; its value is
+    /// filled in by the server, see ``GATTServer/Configuration/databaseHash``).
+    public static func definition(withDatabaseHash: Bool) -> GATTServiceDefinition {
+        var characteristics = [GATTCharacteristicDefinition(uuid: serviceChanged, properties: [.indicate], permissions: [])]
+        if withDatabaseHash {
+            characteristics.append(GATTCharacteristicDefinition(uuid: databaseHash, properties: [.read], value: [UInt8](repeating: 0, count: 16)))
+        }
+        return GATTServiceDefinition(uuid: uuid, characteristics: characteristics)
     }
 
     /// The Service Changed value naming `range`.

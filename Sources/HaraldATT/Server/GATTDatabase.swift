@@ -37,6 +37,8 @@ public struct GATTDatabase: Sendable {
         var value: [UInt8]
         let onRead: GATTReadHandler?
         let onWrite: GATTWriteHandler?
+        /// The owning characteristic's hook, on its value and its CCCD.
+        var authorize: GATTAttributeAuthorizationHandler? = nil
     }
 
     /// In increasing handle order; a removed service leaves a gap.
@@ -113,6 +115,7 @@ public struct GATTDatabase: Sendable {
             let valueHandle = try add(
                 characteristic.uuid, .characteristicValue(properties: characteristic.properties), characteristic.permissions,
                 characteristic.value, onRead: characteristic.onRead, onWrite: characteristic.onWrite)
+            added[added.count - 1].authorize = characteristic.authorize
             added[declarationIndex].value = [characteristic.properties.rawValue, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)]
                 + Self.uuidBytes(characteristic.uuid)
             let hasCCCD = characteristic.descriptors.contains { $0.uuid == GATTAttributeType.clientCharacteristicConfiguration }
@@ -120,11 +123,13 @@ public struct GATTDatabase: Sendable {
                 _ = try add(
                     GATTAttributeType.clientCharacteristicConfiguration, .clientConfiguration(valueHandle: valueHandle, properties: characteristic.properties),
                     .readWrite, [0, 0])
+                added[added.count - 1].authorize = characteristic.authorize
             }
             for descriptor in characteristic.descriptors {
                 let role: Role = descriptor.uuid == GATTAttributeType.clientCharacteristicConfiguration
                     ? .clientConfiguration(valueHandle: valueHandle, properties: characteristic.properties) : .descriptor
                 _ = try add(descriptor.uuid, role, descriptor.permissions, descriptor.value, onRead: descriptor.onRead, onWrite: descriptor.onWrite)
+                if case .clientConfiguration = role { added[added.count - 1].authorize = characteristic.authorize }
             }
             declared.append((declaration, valueHandle, characteristic))
         }

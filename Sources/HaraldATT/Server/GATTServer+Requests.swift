@@ -91,7 +91,8 @@ extension GATTServer {
             let value = try await read(request.handle, connection: connection)
             return ATTReadResponse(value: Array(value.prefix(mtu - 1)))
         case .readBlobRequest(let request):
-            let value = try await read(request.handle, connection: connection)
+            // The rest of a long read: the Read Request before it was the read to report.
+            let value = try await read(request.handle, connection: connection, reporting: false)
             let offset = Int(request.offset)
             guard offset <= value.count else { throw ATTRequestFailure(.invalidOffset, request.handle) }
             guard value.count > mtu - 1 else { throw ATTRequestFailure(.attributeNotLong, request.handle) }
@@ -233,12 +234,26 @@ extension GATTServer {
                 throw ATTRequestFailure(.insufficientAuthorization, handle)
             }
         }
+        if let hook = attribute.authorize {
+            let access: GATTAccess
+            switch attribute.role {
+            case .clientConfiguration:
+                guard isWrite else { return }  // reading a CCCD tells nothing
+                access = .configure
+            default: access = isWrite ? .write : .read
+            }
+            let context = GATTRequestContext(connection: connection, handle: handle, security: security)
+            guard await hook(context, access) else { throw ATTRequestFailure(.insufficientAuthorization, handle) }
+        }
     }
 
     /// The whole value of the attribute at `handle`, after the access checks.
-    func read(_ handle: UInt16, connection: GATTConnectionID) async throws(ATTRequestFailure) -> [UInt8] {
+    /// A characteristic value read is reported as ``GATTServerEvent/valueRead(_:handle:)`` unless
+    /// `reporting` is false.
+    func read(_ handle: UInt16, connection: GATTConnectionID, reporting: Bool = true) async throws(ATTRequestFailure) -> [UInt8] {
         guard let attribute = database.attribute(handle) else { throw ATTRequestFailure(.invalidHandle, handle) }
         try await checkAccess(attribute, isWrite: false, connection: connection)
+        if reporting, case .characteristicValue = attribute.role { emit(.valueRead(connection, handle: handle)) }
         if case .clientConfiguration = attribute.role {
             let bits = connections[connection]?.clientConfigurations[handle] ?? 0
             return [UInt8(bits & 0xFF), UInt8(bits >> 8)]

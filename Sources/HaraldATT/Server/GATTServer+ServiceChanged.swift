@@ -76,6 +76,7 @@ extension GATTServer {
         for definition in adding { added.append(try changed.add(definition)) }
         let touched = removed + added.map(\.handles)
         guard let first = touched.first else { return nil }
+        if let cmac = configuration.databaseHash { changed.refreshDatabaseHash(using: cmac) }
         database = changed
         adoptLayout(removed: removed)
         return (touched.dropFirst().reduce(first) { ATTHandleRange(start: min($0.start, $1.start), end: max($0.end, $1.end)) }, added)

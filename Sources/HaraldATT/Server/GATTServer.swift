@@ -11,6 +11,9 @@ public enum GATTServerEvent: Sendable, Hashable {
     case clientConfigurationChanged(GATTConnectionID, valueHandle: UInt16, ClientCharacteristicConfiguration)
     /// A client wrote a value (Write Request, Write Command or Execute Write), after it was stored.
     case valueWritten(GATTConnectionID, handle: UInt16)
+    /// A client read a characteristic value (Read, Read Multiple, Read By Type; the Read Blobs
+    /// of a long read are not reported again), after the access checks passed.
+    case valueRead(GATTConnectionID, handle: UInt16)
 }
 
 /// The GATT server: an attribute database served to any number of client connections, each
@@ -44,13 +47,19 @@ public actor GATTServer {
         /// cannot tell its clients about ``GATTServer/changeServices(removing:adding:indicationTimeout:)``.
         /// Adding it last leaves every other handle where the definitions put it.
         public var addsGenericAttributeService = true
+        /// AES-CMAC for the Database Hash characteristic (0x2B2A). When set, the Generic
+        /// Attribute service the server adds carries Database Hash next to Service Changed, and
+        /// the server keeps its value current as services change (a database that brings its own
+        /// Generic Attribute service with a Database Hash gets it filled in too). Nil: no hash.
+        public var databaseHash: GATTDatabaseHashFunction?
 
         /// Settings; each default is described on its property.
         public init(
             preferredMTU: Int? = nil, maximumPreparedWrites: Int = 64, defaultTimeout: Duration = .seconds(30),
             transactionTimeout: Duration = ATT.transactionTimeout, supportsReadMultipleVariable: Bool = true,
-            addsGenericAttributeService: Bool = true
+            addsGenericAttributeService: Bool = true, databaseHash: GATTDatabaseHashFunction? = nil
         ) {
+            self.databaseHash = databaseHash
             self.preferredMTU = preferredMTU
             self.maximumPreparedWrites = maximumPreparedWrites
             self.defaultTimeout = defaultTimeout
@@ -128,8 +137,9 @@ public actor GATTServer {
         var database = database
         if configuration.addsGenericAttributeService, !database.services.contains(where: { $0.uuid == GATTGenericAttributeService.uuid }) {
             // Only a database already holding 65535 handles has no room for it; it is served as given.
-            _ = try? database.add(GATTGenericAttributeService.definition)
+            _ = try? database.add(GATTGenericAttributeService.definition(withDatabaseHash: configuration.databaseHash != nil))
         }
+        if let cmac = configuration.databaseHash { database.refreshDatabaseHash(using: cmac) }
         self.database = database
         self.configuration = configuration
         self.timer = ATTTimer(clock)

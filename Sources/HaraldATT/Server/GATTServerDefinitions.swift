@@ -76,6 +76,20 @@ public typealias GATTWriteHandler = @Sendable (GATTRequestContext, [UInt8]) asyn
 /// `writeAuthorized`.
 public typealias GATTAuthorizationHandler = @Sendable (_ connection: GATTConnectionID, _ handle: UInt16, _ isWrite: Bool) async -> Bool
 
+/// What a client is asking to do with a characteristic, as an authorization hook sees it.
+public enum GATTAccess: Sendable, Hashable {
+    /// Read the value (Read, Read Blob, Read Multiple, Read By Type).
+    case read
+    /// Write the value (with or without response, or an executed prepared write).
+    case write
+    /// Write its Client Characteristic Configuration (turn notifications or indications on or off).
+    case configure
+}
+
+/// Decides, for one characteristic, whether a connection may do `access` now; refused requests
+/// get Insufficient Authorization (0x08). Asked after the encryption and authentication checks.
+public typealias GATTAttributeAuthorizationHandler = @Sendable (GATTRequestContext, GATTAccess) async -> Bool
+
 /// A descriptor in a declarative service description.
 public struct GATTDescriptorDefinition: Sendable {
     /// The descriptor type.
@@ -122,11 +136,14 @@ public struct GATTCharacteristicDefinition: Sendable {
     public var onWrite: GATTWriteHandler?
     /// Its descriptors other than the CCCD, which the server adds for notify and indicate.
     public var descriptors: [GATTDescriptorDefinition]
+    /// Asked before every read, write and CCCD write of this characteristic (nil: no hook).
+    public var authorize: GATTAttributeAuthorizationHandler?
 
     /// A characteristic from its parts.
     public init(
         uuid: BluetoothUUID, properties: CharacteristicProperties, permissions: GATTPermissions? = nil, value: [UInt8] = [],
-        descriptors: [GATTDescriptorDefinition] = [], onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil
+        descriptors: [GATTDescriptorDefinition] = [], onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil,
+        authorize: GATTAttributeAuthorizationHandler? = nil
     ) {
         self.uuid = uuid
         self.properties = properties
@@ -138,6 +155,7 @@ public struct GATTCharacteristicDefinition: Sendable {
         self.onRead = onRead
         self.onWrite = onWrite
         self.descriptors = descriptors
+        self.authorize = authorize
     }
 }
 

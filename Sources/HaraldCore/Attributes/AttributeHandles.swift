@@ -44,8 +44,12 @@ public enum GATTAttributeType {
     public static let characteristicUserDescription = BluetoothUUID(0x2901)
     /// Client Characteristic Configuration descriptor (CCCD), 0x2902.
     public static let clientCharacteristicConfiguration = BluetoothUUID(0x2902)
+    /// Server Characteristic Configuration descriptor (SCCD), 0x2903.
+    public static let serverCharacteristicConfiguration = BluetoothUUID(0x2903)
     /// Characteristic Presentation Format descriptor, 0x2904.
     public static let characteristicPresentationFormat = BluetoothUUID(0x2904)
+    /// Characteristic Aggregate Format descriptor, 0x2905.
+    public static let characteristicAggregateFormat = BluetoothUUID(0x2905)
 }
 
 /// The properties byte of a characteristic declaration (Core spec Vol 3 Part G §3.3.1.1): which

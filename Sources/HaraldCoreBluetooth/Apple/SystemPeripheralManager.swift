@@ -42,9 +42,15 @@ extension CBPeripheralManager: CoreBluetoothPeripheralManager {
         let characteristic = CBMutableCharacteristic(
             type: makeUUID(spec.uuid), properties: CBCharacteristicProperties(rawValue: spec.properties), value: spec.value,
             permissions: CBAttributePermissions(rawValue: spec.permissions))
+        // The two descriptors CoreBluetooth lets an app publish (it adds the CCCD itself).
+        var descriptors: [CBMutableDescriptor] = []
         if let text = spec.userDescription {
-            characteristic.descriptors = [CBMutableDescriptor(type: CBUUID(string: CBUUIDCharacteristicUserDescriptionString), value: text)]
+            descriptors.append(CBMutableDescriptor(type: CBUUID(string: CBUUIDCharacteristicUserDescriptionString), value: text))
         }
+        if let format = spec.presentationFormat {
+            descriptors.append(CBMutableDescriptor(type: CBUUID(string: CBUUIDCharacteristicFormatString), value: format))
+        }
+        if !descriptors.isEmpty { characteristic.descriptors = descriptors }
         return characteristic
     }
 

@@ -28,10 +28,13 @@ import HaraldCore
 ///   is only as safe as the pairing the phone chose. Handlers see `isEncrypted` true on such
 ///   attributes (CoreBluetooth pairs before it lets the request through) and `isAuthenticated`
 ///   false (CoreBluetooth does not say). A value is cached in CoreBluetooth (answered without
-///   waking the app) only for a read-only characteristic with no read handler, no read security
-///   and a non-empty value, since CoreBluetooth requires a cached characteristic to be read-only
+///   waking the app) only for a read-only characteristic with no read handler, no authorization
+///   rule, no read security and a non-empty value, since CoreBluetooth requires a cached characteristic to be read-only
 ///   and never lets it change: `ServingBackend/setValue(_:characteristic:service:)` on one throws
 ///   `BluetoothError/unsupported(_:)`. Every other value is served dynamically.
+/// - **Authorization rules** (`CharacteristicDefinition/authorized(by:)`) are asked before
+///   reads and writes; a refusal is Insufficient Authorization. Subscriptions cannot be refused:
+///   CoreBluetooth reports them after it has accepted them.
 /// - **Reads** are answered with the read handler's bytes (or the stored value) from
 ///   `request.offset` on (an offset past the end: Invalid Offset); a handler's `ATTErrorCode`
 ///   goes back as the request's result.
@@ -65,6 +68,11 @@ import HaraldCore
 ///   reported, `ServingBackend/centrals()` lists the centrals subscribed to something, and a
 ///   central's `CentralIdentifier` is its `CBCentral.identifier`. A central that disconnects is
 ///   seen unsubscribing.
+/// - **Changing services** (`ServingBackend/changeServices(removing:adding:)`): removed services
+///   leave CoreBluetooth at once, added ones are published one by one; CoreBluetooth indicates
+///   Service Changed to the centrals itself. What stays keeps its values, subscribers and waiting
+///   notifications; subscriptions to removed characteristics are reported ended and their waiting
+///   notifications reach no one. Not while the definition is still being published (misuse).
 ///
 /// Thread safety: all mutable state is in `state`, read and written only inside its `withLock`;
 /// CoreBluetooth's objects in it are used only on the queue. Continuations are resumed and
@@ -135,7 +143,8 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
 
     struct Session {
         let generation: UInt64
-        let definition: PeripheralDefinition
+        /// What is served now (services change with `changeServices`).
+        var definition: PeripheralDefinition
         var characteristics: [ServedCharacteristic]
         /// The published objects (`CBMutableCharacteristic`, parallel to `characteristics`;
         /// `CBMutableService`, parallel to the definition's services), remade at each publication.
@@ -183,6 +192,8 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         var session: Session?
         /// What ended sessions leave for the queue to take down.
         var teardowns: [Teardown] = []
+        /// Services a change of services took out, for the queue to remove from CoreBluetooth.
+        var removedServices: [Manager.MutableService] = []
         /// Objects the platform glue needs kept alive as long as the backend (the delegate proxy).
         var retainedObjects: [AnyObject] = []
 
@@ -237,7 +248,8 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
 
     /// Whether CoreBluetooth caches the value (see the type's documentation).
     static func isCached(_ definition: CharacteristicDefinition) -> Bool {
-        definition.properties == [.read] && definition.onRead == nil && definition.readSecurity == .none && !definition.value.isEmpty
+        definition.properties == [.read] && definition.onRead == nil && definition.authorize == nil && definition.readSecurity == .none
+            && !definition.value.isEmpty
     }
 
     /// What CoreBluetooth is asked to publish for `definition`.
@@ -260,7 +272,8 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         }
         return CoreBluetoothCharacteristicSpec(
             uuid: definition.uuid, properties: raw, permissions: permissions, value: isCached(definition) ? Data(definition.value) : nil,
-            userDescription: definition.userDescription)
+            userDescription: definition.userDescription,
+            presentationFormat: definition.presentationFormat.flatMap { try? $0.encodedBytes() }.map { Data($0) })
     }
 
     /// The advertisement data CoreBluetooth takes: local name and service UUIDs only.
@@ -328,7 +341,7 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
 
     /// Registers a waiter for `step`, then runs `start` on the queue; returns when the delegate
     /// call that ends the step arrives.
-    private func wait(for step: Step, _ start: @escaping @Sendable () -> Void) async throws(BluetoothError) {
+    func wait(for step: Step, _ start: @escaping @Sendable () -> Void) async throws(BluetoothError) {
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let registered = state.withLock { state -> Bool in
@@ -619,6 +632,10 @@ struct CoreBluetoothServing<Manager: CoreBluetoothPeripheralManager>: ServingBac
 
     func setValue(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID) async throws(BluetoothError) {
         try backend.setValue(value, characteristic: uuid, service: service, generation: generation)
+    }
+
+    func changeServices(removing: [BluetoothUUID], adding: [ServiceDefinition]) async throws(BluetoothError) {
+        try await backend.changeServices(removing: removing, adding: adding, generation: generation)
     }
 
     func events() -> AsyncStream<PeripheralEvent> { backend.events(generation: generation) }

@@ -128,13 +128,16 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
     public func peripheralManager(_ peripheral: Manager, didReceiveRead request: Manager.Request) {
         let central = Self.central(request.central)
         let offset = request.offset
+        var report: (PeripheralEvent, [AsyncStream<PeripheralEvent>.Continuation])?
         let plan = state.withLock { state -> ReadPlan in
             guard var session = state.session, let index = session.index(of: request.characteristic) else {
                 return .answer(.failure(.attributeNotFound))
             }
             let served = session.characteristics[index]
             guard served.definition.properties.contains(.read) else { return .answer(.failure(.readNotPermitted)) }
-            guard let handler = served.definition.onRead else { return .answer(.success(served.value)) }
+            // One event per read: a long read's later parts come with offsets.
+            if offset == 0 { report = (.read(central, characteristic: served.definition.uuid), session.allWatchers) }
+            guard let handler = Self.readHandler(served.definition, stored: served.value) else { return .answer(.success(served.value)) }
             guard session.queuedJobs < Self.handlerQueueLimit else { return .answer(.failure(.insufficientResources)) }
             let id = state.makeID()
             session.requests[id] = request
@@ -142,6 +145,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
             state.session = session
             return .run(handler, Self.attributeRequest(central, security: served.definition.readSecurity), id: id, generation: session.generation, jobs: session.jobs)
         }
+        if let (event, watchers) = report { for watcher in watchers { watcher.yield(event) } }
         switch plan {
         case .answer(let result):
             answerRead(request, offset: offset, result, manager: peripheral)
@@ -151,6 +155,29 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
                 do throws(ATTErrorCode) { result = .success(try await handler(attributeRequest)) } catch { result = .failure(error) }
                 self.queue.async { self.finishRead(id, generation: generation, offset: offset, result) }
             }
+        }
+    }
+
+    /// What answers a read of `definition`: its handler, behind its authorization rule when it
+    /// has one (then the stored value, as it was when the request came, is the answer).
+    static func readHandler(_ definition: CharacteristicDefinition, stored: [UInt8]) -> AttributeReadHandler? {
+        guard let rule = definition.authorize else { return definition.onRead }
+        let inner = definition.onRead
+        return { request throws(ATTErrorCode) in
+            guard await rule(request, .read) else { throw .insufficientAuthorization }
+            guard let inner else { return stored }
+            return try await inner(request)
+        }
+    }
+
+    /// What takes a write of `definition`: its handler, behind its authorization rule.
+    /// (CoreBluetooth tells subscriptions after the fact, so `.subscribe` cannot be refused here.)
+    static func writeHandler(_ definition: CharacteristicDefinition) -> AttributeWriteHandler? {
+        guard let rule = definition.authorize else { return definition.onWrite }
+        let inner = definition.onWrite
+        return { request, value throws(ATTErrorCode) in
+            guard await rule(request, .write) else { throw .insufficientAuthorization }
+            try await inner?(request, value)
         }
     }
 
@@ -184,6 +211,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
     struct AssembledWrite: Sendable {
         let index: Int
         let uuid: BluetoothUUID
+        let service: BluetoothUUID
         var value: [UInt8]
         let handler: AttributeWriteHandler?
         let request: AttributeRequest
@@ -212,7 +240,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
                 } else {
                     writes.append(
                         AssembledWrite(
-                            index: index, uuid: served.definition.uuid, value: value, handler: served.definition.onWrite,
+                            index: index, uuid: served.definition.uuid, service: served.service, value: value, handler: Self.writeHandler(served.definition),
                             request: Self.attributeRequest(central, security: served.definition.writeSecurity)))
                 }
             }
@@ -265,7 +293,12 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
     private func commit(_ writes: [AssembledWrite], generation: UInt64, central: CentralIdentifier) {
         let watchers = state.withLock { state -> [AsyncStream<PeripheralEvent>.Continuation] in
             guard var session = state.session, session.generation == generation else { return [] }
-            for write in writes { session.characteristics[write.index].value = write.value }
+            // By UUID, not by the index the batch was planned with: services may have changed
+            // while a handler ran (a write to a removed characteristic is dropped).
+            for write in writes {
+                guard let index = session.index(of: write.uuid, in: write.service) else { continue }
+                session.characteristics[index].value = write.value
+            }
             state.session = session
             return session.allWatchers
         }

@@ -71,14 +71,17 @@ public struct CoreBluetoothCharacteristicSpec: Hashable, Sendable {
     public var value: Data?
     /// A Characteristic User Description descriptor (0x2901) with this text.
     public var userDescription: String?
+    /// A Characteristic Presentation Format descriptor (0x2904) with these 7 bytes.
+    public var presentationFormat: Data?
 
     /// A spec from its parts (raw CoreBluetooth bit masks).
-    public init(uuid: BluetoothUUID, properties: UInt, permissions: UInt, value: Data?, userDescription: String?) {
+    public init(uuid: BluetoothUUID, properties: UInt, permissions: UInt, value: Data?, userDescription: String?, presentationFormat: Data? = nil) {
         self.uuid = uuid
         self.properties = properties
         self.permissions = permissions
         self.value = value
         self.userDescription = userDescription
+        self.presentationFormat = presentationFormat
     }
 
     /// `CBAttributePermissions.readable`.

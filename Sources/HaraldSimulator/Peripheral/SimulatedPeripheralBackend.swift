@@ -34,7 +34,7 @@ struct SimulatedPeripheralBackend: PeripheralBackend {
         let device = VirtualPeripheral(
             address: address, advertisingData: heard,
             isConnectable: definition.advertisement.isConnectable, rssi: rssi, advertisingInterval: advertisingInterval, pairing: pairing
-        ) { _ in PeripheralBehaviour(services: services) }
+        ) { _ in PeripheralBehaviour(services: services, serverConfiguration: .peripheral) }
         do { try world.add(device) } catch { throw .backend("the definition's database: \(error)") }
         guard let runtime = world.runtime(of: address) else { throw .backend("the simulator lost the device at \(address)") }
         let (world, address) = (world, address)

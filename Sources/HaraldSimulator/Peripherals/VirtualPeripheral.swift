@@ -79,7 +79,7 @@ public struct PeripheralBehaviour: Sendable {
     /// The behaviour of a device declared with the public peripheral API: its definition's
     /// services (as every peripheral backend serves them) and a per-connection script.
     public init(definition: PeripheralDefinition, onConnection: (@Sendable (PeripheralSession) async -> Void)? = nil) {
-        self.init(services: definition.gattServices(), onConnection: onConnection)
+        self.init(services: definition.gattServices(), serverConfiguration: .peripheral, onConnection: onConnection)
     }
 
     /// A behaviour serving `services`, running `onConnection` for each connection.

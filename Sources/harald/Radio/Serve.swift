@@ -152,6 +152,10 @@ struct Serve: AsyncParsableCommand {
         case let .subscriptionChanged(central, uuid, on):
             ["event": .string(on ? "subscribed" : "unsubscribed"), "central": .string(central.rawValue), "characteristic": .string(uuid.description)]
         case let .wrote(central, uuid): ["event": .string("wrote"), "central": .string(central.rawValue), "characteristic": .string(uuid.description)]
+        case let .read(central, uuid): ["event": .string("read"), "central": .string(central.rawValue), "characteristic": .string(uuid.description)]
+        case let .secured(central, level): ["event": .string("secured"), "central": .string(central.rawValue), "level": .string(level.description)]
+        case let .paired(central, bonded): ["event": .string("paired"), "central": .string(central.rawValue), "bonded": .bool(bonded)]
+        case let .pairingFailed(central, reason): ["event": .string("pairing-failed"), "central": .string(central.rawValue), "reason": .string(reason)]
         }
         report(fields, text: event.description, json: json)
     }
