@@ -126,7 +126,7 @@ public struct BluetoothUUID: Hashable, Comparable, Sendable, CustomStringConvert
     /// A UUID written in source code, such as `"2A37"` or a 128-bit vendor UUID.
     ///
     /// A literal is part of the program, not input: an invalid one is a programmer error and
-    /// stops the program with a message naming it. Use ``init(_:)`` for text from outside.
+    /// stops the program with a message naming it. Use ``init(_:)-(String)`` for text from outside.
     public init(stringLiteral text: String) {
         guard let uuid = BluetoothUUID(text) else { preconditionFailure("invalid Bluetooth UUID literal \"\(text)\"") }
         self = uuid

@@ -1,7 +1,7 @@
 /// A value that reads itself from bytes, field by field, through a ``ByteReader``.
 ///
 /// Conformers read their fields in wire order and throw ``ByteDecodingError`` for anything the
-/// format does not allow. They do not check for trailing bytes: ``init(decoding:)`` does, so the
+/// format does not allow. They do not check for trailing bytes: ``init(decoding:)-(Bytes)`` does, so the
 /// same type can be read whole or as part of a larger value.
 public protocol ByteDecodable {
     /// Reads the value at the reader's cursor, leaving the cursor after its last byte.
@@ -84,13 +84,21 @@ extension LittleEndianByteCodable {
     }
 }
 
+/// Unsigned bytes read and written as themselves.
 extension UInt8: LittleEndianByteCodable {}
+/// Signed bytes, two's complement.
 extension Int8: LittleEndianByteCodable {}
+/// 16-bit unsigned integers, little-endian as BLE sends them.
 extension UInt16: LittleEndianByteCodable {}
+/// 16-bit signed integers, little-endian.
 extension Int16: LittleEndianByteCodable {}
+/// 32-bit unsigned integers, little-endian.
 extension UInt32: LittleEndianByteCodable {}
+/// 32-bit signed integers, little-endian.
 extension Int32: LittleEndianByteCodable {}
+/// 64-bit unsigned integers, little-endian.
 extension UInt64: LittleEndianByteCodable {}
+/// 64-bit signed integers, little-endian.
 extension Int64: LittleEndianByteCodable {}
 
 extension UInt24: ByteCodable {
@@ -166,6 +174,7 @@ extension Array: ByteDecodable where Element == UInt8 {
     }
 }
 
+/// Raw bytes: written as they are.
 extension Array: ByteEncodable where Element == UInt8 {
     @inlinable
     public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {

@@ -30,6 +30,7 @@ public struct ByteDecodingError: Error, Hashable, Sendable, CustomStringConverti
     /// What was wrong.
     public var reason: Reason
 
+    /// An error about `field` of `typeName` at byte `offset` of the input.
     public init(typeName: String = "", field: String, offset: Int, reason: Reason) {
         self.typeName = typeName
         self.field = field
@@ -70,6 +71,7 @@ public struct ByteEncodingError: Error, Hashable, Sendable, CustomStringConverti
     /// What was wrong with it.
     public var detail: String
 
+    /// An error about `field`: what about its value cannot be encoded.
     public init(field: String, detail: String) {
         self.field = field
         self.detail = detail

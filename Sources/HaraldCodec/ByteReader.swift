@@ -5,7 +5,7 @@
 /// naming the field and the offset — never a trap, whatever the input.
 ///
 /// A reader borrows the bytes it reads, so it only lives inside the closure of
-/// ``withReader(_:_:)`` (or the `init(decoding:)` of a ``ByteDecodable`` value). `[UInt8]`,
+/// ``withReader(_:_:)-(Bytes,_)`` (or the `init(decoding:)` of a ``ByteDecodable`` value). `[UInt8]`,
 /// `ArraySlice<UInt8>` and `Data` are read in place, without a copy.
 ///
 /// ```swift
@@ -23,7 +23,7 @@ public struct ByteReader {
 
     /// Makes a reader over memory the caller keeps alive for the reader's whole life.
     ///
-    /// Prefer ``withReader(_:_:)``; this is for code that already holds a buffer pointer.
+    /// Prefer ``withReader(_:_:)-(Bytes,_)``; this is for code that already holds a buffer pointer.
     @inlinable
     public init(unsafeBytes buffer: UnsafeRawBufferPointer) {
         self.buffer = buffer
@@ -242,8 +242,11 @@ public struct ByteReader {
 
     /// Reads `count` bytes of UTF-8 text.
     ///
-    /// - Parameter trimmingNulls: drop trailing NUL bytes first (many devices pad or terminate
-    ///   strings that the specification says carry no terminator).
+    /// - Parameters:
+    ///   - count: the length of the text in bytes (BLE strings carry no length of their own).
+    ///   - field: the field's name, for the error when the bytes run out or are not UTF-8.
+    ///   - trimmingNulls: drop trailing NUL bytes first (many devices pad or terminate
+    ///     strings that the specification says carry no terminator).
     @inlinable
     public mutating func readUTF8(count: Int, field: String, trimmingNulls: Bool = false) throws(ByteDecodingError) -> String {
         let start = try claim(count, field: field)

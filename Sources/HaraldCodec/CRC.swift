@@ -8,13 +8,17 @@ public struct CRC16: Sendable {
     /// CRC-16/MCRF4XX: poly 0x1021, init 0xFFFF, reflected, no final XOR. Check 0x6F91.
     public static let mcrf4xx = CRC16(polynomial: 0x1021, initial: 0xFFFF, reflected: true, finalXOR: 0)
 
+    /// The generator polynomial, without its x^16 term.
     public let polynomial: UInt16
+    /// The register's value before the first byte.
     public let initial: UInt16
     /// Whether input bytes and the result are bit-reflected (LSB-first algorithms).
     public let reflected: Bool
+    /// What the register is XORed with at the end.
     public let finalXOR: UInt16
     private let table: [UInt16]
 
+    /// A CRC-16 variant from its parameters (as in the CRC catalogue).
     public init(polynomial: UInt16, initial: UInt16, reflected: Bool, finalXOR: UInt16) {
         self.polynomial = polynomial
         self.initial = initial
@@ -54,8 +58,11 @@ public struct CRC32: Sendable {
     /// Check 0xCBF43926.
     public static let ieee = CRC32(reflectedPolynomial: 0xEDB8_8320, initial: 0xFFFF_FFFF, finalXOR: 0xFFFF_FFFF)
 
+    /// The generator polynomial, bit-reversed (0xEDB88320 for the common CRC-32).
     public let reflectedPolynomial: UInt32
+    /// The register's value before the first byte.
     public let initial: UInt32
+    /// What the register is XORed with at the end.
     public let finalXOR: UInt32
     private let table: [UInt32]
 

@@ -7,6 +7,7 @@ public enum Hex {
         /// What was wrong.
         public var detail: String
 
+        /// An error at character `offset` of the text.
         public init(offset: Int, detail: String) {
             self.offset = offset
             self.detail = detail
@@ -85,6 +86,7 @@ public enum Hex {
     }
 }
 
+/// Bytes to and from hex text.
 extension Array where Element == UInt8 {
     /// Bytes from hex text; see ``Hex/decode(_:)`` for what is accepted.
     public init(hex text: String) throws(Hex.ParseError) {

@@ -118,6 +118,7 @@ public struct MedicalFloat16: Hashable, Sendable, CustomStringConvertible, ByteC
     /// Largest mantissa magnitude usable for a finite value.
     public static let maxMantissa: Int32 = 2047
 
+    /// An SFLOAT from its 16 bits: a 4-bit exponent over a 12-bit mantissa.
     @inlinable
     public init(bitPattern: UInt16) { self.bitPattern = bitPattern }
 
@@ -207,6 +208,7 @@ public struct MedicalFloat32: Hashable, Sendable, CustomStringConvertible, ByteC
     /// Reserved for future use.
     public static let reserved = MedicalFloat32(bitPattern: 0x0080_0001)
 
+    /// A FLOAT from its 32 bits: an 8-bit exponent over a 24-bit mantissa.
     @inlinable
     public init(bitPattern: UInt32) { self.bitPattern = bitPattern }
 

@@ -28,6 +28,7 @@ public struct TLVItem: Hashable, Sendable {
     /// Offset of the triplet's first byte in the input.
     public var offset: Int
 
+    /// An item of `type` with `value`, found at byte `offset`.
     public init(type: UInt32, value: [UInt8], offset: Int = 0) {
         self.type = type
         self.value = value

@@ -39,15 +39,15 @@ public protocol PairableLink: Sendable {
 
 /// The link security of one connection as central, for the backends that run Harald's own
 /// Security Manager (the HCI host, the simulator): encrypts with the bond's key when the peer is
-/// bonded and the key is strong enough, pairs otherwise (``SMPInitiator``), keeps the bond store
-/// current and applies the ``LostBondPolicy`` when the peer lost its keys or holds others.
+/// bonded and the key is strong enough, pairs otherwise (`SMPInitiator`), keeps the bond store
+/// current and applies the `LostBondPolicy` when the peer lost its keys or holds others.
 ///
 /// It owns the link's SMP channel: the PDUs of a pairing under way go to that pairing; outside
 /// one, a Security Request from the peripheral makes it secure the link (Core spec Vol 3 Part H
 /// §2.4.6: encrypt with the bond when it is strong enough, else pair) and a Pairing Request is
 /// refused (Command Not Supported: we are central). One raising runs at a time; whoever asks
 /// meanwhile — a refused request, a Security Request, ``pair(timeout:)`` — gets its outcome.
-/// Pairing respects Repeated Attempts (a ``PairingAttemptLimiter``), and after an SMP timeout the
+/// Pairing respects Repeated Attempts (a `PairingAttemptLimiter`), and after an SMP timeout the
 /// link pairs no more (§3.4).
 public actor BondingLinkSecurity: LinkSecurityManager {
     private let link: any PairableLink
@@ -83,6 +83,10 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     /// The link security of `link`, reading its SMP channel from now on until the link ends.
     ///
     /// - Parameters:
+    ///   - link: the connection whose SMP channel it reads and whose encryption it starts.
+    ///   - configuration: the pairing settings, the agent and the bond store.
+    ///   - logger: where pairing steps and failures are logged.
+    ///   - clock: measures the SMP timeout and the Repeated Attempts back-off.
     ///   - attempts: the backend's Repeated Attempts limiter, shared by its links (the
     ///     configuration's when nil).
     ///   - taskStarter: where its channel reader and shared raisings run (a simulation's executor).

@@ -3,18 +3,18 @@ import HaraldATT
 import HaraldCodec
 import HaraldCore
 
-/// A ``ConnectionBackend`` over Harald's own GATT client, for every backend that speaks ATT
+/// A `ConnectionBackend` over Harald's own GATT client, for every backend that speaks ATT
 /// itself: the simulator and the HCI host stack. Only the bearer differs between them.
 ///
-/// Attribute identities are derived from the server's handles (``AttributeID/init(handle:)``):
+/// Attribute identities are derived from the server's handles (`AttributeID/init(handle:)`):
 /// a service's declaration handle, a characteristic's value handle, a descriptor's handle. An
 /// operation takes its handle from the identity; a numbered identity (not from a handle) fails
-/// with ``BluetoothError/notFound(_:)``.
+/// with `BluetoothError/notFound(_:)`.
 ///
 /// Changes of the peer's database (Core spec Vol 3 Part G §2.5.2) — a Service Changed indication
-/// the connection turned on (see ``open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:)``),
+/// the connection turned on (see `open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:)`),
 /// or Database Out Of Sync answering any request — end the value streams of the characteristics
-/// in the changed range with ``BluetoothError/serviceChanged(_:)``, forget the CCCDs there, and
+/// in the changed range with `BluetoothError/serviceChanged(_:)`, forget the CCCDs there, and
 /// are reported by ``serviceChanges()``. A request answered Database Out Of Sync throws
 /// `.serviceChanged(nil)`: every handle counts as changed.
 public final class GATTConnection: ConnectionBackend {
@@ -71,7 +71,7 @@ public final class GATTConnection: ConnectionBackend {
     /// so it happens once, lazily, at the start of the first service discovery — every use of
     /// the peer's attributes begins with one, and a connection that never discovers pays
     /// nothing — and before that discovery's own requests, so no change after the discovery
-    /// began can go unnoticed. It is ``GATTClient/watchServiceChanged(timeout:)``: Read By
+    /// began can go unnoticed. It is `GATTClient/watchServiceChanged(timeout:)`: Read By
     /// Type 0x2A05 over every handle (the answer, or the Error Response refusing to read the
     /// value, names the value handle; Attribute Not Found means the peer has none), Find
     /// Information after the value for its CCCD, and the CCCD write: three requests on a peer with
@@ -151,7 +151,7 @@ public final class GATTConnection: ConnectionBackend {
         return found.map { discovered($0, in: service) }
     }
 
-    /// One Read By Type sweep over every service (``GATTClient/discoverCharacteristics(ofAll:timeout:)``).
+    /// One Read By Type sweep over every service (`GATTClient/discoverCharacteristics(ofAll:timeout:)`).
     public func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredCharacteristic]] {
         let found: [[GATTCharacteristic]]
         let targets = try services.map(gattService)
@@ -170,7 +170,7 @@ public final class GATTConnection: ConnectionBackend {
         return discovered(found, of: characteristic)
     }
 
-    /// One Find Information sweep over every characteristic (``GATTClient/discoverDescriptors(ofAll:timeout:)``).
+    /// One Find Information sweep over every characteristic (`GATTClient/discoverDescriptors(ofAll:timeout:)`).
     public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredDescriptor]] {
         let found: [[GATTDescriptor]]
         let targets = try characteristics.map(gattCharacteristic)
@@ -180,7 +180,7 @@ public final class GATTConnection: ConnectionBackend {
         return zip(characteristics, found).map { characteristic, descriptors in discovered(descriptors, of: characteristic) }
     }
 
-    /// Read Multiple Variable batches (``GATTClient/readValues(handles:timeout:)``).
+    /// Read Multiple Variable batches (`GATTClient/readValues(handles:timeout:)`).
     public func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [Result<[UInt8], BluetoothError>] {
         let found: [Result<[UInt8], GATTError>]
         let handles = try characteristics.map { (characteristic) throws(BluetoothError) in
@@ -320,8 +320,8 @@ public final class GATTConnection: ConnectionBackend {
         return kind == .withoutResponse ? mtu - 3 : ATT.maximumValueLength
     }
 
-    /// The link's signal strength, from the RSSI source given at ``open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:rssiSource:)``;
-    /// ``BluetoothError/unsupported(_:)`` without one.
+    /// The link's signal strength, from the RSSI source given at `open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:rssiSource:)`;
+    /// `BluetoothError/unsupported(_:)` without one.
     public func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI {
         guard let rssiSource else { throw .unsupported("reading the RSSI of this link") }
         if let reason = signal.current { throw .disconnected(reason) }
@@ -333,7 +333,7 @@ public final class GATTConnection: ConnectionBackend {
     /// Counted by the GATT client: every PDU this connection sent and received.
     public func protocolCost() async -> ProtocolCost? { ProtocolCost(await client.counters) }
 
-    /// The GATT client's: the bearer's (``ATTBearer/taskStarter``), so on the simulator the
+    /// The GATT client's: the bearer's (`ATTBearer/taskStarter`), so on the simulator the
     /// simulation's.
     public var taskStarter: TaskStarter { client.taskStarter }
 

@@ -3,12 +3,14 @@ import HaraldATT
 import HaraldCodec
 import HaraldCore
 
+/// Identifying a central by its connection.
 extension CentralIdentifier {
     /// The central a connection of Harald's GATT server stands for (what handlers and events of
     /// definitions served by that server name it).
     public init(_ connection: GATTConnectionID) { self.init(rawValue: "central #\(connection.rawValue)") }
 }
 
+/// A definition as GATT server services.
 extension PeripheralDefinition {
     /// The definition as Harald's GATT server takes it: permissions from the properties and the
     /// security each side needs, handlers adapted, a User Description descriptor where given.
@@ -60,9 +62,10 @@ extension PeripheralDefinition {
     }
 }
 
-/// A ``PeripheralDefinition`` served by Harald's GATT server, whatever carries its links (the
-/// HCI host's ATT channels, the simulator's links): the ``ServingBackend`` both backends share.
+/// A `PeripheralDefinition` served by Harald's GATT server, whatever carries its links (the
+/// HCI host's ATT channels, the simulator's links): the `ServingBackend` both backends share.
 public final class GATTServing: ServingBackend {
+    /// The GATT server holding the definition's attributes.
     public let server: GATTServer
     private let stopLink: @Sendable () async -> Void
     private let watchers = Locked<(next: UInt64, streams: [UInt64: AsyncStream<PeripheralEvent>.Continuation])?>((0, [:]))

@@ -1,6 +1,7 @@
 import Harald
 import HaraldATT
 
+/// Protocol cost from the GATT client's counters.
 extension ProtocolCost {
     /// The cost summarised from a GATT client's counters.
     public init(_ counters: ATTCounters) {

@@ -3,6 +3,7 @@ import HaraldCodec
 import HaraldCore
 import HaraldSimulator
 
+/// The simulated Open GoPro camera.
 extension VirtualPeripheral {
     /// A GoPro-like action camera speaking the Open GoPro BLE protocol, written from the
     /// protocol's documentation (protocols.md A), not from the camera kit.

@@ -4,8 +4,8 @@ import HaraldCore
 import HaraldSimulator
 
 /// Being a GoPro-like action camera (the Open GoPro BLE protocol, written from its documentation):
-/// the device definition and the camera behind it, for any ``PeripheralBackend`` — the simulator
-/// (``VirtualPeripheral/actionCamera(address:name:rssi:pairing:bootTime:faults:)`` wraps it),
+/// the device definition and the camera behind it, for any `PeripheralBackend` — the simulator
+/// (`VirtualPeripheral/actionCamera(address:name:rssi:pairing:bootTime:faults:)` wraps it),
 /// Harald's HCI host (`harald serve gopro`), CoreBluetooth.
 ///
 /// Requests written to the command, settings and query characteristics are reassembled per
@@ -21,8 +21,10 @@ public final class ActionCameraDevice: Sendable {
     private let stopwatch: Stopwatch
 
     /// - Parameters:
+    ///   - name: the Complete Local Name it advertises.
     ///   - bootTime: how long after a central connects Get Hardware Info is still refused (status
     ///     1, busy), as on a camera that is booting.
+    ///   - faults: misbehaviours to play (see ``ActionCameraFault``).
     ///   - clock: the camera's time (virtual in a simulation).
     public convenience init(
         name: String = "GoPro 0042", bootTime: Duration = .seconds(1), faults: [ActionCameraFault] = [],

@@ -32,7 +32,9 @@ public struct ActionCameraFault: Hashable, Sendable {
         case answerTwice
     }
 
+    /// Which request the fault applies to.
     public var request: Request
+    /// What the camera does wrong.
     public var action: Action
     /// How many answers to `request` misbehave, counting from the first; nil: all of them.
     public var times: Int?
@@ -40,6 +42,7 @@ public struct ActionCameraFault: Hashable, Sendable {
     /// acknowledged at once), so that the answer arrives while the client already waits.
     public var delay: Duration
 
+    /// A fault on `request`: `action` for the first `times` answers (nil: every one), after `delay`.
     public init(_ request: Request, _ action: Action, times: Int? = nil, delay: Duration = .zero) {
         self.request = request
         self.action = action

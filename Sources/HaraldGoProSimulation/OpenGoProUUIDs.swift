@@ -1,6 +1,7 @@
 import HaraldCodec
 import HaraldSimulator
 
+/// The Open GoPro UUIDs the simulated camera uses.
 extension VirtualPeripheral {
     /// The Open GoPro service and characteristic UUIDs the simulated camera serves
     /// (protocols.md A.1): `GP-XXXX` is `b5f9XXXX-aa8d-11e3-9046-0002a5d5c51b`; the control and

@@ -41,7 +41,15 @@ public final class HCICentralBackend: CentralBackend {
 
     /// Opens `transport` (as `tcp:HOST:PORT` or `hci:N`), resets and sets up the controller.
     ///
+    /// - Parameter specification: `tcp:HOST:PORT` (H4 over TCP, as Bumble serves) or `hci:N` (the
+    ///   Linux HCI user channel of hciN).
+    /// - Parameter clock: measures command, connection and ATT timeouts.
     /// - Parameter btsnoop: a file to record every HCI packet in (btsnoop, HCI UART type 1002).
+    /// - Parameter configuration: the host's timeouts, scan and connection parameters.
+    /// - Parameter localMTU: the ATT MTU this side offers in the MTU exchange (517 at most).
+    /// - Parameter security: pairing settings; without them the backend does not pair.
+    /// - Parameter privateAddress: with a bond store, connect from a resolvable private address
+    ///   made from this device's IRK instead of its static identity address.
     /// - Parameter bonds: where bonds and this device's identity are kept. With a store, the host
     ///   connects from one static random identity address for good (generated and saved the first
     ///   time), so bonded peers recognise it; without one, from a fresh random address each run.
@@ -69,6 +77,13 @@ public final class HCICentralBackend: CentralBackend {
     /// Resets and sets up the controller behind an open `transport` (an in-process controller in
     /// tests, say); closing the backend closes the transport.
     ///
+    /// - Parameter transport: the open HCI transport.
+    /// - Parameter clock: measures command, connection and ATT timeouts.
+    /// - Parameter configuration: the host's timeouts, scan and connection parameters.
+    /// - Parameter snoop: when given, every HCI packet is recorded in it.
+    /// - Parameter localMTU: the ATT MTU this side offers in the MTU exchange (517 at most).
+    /// - Parameter bonds: where bonds and this device's identity are kept.
+    /// - Parameter security: pairing settings; without them the backend does not pair.
     /// - Parameter privateAddress: with a bond store, connect from a resolvable private address
     ///   made from this device's IRK (a fresh one each time the backend opens) instead of its
     ///   static identity address: bonded peers resolve it with the IRK pairing gave them, others
@@ -145,7 +160,7 @@ public final class HCICentralBackend: CentralBackend {
     }
 
     /// A scan reports a bonded peer advertising from a resolvable private address under its
-    /// identity address (see ``Harald/Advertisement/resolvedPrivateAddress``).
+    /// identity address (see `Harald/Advertisement/resolvedPrivateAddress`).
     public func scan(_ request: ScanRequest) -> ScanReports {
         let (host, addressBook) = (self.host, self.addressBook)
         let (reports, continuation) = ScanReports.makeStream(bufferLimit: request.bufferLimit)
@@ -168,7 +183,7 @@ public final class HCICentralBackend: CentralBackend {
         return reports
     }
 
-    /// Connects with LE (Extended) Create Connection; ``ConnectionOptions`` are CoreBluetooth's
+    /// Connects with LE (Extended) Create Connection; `ConnectionOptions` are CoreBluetooth's
     /// and change nothing here. With no `timeout` the controller keeps initiating until the peer
     /// advertises or the task is cancelled. The host makes one attempt at a time: connects to
     /// other peripherals wait for their turn, in order (so a pending connect holds them off

@@ -4,7 +4,7 @@ import HaraldGATTBackend
 import HaraldHCI
 import HaraldSMP
 
-/// The HCI backend's name for ``SecurityConfiguration`` (the same type: the simulator takes it too).
+/// The HCI backend's name for `SecurityConfiguration` (the same type: the simulator takes it too).
 public typealias HCISecurityConfiguration = SecurityConfiguration
 
 /// One HCI connection as central, as ``BondingLinkSecurity`` secures it: LE Enable Encryption,

@@ -6,7 +6,7 @@ import HaraldSMP
 import Logging
 
 /// Harald as the device, over its own HCI host: advertises, accepts centrals, serves a GATT
-/// database to each over its ATT channel, and — with a ``SecurityConfiguration`` — pairs as the
+/// database to each over its ATT channel, and — with a `SecurityConfiguration` — pairs as the
 /// Security Manager's responder, keeps bonds, and answers the controller's LE Long Term Key
 /// Requests from them, so a bonded central re-encrypts without pairing again.
 ///
@@ -16,12 +16,15 @@ import Logging
 public actor HCIPeripheral {
     /// What happens on the peripheral's links.
     public enum Event: Sendable, Equatable, CustomStringConvertible {
+        /// A central connected from this address.
         case connected(BluetoothAddress)
+        /// A central disconnected; `reason` is the HCI error code.
         case disconnected(BluetoothAddress, reason: UInt8)
         /// The link is encrypted now, at this level.
         case encrypted(BluetoothAddress, SecurityLevel)
         /// A pairing finished: how, and whether the bond was stored.
         case paired(BluetoothAddress, PairingMethod, bonded: Bool)
+        /// Pairing with a central failed, and why.
         case pairingFailed(BluetoothAddress, String)
 
         public var description: String {

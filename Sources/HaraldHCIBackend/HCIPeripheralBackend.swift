@@ -5,17 +5,20 @@ import HaraldGATTBackend
 import HaraldHCI
 import HaraldSMP
 
-/// The Linux peripheral backend: serves a ``PeripheralDefinition`` with Harald's own host stack
+/// The Linux peripheral backend: serves a `PeripheralDefinition` with Harald's own host stack
 /// over an HCI transport (``HCIPeripheral``): legacy advertising (again after every
-/// disconnection), a GATT server per central, and — with a ``SecurityConfiguration`` — the
+/// disconnection), a GATT server per central, and — with a `SecurityConfiguration` — the
 /// Security Manager as responder with bonds.
 public struct HCIPeripheralBackend: PeripheralBackend {
     /// `tcp:HOST:PORT` or `hci:N`.
     public let transport: String
+    /// The host's settings.
     public let configuration: HCIHost.Configuration
+    /// Pairing settings; nil refuses pairing.
     public let security: SecurityConfiguration?
     private let serving = Locked(false)
 
+    /// A backend that opens `transport` (`tcp:HOST:PORT` or `hci:N`) when it first serves.
     public init(transport: String, configuration: HCIHost.Configuration = HCIHost.Configuration(), security: SecurityConfiguration? = nil) {
         self.transport = transport
         self.configuration = configuration

@@ -15,7 +15,7 @@ public struct PairedHeartRateMonitor<Protected: Sendable>: Sendable {
 
 extension HeartRateMonitor {
     /// Finds a heart-rate sensor, connects, pairs and proves the link is secured, with
-    /// ``PairingFlow``.
+    /// `PairingFlow`.
     ///
     /// The flow scans for the first advertisement that matches (by default any device
     /// advertising the Heart Rate service), connects and reads `protected`, a characteristic the

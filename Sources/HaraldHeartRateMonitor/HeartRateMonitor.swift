@@ -4,7 +4,7 @@ import HaraldCore
 import HaraldProfiles
 
 /// Any Bluetooth SIG heart-rate sensor (chest strap, arm band, watch in broadcast mode) over an
-/// open ``PeripheralConnection``: the Heart Rate service (0x180D) and, when present, Battery
+/// open `PeripheralConnection`: the Heart Rate service (0x180D) and, when present, Battery
 /// (0x180F).
 ///
 /// ```swift
@@ -26,6 +26,7 @@ public struct HeartRateMonitor: Sendable {
     /// The services the kit uses, declared so one discovery finds them all.
     public static let services: [ServiceSpec] = [.heartRate, .battery]
 
+    /// A monitor on `connection`; `timeout` bounds each call (nil: the central's default).
     public init(connection: PeripheralConnection, timeout: Duration? = nil) {
         self.connection = connection
         self.timeout = timeout
@@ -79,7 +80,7 @@ public struct HeartRateMonitor: Sendable {
     }
 
     /// Writes a command to the Heart Rate Control Point (0x2A39). The specification defines only
-    /// ``HeartRateControlPoint/resetEnergyExpended``; sensors refuse others with ATT error 0x80,
+    /// `HeartRateControlPoint/resetEnergyExpended`; sensors refuse others with ATT error 0x80,
     /// reported as ``HeartRateMonitorError/controlPointNotSupported(_:)``.
     public func send(_ command: HeartRateControlPoint) async throws(HeartRateMonitorError) {
         await connection.declare(Self.services)

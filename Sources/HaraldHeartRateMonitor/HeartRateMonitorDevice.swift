@@ -4,7 +4,7 @@ import HaraldCore
 import HaraldProfiles
 
 /// Being a heart-rate monitor: the device definition (Heart Rate 0x180D, Battery 0x180F, Device
-/// Information 0x180A) and its live sensor, for any ``PeripheralBackend`` — the simulator, Harald's
+/// Information 0x180A) and its live sensor, for any `PeripheralBackend` — the simulator, Harald's
 /// HCI host (`harald serve hrm`), CoreBluetooth.
 ///
 /// The sensor is deterministic: the heart rate follows a fixed 20-step walk between 62 and
@@ -22,6 +22,7 @@ public final class HeartRateMonitorDevice: Sendable {
     ///   - name: the Complete Local Name it advertises.
     ///   - location: Body Sensor Location (0x2A38).
     ///   - battery: Battery Level (0x2A19), percent.
+    ///   - serialNumber: Serial Number String (0x2A25) of its Device Information service.
     ///   - serialNumberSecurity: what reading the Serial Number String needs (a device that keeps
     ///     its identity until bonded uses `.encrypted`).
     public init(

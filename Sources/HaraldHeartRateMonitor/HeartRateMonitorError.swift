@@ -18,7 +18,7 @@ public enum HeartRateMonitorError: Error, Hashable, Sendable, CustomStringConver
     /// A value from the sensor did not decode (a malformed measurement, an out-of-range battery
     /// level).
     case malformedValue(ByteDecodingError)
-    /// Pairing did not complete (see ``PairingFlow/Failure``).
+    /// Pairing did not complete (see `PairingFlow/Failure`).
     case pairing(PairingFlow.Failure)
     /// The task was cancelled.
     case cancelled

@@ -17,6 +17,7 @@ public struct HeartRateReading: Hashable, Sendable {
     /// The decoded characteristic value, with its exact wire form (format, raw RR units).
     public var measurement: HeartRateMeasurement
 
+    /// A reading from a decoded Heart Rate Measurement.
     public init(_ measurement: HeartRateMeasurement) {
         self.measurement = measurement
         beatsPerMinute = Int(measurement.heartRate)

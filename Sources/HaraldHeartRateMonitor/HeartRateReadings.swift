@@ -5,7 +5,7 @@ import HaraldProfiles
 /// The measurements a heart-rate sensor notifies, as an async sequence of ``HeartRateReading``.
 ///
 /// Iterate with `for try await`; errors are always ``HeartRateMonitorError``. The loop ends
-/// normally after ``HeartRateMonitor/stop(_:)`` or when the iterating task is cancelled. It
+/// normally after ``HeartRateMonitor/stop(_:)-(HeartRateReadings)`` or when the iterating task is cancelled. It
 /// throws ``HeartRateMonitorError/disconnected(_:)`` when the link drops, and
 /// ``HeartRateMonitorError/timeout(operation:after:)`` when no measurement arrives within the
 /// stall timeout (notifications are then turned off, so a silent sensor never hangs the loop).

@@ -3,6 +3,7 @@ import HaraldCodec
 import HaraldCore
 import HaraldSimulator
 
+/// The simulated Mi Band 2.
 extension VirtualPeripheral {
     /// A Mi-Band-2-like fitness band, written from the band's protocol (protocols.md B), not
     /// from the Mi Band kit:

@@ -9,15 +9,18 @@ import Foundation
 public struct FitnessBandBattery: Hashable, Sendable {
     /// Battery level, percent.
     public var level: UInt8
+    /// Whether the band is on its charger.
     public var isCharging: Bool
     /// Calendar fields of when the band last came off the charger (nil: never).
     public var lastOff: DateComponents?
+    /// How many times it was charged.
     public var chargeCount: UInt8
     /// Calendar fields of when the last charge ended (nil: never).
     public var lastCharge: DateComponents?
     /// Level at the end of the last charge, percent.
     public var lastChargeLevel: UInt8
 
+    /// A battery state; levels in percent.
     public init(
         level: UInt8, isCharging: Bool = false, lastOff: DateComponents? = nil, chargeCount: UInt8 = 0, lastCharge: DateComponents? = nil,
         lastChargeLevel: UInt8 = 100

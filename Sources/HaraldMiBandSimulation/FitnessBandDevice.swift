@@ -6,11 +6,11 @@ import HaraldSimulator
 
 /// Being a Mi-Band-2-like fitness band (written from the band's protocol, protocols.md B, not
 /// from the Mi Band kit): the device definition and the band behind it, for any
-/// ``PeripheralBackend`` — the simulator (``VirtualPeripheral/fitnessBand(address:name:rssi:key:battery:historyEnd:historyMinutes:continuousTimeout:)``
+/// `PeripheralBackend` — the simulator (`VirtualPeripheral/fitnessBand(address:name:rssi:key:battery:historyEnd:historyMinutes:continuousTimeout:)`
 /// wraps it), Harald's HCI host (`harald serve miband`), CoreBluetooth.
 ///
 /// What it does is described on the simulator's `fitnessBand`; answers go out as notifications
-/// to the central that asked, through the ``ServingBackend`` the band runs on.
+/// to the central that asked, through the `ServingBackend` the band runs on.
 public final class FitnessBandDevice: Sendable {
     /// What the band serves and advertises.
     public let definition: PeripheralDefinition
@@ -20,6 +20,7 @@ public final class FitnessBandDevice: Sendable {
     /// Where notifications go: the backend the band runs on (set by ``run(_:)`` or ``attach(_:)``).
     private let backend: Locked<(any ServingBackend)?>
 
+    /// A band: its advertised name, its 16-byte auth key, its battery and the minutes of history it holds.
     public init(
         name: String = "MI Band 2", key: [UInt8]? = FitnessBandState.defaultKey, battery: FitnessBandBattery = FitnessBandState.defaultBattery,
         historyEnd: Date = FitnessBandState.defaultHistoryEnd, historyMinutes: Int = 6 * 60, continuousTimeout: Duration = .seconds(15),

@@ -2,11 +2,16 @@
 /// intensity, steps, heart rate — 4 bytes (protocols.md B.5). A heart rate of 0xFF means none was
 /// measured that minute.
 public struct FitnessBandSample: Hashable, Sendable {
+    /// The activity category byte.
     public var category: UInt8
+    /// The movement intensity byte.
     public var intensity: UInt8
+    /// Steps in that minute.
     public var steps: UInt8
+    /// Heart rate in beats per minute (0xFF: not measured).
     public var heartRate: UInt8
 
+    /// A minute of history.
     public init(category: UInt8, intensity: UInt8, steps: UInt8, heartRate: UInt8) {
         self.category = category
         self.intensity = intensity

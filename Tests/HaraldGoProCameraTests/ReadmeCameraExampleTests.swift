@@ -5,8 +5,8 @@ import HaraldGoProSimulation
 import HaraldSimulator
 import Testing
 
-// The GoPro camera example from README.md, copied verbatim so the README cannot drift from what
-// compiles and runs. If this file stops compiling or its test fails, update the README with it.
+// The GoPro camera example from GUIDE.md, copied verbatim so the guide cannot drift from what
+// compiles and runs. If this file stops compiling or its test fails, update GUIDE.md with it.
 
 func recordThreeSeconds(on central: Central) async throws -> UInt64? {
     // Scan for 0xFEA6, connect, subscribe to every notifiable characteristic, poll Get Hardware Info.
@@ -40,7 +40,7 @@ struct ReadmeCameraExampleTests {
     @Test func readmeShowsExactlyThisFunction() throws {
         let testFile = URL(fileURLWithPath: #filePath)
         let readme = testFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md")
+            .appendingPathComponent("GUIDE.md")
         let shown = try #require(Self.declaration(in: String(contentsOf: readme, encoding: .utf8)))
         let tested = try #require(Self.declaration(in: String(contentsOf: testFile, encoding: .utf8)))
         #expect(shown == tested)

@@ -3,8 +3,8 @@ import HaraldGoPro
 import HaraldTestSupport
 import Testing
 
-// The GoPro example from README.md, copied verbatim so the README cannot drift from what compiles.
-// If this file stops compiling or its tests fail, update the README together with it.
+// The GoPro example from GUIDE.md, copied verbatim so the guide cannot drift from what compiles.
+// If this file stops compiling or its tests fail, update GUIDE.md together with it.
 
 func statuses(from notifications: [[UInt8]]) throws -> GoProValues? {
     var assemblers = GoProMessageAssemblers<GoProCharacteristic>()
@@ -32,7 +32,7 @@ struct ReadmeExampleTests {
     @Test func readmeShowsExactlyThisFunction() throws {
         let testFile = URL(fileURLWithPath: #filePath)
         let readme = testFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md")
+            .appendingPathComponent("GUIDE.md")
         let shown = try #require(Self.declaration(in: String(contentsOf: readme, encoding: .utf8)))
         let tested = try #require(Self.declaration(in: String(contentsOf: testFile, encoding: .utf8)))
         #expect(shown == tested)

@@ -13,6 +13,7 @@ public struct PeripheralIdentifier: Hashable, Sendable, Codable, Identifiable, C
     /// The 48-bit device address, when the backend exposes it (not on CoreBluetooth).
     public var address: BluetoothAddress?
 
+    /// An identifier from the backend's text form, with the device address when the backend has one.
     public init(rawValue: String, address: BluetoothAddress? = nil) {
         self.rawValue = rawValue
         self.address = address
@@ -44,7 +45,7 @@ public struct PeripheralIdentifier: Hashable, Sendable, Codable, Identifiable, C
 /// connecting to it reaches the device at the address it was last seen at.
 /// ``resolvedPrivateAddress`` keeps the address actually received.
 public struct Advertisement: Hashable, Sendable, Codable, Identifiable {
-    /// Who sent it; pass to ``Central/connect(to:timeout:)``.
+    /// Who sent it; pass to `Central/connect(to:timeout:)`.
     public var peripheral: PeripheralIdentifier
     /// Received signal strength; nil when the backend could not measure it.
     public var rssi: RSSI?
@@ -59,6 +60,7 @@ public struct Advertisement: Hashable, Sendable, Codable, Identifiable {
     /// ``peripheral`` is the advertiser as received.
     public var resolvedPrivateAddress: BluetoothAddress?
 
+    /// An advertisement as a backend reports it; `rssi` in dBm, `receivedAt` on the central's clock.
     public init(
         peripheral: PeripheralIdentifier, rssi: RSSI?, isConnectable: Bool, data: AdvertisingData, receivedAt: Duration = .zero,
         resolvedPrivateAddress: BluetoothAddress? = nil

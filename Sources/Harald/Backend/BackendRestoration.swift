@@ -9,6 +9,7 @@ public struct BackendRestoration: Sendable {
     /// The services the restored scan was filtering on, when a scan was running.
     public var scanServices: [BluetoothUUID]?
 
+    /// What the system restored: its connections, and the services scanned for (nil: no scan).
     public init(connections: [any ConnectionBackend], scanServices: [BluetoothUUID]?) {
         self.connections = connections
         self.scanServices = scanServices

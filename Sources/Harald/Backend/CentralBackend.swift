@@ -33,13 +33,13 @@ public protocol CentralBackend: Sendable {
     /// they run in virtual time. The default starts plain `Task { }`s.
     var taskStarter: TaskStarter { get }
 
-    /// The peers this device is bonded with. The default throws ``BluetoothError/unsupported(_:)``
+    /// The peers this device is bonded with. The default throws `BluetoothError/unsupported(_:)`
     /// (CoreBluetooth keeps bonds in the system, out of apps' reach).
     func bonds() async throws(BluetoothError) -> [Bond]
 
     /// Deletes the bond with `peripheral` (found by identity address, last address or IRK), if
     /// there is one; returns it. Connected links keep their encryption until they close. The
-    /// default throws ``BluetoothError/unsupported(_:)`` (on Apple devices the person removes a
+    /// default throws `BluetoothError/unsupported(_:)` (on Apple devices the person removes a
     /// bond in Settings).
     @discardableResult
     func removeBond(for peripheral: PeripheralIdentifier) async throws(BluetoothError) -> Bond?
@@ -55,7 +55,7 @@ extension CentralBackend {
         throw .unsupported("removing bonds on this backend")
     }
 
-    /// Connects with the default ``ConnectionOptions``.
+    /// Connects with the default `ConnectionOptions`.
     public func connect(to peripheral: PeripheralIdentifier, timeout: Duration?) async throws(BluetoothError) -> any ConnectionBackend {
         try await connect(to: peripheral, options: .default, timeout: timeout)
     }
@@ -104,7 +104,7 @@ public protocol ConnectionBackend: Sendable {
     func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredDescriptor]]
 
     /// The whole values of many characteristics, one result per characteristic in the given
-    /// order: the value, or the ``BluetoothError/attribute(_:on:)`` error the peripheral
+    /// order: the value, or the `BluetoothError/attribute(_:on:)` error the peripheral
     /// gave for it; failures of the connection are thrown. The default reads one at a time;
     /// ATT backends batch with Read Multiple Variable.
     func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [Result<[UInt8], BluetoothError>]
@@ -122,7 +122,7 @@ public protocol ConnectionBackend: Sendable {
     func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError)
 
     /// Turns notifications or indications on (through the CCCD) or off. When `enabled`, values
-    /// start flowing into ``valueUpdates(for:)``.
+    /// start flowing into `valueUpdates(for:)`.
     func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError)
 
     /// Values the peripheral notifies or indicates for `characteristic` — never read responses —
@@ -154,12 +154,12 @@ public protocol ConnectionBackend: Sendable {
     func security() async -> LinkSecurity?
 
     /// Secures the link now: encrypts with the bond's key when there is one, else pairs. The
-    /// default throws ``BluetoothError/unsupported(_:)`` (on CoreBluetooth the system pairs when
+    /// default throws `BluetoothError/unsupported(_:)` (on CoreBluetooth the system pairs when
     /// the peripheral first refuses a request for lack of security).
     func secure(timeout: Duration) async throws(BluetoothError) -> LinkSecurity
 
     /// Pairs now, even when the peer is bonded or the link is encrypted already; the new keys
-    /// replace the bond's. The default throws ``BluetoothError/unsupported(_:)`` (CoreBluetooth
+    /// replace the bond's. The default throws `BluetoothError/unsupported(_:)` (CoreBluetooth
     /// offers no way to start pairing).
     func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity
 

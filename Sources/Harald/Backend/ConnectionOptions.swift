@@ -19,6 +19,7 @@ public struct ConnectionOptions: Hashable, Sendable {
     /// through ``Central/restorations()``-style events of the backend.
     public var enableAutoReconnect: Bool
 
+    /// Options; each is off by default and only CoreBluetooth acts on them.
     public init(
         notifyOnConnection: Bool = false, notifyOnDisconnection: Bool = false, notifyOnNotification: Bool = false,
         enableAutoReconnect: Bool = false

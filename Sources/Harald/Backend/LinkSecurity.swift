@@ -9,6 +9,7 @@ public struct LinkSecurity: Hashable, Sendable, CustomStringConvertible {
     /// The encryption key size in octets (7…16), when the link is encrypted and the backend knows.
     public var keySize: Int?
 
+    /// A link's security; `keySize` in octets (7…16) when known.
     public init(level: SecurityLevel, isBonded: Bool, keySize: Int? = nil) {
         self.level = level
         self.isBonded = isBonded

@@ -26,6 +26,7 @@ public struct ScanRequest: Hashable, Sendable {
     public var namePrefix: String?
     /// Only advertisements at least this strong; an advertisement of unknown strength fails it.
     public var minimumRSSI: RSSI?
+    /// Whether repeated advertisements of a device are reported, or only its first and changes.
     public var duplicates: DuplicatePolicy
     /// Active scanning asks for scan responses (names often live there).
     public var active: Bool
@@ -36,6 +37,7 @@ public struct ScanRequest: Hashable, Sendable {
     /// The default ``bufferLimit``: a few seconds of a busy room.
     public static let defaultBufferLimit = 256
 
+    /// A request; by default every device, every advertisement, active scanning.
     public init(
         services: [BluetoothUUID] = [], namePrefix: String? = nil, minimumRSSI: RSSI? = nil,
         duplicates: DuplicatePolicy = .reportOnce, active: Bool = true, bufferLimit: Int = ScanRequest.defaultBufferLimit

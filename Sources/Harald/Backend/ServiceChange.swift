@@ -12,6 +12,7 @@ public struct ServiceChange: Hashable, Sendable {
     /// The services the backend knows were invalidated (their ``DiscoveredService/id``s).
     public var services: [AttributeID]
 
+    /// A change covering `handles` (nil: the whole database) and the services it invalidated.
     public init(handles: ATTHandleRange?, services: [AttributeID] = []) {
         self.handles = handles
         self.services = services

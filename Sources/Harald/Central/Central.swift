@@ -30,6 +30,7 @@ public struct Central: Sendable {
     /// The live links, one per peripheral, shared by every copy of this central.
     let registry = ConnectionRegistry()
 
+    /// A central on `backend`. Calls without a timeout of their own get `defaultTimeout`; turning notifications off after a loop ends gets `cleanUpTimeout`; both are measured on `clock`.
     public init(
         backend: any CentralBackend, clock: any Clock<Duration> = ContinuousClock(), defaultTimeout: Duration = .seconds(30),
         cleanUpTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "harald.central")

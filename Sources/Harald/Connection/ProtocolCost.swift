@@ -19,6 +19,7 @@ public struct ProtocolCost: Hashable, Sendable, CustomStringConvertible {
     /// Bytes of the ATT PDUs received.
     public var bytesReceived: Int
 
+    /// Counts from their parts.
     public init(attRequests: Int = 0, roundTrips: Int = 0, pdusSent: Int = 0, pdusReceived: Int = 0, bytesSent: Int = 0, bytesReceived: Int = 0) {
         self.attRequests = attRequests
         self.roundTrips = roundTrips

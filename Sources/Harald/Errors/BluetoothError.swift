@@ -97,6 +97,7 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// What ATT error codes mean for the app.
 extension ATTErrorCode {
     /// True when the peer wants the link secured first (authentication or encryption), which is
     /// how a device asks for pairing.

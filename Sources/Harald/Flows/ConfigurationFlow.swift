@@ -12,6 +12,7 @@ import HaraldCore
 public struct ConfigurationFlow: Sendable {
     /// One setting change.
     public struct Step: Sendable {
+        /// A name for progress and errors ("video resolution", say).
         public let name: String
         /// Applies the change; returns what ``rollback`` needs to undo it (nil when it can't be undone).
         let apply: @Sendable (PeripheralConnection) async throws -> (@Sendable (PeripheralConnection) async throws -> Void)?
@@ -64,8 +65,11 @@ public struct ConfigurationFlow: Sendable {
 
     /// How far the flow got.
     public enum Progress: Hashable, Sendable {
+        /// Writing the named step's setting.
         case applying(String)
+        /// The named step's setting was read back as written.
         case verified(String)
+        /// Restoring the named step's earlier setting after a later step failed.
         case rollingBack(String)
     }
 
@@ -86,8 +90,10 @@ public struct ConfigurationFlow: Sendable {
         }
     }
 
+    /// The settings, applied in order.
     public let steps: [Step]
 
+    /// A flow applying `steps` in order.
     public init(steps: [Step]) { self.steps = steps }
 
     /// Applies every step on `connection`; returns the names of the applied steps.

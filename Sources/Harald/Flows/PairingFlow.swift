@@ -6,7 +6,7 @@ import HaraldCore
 ///
 /// The flow waits for the radio, scans for the first device that matches, connects, secures the
 /// link where the backend runs its own Security Manager (the HCI backend, a simulator with a
-/// ``SecurityConfiguration``: encrypt with the bond, else pair through the pairing agent), and
+/// `SecurityConfiguration`: encrypt with the bond, else pair through the pairing agent), and
 /// reads a characteristic that needs a secured link. On CoreBluetooth the peripheral's refusal
 /// of that read (Insufficient Authentication or Encryption) makes the system run pairing, after
 /// which the read succeeds; the flow retries the read a few times for that reason, then reports
@@ -22,22 +22,30 @@ import HaraldCore
 public struct PairingFlow: Sendable {
     /// Which advertisement to pair with.
     public enum Match: Hashable, Sendable {
+        /// The first device advertising this service.
         case service(BluetoothUUID)
+        /// The first device whose local name starts with this.
         case namePrefix(String)
     }
 
     /// How far the flow has got.
     public enum Progress: Hashable, Sendable, CustomStringConvertible {
+        /// Waiting for Bluetooth to be powered on.
         case waitingForRadio
+        /// Scanning for a matching advertisement.
         case scanning
+        /// A matching device was found.
         case found(name: String?, peripheral: PeripheralIdentifier)
+        /// Connecting to it.
         case connecting
+        /// The link is up.
         case connected
         /// The backend's Security Manager is encrypting with the bond, or pairing (HCI backend,
         /// simulator with a security configuration; CoreBluetooth skips this step).
         case securing
         /// The protected read was refused: the link is not paired yet (attempt number).
         case pairingRequired(attempt: Int)
+        /// The protected read succeeded: the link is paired and encrypted.
         case paired
 
         public var description: String {
@@ -72,16 +80,20 @@ public struct PairingFlow: Sendable {
         }
     }
 
+    /// The central that scans and connects.
     public let central: Central
+    /// Which device to pair with.
     public let match: Match
     /// The characteristic whose read needs a paired link.
     public let protectedCharacteristic: (uuid: BluetoothUUID, service: BluetoothUUID)
+    /// The limit for the whole flow, scan to protected read.
     public let timeout: Duration
     /// Reads of the protected characteristic before giving up.
     public let attempts: Int
     /// Wait between attempts (the system's pairing dialog runs meanwhile).
     public let retryDelay: Duration
 
+    /// A flow that pairs by reading `protected`, a characteristic that needs a secured link, up to `attempts` times `retryDelay` apart.
     public init<V, A: ReadAccess>(
         central: Central, match: Match, protected characteristic: Characteristic<V, A>, timeout: Duration = .seconds(30),
         attempts: Int = 3, retryDelay: Duration = .seconds(2)
@@ -96,7 +108,9 @@ public struct PairingFlow: Sendable {
 
     /// The result: the connection stays open for the caller, who owns it from now on.
     public struct Paired: Sendable {
+        /// The advertisement that matched.
         public let advertisement: Advertisement
+        /// The paired connection, left open for the caller.
         public let connection: PeripheralConnection
     }
 

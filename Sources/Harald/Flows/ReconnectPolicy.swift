@@ -11,13 +11,17 @@ public struct ReconnectPolicy: Sendable {
     /// that drops now and then is reconnected every time while one that never comes back is given
     /// up after ``maximumAttempts``. False (the default) counts every attempt of the session.
     public var resetsAfterConnecting: Bool
+    /// The wait before the first reconnection attempt.
     public var initialDelay: Duration
+    /// The factor the wait grows by after each failed attempt.
     public var multiplier: Double
+    /// The longest wait between attempts.
     public var maximumDelay: Duration
     /// Called before each attempt with the reason of the last disconnection and the attempt
     /// number (1-based); return false to give up.
     public var shouldReconnect: @Sendable (DisconnectReason, Int) -> Bool
 
+    /// A policy; by default 5 attempts, waiting 0.5 s, then doubling.
     public init(
         maximumAttempts: Int = 5, initialDelay: Duration = .milliseconds(500), multiplier: Double = 2,
         maximumDelay: Duration = .seconds(30), resetsAfterConnecting: Bool = false,

@@ -6,6 +6,7 @@ import HaraldCore
 /// Conform a device kit to it; ``SynchronizationFlow`` does the connecting, progress and
 /// resuming.
 public protocol RecordTransfer: Sendable {
+    /// One stored record as the kit decodes it.
     associatedtype Record: Sendable
 
     /// How many records the device holds from `index` on, when it can tell (nil otherwise).
@@ -37,12 +38,18 @@ public struct SynchronizationFlow<Transfer: RecordTransfer>: Sendable {
         case finished(Int)
     }
 
+    /// The central that connects and reconnects.
     public let central: Central
+    /// The device holding the records.
     public let peripheral: PeripheralIdentifier
+    /// The services connecting discovers (what the transfer uses).
     public let services: [ServiceSpec]
+    /// The device's record protocol.
     public let transfer: Transfer
+    /// When and how often to reconnect after a dropped link.
     public let reconnect: ReconnectPolicy
 
+    /// A flow fetching records from `peripheral` with `transfer`.
     public init(
         central: Central, peripheral: PeripheralIdentifier, services: [ServiceSpec] = [], transfer: Transfer,
         reconnect: ReconnectPolicy = ReconnectPolicy()

@@ -29,6 +29,7 @@ public final class ObservedConnection {
     /// How often ``follow()`` reads the RSSI; nil reads none.
     public let rssiInterval: Duration?
 
+    /// Observes `connection`, reading its RSSI every `rssiInterval` (nil: never).
     public init(_ connection: PeripheralConnection, rssiInterval: Duration? = .seconds(1)) {
         self.connection = connection
         self.rssiInterval = rssiInterval

@@ -18,7 +18,9 @@ public enum AttributeSecurity: Int, Hashable, Sendable, Comparable {
 /// One central connected to this device, as the peripheral side names it (valid while it is
 /// connected; a central that reconnects may get a new one).
 public struct CentralIdentifier: Hashable, Sendable, CustomStringConvertible {
+    /// The backend's text form (an address on HCI, a UUID on CoreBluetooth).
     public let rawValue: String
+    /// An identifier from its text form.
     public init(rawValue: String) { self.rawValue = rawValue }
     public var description: String { rawValue }
 }
@@ -29,8 +31,10 @@ public struct AttributeRequest: Sendable, Hashable {
     public var central: CentralIdentifier
     /// Its link's security now: encrypted, and with an authenticated key.
     public var isEncrypted: Bool
+    /// Whether that link is encrypted with a MITM-protected (authenticated) key.
     public var isAuthenticated: Bool
 
+    /// A request from `central` over a link with this security.
     public init(central: CentralIdentifier, isEncrypted: Bool = false, isAuthenticated: Bool = false) {
         self.central = central
         self.isEncrypted = isEncrypted

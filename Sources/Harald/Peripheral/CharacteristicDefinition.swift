@@ -3,12 +3,12 @@ import HaraldCore
 import HaraldProfiles
 
 /// Produces a characteristic's value for a read: the whole value (the server cuts it for the
-/// MTU and for Read Blob offsets). Throw an ``ATTErrorCode`` to refuse (an application error
+/// MTU and for Read Blob offsets). Throw an `ATTErrorCode` to refuse (an application error
 /// 0x80–0x9F, say).
 public typealias AttributeReadHandler = @Sendable (AttributeRequest) async throws(ATTErrorCode) -> [UInt8]
 
 /// Takes a written value (the whole value: prepared writes are assembled first). Throw an
-/// ``ATTErrorCode`` to refuse; otherwise the value is also stored as the characteristic's value.
+/// `ATTErrorCode` to refuse; otherwise the value is also stored as the characteristic's value.
 public typealias AttributeWriteHandler = @Sendable (AttributeRequest, [UInt8]) async throws(ATTErrorCode) -> Void
 
 /// A characteristic this device serves: its UUID, properties, the security reads and writes
@@ -25,14 +25,19 @@ public typealias AttributeWriteHandler = @Sendable (AttributeRequest, [UInt8]) a
 /// CharacteristicDefinition(.heartRateMeasurement)   // notified with ServedPeripheral.notify
 /// ```
 public struct CharacteristicDefinition: Sendable {
+    /// The characteristic type.
     public var uuid: BluetoothUUID
+    /// The properties its declaration announces (read, write, notify, …).
     public var properties: CharacteristicProperties
     /// What a read needs; what a write needs.
     public var readSecurity: AttributeSecurity
+    /// What a write needs from the link.
     public var writeSecurity: AttributeSecurity
     /// The stored value: what reads return when there is no read handler (writes replace it).
     public var value: [UInt8]
+    /// Produces the value for each read; nil serves ``value``.
     public var onRead: AttributeReadHandler?
+    /// Takes each written value; nil stores it in ``value``.
     public var onWrite: AttributeWriteHandler?
     /// Characteristic User Description (0x2901), read-only.
     public var userDescription: String?

@@ -22,6 +22,7 @@ public struct PeripheralAdvertisement: Hashable, Sendable {
     /// Whether centrals may connect (else a beacon).
     public var isConnectable: Bool
 
+    /// An advertisement; `appearance` is the GAP Appearance value, `txPower` in dBm.
     public init(
         name: String? = nil, services: [BluetoothUUID] = [], manufacturer: ManufacturerData? = nil, appearance: UInt16? = nil,
         txPower: Int8? = nil, isConnectable: Bool = true

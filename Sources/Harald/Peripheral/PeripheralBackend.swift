@@ -3,7 +3,9 @@ import HaraldCore
 
 /// What happens on a served device's links, as its backend reports it.
 public enum PeripheralEvent: Hashable, Sendable, CustomStringConvertible {
+    /// A central connected.
     case connected(CentralIdentifier)
+    /// A central disconnected.
     case disconnected(CentralIdentifier)
     /// The central turned notifications or indications of a characteristic on or off.
     case subscriptionChanged(CentralIdentifier, characteristic: BluetoothUUID, notifying: Bool)
@@ -39,7 +41,7 @@ public enum PeripheralEvent: Hashable, Sendable, CustomStringConvertible {
 public protocol PeripheralBackend: Sendable {
     /// Builds the GATT database, starts advertising and serves centrals until the returned
     /// device is stopped. A backend serves one definition at a time (a controller has one GATT
-    /// database); a second call while one is served throws ``BluetoothError/misuse(_:)``.
+    /// database); a second call while one is served throws `BluetoothError/misuse(_:)`.
     func serve(_ definition: PeripheralDefinition) async throws(BluetoothError) -> any ServingBackend
 }
 
@@ -56,7 +58,7 @@ public protocol ServingBackend: Sendable {
     /// Changes the served database while centrals are connected: removes every service whose UUID
     /// is in `removing`, adds `adding`, and indicates Service Changed to the centrals that turned
     /// it on (returning once they confirmed or failed to). Services that stay keep their handles.
-    /// The default throws ``BluetoothError/unsupported(_:)``.
+    /// The default throws `BluetoothError/unsupported(_:)`.
     func changeServices(removing: [BluetoothUUID], adding: [ServiceDefinition]) async throws(BluetoothError)
     /// What happens from now on; each call returns a new stream, ending when serving stops.
     func events() -> AsyncStream<PeripheralEvent>
@@ -79,7 +81,9 @@ extension ServingBackend {
 /// try await served.notify(.heartRateMeasurement, HeartRateMeasurement(heartRate: 72))
 /// ```
 public struct ServedPeripheral: Sendable {
+    /// The backend serving the device.
     public let backend: any ServingBackend
+    /// What the device serves.
     public let definition: PeripheralDefinition
 
     /// Serves `definition` on `backend`.
@@ -87,6 +91,7 @@ public struct ServedPeripheral: Sendable {
         ServedPeripheral(backend: try await backend.serve(definition), definition: definition)
     }
 
+    /// A handle on `definition` served by `backend`.
     public init(backend: any ServingBackend, definition: PeripheralDefinition) {
         self.backend = backend
         self.definition = definition
@@ -118,6 +123,7 @@ public struct ServedPeripheral: Sendable {
         try await backend.setValue(bytes, characteristic: characteristic.uuid, service: characteristic.service)
     }
 
+    /// Connections, subscriptions and writes, as they happen.
     public func events() -> AsyncStream<PeripheralEvent> { backend.events() }
 
     /// Changes the served services while centrals are connected, with Service Changed (see
@@ -157,6 +163,8 @@ public struct ServedPeripheral: Sendable {
             group.cancelAll()
         }
     }
+    /// The centrals connected now.
     public func centrals() async -> [CentralIdentifier] { await backend.centrals() }
+    /// Stops advertising and serving, and disconnects every central.
     public func stop() async { await backend.stop() }
 }

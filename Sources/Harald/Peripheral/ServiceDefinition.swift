@@ -5,22 +5,32 @@ import HaraldCore
 /// in any Swift result builder.
 @resultBuilder
 public enum DefinitionListBuilder<Element> {
+    /// One element of the list (or a list of them).
     public static func buildExpression(_ element: Element) -> [Element] { [element] }
+    /// One element of the list (or a list of them).
     public static func buildExpression(_ elements: [Element]) -> [Element] { elements }
+    /// The elements in order.
     public static func buildBlock(_ parts: [Element]...) -> [Element] { parts.flatMap(\.self) }
+    /// An `if` without `else`: its elements, or none.
     public static func buildOptional(_ part: [Element]?) -> [Element] { part ?? [] }
+    /// The `if` branch's elements.
     public static func buildEither(first part: [Element]) -> [Element] { part }
+    /// The `else` branch's elements.
     public static func buildEither(second part: [Element]) -> [Element] { part }
+    /// A `for` loop's elements.
     public static func buildArray(_ parts: [[Element]]) -> [Element] { parts.flatMap(\.self) }
 }
 
 /// A service this device serves: handles are assigned in declaration order.
 public struct ServiceDefinition: Sendable {
+    /// The service type.
     public var uuid: BluetoothUUID
     /// Primary (found by service discovery) or secondary (only included by others).
     public var isPrimary: Bool
+    /// Its characteristics, in handle order.
     public var characteristics: [CharacteristicDefinition]
 
+    /// A service from its parts.
     public init(uuid: BluetoothUUID, isPrimary: Bool = true, characteristics: [CharacteristicDefinition]) {
         self.uuid = uuid
         self.isPrimary = isPrimary
@@ -47,14 +57,18 @@ public struct ServiceDefinition: Sendable {
 /// }
 /// ```
 public struct PeripheralDefinition: Sendable {
+    /// What the device advertises.
     public var advertisement: PeripheralAdvertisement
+    /// What the device serves, in handle order.
     public var services: [ServiceDefinition]
 
+    /// A device from its parts.
     public init(advertisement: PeripheralAdvertisement, services: [ServiceDefinition]) {
         self.advertisement = advertisement
         self.services = services
     }
 
+    /// A device from its parts.
     public init<Failure: Error>(
         advertisement: PeripheralAdvertisement, @DefinitionListBuilder<ServiceDefinition> services: () throws(Failure) -> [ServiceDefinition]
     ) throws(Failure) {

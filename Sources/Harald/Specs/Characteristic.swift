@@ -15,6 +15,7 @@ public struct Characteristic<Value, Access: CharacteristicAccess>: Hashable, Sen
     /// The service it belongs to.
     public let service: BluetoothUUID
 
+    /// A spec for characteristic `uuid` in service `service`.
     public init(_ uuid: BluetoothUUID, service: BluetoothUUID) {
         self.uuid = uuid
         self.service = service
@@ -35,10 +36,12 @@ public struct Characteristic<Value, Access: CharacteristicAccess>: Hashable, Sen
 /// A service the app uses and the characteristics it needs from it; connections discover only
 /// what the app declared.
 public struct ServiceSpec: Hashable, Sendable {
+    /// The service type.
     public let uuid: BluetoothUUID
     /// The characteristic UUIDs the app uses in this service.
     public let characteristics: [BluetoothUUID]
 
+    /// A service and the characteristics the app uses in it.
     public init(_ uuid: BluetoothUUID, characteristics: [BluetoothUUID]) {
         self.uuid = uuid
         self.characteristics = characteristics

@@ -15,6 +15,7 @@ public final class ATTDualRoleBearer: Sendable {
     /// The bearer to give a ``GATTServer``.
     public let server: ATTRoleBearer
 
+    /// Wraps `bearer`, splitting its PDUs between a client and a server on the same link.
     public init(_ bearer: any ATTBearer) {
         let (clientEvents, clientSink) = AsyncStream<ATTBearerEvent>.makeStream(bufferingPolicy: .unbounded)
         let (serverEvents, serverSink) = AsyncStream<ATTBearerEvent>.makeStream(bufferingPolicy: .unbounded)

@@ -33,6 +33,7 @@ public final class ATTEventInbox: @unchecked Sendable {
     /// Takes notification PDUs as they arrive, ahead of the queue (see ``GATTNotificationRouter``).
     private let router: GATTNotificationRouter?
 
+    /// An empty inbox, routing nothing until a client attaches.
     public init() { router = nil }
 
     init(router: GATTNotificationRouter) { self.router = router }

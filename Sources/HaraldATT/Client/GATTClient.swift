@@ -41,6 +41,7 @@ public actor GATTClient {
         /// Receive MTU offered in Exchange MTU; nil offers the bearer's `localMTU`.
         public var preferredMTU: Int?
 
+        /// Settings; the ATT transaction timeout is 30 s in the specification (Core spec Vol 3 Part F §3.3.3).
         public init(defaultTimeout: Duration = .seconds(30), transactionTimeout: Duration = ATT.transactionTimeout, preferredMTU: Int? = nil) {
             self.defaultTimeout = defaultTimeout
             self.transactionTimeout = transactionTimeout
@@ -99,7 +100,9 @@ public actor GATTClient {
     /// Starts a client on `bearer`; it begins consuming the bearer's events at once.
     ///
     /// - Parameters:
+    ///   - bearer: the ATT channel to the server (an L2CAP fixed channel 0x0004, or a simulated link).
     ///   - clock: the clock every timeout is measured on (a manual clock in tests).
+    ///   - configuration: the engine's timeouts and limits.
     ///   - taskStarter: starts the engine's tasks; nil takes the bearer's
     ///     (``ATTBearer/taskStarter``), so a client on a simulated bearer stays in its simulation.
     public init(
@@ -419,8 +422,10 @@ public actor GATTClient {
     /// Subscribes to values pushed for `handle`. This only routes; enabling the pushes on the
     /// server is a CCCD write (``configureNotifications(cccdHandle:_:timeout:)``).
     ///
-    /// - Parameter bufferingPolicy: what the stream keeps when the consumer is slow (default:
-    ///   the newest 64 values); values it drops are counted (``droppedValueCount(_:)``).
+    /// - Parameters:
+    ///   - handle: the characteristic value handle the server names in its notifications.
+    ///   - bufferingPolicy: what the stream keeps when the consumer is slow (default:
+    ///     the newest 64 values); values it drops are counted (``droppedValueCount(_:)``).
     public func subscribe(
         handle: UInt16,
         bufferingPolicy: AsyncStream<GATTNotification>.Continuation.BufferingPolicy = .bufferingNewest(64)
@@ -468,6 +473,7 @@ public actor GATTClient {
         /// Called once when the sink ends, with why. The sink is removed first.
         public var finish: @Sendable (End) -> Void
 
+        /// `deliver` takes each value and returns false when it had to drop it; `finish` runs once at the end.
         public init(deliver: @escaping @Sendable (GATTNotification) -> Bool, finish: @escaping @Sendable (End) -> Void) {
             self.deliver = deliver
             self.finish = finish

@@ -47,9 +47,12 @@ public enum GATTGenericAttributeService {
 /// Where a server's Service Changed characteristic lives: its value handle (what the indications
 /// carry) and its Client Characteristic Configuration descriptor (what turns them on).
 public struct GATTServiceChangedHandles: Sendable, Hashable {
+    /// The value handle of Service Changed (0x2A05).
     public var valueHandle: UInt16
+    /// The handle of its Client Characteristic Configuration descriptor.
     public var cccdHandle: UInt16
 
+    /// The handles from discovery.
     public init(valueHandle: UInt16, cccdHandle: UInt16) {
         self.valueHandle = valueHandle
         self.cccdHandle = cccdHandle

@@ -8,6 +8,7 @@ public protocol ATTHandleValuePDU: ATTPDUCodable {
     var handle: UInt16 { get set }
     /// The value, at most ATT_MTU − 3 bytes.
     var value: [UInt8] { get set }
+    /// A PDU carrying `value` for `handle`.
     init(handle: UInt16, value: [UInt8])
 }
 

@@ -2,41 +2,72 @@ import HaraldCodec
 
 /// Any ATT PDU, decoded by its opcode.
 ///
-/// Decoding never traps: an empty input or a malformed PDU throws ``ByteDecodingError`` naming
+/// Decoding never traps: an empty input or a malformed PDU throws `ByteDecodingError` naming
 /// the PDU type, field and offset; an opcode Harald does not know decodes to
 /// ``unknown(opcode:parameters:)`` so the caller can answer it (a server replies Request Not
 /// Supported to an unknown request and ignores an unknown command).
 public enum ATTPDU: ByteCodable, Sendable, Hashable {
+    /// 0x01 ATT_ERROR_RSP.
     case errorResponse(ATTErrorResponse)
+    /// 0x02 ATT_EXCHANGE_MTU_REQ.
     case exchangeMTURequest(ATTExchangeMTURequest)
+    /// 0x03 ATT_EXCHANGE_MTU_RSP.
     case exchangeMTUResponse(ATTExchangeMTUResponse)
+    /// 0x04 ATT_FIND_INFORMATION_REQ.
     case findInformationRequest(ATTFindInformationRequest)
+    /// 0x05 ATT_FIND_INFORMATION_RSP.
     case findInformationResponse(ATTFindInformationResponse)
+    /// 0x06 ATT_FIND_BY_TYPE_VALUE_REQ.
     case findByTypeValueRequest(ATTFindByTypeValueRequest)
+    /// 0x07 ATT_FIND_BY_TYPE_VALUE_RSP.
     case findByTypeValueResponse(ATTFindByTypeValueResponse)
+    /// 0x08 ATT_READ_BY_TYPE_REQ.
     case readByTypeRequest(ATTReadByTypeRequest)
+    /// 0x09 ATT_READ_BY_TYPE_RSP.
     case readByTypeResponse(ATTReadByTypeResponse)
+    /// 0x0A ATT_READ_REQ.
     case readRequest(ATTReadRequest)
+    /// 0x0B ATT_READ_RSP.
     case readResponse(ATTReadResponse)
+    /// 0x0C ATT_READ_BLOB_REQ.
     case readBlobRequest(ATTReadBlobRequest)
+    /// 0x0D ATT_READ_BLOB_RSP.
     case readBlobResponse(ATTReadBlobResponse)
+    /// 0x0E ATT_READ_MULTIPLE_REQ.
     case readMultipleRequest(ATTReadMultipleRequest)
+    /// 0x0F ATT_READ_MULTIPLE_RSP.
     case readMultipleResponse(ATTReadMultipleResponse)
+    /// 0x10 ATT_READ_BY_GROUP_TYPE_REQ.
     case readByGroupTypeRequest(ATTReadByGroupTypeRequest)
+    /// 0x11 ATT_READ_BY_GROUP_TYPE_RSP.
     case readByGroupTypeResponse(ATTReadByGroupTypeResponse)
+    /// 0x12 ATT_WRITE_REQ.
     case writeRequest(ATTWriteRequest)
+    /// 0x13 ATT_WRITE_RSP.
     case writeResponse(ATTWriteResponse)
+    /// 0x52 ATT_WRITE_CMD.
     case writeCommand(ATTWriteCommand)
+    /// 0xD2 ATT_SIGNED_WRITE_CMD.
     case signedWriteCommand(ATTSignedWriteCommand)
+    /// 0x16 ATT_PREPARE_WRITE_REQ.
     case prepareWriteRequest(ATTPrepareWriteRequest)
+    /// 0x17 ATT_PREPARE_WRITE_RSP.
     case prepareWriteResponse(ATTPrepareWriteResponse)
+    /// 0x18 ATT_EXECUTE_WRITE_REQ.
     case executeWriteRequest(ATTExecuteWriteRequest)
+    /// 0x19 ATT_EXECUTE_WRITE_RSP.
     case executeWriteResponse(ATTExecuteWriteResponse)
+    /// 0x1B ATT_HANDLE_VALUE_NTF.
     case handleValueNotification(ATTHandleValueNotification)
+    /// 0x1D ATT_HANDLE_VALUE_IND.
     case handleValueIndication(ATTHandleValueIndication)
+    /// 0x1E ATT_HANDLE_VALUE_CFM.
     case handleValueConfirmation(ATTHandleValueConfirmation)
+    /// 0x20 ATT_READ_MULTIPLE_VARIABLE_REQ.
     case readMultipleVariableRequest(ATTReadMultipleVariableRequest)
+    /// 0x21 ATT_READ_MULTIPLE_VARIABLE_RSP.
     case readMultipleVariableResponse(ATTReadMultipleVariableResponse)
+    /// 0x23 ATT_MULTIPLE_HANDLE_VALUE_NTF.
     case multipleHandleValueNotification(ATTMultipleHandleValueNotification)
     /// An opcode this implementation does not know, with the bytes after it.
     case unknown(opcode: ATTOpcode, parameters: [UInt8])

@@ -62,9 +62,12 @@ extension ATTHandleRange {
 /// An attribute handle with a value, as listed in Read By Type responses and Multiple Handle
 /// Value Notifications.
 public struct ATTHandleValue: Hashable, Sendable {
+    /// The attribute handle.
     public var handle: UInt16
+    /// The attribute value.
     public var value: [UInt8]
 
+    /// A handle and its value.
     public init(handle: UInt16, value: [UInt8]) {
         self.handle = handle
         self.value = value

@@ -9,8 +9,10 @@ public struct ATTErrorResponse: ATTPDUCodable {
     public var requestOpcode: ATTOpcode
     /// The attribute handle that caused the error, or 0x0000.
     public var handle: UInt16
+    /// Why the server refused the request.
     public var error: ATTErrorCode
 
+    /// A refusal of the request with `requestOpcode`, at `handle` (0 when no handle applies).
     public init(requestOpcode: ATTOpcode, handle: UInt16, error: ATTErrorCode) {
         self.requestOpcode = requestOpcode
         self.handle = handle

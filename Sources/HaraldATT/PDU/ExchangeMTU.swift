@@ -6,6 +6,7 @@ public struct ATTExchangeMTURequest: ATTPDUCodable {
     /// Largest ATT PDU, in bytes, the client can receive.
     public var clientRxMTU: UInt16
 
+    /// A request offering `clientRxMTU` (23…517) bytes.
     public init(clientRxMTU: UInt16) { self.clientRxMTU = clientRxMTU }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -26,6 +27,7 @@ public struct ATTExchangeMTUResponse: ATTPDUCodable {
     /// Largest ATT PDU, in bytes, the server can receive.
     public var serverRxMTU: UInt16
 
+    /// A response offering `serverRxMTU` (23…517) bytes.
     public init(serverRxMTU: UInt16) { self.serverRxMTU = serverRxMTU }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {

@@ -5,12 +5,14 @@ import HaraldCore
 /// is `value` (used to discover a primary service by UUID).
 public struct ATTFindByTypeValueRequest: ATTPDUCodable {
     public static let opcode = ATTOpcode.findByTypeValueRequest
+    /// The handles searched.
     public var range: ATTHandleRange
     /// A 16-bit attribute type, such as 0x2800 (Primary Service).
     public var attributeType: UInt16
     /// The value to match, byte for byte.
     public var value: [UInt8]
 
+    /// A search in `range` for attributes of 16-bit type `attributeType` whose value is `value`.
     public init(range: ATTHandleRange, attributeType: UInt16, value: [UInt8]) {
         self.range = range
         self.attributeType = attributeType
@@ -38,6 +40,7 @@ public struct ATTFindByTypeValueResponse: ATTPDUCodable {
     /// At least one (Found Attribute Handle, Group End Handle) pair.
     public var handles: [ATTHandleRange]
 
+    /// The found attribute handles with their groups' end handles.
     public init(handles: [ATTHandleRange]) { self.handles = handles }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {

@@ -4,8 +4,10 @@ import HaraldCore
 /// Find Information Request (0x04): list the handles and types of the attributes in `range`.
 public struct ATTFindInformationRequest: ATTPDUCodable {
     public static let opcode = ATTOpcode.findInformationRequest
+    /// The handles whose types are asked for.
     public var range: ATTHandleRange
 
+    /// A request for the attribute types in `range`.
     public init(range: ATTHandleRange) { self.range = range }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -26,8 +28,11 @@ public struct ATTFindInformationResponse: ATTPDUCodable {
 
     /// One attribute: its handle and type.
     public struct Entry: Hashable, Sendable {
+        /// The attribute handle.
         public var handle: UInt16
+        /// The attribute type (a descriptor UUID, say).
         public var type: BluetoothUUID
+        /// One handle–type pair.
         public init(handle: UInt16, type: BluetoothUUID) {
             self.handle = handle
             self.type = type
@@ -37,6 +42,7 @@ public struct ATTFindInformationResponse: ATTPDUCodable {
     /// At least one entry.
     public var entries: [Entry]
 
+    /// A response; all entries must use UUIDs of one size (16 or 128 bits).
     public init(entries: [Entry]) { self.entries = entries }
 
     /// 1 when every type is a 16-bit UUID, else 2 (all types sent in 128-bit form).

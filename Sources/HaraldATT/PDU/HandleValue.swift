@@ -7,6 +7,7 @@ public struct ATTHandleValueNotification: ATTHandleValuePDU {
     /// At most ATT_MTU − 3 bytes.
     public var value: [UInt8]
 
+    /// A notification of `value` for `handle`.
     public init(handle: UInt16, value: [UInt8]) {
         self.handle = handle
         self.value = value
@@ -21,6 +22,7 @@ public struct ATTHandleValueIndication: ATTHandleValuePDU {
     /// At most ATT_MTU − 3 bytes.
     public var value: [UInt8]
 
+    /// An indication of `value` for `handle`.
     public init(handle: UInt16, value: [UInt8]) {
         self.handle = handle
         self.value = value
@@ -31,6 +33,7 @@ public struct ATTHandleValueIndication: ATTHandleValuePDU {
 public struct ATTHandleValueConfirmation: ATTPDUCodable {
     public static let opcode = ATTOpcode.handleValueConfirmation
 
+    /// The confirmation (it has no parameters).
     public init() {}
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -46,8 +49,10 @@ public struct ATTHandleValueConfirmation: ATTPDUCodable {
 /// notification.
 public struct ATTMultipleHandleValueNotification: ATTPDUCodable {
     public static let opcode = ATTOpcode.multipleHandleValueNotification
+    /// The notified values, each with its handle.
     public var values: [ATTHandleValue]
 
+    /// A notification of several values.
     public init(values: [ATTHandleValue]) { self.values = values }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {

@@ -3,10 +3,13 @@ import HaraldCodec
 /// A part of a long write: a handle, the part's offset in the value, and the part's bytes. The
 /// Prepare Write Request carries it and the Response echoes it, so both share one wire form.
 public protocol ATTPreparedWritePart: ATTPDUCodable {
+    /// The attribute being written.
     var handle: UInt16 { get set }
     /// Offset, in bytes, of this part within the attribute value.
     var offset: UInt16 { get set }
+    /// This part's bytes.
     var value: [UInt8] { get set }
+    /// A part of the value of `handle` starting at byte `offset`.
     init(handle: UInt16, offset: UInt16, value: [UInt8])
 }
 
@@ -30,12 +33,14 @@ extension ATTPreparedWritePart {
 /// `offset`; nothing is written until an Execute Write Request.
 public struct ATTPrepareWriteRequest: ATTPreparedWritePart {
     public static let opcode = ATTOpcode.prepareWriteRequest
+    /// The attribute being written.
     public var handle: UInt16
     /// Offset, in bytes, of this part within the attribute value.
     public var offset: UInt16
     /// At most ATT_MTU − 5 bytes.
     public var value: [UInt8]
 
+    /// Queues `value` at byte `offset` of the attribute at `handle`.
     public init(handle: UInt16, offset: UInt16, value: [UInt8]) {
         self.handle = handle
         self.offset = offset
@@ -47,10 +52,13 @@ public struct ATTPrepareWriteRequest: ATTPreparedWritePart {
 /// check it arrived intact.
 public struct ATTPrepareWriteResponse: ATTPreparedWritePart {
     public static let opcode = ATTOpcode.prepareWriteResponse
+    /// The attribute being written, echoed.
     public var handle: UInt16
     public var offset: UInt16
+    /// The queued bytes, echoed so the client can check them.
     public var value: [UInt8]
 
+    /// The echo of a prepare write request.
     public init(handle: UInt16, offset: UInt16, value: [UInt8]) {
         self.handle = handle
         self.offset = offset
@@ -70,8 +78,10 @@ public struct ATTExecuteWriteRequest: ATTPDUCodable {
         case write = 0x01
     }
 
+    /// Whether to apply or cancel the queued writes.
     public var flags: Flags
 
+    /// A request to apply or cancel the queue.
     public init(flags: Flags) { self.flags = flags }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -94,6 +104,7 @@ public struct ATTExecuteWriteRequest: ATTPDUCodable {
 public struct ATTExecuteWriteResponse: ATTPDUCodable {
     public static let opcode = ATTOpcode.executeWriteResponse
 
+    /// The response (it has no parameters).
     public init() {}
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {

@@ -4,10 +4,12 @@ import HaraldCodec
 /// Long Characteristic Value procedure).
 public struct ATTReadBlobRequest: ATTPDUCodable {
     public static let opcode = ATTOpcode.readBlobRequest
+    /// The attribute to read.
     public var handle: UInt16
     /// Offset, in bytes, of the first byte to read.
     public var offset: UInt16
 
+    /// A read of the attribute at `handle` from byte `offset`.
     public init(handle: UInt16, offset: UInt16) {
         self.handle = handle
         self.offset = offset
@@ -29,8 +31,10 @@ public struct ATTReadBlobRequest: ATTPDUCodable {
 /// Read Blob Response (0x0D): up to ATT_MTU − 1 bytes of the value from the requested offset.
 public struct ATTReadBlobResponse: ATTPDUCodable {
     public static let opcode = ATTOpcode.readBlobResponse
+    /// The value from the requested offset, up to ATT_MTU − 1 bytes.
     public var value: [UInt8]
 
+    /// A response carrying part of a value.
     public init(value: [UInt8]) { self.value = value }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {

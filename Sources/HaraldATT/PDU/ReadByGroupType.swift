@@ -5,9 +5,12 @@ import HaraldCore
 /// Primary Service or 0x2801 Secondary Service) in `range`.
 public struct ATTReadByGroupTypeRequest: ATTPDUCodable {
     public static let opcode = ATTOpcode.readByGroupTypeRequest
+    /// The handles searched.
     public var range: ATTHandleRange
+    /// The grouping type: 0x2800 primary or 0x2801 secondary service.
     public var groupType: BluetoothUUID
 
+    /// A search in `range` for groups of `groupType`.
     public init(range: ATTHandleRange, groupType: BluetoothUUID) {
         self.range = range
         self.groupType = groupType
@@ -33,8 +36,11 @@ public struct ATTReadByGroupTypeResponse: ATTPDUCodable {
     /// One group: the grouping attribute's handle, the group's last handle and the attribute value
     /// (a service UUID for service discovery).
     public struct Entry: Hashable, Sendable {
+        /// The group's handles, declaration to end.
         public var range: ATTHandleRange
+        /// The group declaration's value (the service UUID, for services).
         public var value: [UInt8]
+        /// One group.
         public init(range: ATTHandleRange, value: [UInt8]) {
             self.range = range
             self.value = value
@@ -44,6 +50,7 @@ public struct ATTReadByGroupTypeResponse: ATTPDUCodable {
     /// At least one entry; every value has the same length.
     public var entries: [Entry]
 
+    /// A response; every entry's value has the same length.
     public init(entries: [Entry]) { self.entries = entries }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {

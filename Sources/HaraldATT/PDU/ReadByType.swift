@@ -5,10 +5,12 @@ import HaraldCore
 /// discover characteristics, 0x2803, and included services, 0x2802).
 public struct ATTReadByTypeRequest: ATTPDUCodable {
     public static let opcode = ATTOpcode.readByTypeRequest
+    /// The handles searched.
     public var range: ATTHandleRange
     /// A 16-bit or 128-bit attribute type.
     public var attributeType: BluetoothUUID
 
+    /// A read of the attributes of `attributeType` in `range`.
     public init(range: ATTHandleRange, attributeType: BluetoothUUID) {
         self.range = range
         self.attributeType = attributeType
@@ -33,6 +35,7 @@ public struct ATTReadByTypeResponse: ATTPDUCodable {
     /// At least one entry; every value has the same length.
     public var entries: [ATTHandleValue]
 
+    /// A response; every entry's value has the same length.
     public init(entries: [ATTHandleValue]) { self.entries = entries }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {

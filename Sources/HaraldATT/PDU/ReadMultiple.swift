@@ -19,6 +19,7 @@ public struct ATTReadMultipleRequest: ATTPDUCodable {
     /// Two or more handles.
     public var handles: [UInt16]
 
+    /// A read of the values at `handles` (at least two).
     public init(handles: [UInt16]) { self.handles = handles }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -37,8 +38,10 @@ public struct ATTReadMultipleRequest: ATTPDUCodable {
 /// must know each value's length to split them.
 public struct ATTReadMultipleResponse: ATTPDUCodable {
     public static let opcode = ATTOpcode.readMultipleResponse
+    /// The values concatenated, without lengths (so all but the last must have a known length).
     public var values: [UInt8]
 
+    /// A response carrying the concatenated values.
     public init(values: [UInt8]) { self.values = values }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -58,6 +61,7 @@ public struct ATTReadMultipleVariableRequest: ATTPDUCodable {
     /// Two or more handles.
     public var handles: [UInt16]
 
+    /// A read of the values at `handles` (at least two).
     public init(handles: [UInt16]) { self.handles = handles }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -85,21 +89,26 @@ public struct ATTReadMultipleVariableResponse: ATTPDUCodable {
         public var length: UInt16
         /// The bytes present (all of them unless the PDU was cut).
         public var value: [UInt8]
+        /// Whether the value was cut short to fit the ATT_MTU.
         public var isTruncated: Bool { value.count < Int(length) }
 
+        /// A value whose full length is `length` bytes (more than `value` when truncated).
         public init(length: UInt16, value: [UInt8]) {
             self.length = length
             self.value = value
         }
 
+        /// A whole value.
         public init(value: [UInt8]) {
             self.length = UInt16(truncatingIfNeeded: value.count)
             self.value = value
         }
     }
 
+    /// The values in the order of the request's handles.
     public var entries: [Entry]
 
+    /// A response carrying `entries`.
     public init(entries: [Entry]) { self.entries = entries }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {

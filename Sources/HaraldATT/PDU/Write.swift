@@ -7,6 +7,7 @@ public struct ATTWriteRequest: ATTHandleValuePDU {
     /// At most ATT_MTU − 3 bytes.
     public var value: [UInt8]
 
+    /// A write of `value` to the attribute at `handle`.
     public init(handle: UInt16, value: [UInt8]) {
         self.handle = handle
         self.value = value
@@ -17,6 +18,7 @@ public struct ATTWriteRequest: ATTHandleValuePDU {
 public struct ATTWriteResponse: ATTPDUCodable {
     public static let opcode = ATTOpcode.writeResponse
 
+    /// The response (it has no parameters).
     public init() {}
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -35,6 +37,7 @@ public struct ATTWriteCommand: ATTHandleValuePDU {
     /// At most ATT_MTU − 3 bytes.
     public var value: [UInt8]
 
+    /// A write without response of `value` to the attribute at `handle`.
     public init(handle: UInt16, value: [UInt8]) {
         self.handle = handle
         self.value = value
@@ -47,12 +50,14 @@ public struct ATTSignedWriteCommand: ATTPDUCodable {
     public static let opcode = ATTOpcode.signedWriteCommand
     /// Size of the Authentication Signature, in bytes.
     public static let signatureSize = 12
+    /// The attribute written.
     public var handle: UInt16
     /// At most ATT_MTU − 15 bytes.
     public var value: [UInt8]
     /// The 12-byte Authentication Signature, as received.
     public var signature: [UInt8]
 
+    /// A signed write; `signature` is the 12-byte sign counter and MAC.
     public init(handle: UInt16, value: [UInt8], signature: [UInt8]) {
         self.handle = handle
         self.value = value

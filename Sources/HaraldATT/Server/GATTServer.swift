@@ -53,6 +53,7 @@ public actor GATTServer {
         /// Generic Attribute service with a Database Hash gets it filled in too). Nil: no hash.
         public var databaseHash: GATTDatabaseHashFunction?
 
+        /// Settings; each default is described on its property.
         public init(
             preferredMTU: Int? = nil, maximumPreparedWrites: Int = 64, defaultTimeout: Duration = .seconds(30),
             transactionTimeout: Duration = ATT.transactionTimeout, supportsReadMultipleVariable: Bool = true,
@@ -119,7 +120,9 @@ public actor GATTServer {
     /// A server for `database`.
     ///
     /// - Parameters:
+    ///   - database: the attributes it serves, with their handles.
     ///   - clock: the clock indication timeouts are measured on.
+    ///   - configuration: the engine's timeouts and limits.
     ///   - authorize: decides access to attributes with `readAuthorized`/`writeAuthorized`;
     ///     without it such access is refused (Insufficient Authorization).
     ///   - taskStarter: starts the engine's tasks; nil takes each connection's bearer's, so a

@@ -23,6 +23,7 @@ public struct GATTPermissions: OptionSet, Sendable, Hashable {
     /// Writing needs the server's authorization hook to agree.
     public static let writeAuthorized = GATTPermissions(rawValue: 1 << 7)
 
+    /// Readable and writable.
     public static let readWrite: GATTPermissions = [.read, .write]
 }
 
@@ -33,6 +34,7 @@ public struct GATTSecurity: Sendable, Hashable {
     /// The keys came from an authenticated (MITM-protected) pairing.
     public var isAuthenticated: Bool
 
+    /// A link's security: encrypted, and whether its key is MITM-protected.
     public init(isEncrypted: Bool = false, isAuthenticated: Bool = false) {
         self.isEncrypted = isEncrypted
         self.isAuthenticated = isAuthenticated
@@ -44,6 +46,7 @@ public struct GATTSecurity: Sendable, Hashable {
 
 /// Identifies one client connection of a ``GATTServer``.
 public struct GATTConnectionID: Hashable, Sendable, CustomStringConvertible {
+    /// A number unique within one server.
     public let rawValue: UInt64
     public var description: String { "connection #\(rawValue)" }
 }
@@ -58,14 +61,14 @@ public struct GATTRequestContext: Sendable, Hashable {
     public var security: GATTSecurity
 }
 
-/// Produces an attribute value on demand. Throw an ``ATTErrorCode`` (an application error
+/// Produces an attribute value on demand. Throw an `ATTErrorCode` (an application error
 /// 0x80–0x9F, say) to refuse; the client gets it in an Error Response. Any other error is
 /// answered with Unlikely Error (0x0E). The whole value is returned: the server cuts it for the
 /// MTU and for long-read offsets.
 public typealias GATTReadHandler = @Sendable (GATTRequestContext) async throws -> [UInt8]
 
 /// Accepts a written value (the whole value; prepared writes are assembled first). Throw an
-/// ``ATTErrorCode`` to refuse (other errors become Unlikely Error); otherwise the server also
+/// `ATTErrorCode` to refuse (other errors become Unlikely Error); otherwise the server also
 /// stores the value.
 public typealias GATTWriteHandler = @Sendable (GATTRequestContext, [UInt8]) async throws -> Void
 
@@ -89,13 +92,18 @@ public typealias GATTAttributeAuthorizationHandler = @Sendable (GATTRequestConte
 
 /// A descriptor in a declarative service description.
 public struct GATTDescriptorDefinition: Sendable {
+    /// The descriptor type.
     public var uuid: BluetoothUUID
+    /// What a client may do with it.
     public var permissions: GATTPermissions
     /// Initial (stored) value.
     public var value: [UInt8]
+    /// Produces the value on each read; nil serves the stored value.
     public var onRead: GATTReadHandler?
+    /// Takes each written value; nil stores it.
     public var onWrite: GATTWriteHandler?
 
+    /// A descriptor from its parts.
     public init(uuid: BluetoothUUID, permissions: GATTPermissions = .read, value: [UInt8] = [], onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil) {
         self.uuid = uuid
         self.permissions = permissions
@@ -114,17 +122,24 @@ public struct GATTDescriptorDefinition: Sendable {
 /// Configuration descriptor is added automatically when `properties` has notify or indicate
 /// (unless `descriptors` already holds one).
 public struct GATTCharacteristicDefinition: Sendable {
+    /// The characteristic type.
     public var uuid: BluetoothUUID
+    /// The properties its declaration announces (read, write, notify, …).
     public var properties: CharacteristicProperties
+    /// What a client may do with the value, and what security it needs.
     public var permissions: GATTPermissions
     /// Initial (stored) value; reads return it unless `onRead` is set.
     public var value: [UInt8]
+    /// Produces the value on each read; nil serves the stored value.
     public var onRead: GATTReadHandler?
+    /// Takes each written value; nil stores it.
     public var onWrite: GATTWriteHandler?
+    /// Its descriptors other than the CCCD, which the server adds for notify and indicate.
     public var descriptors: [GATTDescriptorDefinition]
     /// Asked before every read, write and CCCD write of this characteristic (nil: no hook).
     public var authorize: GATTAttributeAuthorizationHandler?
 
+    /// A characteristic from its parts.
     public init(
         uuid: BluetoothUUID, properties: CharacteristicProperties, permissions: GATTPermissions? = nil, value: [UInt8] = [],
         descriptors: [GATTDescriptorDefinition] = [], onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil,
@@ -146,12 +161,16 @@ public struct GATTCharacteristicDefinition: Sendable {
 
 /// A service in a declarative description: handles are assigned in declaration order.
 public struct GATTServiceDefinition: Sendable {
+    /// The service type.
     public var uuid: BluetoothUUID
+    /// Whether it is a primary service (else secondary).
     public var isPrimary: Bool
     /// UUIDs of other services of the same database that this one includes.
     public var includes: [BluetoothUUID]
+    /// Its characteristics, in handle order.
     public var characteristics: [GATTCharacteristicDefinition]
 
+    /// A service from its parts; `includes` names services it includes, by UUID.
     public init(uuid: BluetoothUUID, isPrimary: Bool = true, includes: [BluetoothUUID] = [], characteristics: [GATTCharacteristicDefinition]) {
         self.uuid = uuid
         self.isPrimary = isPrimary

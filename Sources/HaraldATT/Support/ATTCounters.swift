@@ -17,6 +17,7 @@ public struct ATTCounters: Sendable, Hashable {
     /// Notifications and indications a subscriber stream dropped because its buffer was full.
     public var droppedValues = 0
 
+    /// All counters at zero.
     public init() {}
 
     /// Every PDU sent.

@@ -3,7 +3,7 @@ import HaraldCodec
 /// A 48-bit Bluetooth device address (BD_ADDR) and whether it is public or random.
 ///
 /// Printed most significant byte first (`C0:00:00:00:00:01`); HCI and SMP carry it least
-/// significant byte first, which ``init(from:kind:)`` and ``encode(to:)`` handle. A random
+/// significant byte first, which `init(from:kind:)` and ``encode(to:)-(ByteWriter)`` handle. A random
 /// address is one of three subtypes told apart by its two top bits (Core spec Vol 6 Part B
 /// §1.3.2): static (`11`), resolvable private (`01`) and non-resolvable private (`00`).
 public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConvertible {

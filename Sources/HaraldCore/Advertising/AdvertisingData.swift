@@ -10,8 +10,11 @@ import HaraldCodec
 public struct AdvertisingData: Hashable, Sendable {
     /// One AD structure as it appeared on air.
     public struct Structure: Hashable, Sendable {
+        /// What the structure carries.
         public var type: AdvertisingDataType
+        /// Its data, without the length and type octets.
         public var data: [UInt8]
+        /// A structure of `type` carrying `data`.
         public init(type: AdvertisingDataType, data: [UInt8]) {
             self.type = type
             self.data = data
@@ -21,6 +24,7 @@ public struct AdvertisingData: Hashable, Sendable {
     /// Every structure, in order, including ones Harald does not interpret.
     public var structures: [Structure]
 
+    /// Advertising data made of `structures`, in order.
     public init(structures: [Structure] = []) {
         self.structures = structures
     }
@@ -207,6 +211,7 @@ public struct ManufacturerData: Hashable, Sendable {
     /// The bytes after the company identifier.
     public var data: [UInt8]
 
+    /// Manufacturer data: `companyID` from the SIG's assigned numbers (0x004C Apple, 0x0059 Nordic, …), then the company's bytes.
     public init(companyID: UInt16, data: [UInt8]) {
         self.companyID = companyID
         self.data = data

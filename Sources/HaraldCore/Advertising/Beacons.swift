@@ -26,6 +26,7 @@ public struct IBeacon: Hashable, Sendable, ByteCodable {
     /// RSSI in dBm measured 1 m from the beacon, for distance estimates.
     public var measuredPower: Int8
 
+    /// An iBeacon: its UUID, major and minor numbers, and its RSSI at 1 m in dBm.
     public init(proximityUUID: BluetoothUUID, major: UInt16, minor: UInt16, measuredPower: Int8) {
         self.proximityUUID = proximityUUID
         self.major = major
@@ -124,6 +125,7 @@ public struct EddystoneUID: Hashable, Sendable, ByteCodable {
     /// 6-byte instance within the namespace.
     public var instance: [UInt8]
 
+    /// An Eddystone-UID frame: TX power at 0 m in dBm, 10-byte namespace, 6-byte instance.
     public init(txPowerAt0m: Int8, namespace: [UInt8], instance: [UInt8]) {
         self.txPowerAt0m = txPowerAt0m
         self.namespace = namespace
@@ -161,6 +163,7 @@ public struct EddystoneURL: Hashable, Sendable, ByteCodable {
     /// The full URL, such as `https://goo.gl/S6zT6P`.
     public var url: String
 
+    /// An Eddystone-URL frame: TX power at 0 m in dBm and the URL it encodes.
     public init(txPowerAt0m: Int8, url: String) {
         self.txPowerAt0m = txPowerAt0m
         self.url = url
@@ -232,6 +235,7 @@ public struct EddystoneTLM: Hashable, Sendable, ByteCodable {
     /// Time since power-on or reboot, in units of 0.1 s.
     public var uptimeTenths: UInt32
 
+    /// An Eddystone-TLM frame: battery in mV, temperature in °C (nil: not supported), frames sent, uptime in 0.1 s.
     public init(batteryVoltage: UInt16?, temperature: Double?, advertisingCount: UInt32, uptimeTenths: UInt32) {
         self.batteryVoltage = batteryVoltage
         self.temperature = temperature

@@ -9,6 +9,7 @@ public struct ATTHandleRange: Hashable, Sendable, CustomStringConvertible {
     /// Last handle of the range.
     public var end: UInt16
 
+    /// The handles `start` through `end`, both included (0x0001…0xFFFF).
     public init(start: UInt16, end: UInt16) {
         self.start = start
         self.end = end

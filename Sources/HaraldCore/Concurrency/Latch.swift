@@ -13,6 +13,7 @@ public final class Latch<Value: Sendable>: Sendable {
     /// exactly once (whoever removes one from the table resumes it).
     private let state = Locked(State())
 
+    /// A latch not yet opened.
     public init() {}
 
     /// The value, once set.

@@ -14,7 +14,7 @@ import Foundation
 /// identity), and a corrupt file may be the only copy of keys that can still be recovered by
 /// hand. Move it aside to start afresh.
 ///
-/// See ``BondFile`` for the format. Descriptions and mirrors show the path, never the bonds.
+/// See `BondFile` for the format. Descriptions and mirrors show the path, never the bonds.
 public actor FileBondStore: BondStore, CustomStringConvertible, CustomReflectable {
     /// The bond file.
     public nonisolated let fileURL: URL

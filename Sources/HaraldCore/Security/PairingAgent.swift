@@ -32,6 +32,7 @@ public struct AutomaticPairingAgent: PairingAgent {
     /// What it answers to Numeric Comparison.
     public var acceptsNumericComparison: Bool
 
+    /// An agent that answers without asking: `passkey` (0…999999) for Passkey Entry, yes or no to Numeric Comparison.
     public init(passkey: UInt32? = nil, acceptsNumericComparison: Bool = true) {
         self.passkey = passkey
         self.acceptsNumericComparison = acceptsNumericComparison

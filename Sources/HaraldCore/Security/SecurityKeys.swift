@@ -39,6 +39,7 @@ public struct LongTermKey: Hashable, Sendable, CustomStringConvertible, CustomRe
     /// True for a key from LE Secure Connections.
     public var isSecureConnections: Bool
 
+    /// An LTK; EDIV and Rand identify a legacy key (0 for LE Secure Connections), `keySize` in octets.
     public init(key: SecretKey128, ediv: UInt16 = 0, rand: UInt64 = 0, keySize: Int = 16, isAuthenticated: Bool, isSecureConnections: Bool) {
         self.key = key
         self.ediv = ediv
@@ -68,6 +69,7 @@ public struct LongTermKey: Hashable, Sendable, CustomStringConvertible, CustomRe
 public struct IdentityResolvingKey: Hashable, Sendable, CustomStringConvertible {
     /// The key.
     public var key: SecretKey128
+    /// An IRK from its 128-bit value.
     public init(key: SecretKey128) { self.key = key }
     /// Never the key.
     public var description: String { "IdentityResolvingKey(<128-bit key>)" }
@@ -77,6 +79,7 @@ public struct IdentityResolvingKey: Hashable, Sendable, CustomStringConvertible 
 public struct ConnectionSignatureResolvingKey: Hashable, Sendable, CustomStringConvertible {
     /// The key.
     public var key: SecretKey128
+    /// A CSRK from its 128-bit value.
     public init(key: SecretKey128) { self.key = key }
     /// Never the key.
     public var description: String { "ConnectionSignatureResolvingKey(<128-bit key>)" }

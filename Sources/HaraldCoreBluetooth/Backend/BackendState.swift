@@ -8,9 +8,13 @@ import HaraldCore
 // objects in them safe.
 
 extension CoreBluetoothBackend {
+    /// The central's peripheral type (`CBPeripheral` on Apple platforms).
     public typealias Peripheral = Central.Peripheral
+    /// The peripheral's service type (`CBService`).
     public typealias Service = Central.Peripheral.Service
+    /// The service's characteristic type (`CBCharacteristic`).
     public typealias Characteristic = Central.Peripheral.Service.Characteristic
+    /// The characteristic's descriptor type (`CBDescriptor`).
     public typealias Descriptor = Central.Peripheral.Service.Characteristic.Descriptor
 
     /// What an operation's continuation is resumed with.
@@ -240,13 +244,16 @@ extension CoreBluetoothBackend {
 public struct CoreBluetoothRestoredState: Hashable, Sendable {
     /// A peripheral the system kept connected or connecting for the app.
     public struct RestoredPeripheral: Hashable, Sendable {
+        /// The system's identifier of the peripheral (its `CBPeripheral.identifier`, a UUID per host).
         public var identifier: PeripheralIdentifier
+        /// The peripheral's GAP name as the system last saw it, if any.
         public var name: String?
         /// True when the link is up: ``CoreBluetoothBackend/connect(to:options:timeout:)`` returns
         /// its connection at once. Otherwise the system is still connecting and `connect` waits
         /// for it.
         public var isConnected: Bool
 
+        /// A restored peripheral as the system described it.
         public init(identifier: PeripheralIdentifier, name: String?, isConnected: Bool) {
             self.identifier = identifier
             self.name = name
@@ -254,11 +261,13 @@ public struct CoreBluetoothRestoredState: Hashable, Sendable {
         }
     }
 
+    /// The peripherals the system kept connected, or was still connecting, for the app.
     public var peripherals: [RestoredPeripheral]
     /// The services the app was scanning for (empty when no scan was restored; start the scan
     /// again to keep receiving them).
     public var scanServices: [BluetoothUUID]
 
+    /// The state as `centralManager(_:willRestoreState:)` described it.
     public init(peripherals: [RestoredPeripheral], scanServices: [BluetoothUUID]) {
         self.peripherals = peripherals
         self.scanServices = scanServices

@@ -4,6 +4,8 @@ import HaraldCodec
 import HaraldCore
 
 extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
+    /// Records the radio's new state; powering off or losing authorization fails every pending
+    /// operation and drops every link.
     public func centralManagerDidUpdateState(_ central: Central) {
         let radio = Self.radioState(central.state.rawValue)
         let authorization = CoreBluetoothAuthorization(Central.authorization.rawValue)
@@ -79,10 +81,13 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
         }
     }
 
+    /// Takes over the connections and scan the system restored for a relaunched app (see `restorations()`).
     public func centralManager(_ central: Central, willRestoreState dict: [String: Any]) {
         restore(dict)
     }
 
+    /// Turns an advertisement or scan response into an `Advertisement` for the scans that want it;
+    /// `rssi` is in dBm (127 means unavailable and is dropped).
     public func centralManager(_ central: Central, didDiscover peripheral: Central.Peripheral, advertisementData: [String: Any], rssi strength: NSNumber) {
         let data = AdvertisementMapping.advertisingData(from: advertisementData, keys: keys) { ($0 as? Peripheral.UUIDValue)?.bluetoothUUID }
         let advertisement = Advertisement(
@@ -117,6 +122,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
         deliver(waiters.map { ($0, .success(.connection(generation: generation))) })
     }
 
+    /// Fails the connect waiting for `peripheral` with the system's reason.
     public func centralManager(_ central: Central, didFailToConnect peripheral: Central.Peripheral, error: (any Error)?) {
         let failure = CoreBluetoothErrorMapping.connectionError(error, keys: keys)
         let waiters: [Pending] = state.withLock { state in
@@ -135,7 +141,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
 
     /// Reported for a connection that is up. When the app already closed it (or is connecting
     /// again) the call only confirms what the backend did, and is ignored. A connection made with
-    /// ``ConnectionOptions/enableAutoReconnect`` that the peer or the link ended is then being
+    /// `ConnectionOptions/enableAutoReconnect` that the peer or the link ended is then being
     /// reconnected by the system: the record waits for it (see ``connect(to:options:timeout:)``).
     public func centralManager(_ central: Central, didDisconnectPeripheral peripheral: Central.Peripheral, error: (any Error)?) {
         let reason = CoreBluetoothErrorMapping.disconnectReason(error, keys: keys)

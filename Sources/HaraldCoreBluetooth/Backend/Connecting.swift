@@ -11,17 +11,17 @@ extension CoreBluetoothBackend {
     /// - Before power-on (the radio state unknown, resetting or off) the connect waits for the
     ///   radio, within its timeout, and so does looking up a peripheral this backend has not
     ///   seen (`retrievePeripherals(withIdentifiers:)`); on an unsupported or unauthorized radio
-    ///   it fails at once with ``BluetoothError/radioUnavailable(_:)``. Attempts in progress when
+    ///   it fails at once with `BluetoothError/radioUnavailable(_:)`. Attempts in progress when
     ///   the radio goes off are made again when it comes back.
     /// - Connects to one peripheral share one attempt, made with the `options` of the connect that
-    ///   started it (``ConnectionOptions`` become CoreBluetooth's connect options).
+    ///   started it (`ConnectionOptions` become CoreBluetooth's connect options).
     /// - A peripheral already connected for the app returns its connection at once: one a
     ///   restored or earlier connect brought up, or one the system reconnected by itself.
     ///
     /// When an attempt is cancelled in CoreBluetooth (`cancelPeripheralConnection`): when the
     /// last connect waiting for it times out or is cancelled, if this app's `connect` call was
     /// made. A pending connection the system makes for the app — restored by state restoration,
-    /// or a reconnection after a link loss with ``ConnectionOptions/enableAutoReconnect`` — is
+    /// or a reconnection after a link loss with `ConnectionOptions/enableAutoReconnect` — is
     /// never cancelled by a waiter giving up; disconnect it to stop it.
     ///
     /// A connection CoreBluetooth completes (`didConnect`) is kept when a connect waits for it

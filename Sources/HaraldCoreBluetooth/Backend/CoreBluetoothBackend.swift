@@ -22,7 +22,7 @@ import HaraldCore
 /// - **Power.** CoreBluetooth ignores commands given before it is powered on (it logs them as API
 ///   misuse); the backend never gives one. Connects and look-ups started before power-on wait for
 ///   it; on an unsupported or unauthorized radio they fail at once with
-///   ``BluetoothError/radioUnavailable(_:)``.
+///   `BluetoothError/radioUnavailable(_:)`.
 /// - **Read responses vs. notifications.** CoreBluetooth reports both through
 ///   `peripheral(_:didUpdateValueFor:error:)`. The backend keeps, per characteristic, a FIFO of
 ///   the reads it asked for: a value arriving while a read is outstanding answers the oldest read;
@@ -41,7 +41,7 @@ import HaraldCore
 ///   `canSendWriteWithoutResponse` is true, and are sent as `peripheralIsReady(toSendWriteWithoutResponse:)`
 ///   reports room again; none is dropped. The write returns once CoreBluetooth has taken it. A
 ///   value longer than `maximumWriteValueLength(for: .withoutResponse)` fails with
-///   ``BluetoothError/misuse(_:)`` instead of being cut short by CoreBluetooth.
+///   `BluetoothError/misuse(_:)` instead of being cut short by CoreBluetooth.
 /// - **One record per peripheral identifier**: every scan result, connection and delegate call for
 ///   the same UUID goes through the same record. Records nothing refers to are pruned beyond
 ///   ``recordLimit`` (least recently used first), so a scan in a crowded place does not grow
@@ -51,19 +51,19 @@ import HaraldCore
 ///   timeout stays pending until it succeeds or its task is cancelled; see
 ///   ``connect(to:options:timeout:)`` for when an attempt is cancelled in CoreBluetooth.
 /// - **Disconnection** fails every pending operation of that connection at once with
-///   ``BluetoothError/disconnected(_:)`` and finishes its streams.
+///   `BluetoothError/disconnected(_:)` and finishes its streams.
 /// - **State restoration**: see ``restorations()``.
 /// - **Service Changed** (`didModifyServices`): invalidated services are forgotten, value streams
-///   on their characteristics end with ``BluetoothError/serviceChanged(_:)``, and
+///   on their characteristics end with `BluetoothError/serviceChanged(_:)`, and
 ///   ``CoreBluetoothConnection/serviceChanges()`` reports the change; discover again.
 /// - **Radio state**: leaving powered-on ends every connection (`.connectionLost`) and, unless the
 ///   state is unknown or resetting, fails running scans. Connection attempts then wait for the
 ///   radio to come back (or fail, when it becomes unsupported or unauthorized).
 ///
 /// CoreBluetooth hides ATT handles: services, characteristics and descriptors are known by
-/// identities the backend numbers as it discovers them (``AttributeID/init(serial:)``), without
+/// identities the backend numbers as it discovers them (`AttributeID/init(serial:)`), without
 /// limit and never reused; see `AttributeTable`. Their `handles`, `valueHandle`, `endHandle` and
-/// `handle` are nil, and ``BluetoothError/attribute(_:on:)`` names the attribute the failed
+/// `handle` are nil, and `BluetoothError/attribute(_:on:)` names the attribute the failed
 /// operation addressed.
 ///
 /// Thread safety: all mutable state is in `state`, a `Locked` read and written only inside its

@@ -5,7 +5,7 @@ import HaraldCore
 
 /// One connection made by ``CoreBluetoothBackend``: a handle on the peripheral's record for one
 /// connection generation. Once that connection ends every operation fails with
-/// ``BluetoothError/disconnected(_:)``, even after the peripheral connects again (ask the backend
+/// `BluetoothError/disconnected(_:)`, even after the peripheral connects again (ask the backend
 /// for a new connection then). Copies of a handle are interchangeable.
 public struct CoreBluetoothConnection<Central: CoreBluetoothCentral>: ConnectionBackend {
     let backend: CoreBluetoothBackend<Central>
@@ -89,7 +89,7 @@ public struct CoreBluetoothConnection<Central: CoreBluetoothCentral>: Connection
     /// Changes of the peripheral's database (`peripheral(_:didModifyServices:)`), one stream per
     /// call, finishing when the connection ends. CoreBluetooth hides handles, so each change has
     /// `handles` nil and lists the invalidated services; value streams on their characteristics
-    /// have ended with ``BluetoothError/serviceChanged(_:)`` before it arrives.
+    /// have ended with `BluetoothError/serviceChanged(_:)` before it arrives.
     public func serviceChanges() -> AsyncStream<ServiceChange> {
         backend.serviceChanges(on: identifier, generation: generation)
     }
@@ -101,7 +101,7 @@ public struct CoreBluetoothConnection<Central: CoreBluetoothCentral>: Connection
     }
 
     /// Runs `body` on CoreBluetooth's queue with this connection's peripheral object, for what
-    /// the backend does not cover. Throws ``BluetoothError/disconnected(_:)`` once the connection
+    /// the backend does not cover. Throws `BluetoothError/disconnected(_:)` once the connection
     /// has ended. Don't keep the object or change its delegate: the backend relies on both.
     public func withPeripheral<T: Sendable>(_ body: @escaping @Sendable (Central.Peripheral) throws -> T) async throws(BluetoothError) -> T {
         try await backend.withPeripheral(of: identifier, generation: generation, body)

@@ -3,7 +3,7 @@ import Harald
 import HaraldCodec
 import HaraldCore
 
-/// Harald's peripheral backend on CoreBluetooth: serves a ``PeripheralDefinition`` through a
+/// Harald's peripheral backend on CoreBluetooth: serves a `PeripheralDefinition` through a
 /// `CBPeripheralManager`.
 ///
 /// Like the central backend, the logic runs against shaped protocols
@@ -14,15 +14,15 @@ import HaraldCore
 ///
 /// What CoreBluetooth imposes, and what the backend does about it:
 /// - **Power.** `serve` waits for `.poweredOn` (until its task is cancelled); an unsupported or
-///   unauthorized radio fails it at once with ``BluetoothError/radioUnavailable(_:)``. When the
+///   unauthorized radio fails it at once with `BluetoothError/radioUnavailable(_:)`. When the
 ///   radio leaves `.poweredOn` while serving, CoreBluetooth stops advertising and clears the
 ///   published database: every subscription ends (reported as unsubscriptions), waiting
-///   notifications fail with ``BluetoothError/radioUnavailable(_:)``, and the backend publishes
+///   notifications fail with `BluetoothError/radioUnavailable(_:)`, and the backend publishes
 ///   the definition and advertises again once the radio is back on.
 /// - **Database.** Each service is added in declaration order, one `didAdd` at a time. Properties
 ///   are the definition's, without broadcast and extended properties (CoreBluetooth refuses them
-///   on local characteristics). Security: ``AttributeSecurity/encrypted`` and
-///   ``AttributeSecurity/authenticated`` both become `readEncryptionRequired` /
+///   on local characteristics). Security: `AttributeSecurity/encrypted` and
+///   `AttributeSecurity/authenticated` both become `readEncryptionRequired` /
 ///   `writeEncryptionRequired` (and notify/indicate-encryption-required for subscriptions when
 ///   reads need it): CoreBluetooth has no separate MITM permission, so an authenticated attribute
 ///   is only as safe as the pairing the phone chose. Handlers see `isEncrypted` true on such
@@ -30,27 +30,27 @@ import HaraldCore
 ///   false (CoreBluetooth does not say). A value is cached in CoreBluetooth (answered without
 ///   waking the app) only for a read-only characteristic with no read handler, no authorization
 ///   rule, no read security and a non-empty value, since CoreBluetooth requires a cached characteristic to be read-only
-///   and never lets it change: ``ServingBackend/setValue(_:characteristic:service:)`` on one throws
-///   ``BluetoothError/unsupported(_:)``. Every other value is served dynamically.
-/// - **Authorization rules** (``CharacteristicDefinition/authorized(by:)``) are asked before
+///   and never lets it change: `ServingBackend/setValue(_:characteristic:service:)` on one throws
+///   `BluetoothError/unsupported(_:)`. Every other value is served dynamically.
+/// - **Authorization rules** (`CharacteristicDefinition/authorized(by:)`) are asked before
 ///   reads and writes; a refusal is Insufficient Authorization. Subscriptions cannot be refused:
 ///   CoreBluetooth reports them after it has accepted them.
 /// - **Reads** are answered with the read handler's bytes (or the stored value) from
-///   `request.offset` on (an offset past the end: Invalid Offset); a handler's ``ATTErrorCode``
+///   `request.offset` on (an offset past the end: Invalid Offset); a handler's `ATTErrorCode`
 ///   goes back as the request's result.
 /// - **Writes** arrive as a batch CoreBluetooth answers once, through its first request. The batch
 ///   is checked as a whole first (characteristic known and writable, offsets within the value,
 ///   at most ``maximumValueLength`` bytes): the first failure answers the batch and no handler
 ///   runs. Then each written characteristic's handler runs with its whole value, in order; the
 ///   first refusal answers the batch (handlers before it have already run) and nothing is stored.
-///   Otherwise every value is stored, ``PeripheralEvent/wrote(_:characteristic:)`` is reported for
+///   Otherwise every value is stored, `PeripheralEvent/wrote(_:characteristic:)` is reported for
 ///   each, and the batch is answered with success.
 /// - **Handlers** run one at a time, in the order the requests arrived, off CoreBluetooth's queue.
 ///   At most ``handlerQueueLimit`` requests wait for a handler; beyond it requests are refused
 ///   with Insufficient Resources (writes without response are then lost, as the central expects
 ///   no answer).
 /// - **Advertising** carries only what CoreBluetooth lets an app advertise: the local name and the
-///   service UUIDs. The rest of ``PeripheralAdvertisement`` (manufacturer data, appearance, TX
+///   service UUIDs. The rest of `PeripheralAdvertisement` (manufacturer data, appearance, TX
 ///   power, non-connectable mode) is ignored; iOS also moves service UUIDs to the overflow area,
 ///   and drops the name, in the background.
 /// - **Notifications** (`updateValue`): when CoreBluetooth's transmit queue is full it returns
@@ -64,11 +64,11 @@ import HaraldCore
 ///   once CoreBluetooth has taken the value (its `timeout` bounds the wait for room), not at the
 ///   confirmation.
 /// - **Centrals.** CoreBluetooth reports no connections or disconnections to a peripheral
-///   manager: no ``PeripheralEvent/connected(_:)`` or ``PeripheralEvent/disconnected(_:)`` is
-///   reported, ``ServingBackend/centrals()`` lists the centrals subscribed to something, and a
-///   central's ``CentralIdentifier`` is its `CBCentral.identifier`. A central that disconnects is
+///   manager: no `PeripheralEvent/connected(_:)` or `PeripheralEvent/disconnected(_:)` is
+///   reported, `ServingBackend/centrals()` lists the centrals subscribed to something, and a
+///   central's `CentralIdentifier` is its `CBCentral.identifier`. A central that disconnects is
 ///   seen unsubscribing.
-/// - **Changing services** (``ServingBackend/changeServices(removing:adding:)``): removed services
+/// - **Changing services** (`ServingBackend/changeServices(removing:adding:)`): removed services
 ///   leave CoreBluetooth at once, added ones are published one by one; CoreBluetooth indicates
 ///   Service Changed to the centrals itself. What stays keeps its values, subscribers and waiting
 ///   notifications; subscriptions to removed characteristics are reported ended and their waiting

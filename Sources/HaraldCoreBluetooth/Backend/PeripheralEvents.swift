@@ -18,6 +18,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
         if let answer { deliver([answer]) }
     }
 
+    /// Completes a service discovery, or fails it with the system's error.
     public func peripheral(_ peripheral: Peripheral, didDiscoverServices error: (any Error)?) {
         let uuid = peripheral.identifier
         answer({ _ in .services }, of: peripheral) { state, pending in
@@ -31,6 +32,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
         }
     }
 
+    /// Completes the characteristic discovery of `service`.
     public func peripheral(_ peripheral: Peripheral, didDiscoverCharacteristicsFor service: Service, error: (any Error)?) {
         let uuid = peripheral.identifier
         var serviceID: AttributeID?
@@ -48,6 +50,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
         }
     }
 
+    /// Completes the descriptor discovery of `characteristic`.
     public func peripheral(_ peripheral: Peripheral, didDiscoverDescriptorsFor characteristic: Characteristic, error: (any Error)?) {
         let uuid = peripheral.identifier
         var characteristicID: AttributeID?
@@ -99,6 +102,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
         }
     }
 
+    /// Completes a write with response to `characteristic` (an ATT Write Response or error).
     public func peripheral(_ peripheral: Peripheral, didWriteValueFor characteristic: Characteristic, error: (any Error)?) {
         let uuid = peripheral.identifier
         var id: AttributeID?
@@ -110,6 +114,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
         }
     }
 
+    /// Completes turning notifications or indications of `characteristic` on or off (the CCCD write).
     public func peripheral(_ peripheral: Peripheral, didUpdateNotificationStateFor characteristic: Characteristic, error: (any Error)?) {
         let uuid = peripheral.identifier
         var id: AttributeID?
@@ -121,6 +126,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
         }
     }
 
+    /// Completes a read of `descriptor`.
     public func peripheral(_ peripheral: Peripheral, didUpdateValueFor descriptor: Descriptor, error: (any Error)?) {
         let uuid = peripheral.identifier
         var id: AttributeID?
@@ -132,6 +138,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
         }
     }
 
+    /// Completes a write to `descriptor`.
     public func peripheral(_ peripheral: Peripheral, didWriteValueFor descriptor: Descriptor, error: (any Error)?) {
         let uuid = peripheral.identifier
         var id: AttributeID?
@@ -143,16 +150,17 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
         }
     }
 
+    /// Resumes writes without response that waited for room in the system's transmit queue.
     public func peripheralIsReady(toSendWriteWithoutResponse peripheral: Peripheral) {
         pumpWrites(peripheral.identifier)
     }
 
     /// The peripheral changed its GATT database (Service Changed). The invalidated services and
     /// their characteristics and descriptors are forgotten: operations on them fail with
-    /// ``BluetoothError/notFound(_:)``, value streams on their characteristics end with
-    /// ``BluetoothError/serviceChanged(_:)`` naming the characteristic, and then every
+    /// `BluetoothError/notFound(_:)`, value streams on their characteristics end with
+    /// `BluetoothError/serviceChanged(_:)` naming the characteristic, and then every
     /// ``CoreBluetoothConnection/serviceChanges()`` stream of the connection gets a
-    /// ``ServiceChange`` listing the services. Discover them again to use them; they get new
+    /// `ServiceChange` listing the services. Discover them again to use them; they get new
     /// identities.
     public func peripheral(_ peripheral: Peripheral, didModifyServices invalidatedServices: [Service]) {
         let uuid = peripheral.identifier
@@ -178,6 +186,7 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
         for observer in observers { observer.yield(change) }
     }
 
+    /// Completes an RSSI read of the link; `strength` is in dBm.
     public func peripheral(_ peripheral: Peripheral, didReadRSSI strength: NSNumber, error: (any Error)?) {
         answer({ _ in .rssi }, of: peripheral) { _, _ in
             error.map { failure($0, on: nil) } ?? .success(.rssi(strength.intValue))

@@ -19,6 +19,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
         case run([AssembledWrite], id: UInt64, generation: UInt64, jobs: AsyncStream<Job>.Continuation)
     }
 
+    /// Records the peripheral manager's new radio state; serving starts once it is powered on.
     public func peripheralManagerDidUpdateState(_ peripheral: Manager) {
         let radio = Self.radioState(peripheral.state.rawValue)
         let (action, lost) = state.withLock { state -> (StateAction, (events: [PeripheralEvent], watchers: [AsyncStream<PeripheralEvent>.Continuation], waiters: [UpdateWaiter])) in
@@ -62,11 +63,13 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
         }
     }
 
+    /// Completes publishing one service of the served definition.
     public func peripheralManager(_ peripheral: Manager, didAdd service: Manager.Service, error: (any Error)?) {
         let uuid = service.uuid.bluetoothUUID
         endSteps(where: { $0 == .add(uuid) }, with: error.map { CoreBluetoothErrorMapping.bluetoothError($0, attribute: nil, keys: Manager.keys) })
     }
 
+    /// Completes starting to advertise, or fails serving with the system's error.
     public func peripheralManagerDidStartAdvertising(_ peripheral: Manager, error: (any Error)?) {
         var failure: BluetoothError?
         if let error {
@@ -79,10 +82,12 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
         endSteps(where: { $0 == .advertise }, with: failure)
     }
 
+    /// Records that `central` turned notifications or indications of `characteristic` on (wrote its CCCD).
     public func peripheralManager(_ peripheral: Manager, central: Manager.RemoteCentral, didSubscribeTo characteristic: Manager.Characteristic) {
         subscription(central, characteristic, on: true)
     }
 
+    /// Records that `central` turned notifications or indications of `characteristic` off.
     public func peripheralManager(_ peripheral: Manager, central: Manager.RemoteCentral, didUnsubscribeFrom characteristic: Manager.Characteristic) {
         subscription(central, characteristic, on: false)
     }
@@ -107,6 +112,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
         for watcher in watchers { watcher.yield(event) }
     }
 
+    /// Sends the notifications that waited for room in the system's transmit queue.
     public func peripheralManagerIsReady(toUpdateSubscribers peripheral: Manager) {
         sendWaiting()
     }
@@ -117,6 +123,8 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
 
     // MARK: Reads
 
+    /// Answers an ATT read from the definition's handler for the characteristic, with the value's
+    /// slice from the request's offset (Read Blob).
     public func peripheralManager(_ peripheral: Manager, didReceiveRead request: Manager.Request) {
         let central = Self.central(request.central)
         let offset = request.offset
@@ -209,6 +217,8 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
         let request: AttributeRequest
     }
 
+    /// Answers the ATT writes of one request (several for a prepared write, all or none applied)
+    /// through the definition's handlers.
     public func peripheralManager(_ peripheral: Manager, didReceiveWrite requests: [Manager.Request]) {
         guard let first = requests.first else { return }
         let central = Self.central(first.central)

@@ -5,7 +5,7 @@ import HaraldCore
 
 extension CoreBluetoothBackend {
     /// What the system handed back when it relaunched the app for Bluetooth (a central created
-    /// with a restore identifier): one ``BackendRestoration``, also to a consumer that asks after
+    /// with a restore identifier): one `BackendRestoration`, also to a consumer that asks after
     /// it came, then the stream ends. The stream ends without one once the radio state is first
     /// reported without a restoration (CoreBluetooth restores before that). The first call makes
     /// the central: call this early in the app's launch.

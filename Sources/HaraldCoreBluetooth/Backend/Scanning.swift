@@ -5,12 +5,12 @@ import HaraldCodec
 extension CoreBluetoothBackend {
     /// Scans through CoreBluetooth (the first call makes the central). Several scans may run at once: CoreBluetooth is asked for the
     /// union of their service filters (all devices if any scan wants all) with duplicates allowed
-    /// if any scan reports more than once; each scan then applies its own ``ScanRequest`` filters
+    /// if any scan reports more than once; each scan then applies its own `ScanRequest` filters
     /// and duplicate policy. A scan started before the radio state is known waits for it; a scan
     /// on a radio that is off, unauthorized or unsupported fails with
-    /// ``BluetoothError/radioUnavailable(_:)``, and so do running scans when the radio goes that way.
-    /// Reports wait for a slow loop in a buffer of ``ScanRequest/bufferLimit``; beyond it the
-    /// oldest are dropped and counted (``ScanReports/droppedCount``).
+    /// `BluetoothError/radioUnavailable(_:)`, and so do running scans when the radio goes that way.
+    /// Reports wait for a slow loop in a buffer of `ScanRequest/bufferLimit`; beyond it the
+    /// oldest are dropped and counted (`ScanReports/droppedCount`).
     public func scan(_ request: ScanRequest) -> ScanReports {
         let (stream, continuation) = ScanReports.makeStream(bufferLimit: request.bufferLimit)
         let now = stopwatch.elapsed

@@ -7,7 +7,7 @@ extension CoreBluetoothBackend {
     /// (`retrieveConnectedPeripherals(withServices:)`): connect to one with
     /// ``connect(to:options:timeout:)`` to use it. Waits for the radio to be on, within `timeout`
     /// (nil: until the task is cancelled); fails at once with
-    /// ``BluetoothError/radioUnavailable(_:)`` on an unsupported or unauthorized radio. The first
+    /// `BluetoothError/radioUnavailable(_:)` on an unsupported or unauthorized radio. The first
     /// call makes the central.
     public func retrieveConnectedPeripherals(withServices services: [BluetoothUUID], timeout: Duration? = nil) async throws(BluetoothError)
         -> [PeripheralIdentifier]

@@ -3,8 +3,8 @@ import Harald
 import HaraldCore
 
 /// Translates CoreBluetooth's errors (`CBError` in `CBErrorDomain`, `CBATTError` in
-/// `CBATTErrorDomain`, both bridged to `NSError`) into ``BluetoothError`` and
-/// ``DisconnectReason``.
+/// `CBATTErrorDomain`, both bridged to `NSError`) into `BluetoothError` and
+/// `DisconnectReason`.
 ///
 /// - `CBATTError` code *n* → `.attribute(ATTErrorCode(rawValue: n), on:)`: CoreBluetooth passes
 ///   the peer's ATT error code through unchanged, but not the handle; the error names the
@@ -30,7 +30,7 @@ public enum CoreBluetoothErrorMapping {
         16: "too many LE paired devices",
     ]
 
-    /// The ``BluetoothError`` for a failed operation on `attribute` (nil: an operation on no
+    /// The `BluetoothError` for a failed operation on `attribute` (nil: an operation on no
     /// single attribute, such as service discovery).
     public static func bluetoothError(_ error: any Error, attribute: AttributeID?, keys: CoreBluetoothKeys) -> BluetoothError {
         if let error = error as? BluetoothError { return error }
@@ -59,7 +59,7 @@ public enum CoreBluetoothErrorMapping {
         }
     }
 
-    /// The ``BluetoothError`` for a connection attempt that failed (`didFailToConnect`).
+    /// The `BluetoothError` for a connection attempt that failed (`didFailToConnect`).
     public static func connectionError(_ error: (any Error)?, keys: CoreBluetoothKeys) -> BluetoothError {
         guard let error else { return .connectionFailed("CoreBluetooth gave no reason") }
         let nsError = error as NSError

@@ -19,15 +19,20 @@ public protocol CoreBluetoothRemoteCentral: AnyObject {
 
 /// Shaped like `CBService`, as the peripheral manager reports a service it published.
 public protocol CoreBluetoothLocalService: AnyObject {
+    /// The UUID type (`CBUUID`).
     associatedtype UUIDValue: CoreBluetoothUUID
+    /// The service's type UUID.
     var uuid: UUIDValue { get }
 }
 
 /// Shaped like `CBCharacteristic`, as the peripheral manager names one of its own in a request
 /// or a subscription.
 public protocol CoreBluetoothLocalCharacteristic: AnyObject {
+    /// The UUID type (`CBUUID`).
     associatedtype UUIDValue: CoreBluetoothUUID
+    /// The service type it belongs to.
     associatedtype LocalService: CoreBluetoothLocalService where LocalService.UUIDValue == UUIDValue
+    /// The characteristic's type UUID.
     var uuid: UUIDValue { get }
     /// The service it belongs to (CoreBluetooth holds it weakly).
     var service: LocalService? { get }
@@ -35,9 +40,13 @@ public protocol CoreBluetoothLocalCharacteristic: AnyObject {
 
 /// Shaped like `CBATTRequest`: one read, or one write of a batch, from a central.
 public protocol CoreBluetoothATTRequest: AnyObject {
+    /// The central type (`CBCentral`).
     associatedtype RemoteCentral: CoreBluetoothRemoteCentral
+    /// The local characteristic type.
     associatedtype Characteristic: CoreBluetoothLocalCharacteristic
+    /// The central that sent the request.
     var central: RemoteCentral { get }
+    /// The characteristic it reads or writes.
     var characteristic: Characteristic { get }
     /// Where in the value the read starts or the write goes.
     var offset: Int { get }
@@ -48,6 +57,7 @@ public protocol CoreBluetoothATTRequest: AnyObject {
 /// What the backend asks CoreBluetooth to publish for one characteristic
 /// (`CBMutableCharacteristic(type:properties:value:permissions:)` and its descriptors).
 public struct CoreBluetoothCharacteristicSpec: Hashable, Sendable {
+    /// The characteristic's type UUID.
     public var uuid: BluetoothUUID
     /// `CBCharacteristicProperties` raw value: the ATT properties byte (broadcast and extended
     /// properties never set: CoreBluetooth refuses them on local characteristics), plus 0x100
@@ -64,6 +74,7 @@ public struct CoreBluetoothCharacteristicSpec: Hashable, Sendable {
     /// A Characteristic Presentation Format descriptor (0x2904) with these 7 bytes.
     public var presentationFormat: Data?
 
+    /// A spec from its parts (raw CoreBluetooth bit masks).
     public init(uuid: BluetoothUUID, properties: UInt, permissions: UInt, value: Data?, userDescription: String?, presentationFormat: Data? = nil) {
         self.uuid = uuid
         self.properties = properties
@@ -73,16 +84,23 @@ public struct CoreBluetoothCharacteristicSpec: Hashable, Sendable {
         self.presentationFormat = presentationFormat
     }
 
+    /// `CBAttributePermissions.readable`.
     public static var readable: UInt { 0x01 }
+    /// `CBAttributePermissions.writeable`.
     public static var writeable: UInt { 0x02 }
+    /// `CBAttributePermissions.readEncryptionRequired`: reads need an encrypted link.
     public static var readEncryptionRequired: UInt { 0x04 }
+    /// `CBAttributePermissions.writeEncryptionRequired`: writes need an encrypted link.
     public static var writeEncryptionRequired: UInt { 0x08 }
+    /// `CBCharacteristicProperties.notifyEncryptionRequired`: notifications only on an encrypted link.
     public static var notifyEncryptionRequired: UInt { 0x100 }
+    /// `CBCharacteristicProperties.indicateEncryptionRequired`: indications only on an encrypted link.
     public static var indicateEncryptionRequired: UInt { 0x200 }
 }
 
 /// Shaped like `CBPeripheralManager`.
 public protocol CoreBluetoothPeripheralManager: AnyObject, CoreBluetoothMetatypeSendable {
+    /// The UUID type (`CBUUID`).
     associatedtype UUIDValue: CoreBluetoothUUID
     /// `CBService`, as `peripheralManager(_:didAdd:error:)` reports it.
     associatedtype Service: CoreBluetoothLocalService where Service.UUIDValue == UUIDValue
@@ -90,6 +108,7 @@ public protocol CoreBluetoothPeripheralManager: AnyObject, CoreBluetoothMetatype
     associatedtype Characteristic: CoreBluetoothLocalCharacteristic where Characteristic.UUIDValue == UUIDValue
     /// `CBMutableService`, `CBMutableCharacteristic`: what the app publishes.
     associatedtype MutableService: AnyObject
+    /// `CBMutableCharacteristic`.
     associatedtype MutableCharacteristic: AnyObject
     /// `CBCentral`.
     associatedtype RemoteCentral: CoreBluetoothRemoteCentral
@@ -100,13 +119,22 @@ public protocol CoreBluetoothPeripheralManager: AnyObject, CoreBluetoothMetatype
     /// `CBATTError.Code`.
     associatedtype ATTResult
 
+    /// The radio's state (see `State`).
     var state: State { get }
+    /// Whether the system is advertising for the app.
     var isAdvertising: Bool { get }
+    /// Publishes a service in the local GATT database.
     func add(_ service: MutableService)
+    /// Removes a published service.
     func remove(_ service: MutableService)
+    /// Starts advertising (only the local name and service UUIDs are honoured).
     func startAdvertising(_ advertisementData: [String: Any]?)
+    /// Stops advertising.
     func stopAdvertising()
+    /// Answers an ATT read or write request with a result (success or an ATT error code).
     func respond(to request: Request, withResult result: ATTResult)
+    /// Notifies or indicates a value to subscribed centrals (all when nil); false when the transmit
+    /// queue is full (retry on `peripheralManagerIsReady(toUpdateSubscribers:)`).
     func updateValue(_ value: Data, for characteristic: MutableCharacteristic, onSubscribedCentrals centrals: [RemoteCentral]?) -> Bool
 
     /// The dictionary keys and error domains of this CoreBluetooth.
@@ -126,13 +154,22 @@ public protocol CoreBluetoothPeripheralManager: AnyObject, CoreBluetoothMetatype
 /// CoreBluetooth makes them on the manager's queue, one at a time; the backend makes its own
 /// calls into CoreBluetooth on the same queue.
 public protocol CoreBluetoothPeripheralManagerDelegate<Manager>: AnyObject {
+    /// The peripheral manager type that makes the calls.
     associatedtype Manager: CoreBluetoothPeripheralManager
+    /// The radio's state or the app's authorization changed.
     func peripheralManagerDidUpdateState(_ peripheral: Manager)
+    /// Publishing `service` finished (or failed with `error`).
     func peripheralManager(_ peripheral: Manager, didAdd service: Manager.Service, error: (any Error)?)
+    /// Advertising started (or failed with `error`).
     func peripheralManagerDidStartAdvertising(_ peripheral: Manager, error: (any Error)?)
+    /// `central` turned notifications or indications of `characteristic` on.
     func peripheralManager(_ peripheral: Manager, central: Manager.RemoteCentral, didSubscribeTo characteristic: Manager.Characteristic)
+    /// `central` turned notifications or indications of `characteristic` off.
     func peripheralManager(_ peripheral: Manager, central: Manager.RemoteCentral, didUnsubscribeFrom characteristic: Manager.Characteristic)
+    /// A central sent an ATT read; answer with `respond(to:withResult:)`.
     func peripheralManager(_ peripheral: Manager, didReceiveRead request: Manager.Request)
+    /// A central sent ATT writes (several for an executed prepared write); answer the first request.
     func peripheralManager(_ peripheral: Manager, didReceiveWrite requests: [Manager.Request])
+    /// The transmit queue has room for more notifications.
     func peripheralManagerIsReady(toUpdateSubscribers peripheral: Manager)
 }

@@ -116,7 +116,7 @@ extension GoProCamera {
 
     // MARK: Settings with verification
 
-    /// A ``ConfigurationFlow`` step that sets `setting` to `value`, verifies it by reading it back
+    /// A `ConfigurationFlow` step that sets `setting` to `value`, verifies it by reading it back
     /// with Get Setting Values, and on rollback restores the value it replaced.
     public nonisolated func settingStep(_ setting: GoProSettingID, to value: [UInt8], name: String? = nil) -> ConfigurationFlow.Step {
         ConfigurationFlow.Step(
@@ -130,7 +130,7 @@ extension GoProCamera {
             verify: { [self] _ in try await settings([setting])[setting].map(Array.init) == value })
     }
 
-    /// Applies setting changes in order as a ``ConfigurationFlow``: each is written, then read
+    /// Applies setting changes in order as a `ConfigurationFlow`: each is written, then read
     /// back; if one fails or does not read back, the ones applied are restored in reverse order.
     /// Returns the names of the applied steps; `progress` hears each step.
     @discardableResult

@@ -2,7 +2,7 @@ import Harald
 import HaraldCore
 import HaraldCodec
 
-/// An Open GoPro camera over a ``PeripheralConnection``: command, setting and query requests with
+/// An Open GoPro camera over a `PeripheralConnection`: command, setting and query requests with
 /// their responses, and the camera's pushes.
 ///
 /// Requests are split into packets (``GoProFragmenter``) and written to GP-0072 (commands),
@@ -15,7 +15,7 @@ import HaraldCodec
 /// `disconnected`.
 ///
 /// The camera's notification readers are tasks started with the connection's
-/// ``PeripheralConnection/taskStarter`` (so on the simulator they run in the simulation).
+/// `PeripheralConnection/taskStarter` (so on the simulator they run in the simulation).
 ///
 /// Query responses whose ID is 0x92, 0x93 or 0xA2 are pushes, delivered to every stream from
 /// ``pushes(buffering:)``.

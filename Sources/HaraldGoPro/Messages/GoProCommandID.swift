@@ -4,25 +4,44 @@ import HaraldCodec
 public struct GoProCommandID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// A command ID from its byte.
     public init(_ rawValue: UInt8) { self.rawValue = rawValue }
 
+    /// 0x01 Set Shutter: start (1) or stop (0) capturing.
     public static let setShutter = GoProCommandID(0x01)
+    /// 0x03 Set Pairing Complete: tells the camera pairing finished.
     public static let setPairingComplete = GoProCommandID(0x03)
+    /// 0x04 Power Down.
     public static let powerDown = GoProCommandID(0x04)
+    /// 0x05 Sleep: the camera goes to sleep (the link drops).
     public static let sleep = GoProCommandID(0x05)
+    /// 0x0D Set Date/Time.
     public static let setDateTime = GoProCommandID(0x0D)
+    /// 0x0E Get Date/Time.
     public static let getDateTime = GoProCommandID(0x0E)
+    /// 0x0F Set Local Date/Time: with time-zone offset and daylight saving.
     public static let setLocalDateTime = GoProCommandID(0x0F)
+    /// 0x10 Get Local Date/Time.
     public static let getLocalDateTime = GoProCommandID(0x10)
+    /// 0x11 Reboot.
     public static let reboot = GoProCommandID(0x11)
+    /// 0x17 Set AP Control: the camera's Wi-Fi access point on or off.
     public static let setAccessPointControl = GoProCommandID(0x17)
+    /// 0x18 Hilight Moment: tag the current moment of a recording.
     public static let hilightMoment = GoProCommandID(0x18)
+    /// 0x1B Press Button.
     public static let pressButton = GoProCommandID(0x1B)
+    /// 0x3B Get Settings JSON.
     public static let getSettingsJSON = GoProCommandID(0x3B)
+    /// 0x3C Get Hardware Info: model, firmware, serial number, AP name.
     public static let getHardwareInfo = GoProCommandID(0x3C)
+    /// 0x3E Load Preset Group: video, photo or timelapse.
     public static let loadPresetGroup = GoProCommandID(0x3E)
+    /// 0x40 Load Preset: by preset ID.
     public static let loadPreset = GoProCommandID(0x40)
+    /// 0x50 Set Analytics: announce a third-party client.
     public static let setAnalytics = GoProCommandID(0x50)
+    /// 0x51 Get Open GoPro Version.
     public static let getOpenGoProVersion = GoProCommandID(0x51)
 
     /// Every named command ID with its name.
@@ -44,16 +63,26 @@ public struct GoProCommandID: RawRepresentable, Hashable, Sendable, CustomString
 public struct GoProQueryID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// A query ID from its byte.
     public init(_ rawValue: UInt8) { self.rawValue = rawValue }
 
+    /// 0x12 Get Setting Values.
     public static let getSettingValues = GoProQueryID(0x12)
+    /// 0x13 Get Status Values.
     public static let getStatusValues = GoProQueryID(0x13)
+    /// 0x32 Get Setting Capabilities: the values each setting allows now.
     public static let getSettingCapabilities = GoProQueryID(0x32)
+    /// 0x52 Register for Setting Value Updates (pushed as 0x92).
     public static let registerSettingValueUpdates = GoProQueryID(0x52)
+    /// 0x53 Register for Status Value Updates (pushed as 0x93).
     public static let registerStatusValueUpdates = GoProQueryID(0x53)
+    /// 0x62 Register for Setting Capability Updates (pushed as 0xA2).
     public static let registerSettingCapabilityUpdates = GoProQueryID(0x62)
+    /// 0x72 Unregister Setting Value Updates.
     public static let unregisterSettingValueUpdates = GoProQueryID(0x72)
+    /// 0x73 Unregister Status Value Updates.
     public static let unregisterStatusValueUpdates = GoProQueryID(0x73)
+    /// 0x82 Unregister Setting Capability Updates.
     public static let unregisterSettingCapabilityUpdates = GoProQueryID(0x82)
     /// Push: a registered setting changed.
     public static let settingValuePush = GoProQueryID(0x92)

@@ -21,6 +21,7 @@ public struct GoProHardwareInfo: Sendable, Hashable {
     /// Bytes after the known fields (reserved), kept as they are.
     public var reserved: [UInt8]
 
+    /// Hardware info from its fields, as Get Hardware Info returns them.
     public init(
         modelNumber: UInt32, modelName: String, boardType: String, firmwareVersion: String, serialNumber: String,
         accessPointSSID: String, accessPointMAC: String, reserved: [UInt8] = []
@@ -77,9 +78,12 @@ public struct GoProHardwareInfo: Sendable, Hashable {
 
 /// The answer to Get Open GoPro Version (command 0x51): `[1][major][1][minor]` after ID and status.
 public struct GoProOpenGoProVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The major version of the Open GoPro API (2 on current cameras).
     public var major: Int
+    /// The minor version.
     public var minor: Int
 
+    /// A version from its parts.
     public init(major: Int, minor: Int) {
         self.major = major
         self.minor = minor

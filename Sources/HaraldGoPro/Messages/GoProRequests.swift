@@ -7,6 +7,7 @@ public struct GoProCommand: Sendable, Hashable {
     /// The parameters, each at most 255 bytes.
     public var parameters: [[UInt8]]
 
+    /// A command with its parameters, each sent as a length-prefixed field.
     public init(_ id: GoProCommandID, parameters: [[UInt8]] = []) {
         self.id = id
         self.parameters = parameters
@@ -52,6 +53,7 @@ public struct GoProSettingRequest: Sendable, Hashable {
     /// The new value (most settings take one byte).
     public var value: [UInt8]
 
+    /// A request setting `setting` to `value` (the setting's option ID, usually one byte).
     public init(_ setting: GoProSettingID, value: [UInt8]) {
         self.setting = setting
         self.value = value
@@ -79,6 +81,7 @@ public struct GoProQuery: Sendable, Hashable {
     /// The setting or status IDs asked for; empty for all.
     public var elementIDs: [UInt8]
 
+    /// A query for the statuses or settings `elementIDs` (none: all of them).
     public init(_ id: GoProQueryID, elementIDs: [UInt8] = []) {
         self.id = id
         self.elementIDs = elementIDs

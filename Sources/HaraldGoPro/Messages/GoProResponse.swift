@@ -10,6 +10,7 @@ public struct GoProResponse: Sendable, Hashable {
     /// The bytes after ID and status (indices are those of the message, starting at 2).
     public var payload: ArraySlice<UInt8>
 
+    /// A response to command or setting `id`.
     public init(id: UInt8, status: GoProStatusCode, payload: ArraySlice<UInt8> = []) {
         self.id = id
         self.status = status
@@ -61,6 +62,7 @@ public struct GoProQueryResponse: Sendable, Hashable {
         }
     }
 
+    /// A response to query `queryID` (or a push: 0x92, 0x93, 0xA2).
     public init(queryID: GoProQueryID, status: GoProStatusCode, values: GoProValues) {
         self.queryID = queryID
         self.status = status

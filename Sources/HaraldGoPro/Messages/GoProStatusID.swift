@@ -5,6 +5,7 @@
 public struct GoProStatusID: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// A status ID from its byte.
     public init(_ rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Is the battery present (bool).
@@ -85,6 +86,7 @@ public struct GoProStatusID: RawRepresentable, Hashable, Sendable, Comparable, C
 public struct GoProSettingID: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// A setting ID from its byte.
     public init(_ rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Video resolution (9 = 1080, 4 = 2.7K, 24 = 5K, …).

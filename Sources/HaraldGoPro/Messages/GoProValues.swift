@@ -122,11 +122,17 @@ public struct GoProValues: Sendable, Hashable, Sequence {
         return invalid ? nil : String(decoding: value, as: UTF8.self)
     }
 
+    /// The value of the status or setting as an unsigned big-endian integer, if present and at most 8 bytes.
     public func integer(_ status: GoProStatusID) -> UInt64? { integer(status.rawValue) }
+    /// The value of the status or setting as an unsigned big-endian integer, if present and at most 8 bytes.
     public func integer(_ setting: GoProSettingID) -> UInt64? { integer(setting.rawValue) }
+    /// The value as a boolean (one byte, 0 or 1), if present.
     public func bool(_ status: GoProStatusID) -> Bool? { bool(status.rawValue) }
+    /// The value as a boolean (one byte, 0 or 1), if present.
     public func bool(_ setting: GoProSettingID) -> Bool? { bool(setting.rawValue) }
+    /// The value as UTF-8 text, if present.
     public func string(_ status: GoProStatusID) -> String? { string(status.rawValue) }
+    /// The value as UTF-8 text, if present.
     public func string(_ setting: GoProSettingID) -> String? { string(setting.rawValue) }
 
     /// The distinct IDs present, in ascending order.

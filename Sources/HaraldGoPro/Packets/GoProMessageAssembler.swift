@@ -19,6 +19,7 @@ public struct GoProMessageAssembler: Sendable {
     @usableFromInline var announced = 0
     @usableFromInline var assembling = false
 
+    /// An assembler with no message in progress.
     public init() {}
 
     /// True while a message has started and not all its bytes have arrived.

@@ -5,6 +5,7 @@
 public struct GoProMessageAssemblers<Key: Hashable & Sendable>: Sendable {
     @usableFromInline var assemblers: [Key: GoProMessageAssembler] = [:]
 
+    /// Assemblers for every response characteristic, none in progress.
     public init() {}
 
     /// Takes one notification that arrived on `characteristic`; returns the complete message

@@ -16,7 +16,9 @@ public enum GoProPacketHeader: Hashable, Sendable {
 
     /// The largest message each start header can announce.
     public static let maximumGeneralLength = 31
+    /// The longest message an Extended (13-bit) header can announce, in bytes.
     public static let maximumExtended13Length = 8191
+    /// The longest message an Extended (16-bit) header can announce, in bytes.
     public static let maximumExtended16Length = 65535
 
     /// Reads the header at the start of `packet` (at least one byte).

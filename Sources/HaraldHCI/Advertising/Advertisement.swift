@@ -20,6 +20,7 @@ public struct Advertisement: Hashable, Sendable {
     /// True when the controller truncated the extended advertising data.
     public var isTruncated: Bool
 
+    /// An advertisement as the host assembled it from one or more reports.
     public init(
         address: BluetoothAddress, rssi: RSSI?, isConnectable: Bool, isScanResponse: Bool = false, txPower: Int8? = nil,
         advertisingData: [UInt8], scanResponseData: [UInt8] = [], isTruncated: Bool = false

@@ -20,6 +20,7 @@ public struct ControllerInfo: Sendable, Hashable {
     /// not say.
     public var supportedMaxTxOctets = 27
 
+    /// What the controller reported during set-up.
     public init(publicAddress: BluetoothAddress, randomAddress: BluetoothAddress, leFeatures: UInt64, lmpFeatures: UInt64,
                 supportedCommands: [UInt8], aclDataLength: Int, aclPacketCount: Int) {
         self.publicAddress = publicAddress
@@ -33,15 +34,23 @@ public struct ControllerInfo: Sendable, Hashable {
 
     /// LE feature bit numbers (Core Vol 6 Part B 4.6).
     public enum LEFeature: Int, Sendable {
+        /// LE Encryption (bit 0): the controller can encrypt links (needed for pairing).
         case encryption = 0
+        /// Connection Parameters Request procedure (bit 1).
         case connectionParametersRequest = 1
+        /// LE Data Packet Length Extension (bit 5): link-layer payloads up to 251 bytes.
         case dataLengthExtension = 5
+        /// LL Privacy (bit 6): the controller resolves private addresses itself.
         case privacy = 6
+        /// LE 2M PHY (bit 8): 2 Mbit/s symbol rate.
         case le2MPHY = 8
+        /// LE Coded PHY (bit 11): long range at 125 or 500 kbit/s.
         case leCodedPHY = 11
+        /// LE Extended Advertising (bit 12): advertising sets and data beyond 31 octets.
         case extendedAdvertising = 12
     }
 
+    /// Whether the controller reported `feature` in its LE supported features.
     public func supports(_ feature: LEFeature) -> Bool { leFeatures >> UInt64(feature.rawValue) & 1 == 1 }
 
     /// True when asking for longer link-layer packets can change anything: the controller has Data

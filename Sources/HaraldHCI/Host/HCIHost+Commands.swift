@@ -7,6 +7,7 @@ public enum HCICommandResponse: Sendable, Hashable {
     /// Command Status: accepted (or refused); the outcome comes later in its own event.
     case status(CommandStatus)
 
+    /// The status byte at the start of the return parameters (Command Complete) or the Command Status status.
     public var status: HCIStatus {
         switch self {
         case let .complete(complete): return complete.status

@@ -42,6 +42,7 @@ public actor HCIHost {
         /// Pairing Request and Security Request itself with Pairing Failed (Pairing Not Supported).
         public var deliversSecurityManagerPDUs = false
 
+        /// The defaults described on each property.
         public init() {}
     }
 
@@ -98,7 +99,9 @@ public actor HCIHost {
     /// A host over `transport`. Call ``start()`` before anything else.
     ///
     /// - Parameters:
+    ///   - transport: carries HCI packets to the controller (TCP H4, a Linux user channel, in-process).
     ///   - clock: measures command and connection timeouts (inject a test clock in tests).
+    ///   - configuration: the host's timeouts, scan and connection parameters and address.
     ///   - snoop: when given, every packet in both directions is written to it.
     public init(
         transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration(),

@@ -9,7 +9,9 @@ import HaraldCore
 public final class L2CAPFixedChannel: Sendable {
     /// L2CAP channel identifiers of the LE fixed channels.
     public static let attributeProtocol: UInt16 = 0x0004
+    /// The LE signaling channel (CID 0x0005): connection parameter updates, credit-based channels.
     public static let leSignaling: UInt16 = 0x0005
+    /// The Security Manager channel (CID 0x0006): SMP pairing PDUs.
     public static let securityManager: UInt16 = 0x0006
 
     /// Where received SDUs go. Until a reader chooses (``incoming`` or ``deliverSDUs(to:)``) they
@@ -156,6 +158,7 @@ public struct L2CAPChannelReceiver: Sendable {
     /// Called once, after the last SDU, when the link has closed (its disconnection reason is set).
     public var finish: @Sendable () -> Void
 
+    /// `receive` takes each SDU and returns false to refuse it; `finish` runs once when the channel closes.
     public init(receive: @escaping @Sendable ([UInt8]) -> Bool, finish: @escaping @Sendable () -> Void) {
         self.receive = receive
         self.finish = finish

@@ -8,15 +8,21 @@
 public struct L2CAPReassembler: Sendable {
     /// A complete PDU.
     public struct PDU: Hashable, Sendable {
+        /// The channel identifier of the PDU (0x0004 ATT, 0x0005 LE signaling, 0x0006 SMP).
         public var cid: UInt16
+        /// The information payload, without the 4-byte basic L2CAP header.
         public var payload: [UInt8]
     }
 
     /// What went wrong with the fragments (each drops the PDU being built).
     public enum Problem: Hashable, Sendable {
+        /// A continuation fragment arrived with no PDU being assembled.
         case continuationWithoutStart
+        /// A new PDU started before the previous one had all its bytes.
         case startBeforePreviousCompleted
+        /// The fragments carried more bytes than the basic header announced.
         case longerThanAnnounced
+        /// The header announced a PDU of this many bytes, above the reassembler's limit.
         case tooLarge(Int)
     }
 
@@ -27,6 +33,7 @@ public struct L2CAPReassembler: Sendable {
     /// Problems seen so far, oldest first (the last 16).
     public private(set) var problems: [Problem] = []
 
+    /// A reassembler that refuses PDUs announced longer than `maximumPDUSize` bytes.
     public init(maximumPDUSize: Int = 4096) {
         self.maximumPDUSize = max(4, maximumPDUSize)
     }

@@ -2,13 +2,21 @@ import HaraldCodec
 
 /// LE signaling channel (CID 0x0005) commands: `[code][identifier][length u16][data]`.
 public enum LESignalingCode {
+    /// L2CAP_COMMAND_REJECT_RSP (Core spec Vol 3 Part A §4.1).
     public static let commandReject: UInt8 = 0x01
+    /// L2CAP_DISCONNECTION_REQ: close a credit-based channel.
     public static let disconnectionRequest: UInt8 = 0x06
+    /// L2CAP_DISCONNECTION_RSP.
     public static let disconnectionResponse: UInt8 = 0x07
+    /// L2CAP_CONNECTION_PARAMETER_UPDATE_REQ: a peripheral asks the central for other connection parameters.
     public static let connectionParameterUpdateRequest: UInt8 = 0x12
+    /// L2CAP_CONNECTION_PARAMETER_UPDATE_RSP: 0 accepted, 1 rejected.
     public static let connectionParameterUpdateResponse: UInt8 = 0x13
+    /// L2CAP_LE_CREDIT_BASED_CONNECTION_REQ: open a connection-oriented channel.
     public static let leCreditBasedConnectionRequest: UInt8 = 0x14
+    /// L2CAP_LE_CREDIT_BASED_CONNECTION_RSP.
     public static let leCreditBasedConnectionResponse: UInt8 = 0x15
+    /// L2CAP_FLOW_CONTROL_CREDIT_IND: more credits for a credit-based channel.
     public static let flowControlCredit: UInt8 = 0x16
 
     /// Codes that answer a request: never rejected, or two hosts could reject each other forever.

@@ -27,6 +27,7 @@ public struct AdvertisementAssembler: Sendable {
     private var entries: [BluetoothAddress: Entry] = [:]
     private var tick = 0
 
+    /// An assembler remembering at most `capacity` advertisers, each with at most `maximumDataLength` bytes of data (1650 is the extended advertising maximum).
     public init(capacity: Int = 256, maximumDataLength: Int = 1650) {
         self.capacity = max(1, capacity)
         self.maximumDataLength = maximumDataLength

@@ -28,6 +28,7 @@ public struct LegacyAdvertising: Hashable, Sendable {
         }
     }
 
+    /// Which legacy PDU type is sent (ADV_IND, ADV_SCAN_IND or ADV_NONCONN_IND).
     public var kind: Kind
     /// The AD structures on air (at most 31 octets).
     public var data: AdvertisingData
@@ -35,8 +36,10 @@ public struct LegacyAdvertising: Hashable, Sendable {
     public var scanResponse: AdvertisingData
     /// Advertising interval bounds in units of 0.625 ms (32…16384: 20 ms…10.24 s).
     public var intervalMin: UInt16
+    /// Upper advertising interval bound, in units of 0.625 ms.
     public var intervalMax: UInt16
 
+    /// Legacy advertising; the default interval, 160, is 100 ms.
     public init(
         kind: Kind = .connectable, data: AdvertisingData, scanResponse: AdvertisingData = AdvertisingData(), intervalMin: UInt16 = 160,
         intervalMax: UInt16 = 160
@@ -80,14 +83,18 @@ public struct ExtendedAdvertising: Hashable, Sendable {
         }
     }
 
+    /// Whether the set is connectable, scannable or neither.
     public var kind: Kind
+    /// The AD structures of the set (up to the controller's maximum advertising data length).
     public var data: AdvertisingData
     /// Only for ``Kind/scannable``.
     public var scanResponse: AdvertisingData
     /// Advertising interval bounds in units of 0.625 ms (32…16,777,215: 20 ms…10,485 s).
     public var intervalMin: UInt32
+    /// Upper advertising interval bound, in units of 0.625 ms.
     public var intervalMax: UInt32
 
+    /// One extended advertising set; the default interval, 160, is 100 ms.
     public init(
         kind: Kind = .connectable, data: AdvertisingData, scanResponse: AdvertisingData = AdvertisingData(), intervalMin: UInt32 = 160,
         intervalMax: UInt32 = 160
@@ -103,7 +110,9 @@ public struct ExtendedAdvertising: Hashable, Sendable {
 /// What the host puts on air: legacy advertising (31 octets, every controller) or an extended
 /// advertising set (longer data, controllers with LE Extended Advertising).
 public enum HostAdvertising: Hashable, Sendable {
+    /// Advertise with the legacy commands (31-octet payloads).
     case legacy(LegacyAdvertising)
+    /// Advertise with an extended advertising set (Bluetooth 5).
     case extended(ExtendedAdvertising)
 }
 

@@ -4,6 +4,7 @@ public struct ScanOptions: Sendable, Hashable {
     public var active: Bool
     /// Scan interval and window in units of 0.625 ms.
     public var interval: UInt16
+    /// How long the controller listens in each interval, in units of 0.625 ms (at most `interval`).
     public var window: UInt16
     /// Ask the controller to filter duplicate reports.
     public var filterDuplicates: Bool
@@ -16,6 +17,7 @@ public struct ScanOptions: Sendable, Hashable {
     /// many; a forgotten advertiser's next scan response arrives without its advertising data.
     public var rememberedAdvertisers: Int
 
+    /// Scan options; the defaults listen 30 ms out of every 60 ms.
     public init(active: Bool = true, interval: UInt16 = 0x60, window: UInt16 = 0x30, filterDuplicates: Bool = false,
                 bufferSize: Int = 1024, rememberedAdvertisers: Int = 256) {
         self.active = active

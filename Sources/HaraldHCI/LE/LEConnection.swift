@@ -10,14 +10,17 @@ public struct LEConnectionInfo: Sendable, Hashable {
     public var supervisionTimeout: UInt16
     /// Largest link-layer payload each way, in bytes (27 until Data Length Extension).
     public var maxTxOctets: UInt16 = 27
+    /// Largest link-layer payload the peer sends, in bytes.
     public var maxRxOctets: UInt16 = 27
     /// PHY each way: 1 = LE 1M, 2 = LE 2M, 3 = LE Coded.
     public var txPHY: UInt8 = 1
+    /// The PHY the peer sends on.
     public var rxPHY: UInt8 = 1
     /// The peer's LE features, once read.
     public var remoteFeatures: UInt64?
     /// Whether the link is encrypted, and the key size in octets when the controller said.
     public var isEncrypted = false
+    /// The encryption key size in octets (7…16), when the controller reported it.
     public var keySize: UInt8?
 }
 

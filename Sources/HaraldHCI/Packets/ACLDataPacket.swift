@@ -21,11 +21,14 @@ public struct ACLDataPacket: Hashable, Sendable, ByteCodable {
 
     /// Connection handle, 0x000-0xEFF.
     public var handle: UInt16
+    /// Whether this fragment starts an L2CAP PDU or continues one.
     public var packetBoundary: PacketBoundary
     /// Broadcast flag (0 on LE).
     public var broadcast: UInt8
+    /// The fragment's bytes (part of an L2CAP PDU).
     public var data: [UInt8]
 
+    /// A packet for connection `handle` (12 bits).
     public init(handle: UInt16, packetBoundary: PacketBoundary, broadcast: UInt8 = 0, data: [UInt8]) {
         self.handle = handle & 0x0FFF
         self.packetBoundary = packetBoundary

@@ -17,13 +17,16 @@ public struct LEAdvertisingReport: Hashable, Sendable, ByteDecodable {
         case scanResponse = 0x04
     }
 
+    /// The advertising PDU type received (ADV_IND, ADV_SCAN_IND, SCAN_RSP, …).
     public var eventType: EventType
+    /// The advertiser's device address and its type.
     public var address: BluetoothAddress
     /// The AD structures, raw (at most 31 bytes).
     public var data: [UInt8]
     /// Signal strength in dBm; 127 = not available.
     public var rssi: Int8
 
+    /// A report; `rssi` is in dBm (127: not available).
     public init(eventType: EventType, address: BluetoothAddress, data: [UInt8], rssi: Int8) {
         self.eventType = eventType
         self.address = address
@@ -53,9 +56,13 @@ public struct LEExtendedAdvertisingReport: Hashable, Sendable, ByteDecodable {
     /// Event type bits: 0 connectable, 1 scannable, 2 directed, 3 scan response, 4 legacy PDU,
     /// 5-6 data status.
     public var eventType: UInt16
+    /// The advertiser's device address and its type.
     public var address: BluetoothAddress
+    /// The PHY of the primary advertising channel: 1 = LE 1M, 3 = LE Coded.
     public var primaryPHY: UInt8
+    /// The PHY of the secondary channel: 0 none, 1 = LE 1M, 2 = LE 2M, 3 = LE Coded.
     public var secondaryPHY: UInt8
+    /// The advertising set identifier (0…15; 0xFF: none).
     public var advertisingSID: UInt8
     /// dBm; 127 = not available.
     public var txPower: Int8
@@ -63,25 +70,37 @@ public struct LEExtendedAdvertisingReport: Hashable, Sendable, ByteDecodable {
     public var rssi: Int8
     /// Units of 1.25 ms; 0 = no periodic advertising.
     public var periodicAdvertisingInterval: UInt16
+    /// The address a directed advertisement is addressed to.
     public var directAddress: BluetoothAddress?
     /// This fragment's AD bytes (up to 229 per event; long data comes in several reports).
     public var data: [UInt8]
 
     /// Whether the data is complete or more fragments follow.
     public enum DataStatus: UInt8, Hashable, Sendable {
+        /// The report carries the last (or only) fragment of the data.
         case complete = 0
+        /// More fragments of the same data follow in later reports.
         case incompleteMoreToCome = 1
+        /// The controller gave up on the data: what arrived is all there will be.
         case incompleteTruncated = 2
+        /// A value the specification reserves.
         case reserved = 3
     }
 
+    /// Event type bit 0: the advertisement accepts connections.
     public var isConnectable: Bool { eventType & 0x01 != 0 }
+    /// Event type bit 1: the advertiser answers scan requests.
     public var isScannable: Bool { eventType & 0x02 != 0 }
+    /// Event type bit 2: the advertisement is addressed to one device.
     public var isDirected: Bool { eventType & 0x04 != 0 }
+    /// Event type bit 3: this is a scan response.
     public var isScanResponse: Bool { eventType & 0x08 != 0 }
+    /// Event type bit 4: a legacy advertising PDU.
     public var isLegacy: Bool { eventType & 0x10 != 0 }
+    /// Event type bits 5–6: whether the data is complete.
     public var dataStatus: DataStatus { DataStatus(rawValue: UInt8((eventType >> 5) & 0x03)) ?? .reserved }
 
+    /// A report from its fields; `txPower` and `rssi` are in dBm (127: not available).
     public init(
         eventType: UInt16, address: BluetoothAddress, primaryPHY: UInt8 = 1, secondaryPHY: UInt8 = 0, advertisingSID: UInt8 = 0xFF,
         txPower: Int8 = 127, rssi: Int8, periodicAdvertisingInterval: UInt16 = 0, directAddress: BluetoothAddress? = nil, data: [UInt8]

@@ -5,6 +5,7 @@ import HaraldCodec
 public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }
+    /// The opcode of command `ocf` (10 bits) in group `ogf` (6 bits).
     public init(ogf: UInt8, ocf: UInt16) { rawValue = UInt16(ogf & 0x3F) << 10 | (ocf & 0x03FF) }
 
     /// Opcode group field.
@@ -15,56 +16,102 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public var description: String { "0x\(Hex.word(rawValue))" + (Self.names[rawValue].map { " \($0)" } ?? "") }
 
     // Link control
+    /// Disconnect (Link Control, Core spec Vol 4 Part E §7.1.6): end a connection.
     public static let disconnect = HCIOpcode(rawValue: 0x0406)
+    /// Read Remote Version Information (§7.1.23).
     public static let readRemoteVersionInformation = HCIOpcode(rawValue: 0x041D)
     // Controller and baseband
+    /// Set Event Mask (Controller & Baseband §7.3.1): which events the controller reports.
     public static let setEventMask = HCIOpcode(rawValue: 0x0C01)
+    /// Reset (§7.3.2): the controller back to its initial state.
     public static let reset = HCIOpcode(rawValue: 0x0C03)
+    /// Set Event Mask Page 2 (§7.3.69).
     public static let setEventMaskPage2 = HCIOpcode(rawValue: 0x0C63)
     // Informational
+    /// Read Local Version Information (Informational §7.4.1).
     public static let readLocalVersionInformation = HCIOpcode(rawValue: 0x1001)
+    /// Read Local Supported Commands (§7.4.2).
     public static let readLocalSupportedCommands = HCIOpcode(rawValue: 0x1002)
+    /// Read Local Supported Features (§7.4.3).
     public static let readLocalSupportedFeatures = HCIOpcode(rawValue: 0x1003)
+    /// Read Buffer Size (§7.4.5): BR/EDR ACL buffers, shared with LE on some controllers.
     public static let readBufferSize = HCIOpcode(rawValue: 0x1005)
+    /// Read BD_ADDR (§7.4.6): the public device address.
     public static let readBDADDR = HCIOpcode(rawValue: 0x1009)
     /// Read RSSI (Status Parameters group): the signal strength of a connection.
     public static let readRSSI = HCIOpcode(rawValue: 0x1405)
     // LE
+    /// LE Set Event Mask (LE Controller §7.8.1): which LE subevents are reported.
     public static let leSetEventMask = HCIOpcode(rawValue: 0x2001)
+    /// LE Read Buffer Size (§7.8.2).
     public static let leReadBufferSize = HCIOpcode(rawValue: 0x2002)
+    /// LE Read Local Supported Features (§7.8.3).
     public static let leReadLocalSupportedFeatures = HCIOpcode(rawValue: 0x2003)
+    /// LE Set Random Address (§7.8.4).
     public static let leSetRandomAddress = HCIOpcode(rawValue: 0x2005)
+    /// LE Set Advertising Parameters (§7.8.5): legacy advertising type and interval.
     public static let leSetAdvertisingParameters = HCIOpcode(rawValue: 0x2006)
+    /// LE Set Advertising Data (§7.8.7): up to 31 octets.
     public static let leSetAdvertisingData = HCIOpcode(rawValue: 0x2008)
+    /// LE Set Scan Response Data (§7.8.8): up to 31 octets.
     public static let leSetScanResponseData = HCIOpcode(rawValue: 0x2009)
+    /// LE Set Advertising Enable (§7.8.9).
     public static let leSetAdvertisingEnable = HCIOpcode(rawValue: 0x200A)
+    /// LE Set Scan Parameters (§7.8.10): active or passive, interval, window.
     public static let leSetScanParameters = HCIOpcode(rawValue: 0x200B)
+    /// LE Set Scan Enable (§7.8.11).
     public static let leSetScanEnable = HCIOpcode(rawValue: 0x200C)
+    /// LE Create Connection (§7.8.12): connect to an advertiser.
     public static let leCreateConnection = HCIOpcode(rawValue: 0x200D)
+    /// LE Create Connection Cancel (§7.8.13).
     public static let leCreateConnectionCancel = HCIOpcode(rawValue: 0x200E)
+    /// LE Connection Update (§7.8.18): new connection parameters.
     public static let leConnectionUpdate = HCIOpcode(rawValue: 0x2013)
+    /// LE Read Remote Features (§7.8.21).
     public static let leReadRemoteFeatures = HCIOpcode(rawValue: 0x2016)
+    /// LE Encrypt (§7.8.22): AES-128 of one block by the controller.
     public static let leEncrypt = HCIOpcode(rawValue: 0x2017)
+    /// LE Rand (§7.8.23): 8 random octets from the controller.
     public static let leRand = HCIOpcode(rawValue: 0x2018)
+    /// LE Enable Encryption (§7.8.24): the central starts encryption with an LTK.
     public static let leEnableEncryption = HCIOpcode(rawValue: 0x2019)
+    /// LE Long Term Key Request Reply (§7.8.25): the peripheral hands over the LTK.
     public static let leLongTermKeyRequestReply = HCIOpcode(rawValue: 0x201A)
+    /// LE Long Term Key Request Negative Reply (§7.8.26): no key for this central.
     public static let leLongTermKeyRequestNegativeReply = HCIOpcode(rawValue: 0x201B)
+    /// LE Set Data Length (§7.8.33): ask for larger link-layer payloads on a connection.
     public static let leSetDataLength = HCIOpcode(rawValue: 0x2022)
+    /// LE Read Suggested Default Data Length (§7.8.34).
     public static let leReadSuggestedDefaultDataLength = HCIOpcode(rawValue: 0x2023)
+    /// LE Write Suggested Default Data Length (§7.8.35): the payload size new connections ask for.
     public static let leWriteSuggestedDefaultDataLength = HCIOpcode(rawValue: 0x2024)
+    /// LE Read Maximum Data Length (§7.8.46).
     public static let leReadMaximumDataLength = HCIOpcode(rawValue: 0x202F)
+    /// LE Set Default PHY (§7.8.48).
     public static let leSetDefaultPHY = HCIOpcode(rawValue: 0x2031)
+    /// LE Set PHY (§7.8.49): ask for another PHY on a connection.
     public static let leSetPHY = HCIOpcode(rawValue: 0x2032)
+    /// LE Set Advertising Set Random Address (§7.8.52).
     public static let leSetAdvertisingSetRandomAddress = HCIOpcode(rawValue: 0x2035)
+    /// LE Set Extended Advertising Parameters (§7.8.53).
     public static let leSetExtendedAdvertisingParameters = HCIOpcode(rawValue: 0x2036)
+    /// LE Set Extended Advertising Data (§7.8.54).
     public static let leSetExtendedAdvertisingData = HCIOpcode(rawValue: 0x2037)
+    /// LE Set Extended Scan Response Data (§7.8.55).
     public static let leSetExtendedScanResponseData = HCIOpcode(rawValue: 0x2038)
+    /// LE Set Extended Advertising Enable (§7.8.56).
     public static let leSetExtendedAdvertisingEnable = HCIOpcode(rawValue: 0x2039)
+    /// LE Read Maximum Advertising Data Length (§7.8.57).
     public static let leReadMaximumAdvertisingDataLength = HCIOpcode(rawValue: 0x203A)
+    /// LE Remove Advertising Set (§7.8.59).
     public static let leRemoveAdvertisingSet = HCIOpcode(rawValue: 0x203C)
+    /// LE Set Extended Scan Parameters (§7.8.64).
     public static let leSetExtendedScanParameters = HCIOpcode(rawValue: 0x2041)
+    /// LE Set Extended Scan Enable (§7.8.65).
     public static let leSetExtendedScanEnable = HCIOpcode(rawValue: 0x2042)
+    /// LE Extended Create Connection (§7.8.66): connect on one or more PHYs.
     public static let leExtendedCreateConnection = HCIOpcode(rawValue: 0x2043)
+    /// LE Read Buffer Size v2 (§7.8.2): adds isochronous buffers.
     public static let leReadBufferSizeV2 = HCIOpcode(rawValue: 0x2060)
 
     private static let names: [UInt16: String] = [
@@ -90,9 +137,12 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
 
 /// An HCI command packet: opcode and parameters (at most 255 bytes).
 public struct HCICommand: Hashable, Sendable, CustomStringConvertible, ByteCodable {
+    /// Which command.
     public var opcode: HCIOpcode
+    /// The command's parameters, as sent after the length byte.
     public var parameters: [UInt8]
 
+    /// A command from its opcode and encoded parameters.
     public init(_ opcode: HCIOpcode, parameters: [UInt8] = []) {
         self.opcode = opcode
         self.parameters = parameters

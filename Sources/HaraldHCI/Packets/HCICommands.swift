@@ -5,17 +5,25 @@ import HaraldCore
 extension HCICommand {
     /// Reset the controller to its power-on state.
     public static let reset = HCICommand(.reset)
+    /// Read Local Version Information: HCI and LMP versions, manufacturer.
     public static let readLocalVersionInformation = HCICommand(.readLocalVersionInformation)
+    /// Read Local Supported Commands: the 64-octet command bit mask.
     public static let readLocalSupportedCommands = HCICommand(.readLocalSupportedCommands)
+    /// Read Local Supported Features: the LMP feature bits.
     public static let readLocalSupportedFeatures = HCICommand(.readLocalSupportedFeatures)
     /// The controller's ACL buffers shared by BR/EDR and LE (used when LE has none of its own).
     public static let readBufferSize = HCICommand(.readBufferSize)
+    /// Read BD_ADDR: the controller's public address.
     public static let readBDADDR = HCICommand(.readBDADDR)
+    /// LE Read Buffer Size: ACL data packet length and count for LE.
     public static let leReadBufferSize = HCICommand(.leReadBufferSize)
     /// LE buffer size with ISO buffers as well (v2).
     public static let leReadBufferSizeV2 = HCICommand(.leReadBufferSizeV2)
+    /// LE Read Local Supported Features: the LE feature bits.
     public static let leReadLocalSupportedFeatures = HCICommand(.leReadLocalSupportedFeatures)
+    /// LE Create Connection Cancel: stop a pending connection attempt.
     public static let leCreateConnectionCancel = HCICommand(.leCreateConnectionCancel)
+    /// LE Read Maximum Data Length: the largest link-layer payload and time the controller supports.
     public static let leReadMaximumDataLength = HCICommand(.leReadMaximumDataLength)
 
     /// Which events the controller may send (bit n = event code n+1).
@@ -197,6 +205,7 @@ extension HCICommand {
 public struct LEConnectionParameters: Hashable, Sendable {
     /// Connection interval bounds in units of 1.25 ms (6…3200).
     public var intervalMin: UInt16
+    /// Upper connection interval bound, in units of 1.25 ms.
     public var intervalMax: UInt16
     /// Connection events the peripheral may skip.
     public var latency: UInt16
@@ -204,8 +213,10 @@ public struct LEConnectionParameters: Hashable, Sendable {
     public var supervisionTimeout: UInt16
     /// Expected connection event length bounds in units of 0.625 ms.
     public var minCELength: UInt16
+    /// Upper connection event length bound, in units of 0.625 ms.
     public var maxCELength: UInt16
 
+    /// Parameters; the defaults ask for a 30–50 ms interval, no latency and a 720 ms supervision timeout.
     public init(
         intervalMin: UInt16 = 0x18, intervalMax: UInt16 = 0x28, latency: UInt16 = 0, supervisionTimeout: UInt16 = 0x48,
         minCELength: UInt16 = 0, maxCELength: UInt16 = 0
@@ -276,6 +287,7 @@ extension HCICommand {
     /// The largest data fragment one LE Set Extended Advertising/Scan Response Data command carries.
     public static let extendedAdvertisingFragment = 251
 
+    /// LE Read Maximum Advertising Data Length: what one extended advertising set may carry.
     public static let leReadMaximumAdvertisingDataLength = HCICommand(.leReadMaximumAdvertisingDataLength)
 
     /// The random address set `handle` advertises from.

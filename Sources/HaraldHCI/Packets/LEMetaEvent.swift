@@ -7,14 +7,19 @@ public enum LEMetaEvent: Hashable, Sendable, ByteDecodable {
     case connectionComplete(LEConnectionComplete)
     /// LE Advertising Report (0x02), legacy PDUs.
     case advertisingReport([LEAdvertisingReport])
+    /// LE Connection Update Complete (0x03): new connection parameters are in force.
     case connectionUpdateComplete(LEConnectionUpdateComplete)
+    /// LE Read Remote Features Complete (0x04): the peer's LE features.
     case readRemoteFeaturesComplete(LEReadRemoteFeaturesComplete)
+    /// LE Data Length Change (0x07): new link-layer payload sizes.
     case dataLengthChange(LEDataLengthChange)
+    /// LE PHY Update Complete (0x0C): the link changed PHY.
     case phyUpdateComplete(LEPHYUpdateComplete)
     /// LE Extended Advertising Report (0x0D).
     case extendedAdvertisingReport([LEExtendedAdvertisingReport])
     /// The central asks for the LTK of the link we are peripheral of (subevent 0x05).
     case longTermKeyRequest(LELongTermKeyRequest)
+    /// A subevent the host does not decode, kept whole.
     case other(subevent: UInt8, parameters: [UInt8])
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -55,15 +60,21 @@ public enum LEMetaEvent: Hashable, Sendable, ByteDecodable {
 
 /// Which side of the link this host is.
 public enum LERole: UInt8, Hashable, Sendable {
+    /// This device is the central of the connection (it initiated it).
     case central = 0x00
+    /// This device is the peripheral (it was advertising).
     case peripheral = 0x01
 }
 
 /// A new LE connection (or a failed attempt: then only `status` is meaningful).
 public struct LEConnectionComplete: Hashable, Sendable {
+    /// Success, or why the connection failed.
     public var status: HCIStatus
+    /// The connection handle for every later command and ACL packet (12 bits).
     public var handle: UInt16
+    /// This device's role on the new link.
     public var role: LERole
+    /// The peer's address as used on this connection.
     public var peer: BluetoothAddress
     /// Connection interval in units of 1.25 ms.
     public var interval: UInt16
@@ -72,6 +83,7 @@ public struct LEConnectionComplete: Hashable, Sendable {
     /// Supervision timeout in units of 10 ms.
     public var supervisionTimeout: UInt16
 
+    /// An event from its fields: interval in units of 1.25 ms, latency in events, timeout in units of 10 ms.
     public init(status: HCIStatus, handle: UInt16, role: LERole, peer: BluetoothAddress, interval: UInt16, latency: UInt16,
                 supervisionTimeout: UInt16) {
         self.status = status
@@ -110,11 +122,15 @@ public struct LEConnectionComplete: Hashable, Sendable {
     }
 }
 
+/// LE Connection Update Complete: the connection parameters now in force.
 public struct LEConnectionUpdateComplete: Hashable, Sendable, ByteDecodable {
+    /// Success, or why the update failed.
     public var status: HCIStatus
+    /// The connection handle.
     public var handle: UInt16
     /// Units of 1.25 ms.
     public var interval: UInt16
+    /// Peripheral latency: connection events the peripheral may skip.
     public var latency: UInt16
     /// Units of 10 ms.
     public var supervisionTimeout: UInt16
@@ -128,8 +144,11 @@ public struct LEConnectionUpdateComplete: Hashable, Sendable, ByteDecodable {
     }
 }
 
+/// LE Read Remote Features Complete: the peer's LE feature bits.
 public struct LEReadRemoteFeaturesComplete: Hashable, Sendable, ByteDecodable {
+    /// Success, or why the features could not be read.
     public var status: HCIStatus
+    /// The connection handle.
     public var handle: UInt16
     /// The peer's LE feature bits (bit 5 = data length extension, bit 8 = 2M PHY, …).
     public var features: UInt64
@@ -143,11 +162,15 @@ public struct LEReadRemoteFeaturesComplete: Hashable, Sendable, ByteDecodable {
 
 /// The link layer's payload size changed (Data Length Extension).
 public struct LEDataLengthChange: Hashable, Sendable, ByteDecodable {
+    /// The connection handle.
     public var handle: UInt16
     /// Largest LL payload in bytes (27…251) and its air time in µs, each direction.
     public var maxTxOctets: UInt16
+    /// Longest time this side transmits one packet, in µs.
     public var maxTxTime: UInt16
+    /// Largest link-layer payload the peer sends, in bytes.
     public var maxRxOctets: UInt16
+    /// Longest time the peer transmits one packet, in µs.
     public var maxRxTime: UInt16
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -161,9 +184,13 @@ public struct LEDataLengthChange: Hashable, Sendable, ByteDecodable {
 
 /// The PHY of a connection changed (1 = LE 1M, 2 = LE 2M, 3 = LE Coded).
 public struct LEPHYUpdateComplete: Hashable, Sendable, ByteDecodable {
+    /// Success, or why the PHY update failed.
     public var status: HCIStatus
+    /// The connection handle.
     public var handle: UInt16
+    /// The PHY this side now sends on.
     public var txPHY: UInt8
+    /// The PHY this side now receives on.
     public var rxPHY: UInt8
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {

@@ -21,7 +21,9 @@ public final class BTSnoopWriter: Sendable {
 
     /// Direction of a recorded packet.
     public enum Direction: Sendable {
+        /// A command or outgoing ACL packet.
         case hostToController
+        /// An event or incoming ACL packet.
         case controllerToHost
     }
 

@@ -17,6 +17,7 @@ public struct H4Parser: Sendable {
     /// Bytes consumed since the start of the stream (for error offsets).
     public private(set) var streamOffset = 0
 
+    /// A parser with nothing buffered.
     public init() {}
 
     /// Header length (after the indicator) for each packet type.

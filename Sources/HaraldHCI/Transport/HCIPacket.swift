@@ -24,6 +24,7 @@ public struct HCIPacket: Sendable, Hashable, CustomStringConvertible {
     /// The packet without its indicator byte: header then parameters or data.
     public var payload: [UInt8]
 
+    /// A packet of `type` with its payload (without the H4 indicator byte).
     public init(type: HCIPacketType, payload: [UInt8]) {
         self.type = type
         self.payload = payload

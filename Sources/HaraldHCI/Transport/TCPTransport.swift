@@ -12,6 +12,7 @@ public final class TCPTransport: HCITransport {
     private let connection: SocketConnection
     /// The host and port this transport is connected to.
     public let host: String
+    /// The TCP port it connected to.
     public let port: UInt16
 
     /// Connects to `host:port`; gives up after `connectTimeoutSeconds` (whole seconds).

@@ -4,7 +4,9 @@
 ///   address or a bracketed IPv6 address (`tcp:[::1]:9000`).
 /// - `hci:N`: the Linux HCI user channel on adapter `hciN` (also accepted: `hciN`).
 public enum HCITransportSpecification: Sendable, Hashable, CustomStringConvertible {
+    /// `tcp:HOST:PORT`: H4 packets over a TCP socket (Bumble's virtual controllers, a serial bridge).
     case tcp(host: String, port: UInt16)
+    /// `hci:N`: the Linux HCI user channel of adapter hciN.
     case hciUserChannel(adapter: UInt16)
 
     /// Parses the text form; throws ``HCITransportError/invalidSpecification(_:)`` with the reason.

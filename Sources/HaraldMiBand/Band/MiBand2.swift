@@ -15,7 +15,7 @@ import HaraldProfiles
 ///
 /// Every wait for the band has a deadline (``replyTimeout`` for protocol replies,
 /// ``measurementTimeout`` for heart-rate measurements); wrong replies throw ``MiBandError``,
-/// link failures ``BluetoothError``.
+/// link failures `BluetoothError`.
 public struct MiBand2: Sendable {
     /// The connection to the band.
     public let connection: PeripheralConnection
@@ -136,7 +136,7 @@ public struct MiBand2: Sendable {
     }
 
     /// Today's steps as the band notifies them (about once a second while they change). End the
-    /// loop, or call ``PeripheralConnection/unsubscribe(_:timeout:)``, to stop.
+    /// loop, or call `PeripheralConnection.unsubscribe(_:timeout:)`, to stop.
     public func stepUpdates(buffering: UpdateBuffering = .newest(16)) async throws -> Subscription<MiBandRealtimeSteps> {
         try await connection.subscribe(Characteristics.realtimeSteps, buffering: buffering, timeout: replyTimeout)
     }

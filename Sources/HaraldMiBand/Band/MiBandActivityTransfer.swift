@@ -7,21 +7,24 @@ import HaraldCore
 public struct MiBandActivityRecord: Hashable, Sendable {
     /// The start of the minute.
     public var timestamp: Date
+    /// What the band recorded in that minute.
     public var sample: MiBandActivitySample
 
+    /// A record for the minute starting at `timestamp`.
     public init(timestamp: Date, sample: MiBandActivitySample) {
         self.timestamp = timestamp
         self.sample = sample
     }
 }
 
-/// The band's activity fetch as a ``RecordTransfer``, for ``SynchronizationFlow`` (which adds
+/// The band's activity fetch as a `RecordTransfer`, for `SynchronizationFlow` (which adds
 /// progress and resuming after a disconnection).
 ///
 /// Record `index` is the `index`-th minute delivered since ``since``; a resumed transfer asks the
 /// band for the minute after the last record received. Each connection is authenticated first
 /// when a ``key`` is given.
 public struct MiBandActivityTransfer: RecordTransfer {
+    /// One minute of history.
     public typealias Record = MiBandActivityRecord
 
     /// The first minute wanted.
@@ -81,8 +84,8 @@ public struct MiBandActivityTransfer: RecordTransfer {
 
 extension MiBand2 {
     /// Fetches the activity history from `since` on over this connection (already
-    /// authenticated), reporting progress as ``SynchronizationFlow`` does. For a fetch that
-    /// resumes after a disconnection, run ``activitySynchronization(central:peripheral:since:key:)``.
+    /// authenticated), reporting progress as `SynchronizationFlow` does. For a fetch that
+    /// resumes after a disconnection, run `activitySynchronization(central:peripheral:since:key:)`.
     public func fetchActivity(
         since: Date, progress: @escaping @Sendable (SynchronizationFlow<MiBandActivityTransfer>.Progress) -> Void = { _ in }
     ) async throws -> [MiBandActivityRecord] {

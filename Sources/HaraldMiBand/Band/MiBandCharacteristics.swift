@@ -2,7 +2,7 @@ import Harald
 import HaraldProfiles
 
 extension MiBand2 {
-    /// The band's characteristics as typed specs for ``PeripheralConnection``.
+    /// The band's characteristics as typed specs for `PeripheralConnection`.
     public enum Characteristics {
         /// Auth (0x0009 in 0xFEE1): ``MiBandAuthCommand``s in, ``MiBandAuthReply``s notified.
         public static let auth = Characteristic<[UInt8], WriteNotify>(MiBandUUID.auth, service: MiBandUUID.authService)

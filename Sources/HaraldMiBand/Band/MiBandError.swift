@@ -3,7 +3,7 @@ import HaraldCodec
 
 /// Everything the Mi Band kit reports when the band answers wrongly or not at all.
 ///
-/// Link failures (disconnection, ATT errors) arrive as ``BluetoothError``; these cases are about
+/// Link failures (disconnection, ATT errors) arrive as `BluetoothError`; these cases are about
 /// the band's own protocol.
 public enum MiBandError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The band refused a step of the auth handshake (`10 0x 04`): `step` 1 = key setup,

@@ -48,8 +48,11 @@ public enum MiBandActivityFetchCommand: ByteCodable, Hashable, Sendable {
 /// - `10 01 <status>` (3 bytes): the start was refused.
 /// - `10 02 <status>` (3 bytes): the transfer ended (`01` = every record sent).
 public enum MiBandActivityFetchReply: ByteCodable, Hashable, Sendable {
+    /// The band will send `count` minutes, the first one starting at `from`.
     case started(count: UInt32, from: MiBandTimestamp)
+    /// The band refused to start the transfer.
     case refused(MiBandReplyStatus)
+    /// The transfer ended (`.success`: every record was sent).
     case finished(MiBandReplyStatus)
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -101,6 +104,7 @@ public struct MiBandActivitySample: ByteCodable, Hashable, Sendable {
     /// Heart rate in bpm, raw: 0 and 255 mean "not measured".
     public var rawHeartRate: UInt8
 
+    /// A sample from its four bytes (heart rate 0xFF: not measured).
     public init(category: UInt8, intensity: UInt8, steps: UInt8, rawHeartRate: UInt8) {
         self.category = category
         self.intensity = intensity
@@ -126,9 +130,12 @@ public struct MiBandActivitySample: ByteCodable, Hashable, Sendable {
 /// A notification on the activity data characteristic (0x0005): a packet counter (0, 1, 2, …,
 /// wrapping at 255) and whole samples of 4 bytes each (four in a 17-byte packet).
 public struct MiBandActivityPacket: ByteCodable, Hashable, Sendable {
+    /// The packet's sequence number, wrapping at 256; a gap means a lost packet.
     public var counter: UInt8
+    /// The minutes it carries, four bytes each.
     public var samples: [MiBandActivitySample]
 
+    /// A packet from its parts.
     public init(counter: UInt8, samples: [MiBandActivitySample]) {
         self.counter = counter
         self.samples = samples

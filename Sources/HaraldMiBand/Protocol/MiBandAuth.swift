@@ -54,10 +54,14 @@ public enum MiBandAuthCommand: ByteCodable, Hashable, Sendable {
 
 /// The status byte of a Huami reply: `01` success, `04` failure, anything else kept raw.
 public enum MiBandReplyStatus: Hashable, Sendable {
+    /// `01`: the step succeeded.
     case success
+    /// `04`: the step failed (a wrong key, say).
     case failure
+    /// Any other status byte, as received.
     case other(UInt8)
 
+    /// A status from its byte.
     public init(rawValue: UInt8) {
         switch rawValue {
         case 0x01: self = .success
@@ -66,6 +70,7 @@ public enum MiBandReplyStatus: Hashable, Sendable {
         }
     }
 
+    /// The status byte.
     public var rawValue: UInt8 {
         switch self {
         case .success: 0x01
@@ -91,6 +96,7 @@ public struct MiBandAuthReply: ByteCodable, Hashable, Sendable {
     /// The random challenge (16 bytes) of a successful challenge request, else nil.
     public var challenge: [UInt8]?
 
+    /// A reply to `command`; `challenge` is the 16-byte random number of a challenge reply.
     public init(command: UInt8, status: MiBandReplyStatus, challenge: [UInt8]? = nil) {
         self.command = command
         self.status = status

@@ -17,10 +17,14 @@ import HaraldCodec
 public struct MiBandBatteryInfo: ByteCodable, Hashable, Sendable {
     /// Charging state (byte 2).
     public enum ChargingState: Hashable, Sendable {
+        /// 0: on battery.
         case notCharging
+        /// 1: on the charger.
         case charging
+        /// Any other byte, as received.
         case other(UInt8)
 
+        /// A state from its byte.
         public init(rawValue: UInt8) {
             switch rawValue {
             case 0: self = .notCharging
@@ -29,6 +33,7 @@ public struct MiBandBatteryInfo: ByteCodable, Hashable, Sendable {
             }
         }
 
+        /// The byte sent on air.
         public var rawValue: UInt8 {
             switch self {
             case .notCharging: 0
@@ -42,6 +47,7 @@ public struct MiBandBatteryInfo: ByteCodable, Hashable, Sendable {
     public var header: UInt8
     /// Battery level, percent (0…100).
     public var level: UInt8
+    /// Whether the band is charging.
     public var chargingState: ChargingState
     /// When the band last came off the charger (nil when never).
     public var lastOff: MiBandDateTime?
@@ -54,6 +60,7 @@ public struct MiBandBatteryInfo: ByteCodable, Hashable, Sendable {
     /// Level at the end of the last charge, percent.
     public var lastChargeLevel: UInt8
 
+    /// Battery info from its fields; levels in percent.
     public init(
         header: UInt8 = 0x0F, level: UInt8, chargingState: ChargingState = .notCharging, lastOff: MiBandDateTime? = nil,
         chargeCount: UInt8 = 0, lastCharge: MiBandDateTime? = nil, reserved: UInt8 = 0x04, lastChargeLevel: UInt8 = 100

@@ -4,6 +4,7 @@ import HaraldCodec
 /// A calendar date and time as Huami bands send it: year (u16 little-endian), month, day, hour,
 /// minute, second — 7 bytes, in the band's local time.
 public struct MiBandDateTime: ByteCodable, Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The year, such as 2026.
     public var year: UInt16
     /// 1…12.
     public var month: UInt8
@@ -16,6 +17,7 @@ public struct MiBandDateTime: ByteCodable, Hashable, Sendable, Comparable, Custo
     /// 0…59.
     public var second: UInt8
 
+    /// A date and time; months and days from 1.
     public init(year: UInt16, month: UInt8, day: UInt8, hour: UInt8 = 0, minute: UInt8 = 0, second: UInt8 = 0) {
         self.year = year
         self.month = month
@@ -82,10 +84,12 @@ public struct MiBandDateTime: ByteCodable, Hashable, Sendable, Comparable, Custo
 /// A date and time followed by the time-zone offset in quarter hours (signed), as the activity
 /// fetch commands and replies carry it: 8 bytes.
 public struct MiBandTimestamp: ByteCodable, Hashable, Sendable {
+    /// The local date and time.
     public var dateTime: MiBandDateTime
     /// Offset from UTC in units of 15 minutes (8 = UTC+2).
     public var timeZoneQuarterHours: Int8
 
+    /// A timestamp with its offset from UTC in quarter hours.
     public init(_ dateTime: MiBandDateTime, timeZoneQuarterHours: Int8 = 0) {
         self.dateTime = dateTime
         self.timeZoneQuarterHours = timeZoneQuarterHours

@@ -12,6 +12,7 @@ public struct BloodPressureMeasurement: CharacteristicValue {
 
     /// The bits of the flags byte.
     public enum Flag: Int, FlagBit {
+        /// Flags bits: 0 pressure in kPa (else mmHg), 1 Time Stamp, 2 Pulse Rate, 3 User ID, 4 Measurement Status present.
         case unitIsKilopascal = 0, timestampPresent = 1, pulseRatePresent = 2, userIDPresent = 3, measurementStatusPresent = 4
     }
 
@@ -34,6 +35,7 @@ public struct BloodPressureMeasurement: CharacteristicValue {
     /// Flag bits 5…7 as received.
     public var reservedFlags: UInt8
 
+    /// A measurement from its fields; pressures in `unit` (mmHg or kPa), pulse rate in beats per minute.
     public init(
         systolic: MedicalFloat16, diastolic: MedicalFloat16, meanArterialPressure: MedicalFloat16,
         unit: BloodPressureUnit = .mmHg, timestamp: DateTime? = nil, pulseRate: MedicalFloat16? = nil,

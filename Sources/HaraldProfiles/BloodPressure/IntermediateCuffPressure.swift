@@ -25,6 +25,7 @@ public struct IntermediateCuffPressure: CharacteristicValue {
     /// Flag bits 5…7 as received.
     public var reservedFlags: UInt8
 
+    /// A reading from its fields; the cuff pressure in `unit` (mmHg or kPa).
     public init(
         currentCuffPressure: MedicalFloat16, unit: BloodPressureUnit = .mmHg, timestamp: DateTime? = nil,
         pulseRate: MedicalFloat16? = nil, userID: UInt8? = nil, measurementStatus: BloodPressureMeasurementStatus? = nil

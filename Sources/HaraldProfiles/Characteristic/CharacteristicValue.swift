@@ -3,7 +3,7 @@ import HaraldCodec
 /// A value of a GATT characteristic (or descriptor) with a known UUID: it reads and writes its
 /// wire form and describes itself as JSON for logs and the command line.
 ///
-/// Conformers decode with ``HaraldCodec/ByteReader`` and encode with ``HaraldCodec/ByteWriter``;
+/// Conformers decode with `HaraldCodec/ByteReader` and encode with `HaraldCodec/ByteWriter`;
 /// `T(decoding: bytes)` decodes a whole value and rejects trailing bytes.
 public protocol CharacteristicValue: ByteCodable, Hashable, Sendable {
     /// The characteristic's (or descriptor's) UUID, such as `2A37` for Heart Rate Measurement.

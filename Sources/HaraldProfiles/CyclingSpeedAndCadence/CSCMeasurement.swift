@@ -13,6 +13,7 @@ public struct CSCMeasurement: CharacteristicValue {
 
     /// The bits of the flags byte.
     public enum Flag: Int, FlagBit {
+        /// Flags bits: 0 wheel revolution data present, 1 crank revolution data present.
         case wheelRevolutionDataPresent = 0, crankRevolutionDataPresent = 1
     }
 
@@ -23,6 +24,7 @@ public struct CSCMeasurement: CharacteristicValue {
         /// Time of the last wheel event, 1/1024 s (wraps every 64 s).
         public var lastEventTime: UInt16
 
+        /// Wheel data; `lastEventTime` in units of 1/1024 s, wrapping at 64 s.
         @inlinable
         public init(cumulativeRevolutions: UInt32, lastEventTime: UInt16) {
             self.cumulativeRevolutions = cumulativeRevolutions
@@ -37,6 +39,7 @@ public struct CSCMeasurement: CharacteristicValue {
         /// Time of the last crank event, 1/1024 s (wraps every 64 s).
         public var lastEventTime: UInt16
 
+        /// Crank data; `lastEventTime` in units of 1/1024 s, wrapping at 64 s.
         @inlinable
         public init(cumulativeRevolutions: UInt16, lastEventTime: UInt16) {
             self.cumulativeRevolutions = cumulativeRevolutions
@@ -51,6 +54,7 @@ public struct CSCMeasurement: CharacteristicValue {
     /// Flag bits 2…7 as received.
     public var reservedFlags: UInt8
 
+    /// A measurement with the wheel data, the crank data, or both.
     public init(wheel: WheelData? = nil, crank: CrankData? = nil) {
         self.wheel = wheel
         self.crank = crank

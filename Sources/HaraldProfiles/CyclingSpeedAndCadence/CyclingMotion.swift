@@ -17,6 +17,8 @@ public struct CyclingMotion: Hashable, Sendable {
 
     /// Compares `current` with the `previous` measurement of the same sensor.
     ///
+    /// - Parameter previous: the earlier measurement.
+    /// - Parameter current: the later one; counters that wrapped between the two are handled.
     /// - Parameter wheelCircumference: the wheel's circumference in metres (2.34 m for a
     ///   700×35c tyre, say).
     public init(from previous: CSCMeasurement, to current: CSCMeasurement, wheelCircumference: Double) {

@@ -10,11 +10,14 @@ public struct PnPID: CharacteristicValue {
 
     /// Who assigned ``vendorID``.
     public enum VendorIDSource: Hashable, Sendable {
+        /// 1: a company identifier assigned by the Bluetooth SIG.
         case bluetoothSIG
+        /// 2: a vendor ID assigned by the USB Implementers Forum.
         case usbImplementersForum
         /// A reserved code, as received.
         case reserved(UInt8)
 
+        /// The source named by its code byte.
         public init(code: UInt8) {
             switch code {
             case 1: self = .bluetoothSIG
@@ -23,6 +26,7 @@ public struct PnPID: CharacteristicValue {
             }
         }
 
+        /// The code byte sent on air.
         public var code: UInt8 {
             switch self {
             case .bluetoothSIG: 1
@@ -41,6 +45,7 @@ public struct PnPID: CharacteristicValue {
     /// The product version (0xJJMN for version JJ.M.N).
     public var productVersion: UInt16
 
+    /// A PnP ID; `productVersion` is 0xJJMN for version JJ.M.N.
     public init(vendorIDSource: VendorIDSource, vendorID: UInt16, productID: UInt16, productVersion: UInt16) {
         self.vendorIDSource = vendorIDSource
         self.vendorID = vendorID

@@ -12,6 +12,7 @@ public struct Appearance: CharacteristicValue {
     /// The whole 16-bit value.
     public var rawValue: UInt16
 
+    /// An appearance from its 16-bit value: category in bits 6–15, subcategory in bits 0–5.
     @inlinable
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 

@@ -10,8 +10,11 @@ public struct CharacteristicPresentationFormat: CharacteristicValue {
 
     /// The value's data type.
     public enum Format: Hashable, Sendable {
+        /// Boolean and unsigned integers of 2 to 128 bits (format codes 0x01–0x0B).
         case boolean, uint2, uint4, uint8, uint12, uint16, uint24, uint32, uint48, uint64, uint128
+        /// Signed integers of 8 to 128 bits (format codes 0x0C–0x13).
         case sint8, sint12, sint16, sint24, sint32, sint48, sint64, sint128
+        /// IEEE-754 floats, IEEE-11073 SFLOAT and FLOAT, two UInt16s, UTF-8 and UTF-16 strings, opaque structures (0x14–0x1B).
         case float32, float64, sfloat, float, duint16, utf8s, utf16s, opaqueStructure
         /// A code the table does not name, as received.
         case reserved(UInt8)
@@ -52,6 +55,7 @@ public struct CharacteristicPresentationFormat: CharacteristicValue {
     /// 1 "first", …).
     public var descriptionCode: UInt16
 
+    /// A format from its fields: the value is its integer times 10^`exponent`, in the SIG unit `unit` (0x27AD for percent, say).
     public init(format: Format, exponent: Int8 = 0, unit: UInt16 = 0x2700, namespace: UInt8 = 1, descriptionCode: UInt16 = 0) {
         self.format = format
         self.exponent = exponent

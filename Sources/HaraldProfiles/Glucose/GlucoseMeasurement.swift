@@ -15,7 +15,9 @@ public struct GlucoseMeasurement: CharacteristicValue {
 
     /// The bits of the flags byte.
     public enum Flag: Int, FlagBit {
+        /// Flags bits: 0 Time Offset present, 1 concentration, type and location present, 2 concentration in mol/L (else kg/L).
         case timeOffsetPresent = 0, concentrationPresent = 1, unitIsMolPerLitre = 2
+        /// Flags bits: 3 Sensor Status Annunciation present, 4 a Glucose Measurement Context follows.
         case sensorStatusPresent = 3, contextInformationFollows = 4
     }
 
@@ -41,6 +43,7 @@ public struct GlucoseMeasurement: CharacteristicValue {
         /// Where it was sampled.
         public var sampleLocation: GlucoseSampleLocation
 
+        /// A concentration in `unit` (kg/L or mol/L) with the sample's type and location.
         @inlinable
         public init(value: MedicalFloat16, unit: Unit, type: GlucoseSampleType, sampleLocation: GlucoseSampleLocation) {
             self.value = value
@@ -72,6 +75,7 @@ public struct GlucoseMeasurement: CharacteristicValue {
     /// Flag bit 2 (unit) as received when no concentration is present (it means nothing then).
     public var unitFlagWithoutConcentration: Bool
 
+    /// A measurement from its fields; `timeOffset` in minutes from `baseTime`.
     public init(
         sequenceNumber: UInt16, baseTime: DateTime, timeOffset: Int16? = nil, concentration: Concentration? = nil,
         sensorStatus: Flags<GlucoseSensorStatus, UInt16>? = nil, contextInformationFollows: Bool = false

@@ -1,6 +1,7 @@
 /// Where a glucose sample was taken (high nibble of Glucose Measurement's type-and-location
 /// byte). Codes 0 and 5…14 are reserved and kept as ``reserved(_:)``.
 public enum GlucoseSampleLocation: Hashable, Sendable {
+    /// Sample locations 1–4: finger, alternate site test, earlobe, control solution.
     case finger, alternateSiteTest, earlobe, controlSolution
     /// The location is not available (code 15).
     case notAvailable

@@ -1,7 +1,9 @@
 /// The fluid a glucose sample was taken from (low nibble of Glucose Measurement's
 /// type-and-location byte). Codes 0 and 11…15 are reserved and kept as ``reserved(_:)``.
 public enum GlucoseSampleType: Hashable, Sendable {
+    /// Sample types 1–5: capillary whole blood and plasma, venous whole blood and plasma, arterial whole blood.
     case capillaryWholeBlood, capillaryPlasma, venousWholeBlood, venousPlasma, arterialWholeBlood
+    /// Sample types 6–10: arterial plasma, undetermined whole blood and plasma, interstitial fluid, control solution.
     case arterialPlasma, undeterminedWholeBlood, undeterminedPlasma, interstitialFluid, controlSolution
     /// A reserved code, as received.
     case reserved(UInt8)

@@ -13,11 +13,13 @@ public struct TemperatureMeasurement: CharacteristicValue {
 
     /// The bits of the flags byte.
     public enum Flag: Int, FlagBit {
+        /// Flags bits: 0 in °F (else °C), 1 Time Stamp present, 2 Temperature Type present.
         case unitIsFahrenheit = 0, timestampPresent = 1, temperatureTypePresent = 2
     }
 
     /// The unit of ``temperature``.
     public enum Unit: Hashable, Sendable {
+        /// Degrees Celsius or degrees Fahrenheit (Flags bit 0).
         case celsius, fahrenheit
     }
 
@@ -32,6 +34,7 @@ public struct TemperatureMeasurement: CharacteristicValue {
     /// Flag bits 3…7 as received.
     public var reservedFlags: UInt8
 
+    /// A measurement in `unit`, optionally with when and where it was taken.
     public init(temperature: MedicalFloat32, unit: Unit = .celsius, timestamp: DateTime? = nil, temperatureType: TemperatureType? = nil) {
         self.temperature = temperature
         self.unit = unit

@@ -6,6 +6,7 @@ import HaraldCodec
 /// Codes 0 and 10…255 are reserved; they decode to ``reserved(_:)`` rather than failing, so the
 /// measurement it came with is not lost.
 public enum TemperatureType: CharacteristicValue {
+    /// Temperature Type codes 1–9: armpit, body (general), ear lobe, finger, gastrointestinal tract, mouth, rectum, toe, ear drum.
     case armpit, body, ear, finger, gastrointestinalTract, mouth, rectum, toe, tympanum
     /// A reserved code, as received.
     case reserved(UInt8)

@@ -5,6 +5,7 @@ import HaraldCodec
 /// Codes 7…255 are reserved; they decode to ``reserved(_:)`` rather than failing, so a newer
 /// sensor still shows its (unnamed) location.
 public enum BodySensorLocation: CharacteristicValue {
+    /// Body Sensor Location codes 0–6: other, chest, wrist, finger, hand, ear lobe, foot.
     case other, chest, wrist, finger, hand, earLobe, foot
     /// A code the specification reserves (7…255), as received.
     case reserved(UInt8)

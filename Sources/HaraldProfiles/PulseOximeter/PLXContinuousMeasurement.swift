@@ -13,15 +13,20 @@ public struct PLXContinuousMeasurement: CharacteristicValue {
 
     /// The bits of the flags byte.
     public enum Flag: Int, FlagBit {
+        /// Flags bits: 0 SpO2PR-Fast, 1 SpO2PR-Slow, 2 Measurement Status, 3 Device and Sensor Status present.
         case fastPresent = 0, slowPresent = 1, measurementStatusPresent = 2, deviceAndSensorStatusPresent = 3
+        /// Flags bit 4: the Pulse Amplitude Index is present.
         case pulseAmplitudeIndexPresent = 4
     }
 
     /// An SpO2 (percent) and pulse rate (bpm) pair.
     public struct Reading: Hashable, Sendable {
+        /// Oxygen saturation in percent.
         public var spO2: MedicalFloat16
+        /// Pulse rate in beats per minute.
         public var pulseRate: MedicalFloat16
 
+        /// A reading: SpO2 in percent, pulse rate in beats per minute.
         public init(spO2: MedicalFloat16, pulseRate: MedicalFloat16) {
             self.spO2 = spO2
             self.pulseRate = pulseRate
@@ -45,6 +50,7 @@ public struct PLXContinuousMeasurement: CharacteristicValue {
     /// Flag bits 5…7 as received.
     public var reservedFlags: UInt8
 
+    /// A measurement from its fields; the pulse amplitude index in percent.
     public init(
         normal: Reading, fast: Reading? = nil, slow: Reading? = nil,
         measurementStatus: Flags<PLXMeasurementStatus, UInt16>? = nil,

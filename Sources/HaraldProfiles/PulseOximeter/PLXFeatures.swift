@@ -10,13 +10,21 @@ public struct PLXFeatures: CharacteristicValue {
 
     /// The bits of the Supported Features field (bits 8…15 reserved, kept as received).
     public enum Feature: Int, FlagBit {
+        /// Bit 0: measurements can carry a Measurement Status.
         case measurementStatusSupported = 0
+        /// Bit 1: measurements can carry a Device and Sensor Status.
         case deviceAndSensorStatusSupported = 1
+        /// Bit 2: spot-check measurements are stored for later transfer.
         case measurementStorageForSpotCheckSupported = 2
+        /// Bit 3: spot-check measurements carry a timestamp.
         case timestampForSpotCheckSupported = 3
+        /// Bit 4: the fast-averaged SpO2 and pulse rate are reported.
         case spO2PRFastSupported = 4
+        /// Bit 5: the slow-averaged SpO2 and pulse rate are reported.
         case spO2PRSlowSupported = 5
+        /// Bit 6: the Pulse Amplitude Index is reported.
         case pulseAmplitudeIndexSupported = 6
+        /// Bit 7: the sensor keeps bonds with more than one collector.
         case multipleBondsSupported = 7
     }
 
@@ -27,6 +35,7 @@ public struct PLXFeatures: CharacteristicValue {
     /// Which device-and-sensor-status bits the device can report (24 bits).
     public var deviceAndSensorStatusSupport: Flags<PLXDeviceAndSensorStatus, UInt32>?
 
+    /// Features from their fields; the two supports are present when their feature bits are set.
     public init(
         supportedFeatures: Flags<Feature, UInt16>, measurementStatusSupport: Flags<PLXMeasurementStatus, UInt16>? = nil,
         deviceAndSensorStatusSupport: Flags<PLXDeviceAndSensorStatus, UInt32>? = nil

@@ -12,7 +12,9 @@ public struct PLXSpotCheckMeasurement: CharacteristicValue {
 
     /// The bits of the flags byte.
     public enum Flag: Int, FlagBit {
+        /// Flags bits: 0 Timestamp, 1 Measurement Status, 2 Device and Sensor Status present.
         case timestampPresent = 0, measurementStatusPresent = 1, deviceAndSensorStatusPresent = 2
+        /// Flags bits: 3 Pulse Amplitude Index present, 4 the device clock is not set.
         case pulseAmplitudeIndexPresent = 3, deviceClockNotSet = 4
     }
 
@@ -33,6 +35,7 @@ public struct PLXSpotCheckMeasurement: CharacteristicValue {
     /// Flag bits 5…7 as received.
     public var reservedFlags: UInt8
 
+    /// A measurement: SpO2 in percent, pulse rate in beats per minute.
     public init(
         spO2: MedicalFloat16, pulseRate: MedicalFloat16, timestamp: DateTime? = nil,
         measurementStatus: Flags<PLXMeasurementStatus, UInt16>? = nil,

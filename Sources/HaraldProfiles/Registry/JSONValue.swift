@@ -5,12 +5,19 @@ import HaraldCodec
 /// Integers and fractional numbers are kept apart so that counts print as `85`, not `85.0`.
 /// ``jsonText`` writes compact JSON with keys sorted, so the same value always prints the same.
 public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// JSON `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A whole number, printed without a fraction.
     case integer(Int64)
+    /// A fractional number.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object; printed with its keys sorted.
     case object([String: JSONValue])
 
     // MARK: Building

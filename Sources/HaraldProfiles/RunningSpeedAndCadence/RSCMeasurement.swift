@@ -11,6 +11,7 @@ public struct RSCMeasurement: CharacteristicValue {
 
     /// The bits of the flags byte.
     public enum Flag: Int, FlagBit {
+        /// Flags bits: 0 Instantaneous Stride Length present, 1 Total Distance present, 2 running (else walking).
         case strideLengthPresent = 0, totalDistancePresent = 1, running = 2
     }
 
@@ -27,6 +28,7 @@ public struct RSCMeasurement: CharacteristicValue {
     /// Flag bits 3…7 as received.
     public var reservedFlags: UInt8
 
+    /// A measurement: speed in 1/256 m/s, cadence in steps per minute, stride in 0.01 m, distance in 0.1 m.
     public init(rawSpeed: UInt16, cadence: UInt8, rawStrideLength: UInt16? = nil, rawTotalDistance: UInt32? = nil, isRunning: Bool = false) {
         self.rawSpeed = rawSpeed
         self.cadence = cadence

@@ -28,6 +28,7 @@ public struct CurrentTime: CharacteristicValue {
     /// Reasons for the last adjustment.
     public var adjustReason: Flags<AdjustReason, UInt8>
 
+    /// A Current Time value; `fractions256` counts 1/256 s.
     public init(dateTime: DateTime, dayOfWeek: DayOfWeek = .unknown, fractions256: UInt8 = 0, adjustReason: Flags<AdjustReason, UInt8> = []) {
         self.dateTime = dateTime
         self.dayOfWeek = dayOfWeek

@@ -3,6 +3,7 @@ import HaraldCodec
 /// Day of Week (0x2A09): Monday 1 … Sunday 7, or 0 when not known. Codes 8…255 are reserved and
 /// rejected when decoding.
 public enum DayOfWeek: UInt8, CharacteristicValue, CaseIterable {
+    /// Day of Week codes: 0 unknown, 1 Monday … 7 Sunday.
     case unknown = 0, monday, tuesday, wednesday, thursday, friday, saturday, sunday
 
     public static let uuid = BluetoothUUID(0x2A09)

@@ -10,6 +10,7 @@ public struct LocalTimeInformation: CharacteristicValue {
     /// Daylight-saving offset in effect.
     public var dstOffset: DSTOffset
 
+    /// The time zone (in 15-minute steps from UTC) and the daylight saving offset.
     public init(timeZone: TimeZoneOffset, dstOffset: DSTOffset) {
         self.timeZone = timeZone
         self.dstOffset = dstOffset

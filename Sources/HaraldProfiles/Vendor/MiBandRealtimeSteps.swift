@@ -20,6 +20,7 @@ public struct MiBandRealtimeSteps: CharacteristicValue {
     /// Energy today, kilocalories.
     public var calories: UInt32
 
+    /// A value from its fields: steps, metres and kilocalories today.
     public init(type: UInt8 = 0x0C, steps: UInt32, meters: UInt32, calories: UInt32) {
         self.type = type
         self.steps = steps

@@ -17,11 +17,13 @@ public struct WeightMeasurement: CharacteristicValue {
 
     /// The bits of the flags byte.
     public enum Flag: Int, FlagBit {
+        /// Flags bits: 0 imperial units (lb, in), 1 Time Stamp, 2 User ID, 3 BMI and Height present.
         case imperialUnits = 0, timestampPresent = 1, userIDPresent = 2, bmiAndHeightPresent = 3
     }
 
     /// SI (kg, m) or imperial (lb, in).
     public enum UnitSystem: Hashable, Sendable {
+        /// SI (kg, m) or imperial (lb, in) units (Flags bit 0).
         case si, imperial
     }
 
@@ -40,6 +42,7 @@ public struct WeightMeasurement: CharacteristicValue {
     /// Flag bits 4…7 as received.
     public var reservedFlags: UInt8
 
+    /// A measurement: weight in 0.005 kg or 0.01 lb steps, BMI in 0.1 kg/m², height in 0.001 m or 0.1 in.
     public init(rawWeight: UInt16, units: UnitSystem = .si, timestamp: DateTime? = nil, userID: UInt8? = nil,
                 rawBMI: UInt16? = nil, rawHeight: UInt16? = nil) {
         self.rawWeight = rawWeight

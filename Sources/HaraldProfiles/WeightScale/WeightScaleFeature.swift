@@ -11,11 +11,13 @@ public struct WeightScaleFeature: CharacteristicValue {
 
     /// The single-bit features.
     public enum Feature: Int, FlagBit {
+        /// Feature bits: 0 Time Stamp, 1 multiple users, 2 BMI supported.
         case timeStampSupported = 0, multipleUsersSupported = 1, bmiSupported = 2
     }
 
     /// The step of the weights the scale reports (bits 3-6).
     public enum WeightResolution: Hashable, Sendable {
+        /// 0: the scale does not say.
         case notSpecified
         /// 0.5 kg or 1 lb.
         case halfKilogram
@@ -69,6 +71,7 @@ public struct WeightScaleFeature: CharacteristicValue {
 
     /// The step of the heights the scale reports (bits 7-9).
     public enum HeightResolution: Hashable, Sendable {
+        /// 0: the scale does not say.
         case notSpecified
         /// 0.01 m or 1 in.
         case centimetre
@@ -110,6 +113,7 @@ public struct WeightScaleFeature: CharacteristicValue {
     /// Every bit of the field.
     public var rawValue: UInt32
 
+    /// The features from the 32-bit field as sent.
     @inlinable
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 

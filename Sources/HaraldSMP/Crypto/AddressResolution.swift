@@ -14,6 +14,7 @@ extension SMPCrypto {
     }
 }
 
+/// Resolving private addresses with an IRK.
 extension IdentityResolvingKey {
     /// True when `address` is a resolvable private address made with this key: its hash (low 24
     /// bits) is `ah(IRK, prand)` of its prand (high 24 bits) (Core spec Vol 3 Part H §2.2.2,

@@ -11,9 +11,12 @@ import HaraldCore
 public struct AddressResolvingList: Sendable {
     /// A bonded peer: its identity address and its IRK.
     public struct Entry: Hashable, Sendable {
+        /// The bonded device's identity address.
         public var identity: BluetoothAddress
+        /// The IRK it gave when pairing.
         public var key: IdentityResolvingKey
 
+        /// An entry for one bonded device.
         public init(identity: BluetoothAddress, key: IdentityResolvingKey) {
             self.identity = identity
             self.key = key

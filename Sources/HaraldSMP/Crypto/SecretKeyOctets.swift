@@ -1,5 +1,6 @@
 import HaraldCore
 
+/// Keys with fixed meanings in the pairing procedures.
 extension SecretKey128 {
     /// All-zero: legacy Just Works' TK, and `f6`'s `r` for Just Works and Numeric Comparison.
     public static let zero = SecretKey128(bigEndianOctets: [UInt8](repeating: 0, count: 16))

@@ -10,6 +10,7 @@ public struct IOcap: Hashable, Sendable {
     /// The IO Capability octet.
     public var ioCapability: UInt8
 
+    /// The three octets `f6` takes: AuthReq, OOB data flag, IO capability.
     public init(authReq: UInt8, oobDataFlag: UInt8, ioCapability: UInt8) {
         self.authReq = authReq
         self.oobDataFlag = oobDataFlag
@@ -59,7 +60,7 @@ extension SMPCrypto {
     /// Check value Ea or Eb.
     ///
     /// `w` is MacKey; `r` is zero for Just Works and Numeric Comparison, the passkey for Passkey
-    /// Entry (``SecretKey128/init(passkey:)``) and the peer's OOB `r` for OOB.
+    /// Entry (`SecretKey128/init(passkey:)`) and the peer's OOB `r` for OOB.
     public static func f6(
         w: SecretKey128, n1: Value128, n2: Value128, r: SecretKey128, ioCap: IOcap,
         a1: BluetoothAddress, a2: BluetoothAddress
@@ -71,7 +72,7 @@ extension SMPCrypto {
 
     /// The numeric comparison value generation function `g2` (Core spec Vol 3 Part H §2.2.9):
     /// the low 32 bits of AES-CMAC keyed with `x` over `u || v || y`. Show it with
-    /// ``NumericComparisonValue``.
+    /// `NumericComparisonValue`.
     public static func g2(u: Value256, v: Value256, x: Value128, y: Value128) -> UInt32 {
         let mac = cmac(key: x.bigEndianBytes, message: u.bigEndianBytes + v.bigEndianBytes + y.bigEndianBytes)
         return mac[12..<16].reduce(0) { ($0 << 8) | UInt32($1) }

@@ -10,6 +10,7 @@ public struct SMPEncryptionInformation: SMPPDUCodable, CustomStringConvertible, 
     /// The LTK, 16 octets least significant first.
     public var longTermKey: SecretKey128
 
+    /// A PDU distributing `longTermKey`.
     public init(longTermKey: SecretKey128) { self.longTermKey = longTermKey }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -36,6 +37,7 @@ public struct SMPCentralIdentification: SMPPDUCodable, CustomStringConvertible, 
     /// The 64-bit random number.
     public var rand: UInt64
 
+    /// A PDU identifying the distributed LTK by its EDIV and Rand.
     public init(ediv: UInt16, rand: UInt64) {
         self.ediv = ediv
         self.rand = rand
@@ -53,7 +55,7 @@ public struct SMPCentralIdentification: SMPPDUCodable, CustomStringConvertible, 
         writer.write(rand)
     }
 
-    /// Like ``LongTermKey``, never EDIV or Rand: together with the key they let a peer be impersonated.
+    /// Like `LongTermKey`, never EDIV or Rand: together with the key they let a peer be impersonated.
     public var description: String { "Central Identification(EDIV, Rand: <hidden>)" }
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: []) }
@@ -65,6 +67,7 @@ public struct SMPIdentityInformation: SMPPDUCodable, CustomStringConvertible, Cu
     /// The IRK, 16 octets least significant first.
     public var identityResolvingKey: IdentityResolvingKey
 
+    /// A PDU distributing the sender's IRK.
     public init(identityResolvingKey: IdentityResolvingKey) { self.identityResolvingKey = identityResolvingKey }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -90,6 +93,7 @@ public struct SMPIdentityAddressInformation: SMPPDUCodable {
     /// The identity address; its kind is the AddrType octet.
     public var identityAddress: BluetoothAddress
 
+    /// A PDU distributing the sender's identity address.
     public init(identityAddress: BluetoothAddress) { self.identityAddress = identityAddress }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -116,6 +120,7 @@ public struct SMPSigningInformation: SMPPDUCodable, CustomStringConvertible, Cus
     /// The CSRK, 16 octets least significant first.
     public var signatureKey: ConnectionSignatureResolvingKey
 
+    /// A PDU distributing the sender's CSRK.
     public init(signatureKey: ConnectionSignatureResolvingKey) { self.signatureKey = signatureKey }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {

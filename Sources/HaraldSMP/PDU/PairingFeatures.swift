@@ -3,10 +3,15 @@ import HaraldCodec
 /// A device's input and output abilities, as exchanged in Pairing Request and Response (Core spec
 /// Vol 3 Part H §3.5.1, Table 3.4). Codes 0x05–0xFF are reserved and rejected.
 public enum IOCapability: UInt8, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// 0x00: can show a six-digit number, no input.
     case displayOnly = 0x00
+    /// 0x01: can show a number and take a yes or no.
     case displayYesNo = 0x01
+    /// 0x02: can take digits, no display.
     case keyboardOnly = 0x02
+    /// 0x03: neither: only Just Works is possible.
     case noInputNoOutput = 0x03
+    /// 0x04: can show numbers and take digits.
     case keyboardDisplay = 0x04
 
     /// The spec's name, such as `KeyboardDisplay`.
@@ -110,6 +115,7 @@ public struct PairingFeatures: Hashable, Sendable {
     /// The keys the responder will distribute.
     public var responderKeyDistribution: KeyDistribution
 
+    /// Features from their fields; key sizes in octets (7…16).
     public init(
         ioCapability: IOCapability, oobDataPresent: Bool = false, authReq: AuthReq, maxEncryptionKeySize: Int = 16,
         initiatorKeyDistribution: KeyDistribution, responderKeyDistribution: KeyDistribution
@@ -169,8 +175,10 @@ public struct PairingFeatures: Hashable, Sendable {
 /// Pairing Request (0x01): the initiator (central) starts pairing with its features.
 public struct SMPPairingRequest: SMPPDUCodable {
     public static let code = SMPCode.pairingRequest
+    /// What the initiator offers and asks for.
     public var features: PairingFeatures
 
+    /// A Pairing Request with `features`.
     public init(_ features: PairingFeatures) { self.features = features }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -188,8 +196,10 @@ public struct SMPPairingRequest: SMPPDUCodable {
 /// bits the request set.
 public struct SMPPairingResponse: SMPPDUCodable {
     public static let code = SMPCode.pairingResponse
+    /// What the responder offers and accepts.
     public var features: PairingFeatures
 
+    /// A Pairing Response with `features`.
     public init(_ features: PairingFeatures) { self.features = features }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {

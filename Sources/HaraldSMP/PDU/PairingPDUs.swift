@@ -7,6 +7,7 @@ public struct SMPPairingConfirm: SMPPDUCodable {
     /// The 16-octet confirm value; encoding throws for any other length.
     public var confirmValue: [UInt8]
 
+    /// A Pairing Confirm carrying the 16-octet confirm value.
     public init(confirmValue: [UInt8]) { self.confirmValue = confirmValue }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -27,6 +28,7 @@ public struct SMPPairingRandom: SMPPDUCodable {
     /// The 16-octet random value; encoding throws for any other length.
     public var randomValue: [UInt8]
 
+    /// A Pairing Random carrying the 16-octet random value.
     public init(randomValue: [UInt8]) { self.randomValue = randomValue }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -46,6 +48,7 @@ public struct PairingFailureReason: RawRepresentable, Hashable, Sendable, Custom
     public var rawValue: UInt8
 
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// A reason from its code.
     public init(_ rawValue: UInt8) { self.rawValue = rawValue }
 
     /// The user input of the passkey failed, or was cancelled.
@@ -116,8 +119,10 @@ public struct PairingFailureReason: RawRepresentable, Hashable, Sendable, Custom
 /// Pairing Failed (0x05): the sender stops pairing, for `reason`.
 public struct SMPPairingFailed: SMPPDUCodable {
     public static let code = SMPCode.pairingFailed
+    /// Why pairing failed.
     public var reason: PairingFailureReason
 
+    /// A Pairing Failed PDU.
     public init(reason: PairingFailureReason) { self.reason = reason }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -135,8 +140,10 @@ public struct SMPPairingFailed: SMPPDUCodable {
 /// with the requirements it wants.
 public struct SMPSecurityRequest: SMPPDUCodable {
     public static let code = SMPCode.securityRequest
+    /// The security the peripheral asks for (bonding, MITM, Secure Connections).
     public var authReq: AuthReq
 
+    /// A Security Request asking for `authReq`.
     public init(authReq: AuthReq) { self.authReq = authReq }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -160,6 +167,7 @@ public struct SMPPairingPublicKey: SMPPDUCodable {
     /// The Y coordinate, 32 octets; encoding throws for any other length.
     public var y: [UInt8]
 
+    /// A public key from its 32-octet coordinates (little-endian, as sent).
     public init(x: [UInt8], y: [UInt8]) {
         self.x = x
         self.y = y
@@ -185,6 +193,7 @@ public struct SMPPairingDHKeyCheck: SMPPDUCodable {
     /// The 16-octet check value; encoding throws for any other length.
     public var checkValue: [UInt8]
 
+    /// A DHKey Check carrying the 16-octet check value.
     public init(checkValue: [UInt8]) { self.checkValue = checkValue }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -201,10 +210,15 @@ public struct SMPPairingDHKeyCheck: SMPPDUCodable {
 /// What the user just did on the keyboard during Passkey Entry (Core spec Vol 3 Part H §3.5.8,
 /// Table 3.9). Codes 0x05–0xFF are reserved and rejected.
 public enum KeypressNotificationType: UInt8, Hashable, Sendable, CaseIterable {
+    /// 0x00: the user started entering the passkey.
     case passkeyEntryStarted = 0x00
+    /// 0x01: a digit was entered.
     case passkeyDigitEntered = 0x01
+    /// 0x02: a digit was erased.
     case passkeyDigitErased = 0x02
+    /// 0x03: the entry was cleared.
     case passkeyCleared = 0x03
+    /// 0x04: the passkey is complete.
     case passkeyEntryCompleted = 0x04
 }
 
@@ -212,8 +226,10 @@ public enum KeypressNotificationType: UInt8, Hashable, Sendable, CaseIterable {
 /// in AuthReq.
 public struct SMPKeypressNotification: SMPPDUCodable {
     public static let code = SMPCode.keypressNotification
+    /// What the user did.
     public var notificationType: KeypressNotificationType
 
+    /// A Keypress Notification.
     public init(_ notificationType: KeypressNotificationType) { self.notificationType = notificationType }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {

@@ -5,23 +5,38 @@ import HaraldCodec
 /// Decoding never traps and throws ``SMPDecodingError``, which says which Pairing Failed reason
 /// answers the bad PDU. Encoding gives the PDU's bytes, code first.
 public enum SMPPDU: ByteEncodable, Sendable, Hashable {
+    /// 0x01 Pairing Request.
     case pairingRequest(SMPPairingRequest)
+    /// 0x02 Pairing Response.
     case pairingResponse(SMPPairingResponse)
+    /// 0x03 Pairing Confirm.
     case pairingConfirm(SMPPairingConfirm)
+    /// 0x04 Pairing Random.
     case pairingRandom(SMPPairingRandom)
+    /// 0x05 Pairing Failed.
     case pairingFailed(SMPPairingFailed)
+    /// 0x06 Encryption Information.
     case encryptionInformation(SMPEncryptionInformation)
+    /// 0x07 Central Identification.
     case centralIdentification(SMPCentralIdentification)
+    /// 0x08 Identity Information.
     case identityInformation(SMPIdentityInformation)
+    /// 0x09 Identity Address Information.
     case identityAddressInformation(SMPIdentityAddressInformation)
+    /// 0x0A Signing Information.
     case signingInformation(SMPSigningInformation)
+    /// 0x0B Security Request.
     case securityRequest(SMPSecurityRequest)
+    /// 0x0C Pairing Public Key.
     case pairingPublicKey(SMPPairingPublicKey)
+    /// 0x0D Pairing DHKey Check.
     case pairingDHKeyCheck(SMPPairingDHKeyCheck)
+    /// 0x0E Keypress Notification.
     case keypressNotification(SMPKeypressNotification)
 
     /// Decodes one PDU, the whole of an L2CAP frame on channel 0x0006.
     ///
+    /// - Parameter bytes: the frame's payload: the Code octet, then the PDU's fields.
     /// - Parameter mtu: the SMP MTU of this device: ``SecurityManager/secureConnectionsMTU`` (65)
     ///   when it supports LE Secure Connections, ``SecurityManager/legacyMTU`` (23) when it supports
     ///   legacy pairing only. SMP does not fragment, so a longer PDU is an error.

@@ -46,6 +46,7 @@ public struct PairingMethod: Hashable, Sendable, CustomStringConvertible {
     /// The association model.
     public var model: AssociationModel
 
+    /// A method: LE Secure Connections or legacy pairing, with its association model.
     public init(isSecureConnections: Bool, model: AssociationModel) {
         self.isSecureConnections = isSecureConnections
         self.model = model

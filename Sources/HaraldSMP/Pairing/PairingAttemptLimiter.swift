@@ -25,6 +25,7 @@ public actor PairingAttemptLimiter {
         /// The most peers remembered at once (at least 1).
         public var capacity: Int
 
+        /// A policy; the defaults wait 2 s after a failure, doubling up to 64 s.
         public init(
             firstWait: Duration = .seconds(2), longestWait: Duration = .seconds(64), forgetAfter: Duration = .seconds(600),
             capacity: Int = 64
@@ -45,6 +46,7 @@ public actor PairingAttemptLimiter {
         var waitEnds: Duration
     }
 
+    /// How long attempts wait after failures.
     public let policy: Policy
     private let stopwatch: Stopwatch
     private var records: [BluetoothAddress: Record] = [:]

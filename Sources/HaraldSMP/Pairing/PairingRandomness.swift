@@ -17,6 +17,7 @@ public struct PairingRandomness: Sendable {
     /// 64 random bits: the Rand (and, truncated, the EDIV) of a distributed legacy LTK.
     public var word: @Sendable () -> UInt64
 
+    /// A source from its functions (fixed values in tests, the system's random generator otherwise).
     public init(
         nonce: @escaping @Sendable () -> Value128, keyPair: @escaping @Sendable () -> P256KeyPair,
         passkey: @escaping @Sendable () -> UInt32, key: @escaping @Sendable () -> SecretKey128,
@@ -56,6 +57,7 @@ public struct LocalPairingKeys: Sendable {
     /// Our CSRK (Signing Information, SignKey), if we sign writes.
     public var signatureKey: ConnectionSignatureResolvingKey?
 
+    /// The keys this device distributes: IRK and identity address, and a CSRK if any.
     public init(
         identityResolvingKey: IdentityResolvingKey, identityAddress: BluetoothAddress,
         signatureKey: ConnectionSignatureResolvingKey? = nil

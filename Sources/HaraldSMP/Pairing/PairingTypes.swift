@@ -21,12 +21,14 @@ public struct PairingConfiguration: Hashable, Sendable {
     public var minEncryptionKeySize: UInt8
     /// Keys the initiator offers to distribute, and asks the responder to distribute.
     public var initiatorKeys: KeyDistribution
+    /// Keys the initiator asks the responder to distribute.
     public var responderKeys: KeyDistribution
     /// Refuse LE legacy pairing (Pairing Failed, Authentication Requirements) when true.
     public var secureConnectionsOnly: Bool
     /// The SMP timeout: no PDU of the procedure for this long fails it (Core spec: 30 s).
     public var timeout: Duration
 
+    /// A configuration; the defaults pair with Just Works (no IO), ask for bonding and LE Secure Connections, and accept keys of 7…16 octets.
     public init(
         ioCapability: IOCapability = .noInputNoOutput, authReq: AuthReq = [.bonding, .secureConnections],
         maxEncryptionKeySize: UInt8 = 16, minEncryptionKeySize: UInt8 = 7,
@@ -51,6 +53,7 @@ public struct PairingAddresses: Hashable, Sendable {
     /// The responder's (peripheral's) address on this link.
     public var responder: BluetoothAddress
 
+    /// The two addresses as used on the link (they enter the confirm and check values).
     public init(initiator: BluetoothAddress, responder: BluetoothAddress) {
         self.initiator = initiator
         self.responder = responder
@@ -68,6 +71,7 @@ public struct PairingOutcome: Sendable {
     public var localLongTermKey: LongTermKey?
     /// The peer's identity (Identity Information + Identity Address Information), if distributed.
     public var peerIdentityResolvingKey: IdentityResolvingKey?
+    /// The peer's identity address, when it distributed one.
     public var peerIdentityAddress: BluetoothAddress?
     /// The peer's CSRK, if distributed.
     public var peerSignatureKey: ConnectionSignatureResolvingKey?
@@ -78,6 +82,7 @@ public struct PairingOutcome: Sendable {
     /// Whether both sides asked to bond (keep the keys).
     public var isBonding: Bool
 
+    /// An outcome from its parts.
     public init(
         longTermKey: LongTermKey?, shortTermKey: SecretKey128?, localLongTermKey: LongTermKey?,
         peerIdentityResolvingKey: IdentityResolvingKey?, peerIdentityAddress: BluetoothAddress?,

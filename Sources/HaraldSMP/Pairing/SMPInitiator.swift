@@ -10,7 +10,7 @@ import HaraldCore
 /// returning once the Encryption Change reports success; throw ``PairingError`` to report a
 /// failure, any other error counts as a lost link).
 ///
-/// Every wait, for a PDU, for the person through the ``PairingAgent`` or for the encryption,
+/// Every wait, for a PDU, for the person through the `PairingAgent` or for the encryption,
 /// is bounded by the SMP timeout. Once it has passed the initiator is dead: it sends nothing more
 /// on the bearer (not even Pairing Failed), and ``pair()`` fails with ``PairingError/timedOut``
 /// until the link is replaced.
@@ -39,11 +39,18 @@ public actor SMPInitiator {
     var acceptsKeypressNotifications = false
 
     /// - Parameters:
+    ///   - bearer: the link's SMP channel (L2CAP fixed channel 0x0006).
+    ///   - configuration: our IO capabilities, the authentication we require and the keys we ask for.
+    ///   - addresses: both devices' addresses on this link (we are the initiator).
+    ///   - agent: answers what pairing asks the user: passkeys, numeric comparison, confirmation.
+    ///   - clock: measures the SMP timeout (30 s per step, Core spec Vol 3 Part H §3.4).
     ///   - localKeys: our IRK and identity address (and CSRK), distributed when the responder
     ///     accepts them; without them we offer no IdKey (nor SignKey without a CSRK).
     ///   - randomness: nonces, key pair and passkeys; ``PairingRandomness/system`` unless testing.
     ///   - taskStarter: where its timers and its reader of the bearer run (the simulation's
     ///     executor in a simulation).
+    ///   - encrypt: starts encryption with the key pairing produced and returns once the link is
+    ///     encrypted (see ``Encrypt``).
     public init(
         bearer: any SMPBearer, configuration: PairingConfiguration, addresses: PairingAddresses,
         agent: any PairingAgent, clock: any Clock<Duration> = ContinuousClock(), localKeys: LocalPairingKeys?,

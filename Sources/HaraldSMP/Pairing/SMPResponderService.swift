@@ -11,6 +11,7 @@ import HaraldCore
 /// Transport-free like the responder: the HCI peripheral and the simulator each give it the
 /// channel's PDUs and a way to send, and learn every outcome through `onOutcome`.
 public struct SMPResponderService: Sendable {
+    /// Sends one SMP PDU on the link (L2CAP channel 0x0006).
     public typealias Send = @Sendable (_ pdu: [UInt8]) async throws -> Void
 
     private let configuration: PairingConfiguration
@@ -27,7 +28,12 @@ public struct SMPResponderService: Sendable {
     public typealias EncryptionWaiter = @Sendable (_ key: SecretKey128, _ level: SecurityLevel) async throws -> Void
 
     /// - Parameters:
+    ///   - configuration: our IO capabilities, the authentication we require and the keys we distribute.
+    ///   - agent: answers what pairing asks the user: passkeys, numeric comparison, confirmation.
     ///   - addresses: both devices' addresses on this link (the central is the initiator).
+    ///   - localKeys: the keys this device hands out in key distribution (IRK, identity address).
+    ///   - clock: measures the SMP timeout (30 s per step).
+    ///   - taskStarter: where its timers run (the simulation's executor in a simulation).
     ///   - send: sends one PDU on the link's SMP channel.
     ///   - awaitEncryption: returns once the central encrypted with the key (see
     ///     ``SMPResponder/EncryptionWaiter``); the level lets the server grant authenticated

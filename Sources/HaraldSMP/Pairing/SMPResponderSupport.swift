@@ -13,6 +13,7 @@ public struct SMPResponderLocalKeys: Sendable, CustomStringConvertible {
     /// does: both sides derive the LTK.
     public var distributesLegacyLongTermKey: Bool
 
+    /// Keys from their parts.
     public init(
         identity: LocalIdentity? = nil, signatureKey: ConnectionSignatureResolvingKey? = nil,
         distributesLegacyLongTermKey: Bool = true
@@ -112,6 +113,7 @@ extension SMPResponder {
         /// Returns `count` random octets.
         public var bytes: @Sendable (_ count: Int) -> [UInt8]
 
+        /// A source that returns `count` random bytes per call.
         public init(bytes: @escaping @Sendable (_ count: Int) -> [UInt8]) { self.bytes = bytes }
 
         /// The system's cryptographically secure generator.

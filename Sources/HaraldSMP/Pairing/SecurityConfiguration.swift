@@ -30,6 +30,7 @@ public struct SecurityConfiguration: Sendable {
     /// clock with the default policy (2 s doubling up to 64 s).
     public var attempts: PairingAttemptLimiter?
 
+    /// A configuration; by default pairing is Just Works, answered without asking, and a lost bond fails.
     public init(
         bonds: any BondStore, pairing: PairingConfiguration = PairingConfiguration(), agent: any PairingAgent = AutomaticPairingAgent(),
         lostBond: LostBondPolicy = .fail, attempts: PairingAttemptLimiter? = nil

@@ -34,8 +34,10 @@ public struct PeerFault: Hashable, Sendable {
     public var request: ATTOpcode
     /// Which request of that opcode on the connection, counting from 1.
     public var occurrence: Int
+    /// What the device does instead of answering normally.
     public var action: Action
 
+    /// A fault applied to the `occurrence`-th request (from 1) with opcode `request`.
     public init(answering request: ATTOpcode, occurrence: Int = 1, _ action: Action) {
         self.request = request
         self.occurrence = occurrence

@@ -5,7 +5,7 @@ import HaraldCore
 /// connection.
 ///
 /// - Each PDU reaches the engine at the virtual instant the link model delivers it: the link's
-///   delivery timer hands it straight to the engine's ``ATTEventInbox`` (``deliverEvents(to:)``,
+///   delivery timer hands it straight to the engine's `ATTEventInbox` (``deliverEvents(to:)``,
 ///   what the GATT client uses) or yields it into ``events`` — whichever is asked for first; no
 ///   task runs per PDU. A bearer with a peer fault layer instead pulls PDUs as its engine asks
 ///   for them, so the fault layer notes each request the moment the server takes it.
@@ -19,7 +19,9 @@ import HaraldCore
 public final class SimulatedATTBearer: ATTInboxBearer, Sendable {
     // Lock order: bearer (`receiver`), then link (the link's push receiver set here never takes
     // the bearer's locks).
+    /// The simulated link it carries PDUs over.
     public let link: SimulatedLink
+    /// Which end of the link this bearer is.
     public let side: LinkSide
     public let localMTU: Int
     /// The ATT_MTU the engine settled on.

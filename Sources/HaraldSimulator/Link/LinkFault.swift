@@ -18,8 +18,10 @@ public struct LinkFault: Hashable, Sendable {
     public var from: LinkSide
     /// Which PDU of that side, counting from 1 over the link's life.
     public var pduNumber: Int
+    /// What happens to the chosen PDU.
     public var action: Action
 
+    /// A fault on the `pduNumber`-th PDU (from 1) that `from` sends.
     public init(from: LinkSide, pduNumber: Int, action: Action) {
         self.from = from
         self.pduNumber = pduNumber

@@ -48,6 +48,7 @@ public struct LinkParameters: Hashable, Sendable {
     /// (this is what write-without-response flow control observes).
     public var transmitBufferPackets: Int
 
+    /// Parameters; values outside the specification's ranges are clamped (7.5 ms interval, 27…251-byte payloads, ATT_MTU 23…517).
     public init(
         connectionInterval: Duration = .milliseconds(30),
         packetsPerEvent: Int = 4,

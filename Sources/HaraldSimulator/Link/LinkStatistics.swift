@@ -15,6 +15,7 @@ public struct LinkStatistics: Hashable, Sendable {
     /// PDUs removed by injected faults.
     public var pdusDropped = 0
 
+    /// Every count at zero.
     public init() {}
 }
 
@@ -39,5 +40,6 @@ public enum LinkCloseReason: Hashable, Sendable, CustomStringConvertible {
 
 /// Thrown by ``SimulatedLink/send(_:from:)`` once the link is closed.
 public struct SimulatedLinkClosed: Error, Hashable, Sendable {
+    /// Why the link closed.
     public var reason: LinkCloseReason
 }

@@ -90,7 +90,9 @@ public final class SimulatedLink: Sendable {
         func sender(_ side: LinkSide) -> Direction { side == .central ? centralLane : peripheralLane }
     }
 
+    /// The timing the link models.
     public let parameters: LinkParameters
+    /// The virtual clock deliveries are scheduled on.
     public let clock: VirtualClock
     private let anchor: VirtualInstant
     private let state = Locked(LinkState())

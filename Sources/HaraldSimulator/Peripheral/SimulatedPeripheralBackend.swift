@@ -4,7 +4,7 @@ import HaraldCore
 import HaraldGATTBackend
 
 extension Simulator {
-    /// A ``PeripheralBackend`` that serves definitions as devices of this world, at `address`:
+    /// A `PeripheralBackend` that serves definitions as devices of this world, at `address`:
     /// the simulated central finds them by their advertisement and connects as to any virtual
     /// device, in virtual time. `pairing` is how the device answers pairing.
     public func peripheralBackend(

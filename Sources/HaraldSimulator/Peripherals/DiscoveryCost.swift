@@ -14,7 +14,7 @@ public struct DiscoveryCost: Hashable, Sendable {
     /// Discover All Descriptors of each characteristic with room for descriptors: Find Information.
     public var descriptors = 0
     /// Turning on the Service Changed indications before the first discovery, as the public
-    /// API's connections do (``GATTClient/watchServiceChanged(timeout:)``): Read By Type 0x2A05,
+    /// API's connections do (`GATTClient/watchServiceChanged(timeout:)`): Read By Type 0x2A05,
     /// Find Information and the CCCD write, or only the Read By Type when the database has no
     /// Service Changed characteristic. Zero for the per-service procedures, which run on the
     /// GATT client alone.
@@ -65,8 +65,8 @@ public struct DiscoveryCost: Hashable, Sendable {
 
 extension DiscoveryCost {
     /// The minimum for discovering every primary service, characteristic and descriptor of
-    /// `database` at `mtu` with sweeps (``GATTClient/discoverCharacteristics(ofAll:timeout:)``,
-    /// ``GATTClient/discoverDescriptors(ofAll:timeout:)``), the public API's default.
+    /// `database` at `mtu` with sweeps (`GATTClient/discoverCharacteristics(ofAll:timeout:)`,
+    /// `GATTClient/discoverDescriptors(ofAll:timeout:)`), the public API's default.
     ///
     /// - Services: as for the per-service procedures.
     /// - Characteristics: one Read By Type run over every declaration of the primary services, in
@@ -83,7 +83,7 @@ extension DiscoveryCost {
     ///   their characteristic's UUID. No request ends the run: its last response reaches the last
     ///   descriptor handle.
     /// - Service Changed: 3 requests when the database has the characteristic (its CCCD right
-    ///   after the value, as ``GATTDatabase`` lays it out), 1 when not (``serviceChangedSetUp``).
+    ///   after the value, as `GATTDatabase` lays it out), 1 when not (``serviceChangedSetUp``).
     public init(sweeping database: GATTDatabase, mtu: Int) {
         let perService = DiscoveryCost(database: database, mtu: mtu)
         serviceChangedSetUp = database.serviceChanged == nil ? 1 : 3

@@ -10,7 +10,7 @@ import HaraldGATTBackend
 /// A description, not a running device: a ``Simulator`` instantiates it (``makeBehaviour``
 /// runs once per simulator, so state such as a step counter is not shared between worlds).
 public struct VirtualPeripheral: Sendable {
-    /// The device address, which is also its ``PeripheralIdentifier`` in the simulator.
+    /// The device address, which is also its `PeripheralIdentifier` in the simulator.
     public var address: BluetoothAddress
     /// Advertising data (flags, name, service UUIDs, …) as sent on air.
     public var advertisingData: AdvertisingData
@@ -26,6 +26,7 @@ public struct VirtualPeripheral: Sendable {
     /// Builds the device's GATT services and scripts for one simulator.
     public var makeBehaviour: @Sendable (PeripheralRuntime) -> PeripheralBehaviour
 
+    /// A device description; `rssi` in dBm at the central, `advertisingInterval` between advertising events.
     public init(
         address: BluetoothAddress, advertisingData: AdvertisingData, isConnectable: Bool = true, rssi: RSSI? = -60,
         advertisingInterval: Duration = .milliseconds(100), pairing: PairingResponse = .accept(after: .milliseconds(500)),
@@ -81,6 +82,7 @@ public struct PeripheralBehaviour: Sendable {
         self.init(services: definition.gattServices(), serverConfiguration: .peripheral, onConnection: onConnection)
     }
 
+    /// A behaviour serving `services`, running `onConnection` for each connection.
     public init(
         services: [GATTServiceDefinition], serverConfiguration: GATTServer.Configuration = .init(),
         onConnection: (@Sendable (PeripheralSession) async -> Void)? = nil
@@ -131,7 +133,7 @@ public final class PeripheralRuntime: Sendable {
     /// The device's server as the public peripheral API serves it, made on first use.
     private let servingBackend = Locked<GATTServing?>(nil)
 
-    /// The device as a ``ServingBackend``: how a device definition written for any peripheral
+    /// The device as a `ServingBackend`: how a device definition written for any peripheral
     /// backend notifies and watches its centrals when it runs in the simulator.
     public var serving: any ServingBackend {
         let server = server

@@ -5,7 +5,7 @@ import HaraldSMP
 /// (IO capability, bonding, MITM, Secure Connections, key sizes) and how its person answers.
 ///
 /// With a central that runs Harald's Security Manager too (``Simulator`` made with a
-/// ``SecurityConfiguration``), pairing is the real procedure on both sides, in virtual time: the
+/// `SecurityConfiguration`), pairing is the real procedure on both sides, in virtual time: the
 /// association model both IO capabilities choose, the confirm and DHKey checks, key distribution,
 /// the encryption. A wrong passkey fails for the same reason it fails on a radio (Confirm Value
 /// Failed), and the device keeps its keys per central, so a bonded central re-encrypts on the next
@@ -19,6 +19,7 @@ public struct DeviceSecurity: Hashable, Sendable {
     /// What the device's person answers to Numeric Comparison.
     public var confirmsNumericComparison: Bool
 
+    /// A device's side of pairing: its configuration, the passkey it shows or types (0…999999), and its answer to Numeric Comparison.
     public init(configuration: PairingConfiguration = PairingConfiguration(), passkey: UInt32? = nil, confirmsNumericComparison: Bool = true) {
         self.configuration = configuration
         self.passkey = passkey

@@ -51,6 +51,7 @@ public final class Simulation: Sendable {
     }
     private let grace = Locked(Duration.seconds(2))
 
+    /// A simulation on `clock`, at virtual time zero unless the clock has run.
     public init(clock: VirtualClock = VirtualClock()) {
         self.clock = clock
         self.executor = SimulationExecutor()
@@ -139,8 +140,10 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
         return jobCount
     }
 
+    /// An executor with no jobs.
     public init() {}
 
+    /// Queues a job; it runs when the simulation runs its jobs, in order.
     public func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
         condition.lock()
@@ -149,6 +152,7 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
+    /// The executor as tasks reference it.
     public func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 
     /// Runs queued jobs, first in first out, until none is left.

@@ -5,12 +5,15 @@ public struct VirtualInstant: InstantProtocol, Hashable, Sendable, CustomStringC
     /// Time since the start of the simulation.
     public var sinceStart: Duration
 
+    /// The instant `sinceStart` after the clock's start.
     public init(sinceStart: Duration) { self.sinceStart = sinceStart }
 
     /// The start of every simulation.
     public static let zero = VirtualInstant(sinceStart: .zero)
 
+    /// The instant `duration` later.
     public func advanced(by duration: Duration) -> VirtualInstant { VirtualInstant(sinceStart: sinceStart + duration) }
+    /// The time from this instant to `other`.
     public func duration(to other: VirtualInstant) -> Duration { other.sinceStart - sinceStart }
     public static func < (lhs: VirtualInstant, rhs: VirtualInstant) -> Bool { lhs.sinceStart < rhs.sinceStart }
     public var description: String { "t+\(sinceStart)" }
@@ -33,7 +36,9 @@ public final class VirtualClock: Clock, Sendable {
     // Continuations are resumed and timer actions run after the lock is released. A timer's wake
     // is taken out (set to nil) under the lock before it runs, so each continuation is resumed
     // exactly once.
+    /// Its instants: durations since the clock started.
     public typealias Instant = VirtualInstant
+    /// Standard durations.
     public typealias Duration = Swift.Duration
 
     /// What a deadline wakes: a sleeping task, or an action run in place (see ``schedule(at:_:)``).
@@ -65,10 +70,13 @@ public final class VirtualClock: Clock, Sendable {
 
     private let state = Locked(ClockState())
 
+    /// A clock at virtual time zero.
     public init() {}
 
+    /// The current virtual time.
     public var now: VirtualInstant { state.withLock { $0.current } }
 
+    /// Zero: virtual time has no granularity.
     public var minimumResolution: Duration { .zero }
 
     /// The earliest deadline anyone is sleeping until, or nil when nobody sleeps.
@@ -97,6 +105,7 @@ public final class VirtualClock: Clock, Sendable {
         state.withLock { $0.onSleep = observer }
     }
 
+    /// Returns when virtual time reaches `deadline` (the simulation jumps there once nothing else can run); throws on cancellation.
     public func sleep(until deadline: VirtualInstant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let timer = Timer(deadline: deadline)

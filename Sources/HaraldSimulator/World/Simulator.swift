@@ -8,23 +8,23 @@ import HaraldSMP
 /// A simulated radio world: a central (the phone, the gateway) and virtual peripherals, on a
 /// ``VirtualClock``.
 ///
-/// ``backend`` is a ``CentralBackend`` for the public API: `Central(backend: simulator.backend,
+/// ``backend`` is a `CentralBackend` for the public API: `Central(backend: simulator.backend,
 /// clock: clock)` scans, connects and talks GATT with the virtual devices exactly as with real
 /// ones. Run the code inside a ``Simulation`` on the same clock so everything happens in virtual
 /// time, deterministically.
 ///
 /// - Radio: ``setRadioState(_:)`` switches it (powering off drops every link and ends scans
-///   with ``BluetoothError/radioUnavailable(_:)``).
+///   with `BluetoothError/radioUnavailable(_:)`).
 /// - Scanning: each in-range device is heard once per advertising interval (with a fixed
 ///   per-device phase and a deterministic 0–10 ms advertising delay), at its RSSI.
 /// - Connecting waits for the device's next advertising event; a device out of range or not
-///   connectable makes the attempt time out (``BluetoothError/timeout(operation:after:)``).
+///   connectable makes the attempt time out (`BluetoothError/timeout(operation:after:)`).
 ///   Each connection gets a ``SimulatedLink`` with ``linkParameters``, a central bearer running
 ///   Harald's GATT client and a peripheral bearer attached to the device's GATT server (through
 ///   a fault layer), then an MTU exchange.
 /// - Pairing happens as on a phone: the first refusal for lack of security (Insufficient
 ///   Authentication/Encryption) starts it, and the device's ``PairingResponse`` decides the outcome.
-///   A world made with a ``SecurityConfiguration`` runs Harald's own Security Manager instead, as
+///   A world made with a `SecurityConfiguration` runs Harald's own Security Manager instead, as
 ///   the HCI backend does, against devices whose response is ``PairingResponse/securityManager(_:)``:
 ///   real pairing in virtual time, bonds in the configuration's store, re-encryption on the next
 ///   connection, and ``forgetBonds(of:)`` for a device that lost its keys.
@@ -44,7 +44,7 @@ public final class Simulator: Sendable {
     /// Whether connections exchange MTUs when they open (true, as phones do).
     public let exchangesMTUOnConnect: Bool
     /// Whether connections turn on the peripheral's Service Changed indications before their
-    /// first service discovery (true; see ``GATTConnection/open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:)``).
+    /// first service discovery (true; see `GATTConnection/open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:)`).
     public let watchesServiceChanged: Bool
     /// The central's Security Manager set-up (bonds, pairing, agent), when it runs Harald's.
     public let security: SecurityConfiguration?
@@ -92,7 +92,7 @@ public final class Simulator: Sendable {
         }
     }
 
-    /// The backend for ``Central``.
+    /// The backend for `Central`.
     public var backend: any CentralBackend { SimulatedCentralBackend(world: self) }
 
     // MARK: Devices
