@@ -879,6 +879,22 @@ def pairing_checks(python):
             expect_error(run, within=SMP_TIMEOUT)
             assert "pairing failed" in run.err and "--passkey" in run.err and "not a terminal" in run.err, run
 
+        @check("a read that fails (needs encryption, pairing cannot finish): the peer sees 0x13, not a supervision timeout")
+        def _():
+            def reasons():
+                return re.findall(r"DISCONNECTED reason=(0x[0-9A-F]{2})", peer_log("passkey"))
+            before = len(reasons())
+            run = harald("read", PASSKEY_PEER, "2A38", "--bonds", os.path.join(work, "none.json"), "--address-type", "random",
+                         transport=transport)
+            expect_error(run, within=SMP_TIMEOUT)
+            # harald exits once its controller reported Disconnection Complete; the peer's report
+            # travels the virtual link too, so it may land a moment later.
+            for _ in range(50):
+                if len(reasons()) > before:
+                    break
+                time.sleep(0.1)
+            assert reasons()[before:] == ["0x13"], f"the peer saw the link end with {reasons()[before:]}: {peer_log('passkey')[-600:]}"
+
         @check("right passkey: Passkey Entry, authenticated, bonded")
         def _():
             run = harald("pair", PASSKEY_PEER, "--bonds", os.path.join(work, "passkey.json"), "--passkey", PEER_PASSKEY, "--json",

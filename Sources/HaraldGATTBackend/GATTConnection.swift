@@ -192,6 +192,7 @@ public final class GATTConnection: ConnectionBackend {
         return found.map { result in
             result.mapError { error in
                 if case let .attribute(code, handle, _) = error { return BluetoothError.attribute(code, on: Self.attribute(at: handle)) }
+                if case let .protocolViolation(violation) = error { return Self.violation(violation) }
                 return BluetoothError.protocolViolation(error.description)
             }
         }
@@ -448,13 +449,20 @@ public final class GATTConnection: ConnectionBackend {
             signal.set(reason)
             return BluetoothError.disconnected(signal.current ?? reason)
         case .unexpectedResponse, .invalidResponse: return BluetoothError.protocolViolation(error.description)
+        case let .protocolViolation(violation): return Self.violation(violation)
         case .invalidArgument: return BluetoothError.notPermitted(error.description)
         case .reliableWriteMismatch, .procedureInProgress: return BluetoothError.backend(error.description)
         }
     }
 
+    /// The public error for a rule of ATT or GATT the peer broke (the client closed the link).
+    static func violation(_ violation: ATTProtocolViolation) -> BluetoothError {
+        BluetoothError.protocolViolation(violation.description, handle: violation.handle)
+    }
+
     static func reason(for close: ATTCloseReason?) -> DisconnectReason {
         switch close {
+        case let .protocolViolation(detail): .protocolViolation(detail)
         case .closedLocally: .localRequest
         case .closedByPeer: .remoteRequest
         case .transactionTimeout: .attTimeout

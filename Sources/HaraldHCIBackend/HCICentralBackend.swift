@@ -123,8 +123,16 @@ public final class HCICentralBackend: CentralBackend {
         }
     }
 
-    /// Closes the host and its transport.
-    public func close() async { await host.close() }
+    /// Disconnects every open link (HCI Disconnect, Remote User Terminated Connection 0x13, each
+    /// waited for until Disconnection Complete or the command timeout), then closes the host and
+    /// its transport. Closing the transport with links up would leave the peers to find out by
+    /// supervision timeout (0x08), or not at all when the controller lives on.
+    public func close() async {
+        for link in await host.openConnections {
+            _ = try? await link.disconnect()
+        }
+        await host.close()
+    }
 
     // MARK: Bonds
 

@@ -6,7 +6,8 @@ import Testing
 
 @Suite("GATT discovery")
 struct DiscoveryTests {
-    @Test func exchangeMTUSettlesOnTheSmallerReceiveMTUOnce() async throws {
+    @Test("GATT/CL/GAC/BV-01-C, GATT/SR/GAC/BV-01-C: Exchange MTU settles on the smaller receive MTU, once")
+    func exchangeMTUSettlesOnTheSmallerReceiveMTUOnce() async throws {
         let clock = ManualClock()
         let (central, peripheral) = ATTMemoryBearer.pair(firstMTU: 247, secondMTU: 185)
         let server = try GATTServer(services: SampleDevice.services, clock: clock)
@@ -22,7 +23,8 @@ struct DiscoveryTests {
         #expect(bearerMTU == 185)
     }
 
-    @Test func discoversEveryPrimaryServiceOfTheDatabase() async throws {
+    @Test("GATT/CL/GAD/BV-01-C, GATT/SR/GAD/BV-01-C: Discover All Primary Services finds every primary service")
+    func discoversEveryPrimaryServiceOfTheDatabase() async throws {
         let link = try await Link(services: SampleDevice.services)
         let services = try await link.client.discoverPrimaryServices()
         let expected = await link.database.services
@@ -52,7 +54,8 @@ struct DiscoveryTests {
         #expect(observed == 4 + 1)
     }
 
-    @Test func discoversAServiceByUUID() async throws {
+    @Test("GATT/CL/GAD/BV-02-C, GATT/SR/GAD/BV-02-C: Discover Primary Service by Service UUID")
+    func discoversAServiceByUUID() async throws {
         let link = try await Link(services: SampleDevice.services)
         let heartRate = try await link.client.discoverPrimaryServices(uuid: BluetoothUUID(0x180D))
         let expected = await link.database.services.filter { $0.uuid == BluetoothUUID(0x180D) }
@@ -62,7 +65,8 @@ struct DiscoveryTests {
         #expect(try await link.client.discoverPrimaryServices(uuid: BluetoothUUID(0x1812)).isEmpty)
     }
 
-    @Test func discoversCharacteristicsWithTheirHandleRanges() async throws {
+    @Test("GATT/CL/GAD/BV-04-C, GATT/SR/GAD/BV-04-C: Discover All Characteristics of a Service, with their handle ranges")
+    func discoversCharacteristicsWithTheirHandleRanges() async throws {
         let link = try await Link(services: SampleDevice.services)
         let database = await link.database
         for service in try await link.client.discoverPrimaryServices() {
@@ -85,7 +89,8 @@ struct DiscoveryTests {
         #expect(observed == ceilDiv(10, (mtu - 2) / 7) + 1)
     }
 
-    @Test func discoversCharacteristicsByUUID() async throws {
+    @Test("GATT/CL/GAD/BV-05-C, GATT/SR/GAD/BV-05-C: Discover Characteristics by UUID")
+    func discoversCharacteristicsByUUID() async throws {
         let link = try await Link(services: SampleDevice.services)
         let service = try #require(try await link.client.discoverPrimaryServices(uuid: BluetoothUUID(0x180D)).first)
         let found = try await link.client.discoverCharacteristics(of: service, uuid: BluetoothUUID(0x2A38))
@@ -95,7 +100,8 @@ struct DiscoveryTests {
 
     /// Find Information returns ⌊(MTU − 2) / 4⌋ 16-bit descriptors per response; the loop ends
     /// when the last one reaches the characteristic's end handle.
-    @Test func descriptorDiscoveryCostsTheCoreSpecRoundTrips() async throws {
+    @Test("GATT/CL/GAD/BV-06-C: Discover All Characteristic Descriptors costs the Core spec round trips")
+    func descriptorDiscoveryCostsTheCoreSpecRoundTrips() async throws {
         let descriptors = (0..<6).map { GATTDescriptorDefinition(uuid: BluetoothUUID(UInt16(0x2910 + $0)), value: [UInt8($0)]) }
         let definition = GATTServiceDefinition(uuid: BluetoothUUID(0x180A), characteristics: [
             GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: [.read, .notify], descriptors: descriptors),
@@ -117,7 +123,8 @@ struct DiscoveryTests {
         #expect(observed == 0)
     }
 
-    @Test func findsIncludedServicesWith16And128BitUUIDs() async throws {
+    @Test("GATT/CL/GAD/BV-03-C, GATT/SR/GAD/BV-03-C: Find Included Services, 16- and 128-bit UUIDs")
+    func findsIncludedServicesWith16And128BitUUIDs() async throws {
         let definitions = [
             GATTServiceDefinition(uuid: BluetoothUUID(0x180F), isPrimary: false, characteristics: [
                 GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: .read, value: [50]),

@@ -53,7 +53,8 @@ struct PermissionTests {
         await expectError(.readNotPermitted, .readRequest, handle) { _ = try await link.client.read(handle: handle) }
     }
 
-    @Test func writingAReadOnlyValueIsWriteNotPermitted() async throws {
+    @Test("GATT/CL/GAW/BI-03-C: a write of a read-only value fails with Write Not Permitted")
+    func writingAReadOnlyValueIsWriteNotPermitted() async throws {
         let link = try await Link(services: Self.services())
         let handle = await link.valueHandle(Self.readOnly)
         await expectError(.writeNotPermitted, .writeRequest, handle) { try await link.client.write(handle: handle, value: [1]) }

@@ -4,7 +4,8 @@ import Testing
 
 @Suite("GATT reads and writes")
 struct ReadWriteTests {
-    @Test func readReturnsTheStoredValue() async throws {
+    @Test("GATT/CL/GAR/BV-01-C: Read Characteristic Value returns the stored value")
+    func readReturnsTheStoredValue() async throws {
         let link = try await Link(services: SampleDevice.services)
         let handle = await link.valueHandle(BluetoothUUID(0x2A00))
         #expect(try await link.client.read(handle: handle) == Array("Harald".utf8))
@@ -64,7 +65,8 @@ struct ReadWriteTests {
         }
     }
 
-    @Test func readOfAnUnknownHandleIsInvalidHandle() async throws {
+    @Test("GATT/CL/GAR/BI-01-C: a read of an unknown handle fails with Invalid Handle")
+    func readOfAnUnknownHandleIsInvalidHandle() async throws {
         let link = try await Link(services: SampleDevice.services)
         await #expect(throws: GATTError.attribute(.invalidHandle, handle: 0x0F00, request: .readRequest)) {
             try await link.client.read(handle: 0x0F00)
@@ -96,7 +98,8 @@ struct ReadWriteTests {
         #expect(entries == [ATTHandleValue(handle: handle, value: [85])])
     }
 
-    @Test func writeRequestStoresTheValue() async throws {
+    @Test("GATT/CL/GAW/BV-03-C, GATT/SR/GAW/BV-03-C: Write Characteristic Value stores the value")
+    func writeRequestStoresTheValue() async throws {
         let link = try await Link(services: SampleDevice.services)
         let handle = await link.valueHandle(BluetoothUUID(0x2A39))
         try await link.client.write(handle: handle, value: [0x01])
@@ -112,7 +115,8 @@ struct ReadWriteTests {
         #expect(observed4 == 0)
     }
 
-    @Test func writeWithoutResponseReachesTheServer() async throws {
+    @Test("GATT/CL/GAW/BV-01-C: Write Without Response reaches the server")
+    func writeWithoutResponseReachesTheServer() async throws {
         let link = try await Link(services: SampleDevice.services)
         let handle = await link.valueHandle(SampleDevice.vendorLong)
         try await link.client.writeWithoutResponse(handle: handle, value: [9, 9])
@@ -125,7 +129,7 @@ struct ReadWriteTests {
     }
 
     /// Write Long = one Prepare Write per (MTU − 5) bytes + one Execute Write (D.5).
-    @Test(arguments: [false, true])
+    @Test("GATT/CL/GAW/BV-05-C: Write Long Characteristic Values costs the Core spec round trips (plain and reliable)", arguments: [false, true])
     func writeLongCostsTheCoreSpecRoundTrips(reliable: Bool) async throws {
         let link = try await Link(services: SampleDevice.services)
         let handle = await link.valueHandle(SampleDevice.vendorLong)

@@ -155,7 +155,9 @@ async def main():
         # sent by the linked controllers together with the central's), for ../bench-bumble.
         device.on("connection", lambda connection: print(
             f"CONNECTED {connection.peer_address} at={time.monotonic():.6f}", flush=True))
-        device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
+        # Bumble reports a disconnection on the connection (with the HCI reason), not on the device.
+        device.on("connection", lambda connection: connection.on(
+            "disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True)))
         await device.power_on()
         own = hci.OwnAddressType.PUBLIC if args.public else hci.OwnAddressType.RANDOM
         # A virtual link connects at the peer's next advertisement: a short interval keeps the

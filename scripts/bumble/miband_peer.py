@@ -200,7 +200,9 @@ async def main():
         device.name = args.name
         band = Band(device, key)
         device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
-        device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
+        # Bumble reports a disconnection on the connection (with the HCI reason), not on the device.
+        device.on("connection", lambda connection: connection.on(
+            "disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True)))
         await device.power_on()
         advertising = ad(0x01, bytes([0x06])) + ad(0x03, struct.pack("<H", 0xFEE0)) + ad(0x09, args.name.encode())
         await device.start_advertising(advertising_data=advertising, auto_restart=True)

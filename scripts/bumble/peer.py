@@ -224,7 +224,9 @@ async def main():
             read_multiple_fix.install()  # a refused attribute in a Read Multiple Variable gets an answer
             require_pairing(device, args.io, args.passkey)
         device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
-        device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
+        # Bumble reports a disconnection on the connection (with the HCI reason), not on the device.
+        device.on("connection", lambda connection: connection.on(
+            "disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True)))
         await device.power_on()
         scan_response = None
         if args.scan_response:

@@ -20,6 +20,9 @@ one JSON object per line, each answered by one line {"ok": true, ...} or {"ok": 
   {"op": "value", "uuid": U}               -> {"hex": current value of U}
   {"op": "writes", "uuid": U}              -> {"values": [hex of each write without response]}
   {"op": "disconnect"}                     the peer terminates its connections (reason 0x13)
+  {"op": "misbehave", "mode": M}           answer some requests against the ATT/GATT rules (modes in
+                                            misbehavior.py; null or reset: behave again)
+  {"op": "disconnections"}                 -> {"reasons": [HCI reason of each disconnection since reset]}
   {"op": "change_services"}                the scenario service moves to new handles (a fresh copy
                                             after the last attribute, the old one removed; values
                                             kept) and subscribers of Service Changed get an
@@ -42,6 +45,8 @@ from bumble.device import Device
 from bumble.gatt import Characteristic, CharacteristicValue, Service
 from bumble.transport import open_transport
 
+from misbehavior import Misbehavior
+
 NAME = "Scenario"
 SERVICE = "5CE40001-9F3B-4D4E-8A5C-6B1D2E3F4A5B"
 STATUS = "5CE40002-9F3B-4D4E-8A5C-6B1D2E3F4A5B"
@@ -62,8 +67,13 @@ class ScenarioPeer:
         self.held = 0
         self.released = asyncio.Event()
         self.service = None
+        self.misbehavior = Misbehavior()
+        self.disconnections = []
         self.reset()
         server = device.gatt_server
+        self.misbehavior.install(server)
+        # Bumble reports a disconnection on the connection, with the HCI reason.
+        device.on("connection", lambda connection: connection.on("disconnection", self.disconnections.append))
         # Bumble numbers a new attribute 1 + the number of attributes, which assumes no service
         # was ever removed. Numbering after the last handle keeps that true once one was: a
         # service added later never lands on handles still in use.
@@ -107,6 +117,8 @@ class ScenarioPeer:
     def reset(self):
         self.values = dict(INITIAL)
         self.writes = []
+        self.misbehavior.set(None)
+        self.disconnections.clear()
         self.resume()
         if self.service is not None and self.service.handle != self.first_handle:
             # A scenario moved the service: put it back where it started (no one is connected).
@@ -183,6 +195,11 @@ class ScenarioPeer:
             for connection in list(self.device.connections.values()):
                 await connection.disconnect()
             return {}
+        if op == "misbehave":
+            self.misbehavior.set(request.get("mode"))
+            return {}
+        if op == "disconnections":
+            return {"reasons": list(self.disconnections)}
         if op == "change_services":
             await self.change_services()
             return {}
@@ -220,8 +237,10 @@ async def main():
         peer = ScenarioPeer(device)
         server = await asyncio.start_server(peer.serve_client, "127.0.0.1", args.control_port)
         print(f"CONTROL {server.sockets[0].getsockname()[1]}", flush=True)
-        device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
-        device.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
+        def connected(connection):
+            print(f"CONNECTED {connection.peer_address}", flush=True)
+            connection.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
+        device.on("connection", connected)
         await device.power_on()
         await device.start_advertising(advertising_data=advertising_data(), auto_restart=True)
         print(f"READY {args.address}", flush=True)

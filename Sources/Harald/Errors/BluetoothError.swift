@@ -25,8 +25,11 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     case notFound(String)
     /// The characteristic does not permit the operation (its properties lack it).
     case notPermitted(String)
-    /// The peer broke the protocol (wrong response, malformed PDU); the link is unusable.
-    case protocolViolation(String)
+    /// The peer broke the protocol (wrong response, malformed PDU, a PDU longer than the ATT_MTU,
+    /// discovery answers overlapping, out of order, outside the range asked about or at handle 0);
+    /// the link is unusable, and backends that see ATT close it. `handle` is the ATT handle that
+    /// broke the rule, when one did.
+    case protocolViolation(String, handle: UInt16? = nil)
     /// A value from the device could not be decoded.
     case decoding(ByteDecodingError)
     /// A value could not be encoded for writing.
@@ -77,7 +80,7 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .attribute(status, nil): "ATT error \(status)"
         case let .notFound(what): "not found: \(what)"
         case let .notPermitted(what): "not permitted: \(what)"
-        case let .protocolViolation(detail): "protocol violation: \(detail)"
+        case let .protocolViolation(detail, _): "protocol violation: \(detail)"
         case let .decoding(error): error.description
         case let .encoding(error): error.description
         case let .connectionFailed(detail): "connection failed: \(detail)"

@@ -23,6 +23,9 @@ public enum ATTCloseReason: Sendable, Hashable {
     /// The link under the bearer went away; `code` is the HCI disconnect reason when known
     /// (0x08 connection timeout, 0x13 remote user terminated, …).
     case linkLost(code: UInt8?)
+    /// A PDU from the peer broke the protocol (``ATTProtocolViolation``, described here), so the
+    /// engine closed the bearer.
+    case protocolViolation(String)
 }
 
 /// Why a PDU could not be sent.

@@ -19,25 +19,34 @@ extension GATTClient {
         -> [[GATTCharacteristic]]
     {
         guard !services.isEmpty else { return [] }
+        // The ranges come from the server's discovery responses: a bad or overlapping one is the
+        // server's protocol violation, named by the handle where it starts.
         for service in services where !service.handles.isValid {
-            throw .invalidArgument("invalid service handle range \(service.handles)")
+            throw .protocolViolation(ATTProtocolViolation(
+                pdu: .readByGroupTypeResponse, handle: service.handles.start, rule: "service group \(service.handles) is no handle range"))
         }
         let order = services.indices.sorted { services[$0].handles.start < services[$1].handles.start }
         for (previous, next) in zip(order, order.dropFirst()) where services[previous].handles.end >= services[next].handles.start {
-            // The ranges come from the server's discovery responses: overlapping ones are the
-            // server's protocol error, named by the handle where the second one starts.
-            throw .invalidResponse(
-                "service groups \(services[previous].handles) and \(services[next].handles) overlap at handle 0x\(Hex.word(services[next].handles.start))")
+            throw .protocolViolation(ATTProtocolViolation(
+                pdu: .readByGroupTypeResponse, handle: services[next].handles.start,
+                rule: "service groups \(services[previous].handles) and \(services[next].handles) overlap"))
         }
         let span = ATTHandleRange(start: services[order.first!].handles.start, end: services[order.last!].handles.end)
-        let entries = try await readByTypeLoop(GATTAttributeType.characteristic, in: span, deadline: deadline(timeout))
+        let deadline = deadline(timeout)
+        return try await closingOnViolation { () async throws(GATTError) -> [[GATTCharacteristic]] in
+            let entries = try await readByTypeLoop(GATTAttributeType.characteristic, in: span, deadline: deadline)
+            return try Self.characteristics(declaredBy: entries, inEachOf: services, order: order)
+        }
+    }
 
+    /// Sorts the declarations of a sweep (in increasing handle order, which ``readByTypeLoop(_:in:deadline:)``
+    /// checked) into the services they lie in.
+    private static func characteristics(declaredBy entries: [ATTHandleValue], inEachOf services: [GATTService], order: [Int]) throws(GATTError)
+        -> [[GATTCharacteristic]]
+    {
         var declarations = Array(repeating: [ATTHandleValue](), count: services.count)
         var position = order.startIndex
-        var previous: UInt16 = 0
         for entry in entries {
-            guard entry.handle > previous else { throw .invalidResponse("characteristic declarations out of handle order at \(entry.handle)") }
-            previous = entry.handle
             while position < order.endIndex, services[order[position]].handles.end < entry.handle { position += 1 }
             guard position < order.endIndex else { break }
             let index = order[position]
@@ -62,32 +71,45 @@ extension GATTClient {
     public func discoverDescriptors(ofAll characteristics: [GATTCharacteristic], timeout: Duration? = nil) async throws(GATTError)
         -> [[GATTDescriptor]]
     {
-        var result = Array(repeating: [GATTDescriptor](), count: characteristics.count)
+        let result = Array(repeating: [GATTDescriptor](), count: characteristics.count)
         // The ranges where descriptors may be, in handle order, with the characteristic each belongs to.
         let ranges = characteristics.indices
             .compactMap { index in characteristics[index].descriptorHandles.map { (range: $0, owner: index) } }
             .sorted { $0.range.start < $1.range.start }
         guard let last = ranges.last else { return result }
         for (previous, next) in zip(ranges, ranges.dropFirst()) where previous.range.end >= next.range.start {
-            throw .invalidResponse("characteristics ending at 0x\(Hex.word(previous.range.end)) and 0x\(Hex.word(next.range.end)) overlap at handle 0x\(Hex.word(next.range.start))")
+            throw .protocolViolation(ATTProtocolViolation(
+                pdu: .readByTypeResponse, handle: next.range.start,
+                rule: "characteristics ending at 0x\(Hex.word(previous.range.end)) and 0x\(Hex.word(next.range.end)) overlap"))
         }
         let end = last.range.end
         let deadline = deadline(timeout)
+        return try await closingOnViolation { () async throws(GATTError) -> [[GATTDescriptor]] in
+            try await sweepDescriptors(ranges, end: end, into: result, deadline: deadline)
+        }
+    }
+
+    /// The Find Information sweep of ``discoverDescriptors(ofAll:timeout:)`` over `ranges` (in
+    /// handle order, with the characteristic each belongs to).
+    private func sweepDescriptors(
+        _ ranges: [(range: ATTHandleRange, owner: Int)], end: UInt16, into result: [[GATTDescriptor]], deadline: Duration
+    ) async throws(GATTError) -> [[GATTDescriptor]] {
+        var result = result
         var position = 0
         var start = ranges[0].range.start
         while true {
             let response: ATTFindInformationResponse
+            let requested = ATTHandleRange(start: start, end: end)
             do {
                 response = try await transact(
-                    ATTFindInformationRequest(range: ATTHandleRange(start: start, end: end)),
-                    expecting: ATTFindInformationResponse.self, deadline: deadline)
+                    ATTFindInformationRequest(range: requested), expecting: ATTFindInformationResponse.self, deadline: deadline)
             } catch .attribute(.attributeNotFound, _, _) {
                 break  // nothing at all from `start` to the last range's end
             }
-            var previous = start
-            for (offset, entry) in response.entries.enumerated() {
-                guard entry.handle >= previous, offset == 0 || entry.handle > previous, entry.handle <= end else {
-                    throw .invalidResponse("descriptor handle \(entry.handle) outside \(ATTHandleRange(start: start, end: end)) or out of order")
+            var previous: UInt16?
+            for entry in response.entries {
+                if let violation = Self.handleViolation(entry.handle, in: .findInformationResponse, "descriptor", requested: requested, previous: previous) {
+                    throw .protocolViolation(violation)
                 }
                 previous = entry.handle
                 while position < ranges.count, ranges[position].range.end < entry.handle { position += 1 }

@@ -56,7 +56,16 @@ public actor GATTClient {
     public nonisolated let taskStarter: TaskStarter
 
     /// The ATT_MTU in use, in bytes: 23 until Exchange MTU completes.
-    public private(set) var mtu = ATT.defaultMTU
+    public private(set) var mtu = ATT.defaultMTU {
+        didSet { router.setReceiveLimit(receiveLimit) }
+    }
+    /// The receive MTU this client offered in an Exchange MTU still in flight: until the exchange
+    /// settles, the server may already use any ATT_MTU up to it.
+    var offeredMTU: Int? {
+        didSet { router.setReceiveLimit(receiveLimit) }
+    }
+    /// The longest PDU the server may send now; a longer one is a protocol violation.
+    var receiveLimit: Int { max(mtu, offeredMTU ?? 0) }
     /// Why the bearer closed, once it has.
     public private(set) var closeReason: ATTCloseReason?
     /// Protocol cost so far.
@@ -316,6 +325,13 @@ public actor GATTClient {
             return
         }
         let opcode = ATTOpcode(first)
+        guard bytes.count <= receiveLimit else {
+            // No PDU may exceed the ATT_MTU (the router left this one to the actor for that).
+            let violation = ATTProtocolViolation.oversized(opcode, length: bytes.count, mtu: receiveLimit)
+            if opcode.kind == .response, inFlight != nil { completeTransaction(with: .failure(.protocolViolation(violation))) }
+            await closeForViolation(violation)
+            return
+        }
         let pdu: ATTPDU
         do {
             pdu = try ATTPDU(decoding: bytes)
@@ -388,6 +404,27 @@ public actor GATTClient {
         baseCounters.countRoundTrip(operation.opcode)
         finish(&operation, with: result)
         pump()
+    }
+
+    // MARK: Protocol violations
+
+    /// Closes the bearer because the peer broke the protocol: everything pending fails with
+    /// ``GATTError/disconnected`` (the operation that found the violation throws it instead).
+    func closeForViolation(_ violation: ATTProtocolViolation) async {
+        guard closeReason == nil else { return }
+        let reason = ATTCloseReason.protocolViolation(violation.description)
+        bearerClosed(reason)
+        await bearer.close(reason)
+    }
+
+    /// Runs a procedure; a protocol violation it finds closes the bearer before it is thrown.
+    func closingOnViolation<Result>(_ procedure: () async throws(GATTError) -> Result) async throws(GATTError) -> Result {
+        do {
+            return try await procedure()
+        } catch {
+            if case .protocolViolation(let violation) = error { await closeForViolation(violation) }
+            throw error
+        }
     }
 
     /// Fails everything pending and finishes every subscriber stream. Idempotent.

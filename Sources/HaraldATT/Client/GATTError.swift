@@ -19,6 +19,10 @@ public enum GATTError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Protocol error: the response was malformed or inconsistent (entries out of range,
     /// handles going backwards, …).
     case invalidResponse(String)
+    /// Protocol error: a PDU from the peer broke a rule of ATT or GATT (longer than ATT_MTU,
+    /// discovery answers overlapping, out of order, outside the requested range or at handle 0).
+    /// The client closed the bearer.
+    case protocolViolation(ATTProtocolViolation)
     /// The caller asked for something ATT cannot carry (value too long for the MTU, handle 0…).
     case invalidArgument(String)
     /// A reliable write found its echoed part different from what was sent; the prepared
@@ -37,7 +41,7 @@ public enum GATTError: Error, Sendable, Hashable, CustomStringConvertible {
     /// True for the errors that mean the peer broke the protocol.
     public var isProtocolError: Bool {
         switch self {
-        case .unexpectedResponse, .invalidResponse: true
+        case .unexpectedResponse, .invalidResponse, .protocolViolation: true
         default: false
         }
     }
@@ -50,6 +54,7 @@ public enum GATTError: Error, Sendable, Hashable, CustomStringConvertible {
         case .disconnected: "disconnected"
         case let .unexpectedResponse(expected, received): "protocol error: expected \(expected), got \(received)"
         case let .invalidResponse(detail): "protocol error: \(detail)"
+        case let .protocolViolation(violation): "protocol violation: \(violation)"
         case let .invalidArgument(detail): "invalid argument: \(detail)"
         case let .reliableWriteMismatch(handle, offset): "reliable write echo mismatch on handle \(handle) at offset \(offset)"
         case .procedureInProgress: "a long write is already in progress"

@@ -23,6 +23,9 @@ final class GATTNotificationRouter: @unchecked Sendable {
     private var subscribers: [UInt16: [UInt64: Subscriber]] = [:]
     private var sinks: [UInt16: [UInt64: GATTClient.ValueSink]] = [:]
     private var closeReason: ATTCloseReason?
+    /// The longest PDU the server may send now (the client's ``GATTClient/receiveLimit``): a
+    /// longer notification is left to the actor, which treats it as a protocol violation.
+    private var receiveLimit = ATT.defaultMTU
     // Counters of the PDUs routed here.
     private var notifications = 0
     private var multipleNotifications = 0
@@ -37,6 +40,7 @@ final class GATTNotificationRouter: @unchecked Sendable {
         else { return false }
         lock.lock()
         defer { lock.unlock() }
+        guard bytes.count <= receiveLimit else { return false }
         if first == ATTOpcode.handleValueNotification.rawValue { notifications += 1 } else { multipleNotifications += 1 }
         bytesReceived += bytes.count
         guard let pdu = try? ATTPDU(decoding: bytes) else {
@@ -53,6 +57,13 @@ final class GATTNotificationRouter: @unchecked Sendable {
         default: break
         }
         return true
+    }
+
+    /// Sets the longest notification PDU routed here.
+    func setReceiveLimit(_ limit: Int) {
+        lock.lock()
+        receiveLimit = limit
+        lock.unlock()
     }
 
     /// Delivers a value to every subscriber and sink of its handle.

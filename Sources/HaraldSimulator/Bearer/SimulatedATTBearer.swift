@@ -170,7 +170,7 @@ public final class SimulatedATTBearer: ATTInboxBearer, Sendable {
         switch reason {
         case .linkLost: await link.close(reason: .connectionTimeout)
         case .transactionTimeout: await link.close(reason: .failure("ATT transaction timeout (\(side))"))
-        case .closedLocally, .closedByPeer: await link.close(reason: .terminated(by: side))
+        case .closedLocally, .closedByPeer, .protocolViolation: await link.close(reason: .terminated(by: side))
         }
     }
 
