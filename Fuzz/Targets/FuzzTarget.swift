@@ -1,16 +1,28 @@
 import HaraldCodec
 
-/// One decoder the fuzzer drives: a name for logs and a function that feeds it the input bytes.
+/// One decoder or engine the fuzzer drives: a name and a function that feeds it the input bytes.
 ///
 /// A target must never trap on any input. It may trap on purpose (`require`) when a decoded
 /// value breaks an invariant that holds for every valid value, such as "re-encoding gives back the
 /// same bytes", so libFuzzer reports the input.
-struct FuzzTarget: Sendable {
-    let name: String
-    let run: @Sendable ([UInt8]) -> Void
+public struct FuzzTarget: Sendable {
+    /// The target's name: letters, digits and dots, so it can name its corpus directory
+    /// (`Fuzz/corpus/NAME`) and be typed after `scripts/fuzz --target`.
+    public let name: String
+    /// Feeds one input to the target; returns normally unless the input broke an invariant.
+    public let run: @Sendable ([UInt8]) -> Void
+    /// The target runs each input in tasks on the concurrency pool (an engine, a state machine).
+    /// Those tasks free their memory on pool threads just after the input returns, so libFuzzer's
+    /// per-input leak check (run whenever an input allocated more than it freed) would fire on
+    /// nearly every input, rerun it under LeakSanitizer and cut the rate twentyfold, and it
+    /// reports task memory still being torn down as leaks. Such targets check instead that the
+    /// engine holds no continuation at the end of every input, and FuzzDecode turns the
+    /// per-input check off for them (`-detect_leaks=0`).
+    public let runsTasks: Bool
 
-    init(_ name: String, _ run: @escaping @Sendable ([UInt8]) -> Void) {
+    init(_ name: String, runsTasks: Bool = false, _ run: @escaping @Sendable ([UInt8]) -> Void) {
         self.name = name
+        self.runsTasks = runsTasks
         self.run = run
     }
 

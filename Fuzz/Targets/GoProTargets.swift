@@ -3,9 +3,9 @@ import HaraldGoPro
 
 /// The Open GoPro packetizer and message decoders.
 let goProTargets: [FuzzTarget] = [
-    FuzzTarget("GoPro packet stream", checkGoProPacketStream),
-    FuzzTarget("GoPro fragment → reassemble", checkGoProFragmentRoundTrip),
-    FuzzTarget("GoPro messages", checkGoProMessages),
+    FuzzTarget("GoPro.PacketStream", checkGoProPacketStream),
+    FuzzTarget("GoPro.FragmentReassemble", checkGoProFragmentRoundTrip),
+    FuzzTarget("GoPro.Messages", checkGoProMessages),
 ]
 
 /// The input as a stream of packets, each prefixed by one length byte (modulo 24), fed to one

@@ -20,7 +20,7 @@ import HaraldSMP
 /// ``smpSequenceTargets`` for what they sent, and when both complete they must have encrypted
 /// with the same key.
 let smpMeddlerTargets: [FuzzTarget] = [
-    FuzzTarget("SMP pairing through a meddler", runMeddledPairing)
+    FuzzTarget("SMP.MeddledPairing", runsTasks: true, runMeddledPairing)
 ]
 
 private let meddlerKeyPairB = try! P256KeyPair(

@@ -5,7 +5,7 @@ import HaraldProfiles
 /// that encode, re-encode and decode again. A decoded value that cannot be encoded, or whose
 /// encoding decodes to something else, is a bug and traps so libFuzzer reports the input.
 let profileTargets: [FuzzTarget] = CharacteristicRegistry.standard.entries.map { entry in
-    FuzzTarget("\(entry.typeName) (\(entry.uuid))") { bytes in
+    FuzzTarget("Profile.\(entry.typeName)") { bytes in
         touch { () throws(ByteDecodingError) in blackHole(try entry.describe(bytes)) }
         switch entry.roundTrip(bytes) {
         case nil, .rejected, .stable:

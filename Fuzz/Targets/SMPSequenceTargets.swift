@@ -28,8 +28,8 @@ import HaraldSMP
 /// - a successful pairing sent no Pairing Failed;
 /// - after the run the device refuses to pair again and sends nothing more.
 let smpSequenceTargets: [FuzzTarget] = [
-    FuzzTarget("SMPResponder PDU sequence", runResponderSequence),
-    FuzzTarget("SMPInitiator PDU sequence", runInitiatorSequence),
+    FuzzTarget("SMP.ResponderSequence", runsTasks: true, runResponderSequence),
+    FuzzTarget("SMP.InitiatorSequence", runsTasks: true, runInitiatorSequence),
 ]
 
 /// The spec's P-256 sample keys (notes/smp.md §8.12): private key A is the SMP debug key.
@@ -113,7 +113,7 @@ private func countingBytes(_ count: Int, seed: UInt8) -> [UInt8] {
     let requestBytes = [SMPCode.pairingRequest.rawValue] + script.rest.prefix(6)
     guard case .pairingRequest(let request)? = try? SMPPDU(decoding: requestBytes) else { return }
     let pdus = SMPScript.pdus(script.rest.dropFirst(6), peerKey: keyPairA.publicKey)
-    runToEnd("SMPResponder PDU sequence", bytes) {
+    runToEnd("SMP.ResponderSequence", bytes) {
         let bearer = ScriptedSMPBearer(pdus)
         let counter = Locked<UInt8>(0)
         let random = SMPResponder.RandomSource { count in
@@ -142,7 +142,7 @@ private func countingBytes(_ count: Int, seed: UInt8) -> [UInt8] {
 @Sendable func runInitiatorSequence(_ bytes: [UInt8]) {
     guard let script = SMPScript(bytes) else { return }
     let pdus = SMPScript.pdus(script.rest, peerKey: keyPairB.publicKey)
-    runToEnd("SMPInitiator PDU sequence", bytes) {
+    runToEnd("SMP.InitiatorSequence", bytes) {
         let bearer = ScriptedSMPBearer(pdus)
         let counter = Locked<UInt8>(0)
         let next: @Sendable () -> [UInt8] = { countingBytes(16, seed: counter.withLock { $0 &+= 1; return $0 }) }

@@ -19,7 +19,7 @@ import HaraldCodec
 /// with a 10-second bound; a run that does not finish in time is a hang and traps. At the end the
 /// client must hold no continuation (`liveContinuations == 0`).
 let serverTargets: [FuzzTarget] = [
-    FuzzTarget("GATTClient vs scripted server", runScriptedServer)
+    FuzzTarget("GATTClient.ScriptedServer", runsTasks: true, runScriptedServer)
 ]
 
 @Sendable func runScriptedServer(_ bytes: [UInt8]) {
