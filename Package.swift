@@ -171,7 +171,9 @@ let package = Package(
         ),
         // The vocabulary: addresses, RSSI, advertising data and beacons, CCCD, properties, handle
         // ranges, security levels and keys, Locked.
-        .testTarget(name: "HaraldCoreTests", dependencies: ["HaraldCodec", "HaraldCore"]),
+        .testTarget(
+            name: "HaraldCoreTests",
+            dependencies: ["HaraldCodec", "HaraldCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(
             name: "HaraldSMPTests",
             dependencies: [
