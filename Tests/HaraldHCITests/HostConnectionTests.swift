@@ -217,6 +217,19 @@ struct HostConnectionTests {
         #expect(await host.openConnections.isEmpty)
     }
 
+    /// Found by the HCIHost.EventSequence fuzz target (Fuzz/corpus/HCIHost.EventSequence/
+    /// regression-duplicate-connection-complete): a second Connection Complete for a live handle
+    /// replaced the link, so a disconnect waiting on the first one never returned.
+    @Test func aSecondConnectionCompleteForALiveHandleLeavesTheLinkInPlace() async throws {
+        let (controller, host, connection) = try await Self.connected()
+        controller.inject(FakeController.connectionComplete(handle: 0x40, peer: Self.peer))
+        // A command round trip: the reader has taken in everything injected before its answer.
+        _ = try? await connection.readRSSI()
+        #expect(await host.openConnections.map(ObjectIdentifier.init) == [ObjectIdentifier(connection)])
+        await host.close()
+        #expect(connection.disconnectReason != nil)
+    }
+
     @Test func disconnectSendsHCIDisconnectAndReturnsTheConfirmedReason() async throws {
         let (controller, host, connection) = try await Self.connected()
         controller.answer { command in
