@@ -136,9 +136,17 @@ let package = Package(
         // The fan-in measurement (100 sensors × 50 Hz × 60 s through the public API); run it
         // built in release: `swift build -c release --product HaraldFanIn`.
         .executableTarget(name: "HaraldFanIn", dependencies: ["Harald", "HaraldSimulator"]),
-        // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
-        .executableTarget(
-            name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand", "HaraldSMP"], path: "Fuzz/FuzzDecode"),
+        // The fuzz targets (not a product): what each libFuzzer run drives, and what the corpus
+        // replay test (HaraldFuzzTests) feeds every committed input to.
+        .target(
+            name: "HaraldFuzzTargets",
+            dependencies: [
+                "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand", "HaraldSMP",
+                "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Fuzz/Targets"),
+        // libFuzzer entry point, one target per run; inert unless built with -DFUZZING (see scripts/fuzz).
+        .executableTarget(name: "FuzzDecode", dependencies: ["HaraldFuzzTargets"], path: "Fuzz/FuzzDecode"),
         // Helpers every test target may share (not a test target itself): the manual clock, the
         // in-memory HCI controllers (FakeController, scripted by each test; VirtualController,
         // with GATT peripherals in range), the scenario peer, a deterministic generator, the hang
@@ -181,6 +189,9 @@ let package = Package(
         .testTarget(name: "HaraldTests", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
         // The terminal renderings: labels with SIG names, the scan table, the GATT tree, sparklines.
         .testTarget(name: "HaraldTerminalTests", dependencies: ["HaraldTerminal", "HaraldCodec", "HaraldCore", "HaraldProfiles"]),
+        // Every committed fuzz corpus input (Fuzz/corpus/TARGET/) through its target: a crash once
+        // found stays fixed.
+        .testTarget(name: "HaraldFuzzTests", dependencies: ["HaraldFuzzTargets"]),
         .testTarget(
             name: "HaraldGoProTests",
             dependencies: [

@@ -1,11 +1,12 @@
-// libFuzzer entry point for every decoder in Harald.
+// libFuzzer entry point for every fuzz target in Harald (the targets live in Fuzz/Targets, the
+// HaraldFuzzTargets library, which the corpus replay test also runs).
 //
-// The first input byte picks the target (modulo the table size) and the rest is its input, so
-// libFuzzer learns per target which bytes reach new code. Build and run it with `./scripts/fuzz`;
-// a plain `swift build` makes an inert executable, because libFuzzer's driver is only linked with
+// One binary, one target per run: the `FUZZ_TARGET` environment variable names the target and
+// the whole input goes to it. Build and run it with `./scripts/fuzz --target NAME`; a plain
+// `swift build` makes an inert executable, because libFuzzer's driver is only linked with
 // `-sanitize=fuzzer` (and `-DFUZZING` turns on the call to it).
 
-import HaraldCodec
+import HaraldFuzzTargets
 
 #if canImport(Glibc)
 import Glibc
@@ -13,40 +14,30 @@ import Glibc
 import Darwin
 #endif
 
-/// Every decoder the fuzzer drives (`FuzzDecode --list` prints the rows): the codec, ATT PDUs,
-/// SMP PDUs, the SMP responder and initiator fed PDU sequences and paired through a meddler, advertising data and beacons, the HCI parsers, the GATT client against a scripted server, the
-/// Open GoPro packetizer and messages, one row per characteristic of the standard registry, then
-/// the Mi Band kit's messages. Seeds name their target (Fuzz/seeds/targets.tsv) and scripts/fuzz
-/// prefixes each with that target's current row, so rows may be added anywhere.
-let allFuzzTargets: [FuzzTarget] = codecTargets + attTargets + smpTargets + smpSequenceTargets + smpMeddlerTargets + advertisingTargets + hciTargets + serverTargets + goProTargets + profileTargets
-    + miBandTargets
-
-/// The targets this run drives: all of them, or only those named in the `FUZZ_TARGET` environment
-/// variable (comma-separated), which keeps every input's first byte but ignores its value when one
-/// target is left, so the shared corpus and seeds still apply.
-let fuzzTargets: [FuzzTarget] = {
-    guard let names = getenv("FUZZ_TARGET").map({ String(cString: $0) }), !names.isEmpty else { return allFuzzTargets }
-    let wanted = Set(names.split(separator: ",").map(String.init))
-    let chosen = allFuzzTargets.filter { wanted.contains($0.name) }
-    guard !chosen.isEmpty else {
-        print("FUZZ_TARGET names no fuzz target: \(names) (see FuzzDecode --list)")
+/// The target this run drives, from `FUZZ_TARGET`; exits with status 2 when it names none.
+func chosenTarget() -> FuzzTarget {
+    let name = getenv("FUZZ_TARGET").map { String(cString: $0) } ?? ""
+    guard let target = FuzzTargets.named(name) else {
+        print(name.isEmpty ? "set FUZZ_TARGET to a target name (FuzzDecode --list prints them)" : "no fuzz target named \(name) (FuzzDecode --list prints them)")
         exit(2)
     }
-    return chosen
-}()
+    return target
+}
+
+// Unsafe only in name: it is set once, before libFuzzer's driver (or the replay loop) first calls
+// fuzzOne, and only read after that, from the one thread that runs inputs.
+nonisolated(unsafe) var target: FuzzTarget?
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    guard let data, size > 0 else { return 0 }
-    let input = UnsafeBufferPointer(start: data, count: size)
-    let target = fuzzTargets[Int(input[0]) % fuzzTargets.count]
-    target.run(Array(input.dropFirst()))
+    let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    target?.run(input)
     return 0
 }
 
-/// Prints each target's row and name, one per line (scripts/fuzz reads this to place the seeds).
-func listTargets() {
-    for (index, target) in allFuzzTargets.enumerated() { print(index, target.name) }
+if CommandLine.arguments.dropFirst().first == "--list" {
+    for target in FuzzTargets.all { print(target.name) }
+    exit(0)
 }
 
 #if FUZZING
@@ -57,19 +48,22 @@ func runFuzzerDriver(
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
 ) -> CInt
 
-if CommandLine.arguments.dropFirst().first == "--list" {
-    listTargets()
-    exit(0)
-}
-var argumentCount = CommandLine.argc
-var arguments = CommandLine.unsafeArgv
-exit(runFuzzerDriver(&argumentCount, &arguments, fuzzOne))
+let chosen = chosenTarget()
+target = chosen
+// Targets that run tasks get no per-input leak check (see FuzzTarget.runsTasks); a flag given on
+// the command line comes later and wins.
+let driverArguments = [CommandLine.arguments[0]] + (chosen.runsTasks ? ["-detect_leaks=0"] : []) + CommandLine.arguments.dropFirst()
+var cArguments: [UnsafeMutablePointer<CChar>?] = driverArguments.map { strdup($0) } + [nil]
+var argumentCount = CInt(driverArguments.count)
+exit(cArguments.withUnsafeMutableBufferPointer { buffer in
+    var pointer = buffer.baseAddress!
+    return runFuzzerDriver(&argumentCount, &pointer, fuzzOne)
+})
 #else
-if CommandLine.arguments.dropFirst().first == "--list" {
-    listTargets()
-} else if CommandLine.arguments.dropFirst().first == "--replay" {
-    // Runs each file as one input (its first byte picks the target), without libFuzzer: a quick
-    // check of a seed or a finding in a debug build.
+if CommandLine.arguments.dropFirst().first == "--replay" {
+    // Runs each file as one input of FUZZ_TARGET, without libFuzzer: a quick check of a finding in
+    // a debug build (the corpus replay test does the same for every committed input).
+    target = chosenTarget()
     for path in CommandLine.arguments.dropFirst(2) {
         guard let file = fopen(path, "rb") else {
             print("cannot open \(path)")
@@ -87,6 +81,6 @@ if CommandLine.arguments.dropFirst().first == "--list" {
         print("ran \(path) (\(input.count) bytes)")
     }
 } else {
-    print("FuzzDecode is built without libFuzzer; run ./scripts/fuzz SECONDS (or pass --list for the targets).")
+    print("FuzzDecode is built without libFuzzer; run ./scripts/fuzz --target NAME (or pass --list for the targets).")
 }
 #endif

@@ -29,6 +29,30 @@ struct ServerRequestTests {
         #expect(observed2 == [0x01, 0x0A, 0x00, 0x00, 0x04])
     }
 
+    /// Found by the GATTServer.Requests fuzz target (Fuzz/corpus/GATTServer.Requests/
+    /// regression-prepare-write-over-mtu): the server echoed a 29-byte Prepare Write Request back
+    /// in a 29-byte response on a link whose ATT_MTU is 23.
+    @Test func aRequestLongerThanTheMTUIsInvalidPDU() async throws {
+        var client = try await RawClient()
+        let long = await client.server.database.characteristic(SampleDevice.vendorLong)!.valueHandle
+        let request = try ATTPrepareWriteRequest(handle: long, offset: 0, value: Array(repeating: 0x5A, count: 24)).pduBytes()
+        #expect(request.count > ATT.defaultMTU)
+        let reply = try await client.exchange(request)
+        #expect(reply == [0x01, 0x16, 0x00, 0x00, 0x04])
+        #expect(await client.server.preparedWriteCount(for: client.connection) == 0)
+    }
+
+    @Test func aCommandLongerThanTheMTUIsDropped() async throws {
+        var client = try await RawClient()
+        let long = await client.server.database.characteristic(SampleDevice.vendorLong)!.valueHandle
+        let before = await client.server.value(handle: long)
+        try await client.bearer.send(ATTWriteCommand(handle: long, value: Array(repeating: 0x5A, count: 24)).pduBytes())
+        // The next PDU the server sends answers the read, and the value is unchanged.
+        let reply = try await client.exchange(ATTReadRequest(handle: 3))
+        #expect(reply == .readResponse(.init(value: Array("Harald".utf8))))
+        #expect(await client.server.value(handle: long) == before)
+    }
+
     @Test(arguments: [ATTHandleRange(start: 0, end: 5), ATTHandleRange(start: 6, end: 5)])
     func invalidRangeIsInvalidHandle(range: ATTHandleRange) async throws {
         var client = try await RawClient()

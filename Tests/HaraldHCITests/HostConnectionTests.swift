@@ -205,6 +205,31 @@ struct HostConnectionTests {
         await host.close()
     }
 
+    /// Found by the HCIHost.EventSequence fuzz target (Fuzz/corpus/HCIHost.EventSequence/
+    /// regression-connection-after-close): a Connection Complete still queued in the transport
+    /// when close() began was read afterwards and left a connection open on a closed host.
+    @Test func aConnectionCompleteReadAfterCloseOpensNoConnection() async throws {
+        let controller = FakeController()
+        let host = HCIHost(transport: controller, clock: ManualClock())
+        try await host.start()
+        controller.inject(FakeController.connectionComplete(handle: 0x40, peer: Self.peer))
+        await host.close()
+        #expect(await host.openConnections.isEmpty)
+    }
+
+    /// Found by the HCIHost.EventSequence fuzz target (Fuzz/corpus/HCIHost.EventSequence/
+    /// regression-duplicate-connection-complete): a second Connection Complete for a live handle
+    /// replaced the link, so a disconnect waiting on the first one never returned.
+    @Test func aSecondConnectionCompleteForALiveHandleLeavesTheLinkInPlace() async throws {
+        let (controller, host, connection) = try await Self.connected()
+        controller.inject(FakeController.connectionComplete(handle: 0x40, peer: Self.peer))
+        // A command round trip: the reader has taken in everything injected before its answer.
+        _ = try? await connection.readRSSI()
+        #expect(await host.openConnections.map(ObjectIdentifier.init) == [ObjectIdentifier(connection)])
+        await host.close()
+        #expect(connection.disconnectReason != nil)
+    }
+
     @Test func disconnectSendsHCIDisconnectAndReturnsTheConfirmedReason() async throws {
         let (controller, host, connection) = try await Self.connected()
         controller.answer { command in

@@ -19,6 +19,17 @@ extension GATTServer {
             return
         }
         let opcode = ATTOpcode(first)
+        if let mtu = connections[connection]?.mtu, bytes.count > mtu, opcode.kind == .request || opcode.kind == .command {
+            // No PDU may exceed ATT_MTU (Core Vol 3 Part F §3.2.8): a request that does is refused
+            // as an Invalid PDU (answering a Prepare Write would echo it back oversized), a command
+            // is dropped.
+            if opcode.kind == .request {
+                await answer(opcode, with: .failure(ATTRequestFailure(.invalidPDU, 0)), to: connection)
+            } else {
+                countIgnored(from: connection)
+            }
+            return
+        }
         let pdu: ATTPDU
         do {
             pdu = try ATTPDU(decoding: bytes)

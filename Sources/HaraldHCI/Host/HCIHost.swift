@@ -242,6 +242,9 @@ public actor HCIHost {
     /// Handles one packet from the controller.
     func receive(_ packet: HCIPacket) async {
         snoop?.record(packet, direction: .controllerToHost)
+        // A closed host takes nothing more in: a packet still buffered in the transport when
+        // close() began would otherwise open a connection nobody can end.
+        guard closedError == nil else { return }
         switch packet.type {
         case .event:
             let event: HCIEvent

@@ -109,6 +109,11 @@ extension HCIHost {
             }
             return
         }
+        guard connections[complete.handle] == nil else {
+            // A controller fault: replacing the live link would orphan whoever waits on it.
+            logger.notice("ignored a Connection Complete for a handle already connected", metadata: ["handle": "\(complete.handle)"])
+            return
+        }
         let connection = LEConnection(complete: complete, host: self, channelBufferSize: configuration.channelBufferSize)
         connections[complete.handle] = ConnectionState(
             connection: connection, reassembler: L2CAPReassembler(maximumPDUSize: configuration.maximumReceivedPDUSize))

@@ -1,0 +1,212 @@
+import Dispatch
+import HaraldCodec
+import HaraldCore
+import HaraldSMP
+
+/// The pairing state machines (HaraldSMP's `SMPResponder` and `SMPInitiator`) fed a random
+/// sequence of PDUs from the peer, each with a configuration taken from the input.
+///
+/// Input: byte 0 is this device's configuration (bits 0-2 IO capability mod 5, bit 3 MITM, bit 4
+/// Secure Connections, bit 5 Secure Connections Only, bit 6 bonding, bit 7 encryption fails);
+/// byte 1 the key distribution (low nibble the initiator's keys, high nibble the responder's);
+/// byte 2 the largest key size (7 + byte mod 10). The responder target then takes 6 bytes: the
+/// central's Pairing Request fields (an input whose request does not decode ends there). The rest
+/// is the peer's PDUs: a header byte, then `header & 0x7F` bytes (cut short at the end of the
+/// input); header 0xFF instead stands for a valid Pairing Public Key of the peer (another key
+/// than ours), so runs get past the public-key check into confirm, random and DHKey check.
+///
+/// All the peer's PDUs are queued up front, then the channel closes, so a run never waits for the
+/// SMP timeout; one that does not end within 10 s is a hang and traps. What must hold for
+/// every run (the spec's answers to bad PDUs, Vol 3 Part H §3.5.5 and §3.4):
+/// - every PDU the device sends decodes, within the SMP MTU;
+/// - the initiator's first PDU is its Pairing Request, the responder's a Pairing Response or
+///   Pairing Failed;
+/// - it sends at most one Pairing Failed, and nothing after it;
+/// - a failure it detected itself (`failedHere(reason)`) was sent as Pairing Failed with that
+///   reason; any other ending (the peer's Pairing Failed, a lost link, a failed encryption) sent
+///   no Pairing Failed;
+/// - a successful pairing sent no Pairing Failed;
+/// - after the run the device refuses to pair again and sends nothing more.
+let smpSequenceTargets: [FuzzTarget] = [
+    FuzzTarget("SMP.ResponderSequence", runsTasks: true, runResponderSequence),
+    FuzzTarget("SMP.InitiatorSequence", runsTasks: true, runInitiatorSequence),
+]
+
+/// The spec's P-256 sample keys (notes/smp.md §8.12): private key A is the SMP debug key.
+private let keyPairA = P256KeyPair.debug
+private let keyPairB = try! P256KeyPair(
+    privateKeyBigEndianBytes: Hex.decode("55188b3d32f6bb9a900afcfbeed4e72a59cb9ac2f19d7cfb6b4fdd49f47fc5fd"))
+private let fuzzAddresses = PairingAddresses(
+    initiator: BluetoothAddress(value: 0x56_12_37_37_BF_CE, kind: .public)!,
+    responder: BluetoothAddress(value: 0xC0_13_70_2D_CF_C1, kind: .random)!)
+private let fuzzIdentity = try! LocalIdentity(
+    address: BluetoothAddress(value: 0xC0_11_22_33_44_55, kind: .random)!,
+    identityResolvingKey: IdentityResolvingKey(key: SecretKey128(littleEndianBytes: (0..<16).map { UInt8($0) })!))
+private let fuzzSignatureKey = ConnectionSignatureResolvingKey(
+    key: SecretKey128(littleEndianBytes: (0..<16).map { UInt8(0x40 + $0) })!)
+
+/// The device's configuration and the peer's PDUs, read from a fuzz input.
+private struct SMPScript {
+    var configuration: PairingConfiguration
+    var encryptionFails: Bool
+    var rest: ArraySlice<UInt8>
+
+    init?(_ bytes: [UInt8]) {
+        guard bytes.count >= 3 else { return nil }
+        let flags = bytes[0]
+        var authReq: AuthReq = []
+        if flags & 0x08 != 0 { authReq.insert(.mitm) }
+        if flags & 0x10 != 0 { authReq.insert(.secureConnections) }
+        if flags & 0x40 != 0 { authReq.insert(.bonding) }
+        configuration = PairingConfiguration(
+            ioCapability: IOCapability(rawValue: (flags & 0x07) % 5) ?? .noInputNoOutput, authReq: authReq,
+            maxEncryptionKeySize: 7 + bytes[2] % 10, minEncryptionKeySize: 7,
+            initiatorKeys: KeyDistribution(rawValue: bytes[1] & 0x07), responderKeys: KeyDistribution(rawValue: bytes[1] >> 4 & 0x07),
+            secureConnectionsOnly: flags & 0x20 != 0)
+        encryptionFails = flags & 0x80 != 0
+        rest = bytes[3...]
+    }
+
+    /// The peer's PDUs in the rest of the input; `peerKey` is what header 0xFF stands for.
+    static func pdus(_ input: ArraySlice<UInt8>, peerKey: P256PublicKey) -> [[UInt8]] {
+        var pdus: [[UInt8]] = []
+        var index = input.startIndex
+        while index < input.endIndex {
+            let header = input[index]
+            index += 1
+            if header == 0xFF {
+                pdus.append([SMPCode.pairingPublicKey.rawValue] + peerKey.x.littleEndianBytes + peerKey.y.littleEndianBytes)
+                continue
+            }
+            let end = min(input.endIndex, index + Int(header & 0x7F))
+            pdus.append(Array(input[index..<end]))
+            index = end
+        }
+        return pdus
+    }
+}
+
+/// The device's end of the channel: the peer's PDUs queued up front, and what the device sent.
+private final class ScriptedSMPBearer: SMPBearer {
+    let incoming: AsyncStream<[UInt8]>
+    private let sentPDUs = Locked<[[UInt8]]>([])
+
+    init(_ pdus: [[UInt8]]) {
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        for pdu in pdus { continuation.yield(pdu) }
+        continuation.finish()
+        incoming = stream
+    }
+
+    func send(_ pdu: [UInt8]) async throws { sentPDUs.withLock { $0.append(pdu) } }
+
+    var sent: [[UInt8]] { sentPDUs.value }
+}
+
+/// Counting bytes: fixed, so a finding replays the same way.
+private func countingBytes(_ count: Int, seed: UInt8) -> [UInt8] {
+    (0..<count).map { UInt8(truncatingIfNeeded: Int(seed) &* 37 &+ $0 &* 11) }
+}
+
+@Sendable func runResponderSequence(_ bytes: [UInt8]) {
+    guard let script = SMPScript(bytes), script.rest.count >= 6 else { return }
+    let requestBytes = [SMPCode.pairingRequest.rawValue] + script.rest.prefix(6)
+    guard case .pairingRequest(let request)? = try? SMPPDU(decoding: requestBytes) else { return }
+    let pdus = SMPScript.pdus(script.rest.dropFirst(6), peerKey: keyPairA.publicKey)
+    runToEnd("SMP.ResponderSequence", bytes) {
+        let bearer = ScriptedSMPBearer(pdus)
+        let counter = Locked<UInt8>(0)
+        let random = SMPResponder.RandomSource { count in
+            countingBytes(count, seed: counter.withLock { $0 &+= 1; return $0 })
+        }
+        let encryptionFails = script.encryptionFails
+        let responder = SMPResponder(
+            bearer: bearer, configuration: script.configuration, addresses: fuzzAddresses,
+            agent: AutomaticPairingAgent(passkey: 123_456),
+            localKeys: SMPResponderLocalKeys(identity: fuzzIdentity, signatureKey: fuzzSignatureKey), keyPair: keyPairB,
+            random: random
+        ) { _ in
+            if encryptionFails { throw PairingError.encryptionFailed(0x06) }
+        }
+        let result: Result<PairingOutcome, PairingError>
+        do throws(PairingError) { result = .success(try await responder.respond(to: request)) } catch { result = .failure(error) }
+        let sentBefore = bearer.sent.count
+        let again: PairingError?
+        do throws(PairingError) { _ = try await responder.respond(to: request); again = nil } catch { again = error }
+        require(again != nil, "SMPResponder paired twice")
+        require(bearer.sent.count == sentBefore, "SMPResponder sent after its attempt ended")
+        checkSent(bearer.sent, result: result, first: [.pairingResponse, .pairingFailed], who: "SMPResponder", input: bytes)
+    }
+}
+
+@Sendable func runInitiatorSequence(_ bytes: [UInt8]) {
+    guard let script = SMPScript(bytes) else { return }
+    let pdus = SMPScript.pdus(script.rest, peerKey: keyPairB.publicKey)
+    runToEnd("SMP.InitiatorSequence", bytes) {
+        let bearer = ScriptedSMPBearer(pdus)
+        let counter = Locked<UInt8>(0)
+        let next: @Sendable () -> [UInt8] = { countingBytes(16, seed: counter.withLock { $0 &+= 1; return $0 }) }
+        let randomness = PairingRandomness(
+            nonce: { Value128(littleEndianBytes: next())! }, keyPair: { keyPairA }, passkey: { 123_456 },
+            key: { SecretKey128(littleEndianBytes: next())! }, word: { 0x0102_0304_0506_0708 })
+        let encryptionFails = script.encryptionFails
+        let initiator = SMPInitiator(
+            bearer: bearer, configuration: script.configuration, addresses: fuzzAddresses,
+            agent: AutomaticPairingAgent(passkey: 123_456),
+            localKeys: LocalPairingKeys(
+                identityResolvingKey: fuzzIdentity.identityResolvingKey, identityAddress: fuzzIdentity.address,
+                signatureKey: fuzzSignatureKey),
+            randomness: randomness
+        ) { _, _, _ in
+            if encryptionFails { throw PairingError.encryptionFailed(0x06) }
+        }
+        let result: Result<PairingOutcome, PairingError>
+        do throws(PairingError) { result = .success(try await initiator.pair()) } catch { result = .failure(error) }
+        checkSent(bearer.sent, result: result, first: [.pairingRequest], who: "SMPInitiator", input: bytes)
+    }
+}
+
+/// Runs `body` on the concurrency pool and waits for it on this (libFuzzer's) thread: a run
+/// that does not end within 10 s is a hang.
+private func runToEnd(_ name: String, _ input: [UInt8], _ body: @escaping @Sendable () async -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        await body()
+        done.signal()
+    }
+    if done.wait(timeout: .now() + .seconds(10)) == .timedOut {
+        fatalError("\(name): no end after 10 s for input \(input.hexString)")
+    }
+}
+
+/// The spec's rules for what a device sent in one run (see ``smpSequenceTargets``).
+private func checkSent(
+    _ sent: [[UInt8]], result: Result<PairingOutcome, PairingError>, first: Set<SMPCode>, who: String, input: [UInt8]
+) {
+    var failures: [(index: Int, reason: PairingFailureReason)] = []
+    for (index, bytes) in sent.enumerated() {
+        let pdu: SMPPDU
+        do {
+            pdu = try SMPPDU(decoding: bytes, mtu: SecurityManager.secureConnectionsMTU)
+        } catch {
+            fatalError("\(who) sent \(bytes.hexString), which does not decode (\(error)); input \(input.hexString)")
+        }
+        if index == 0 { require(first.contains(pdu.code), "\(who) began with \(pdu.code); input \(input.hexString)") }
+        if case .pairingFailed(let failed) = pdu { failures.append((index, failed.reason)) }
+    }
+    require(!sent.isEmpty, "\(who) sent nothing; input \(input.hexString)")
+    require(failures.count <= 1, "\(who) sent \(failures.count) Pairing Failed; input \(input.hexString)")
+    if let failure = failures.first {
+        require(failure.index == sent.count - 1, "\(who) sent PDUs after Pairing Failed; input \(input.hexString)")
+    }
+    switch result {
+    case .success:
+        require(failures.isEmpty, "\(who) paired but sent Pairing Failed; input \(input.hexString)")
+    case .failure(.failedHere(let reason)):
+        require(
+            failures.first?.reason == reason,
+            "\(who) failed with \(reason) but sent \(failures.first.map { "\($0.reason)" } ?? "no Pairing Failed"); input \(input.hexString)")
+    case .failure(let error):
+        require(failures.isEmpty, "\(who) ended with \(error) yet sent Pairing Failed; input \(input.hexString)")
+    }
+}
