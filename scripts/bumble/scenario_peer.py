@@ -216,10 +216,13 @@ class ScenarioPeer:
         writer.close()
 
 
-def advertising_data():
+def advertising_data(name=NAME, with_service=True):
     def ad(kind, data):
         return bytes([len(data) + 1, kind]) + data
-    data = ad(0x01, bytes([0x06])) + ad(0x07, UUID(SERVICE).to_bytes(force_128=True)) + ad(0x09, NAME.encode())
+    data = ad(0x01, bytes([0x06]))
+    if with_service:
+        data += ad(0x07, UUID(SERVICE).to_bytes(force_128=True))
+    data += ad(0x09, name.encode())
     assert len(data) <= 31
     return data
 
@@ -229,11 +232,15 @@ async def main():
     parser.add_argument("--transport", required=True, help="e.g. tcp-client:127.0.0.1:9001")
     parser.add_argument("--address", required=True, help="static random address, e.g. C0:00:00:00:00:05")
     parser.add_argument("--control-port", type=int, default=0)
+    parser.add_argument("--name", default=NAME, help="the advertised name")
+    parser.add_argument(
+        "--hide-service", action="store_true",
+        help="leave the service UUID out of the advertisement (a second peer on the same link that a scan for the service must not find)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     async with await open_transport(args.transport) as transport:
         device = Device.with_hci("scenario", hci.Address(args.address), transport.source, transport.sink)
-        device.name = NAME
+        device.name = args.name
         peer = ScenarioPeer(device)
         server = await asyncio.start_server(peer.serve_client, "127.0.0.1", args.control_port)
         print(f"CONTROL {server.sockets[0].getsockname()[1]}", flush=True)
@@ -242,7 +249,7 @@ async def main():
             connection.on("disconnection", lambda reason: print(f"DISCONNECTED reason=0x{reason:02X}", flush=True))
         device.on("connection", connected)
         await device.power_on()
-        await device.start_advertising(advertising_data=advertising_data(), auto_restart=True)
+        await device.start_advertising(advertising_data=advertising_data(args.name, not args.hide_service), auto_restart=True)
         print(f"READY {args.address}", flush=True)
         await transport.source.wait_for_termination()
 
