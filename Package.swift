@@ -131,6 +131,15 @@ let package = Package(
         // The fan-in measurement (100 sensors × 50 Hz × 60 s through the public API); run it
         // built in release: `swift build -c release --product HaraldFanIn`.
         .executableTarget(name: "HaraldFanIn", dependencies: ["Harald", "HaraldSimulator"]),
+        // The soak run (scripts/soak): connect/discover/subscribe/read/disconnect cycles against a
+        // Bumble peer and the simulator, watching memory, descriptors and pending operations.
+        .executableTarget(
+            name: "HaraldSoak",
+            dependencies: [
+                "Harald", "HaraldCodec", "HaraldCore", "HaraldGATTBackend", "HaraldHCIBackend", "HaraldSimulator",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // libFuzzer entry point; inert unless built with -DFUZZING (see scripts/fuzz).
         .executableTarget(
             name: "FuzzDecode", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand", "HaraldSMP"], path: "Fuzz/FuzzDecode"),
