@@ -136,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "HaraldSoak",
             dependencies: [
-                "Harald", "HaraldCodec", "HaraldCore", "HaraldGATTBackend", "HaraldHCIBackend", "HaraldSimulator",
+                "Harald", "HaraldCodec", "HaraldCore", "HaraldGATTBackend", "HaraldHCI", "HaraldHCIBackend", "HaraldSimulator",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

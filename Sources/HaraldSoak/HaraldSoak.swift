@@ -13,6 +13,7 @@ import Harald
 import HaraldCodec
 import HaraldCore
 import HaraldGATTBackend
+import HaraldHCI
 import HaraldHCIBackend
 import HaraldSimulator
 import Logging
@@ -216,6 +217,11 @@ func verdict(label: String, samples: [Sample], failures: Int, leaks: Int) -> Boo
     return passed
 }
 
+/// The host's continuations and background tasks now.
+func hostCounts(_ host: HCIHost) async -> (continuations: Int, tasks: Int) {
+    (await host.liveContinuations, await host.liveTaskCount)
+}
+
 /// Cycles against a Bumble peer over the HCI backend, in real time.
 func soakOverHCI(options: Options, transport: String, address: String) async throws -> Bool {
     guard let peerAddress = BluetoothAddress(address, kind: .random) else { throw SoakFailure.missing("address \(address)") }
@@ -231,14 +237,23 @@ func soakOverHCI(options: Options, transport: String, address: String) async thr
         var failure: (any Error)?
         do { try await cycle(central: central, peer: peer, timeout: .seconds(10)) } catch { failure = error }
         // What the cycle left behind: its GATT client's continuations (zero once disconnected),
-        // and the host's continuations and tasks against what the first cycle left (the backend's
-        // own watchers stay for its life).
+        // and the host's continuations and background tasks against the least it has held after
+        // a cycle (the backend's own watchers stay for its life). Tasks that end a moment after
+        // the disconnection (the fallback timer of HCI Disconnect, the link set-up) are given
+        // 2.5 s to finish: only what stays counts as leaked.
         let clientPending = await backend.connection?.client.liveContinuations ?? 0
-        let host = (continuations: await backend.inner.host.liveContinuations, tasks: await backend.inner.host.liveTaskCount)
-        if hostBaseline == nil { hostBaseline = host }
-        if clientPending != 0 || host.continuations > hostBaseline!.continuations || host.tasks > hostBaseline!.tasks {
+        var host = await hostCounts(backend.inner.host)
+        for _ in 0..<50 {
+            if let baseline = hostBaseline, host.continuations <= baseline.continuations, host.tasks <= baseline.tasks { break }
+            if hostBaseline == nil, host.tasks == 0 { break }
+            try await Task.sleep(for: .milliseconds(50))
+            host = await hostCounts(backend.inner.host)
+        }
+        let baseline = hostBaseline ?? host
+        hostBaseline = (min(baseline.continuations, host.continuations), min(baseline.tasks, host.tasks))
+        if clientPending != 0 || host.continuations > baseline.continuations || host.tasks > baseline.tasks {
             leaks += 1
-            print("hci leak after cycle: client continuations \(clientPending), host \(host) (baseline \(hostBaseline!))")
+            print("hci leak after cycle: client continuations \(clientPending), host \(host) (baseline \(baseline))")
             if failure == nil { failure = SoakFailure.leaked("\(clientPending) client continuations, host \(host)") }
         }
         recorder.finished(failure)
