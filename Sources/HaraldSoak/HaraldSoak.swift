@@ -199,19 +199,27 @@ final class Recorder: Sendable {
 /// connection's state (its GATT client, L2CAP buffers, tasks: several KiB each) over the
 /// thousands of cycles of a 30-minute run does not. Descriptors must not rise by even one along
 /// the fitted line: the process opens a fixed set (the TCP socket to the controller, stdio).
+///
+/// Per cycle, the fitted growth of resident memory against cycles done must stay at or under
+/// 1 KiB: a slow run (the Bumble one makes about one cycle a second) could otherwise leak a
+/// kilobyte or two a cycle and stay under 2 MiB, yet that is 4–8 MiB an hour for a gateway that
+/// runs for weeks; anything kept per connection (a GATT client, its bearer and streams) is
+/// several KiB, so it shows.
 func verdict(label: String, samples: [Sample], failures: Int, leaks: Int) -> Bool {
     let half = samples.filter { $0.seconds >= (samples.last?.seconds ?? 0) / 2 }
     let span = (half.last?.seconds ?? 0) - (half.first?.seconds ?? 0)
     let rssRise = slope(half.map { ($0.seconds, Double($0.residentKiB)) }) * span
+    let rssPerCycle = slope(half.map { (Double($0.cycles), Double($0.residentKiB)) })
     let fdRise = slope(half.map { ($0.seconds, Double($0.descriptors)) }) * span
     let cycles = samples.last?.cycles ?? 0
-    let rssOK = rssRise <= 2048
+    let rssOK = rssRise <= 2048 && rssPerCycle <= 1
     let fdOK = fdRise < 1
     let passed = rssOK && fdOK && failures == 0 && leaks == 0 && cycles > 0
     print(
         "\(label) result cycles=\(cycles) failures=\(failures) leaks=\(leaks) "
             + "rss_first=\(samples.first?.residentKiB ?? 0)KiB rss_last=\(samples.last?.residentKiB ?? 0)KiB "
             + "rss_rise_last_half=\(String(format: "%.0f", rssRise))KiB(limit 2048) "
+            + "rss_per_cycle_last_half=\(String(format: "%.2f", rssPerCycle))KiB(limit 1) "
             + "fds_first=\(samples.first?.descriptors ?? 0) fds_last=\(samples.last?.descriptors ?? 0) "
             + "fds_rise_last_half=\(String(format: "%.2f", fdRise))(limit <1) \(passed ? "PASS" : "FAIL")")
     return passed
