@@ -136,6 +136,15 @@ let package = Package(
         // The fan-in measurement (100 sensors × 50 Hz × 60 s through the public API); run it
         // built in release: `swift build -c release --product HaraldFanIn`.
         .executableTarget(name: "HaraldFanIn", dependencies: ["Harald", "HaraldSimulator"]),
+        // The soak run (scripts/soak): connect/discover/subscribe/read/disconnect cycles against a
+        // Bumble peer and the simulator, watching memory, descriptors and pending operations.
+        .executableTarget(
+            name: "HaraldSoak",
+            dependencies: [
+                "Harald", "HaraldCodec", "HaraldCore", "HaraldGATTBackend", "HaraldHCI", "HaraldHCIBackend", "HaraldSimulator",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The fuzz targets (not a product): what each libFuzzer run drives, and what the corpus
         // replay test (HaraldFuzzTests) feeds every committed input to.
         .target(

@@ -180,7 +180,13 @@ public final class HCICentralBackend: CentralBackend {
                     let identity = await addressBook?.identity(of: report.address)
                     continuation.yield(Self.advertisement(from: report, identity: identity))
                 }
-                continuation.finish()
+                // The host's scan stream also ends when the host stops: a broken transport or a
+                // controller fault is the scan's failure, not its natural end.
+                if let reason = await host.closeReason, reason != .closed {
+                    continuation.finish(throwing: Self.translate(reason))
+                } else {
+                    continuation.finish()
+                }
             } catch {
                 continuation.finish(throwing: Self.translate(error))
             }

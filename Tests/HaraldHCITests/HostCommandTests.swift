@@ -11,7 +11,7 @@ struct HostCommandTests {
         let controller = FakeController(aclLength: 251, aclCount: 64, leFeatures: 1 << 5)
         var configuration = HCIHost.Configuration()
         configuration.randomAddress = BluetoothAddress("C0:00:00:00:00:D1")
-        let host = HCIHost(transport: controller, configuration: configuration)
+        let host = HCIHost(transport: controller, clock: ManualClock(), configuration: configuration)
         let info = try await host.start()
         #expect(controller.sentCommands.map(\.opcode) == [
             .reset, .readLocalSupportedCommands, .readLocalSupportedFeatures, .readBDADDR, .leReadLocalSupportedFeatures,
@@ -34,7 +34,7 @@ struct HostCommandTests {
             }
             return controller.standardAnswer(command)
         }
-        let host = HCIHost(transport: controller)
+        let host = HCIHost(transport: controller, clock: ManualClock())
         let info = try await host.start()
         #expect(controller.sentCommands.map(\.opcode).contains(.readBufferSize))
         #expect(info.aclDataLength == 253 && info.aclPacketCount == 8)

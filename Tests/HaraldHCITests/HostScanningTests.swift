@@ -11,7 +11,7 @@ struct HostScanningTests {
 
     @Test func legacyScanDeliversParsedAdvertisementsAndStopsWhenTheReaderStops() async throws {
         let controller = FakeController()
-        let host = HCIHost(transport: controller)
+        let host = HCIHost(transport: controller, clock: ManualClock())
         try await host.start()
         let stream = try await host.scan(ScanOptions(active: true))
         #expect(controller.sentCommands.suffix(2) == [
@@ -32,7 +32,7 @@ struct HostScanningTests {
 
     @Test func aScanAmongManyAdvertisersRemembersAtMostTheConfiguredNumber() async throws {
         let controller = FakeController()
-        let host = HCIHost(transport: controller)
+        let host = HCIHost(transport: controller, clock: ManualClock())
         try await host.start()
         let stream = try await host.scan(ScanOptions(active: true, rememberedAdvertisers: 32))
         let addresses = (0..<2_000).map { BluetoothAddress(value: 0x4000_0000_0000 | UInt64($0), kind: .random)! }
@@ -49,7 +49,7 @@ struct HostScanningTests {
 
     @Test func extendedScanIsUsedWhenTheControllerHasExtendedAdvertising() async throws {
         let controller = FakeController(leFeatures: 1 << 12)
-        let host = HCIHost(transport: controller)
+        let host = HCIHost(transport: controller, clock: ManualClock())
         try await host.start()
         _ = try await host.scan()
         #expect(controller.sentCommands.last == .leSetExtendedScanEnable(true))
@@ -59,7 +59,7 @@ struct HostScanningTests {
 
     @Test func extendedCreateConnectionIsUsedWithExtendedAdvertising() async throws {
         let controller = FakeController(leFeatures: 1 << 12)
-        let host = HCIHost(transport: controller)
+        let host = HCIHost(transport: controller, clock: ManualClock())
         try await host.start()
         let peer = BluetoothAddress("C0:00:00:00:00:01", kind: .random)!
         controller.answer { command in
@@ -77,7 +77,7 @@ struct HostScanningTests {
 
     @Test func scanLeftRunningByAnotherHostIsStoppedAndRestarted() async throws {
         let controller = FakeController()
-        let host = HCIHost(transport: controller)
+        let host = HCIHost(transport: controller, clock: ManualClock())
         try await host.start()
         let refusals = Locked(1)
         controller.answer { command in
@@ -94,7 +94,7 @@ struct HostScanningTests {
 
     @Test func closingTheHostFinishesTheScanStream() async throws {
         let controller = FakeController()
-        let host = HCIHost(transport: controller)
+        let host = HCIHost(transport: controller, clock: ManualClock())
         try await host.start()
         let stream = try await host.scan()
         await host.close()

@@ -19,9 +19,10 @@ public enum ControllerEvents {
         event(0x0F, [status.rawValue, credits] + le16(opcode.rawValue))
     }
 
-    /// LE Connection Complete (LE Meta 0x01) as the central: interval 0x18, latency 0, timeout 0x48.
-    public static func connectionComplete(handle: UInt16, peer: BluetoothAddress, status: HCIStatus = .success) -> HCIPacket {
-        event(0x3E, [0x01, status.rawValue] + le16(handle) + [0x00, peer.kind.rawValue]
+    /// LE Connection Complete (LE Meta 0x01), by default as the central: interval 0x18, latency 0,
+    /// timeout 0x48. `role` 0x01 makes this device the peripheral.
+    public static func connectionComplete(handle: UInt16, peer: BluetoothAddress, status: HCIStatus = .success, role: UInt8 = 0x00) -> HCIPacket {
+        event(0x3E, [0x01, status.rawValue] + le16(handle) + [role, peer.kind.rawValue]
             + peer.littleEndianBytes + [0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00])
     }
 

@@ -107,6 +107,9 @@ public final class VirtualController: HCITransport {
         }
     }
 
+    /// Ends the link to the host with `error`, as a controller whose socket broke.
+    public func fail(_ error: HCITransportError) { toHost.finish(throwing: error) }
+
     public func close() async {
         let links = state.withLock { state in
             state.isClosed = true

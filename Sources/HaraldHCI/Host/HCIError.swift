@@ -11,6 +11,9 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
     case commandFailed(HCIOpcode, HCIStatus)
     /// The controller did not answer a command within the host's command timeout.
     case commandTimedOut(HCIOpcode)
+    /// The controller reported a Hardware Error (event 0x10, with its vendor-specific code): its
+    /// state is unknown, so the host closed.
+    case controllerHardwareError(UInt8)
     /// The controller answered in a way the command does not allow (wrong event, short reply).
     case unexpectedResponse(HCIOpcode, String)
     /// A packet from the controller could not be decoded.
@@ -36,6 +39,7 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
         case .closed: return "HCI host closed"
         case let .commandFailed(opcode, status): return "command \(opcode) failed: \(status)"
         case let .commandTimedOut(opcode): return "command \(opcode) got no answer from the controller"
+        case let .controllerHardwareError(code): return "the controller reported hardware error 0x\(Hex.byte(code))"
         case let .unexpectedResponse(opcode, detail): return "unexpected answer to \(opcode): \(detail)"
         case let .malformed(error): return "malformed packet from the controller: \(error)"
         case let .connectionFailed(peer, status): return "connecting to \(peer) failed: \(status)"

@@ -199,26 +199,32 @@ public actor HCIHost {
         finishScan()
         finishIncomingConnections()
         failPendingConnection(error)
-        let reason: HCIStatus
-        if case .transport = error { reason = .hardwareFailure } else { reason = .connectionTerminatedByLocalHost }
-        for handle in Array(connections.keys) {
-            connectionEnded(handle: handle, reason: reason)
-        }
+        // Sends waiting for controller buffers fail with the host's error, before the links end
+        // (which would fail them as disconnected).
         for (_, waiter) in pduWaiters { waiter.resume(returning: .failure(error)) }
         pduWaiters = [:]
         aclQueue = []
+        let reason: HCIStatus
+        switch error {
+        case .transport, .controllerHardwareError: reason = .hardwareFailure
+        default: reason = .connectionTerminatedByLocalHost
+        }
+        for handle in Array(connections.keys) {
+            connectionEnded(handle: handle, reason: reason)
+        }
         let transport = transport
         tasks.close(then: { await transport.close() })
     }
 
     /// Continuations the host holds for its callers now: commands, a connection attempt, L2CAP
-    /// sends waiting for buffers, close watchers. Zero once the host is closed (for tests).
-    var liveContinuations: Int {
+    /// sends waiting for buffers, close watchers. Zero once the host is closed (diagnostics, for
+    /// tests and the soak run).
+    public var liveContinuations: Int {
         commandQueue.count + awaitingResponse.count + (pendingConnection == nil ? 0 : 1) + pduWaiters.count + closeWatcherCount
     }
 
-    /// Background tasks running now (for tests).
-    var liveTaskCount: Int { tasks.count }
+    /// Background tasks running now (diagnostics, for tests and the soak run).
+    public var liveTaskCount: Int { tasks.count }
 
     func ensureOpen() throws(HCIError) {
         if let closedError { throw closedError }
@@ -273,6 +279,10 @@ public actor HCIHost {
 
     /// Packets from the controller that could not be decoded and were dropped (diagnostics).
     public private(set) var malformedPackets = 0
+    /// ACL packets from the controller for a handle with no connection, dropped (diagnostics).
+    public internal(set) var unroutedACLPackets = 0
+    /// Data Buffer Overflow events from the controller (diagnostics; see HCIHost+ControllerFaults).
+    public internal(set) var dataBufferOverflows = 0
 
     func handle(_ event: HCIEvent) async {
         switch event {
@@ -296,8 +306,8 @@ public actor HCIHost {
             encryptionChanged(change)
         case let .encryptionKeyRefreshComplete(refresh):
             encryptionRefreshed(refresh)
-        case .other:
-            break
+        case let .other(code, parameters):
+            controllerReported(code: code, parameters: parameters)
         }
     }
 

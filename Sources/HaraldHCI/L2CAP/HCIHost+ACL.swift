@@ -87,7 +87,10 @@ extension HCIHost {
 
     /// An ACL fragment from the controller: reassemble and route the PDU by channel.
     func handleACL(_ fragment: ACLDataPacket) async {
-        guard var state = connections[fragment.handle] else { return }
+        guard var state = connections[fragment.handle] else {
+            unroutableACL(fragment)
+            return
+        }
         let pdu = state.reassembler.add(fragment)
         connections[fragment.handle] = state
         guard let pdu else { return }

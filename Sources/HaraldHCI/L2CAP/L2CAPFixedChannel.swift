@@ -133,6 +133,10 @@ public final class L2CAPFixedChannel: Sendable {
         let receiver: L2CAPChannelReceiver? = reader.withLock { reader in
             switch reader {
             case let .receiver(receiver):
+                // Let go of the receiver: its closures often hold the connection that owns this
+                // channel, and kept here they would keep the connection alive for ever (one
+                // connection's worth of memory per link, found by scripts/soak).
+                reader = .undecided(pending: [], finished: true)
                 return receiver
             case let .stream(_, continuation):
                 continuation.finish()

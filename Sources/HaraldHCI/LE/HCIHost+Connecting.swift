@@ -118,15 +118,21 @@ extension HCIHost {
         connections[complete.handle] = ConnectionState(
             connection: connection, reassembler: L2CAPReassembler(maximumPDUSize: configuration.maximumReceivedPDUSize))
         if complete.role == .peripheral {
+            guard !incomingConnectionWatchers.isEmpty else {
+                unexpectedConnection(handle: complete.handle, role: "peripheral")
+                return
+            }
             acceptedAsPeripheral(connection)
             return
         }
-        if let pending = pendingConnection, complete.role == .central {
-            // Even if the attempt was being cancelled, the link exists now: hand it over.
-            pendingConnection = nil
-            pending.timer?.cancel()
-            pending.continuation.resume(returning: .success(connection))
+        guard let pending = pendingConnection else {
+            unexpectedConnection(handle: complete.handle, role: "central")
+            return
         }
+        // Even if the attempt was being cancelled, the link exists now: hand it over.
+        pendingConnection = nil
+        pending.timer?.cancel()
+        pending.continuation.resume(returning: .success(connection))
     }
 
     /// Best-effort link set-up after connecting: Data Length Extension and the preferred PHY.

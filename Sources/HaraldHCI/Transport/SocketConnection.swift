@@ -30,9 +30,17 @@ final class SocketConnection: Sendable {
     private let wakeRead: Int32
     private let continuation: AsyncThrowingStream<HCIPacket, any Error>.Continuation
     let packets: AsyncThrowingStream<HCIPacket, any Error>
+    /// Packets read and not yet taken by the host, bounded: when it is full the reader thread
+    /// stops reading and the controller is held back (see ``PacketBacklog``).
+    let backlog: PacketBacklog
+
+    /// How many packets may wait for the host by default: far more than a controller sends in a
+    /// burst (a scan's reports, a connection event's worth of notifications), few enough to
+    /// bound the memory (about 1 MiB of 251-byte ACL packets).
+    static let defaultBacklogCapacity = 4096
 
     /// Takes ownership of `descriptor` (closing it on failure) and starts the reader thread.
-    init(descriptor: Int32, name: String) throws(HCITransportError) {
+    init(descriptor: Int32, name: String, backlogCapacity: Int = SocketConnection.defaultBacklogCapacity) throws(HCITransportError) {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else {
             let code = errno
@@ -43,7 +51,8 @@ final class SocketConnection: Sendable {
         readDescriptor = descriptor
         wakeRead = pipeEnds[0]
         closing = Locked((isClosing: false, wakeWrite: pipeEnds[1]))
-        (packets, continuation) = AsyncThrowingStream.makeStream(of: HCIPacket.self, throwing: (any Error).self)
+        backlog = PacketBacklog(capacity: backlogCapacity)
+        (packets, continuation) = BackloggedStream.make(backlog: backlog)
         let thread = Thread { [self] in readLoop() }
         thread.name = "HaraldHCI reader \(name)"
         thread.start()
@@ -79,6 +88,7 @@ final class SocketConnection: Sendable {
                 _ = write(state.wakeWrite, &byte, 1)
             }
         }
+        backlog.abandon()  // a reader waiting for room stops waiting
     }
 
     private func readLoop() {
@@ -111,6 +121,7 @@ final class SocketConnection: Sendable {
                 break
             }
             for packet in parser.feed(buffer[0..<count]) {
+                guard backlog.waitForRoom() else { break loop }  // closing, or nobody reads any more
                 continuation.yield(packet)
             }
             if let error = parser.error {

@@ -16,12 +16,20 @@ public final class TCPTransport: HCITransport {
     public let port: UInt16
 
     /// Connects to `host:port`; gives up after `connectTimeoutSeconds` (whole seconds).
-    public init(host: String, port: UInt16, connectTimeoutSeconds: Int = 5) throws(HCITransportError) {
+    ///
+    /// `backlogCapacity`: how many packets read from the controller may wait for the host; when
+    /// that many wait, reading pauses until the host takes one (nothing is dropped).
+    public init(
+        host: String, port: UInt16, connectTimeoutSeconds: Int = 5, backlogCapacity: Int = 4096
+    ) throws(HCITransportError) {
         self.host = host
         self.port = port
         let fd = try Self.openSocket(host: host, port: port, timeoutSeconds: connectTimeoutSeconds)
-        connection = try SocketConnection(descriptor: fd, name: "tcp:\(host):\(port)")
+        connection = try SocketConnection(descriptor: fd, name: "tcp:\(host):\(port)", backlogCapacity: backlogCapacity)
     }
+
+    /// Packets read from the controller that the host has not taken yet (for tests).
+    var waitingPackets: Int { connection.backlog.waiting }
 
     public var packets: AsyncThrowingStream<HCIPacket, any Error> { connection.packets }
 

@@ -185,8 +185,22 @@ public final class Simulator: Sendable {
 
     // MARK: Connections
 
-    /// Every connection made so far, oldest first (closed ones included).
+    /// Every connection open now and the last ``closedConnectionHistory`` closed ones, oldest
+    /// first.
     public var connections: [SimulatedConnection] { state.withLock { $0.established } }
+
+    /// How many closed connections the world remembers (for ``connections`` and
+    /// ``connection(to:)``): a world that runs for hours, connecting again and again, keeps its
+    /// memory flat (scripts/soak).
+    public static let closedConnectionHistory = 64
+
+    /// Drops the oldest closed connections past ``closedConnectionHistory``.
+    static func forgetOldClosedConnections(_ established: inout [SimulatedConnection]) {
+        let closed = established.indices.filter { !established[$0].link.isOpen }
+        guard closed.count > closedConnectionHistory else { return }
+        let forgotten = Set(closed.prefix(closed.count - closedConnectionHistory))
+        established = established.indices.filter { !forgotten.contains($0) }.map { established[$0] }
+    }
 
     /// The newest connection to `address`.
     public func connection(to address: BluetoothAddress) -> SimulatedConnection? {
@@ -325,7 +339,10 @@ public final class Simulator: Sendable {
         let record = SimulatedConnection(
             peripheral: device.description.identifier, link: link, connection: connection, serverConnection: serverConnection,
             server: device.server, peerFaults: peerFaults)
-        state.withLock { $0.established.append(record) }
+        state.withLock { state in
+            state.established.append(record)
+            Self.forgetOldClosedConnections(&state.established)
+        }
         return connection
     }
 }
