@@ -43,7 +43,7 @@ extension GATTClient {
     /// Discover All Primary Services (§4.4.1): Read By Group Type (0x2800) from handle 1 until
     /// Attribute Not Found or the last group ends at 0xFFFF.
     ///
-    /// A response that breaks the ordering rules (see ``serviceGroupViolation(_:in:lowest:requestedFrom:)``)
+    /// A response that breaks the ordering rules (see `serviceGroupViolation(_:in:lowest:requestedFrom:)`)
     /// is a ``GATTError/protocolViolation(_:)`` and closes the bearer.
     public func discoverPrimaryServices(timeout: Duration? = nil) async throws(GATTError) -> [GATTService] {
         let deadline = deadline(timeout)
