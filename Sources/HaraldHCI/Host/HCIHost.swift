@@ -95,6 +95,9 @@ public actor HCIHost {
     var finishedPDUs: Set<UInt64> = []
     var pduWaiters: [UInt64: CheckedContinuation<Result<Void, HCIError>, Never>] = [:]
     var isSendingACL = false
+    /// Replies the host sends on its own, per connection, waiting for buffers (LESignaling.swift).
+    var queuedReplies: [UInt16: Int] = [:]
+    var floodedConnections: Set<UInt16> = []
 
     /// A host over `transport`. Call ``start()`` before anything else.
     ///
@@ -283,6 +286,10 @@ public actor HCIHost {
     public internal(set) var unroutedACLPackets = 0
     /// Data Buffer Overflow events from the controller (diagnostics; see HCIHost+ControllerFaults).
     public internal(set) var dataBufferOverflows = 0
+    /// Signaling and Security Manager requests left unanswered because the connection already
+    /// had the most replies allowed waiting for controller buffers (diagnostics; a peer flooding
+    /// requests while the controller is out of buffers).
+    public internal(set) var droppedReplies = 0
 
     func handle(_ event: HCIEvent) async {
         switch event {

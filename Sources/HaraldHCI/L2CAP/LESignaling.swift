@@ -1,4 +1,5 @@
 import HaraldCodec
+import Logging
 
 /// LE signaling channel (CID 0x0005) commands: `[code][identifier][length u16][data]`.
 public enum LESignalingCode {
@@ -77,7 +78,49 @@ func answerSecurityManager(_ pdu: [UInt8]) -> [UInt8]? {
 
 // Replies go out from background tasks: the reader must never wait for controller buffers, since
 // only the reader can see the Number Of Completed Packets that frees them.
+//
+// The peer decides how many of these replies there are, so their number is bounded: a peer that
+// floods the signaling or Security Manager channel while the controller holds its buffers would
+// otherwise grow the outgoing ACL queue (and the tasks waiting on it) without end. At most
+// `maximumQueuedReplies` replies of one connection wait for buffers; a request that comes past
+// that goes unanswered, counted in `droppedReplies` and logged. A peer that waits for each answer
+// before asking again, as the signaling channel expects, never comes near the limit.
 extension HCIHost {
+    /// Replies the host sends on its own (signaling answers, Pairing Not Supported) that may wait
+    /// for controller buffers at once on one connection.
+    static let maximumQueuedReplies = 8
+
+    /// Sends `reply` on `cid` from a background task, then runs `then`, unless the connection
+    /// already has `maximumQueuedReplies` replies waiting: then neither happens.
+    private func queueReply(_ reply: [UInt8], cid: UInt16, handle: UInt16, activity: String, then: (@Sendable (isolated HCIHost) async -> Void)? = nil) {
+        let waiting = queuedReplies[handle, default: 0]
+        guard waiting < Self.maximumQueuedReplies else {
+            droppedReplies += 1
+            // Once per flood: noticed when the first reply is dropped, quiet until the queue drains.
+            let metadata: Logger.Metadata = ["connection": "0x\(Hex.word(handle))", "channel": "0x\(Hex.word(cid))", "waiting": "\(waiting)"]
+            if floodedConnections.insert(handle).inserted {
+                logger.notice("dropping replies: the peer asks faster than the controller takes data", metadata: metadata)
+            } else {
+                logger.debug("dropped a reply", metadata: metadata)
+            }
+            return
+        }
+        queuedReplies[handle] = waiting + 1
+        startBackground { host in
+            await host.bestEffort(activity, handle: handle) { host throws(HCIError) in
+                try await host.sendL2CAP(handle: handle, cid: cid, sdu: reply)
+            }
+            host.replyLeftQueue(handle: handle)
+            await then?(host)
+        }
+    }
+
+    private func replyLeftQueue(handle: UInt16) {
+        let waiting = queuedReplies[handle, default: 1] - 1
+        queuedReplies[handle] = waiting > 0 ? waiting : nil
+        if waiting == 0 { floodedConnections.remove(handle) }
+    }
+
     func handleSignaling(_ pdu: [UInt8], handle: UInt16) {
         if pdu.count >= 6, pdu[0] == LESignalingCode.connectionParameterUpdateResponse || pdu[0] == LESignalingCode.commandReject,
             let waiter = parameterRequests.removeValue(forKey: ParameterRequestKey(handle: handle, identifier: pdu[1]))
@@ -91,27 +134,20 @@ extension HCIHost {
         let role = connections[handle]?.connection.role ?? .central
         let answer = answerLESignaling(pdu, role: role)
         let reply = answer.reply, update = answer.update
-        guard reply != nil || update != nil else { return }
-        startBackground { host in
-            if let reply {
-                await host.bestEffort("answering on the LE signaling channel", handle: handle) { host throws(HCIError) in
-                    try await host.sendL2CAP(handle: handle, cid: L2CAPFixedChannel.leSignaling, sdu: reply)
-                }
-            }
-            if let update {
+        guard let reply else { return }
+        var connectionUpdate: (@Sendable (isolated HCIHost) async -> Void)?
+        if let update {
+            connectionUpdate = { @Sendable host in
                 await host.bestEffort("LE Connection Update", handle: handle) { host throws(HCIError) in
                     try await host.executeAccepted(.leConnectionUpdate(handle: handle, parameters: update))
                 }
             }
         }
+        queueReply(reply, cid: L2CAPFixedChannel.leSignaling, handle: handle, activity: "answering on the LE signaling channel", then: connectionUpdate)
     }
 
     func handleSecurityManager(_ pdu: [UInt8], handle: UInt16) {
         guard let reply = answerSecurityManager(pdu) else { return }
-        startBackground { host in
-            await host.bestEffort("answering on the security manager channel", handle: handle) { host throws(HCIError) in
-                try await host.sendL2CAP(handle: handle, cid: L2CAPFixedChannel.securityManager, sdu: reply)
-            }
-        }
+        queueReply(reply, cid: L2CAPFixedChannel.securityManager, handle: handle, activity: "answering on the security manager channel")
     }
 }
