@@ -24,7 +24,8 @@ actor SMPInbox {
         let timer: Task<Void, Never>
     }
 
-    private var queued: [[UInt8]] = []
+    /// What arrived and was not taken yet (bounded: see SMPPendingPDUs).
+    private(set) var queued = SMPPendingPDUs()
     private var isClosed = false
     private var waiter: Waiter?
     private var nextWaiterID: UInt64 = 0
@@ -51,7 +52,7 @@ actor SMPInbox {
     /// The next PDU, `.closed` once the stream finished and everything queued was taken, or
     /// `.timedOut` when `timeout` passes on `clock` first.
     func next(within timeout: Duration, on clock: any Clock<Duration>) async -> Delivery {
-        if !queued.isEmpty { return .pdu(queued.removeFirst()) }
+        if let pdu = queued.takeFirst() { return .pdu(pdu) }
         if isClosed { return .closed }
         precondition(waiter == nil, "one wait at a time on the SMP channel")
         nextWaiterID += 1

@@ -51,7 +51,8 @@ public actor SMPResponder {
     /// The pairing method and key size once the Pairing Response went out (what the link's
     /// security will be once encrypted with the key this pairing makes).
     public private(set) var negotiatedSecurity: (method: PairingMethod, keySize: Int)?
-    private var inbox: [[UInt8]] = []
+    /// What arrived and was not taken yet (bounded: see SMPPendingPDUs).
+    private(set) var inbox = SMPPendingPDUs()
     private var inboxEnded = false
     private var inboxWaiter: CheckedContinuation<Inbound, Never>?
     private var pump: Task<Void, Never>?
@@ -514,7 +515,7 @@ public actor SMPResponder {
     }
 
     private func nextInbound() async -> Inbound {
-        if !inbox.isEmpty { return .pdu(inbox.removeFirst()) }
+        if let pdu = inbox.takeFirst() { return .pdu(pdu) }
         if inboxEnded { return .ended }
         return await withCheckedContinuation { inboxWaiter = $0 }
     }
