@@ -98,7 +98,12 @@ extension GATTClient {
             return .failure(error)
         }
         var lastPart = value.count
-        while lastPart == mtu - 1, value.count < ATT.maximumValueLength {
+        while true {
+            do {
+                guard try Self.longReadContinues(valueLength: value.count, lastPart: lastPart, mtu: mtu) else { break }
+            } catch let error {
+                return .failure(error)
+            }
             let part: [UInt8]
             do {
                 part = try await transact(

@@ -19,14 +19,15 @@ extension GATTClient {
 
     /// Read Long Characteristic Value (§4.8.3): a Read, then Read Blobs from the end of what was
     /// read while each answer is full (ATT_MTU − 1 bytes). Attribute Not Long, or Invalid
-    /// Offset at the value's end, ends the loop.
+    /// Offset at the value's end, ends the loop, and so does reaching 512 bytes, the most an
+    /// attribute value holds; a server whose parts go past that fails the read with
+    /// `GATTError.invalidResponse`.
     public func readLong(handle: UInt16, timeout: Duration? = nil) async throws(GATTError) -> [UInt8] {
         try Self.checkHandle(handle)
         let deadline = deadline(timeout)
         var value = try await transact(ATTReadRequest(handle: handle), expecting: ATTReadResponse.self, deadline: deadline).value
         var lastPart = value.count
-        while lastPart == mtu - 1 {
-            guard value.count <= Int(UInt16.max) else { throw .invalidResponse("value longer than 65535 bytes") }
+        while try Self.longReadContinues(valueLength: value.count, lastPart: lastPart, mtu: mtu) {
             let part: [UInt8]
             do {
                 part = try await transact(
@@ -41,6 +42,17 @@ extension GATTClient {
             lastPart = part.count
         }
         return value
+    }
+
+    /// Whether a long read asks for more after a part of `lastPart` bytes left it holding
+    /// `valueLength`: while each part fills the Read Blob Response and the value is shorter than
+    /// 512 bytes, the most an attribute value may hold (Core Vol 3 Part F §3.2.9). A value that
+    /// grew past 512 is the server's mistake: `GATTError.invalidResponse`, and no more requests.
+    static func longReadContinues(valueLength: Int, lastPart: Int, mtu: Int) throws(GATTError) -> Bool {
+        guard valueLength <= ATT.maximumValueLength else {
+            throw .invalidResponse("value longer than \(ATT.maximumValueLength) bytes, the most an attribute holds")
+        }
+        return lastPart == mtu - 1 && valueLength < ATT.maximumValueLength
     }
 
     /// Read Multiple Characteristic Values (§4.8.4): the values of two or more handles,
