@@ -31,4 +31,35 @@ struct DualRoleTests {
         let mtuOfClientB = await clientB.mtu
         #expect(mtuOfClientB == 100)
     }
+
+    /// Core Vol 3 Part F §3.4.2.2: both ends use the new ATT_MTU once the Exchange MTU Response
+    /// is sent. A peer may answer our client's exchange and at once send our server a request
+    /// that only fits the new MTU; our server must take it, not refuse it as over-long because
+    /// our client had not passed the MTU on yet.
+    @Test func aRequestSentRightAfterTheMTUResponseIsMeasuredAgainstTheNewMTU() async throws {
+        let clock = ManualClock()
+        let (ours, peer) = ATTMemoryBearer.pair(mtu: 100)
+        let side = ATTDualRoleBearer(ours)
+        let writable = [GATTServiceDefinition(uuid: BluetoothUUID(0x1800), characteristics: [
+            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A00), properties: [.read, .write]),
+        ])]
+        let server = try GATTServer(services: writable, clock: clock)
+        let connection = await server.attach(side.server)
+        let client = GATTClient(bearer: side.client, clock: clock, configuration: .init(preferredMTU: 100))
+        var fromUs = peer.events.makeAsyncIterator()
+        func next() async -> [UInt8]? {
+            guard case .received(let bytes)? = await fromUs.next() else { return nil }
+            return bytes
+        }
+
+        let exchange = Task { try await client.exchangeMTU() }
+        #expect(await next() == [0x02, 100, 0])
+        // The response and, right behind it, a Write Request of 3 + 90 bytes (over 23, within 100).
+        try await peer.send([0x03, 100, 0])
+        try await peer.send([0x12, 0x03, 0x00] + [UInt8](repeating: 0x5A, count: 90))
+        #expect(await next() == [0x13])  // Write Response, not an Error Response (Invalid PDU)
+        #expect(try await exchange.value == 100)
+        #expect(await server.value(handle: 0x0003) == [UInt8](repeating: 0x5A, count: 90))
+        #expect(await server.mtu(for: connection) == 100)
+    }
 }
