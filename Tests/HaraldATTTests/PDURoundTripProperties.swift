@@ -1,6 +1,7 @@
 import HaraldATT
 import HaraldCodec
 import HaraldCore
+import HaraldTestSupport
 import PropertyBased
 import Testing
 
@@ -9,40 +10,12 @@ import Testing
 /// format can carry (an entry list has one entry length, a handle set two or more handles).
 @Suite("Property: ATT PDU round trips")
 struct PDURoundTripProperties {
-    /// Hands out generated octets one field at a time.
-    struct Draw {
-        var octets: [UInt8]
-        var index = 0
-
-        mutating func byte() -> UInt8 {
-            defer { index += 1 }
-            return octets[index % octets.count]
-        }
-
-        mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in byte() } }
-        mutating func word() -> UInt16 { UInt16(byte()) | UInt16(byte()) << 8 }
-        /// 0 ..< limit.
-        mutating func count(below limit: Int) -> Int { Int(byte()) % limit }
-        mutating func value(upTo limit: Int) -> [UInt8] { bytes(count(below: limit + 1)) }
-        mutating func range() -> ATTHandleRange { ATTHandleRange(start: word(), end: word()) }
-
-        mutating func uuid(wide: Bool) -> BluetoothUUID {
-            if !wide { return BluetoothUUID(word()) }
-            let high = bytes(8).reduce(UInt64.zero) { $0 << 8 | UInt64($1) }
-            let low = bytes(8).reduce(UInt64.zero) { $0 << 8 | UInt64($1) }
-            return BluetoothUUID(high: high, low: low)
-        }
-
-        mutating func uuid() -> BluetoothUUID { uuid(wide: byte() & 1 == 1) }
-        mutating func handles(atLeast minimum: Int) -> [UInt16] { (0..<(minimum + count(below: 8))).map { _ in word() } }
-    }
-
     /// The kinds of PDU, one per case of ``ATTPDU``.
     static let kinds = 0..<32
 
     /// A PDU of kind `kind` with every field drawn from `octets`.
     static func pdu(_ kind: Int, _ octets: [UInt8]) -> ATTPDU {
-        var draw = Draw(octets: octets)
+        var draw = OctetDraw(octets: octets)
         switch kind {
         case 0: return .errorResponse(ATTErrorResponse(requestOpcode: ATTOpcode(draw.byte()), handle: draw.word(), error: ATTErrorCode(rawValue: draw.byte())))
         case 1: return .exchangeMTURequest(ATTExchangeMTURequest(clientRxMTU: draw.word()))
@@ -106,4 +79,11 @@ struct PDURoundTripProperties {
         let opcodes = Set(Self.kinds.map { Self.pdu($0, [1, 2, 3, 4, 5]).opcode })
         #expect(opcodes.count == Self.kinds.count)
     }
+}
+
+extension OctetDraw {
+    /// A handle range, its ends drawn independently (so it may be inverted).
+    mutating func range() -> ATTHandleRange { ATTHandleRange(start: word(), end: word()) }
+    /// At least `minimum` handles, up to seven more.
+    mutating func handles(atLeast minimum: Int) -> [UInt16] { (0..<(minimum + count(below: 8))).map { _ in word() } }
 }

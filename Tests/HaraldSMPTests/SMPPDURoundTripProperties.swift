@@ -1,6 +1,7 @@
 import HaraldCodec
 import HaraldCore
 import HaraldSMP
+import HaraldTestSupport
 import PropertyBased
 import Testing
 
@@ -8,38 +9,9 @@ import Testing
 /// PropertyBased, so a failure prints the seed that replays it).
 @Suite("SMP PDU round trips")
 struct SMPPDURoundTripProperties {
-    /// Hands out the generated octets one field at a time.
-    struct Draw {
-        var octets: [UInt8]
-        var index = 0
-
-        mutating func byte() -> UInt8 {
-            defer { index += 1 }
-            return octets[index % octets.count]
-        }
-
-        mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in byte() } }
-
-        mutating func key() -> SecretKey128 { SecretKey128(littleEndianBytes: bytes(16))! }
-
-        mutating func integer<T: FixedWidthInteger>(_ type: T.Type) -> T {
-            bytes(MemoryLayout<T>.size).reversed().reduce(T.zero) { $0 << 8 | T($1) }
-        }
-
-        mutating func features() -> PairingFeatures {
-            PairingFeatures(
-                ioCapability: IOCapability.allCases[Int(byte()) % IOCapability.allCases.count],
-                oobDataPresent: byte() & 1 == 1,
-                authReq: AuthReq(rawValue: byte()),
-                maxEncryptionKeySize: 7 + Int(byte()) % 10,
-                initiatorKeyDistribution: KeyDistribution(rawValue: byte()),
-                responderKeyDistribution: KeyDistribution(rawValue: byte()))
-        }
-    }
-
     /// A PDU of `code` with every field drawn from `octets`.
     static func pdu(_ code: SMPCode, _ octets: [UInt8]) -> SMPPDU {
-        var draw = Draw(octets: octets)
+        var draw = OctetDraw(octets: octets)
         switch code {
         case .pairingRequest: return .pairingRequest(SMPPairingRequest(draw.features()))
         case .pairingResponse: return .pairingResponse(SMPPairingResponse(draw.features()))
@@ -109,5 +81,19 @@ struct SMPPDURoundTripProperties {
                 _ = error.description
             }
         }
+    }
+}
+
+extension OctetDraw {
+    mutating func key() -> SecretKey128 { SecretKey128(littleEndianBytes: bytes(16))! }
+
+    mutating func features() -> PairingFeatures {
+        PairingFeatures(
+            ioCapability: IOCapability.allCases[Int(byte()) % IOCapability.allCases.count],
+            oobDataPresent: byte() & 1 == 1,
+            authReq: AuthReq(rawValue: byte()),
+            maxEncryptionKeySize: 7 + Int(byte()) % 10,
+            initiatorKeyDistribution: KeyDistribution(rawValue: byte()),
+            responderKeyDistribution: KeyDistribution(rawValue: byte()))
     }
 }
