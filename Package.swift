@@ -142,7 +142,7 @@ let package = Package(
             name: "HaraldSoak",
             dependencies: [
                 "Harald", "HaraldCodec", "HaraldCore", "HaraldGATTBackend", "HaraldHCI", "HaraldHCIBackend", "HaraldSimulator",
-                .product(name: "Logging", package: "swift-log"),
+                "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The fuzz targets (not a product): what each libFuzzer run drives, and what the corpus
@@ -163,7 +163,7 @@ let package = Package(
         .target(
             name: "HaraldTestSupport",
             dependencies: [
-                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldSMP", "HaraldScenarioSuite",
+                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldSMP", "HaraldScenarioSuite", "Harald", "HaraldGATTBackend",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HaraldTestSupport"

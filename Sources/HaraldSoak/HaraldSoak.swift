@@ -16,6 +16,7 @@ import HaraldGATTBackend
 import HaraldHCI
 import HaraldHCIBackend
 import HaraldSimulator
+import HaraldTestSupport
 import Logging
 
 // MARK: Measuring the process
@@ -54,26 +55,6 @@ func slope(_ points: [(x: Double, y: Double)]) -> Double {
 }
 
 // MARK: The cycle
-
-/// Keeps the newest connection the HCI backend opened, to read its GATT client's counters.
-final class LatestConnection: CentralBackend {
-    let inner: HCICentralBackend
-    private let latest = Locked<GATTConnection?>(nil)
-
-    init(_ inner: HCICentralBackend) { self.inner = inner }
-
-    var connection: GATTConnection? { latest.value }
-
-    func radioStates() -> AsyncStream<RadioState> { inner.radioStates() }
-    func scan(_ request: ScanRequest) -> ScanReports { inner.scan(request) }
-    func connect(to peripheral: PeripheralIdentifier, options: ConnectionOptions, timeout: Duration?) async throws(BluetoothError)
-        -> any ConnectionBackend
-    {
-        let connection = try await inner.connect(to: peripheral, options: options, timeout: timeout)
-        latest.withLock { $0 = connection as? GATTConnection }
-        return connection
-    }
-}
 
 enum SoakFailure: Error, CustomStringConvertible {
     case missing(String)
@@ -234,7 +215,7 @@ func hostCounts(_ host: HCIHost) async -> (continuations: Int, tasks: Int) {
 func soakOverHCI(options: Options, transport: String, address: String) async throws -> Bool {
     guard let peerAddress = BluetoothAddress(address, kind: .random) else { throw SoakFailure.missing("address \(address)") }
     let recorder = Recorder(label: "hci", interval: options.sampleSeconds)
-    let backend = LatestConnection(try await HCICentralBackend.open(transport: transport))
+    let backend = ConnectionRecorder(try await HCICentralBackend.open(transport: transport))
     let central = Central(backend: backend, defaultTimeout: .seconds(10))
     try await central.waitUntilPoweredOn(timeout: .seconds(10))
     let peer = PeripheralIdentifier(address: peerAddress)
@@ -249,7 +230,7 @@ func soakOverHCI(options: Options, transport: String, address: String) async thr
         // a cycle (the backend's own watchers stay for its life). Tasks that end a moment after
         // the disconnection (the fallback timer of HCI Disconnect, the link set-up) are given
         // 2.5 s to finish: only what stays counts as leaked.
-        let clientPending = await backend.connection?.client.liveContinuations ?? 0
+        let clientPending = await backend.pendingOperations()
         var host = await hostCounts(backend.inner.host)
         for _ in 0..<50 {
             if let baseline = hostBaseline, host.continuations <= baseline.continuations, host.tasks <= baseline.tasks { break }

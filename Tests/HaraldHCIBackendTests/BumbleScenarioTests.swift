@@ -19,30 +19,6 @@ enum ScenarioBench {
     static var isConfigured: Bool { transport != nil && controlPort != nil }
 }
 
-/// Records the connections a backend opens, to read their GATT clients' pending counters.
-final class ConnectionRecorder: CentralBackend {
-    let inner: HCICentralBackend
-    private let latest = Locked<GATTConnection?>(nil)
-
-    init(_ inner: HCICentralBackend) { self.inner = inner }
-
-    func radioStates() -> AsyncStream<RadioState> { inner.radioStates() }
-    func scan(_ request: ScanRequest) -> ScanReports { inner.scan(request) }
-    func connect(to peripheral: PeripheralIdentifier, options: ConnectionOptions, timeout: Duration?) async throws(BluetoothError)
-        -> any ConnectionBackend
-    {
-        let connection = try await inner.connect(to: peripheral, options: options, timeout: timeout)
-        latest.withLock { $0 = connection as? GATTConnection }
-        return connection
-    }
-
-    /// Continuations the newest connection's GATT client still holds.
-    func pendingOperations() async -> Int? {
-        guard let connection = latest.value else { return 0 }
-        return await connection.client.liveContinuations
-    }
-}
-
 /// The public API's scenario suite over Harald's HCI host stack, against a Bumble GATT peer on
 /// linked virtual controllers (scripts/integration starts both). Real time: generous timeouts (20 s),
 /// and the timeout scenario waits 1 s.
