@@ -10,13 +10,15 @@ import Testing
 struct AttributeIdentityTests {
     let timeout = Duration.seconds(10)
 
-    static let serviceCount = 100
-    static let characteristicCount = 200
+    static let serviceCount = 30
+    static let characteristicCount = 100
     static let descriptorCount = 10
+    static let (lastService, lastCharacteristic, lastDescriptor) = (serviceCount - 1, characteristicCount - 1, descriptorCount - 1)
 
-    /// 100 services × 200 characteristics × 10 descriptors. Every service has the same 200
-    /// characteristic UUIDs and every characteristic the same 10 descriptor UUIDs, so only their
-    /// identities tell them apart; each value names its position.
+    /// 30 services × 100 characteristics × 10 descriptors: 36,030 handles, over half of the
+    /// 65,535 a GATT database can have. Every service has the same 100 characteristic UUIDs and
+    /// every characteristic the same 10 descriptor UUIDs, so only their identities tell them
+    /// apart; each value names its position.
     static var largeGATT: FakeGATT {
         FakeGATT(services: (0..<serviceCount).map { service in
             FakeGATT.Service(uuid: uuid(0x5E, service), characteristics: (0..<characteristicCount).map { characteristic in
@@ -54,23 +56,23 @@ struct AttributeIdentityTests {
 
         let last = try #require(characteristics.last?.last)
         let lastDescriptor = try #require(descriptors.last?.last)
-        #expect(last.service == Self.uuid(0x5E, 99) && lastDescriptor.characteristicID == last.id)
+        #expect(last.service == Self.uuid(0x5E, Self.lastService) && lastDescriptor.characteristicID == last.id)
         // The same UUIDs in the first service: an operation must not land there.
-        let twin = characteristics[0][199]
-        let lastObject = world.peripheral.database[99].allCharacteristics[199]
-        let twinObject = world.peripheral.database[0].allCharacteristics[199]
+        let twin = characteristics[0][Self.lastCharacteristic]
+        let lastObject = world.peripheral.database[Self.lastService].allCharacteristics[Self.lastCharacteristic]
+        let twinObject = world.peripheral.database[0].allCharacteristics[Self.lastCharacteristic]
         let lock = world.peripheral.lock
 
-        #expect(try await connection.read(last, timeout: timeout) == Self.value(99, 199))
-        #expect(try await connection.readDescriptor(lastDescriptor, timeout: timeout) == Self.value(99, 199, 9))
+        #expect(try await connection.read(last, timeout: timeout) == Self.value(Self.lastService, Self.lastCharacteristic))
+        #expect(try await connection.readDescriptor(lastDescriptor, timeout: timeout) == Self.value(Self.lastService, Self.lastCharacteristic, Self.lastDescriptor))
 
         try await connection.write([0xAB], to: last, kind: .withResponse, timeout: timeout)
         #expect(lock.withLock { lastObject.storedValue } == [0xAB])
-        #expect(lock.withLock { twinObject.storedValue } == Self.value(0, 199))
+        #expect(lock.withLock { twinObject.storedValue } == Self.value(0, Self.lastCharacteristic))
 
         try await connection.writeDescriptor([0xCD], to: lastDescriptor, timeout: timeout)
-        #expect(lock.withLock { lastObject.allDescriptors[9].storedValue as? Data } == Data([0xCD]))
-        #expect(lock.withLock { twinObject.allDescriptors[9].storedValue as? Data } == Data(Self.value(0, 199, 9)))
+        #expect(lock.withLock { lastObject.allDescriptors[Self.lastDescriptor].storedValue as? Data } == Data([0xCD]))
+        #expect(lock.withLock { twinObject.allDescriptors[Self.lastDescriptor].storedValue as? Data } == Data(Self.value(0, Self.lastCharacteristic, Self.lastDescriptor)))
 
         var lastUpdates = (await connection.valueUpdates(for: last, buffering: .oldest(16))).makeAsyncIterator()
         var twinUpdates = (await connection.valueUpdates(for: twin, buffering: .oldest(16))).makeAsyncIterator()
