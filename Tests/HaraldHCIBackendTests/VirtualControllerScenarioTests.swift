@@ -1,4 +1,5 @@
 import Harald
+import HaraldATT
 import HaraldCodec
 import HaraldCore
 import HaraldHCIBackend
@@ -69,5 +70,21 @@ struct VirtualControllerScenarioTests {
         }
         #expect(controller.linkCount == 0, "every link the scenario opened is closed")
         await backend.close()
+    }
+}
+
+@Suite("Scenario peripheral")
+struct ScenarioPeripheralLifetimeTests {
+    /// The server holds the service's command handler and the handler reaches the server: the
+    /// handler's reference must be weak, or every scenario peripheral lives forever (which
+    /// LeakSanitizer reported at exit).
+    @Test func aScenarioPeripheralNobodyHoldsIsFreedWithItsServer() throws {
+        weak var server: GATTServer?
+        do {
+            let peripheral = try ScenarioPeripheral()
+            server = peripheral.server
+            #expect(server != nil)
+        }
+        #expect(server == nil)
     }
 }

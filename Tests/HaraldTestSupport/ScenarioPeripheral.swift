@@ -13,10 +13,11 @@ public struct ScenarioPeripheral: Sendable {
     public init(address: BluetoothAddress = BluetoothAddress("C0:5C:E4:00:00:01", kind: .random)!) throws {
         let state = ScenarioPeerState()
         // The command handler notifies through the server it belongs to, which exists only once
-        // the definitions have been laid out.
-        let serverSlot = Locked<GATTServer?>(nil)
+        // the definitions have been laid out. The server holds the handler, so the handler holds
+        // the server weakly (a strong reference would keep both alive forever).
+        let serverSlot = Locked(WeakServer())
         let server = try GATTServer(services: Self.services(state, serverSlot))
-        serverSlot.withLock { $0 = server }
+        serverSlot.withLock { $0.server = server }
         self.address = address
         self.state = state
         self.server = server
@@ -24,13 +25,17 @@ public struct ScenarioPeripheral: Sendable {
     }
 
     /// Where the service's command handler finds the server.
-    private let serverSlot: Locked<GATTServer?>
+    private let serverSlot: Locked<WeakServer>
+
+    private struct WeakServer: Sendable {
+        weak var server: GATTServer?
+    }
 
     /// The scenario service, answering commands through the server in `slot` (on the response
     /// characteristic wherever it is now).
-    private static func services(_ state: ScenarioPeerState, _ slot: Locked<GATTServer?>) -> [GATTServiceDefinition] {
+    private static func services(_ state: ScenarioPeerState, _ slot: Locked<WeakServer>) -> [GATTServiceDefinition] {
         ScenarioPeerServices.definitions(state: state) { answer, connection in
-            guard let server = slot.value, let handle = server.valueHandle(of: ScenarioProfile.response) else { return }
+            guard let server = slot.value.server, let handle = server.valueHandle(of: ScenarioProfile.response) else { return }
             await server.notify(handle: handle, value: answer, to: connection)
         }
     }
