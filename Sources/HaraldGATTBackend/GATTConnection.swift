@@ -28,7 +28,7 @@ public final class GATTConnection: ConnectionBackend {
     /// Handle ranges the peer changed since the last service discovery: an operation on an
     /// identity inside one names an attribute that may be gone or moved, and is refused with
     /// ``BluetoothError/serviceChanged(_:)`` until services are discovered again.
-    private let staleRanges = Locked<[ATTHandleRange]>([])
+    private let staleRanges = Locked(StaleHandleRanges())
     /// The streams of ``serviceChanges()``.
     private let changes = ServiceChangeStreams()
     /// Whether the Service Changed indications are still to be turned on (before the first
@@ -98,7 +98,7 @@ public final class GATTConnection: ConnectionBackend {
             }), handle: 0)
         let (cccdHandles, staleRanges) = (connection.cccdHandles, connection.staleRanges)
         await client.observeDatabaseChanges { range in
-            staleRanges.withLock { $0.append(range) }
+            staleRanges.withLock { $0.add(range) }
             cccdHandles.withLock { known in
                 known = known.filter { characteristic, cccd in
                     !range.contains(cccd) && !(characteristic.handle.map(range.contains) ?? false)
@@ -120,7 +120,7 @@ public final class GATTConnection: ConnectionBackend {
     public func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws(BluetoothError) -> [DiscoveredService] {
         let timeout = try await watchServiceChangedOnce(timeout: timeout)
         // Identities from this discovery on name the database as it is now.
-        let staleBefore = staleRanges.value.count
+        let staleBefore = staleRanges.withLock { $0.latestChange }
         let found: [GATTService]
         do {
             if let uuids, uuids.count == 1 {
@@ -132,7 +132,7 @@ public final class GATTConnection: ConnectionBackend {
             }
         } catch { throw await translate(error, "service discovery", timeout) }
         // A change that arrived during this discovery keeps its range stale.
-        staleRanges.withLock { ranges in ranges.removeFirst(min(staleBefore, ranges.count)) }
+        staleRanges.withLock { $0.clear(through: staleBefore) }
         return found.map {
             DiscoveredService(id: AttributeID(handle: $0.handles.start), uuid: $0.uuid, isPrimary: $0.isPrimary, handles: $0.handles)
         }
@@ -392,7 +392,7 @@ public final class GATTConnection: ConnectionBackend {
     /// the handles around it since the last service discovery.
     private func liveHandle(of id: AttributeID, _ uuid: BluetoothUUID) throws(BluetoothError) -> UInt16 {
         let handle = try Self.handle(of: id, uuid)
-        if staleRanges.value.contains(where: { $0.contains(handle) }) { throw .serviceChanged(id) }
+        if staleRanges.withLock({ $0.contains(handle) }) { throw .serviceChanged(id) }
         return handle
     }
 

@@ -15,9 +15,13 @@ final class ServiceChangeStreams: Sendable {
     /// is released.
     private let state = Locked(State())
 
+    /// Changes a stream holds for a reader that falls behind; older ones are dropped (the peer
+    /// decides how many indications it sends).
+    static let bufferLimit = 16
+
     /// A new stream of the changes from now on.
     func makeStream() -> AsyncStream<ServiceChange> {
-        let (stream, continuation) = AsyncStream<ServiceChange>.makeStream()
+        let (stream, continuation) = AsyncStream<ServiceChange>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferLimit))
         let id: UInt64? = state.withLock { state in
             guard !state.ended else { return nil }
             state.nextID += 1

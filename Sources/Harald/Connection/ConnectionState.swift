@@ -40,9 +40,10 @@ extension PeripheralConnection {
     /// The link's signal strength, read every `interval` (on the connection's clock) until the
     /// connection ends — then the stream finishes — or the loop stops. A failed read other than
     /// the connection ending finishes the stream with its error (``BluetoothError/unsupported(_:)``
-    /// where the backend cannot read RSSI).
+    /// where the backend cannot read RSSI). A loop that falls behind gets the newest 8 readings.
     public nonisolated func rssiUpdates(every interval: Duration) -> AsyncThrowingStream<RSSI, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: RSSI.self)
+        // A loop that stops reading for a while gets the newest readings, not a backlog.
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: RSSI.self, bufferingPolicy: .bufferingNewest(8))
         let clock = self.clock
         let task = taskStarter.start { [self] in
             while !Task.isCancelled {

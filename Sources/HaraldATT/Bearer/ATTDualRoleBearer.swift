@@ -15,6 +15,10 @@ import HaraldCore
 /// So the router itself settles the MTU when it routes that response: the server side gets
 /// `.mtuChanged` before any PDU that came after it.
 public final class ATTDualRoleBearer: Sendable {
+    /// Events each side holds for an engine that falls behind; later PDUs are dropped, as a
+    /// full ATT channel drops them (a request lost that way times out and closes the bearer).
+    public static let bufferLimit = 4096
+
     /// The bearer to give a ``GATTClient``.
     public let client: ATTRoleBearer
     /// The bearer to give a ``GATTServer``.
@@ -22,8 +26,8 @@ public final class ATTDualRoleBearer: Sendable {
 
     /// Wraps `bearer`, splitting its PDUs between a client and a server on the same link.
     public init(_ bearer: any ATTBearer) {
-        let (clientEvents, clientSink) = AsyncStream<ATTBearerEvent>.makeStream(bufferingPolicy: .unbounded)
-        let (serverEvents, serverSink) = AsyncStream<ATTBearerEvent>.makeStream(bufferingPolicy: .unbounded)
+        let (clientEvents, clientSink) = AsyncStream<ATTBearerEvent>.makeStream(bufferingPolicy: .bufferingOldest(Self.bufferLimit))
+        let (serverEvents, serverSink) = AsyncStream<ATTBearerEvent>.makeStream(bufferingPolicy: .bufferingOldest(Self.bufferLimit))
         // The Client Rx MTU of the client's Exchange MTU Request on the way, if any.
         let offeredMTU = Locked<Int?>(nil)
         client = ATTRoleBearer(shared: bearer, events: clientEvents, otherSide: serverSink, offeredMTU: offeredMTU)

@@ -20,7 +20,9 @@ extension CoreBluetoothBackend {
     private func observe<Element>(
         on uuid: UUID, generation: UInt64, in observers: WritableKeyPath<Link, [UInt64: AsyncStream<Element>.Continuation]> & Sendable
     ) -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
+        // The peer decides how often its services or name change: a reader that falls behind
+        // keeps the newest few.
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(16))
         let id: UInt64? = state.withLock { state in
             guard let link = state.links[uuid], link.phase == .connected, link.generation == generation else { return nil }
             let id = state.makeID()
