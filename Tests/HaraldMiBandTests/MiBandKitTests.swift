@@ -445,3 +445,37 @@ struct MiBandCancellationTests {
         #expect(afterStop == 0)
     }
 }
+
+@Suite("Mi Band kit: a band announcing more history than a fetch takes")
+struct MiBandActivityBoundTests {
+    /// A band whose activity control answers the fetch start with `count` records from 1 Jan 2026.
+    static func band(announcing count: UInt32) -> VirtualPeripheral {
+        VirtualPeripheral(
+            address: BluetoothAddress("C8:0F:10:00:00:98", kind: .public)!, advertisingData: .device(name: "boastful band", services: [MiBandUUID.service])
+        ) { runtime in
+            PeripheralBehaviour(services: [
+                GATTServiceDefinition(uuid: MiBandUUID.service, characteristics: [
+                    GATTCharacteristicDefinition(uuid: MiBandUUID.activityControl, properties: [.write, .notify], onWrite: { context, _ throws(ATTErrorCode) in
+                        let start = MiBandTimestamp(Date(timeIntervalSince1970: 1_767_225_600))
+                        let reply = (try? MiBandActivityFetchReply.started(count: count, from: start).encodedBytes()) ?? []
+                        await runtime.notify(MiBandUUID.activityControl, reply, to: context.connection)
+                    }),
+                    GATTCharacteristicDefinition(uuid: MiBandUUID.activityData, properties: [.notify]),
+                ]),
+            ])
+        }
+    }
+
+    @Test func aCountAboveAYearOfMinutesIsRefusedBeforeAnyRecordIsFetched() throws {
+        let count = MiBand2.maximumActivityRecords + 1
+        #expect(throws: MiBandError.tooManyRecords(announced: count)) {
+            _ = try BandWorld(Self.band(announcing: count)).run { try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600)) }
+        }
+    }
+
+    @Test func theLargestCountABandCanAnnounceIsRefused() throws {
+        #expect(throws: MiBandError.tooManyRecords(announced: .max)) {
+            _ = try BandWorld(Self.band(announcing: .max)).run { try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600)) }
+        }
+    }
+}

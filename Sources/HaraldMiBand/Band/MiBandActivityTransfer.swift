@@ -93,7 +93,7 @@ extension MiBand2 {
         let (count, first) = try await startFetch(since: since)
         progress(.expecting(Int(count)))
         var records: [MiBandActivityRecord] = []
-        records.reserveCapacity(Int(min(count, 100_000)))
+        records.reserveCapacity(Int(min(count, 100_000)))  // the count is at most maximumActivityRecords
         try await transfer(count: count, first: first) { record in
             records.append(record)
             progress(.received(records.count, total: Int(count)))
@@ -113,6 +113,12 @@ extension MiBand2 {
             transfer: MiBandActivityTransfer(since: since, key: key), reconnect: reconnect)
     }
 
+    /// The most records one fetch takes: a year of one-minute samples (527,040). The band
+    /// announces the count itself; a larger one is refused with ``MiBandError/tooManyRecords(announced:)``
+    /// before any record is fetched, so a faulty band cannot make the app hold an unbounded
+    /// history (a record takes 16 bytes in an array: about 8.4 MB at the limit).
+    public static let maximumActivityRecords: UInt32 = 366 * 24 * 60
+
     /// Sends the fetch start and returns the announced record count and first minute.
     func startFetch(since: Date) async throws -> (count: UInt32, first: Date) {
         let subscription = try await connection.subscribe(Characteristics.activityControl, buffering: .oldest(8), timeout: replyTimeout)
@@ -121,7 +127,9 @@ extension MiBand2 {
             try await connection.write(try command.encodedBytes(), to: Characteristics.activityControl, timeout: replyTimeout)
             let bytes = try await ReplyInbox(subscription).next(within: replyTimeout, clock: clock, operation: "activity fetch start")
             switch try MiBandActivityFetchReply.miBandDecoding(bytes) {
-            case let .started(count, from): return (count, from.date)
+            case let .started(count, from):
+                guard count <= Self.maximumActivityRecords else { throw MiBandError.tooManyRecords(announced: count) }
+                return (count, from.date)
             case let .refused(status): throw MiBandError.fetchRefused(status: status.rawValue)
             case .finished: throw MiBandError.unexpectedReply(expected: "the reply to the fetch start", received: bytes)
             }

@@ -25,7 +25,8 @@ public enum MiBandError: Error, Hashable, Sendable, CustomStringConvertible {
     case fetchFailed(status: UInt8)
     /// An activity packet arrived out of order (a counter was skipped or repeated).
     case packetOutOfOrder(expected: UInt8, received: UInt8)
-    /// The band sent more records than it announced.
+    /// The band sent more records than it announced, or announced more than a fetch takes
+    /// (``MiBand2/maximumActivityRecords``).
     case tooManyRecords(announced: UInt32)
     /// The band stopped notifying before the operation finished.
     case notificationsEnded(String)
