@@ -275,6 +275,15 @@ final class FakePeripheralManager: CoreBluetoothPeripheralManager, @unchecked Se
         }
     }
 
+    /// A central sends a read of `uuid` and does not wait: the request, to look at its answer later.
+    func sendRead(_ uuid: BluetoothUUID, by central: FakeRemoteCentral) -> FakeATTRequest? {
+        guard let characteristic = characteristic(uuid) else { return nil }
+        let request = FakeATTRequest(central: central, characteristic: characteristic, offset: 0, value: nil)
+        lock.withLock { delivered.append(request) }
+        system.onQueue { self.backend?.peripheralManager(self, didReceiveRead: request) }
+        return request
+    }
+
     /// A central reads `uuid` from `offset`; returns once the backend answered.
     func read(_ uuid: BluetoothUUID, offset: Int = 0, by central: FakeRemoteCentral) async -> (result: Int, value: [UInt8]?) {
         guard let characteristic = characteristic(uuid) else { return (-1, nil) }
