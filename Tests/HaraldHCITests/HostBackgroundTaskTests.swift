@@ -51,16 +51,6 @@ struct HostBackgroundTaskTests {
         { packet in packet.type == .command && (try? HCICommand(decoding: packet.payload))?.opcode == opcode }
     }
 
-    /// Yields until `condition` holds, at most `attempts` times: a bound against hangs, not a
-    /// timing assertion.
-    static func eventually(_ attempts: Int = 100_000, _ condition: () async -> Bool) async -> Bool {
-        for _ in 0..<attempts {
-            if await condition() { return true }
-            await Task.yield()
-        }
-        return await condition()
-    }
-
     @Test func closingTheHostCancelsEveryBackgroundTaskAndLeavesNothingWaiting() async throws {
         let clock = ManualClock()
         // The link set-up after connecting waits for an answer that never comes; the second
@@ -95,7 +85,7 @@ struct HostBackgroundTaskTests {
         try await reader.value
         await controller.waitForCommand(.leSetScanEnable, count: 2)  // the stop
         #expect(controller.sentCommands.last == .leSetScanEnable(false))
-        #expect(await Self.eventually { await host.liveTaskCount == 0 })
+        #expect(await eventually { await host.liveTaskCount == 0 })
         await host.close()
         #expect(await host.liveTaskCount == 0)
     }
@@ -147,7 +137,7 @@ struct HostBackgroundTaskTests {
             }
         }
         let connection = try await host.connect(to: Self.peer)
-        #expect(await Self.eventually { records.contains(level: .notice, "LE Set Data Length failed") })
+        #expect(await eventually { records.contains(level: .notice, "LE Set Data Length failed") })
         #expect(connection.disconnectReason == nil)
         #expect(await host.closeReason == nil)
         await host.close()

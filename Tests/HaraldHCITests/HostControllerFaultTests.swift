@@ -24,31 +24,12 @@ struct HostControllerFaultTests {
         var configuration = HCIHost.Configuration()
         configuration.logger = logs.logger
         configuration.deliversSecurityManagerPDUs = true
-        let host = HCIHost(transport: controller, clock: clock, configuration: configuration)
-        try await host.start()
-        controller.answer { command in
-            var replies = controller.standardAnswer(command)
-            if command.opcode == .leCreateConnection, command.parameters[6..<12].elementsEqual(peer.littleEndianBytes) {
-                replies.append(FakeController.connectionComplete(handle: 0x40, peer: peer))
-            }
-            return replies
-        }
-        return (controller, host)
+        return (controller, try await startedHost(on: controller, completingConnectionsTo: peer, configuration: configuration, clock: clock))
     }
 
     static func connected(aclCount: UInt8 = 4, logs: LogRecords = LogRecords()) async throws -> (FakeController, HCIHost, LEConnection) {
         let (controller, host) = try await started(aclCount: aclCount, logs: logs)
         return (controller, host, try await host.connect(to: peer))
-    }
-
-    /// Yields until `condition` holds, at most `attempts` times: a bound against hangs, not a
-    /// timing assertion.
-    static func eventually(_ attempts: Int = 100_000, _ condition: () async -> Bool) async -> Bool {
-        for _ in 0..<attempts {
-            if await condition() { return true }
-            await Task.yield()
-        }
-        return await condition()
     }
 
     /// Sends a command and waits for its answer: every packet the controller sent before the
@@ -114,12 +95,12 @@ struct HostControllerFaultTests {
         let command = Task { try await host.send(.readRSSI(handle: 0x40)) }
         let attempt = Task { try await host.connect(to: Self.stranger) }
         await controller.waitForCommand(.readRSSI)
-        #expect(await Self.eventually { await host.liveContinuations >= 2 })
+        #expect(await eventually { await host.liveContinuations >= 2 })
         controller.fail(.closed)
         _ = await command.result
         _ = await attempt.result
-        #expect(await Self.eventually { await host.liveContinuations == 0 })
-        #expect(await Self.eventually { await host.liveTaskCount == 0 })
+        #expect(await eventually { await host.liveContinuations == 0 })
+        #expect(await eventually { await host.liveTaskCount == 0 })
     }
 
     // MARK: A controller that does not answer

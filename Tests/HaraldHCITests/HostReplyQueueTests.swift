@@ -18,13 +18,7 @@ struct HostReplyQueueTests {
         let controller = FakeController(aclCount: 4)
         var configuration = HCIHost.Configuration()
         configuration.logger = logger
-        let host = HCIHost(transport: controller, clock: ManualClock(), configuration: configuration)
-        try await host.start()
-        controller.answer { command in
-            var replies = controller.standardAnswer(command)
-            if command.opcode == .leCreateConnection { replies.append(FakeController.connectionComplete(handle: 0x40, peer: Self.peer)) }
-            return replies
-        }
+        let host = try await startedHost(on: controller, completingConnectionsTo: peer, configuration: configuration)
         return (controller, host, try await host.connect(to: peer))
     }
 
@@ -38,14 +32,6 @@ struct HostReplyQueueTests {
         handle: 0x40, packetBoundary: .firstFlushable, data: [7, 0, 6, 0, 0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07]
     ).packet
 
-    static func eventually(_ condition: () async -> Bool) async -> Bool {
-        for _ in 0..<100_000 {
-            if await condition() { return true }
-            await Task.yield()
-        }
-        return await condition()
-    }
-
     static func replies(_ controller: FakeController, cid: UInt16) -> Int {
         controller.sentACL.filter { $0.data.count >= 4 && UInt16($0.data[2]) | UInt16($0.data[3]) << 8 == cid }.count
     }
@@ -57,14 +43,14 @@ struct HostReplyQueueTests {
         for identifier in 1...flood { controller.inject(Self.unknownSignalingRequest(identifier: UInt8(identifier))) }
         // Four buffers: four replies can leave, the rest wait or are dropped.
         let leastDropped = flood - 4 - HCIHost.maximumQueuedReplies
-        #expect(await Self.eventually { await host.droppedReplies >= leastDropped })
+        #expect(await eventually { await host.droppedReplies >= leastDropped })
         #expect(await host.aclQueue.count <= HCIHost.maximumQueuedReplies)
         #expect(await host.queuedReplies[0x40, default: 0] <= HCIHost.maximumQueuedReplies)
         #expect(await host.liveTaskCount <= HCIHost.maximumQueuedReplies + 1)
 
         // The controller frees its buffers: every reply that waited goes out; nothing else does.
         for _ in 0..<10 { controller.inject(FakeController.completedPackets(handle: 0x40, count: 4)) }
-        #expect(await Self.eventually { await host.queuedReplies.isEmpty })
+        #expect(await eventually { await host.queuedReplies.isEmpty })
         let dropped = await host.droppedReplies
         #expect(Self.replies(controller, cid: 0x0005) == flood - dropped)
         #expect(Self.replies(controller, cid: 0x0005) <= 4 + HCIHost.maximumQueuedReplies)
@@ -77,7 +63,7 @@ struct HostReplyQueueTests {
         let (controller, host, _) = try await Self.connected()
         for identifier in 1...50 {
             controller.inject(Self.unknownSignalingRequest(identifier: UInt8(identifier)))
-            #expect(await Self.eventually { Self.replies(controller, cid: 0x0005) == identifier })
+            #expect(await eventually { Self.replies(controller, cid: 0x0005) == identifier })
             controller.inject(FakeController.completedPackets(handle: 0x40, count: 1))
         }
         #expect(await host.droppedReplies == 0)
@@ -87,9 +73,9 @@ struct HostReplyQueueTests {
     @Test func pairingRequestsToAHostThatDoesNotPairShareTheSameBound() async throws {
         let (controller, host, _) = try await Self.connected()
         for _ in 0..<100 { controller.inject(Self.pairingRequest) }
-        #expect(await Self.eventually { await host.droppedReplies >= 100 - 4 - HCIHost.maximumQueuedReplies })
+        #expect(await eventually { await host.droppedReplies >= 100 - 4 - HCIHost.maximumQueuedReplies })
         for _ in 0..<10 { controller.inject(FakeController.completedPackets(handle: 0x40, count: 4)) }
-        #expect(await Self.eventually { await host.queuedReplies.isEmpty })
+        #expect(await eventually { await host.queuedReplies.isEmpty })
         let dropped = await host.droppedReplies
         #expect(Self.replies(controller, cid: 0x0006) == 100 - dropped)
         #expect(controller.sentACL.allSatisfy { Array($0.data.suffix(2)) == [0x05, 0x05] })
@@ -99,11 +85,11 @@ struct HostReplyQueueTests {
     @Test func theRepliesOfALinkThatEndsLeaveTheCount() async throws {
         let (controller, host, connection) = try await Self.connected()
         for identifier in 1...30 { controller.inject(Self.unknownSignalingRequest(identifier: UInt8(identifier))) }
-        #expect(await Self.eventually { await host.droppedReplies >= 30 - 4 - HCIHost.maximumQueuedReplies })
+        #expect(await eventually { await host.droppedReplies >= 30 - 4 - HCIHost.maximumQueuedReplies })
         controller.inject(FakeController.disconnectionComplete(handle: 0x40, reason: .remoteUserTerminatedConnection))
         #expect(await connection.waitUntilDisconnected() == .remoteUserTerminatedConnection)
-        #expect(await Self.eventually { await host.queuedReplies.isEmpty })
-        #expect(await Self.eventually { await host.aclQueue.isEmpty })
+        #expect(await eventually { await host.queuedReplies.isEmpty })
+        #expect(await eventually { await host.aclQueue.isEmpty })
         await host.close()
     }
 }

@@ -1,5 +1,9 @@
 import HaraldCodec
+import HaraldCore
+import HaraldTestSupport
 import Testing
+
+@testable import HaraldHCI
 
 /// Bytes from hex text written in a test; records an issue (and gives no bytes) if the text is bad.
 func bytes(_ hex: String, sourceLocation: SourceLocation = #_sourceLocation) -> [UInt8] {
@@ -9,4 +13,32 @@ func bytes(_ hex: String, sourceLocation: SourceLocation = #_sourceLocation) -> 
         Issue.record("bad hex in test: \(error)", sourceLocation: sourceLocation)
         return []
     }
+}
+
+/// Yields until `condition` holds, at most `attempts` times: a bound against hangs, not a timing
+/// assertion.
+func eventually(_ attempts: Int = 100_000, _ condition: () async -> Bool) async -> Bool {
+    for _ in 0..<attempts {
+        if await condition() { return true }
+        await Task.yield()
+    }
+    return await condition()
+}
+
+/// Starts a host with `configuration` on `controller`, then has the controller complete a
+/// connection to `peer` (handle 0x0040) when asked, and answer every other command the standard way.
+func startedHost(
+    on controller: FakeController, completingConnectionsTo peer: BluetoothAddress, configuration: HCIHost.Configuration = HCIHost.Configuration(),
+    clock: ManualClock = ManualClock()
+) async throws -> HCIHost {
+    let host = HCIHost(transport: controller, clock: clock, configuration: configuration)
+    try await host.start()
+    controller.answer { command in
+        var replies = controller.standardAnswer(command)
+        if command.opcode == .leCreateConnection, command.parameters[6..<12].elementsEqual(peer.littleEndianBytes) {
+            replies.append(FakeController.connectionComplete(handle: 0x40, peer: peer))
+        }
+        return replies
+    }
+    return host
 }
