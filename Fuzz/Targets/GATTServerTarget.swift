@@ -29,8 +29,8 @@ let gattServerTargets: [FuzzTarget] = [
         await box.set(await driveServer(bytes))
         done.signal()
     }
-    if done.wait(timeout: .now() + .seconds(10)) == .timedOut {
-        fatalError("GATTServer: no end after 10 s for requests \(bytes.hexString)")
+    if done.wait(timeout: .now() + .seconds(FuzzHangBound.seconds)) == .timedOut {
+        fatalError("GATTServer: no end after \(FuzzHangBound.seconds) s for requests \(bytes.hexString)")
     }
     let live = box.liveContinuations
     require(live == 0, "GATTServer kept \(live) continuation(s) or connection(s) after requests \(bytes.hexString)")

@@ -18,7 +18,7 @@ import Logging
 /// What must hold: nothing traps; closing the host ends every operation started (each one
 /// returns or throws) and leaves no connection open; everything the host sent is a well-formed
 /// command or an ACL packet no longer than the controller's buffer. A run that does not end
-/// within 10 s is a hang and traps.
+/// within the hang bound (`FuzzHangBound`, 10 s while fuzzing) is a hang and traps.
 let hciHostTargets: [FuzzTarget] = [
     FuzzTarget("HCIHost.EventSequence", runsTasks: true, { bytes in runHostBounded("HCIHost", bytes, driveHost) }),
     FuzzTarget("L2CAP.Signaling", runsTasks: true, { bytes in runHostBounded("L2CAP signaling", bytes, driveSignaling) }),
@@ -36,8 +36,8 @@ private func runHostBounded(_ what: String, _ bytes: [UInt8], _ body: @escaping 
         await body(bytes)
         done.signal()
     }
-    if done.wait(timeout: .now() + .seconds(10)) == .timedOut {
-        fatalError("\(what): no end after 10 s for input \(bytes.hexString)")
+    if done.wait(timeout: .now() + .seconds(FuzzHangBound.seconds)) == .timedOut {
+        fatalError("\(what): no end after \(FuzzHangBound.seconds) s for input \(bytes.hexString)")
     }
 }
 

@@ -16,7 +16,7 @@ import HaraldSMP
 /// octet, `length & 0x7F` octets). Once the input runs out every PDU passes.
 ///
 /// The SMP timeout is 20 ms of real time (a dropped PDU ends a run in a timeout); a run that does
-/// not end within 10 s is a hang and traps. Both sides must obey the rules of
+/// not end within the hang bound (`FuzzHangBound`) is a hang and traps. Both sides must obey the rules of
 /// ``smpSequenceTargets`` for what they sent, and when both complete they must have encrypted
 /// with the same key.
 let smpMeddlerTargets: [FuzzTarget] = [
@@ -213,8 +213,8 @@ private final class MeddledRun: @unchecked Sendable {
         run.encryptedKeys = await rendezvous.encryptedKeys
         done.signal()
     }
-    if done.wait(timeout: .now() + .seconds(10)) == .timedOut {
-        fatalError("SMP pairing through a meddler: no end after 10 s for input \(bytes.hexString)")
+    if done.wait(timeout: .now() + .seconds(FuzzHangBound.seconds)) == .timedOut {
+        fatalError("SMP pairing through a meddler: no end after \(FuzzHangBound.seconds) s for input \(bytes.hexString)")
     }
     guard let initiated = run.initiator else { return }
     checkSent(meddler.sent(by: .initiator), result: initiated, first: [.pairingRequest], who: "SMPInitiator", input: bytes, mustSend: false)

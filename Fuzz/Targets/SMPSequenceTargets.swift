@@ -16,7 +16,7 @@ import HaraldSMP
 /// than ours), so runs get past the public-key check into confirm, random and DHKey check.
 ///
 /// All the peer's PDUs are queued up front, then the channel closes, so a run never waits for the
-/// SMP timeout; one that does not end within 10 s is a hang and traps. What must hold for
+/// SMP timeout; one that does not end within the hang bound (`FuzzHangBound`) is a hang and traps. What must hold for
 /// every run (the spec's answers to bad PDUs, Vol 3 Part H §3.5.5 and §3.4):
 /// - every PDU the device sends decodes, within the SMP MTU;
 /// - the initiator's first PDU is its Pairing Request, the responder's a Pairing Response or
@@ -167,15 +167,15 @@ private func countingBytes(_ count: Int, seed: UInt8) -> [UInt8] {
 }
 
 /// Runs `body` on the concurrency pool and waits for it on this (libFuzzer's) thread: a run
-/// that does not end within 10 s is a hang.
+/// that does not end within the hang bound (`FuzzHangBound`) is a hang.
 private func runToEnd(_ name: String, _ input: [UInt8], _ body: @escaping @Sendable () async -> Void) {
     let done = DispatchSemaphore(value: 0)
     Task.detached {
         await body()
         done.signal()
     }
-    if done.wait(timeout: .now() + .seconds(10)) == .timedOut {
-        fatalError("\(name): no end after 10 s for input \(input.hexString)")
+    if done.wait(timeout: .now() + .seconds(FuzzHangBound.seconds)) == .timedOut {
+        fatalError("\(name): no end after \(FuzzHangBound.seconds) s for input \(input.hexString)")
     }
 }
 

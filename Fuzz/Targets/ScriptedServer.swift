@@ -16,7 +16,7 @@ import HaraldCodec
 ///
 /// How one input runs synchronously: libFuzzer calls us on its own thread, so the client, server
 /// and driver run in a detached task on the concurrency pool and this thread waits on a semaphore
-/// with a 10-second bound; a run that does not finish in time is a hang and traps. At the end the
+/// with the hang bound (`FuzzHangBound`, 10 s while fuzzing); a run that does not finish in time is a hang and traps. At the end the
 /// client must hold no continuation (`liveContinuations == 0`).
 let serverTargets: [FuzzTarget] = [
     FuzzTarget("GATTClient.ScriptedServer", runsTasks: true, runScriptedServer)
@@ -29,8 +29,8 @@ let serverTargets: [FuzzTarget] = [
         await box.set(await driveClient(script: ScriptedServer.parse(bytes)))
         done.signal()
     }
-    if done.wait(timeout: .now() + .seconds(10)) == .timedOut {
-        fatalError("GATTClient vs scripted server: no end after 10 s for script \(bytes.hexString)")
+    if done.wait(timeout: .now() + .seconds(FuzzHangBound.seconds)) == .timedOut {
+        fatalError("GATTClient vs scripted server: no end after \(FuzzHangBound.seconds) s for script \(bytes.hexString)")
     }
     let live = box.liveContinuations
     require(live == 0, "GATTClient kept \(live) continuation(s) after script \(bytes.hexString)")

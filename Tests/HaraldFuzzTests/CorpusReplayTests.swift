@@ -37,6 +37,8 @@ import Testing
     @Test(arguments: FuzzTargets.all.map(\.name))
     func everyCorpusInputRunsThroughItsTarget(_ name: String) async throws {
         let target = try #require(FuzzTargets.named(name))
+        // Still a bound against hangs, but one a sanitized run on a loaded machine stays under.
+        FuzzHangBound.set(seconds: 300)
         let inputs = try Self.inputs(of: name).map { Array(try Data(contentsOf: $0)) }
         #expect(!inputs.isEmpty, "Fuzz/corpus/\(name) is empty")
         await Self.onOwnThread {
