@@ -238,6 +238,7 @@ let package = Package(
             name: "HaraldSimulatorTests",
             dependencies: [
                 "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldGATTBackend", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldSMP", "HaraldProfiles",
+                "HaraldTestSupport",
             ]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
         // ScenarioFailure) and run by a parameterized test per backend.

@@ -4,6 +4,7 @@ import HaraldCodec
 import HaraldCore
 import HaraldGATTBackend
 import HaraldSimulator
+import HaraldTestSupport
 import Testing
 
 /// The Database Hash characteristic (0x2B2A) of Harald's servers (Core spec Vol 3 Part G §7.3).
@@ -39,12 +40,14 @@ struct DatabaseHashTests {
     }
 
     @Test func aServerConfiguredForItServesTheHashOfItsOwnLayout() async throws {
-        let server = try GATTServer(services: [Self.battery], configuration: .peripheral)
+        // A clock that never moves on its own: no ATT timeout can fire however slow the machine.
+        let clock = ManualClock()
+        let server = try GATTServer(services: [Self.battery], clock: clock, configuration: .peripheral)
         let database = await server.database
         let entry = try #require(database.characteristics.first { $0.characteristic.uuid == GATTGenericAttributeService.databaseHash })
         let (central, peripheral) = ATTMemoryBearer.pair()
         let connection = await server.attach(peripheral)
-        let client = GATTClient(bearer: central)
+        let client = GATTClient(bearer: central, clock: clock)
         let read = try await client.read(handle: entry.characteristic.valueHandle)
         #expect(read == database.databaseHash(using: GATTDatabaseHashing.aesCMAC))
         #expect(read.hexString == "c97d6ccd3bdd6b44c11ca5622c3bae2d")
