@@ -217,14 +217,7 @@ struct HostControllerFaultTests {
         let (controller, host) = try await Self.started(clock: clock)
         // The controller neither connects nor confirms the cancel with a Connection Complete.
         let attempt = Task { try await host.connect(to: Self.stranger, timeout: .seconds(1)) }
-        await controller.waitForCommand(.leCreateConnection)
-        await host.settleCommands()
-        await clock.waitForSleepers(atLeast: 1)  // the connection timeout
-        clock.advance(by: .seconds(1))
-        await controller.waitForCommand(.leCreateConnectionCancel)
-        await host.settleCommands()
-        await clock.waitForSleepers(atLeast: 1)  // the wait for the controller's confirmation
-        clock.advance(by: .seconds(5))
+        await letAttemptTimeOut(on: controller, host: host, clock: clock, after: .seconds(1))
         await #expect(throws: HCIError.connectionTimedOut(Self.stranger)) { _ = try await attempt.value }
         controller.inject(FakeController.connectionComplete(handle: 0x42, peer: Self.stranger))
         await controller.waitForCommand(.disconnect)

@@ -119,16 +119,6 @@ struct TCPTransportTests {
 
 @Suite("TCP transport: the backlog of packets waiting for the host is bounded")
 struct TCPTransportBacklogTests {
-    /// Yields until `condition` holds, at most `attempts` times: a bound against hangs, not a
-    /// timing assertion.
-    static func eventually(_ attempts: Int = 1_000_000, _ condition: () -> Bool) async -> Bool {
-        for _ in 0..<attempts {
-            if condition() { return true }
-            await Task.yield()
-        }
-        return condition()
-    }
-
     @Test func aControllerFasterThanTheHostFillsTheBacklogToItsCapacityAndNoFurther() async throws {
         let server = try LoopbackServer()
         let transport = try TCPTransport(host: "127.0.0.1", port: server.port, backlogCapacity: 8)
@@ -136,7 +126,7 @@ struct TCPTransportBacklogTests {
         // 100 Number Of Completed Packets events, numbered by their count, nobody reading yet.
         let events = (0..<100).map { n in [0x04, 0x13, 0x05, 0x01, 0x40, 0x00, UInt8(n), 0x00] as [UInt8] }
         server.write(events.flatMap { $0 })
-        #expect(await Self.eventually { transport.waitingPackets == 8 })
+        #expect(await eventually(1_000_000) { transport.waitingPackets == 8 })
         #expect(transport.waitingPackets == 8)
         await transport.close()
     }
@@ -147,7 +137,7 @@ struct TCPTransportBacklogTests {
         server.accept()
         let events = (0..<100).map { n in [0x04, 0x13, 0x05, 0x01, 0x40, 0x00, UInt8(n), 0x00] as [UInt8] }
         server.write(events.flatMap { $0 })
-        #expect(await Self.eventually { transport.waitingPackets == 8 })
+        #expect(await eventually(1_000_000) { transport.waitingPackets == 8 })
         var iterator = transport.packets.makeAsyncIterator()
         for n in 0..<100 {
             #expect(try await iterator.next() == HCIPacket(type: .event, payload: [0x13, 0x05, 0x01, 0x40, 0x00, UInt8(n), 0x00]))
@@ -161,7 +151,7 @@ struct TCPTransportBacklogTests {
         let transport = try TCPTransport(host: "127.0.0.1", port: server.port, backlogCapacity: 2)
         server.accept()
         server.write((0..<10).flatMap { n in [0x04, 0x13, 0x05, 0x01, 0x40, 0x00, UInt8(n), 0x00] as [UInt8] })
-        #expect(await Self.eventually { transport.waitingPackets == 2 })
+        #expect(await eventually(1_000_000) { transport.waitingPackets == 2 })
         await transport.close()
         var received = 0
         for try await _ in transport.packets { received += 1 }

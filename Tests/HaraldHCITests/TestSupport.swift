@@ -42,3 +42,17 @@ func startedHost(
     }
     return host
 }
+
+/// Lets a connection attempt to a controller that never connects time out: the attempt's own
+/// timeout (`timeout`) fires, the host sends LE Create Connection Cancel, and the controller
+/// never confirms it either, so the host's 5 s wait for the confirmation runs out too.
+func letAttemptTimeOut(on controller: FakeController, host: HCIHost, clock: ManualClock, after timeout: Duration) async {
+    await controller.waitForCommand(.leCreateConnection)
+    await host.settleCommands()
+    await clock.waitForSleepers(atLeast: 1)  // the connection timeout
+    clock.advance(by: timeout)
+    await controller.waitForCommand(.leCreateConnectionCancel)
+    await host.settleCommands()
+    await clock.waitForSleepers(atLeast: 1)  // the wait for the controller's confirmation
+    clock.advance(by: .seconds(5))
+}
