@@ -21,26 +21,35 @@ import Logging
 
 // MARK: Measuring the process
 
-/// Resident memory in KiB, from /proc/self/status (0 where there is no /proc).
-func residentKiB() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+/// Where the process's own figures are read: `/proc/self`, or `HARALD_SOAK_PROC_SELF` (the
+/// self-test points it at a directory that does not exist, to show the verdict fails when it
+/// cannot measure).
+let procSelf = ProcessInfo.processInfo.environment["HARALD_SOAK_PROC_SELF"] ?? "/proc/self"
+
+/// Resident memory in KiB, from `status`'s VmRSS line; nil where it cannot be read.
+func residentKiB() -> Int? {
+    guard let status = try? String(contentsOfFile: procSelf + "/status", encoding: .utf8) else { return nil }
     for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
     }
-    return 0
+    return nil
 }
 
-/// Open file descriptors, from /proc/self/fd (the directory listing's own descriptor excluded).
-func openDescriptors() -> Int {
-    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count ?? 1) - 1
+/// Open file descriptors, from the `fd` directory (the listing's own descriptor excluded); nil
+/// where it cannot be read.
+func openDescriptors() -> Int? {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: procSelf + "/fd") else { return nil }
+    return entries.count - 1
 }
 
+/// One reading of the process. A figure that could not be read is nil, and fails the verdict: a
+/// soak that cannot see memory or descriptors must not report that they stayed flat.
 struct Sample {
     let seconds: Double
     let cycles: Int
     let failures: Int
-    let residentKiB: Int
-    let descriptors: Int
+    let residentKiB: Int?
+    let descriptors: Int?
 }
 
 /// Least-squares slope of `y` over `x` (0 for fewer than two points).
@@ -103,6 +112,7 @@ struct Options {
     var transport: String?
     var address: String?
     var simulator = false
+    var selfTest = false
 
     init(_ arguments: [String]) {
         var index = 0
@@ -114,6 +124,7 @@ struct Options {
             case "--transport": transport = value; index += 1
             case "--address": address = value; index += 1
             case "--simulator": simulator = true
+            case "--self-test": selfTest = true
             default: break
             }
             index += 1
@@ -163,7 +174,7 @@ final class Recorder: Sendable {
         guard let sample else { return }
         print(
             "\(label) sample t=\(String(format: "%.0f", sample.seconds))s cycles=\(sample.cycles) failures=\(sample.failures) "
-                + "rss=\(sample.residentKiB)KiB fds=\(sample.descriptors)")
+                + "rss=\(sample.residentKiB.map(String.init) ?? "unmeasured")KiB fds=\(sample.descriptors.map(String.init) ?? "unmeasured")")
         fflush(nil)
     }
 
@@ -186,25 +197,42 @@ final class Recorder: Sendable {
 /// kilobyte or two a cycle and stay under 2 MiB, yet that is 4–8 MiB an hour for a gateway that
 /// runs for weeks; anything kept per connection (a GATT client, its bearer and streams) is
 /// several KiB, so it shows.
+///
+/// A run that cannot measure fails: a sample whose memory or descriptor figure could not be read
+/// (no `/proc`), or fewer than ``minimumSamplesInLastHalf`` samples in the last half.
 func verdict(label: String, samples: [Sample], failures: Int, leaks: Int) -> Bool {
     let half = samples.filter { $0.seconds >= (samples.last?.seconds ?? 0) / 2 }
+    // What makes the figures below meaningless: a reading that failed, or too few samples in the
+    // last half to fit a line through (a run shorter than a few sample intervals).
+    var unmeasured: [String] = []
+    if samples.contains(where: { $0.residentKiB == nil }) { unmeasured.append("resident memory (\(procSelf)/status)") }
+    if samples.contains(where: { $0.descriptors == nil }) { unmeasured.append("open descriptors (\(procSelf)/fd)") }
+    if half.count < minimumSamplesInLastHalf {
+        unmeasured.append("growth: \(half.count) samples in the last half, at least \(minimumSamplesInLastHalf) needed")
+    }
     let span = (half.last?.seconds ?? 0) - (half.first?.seconds ?? 0)
-    let rssRise = slope(half.map { ($0.seconds, Double($0.residentKiB)) }) * span
-    let rssPerCycle = slope(half.map { (Double($0.cycles), Double($0.residentKiB)) })
-    let fdRise = slope(half.map { ($0.seconds, Double($0.descriptors)) }) * span
+    let rssRise = slope(half.map { ($0.seconds, Double($0.residentKiB ?? 0)) }) * span
+    let rssPerCycle = slope(half.map { (Double($0.cycles), Double($0.residentKiB ?? 0)) })
+    let fdRise = slope(half.map { ($0.seconds, Double($0.descriptors ?? 0)) }) * span
     let cycles = samples.last?.cycles ?? 0
     let rssOK = rssRise <= 2048 && rssPerCycle <= 1
     let fdOK = fdRise < 1
-    let passed = rssOK && fdOK && failures == 0 && leaks == 0 && cycles > 0
+    let passed = unmeasured.isEmpty && rssOK && fdOK && failures == 0 && leaks == 0 && cycles > 0
+    let figure = { (value: Int?) in value.map(String.init) ?? "unmeasured" }
     print(
         "\(label) result cycles=\(cycles) failures=\(failures) leaks=\(leaks) "
-            + "rss_first=\(samples.first?.residentKiB ?? 0)KiB rss_last=\(samples.last?.residentKiB ?? 0)KiB "
+            + "rss_first=\(figure(samples.first?.residentKiB))KiB rss_last=\(figure(samples.last?.residentKiB))KiB "
             + "rss_rise_last_half=\(String(format: "%.0f", rssRise))KiB(limit 2048) "
             + "rss_per_cycle_last_half=\(String(format: "%.2f", rssPerCycle))KiB(limit 1) "
-            + "fds_first=\(samples.first?.descriptors ?? 0) fds_last=\(samples.last?.descriptors ?? 0) "
+            + "fds_first=\(figure(samples.first?.descriptors)) fds_last=\(figure(samples.last?.descriptors)) "
             + "fds_rise_last_half=\(String(format: "%.2f", fdRise))(limit <1) \(passed ? "PASS" : "FAIL")")
+    for what in unmeasured { print("\(label) cannot measure \(what): FAIL") }
     return passed
 }
+
+/// The fewest samples in the last half of a run that a growth line is fitted through: with
+/// fewer, a warm-up step or one trim of the malloc arenas decides the slope.
+let minimumSamplesInLastHalf = 4
 
 /// The host's continuations and background tasks now.
 func hostCounts(_ host: HCIHost) async -> (continuations: Int, tasks: Int) {
@@ -287,6 +315,36 @@ func soakOnSimulator(options: Options) throws -> Bool {
     return verdict(label: "simulator", samples: samples, failures: samples.last?.failures ?? 0, leaks: leaks)
 }
 
+/// The verdict's self-test: synthetic runs that must pass or fail, so a change that makes the
+/// verdict unable to fail is caught without a soak. True when every case came out as expected.
+func verdictSelfTest() -> Bool {
+    func run(rss: (Int) -> Int?, fds: (Int) -> Int? = { _ in 12 }, samples count: Int = 20) -> [Sample] {
+        (0..<count).map { index in
+            Sample(seconds: Double(index) * 15, cycles: index * 100, failures: 0, residentKiB: rss(index), descriptors: fds(index))
+        }
+    }
+    let cases: [(name: String, samples: [Sample], failures: Int, leaks: Int, passes: Bool)] = [
+        ("flat memory and descriptors", run(rss: { 25_000 + ($0 % 2) * 100 }), 0, 0, true),
+        ("memory rising 2 KiB a cycle", run(rss: { 25_000 + $0 * 200 }), 0, 0, false),
+        ("a descriptor opened every sample", run(rss: { _ in 25_000 }, fds: { 12 + $0 }), 0, 0, false),
+        ("memory that cannot be read", run(rss: { _ in nil }), 0, 0, false),
+        ("descriptors that cannot be read", run(rss: { _ in 25_000 }, fds: { _ in nil }), 0, 0, false),
+        ("too few samples to fit a line", run(rss: { _ in 25_000 }, samples: 4), 0, 0, false),
+        ("a failed cycle", run(rss: { _ in 25_000 }), 1, 0, false),
+        ("an operation left pending", run(rss: { _ in 25_000 }), 0, 1, false),
+    ]
+    var allAsExpected = true
+    for item in cases {
+        let passed = verdict(label: "self-test(\(item.name))", samples: item.samples, failures: item.failures, leaks: item.leaks)
+        if passed != item.passes {
+            allAsExpected = false
+            print("self-test: \(item.name) \(passed ? "passed" : "failed"), expected it to \(item.passes ? "pass" : "fail")")
+        }
+    }
+    print("self-test: the verdict \(allAsExpected ? "passes and fails as expected" : "is WRONG")")
+    return allAsExpected
+}
+
 @main
 struct HaraldSoak {
     static func main() async throws {
@@ -297,12 +355,14 @@ struct HaraldSoak {
         }
         let options = Options(Array(CommandLine.arguments.dropFirst()))
         let passed: Bool
-        if options.simulator {
+        if options.selfTest {
+            passed = verdictSelfTest()
+        } else if options.simulator {
             passed = try soakOnSimulator(options: options)
         } else if let transport = options.transport, let address = options.address {
             passed = try await soakOverHCI(options: options, transport: transport, address: address)
         } else {
-            print("usage: HaraldSoak --seconds S [--sample-seconds N] (--simulator | --transport tcp:HOST:PORT --address ADDR)")
+            print("usage: HaraldSoak --seconds S [--sample-seconds N] (--simulator | --transport tcp:HOST:PORT --address ADDR) | --self-test")
             exit(2)
         }
         exit(passed ? 0 : 1)

@@ -111,16 +111,29 @@ struct StandardCharacteristicSpellingTests {
         #expect(result.status == 0, "\(result.output)")
     }
 
+    /// The program of the two tests below: one read of a standard characteristic.
+    static func reading(_ characteristic: String) -> String {
+        """
+        import Harald
+        func use(_ connection: PeripheralConnection) async throws {
+            _ = try await connection.read(.\(characteristic))
+        }
+        """
+    }
+
+    /// Fails for the reason it is about, not for any compiler error: the diagnostic must name the
+    /// write-only access that lacks `ReadAccess`, on the line of the read.
     @Test func readingTheWriteOnlyControlPointDoesNotCompile() throws {
-        let source = """
-            import Harald
-            func use(_ connection: PeripheralConnection) async throws {
-                _ = try await connection.read(.heartRateControlPoint)
-            }
-            """
-        let result = try CharacteristicAccessCompileTests().typeCheck(source)
+        let result = try CharacteristicAccessCompileTests().typeCheck(Self.reading("heartRateControlPoint"))
         #expect(result.status != 0)
-        #expect(result.output.contains("error:"))
+        #expect(result.output.contains("snippet.swift:3:"), "\(result.output)")
+        #expect(result.output.contains("requires that 'Write' conform to 'ReadAccess'"), "\(result.output)")
+    }
+
+    /// The control: the same program with a readable characteristic compiles.
+    @Test func readingTheReadableBodySensorLocationCompiles() throws {
+        let result = try CharacteristicAccessCompileTests().typeCheck(Self.reading("bodySensorLocation"))
+        #expect(result.status == 0, "\(result.output)")
     }
 }
 
