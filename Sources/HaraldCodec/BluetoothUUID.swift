@@ -94,6 +94,8 @@ public struct BluetoothUUID: Hashable, Comparable, Sendable, CustomStringConvert
         return canonicalString
     }
 
+    /// The same text as ``uuidString``: `180D` for a 16-bit SIG UUID, eight hex digits for a 32-bit one,
+    /// the dashed 36-character form for any other.
     public var description: String { uuidString }
 
     /// Parses `180D`, `0x180D`, an 8-digit 32-bit form or the 36-character form (with or without
@@ -132,6 +134,7 @@ public struct BluetoothUUID: Hashable, Comparable, Sendable, CustomStringConvert
         self = uuid
     }
 
+    /// Orders by the 128-bit value, so 16-bit SIG UUIDs sort by their short number.
     public static func < (lhs: BluetoothUUID, rhs: BluetoothUUID) -> Bool {
         (lhs.high, lhs.low) < (rhs.high, rhs.low)
     }
@@ -186,6 +189,8 @@ public struct BluetoothUUID: Hashable, Comparable, Sendable, CustomStringConvert
 
     // MARK: Codable (as the text form)
 
+    /// Reads the UUID from a single JSON (or other `Codable`) string in any form ``init(_:)-(String)``
+    /// accepts; throws `DecodingError.dataCorrupted` for any other text.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let uuid = BluetoothUUID(text) else {
@@ -194,6 +199,7 @@ public struct BluetoothUUID: Hashable, Comparable, Sendable, CustomStringConvert
         self = uuid
     }
 
+    /// Writes the UUID as a single string in its shortest text form (``uuidString``), such as `"180D"`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(uuidString)

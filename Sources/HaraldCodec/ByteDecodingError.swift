@@ -38,6 +38,9 @@ public struct ByteDecodingError: Error, Hashable, Sendable, CustomStringConverti
         self.reason = reason
     }
 
+    /// The type, the field, the byte offset and the problem, e.g.
+    /// `HeartRateMeasurement: needs 2 bytes for 'energyExpended' at offset 2, 1 left` or
+    /// `2 unexpected trailing bytes at offset 4`.
     public var description: String {
         let prefix = typeName.isEmpty ? "" : "\(typeName): "
         switch reason {
@@ -77,5 +80,7 @@ public struct ByteEncodingError: Error, Hashable, Sendable, CustomStringConverti
         self.detail = detail
     }
 
+    /// The field and why its value does not fit the wire format, e.g.
+    /// `cannot encode 'parameters': 300 bytes, at most 255 fit a command`.
     public var description: String { "cannot encode '\(field)': \(detail)" }
 }

@@ -21,6 +21,7 @@ public struct Flags<Bit: FlagBit, Raw: FixedWidthInteger & UnsignedInteger & Sen
     /// Every bit of the field, named or not.
     public var rawValue: Raw
 
+    /// The field exactly as it is on the wire, every bit kept (named, reserved or unknown).
     @inlinable
     public init(rawValue: Raw) { self.rawValue = rawValue }
 
@@ -31,6 +32,7 @@ public struct Flags<Bit: FlagBit, Raw: FixedWidthInteger & UnsignedInteger & Sen
         for bit in bits { insert(bit) }
     }
 
+    /// A field with the listed bits set, as in `[.sensorContactSupported, .rrIntervalsPresent]`.
     public init(arrayLiteral elements: Bit...) { self.init(elements) }
 
     @inlinable
@@ -104,6 +106,8 @@ public struct Flags<Bit: FlagBit, Raw: FixedWidthInteger & UnsignedInteger & Sen
         Swift.min(positions.upperBound - positions.lowerBound, Raw.bitWidth) + 1
     }
 
+    /// The names of the set bits in brackets, then any set bits that `Bit` does not name as one hex
+    /// mask, e.g. `[sensorContactDetected, rrIntervalsPresent, unknown 0x80]`; `[]` when none is set.
     public var description: String {
         var parts = bits.map { "\($0)" }
         let unknown = unknownBits

@@ -13,6 +13,7 @@ public enum Hex {
             self.detail = detail
         }
 
+        /// Where and why the text is not hex, e.g. `invalid hex at character 3: 'g' is not a hex digit`.
         public var description: String { "invalid hex at character \(offset): \(detail)" }
     }
 

@@ -176,6 +176,8 @@ public struct MedicalFloat16: Hashable, Sendable, CustomStringConvertible, ByteC
         return false
     }
 
+    /// The decoded number (`72.5`), or the name of a special value: `NaN`, `NRes`, `+INF`, `-INF` or
+    /// `reserved`.
     public var description: String { kind.specialName ?? "\(doubleValue)" }
 
     @inlinable @inline(__always)
@@ -273,6 +275,8 @@ public struct MedicalFloat32: Hashable, Sendable, CustomStringConvertible, ByteC
         return false
     }
 
+    /// The decoded number (`36.6`), or the name of a special value: `NaN`, `NRes`, `+INF`, `-INF` or
+    /// `reserved`.
     public var description: String { kind.specialName ?? "\(doubleValue)" }
 
     @inlinable

@@ -28,7 +28,9 @@ public struct UInt24: Hashable, Comparable, Sendable, CustomStringConvertible, E
         self.init(truncatingIfNeeded: value)
     }
 
+    /// Compares the numeric values.
     public static func < (lhs: UInt24, rhs: UInt24) -> Bool { lhs.value < rhs.value }
+    /// The value in decimal, e.g. `70000`.
     public var description: String { value.description }
 }
 
@@ -61,6 +63,7 @@ public struct Int24: Hashable, Comparable, Sendable, CustomStringConvertible, Ex
         self.value = Int32(truncatingIfNeeded: value)
     }
 
+    /// An integer literal; literals outside the 24-bit range keep their low 24 bits.
     public init(integerLiteral value: Int32) {
         self.init(truncatingIfNeeded: value)
     }
@@ -69,6 +72,8 @@ public struct Int24: Hashable, Comparable, Sendable, CustomStringConvertible, Ex
     @inlinable
     public var bitPattern: UInt24 { UInt24(truncatingIfNeeded: UInt32(bitPattern: value)) }
 
+    /// Compares the signed numeric values.
     public static func < (lhs: Int24, rhs: Int24) -> Bool { lhs.value < rhs.value }
+    /// The value in decimal, with a minus sign when negative, e.g. `-2`.
     public var description: String { value.description }
 }

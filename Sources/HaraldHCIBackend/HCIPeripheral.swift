@@ -27,6 +27,8 @@ public actor HCIPeripheral {
         /// Pairing with a central failed, and why.
         case pairingFailed(BluetoothAddress, String)
 
+        /// The event and the central's address, e.g. `connected C0:00:00:00:00:01/random` or
+        /// `disconnected C0:00:00:00:00:01/random (reason 0x13)`.
         public var description: String {
             switch self {
             case let .connected(peer): "connected \(peer)"

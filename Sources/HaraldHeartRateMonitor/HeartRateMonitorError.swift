@@ -25,6 +25,9 @@ public enum HeartRateMonitorError: Error, Hashable, Sendable, CustomStringConver
     /// Any other Bluetooth failure (an unexpected ATT error, a protocol violation, …).
     case bluetooth(BluetoothError)
 
+    /// The failure in words, e.g. `the sensor does not support the Heart Rate Control Point`,
+    /// `waiting for a heart rate measurement timed out after 5.0 seconds` or
+    /// `disconnected: connection lost`.
     public var description: String {
         switch self {
         case let .notSupported(what): "the sensor does not support \(what)"

@@ -11,6 +11,8 @@ import HaraldProfiles
 /// stall timeout (notifications are then turned off, so a silent sensor never hangs the loop).
 /// Measurements that do not decode are skipped and counted in ``malformedCount``.
 public struct HeartRateReadings: AsyncSequence, Sendable {
+    /// One reading per Heart Rate Measurement notification: beats per minute, sensor contact, energy
+    /// expended and RR intervals as the strap sent them.
     public typealias Element = HeartRateReading
 
     let subscription: Subscription<HeartRateMeasurement>
@@ -23,11 +25,17 @@ public struct HeartRateReadings: AsyncSequence, Sendable {
     /// Measurements skipped because they did not decode.
     public var malformedCount: Int { subscription.decodingFailures }
 
+    /// Decodes each Heart Rate Measurement notification into a reading and watches for the stall
+    /// timeout.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: Subscription<HeartRateMeasurement>.AsyncIterator
         let readings: HeartRateReadings
         var finished = false
 
+        /// The next reading; nil after the readings were stopped or the task cancelled. Throws
+        /// ``HeartRateMonitorError``: ``HeartRateMonitorError/disconnected(_:)`` when the link drops,
+        /// ``HeartRateMonitorError/timeout(operation:after:)`` when the sensor stays quiet past the stall
+        /// timeout.
         public mutating func next() async throws -> HeartRateReading? {
             guard !finished else { return nil }
             do {
@@ -65,6 +73,7 @@ public struct HeartRateReadings: AsyncSequence, Sendable {
         }
     }
 
+    /// The loop over the readings; only one loop may wait at a time.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: subscription.makeAsyncIterator(), readings: self)
     }
@@ -73,17 +82,22 @@ public struct HeartRateReadings: AsyncSequence, Sendable {
 /// Battery Level (0x2A19) notifications, in percent (0…100), or nil when the sensor reports its
 /// level as not known (0xFF). Errors are ``HeartRateMonitorError``.
 public struct BatteryLevels: AsyncSequence, Sendable {
+    /// The battery level in percent (0…100), or nil when the sensor reports it as not known (0xFF).
     public typealias Element = Int?
 
     let subscription: Subscription<BatteryLevel>
 
+    /// Decodes each Battery Level notification into a percentage.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: Subscription<BatteryLevel>.AsyncIterator
 
+        /// The next level in percent, `.some(nil)` when the sensor does not know it, or nil when the
+        /// notifications ended. Throws ``HeartRateMonitorError``.
         public mutating func next() async throws -> Int?? {
             do { return try await base.next().map { $0.percent.map(Int.init) } } catch { throw HeartRateMonitorError.from(error) }
         }
     }
 
+    /// The loop over the battery levels; only one loop may wait at a time.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: subscription.makeAsyncIterator()) }
 }

@@ -28,6 +28,7 @@ public struct PeripheralIdentifier: Hashable, Sendable, Codable, Identifiable, C
     /// The identifier itself.
     public var id: PeripheralIdentifier { self }
 
+    /// The backend's text form, ``rawValue``: `F0:F1:F2:F3:F4:F5/random`, or a UUID string on Apple.
     public var description: String { rawValue }
 }
 

@@ -19,6 +19,8 @@ public struct LinkSecurity: Hashable, Sendable, CustomStringConvertible {
     /// An unencrypted link with no bond.
     public static let open = LinkSecurity(level: .none, isBonded: false)
 
+    /// The security level, then `bonded` when keys are kept and the key size in bits when known, e.g.
+    /// `authenticated (LE Secure Connections), bonded, 128-bit key`.
     public var description: String {
         "\(level)" + (isBonded ? ", bonded" : "") + (keySize.map { ", \($0 * 8)-bit key" } ?? "")
     }

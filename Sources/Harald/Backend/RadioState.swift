@@ -13,6 +13,8 @@ public enum RadioState: Hashable, Sendable, CustomStringConvertible {
     /// Ready for use.
     case poweredOn
 
+    /// The state in words: `unknown`, `resetting`, `unsupported`, `unauthorized`, `powered off` or
+    /// `powered on`.
     public var description: String {
         switch self {
         case .unknown: "unknown"

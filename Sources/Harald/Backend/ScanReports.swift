@@ -7,6 +7,7 @@ import HaraldCore
 /// behind, the oldest waiting reports are dropped (the newest say more about who is around now)
 /// and counted in ``droppedCount``. The buffer never grows past ``ScanRequest/bufferLimit``.
 public struct ScanReports: AsyncSequence, Sendable {
+    /// Each report is one received advertisement (or scan response) with its RSSI.
     public typealias Element = Advertisement
 
     private let stream: AsyncThrowingStream<Advertisement, any Error>
@@ -55,10 +56,14 @@ public struct ScanReports: AsyncSequence, Sendable {
         }
     }
 
+    /// Takes the scan's reports in the order the radio delivered them, less any dropped.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncThrowingStream<Advertisement, any Error>.AsyncIterator
+        /// The next report, waiting for the radio if none is buffered; nil when the scan ended, or the
+        /// error it ended with.
         public mutating func next() async throws -> Advertisement? { try await base.next() }
     }
 
+    /// The one loop over the reports (a scan has one consumer).
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
 }

@@ -66,6 +66,7 @@ public enum UpdateBuffering: Hashable, Sendable {
 /// cancellation rules), written out for `[UInt8]` so a delivered value costs no generic
 /// type-metadata lookups: yielding hands the value straight to a waiting consumer.
 public struct ValueUpdates: AsyncSequence, Sendable {
+    /// A characteristic value as the peer sent it, the raw bytes of one notification or indication.
     public typealias Element = [UInt8]
 
     private let queue: UpdateQueue
@@ -104,9 +105,11 @@ public struct ValueUpdates: AsyncSequence, Sendable {
         public func onTermination(_ handler: @escaping @Sendable () -> Void) { queue.addEndHandler(handler) }
     }
 
+    /// Takes the values in the order they arrived, less any the buffering policy dropped.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let queue: UpdateQueue
         let consumer: UpdateConsumer
+        /// The next value, waiting for one if none is buffered; nil once the stream has ended.
         public mutating func next() async -> [UInt8]? { await queue.next() }
 
         /// The next value, resumed on the caller's actor: a loop on an actor (the main actor in
@@ -116,6 +119,7 @@ public struct ValueUpdates: AsyncSequence, Sendable {
         }
     }
 
+    /// The loop over the values; the stream has one consumer at a time.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(queue: queue, consumer: consumer) }
 
     /// Ends the stream from the consuming side (unsubscribing).

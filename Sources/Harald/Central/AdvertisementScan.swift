@@ -8,6 +8,7 @@ import HaraldCore
 /// Between the radio and the loop at most ``ScanRequest/bufferLimit`` reports wait; a loop that
 /// falls behind loses the oldest, counted in ``droppedCount``.
 public struct AdvertisementScan: AsyncSequence, Sendable {
+    /// Each element is one advertisement that passed the request's filters and duplicate policy.
     public typealias Element = Advertisement
 
     let backend: any CentralBackend
@@ -26,6 +27,8 @@ public struct AdvertisementScan: AsyncSequence, Sendable {
     /// fast enough (counted as each loop takes its next advertisement).
     public var droppedCount: Int { dropped.value }
 
+    /// One loop over the scan: starts the backend's scan and applies the filters and the duplicate
+    /// policy to its reports.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let reports: ScanReports
         var base: ScanReports.AsyncIterator
@@ -36,6 +39,8 @@ public struct AdvertisementScan: AsyncSequence, Sendable {
         var seen: [PeripheralIdentifier: (data: AdvertisingData, heard: UInt64)] = [:]
         var reportCount = UInt64(0)
 
+        /// The next advertisement that matches the request and, unless every report is wanted, is not a
+        /// duplicate; nil when the scan ended.
         public mutating func next() async throws -> Advertisement? {
             while let advertisement = try await base.next() {
                 let droppedNow = reports.droppedCount
@@ -75,6 +80,7 @@ public struct AdvertisementScan: AsyncSequence, Sendable {
     /// recently heard.
     public static let rememberedDevices = 4096
 
+    /// Starts a scan on the backend for this loop; it stops when the loop ends.
     public func makeAsyncIterator() -> AsyncIterator {
         let reports = backend.scan(request)
         return AsyncIterator(reports: reports, base: reports.makeAsyncIterator(), request: request, dropped: dropped)

@@ -45,6 +45,7 @@ public struct ProtocolCost: Hashable, Sendable, CustomStringConvertible {
             bytesSent: lhs.bytesSent + rhs.bytesSent, bytesReceived: lhs.bytesReceived + rhs.bytesReceived)
     }
 
+    /// The counts in one line, e.g. `3 ATT requests, 3/3 PDUs sent/received, 21/48 bytes`.
     public var description: String {
         "\(attRequests) ATT requests, \(pdusSent)/\(pdusReceived) PDUs sent/received, \(bytesSent)/\(bytesReceived) bytes"
     }

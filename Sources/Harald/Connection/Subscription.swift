@@ -29,6 +29,7 @@ public enum DecodingFailurePolicy: Hashable, Sendable {
 /// one already waits throws ``BluetoothError/misuse(_:)`` (subscribe twice for two consumers).
 /// A subscription keeps its ``PeripheralConnection`` alive while it exists.
 public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Sendable {
+    /// One decoded value per notification or indication.
     public typealias Element = Value
 
     let updates: ValueUpdates
@@ -42,6 +43,8 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
     /// The last decoding error seen, if any.
     public var lastDecodingError: ByteDecodingError? { failures.value.last }
 
+    /// Decodes each notified or indicated value as it arrives; values that fail to decode are skipped
+    /// and counted, or end the loop, as the subscription's ``DecodingFailurePolicy`` says.
     public struct AsyncIterator: AsyncIteratorProtocol {
         // Inlinable, so an app's loop decodes with code specialized for its value type (no
         // generic metadata lookups per value).
@@ -51,6 +54,8 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
         @usableFromInline let policy: DecodingFailurePolicy
         @usableFromInline let ended: EndFlag
 
+        /// The next decoded value; nil when the subscription ended normally, ``BluetoothError`` when the
+        /// link dropped or decoding failed under the failing policy.
         @inlinable
         public mutating func next() async throws -> Value? {
             try await next(isolation: nil)
@@ -91,6 +96,7 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
         self.owner = owner
     }
 
+    /// The loop over the subscription's values; only one loop may wait at a time.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             base: updates.makeAsyncIterator(), updates: updates, failures: failures, policy: policy, ended: ended)

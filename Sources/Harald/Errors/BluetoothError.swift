@@ -71,6 +71,8 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     /// ``Subscription`` at once; the message says what and how to fix it.
     case misuse(String)
 
+    /// The failure in words with the detail its case carries, e.g.
+    /// `scan timed out after 10.0 seconds` or `disconnected: connection lost`.
     public var description: String {
         switch self {
         case let .radioUnavailable(state): "Bluetooth radio is \(state)"
@@ -137,6 +139,8 @@ public enum DisconnectReason: Hashable, Sendable, CustomStringConvertible {
     /// Any other reason, with the backend's code or text.
     case other(String)
 
+    /// Who or what ended the connection: `closed by this device`, `closed by the peer`,
+    /// `connection lost`, `ATT transaction timeout`, or the detail the other cases carry.
     public var description: String {
         switch self {
         case .localRequest: "closed by this device"

@@ -84,6 +84,8 @@ public struct ConfigurationFlow: Sendable {
         /// Steps that were applied but could not be undone (no rollback, or the rollback failed).
         public let leftApplied: [String]
 
+        /// The failing step, the cause, and which steps were rolled back or left applied, e.g.
+        /// `configuration failed at 'units': verification failed; rolled back ["rate"], left applied []`.
         public var description: String {
             let cause = underlying.map { "\($0)" } ?? "verification failed"
             return "configuration failed at '\(step)': \(cause); rolled back \(rolledBack), left applied \(leftApplied)"

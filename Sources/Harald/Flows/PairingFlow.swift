@@ -48,6 +48,8 @@ public struct PairingFlow: Sendable {
         /// The protected read succeeded: the link is paired and encrypted.
         case paired
 
+        /// The stage in words, e.g. `found Polar H10 (C0:00:00:00:00:01/random)` or
+        /// `pairing required (attempt 2)`.
         public var description: String {
             switch self {
             case .waitingForRadio: "waiting for Bluetooth"
@@ -71,6 +73,7 @@ public struct PairingFlow: Sendable {
         /// Any other Bluetooth failure.
         case bluetooth(BluetoothError)
 
+        /// Why pairing failed, e.g. `the device refused pairing (Insufficient Authentication (0x05))`.
         public var description: String {
             switch self {
             case let .timedOut(stage): "pairing timed out while \(stage)"

@@ -12,6 +12,7 @@ public enum AttributeSecurity: Int, Hashable, Sendable, Comparable {
     /// A link encrypted with an authenticated (MITM-protected) key: passkey or numeric comparison.
     case authenticated
 
+    /// Stricter requirements sort later: none, encrypted, authenticated.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
@@ -22,6 +23,7 @@ public struct CentralIdentifier: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
     /// An identifier from its text form.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// The backend's text form, ``rawValue``.
     public var description: String { rawValue }
 }
 

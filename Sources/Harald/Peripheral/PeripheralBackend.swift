@@ -21,6 +21,7 @@ public enum PeripheralEvent: Hashable, Sendable, CustomStringConvertible {
     /// A pairing with the central failed, for this reason.
     case pairingFailed(CentralIdentifier, reason: String)
 
+    /// The event in words, naming the central, e.g. `C0:00:00:00:00:01/random subscribed to 2A37`.
     public var description: String {
         switch self {
         case let .connected(central): "\(central) connected"

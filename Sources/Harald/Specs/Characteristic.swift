@@ -26,7 +26,9 @@ public struct Characteristic<Value, Access: CharacteristicAccess>: Hashable, Sen
         Characteristic<Other, Access>(uuid, service: service)
     }
 
+    /// Equal when both name the same characteristic UUID in the same service.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.uuid == rhs.uuid && lhs.service == rhs.service }
+    /// Hashes the characteristic and service UUIDs, consistent with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(uuid)
         hasher.combine(service)

@@ -16,6 +16,8 @@ public struct ATTProtocolViolation: Sendable, Hashable, CustomStringConvertible 
     /// What was wrong, in words.
     public let rule: String
 
+    /// A violation by the PDU with opcode `pdu`, at `handle` when one handle broke the rule, described
+    /// by `rule`.
     public init(pdu: ATTOpcode, handle: UInt16?, rule: String) {
         self.pdu = pdu
         self.handle = handle

@@ -46,6 +46,8 @@ public enum GATTError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The failure in words; for an Error Response, the request, the handle and the ATT error code,
+    /// e.g. `Read Request on handle 3 failed: Insufficient Authentication (0x05)`.
     public var description: String {
         switch self {
         case let .attribute(code, handle, request): "\(request.name) on handle \(handle) failed: \(code)"

@@ -2,8 +2,10 @@ import HaraldCodec
 /// The first byte of every ATT PDU (Core spec Vol 3 Part F §3.3): six bits of method, bit 6 the
 /// Command flag, bit 7 the Authentication Signature flag.
 public struct ATTOpcode: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The opcode byte as it starts the PDU, Command and Authentication Signature flags included.
     public var rawValue: UInt8
 
+    /// The opcode with this byte; any value is accepted, assigned or not.
     @inlinable
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
@@ -121,7 +123,7 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, Comparable, Custo
         kind == .request ? ATTOpcode(rawValue &+ 1) : nil
     }
 
-    /// The opcode's name in the specification, such as `ATT_READ_REQ`.
+    /// The opcode's name in the specification, such as `Read Request`.
     public var name: String {
         switch self {
         case .errorResponse: "Error Response"
@@ -159,10 +161,13 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, Comparable, Custo
         }
     }
 
+    /// The PDU's name in the specification and its opcode byte, e.g. `Read Request (0x0A)`;
+    /// `Unknown (0x3F)` for a byte ATT does not assign.
     public var description: String {
         "\(name) (0x\(Hex.byte(rawValue)))"
     }
 
 
+    /// Orders by the opcode byte.
     public static func < (lhs: ATTOpcode, rhs: ATTOpcode) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -3,7 +3,9 @@ import HaraldCore
 
 /// What a client must have to read or write an attribute.
 public struct GATTPermissions: OptionSet, Sendable, Hashable {
+    /// One bit per permission or security requirement; the bits are Harald's, not an ATT wire field.
     public var rawValue: UInt16
+    /// The permissions with these bits set.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
     /// The value may be read (else Read Not Permitted).
@@ -48,6 +50,7 @@ public struct GATTSecurity: Sendable, Hashable {
 public struct GATTConnectionID: Hashable, Sendable, CustomStringConvertible {
     /// A number unique within one server.
     public let rawValue: UInt64
+    /// `connection #` and the number, e.g. `connection #3`.
     public var description: String { "connection #\(rawValue)" }
 }
 

@@ -157,6 +157,8 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
 /// `"C0:00:00:00:00:01/random"`. Decoding requires the `/public` or `/random` suffix (without it
 /// the kind would be a guess) and throws `DecodingError.dataCorrupted` for any other text.
 extension BluetoothAddress: Codable {
+    /// Reads an address from a single string such as `"C0:00:00:00:00:01/random"`; the kind suffix is
+    /// required.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
@@ -167,6 +169,7 @@ extension BluetoothAddress: Codable {
         self = address
     }
 
+    /// Writes the address as a single string with its kind, the form ``description`` prints.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)

@@ -239,6 +239,7 @@ extension String {
 /// validated, as when scanning, so everything a scan produced decodes back to an equal value.
 /// Encoding throws for a structure of more than 254 data bytes, which no length byte describes.
 extension AdvertisingData: Codable {
+    /// Reads the AD structures from a single hex string, checking their length framing.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
@@ -256,6 +257,7 @@ extension AdvertisingData: Codable {
         }
     }
 
+    /// Writes the AD structures in wire form as one lower-case hex string, such as `"02010603030d18"`.
     public func encode(to encoder: any Encoder) throws {
         if let long = structures.first(where: { $0.data.count > 254 }) {
             throw EncodingError.invalidValue(

@@ -2,7 +2,9 @@ import HaraldCodec
 
 /// The type byte of an advertising data (AD) structure (Assigned Numbers, "Common Data Types").
 public struct AdvertisingDataType: RawRepresentable, Hashable, Sendable {
+    /// The AD type byte, e.g. 0x09 for Complete Local Name.
     public var rawValue: UInt8
+    /// The AD type with this type byte; any value is accepted, assigned or not.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// 0x01 Flags: discoverability and BR/EDR support (see `AdvertisingFlag`).

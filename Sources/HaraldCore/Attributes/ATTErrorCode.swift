@@ -7,8 +7,10 @@ import HaraldCodec
 /// codes of the Core Specification Supplement. The type is also the error a server-side read or
 /// write handler throws to refuse a request.
 public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, Error, CustomStringConvertible {
+    /// The error code byte of an ATT Error Response.
     public var rawValue: UInt8
 
+    /// The error code with this byte; any value is accepted, assigned or not.
     @inlinable
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
@@ -106,5 +108,8 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, Error, CustomS
         }
     }
 
+    /// The specification's name of the code and its byte in hex, e.g.
+    /// `Insufficient Authentication (0x05)`; codes without a name of their own print as
+    /// `Application Error`, `Common Profile Error` or `Reserved`.
     public var description: String { "\(name) (0x\(Hex.byte(rawValue)))" }
 }

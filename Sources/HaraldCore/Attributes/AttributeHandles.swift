@@ -55,7 +55,9 @@ public enum GATTAttributeType {
 /// The properties byte of a characteristic declaration (Core spec Vol 3 Part G §3.3.1.1): which
 /// operations the characteristic's value permits.
 public struct CharacteristicProperties: OptionSet, Hashable, Sendable, CustomStringConvertible {
+    /// The properties byte as the characteristic declaration carries it, one bit per property.
     public var rawValue: UInt8
+    /// The properties with these bits set; bits without a name here are kept.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// The value may be broadcast in advertising data (Server Characteristic Configuration).

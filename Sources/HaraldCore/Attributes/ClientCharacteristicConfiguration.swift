@@ -11,6 +11,7 @@ public struct ClientCharacteristicConfiguration: OptionSet, ByteCodable, Hashabl
 
     /// The 16 bits of the value.
     public var rawValue: UInt16
+    /// The configuration with these 16 bits, reserved bits included.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
     /// Bit 0: the server may send Handle Value Notifications.

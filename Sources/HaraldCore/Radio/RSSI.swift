@@ -21,8 +21,10 @@ public struct RSSI: Hashable, Sendable, Comparable, CustomStringConvertible, Exp
         dBm = hciValue
     }
 
+    /// A signal strength written as its dBm literal, e.g. `-58`.
     public init(integerLiteral value: Int8) { dBm = value }
 
+    /// Weaker before stronger: compares the strengths in dBm.
     public static func < (lhs: RSSI, rhs: RSSI) -> Bool { lhs.dBm < rhs.dBm }
 
     /// `-58 dBm`.
@@ -32,6 +34,7 @@ public struct RSSI: Hashable, Sendable, Comparable, CustomStringConvertible, Exp
 /// Coded as its dBm integer (`-58`). 127, which HCI and CoreBluetooth use for "not available",
 /// is not a strength: encoding it throws, and so does decoding it or anything outside Int8.
 extension RSSI: Codable {
+    /// Reads the strength from an integer in dBm (−128…126).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let value = try container.decode(Int.self)
@@ -41,6 +44,7 @@ extension RSSI: Codable {
         self = rssi
     }
 
+    /// Writes the strength as its integer in dBm, e.g. `-58`.
     public func encode(to encoder: any Encoder) throws {
         guard dBm != 127 else {
             throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: "127 means not available"))

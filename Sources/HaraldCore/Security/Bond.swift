@@ -121,6 +121,7 @@ public struct Bond: Hashable, Sendable, CustomStringConvertible, CustomDebugStri
         return "Bond(\(identityAddress)\(seen), \(securityLevel), \(keySize * 8)-bit, \(keys))"
     }
 
+    /// The same text as ``description``, so a debugger or `debugPrint` shows no key material either.
     public var debugDescription: String { description }
 
     /// Addresses, sizes and flags, and the names of the keys present; never a key.
@@ -150,6 +151,8 @@ public enum InvalidBond: Error, Hashable, Sendable, CustomStringConvertible {
     /// LE Secure Connections distributes no LTK: both sides derive the same one.
     case localKeyWithSecureConnections
 
+    /// Which rule the bond breaks, with the offending value where there is one, e.g.
+    /// `key size 17 is outside 7…16 bytes`.
     public var description: String {
         switch self {
         case .notAnIdentityAddress(let address): "\(address) is not an identity address (public or static random)"
@@ -200,7 +203,9 @@ public struct LocalIdentity: Hashable, Sendable, CustomStringConvertible, Custom
 
     /// The address; never the IRK.
     public var description: String { "LocalIdentity(\(address), IRK)" }
+    /// The same text as ``description``: the address, never the IRK.
     public var debugDescription: String { description }
+    /// The address alone, so `dump` and debuggers show no IRK.
     public var customMirror: Mirror {
         Mirror(self, children: ["address": address.description], displayStyle: .struct)
     }
@@ -295,6 +300,8 @@ extension Bond: Codable {
         case longTermKey, localLongTermKey, peerIdentityResolvingKey, peerSignatureKey, localSignatureKey
     }
 
+    /// Reads a bond from the object `encode(to:)` writes and checks it as the initializer does; a
+    /// bond that breaks a rule of ``InvalidBond`` throws `DecodingError.dataCorrupted`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let keySize = try container.decode(Int.self, forKey: .keySize)
@@ -324,6 +331,8 @@ extension Bond: Codable {
         }
     }
 
+    /// Writes the bond as an object: addresses, key size, flags, the creation date as ISO 8601 text and
+    /// the keys present as hex strings.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(identityAddress, forKey: .identityAddress)
@@ -344,6 +353,8 @@ extension Bond: Codable {
 extension LocalIdentity: Codable {
     enum CodingKeys: String, CodingKey { case address, identityResolvingKey }
 
+    /// Reads the identity from an object holding the address and the IRK as hex; throws
+    /// `DecodingError.dataCorrupted` when the address is not an identity address.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let address = try container.decode(BluetoothAddress.self, forKey: .address)
@@ -355,6 +366,7 @@ extension LocalIdentity: Codable {
         }
     }
 
+    /// Writes the identity as an object holding the address and the IRK as hex.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(address, forKey: .address)

@@ -65,6 +65,8 @@ public enum BondStoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// system has no Application Support directory.
     case noDefaultLocation
 
+    /// What failed and on which file, e.g.
+    /// `the bond file /path/bonds.json is corrupt (…); it was left untouched`.
     public var description: String {
         switch self {
         case .unreadableFile(let path, let reason): "cannot read the bond file \(path): \(reason)"

@@ -19,7 +19,9 @@ public struct SecretKey128: Hashable, Sendable, CustomStringConvertible, CustomD
 
     /// `<128-bit key>`: never the bits.
     public var description: String { "<128-bit key>" }
+    /// `<128-bit key>`, as ``description``: a debugger shows no bits either.
     public var debugDescription: String { description }
+    /// No children, so `dump` and debuggers cannot reach the key bytes.
     public var customMirror: Mirror { Mirror(self, children: []) }
 }
 

@@ -12,8 +12,11 @@ public enum SecurityLevel: Int, Hashable, Sendable, Comparable, CustomStringConv
     /// Level 4: encrypted with an authenticated LE Secure Connections key of 128 bits.
     case authenticatedSecureConnections = 4
 
+    /// Orders by the LE security mode 1 level number: a higher level meets every lower one's needs.
     public static func < (lhs: SecurityLevel, rhs: SecurityLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// The level in words: `none`, `encrypted`, `authenticated` or
+    /// `authenticated (LE Secure Connections)`.
     public var description: String {
         switch self {
         case .none: "none"

@@ -83,6 +83,7 @@ public enum CoreBluetoothAuthorization: Hashable, Sendable, CustomStringConverti
         }
     }
 
+    /// The permission in words: `not determined`, `restricted`, `denied` or `allowed always`.
     public var description: String {
         switch self {
         case .notDetermined: "not determined"

@@ -17,6 +17,8 @@ public enum GoProError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Another Bluetooth failure: a write refused, a characteristic missing, a radio off.
     case bluetooth(BluetoothError)
 
+    /// The request and what went wrong with it, e.g. `Set Shutter: the camera answered error` or
+    /// `readiness (Get Hardware Info): no response within 5.0 seconds`.
     public var description: String {
         switch self {
         case let .rejected(request, status): "\(request): the camera answered \(status)"

@@ -2,7 +2,9 @@ import HaraldCodec
 /// An Open GoPro command ID: the first byte of a request written to GP-0072 and of its response
 /// on GP-0073. Unknown IDs are kept as they are.
 public struct GoProCommandID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The command ID byte that starts the request and its response.
     public var rawValue: UInt8
+    /// The command ID with this byte; IDs this library does not name are kept.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// A command ID from its byte.
     public init(_ rawValue: UInt8) { self.rawValue = rawValue }
@@ -55,13 +57,16 @@ public struct GoProCommandID: RawRepresentable, Hashable, Sendable, CustomString
 
     /// The command's name, or nil for an ID this library does not know.
     public var name: String? { Self.names[rawValue] }
+    /// The command's name, e.g. `Set Shutter`, or `command 0x` and the byte in hex for an unknown ID.
     public var description: String { name ?? "command 0x\(Hex.byte(rawValue))" }
 }
 
 /// An Open GoPro query ID: the first byte of a request written to GP-0076 and of its response
 /// (or push) on GP-0077.
 public struct GoProQueryID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The query ID byte that starts the request and its response or push.
     public var rawValue: UInt8
+    /// The query ID with this byte; IDs this library does not name are kept.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// A query ID from its byte.
     public init(_ rawValue: UInt8) { self.rawValue = rawValue }
@@ -104,5 +109,6 @@ public struct GoProQueryID: RawRepresentable, Hashable, Sendable, CustomStringCo
     public var isPush: Bool { rawValue == 0x92 || rawValue == 0x93 || rawValue == 0xA2 }
     /// The query's name, or nil for an ID this library does not know.
     public var name: String? { Self.names[rawValue] }
+    /// The query's name, e.g. `Get Setting Values`, or `query 0x` and the byte in hex for an unknown ID.
     public var description: String { name ?? "query 0x\(Hex.byte(rawValue))" }
 }

@@ -127,6 +127,7 @@ public struct GoProOpenGoProVersion: Sendable, Hashable, Comparable, CustomStrin
 
     /// `2.0`.
     public var description: String { "\(major).\(minor)" }
+    /// Orders by major version, then minor: `1.0` < `2.0` < `2.1`.
     public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.major, lhs.minor) < (rhs.major, rhs.minor) }
 }
 

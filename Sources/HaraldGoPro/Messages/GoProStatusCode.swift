@@ -2,7 +2,9 @@
 ///
 /// 0 success, 1 error, 2 invalid parameter; 3…255 are reserved and kept as they are.
 public struct GoProStatusCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The status byte that follows the ID in a response: 0 success, 1 error, 2 invalid parameter.
     public var rawValue: UInt8
+    /// The status with this byte; reserved values are kept.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// The camera did what was asked.

@@ -3,7 +3,9 @@
 /// Named constants cover the commonly used statuses of the Open GoPro ID tables; any other ID is
 /// kept as its raw value.
 public struct GoProStatusID: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The status ID byte of an ID-length-value triplet.
     public var rawValue: UInt8
+    /// The status ID with this byte; IDs this library does not name are kept.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// A status ID from its byte.
     public init(_ rawValue: UInt8) { self.rawValue = rawValue }
@@ -76,7 +78,9 @@ public struct GoProStatusID: RawRepresentable, Hashable, Sendable, Comparable, C
 
     /// The status's name (as the constant is spelled), or nil for an ID this library does not know.
     public var name: String? { Self.names[rawValue] }
+    /// The constant's name, e.g. `internalBatteryBars`, or `status` and the decimal ID for an unknown one.
     public var description: String { name ?? "status \(rawValue)" }
+    /// Orders by the ID byte.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
@@ -84,7 +88,9 @@ public struct GoProStatusID: RawRepresentable, Hashable, Sendable, Comparable, C
 ///
 /// Named constants cover the commonly used settings; any other ID is kept as its raw value.
 public struct GoProSettingID: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The setting ID byte of an ID-length-value triplet.
     public var rawValue: UInt8
+    /// The setting ID with this byte; IDs this library does not name are kept.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// A setting ID from its byte.
     public init(_ rawValue: UInt8) { self.rawValue = rawValue }
@@ -116,6 +122,8 @@ public struct GoProSettingID: RawRepresentable, Hashable, Sendable, Comparable, 
 
     /// The setting's name (as the constant is spelled), or nil for an ID this library does not know.
     public var name: String? { Self.names[rawValue] }
+    /// The constant's name, e.g. `videoResolution`, or `setting` and the decimal ID for an unknown one.
     public var description: String { name ?? "setting \(rawValue)" }
+    /// Orders by the ID byte.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -150,6 +150,7 @@ public struct GoProValues: Sendable, Hashable, Sequence {
         let bytes: [UInt8]
         var offset: Int
 
+        /// The next ID-length-value triplet; nil after the last complete one.
         public mutating func next() -> Entry? {
             guard offset + 2 <= bytes.count else { return nil }
             let length = Int(bytes[offset + 1])
@@ -160,13 +161,17 @@ public struct GoProValues: Sendable, Hashable, Sequence {
         }
     }
 
+    /// Walks the triplets in message order, repeated IDs included.
     public func makeIterator() -> Iterator { Iterator(bytes: bytes, offset: start) }
+    /// The number of triplets in the message, repeated IDs counted each time.
     public var underestimatedCount: Int { count }
 
+    /// Equal when both hold the same triplet bytes, in the same order.
     public static func == (lhs: GoProValues, rhs: GoProValues) -> Bool {
         lhs.bytes[lhs.start...] == rhs.bytes[rhs.start...]
     }
 
+    /// Hashes the triplet bytes, consistent with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(bytes[start...])
     }

@@ -34,6 +34,7 @@ public enum GoProCharacteristic: UInt16, Hashable, Sendable, CaseIterable, Custo
         return "GP-" + String([12, 8, 4, 0].map { digits[(value >> $0) & 0xF] })
     }
 
+    /// The short name, ``shortName``, e.g. `GP-0073`.
     public var description: String { shortName }
 
     /// The characteristic named `GP-0073` (any case, `GP-` optional) or by its 128-bit UUID.

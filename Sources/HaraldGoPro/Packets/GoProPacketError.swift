@@ -22,6 +22,8 @@ public enum GoProPacketError: Error, Hashable, Sendable, CustomStringConvertible
     /// Encoding a header: the length (or counter) does not fit its field.
     case lengthDoesNotFitHeader(Int)
 
+    /// What was wrong with the packet stream, with the counts or byte involved, e.g.
+    /// `message announced 20 bytes but packets carry 23`.
     public var description: String {
         switch self {
         case .emptyPacket: return "empty packet"

@@ -33,6 +33,8 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Encrypting the link failed with this status (0x06 PIN or Key Missing: the peer has no key).
     case encryptionFailed(HCIStatus)
 
+    /// What failed in words, with the command opcode, HCI status, peer address or reason where the case
+    /// carries one, e.g. `command 0x200D LE Create Connection failed: 0x0C (command disallowed)`.
     public var description: String {
         switch self {
         case let .transport(error): return "transport: \(error)"

@@ -20,6 +20,8 @@ public struct LegacyAdvertising: Hashable, Sendable {
         /// The interval is outside 20 ms…10.24 s, or the minimum exceeds the maximum.
         case intervalOutOfRange
 
+        /// The limit that was broken, e.g. `advertising data is 40 octets; legacy advertising carries at
+        /// most 31`.
         public var description: String {
             switch self {
             case let .tooLong(field, length): "\(field) is \(length) octets; legacy advertising carries at most 31"

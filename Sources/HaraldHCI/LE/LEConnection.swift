@@ -148,5 +148,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         try await host.executeAccepted(.leSetPHY(handle: handle, txPHYs: tx, rxPHYs: rx))
     }
 
+    /// The connection handle in hex, the peer's address and kind, and this device's role, e.g.
+    /// `LEConnection(handle 0x0040, C0:00:00:00:00:01/random, central)`.
     public var description: String { "LEConnection(handle 0x\(Hex.word(handle)), \(peer), \(role))" }
 }

@@ -3,7 +3,9 @@ import HaraldCodec
 /// An HCI command opcode: OGF (command group, 6 bits) and OCF (command, 10 bits),
 /// packed as `OGF << 10 | OCF`.
 public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The 16-bit opcode as an HCI command packet carries it (little-endian on the wire).
     public let rawValue: UInt16
+    /// The opcode with these 16 bits; any value is accepted, known to Harald or not.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
     /// The opcode of command `ocf` (10 bits) in group `ogf` (6 bits).
     public init(ogf: UInt8, ocf: UInt16) { rawValue = UInt16(ogf & 0x3F) << 10 | (ocf & 0x03FF) }
@@ -13,6 +15,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// Opcode command field.
     public var ocf: UInt16 { rawValue & 0x03FF }
 
+    /// The opcode in hex, then the command's name when Harald knows it, e.g. `0x0C03 Reset`.
     public var description: String { "0x\(Hex.word(rawValue))" + (Self.names[rawValue].map { " \($0)" } ?? "") }
 
     // Link control

@@ -2,7 +2,9 @@ import HaraldCodec
 /// An HCI status or error code (Core Vol 1 Part F), as carried by Command Complete, Command Status,
 /// connection and disconnection events.
 public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The status code byte: 0x00 for success, else the error code.
     public let rawValue: UInt8
+    /// The status with this code; any value is accepted, assigned or not.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// A status from its code.
     public init(_ rawValue: UInt8) { self.rawValue = rawValue }
@@ -74,5 +76,7 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConve
         0x42: "unknown advertising identifier",
     ]
 
+    /// The code in hex and the error's name in lower case, e.g. `0x08 (connection timeout)`; plain
+    /// `error` for codes Harald does not name.
     public var description: String { "0x\(Hex.byte(rawValue)) (\(Self.names[rawValue] ?? "error"))" }
 }

@@ -23,6 +23,7 @@ public enum LEAddressType: UInt8, Sendable, Hashable, CustomStringConvertible {
     /// The code for an address of `kind`.
     public init(_ kind: BluetoothAddress.Kind) { self = kind == .public ? .public : .random }
 
+    /// `public`, `random`, `public-identity`, `random-identity` or `anonymous`.
     public var description: String {
         switch self {
         case .public: return "public"

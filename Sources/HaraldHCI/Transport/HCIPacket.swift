@@ -33,5 +33,6 @@ public struct HCIPacket: Sendable, Hashable, CustomStringConvertible {
     /// The packet as H4 puts it on the wire: indicator byte, then the payload.
     public var h4Bytes: [UInt8] { [type.rawValue] + payload }
 
+    /// The packet type, then the payload as lower-case hex without separators, e.g. `command 030c00`.
     public var description: String { "\(type) \(payload.hexString)" }
 }

@@ -22,6 +22,8 @@ public enum HCITransportError: Error, Sendable, Hashable, CustomStringConvertibl
     /// A read or write on the socket failed; `errno` is the system error number.
     case io(operation: String, errno: Int32)
 
+    /// What went wrong with the controller's transport, with the detail the case carries, e.g.
+    /// `invalid H4 packet indicator 0x07 at stream offset 512` or `send failed (errno 32)`.
     public var description: String {
         switch self {
         case let .invalidPacketIndicator(byte, offset):

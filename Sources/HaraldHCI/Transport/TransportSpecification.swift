@@ -37,6 +37,7 @@ public enum HCITransportSpecification: Sendable, Hashable, CustomStringConvertib
         }
     }
 
+    /// The text form the command line takes: `tcp:HOST:PORT` (an IPv6 host in brackets) or `hci:N`.
     public var description: String {
         switch self {
         case let .tcp(host, port): return host.contains(":") ? "tcp:[\(host)]:\(port)" : "tcp:\(host):\(port)"

@@ -33,19 +33,25 @@ extension MiBand2 {
 
 /// Continuous heart-rate measurements from a Mi Band, in bpm (see ``MiBand2/heartRateUpdates(keepAliveInterval:)``).
 public struct MiBandHeartRateUpdates: AsyncSequence, Sendable {
+    /// One heart-rate value in beats per minute, as the band notifies it.
     public typealias Element = UInt16
 
     let band: MiBand2
     let keepAliveInterval: Duration
 
+    /// One continuous-measurement session: the first `next()` starts it, keep-alives run while it
+    /// waits, and it stops when the iterator goes away.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let session: ContinuousHeartRateSession
 
+        /// The next heart rate in bpm; throws ``MiBandError/noReply(_:after:)`` when the band stays quiet
+        /// longer than ``MiBand2/measurementTimeout``.
         public mutating func next() async throws -> UInt16? {
             try await session.next()
         }
     }
 
+    /// A new continuous-measurement session for this loop.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(session: ContinuousHeartRateSession(band: band, keepAliveInterval: keepAliveInterval))
     }

@@ -31,6 +31,8 @@ public enum MiBandError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The band stopped notifying before the operation finished.
     case notificationsEnded(String)
 
+    /// What the band did wrong, with its status byte or the bytes it sent where the case carries them,
+    /// e.g. `the band refused the authentication (wrong key?), status 0x04`.
     public var description: String {
         switch self {
         case let .authenticationRefused(step, status):

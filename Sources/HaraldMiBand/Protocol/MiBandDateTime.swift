@@ -72,6 +72,7 @@ public struct MiBandDateTime: ByteCodable, Hashable, Sendable, Comparable, Custo
     }
 
     private var ordinal: [Int] { [Int(year), Int(month), Int(day), Int(hour), Int(minute), Int(second)] }
+    /// Earlier dates and times first, field by field from the year to the second.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.ordinal.lexicographicallyPrecedes(rhs.ordinal) }
 
     /// `2016-11-26 18:35:44`.

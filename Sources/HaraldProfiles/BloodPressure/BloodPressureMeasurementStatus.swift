@@ -36,5 +36,7 @@ public struct BloodPressureMeasurementStatus: Hashable, Sendable, CustomStringCo
         set { flags.setField(bits: 3...4, to: newValue.rawValue) }
     }
 
+    /// The names of the conditions that are set, then the pulse-rate range, e.g.
+    /// `["bodyMovementDetected", "pulseRate withinRange"]`.
     public var description: String { "\(flags.bits.map { "\($0)" } + ["pulseRate \(pulseRateRange)"])" }
 }

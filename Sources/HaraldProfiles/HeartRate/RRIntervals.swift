@@ -35,6 +35,7 @@ public struct RRIntervals: RandomAccessCollection, Hashable, Sendable, Expressib
         for value in rawValues { append(value) }
     }
 
+    /// Intervals written as a list of 1/1024 s counts, e.g. `[1024, 980]` (1 s, then about 0.96 s).
     public init(arrayLiteral elements: UInt16...) { self.init(elements) }
 
     /// Intervals from seconds, rounded to the nearest 1/1024 s; nil when one is negative,
@@ -48,7 +49,9 @@ public struct RRIntervals: RandomAccessCollection, Hashable, Sendable, Expressib
         }
     }
 
+    /// Always 0: the oldest interval.
     @inlinable public var startIndex: Int { 0 }
+    /// The number of intervals: one past the newest.
     @inlinable public var endIndex: Int { storedCount }
 
     /// The interval at `position`, in 1/1024 s.
@@ -108,14 +111,17 @@ public struct RRIntervals: RandomAccessCollection, Hashable, Sendable, Expressib
         }
     }
 
+    /// Equal when both hold the same intervals in the same order, however they are stored.
     public static func == (lhs: RRIntervals, rhs: RRIntervals) -> Bool {
         lhs.elementsEqual(rhs)
     }
 
+    /// Hashes the count and the intervals in order, consistent with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(storedCount)
         for value in self { hasher.combine(value) }
     }
 
+    /// Each interval in units of 1/1024 s, oldest first, e.g. `[1024/1024 s, 980/1024 s]`.
     public var description: String { "[" + map { "\($0)/1024 s" }.joined(separator: ", ") + "]" }
 }

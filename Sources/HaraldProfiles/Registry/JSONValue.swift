@@ -80,6 +80,8 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
         return text
     }
 
+    /// The compact JSON text with keys sorted, as ``jsonText`` gives it, e.g.
+    /// `{"a":1,"b":[2.5,null]}`.
     public var description: String { jsonText }
 
     private func write(to text: inout String) {
@@ -135,6 +137,8 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
 
     // MARK: Codable
 
+    /// Reads any JSON value; a whole number that fits in `Int64` becomes ``integer(_:)``, any other
+    /// number ``number(_:)``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -154,6 +158,7 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Writes the value as the JSON it stands for, integers without a fraction.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

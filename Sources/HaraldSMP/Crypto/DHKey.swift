@@ -22,6 +22,8 @@ public struct DHKey: Hashable, Sendable, CustomStringConvertible, CustomDebugStr
 
     /// `<DHKey>`: never the bits.
     public var description: String { "<DHKey>" }
+    /// `<DHKey>`, as ``description``: a debugger shows no bits either.
     public var debugDescription: String { description }
+    /// No children, so `dump` and debuggers cannot reach the shared secret.
     public var customMirror: Mirror { Mirror(self, children: []) }
 }

@@ -20,6 +20,7 @@ public struct KeyID: Hashable, Sendable, CustomStringConvertible {
     /// "tmp2": the intermediate key from a link key, without h7 (CT2 = 0).
     public static let tmp2 = KeyID("tmp2")
 
+    /// The four characters as written, e.g. `tmp1`.
     public var description: String { String(decoding: bigEndianBytes, as: UTF8.self) }
 }
 

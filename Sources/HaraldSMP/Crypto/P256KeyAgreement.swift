@@ -14,6 +14,7 @@ public enum P256KeyError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The private key was not a scalar in 1…n-1.
     case invalidPrivateKey
 
+    /// Why the key was refused, e.g. `a P-256 public key has 64 octets, not 63`.
     public var description: String {
         switch self {
         case .wrongLength(let count): "a P-256 public key has 64 octets, not \(count)"
@@ -150,6 +151,8 @@ public struct P256KeyPair: Sendable, CustomStringConvertible, CustomDebugStringC
 
     /// The public key only; never the private key.
     public var description: String { "P256KeyPair(public: \(publicKey))" }
+    /// The same text as ``description``: the public key only.
     public var debugDescription: String { description }
+    /// The public key as the only child, so `dump` and debuggers never show the private key.
     public var customMirror: Mirror { Mirror(self, children: ["publicKey": publicKey]) }
 }

@@ -25,6 +25,7 @@ public struct SMPEncryptionInformation: SMPPDUCodable, CustomStringConvertible, 
 
     /// Never the key.
     public var description: String { "Encryption Information(LTK: \(longTermKey))" }
+    /// The same text as ``description``: the PDU's name, never the LTK.
     public var debugDescription: String { description }
 }
 
@@ -57,7 +58,9 @@ public struct SMPCentralIdentification: SMPPDUCodable, CustomStringConvertible, 
 
     /// Like `LongTermKey`, never EDIV or Rand: together with the key they let a peer be impersonated.
     public var description: String { "Central Identification(EDIV, Rand: <hidden>)" }
+    /// The same text as ``description``: the PDU's name, never EDIV or Rand.
     public var debugDescription: String { description }
+    /// No children, so `dump` and debuggers cannot show EDIV or Rand.
     public var customMirror: Mirror { Mirror(self, children: []) }
 }
 
@@ -82,6 +85,7 @@ public struct SMPIdentityInformation: SMPPDUCodable, CustomStringConvertible, Cu
 
     /// Never the key.
     public var description: String { "Identity Information(IRK: <128-bit key>)" }
+    /// The same text as ``description``: the PDU's name, never the IRK.
     public var debugDescription: String { description }
 }
 
@@ -135,5 +139,6 @@ public struct SMPSigningInformation: SMPPDUCodable, CustomStringConvertible, Cus
 
     /// Never the key.
     public var description: String { "Signing Information(CSRK: <128-bit key>)" }
+    /// The same text as ``description``: the PDU's name, never the CSRK.
     public var debugDescription: String { description }
 }

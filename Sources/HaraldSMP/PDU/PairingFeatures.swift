@@ -32,7 +32,9 @@ public enum IOCapability: UInt8, Hashable, Sendable, CaseIterable, CustomStringC
 /// Reserved bits (6–7, and bonding flags `1x`) are kept as received, so a PDU re-encodes to its
 /// own bytes; the spec tells a receiver to ignore them.
 public struct AuthReq: OptionSet, Hashable, Sendable, CustomStringConvertible {
+    /// The AuthReq octet as sent, reserved bits included.
     public var rawValue: UInt8
+    /// The AuthReq with these bits set; reserved bits are kept.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Bonding flags `01`: the device wants to store the keys (a bond).
@@ -68,7 +70,10 @@ public struct AuthReq: OptionSet, Hashable, Sendable, CustomStringConvertible {
 /// Which keys a device will distribute in phase 3 (Core spec Vol 3 Part H §3.6.1): the Initiator
 /// and Responder Key Distribution octets. Reserved bits 4–7 are kept as received.
 public struct KeyDistribution: OptionSet, Hashable, Sendable, CustomStringConvertible {
+    /// The key distribution octet as sent: EncKey bit 0, IdKey bit 1, SignKey bit 2, LinkKey bit 3,
+    /// reserved bits 4–7.
     public var rawValue: UInt8
+    /// The key distribution with these bits set; reserved bits are kept.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// EncKey: LTK with EDIV and Rand (Encryption Information, Central Identification); ignored by

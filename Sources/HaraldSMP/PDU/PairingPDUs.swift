@@ -45,8 +45,10 @@ public struct SMPPairingRandom: SMPPDUCodable {
 /// Why pairing failed: the Reason octet of Pairing Failed (Core spec Vol 3 Part H §3.5.5, Table
 /// 3.7). Codes the spec does not (yet) name are kept as they are, so any reason re-encodes.
 public struct PairingFailureReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The Reason octet of Pairing Failed.
     public var rawValue: UInt8
 
+    /// The reason with this code; any value is accepted, named by the spec or not.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// A reason from its code.
     public init(_ rawValue: UInt8) { self.rawValue = rawValue }

@@ -165,6 +165,8 @@ public enum SMPDecodingError: Error, Hashable, Sendable, CustomStringConvertible
         }
     }
 
+    /// What was wrong with the PDU: its length against the SMP MTU, its unknown code, or the field
+    /// that failed to decode, e.g. `unknown SMP code 0x0F`.
     public var description: String {
         switch self {
         case let .exceedsMTU(length, mtu): "SMP PDU of \(length) octets exceeds the SMP MTU of \(mtu)"

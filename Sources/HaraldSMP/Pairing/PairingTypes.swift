@@ -125,6 +125,8 @@ public enum PairingError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// How pairing ended, with the Pairing Failed reason, the link-loss detail or the HCI status, e.g.
+    /// `the peer failed pairing: Confirm Value Failed (0x04)`.
     public var description: String {
         switch self {
         case let .failedHere(reason): "pairing failed: \(reason)"

@@ -7,6 +7,7 @@ public enum LinkSide: Hashable, Sendable, CustomStringConvertible {
 
     /// The other end.
     public var peer: LinkSide { self == .central ? .peripheral : .central }
+    /// `central` or `peripheral`.
     public var description: String { self == .central ? "central" : "peripheral" }
 }
 

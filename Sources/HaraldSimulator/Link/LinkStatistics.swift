@@ -29,6 +29,8 @@ public enum LinkCloseReason: Hashable, Sendable, CustomStringConvertible {
     /// A side closed the link because of a protocol failure (an ATT transaction timeout, say).
     case failure(String)
 
+    /// How the link ended, e.g. `terminated by peripheral`, `connection timeout` or
+    /// `closed: ATT transaction timeout`.
     public var description: String {
         switch self {
         case let .terminated(side): "terminated by \(side)"

@@ -9,6 +9,8 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The body was still running when virtual time passed the run's limit.
     case timeLimitExceeded(limit: Duration)
 
+    /// Why the run ended, with the virtual time involved, e.g.
+    /// `simulation stalled at t+30.0 seconds: nothing can run and no timer is pending`.
     public var description: String {
         switch self {
         case let .stalled(instant): "simulation stalled at \(instant): nothing can run and no timer is pending"

@@ -15,7 +15,9 @@ public struct VirtualInstant: InstantProtocol, Hashable, Sendable, CustomStringC
     public func advanced(by duration: Duration) -> VirtualInstant { VirtualInstant(sinceStart: sinceStart + duration) }
     /// The time from this instant to `other`.
     public func duration(to other: VirtualInstant) -> Duration { other.sinceStart - sinceStart }
+    /// Earlier instants first.
     public static func < (lhs: VirtualInstant, rhs: VirtualInstant) -> Bool { lhs.sinceStart < rhs.sinceStart }
+    /// `t+` and the virtual time since the start, e.g. `t+1.5 seconds`.
     public var description: String { "t+\(sinceStart)" }
 }
 
