@@ -2,7 +2,8 @@
 """Documentation coverage of public declarations, per module, from SwiftPM's symbol graphs.
 
 Reads .build/<triple>/extracted-symbols/<package>/<Module>/*.symbols.json (written by
-`swift package generate-documentation`, see scripts/docs).
+`swift package generate-documentation`, see scripts/docs), or those under another build folder
+(`--build-dir`, as scripts/check-corebluetooth passes for its scratch package).
 
 Counted: every public or open symbol declared in the module's own sources (Sources/<Module>/),
 including the members it adds to other modules' types. Not counted: compiler-synthesized members
@@ -32,7 +33,7 @@ declarations, each marked with the module whose generic comment it carries, if a
 `--self-test` runs the count on the planted graphs in scripts/docs-selftest/ and checks that the
 bar fails on an undocumented declaration and on ones carrying only the standard library's or a
 dependency's comment, and passes when each has its own comment.
-  scripts/docs_coverage.py [--bar 95] [--missing MODULE]... MODULE...
+  scripts/docs_coverage.py [--bar 95] [--missing MODULE]... [--build-dir DIR] MODULE...
   scripts/docs_coverage.py --self-test
 """
 import argparse
@@ -192,13 +193,17 @@ def main():
     parser.add_argument("--bar", type=float, default=95.0)
     parser.add_argument("--missing", action="append", default=[], help="list this module's undocumented declarations")
     parser.add_argument("--self-test", action="store_true", help="check the count on the planted graphs")
+    parser.add_argument("--build-dir", help="the build folder holding the symbol graphs (default: .build)")
     parser.add_argument("modules", nargs="*")
     args = parser.parse_args()
     if args.self_test:
         sys.exit(self_test())
     if not args.modules:
         parser.error("name at least one module")
-    sys.exit(report(args.modules, args.bar, args.missing))
+    graphs = GRAPHS
+    if args.build_dir:
+        graphs = os.path.join(os.path.abspath(args.build_dir), "*", "extracted-symbols", "*")
+    sys.exit(report(args.modules, args.bar, args.missing, graphs))
 
 
 if __name__ == "__main__":

@@ -3,13 +3,13 @@
 
 As a module: `load(root)` gives every target's name, kind, source directory and the package
 targets it depends on. As a program:
-  scripts/package_targets.py [--root DIR] closure TARGET
-      prints TARGET and every package target it depends on, directly or not, one per line as
-      `NAME<TAB>SOURCE_DIR` (relative to the package root), dependencies before their dependents;
-  scripts/package_targets.py [--root DIR] manifest TARGET
+  scripts/package_targets.py [--root DIR] closure TARGET...
+      prints the TARGETs and every package target they depend on, directly or not, one per line
+      as `NAME<TAB>SOURCE_DIR` (relative to the package root), dependencies before their dependents;
+  scripts/package_targets.py [--root DIR] manifest TARGET...
       prints the package's Package.swift followed by lines that keep only that closure, no
       products, and only the package dependencies those targets use: the manifest of a scratch
-      package that builds TARGET alone (its target directories must be linked in by the caller).
+      package that builds the TARGETs alone (their directories must be linked in by the caller).
 """
 import argparse
 import json
@@ -69,8 +69,8 @@ def load(root=ROOT, manifest=None):
     return targets
 
 
-def closure(targets, name):
-    """`name` and everything it depends on, dependencies first."""
+def closure(targets, names):
+    """The targets named (one name or a list) and everything they depend on, dependencies first."""
     ordered, seen = [], set()
 
     def visit(current):
@@ -81,17 +81,19 @@ def closure(targets, name):
             visit(dependency)
         ordered.append(current)
 
-    if name not in targets:
-        sys.exit(f"no target named {name} in the package")
-    visit(name)
+    for name in [names] if isinstance(names, str) else names:
+        if name not in targets:
+            sys.exit(f"no target named {name} in the package")
+        visit(name)
     return ordered
 
 
-def subset_manifest(root, name):
-    """Package.swift of `root` plus Swift that trims the package to `name` and its closure."""
+def subset_manifest(root, names):
+    """Package.swift of `root` plus Swift that trims the package to `names` and their closure."""
+    names = [names] if isinstance(names, str) else list(names)
     manifest = dump(root)
     targets = load(root, manifest)
-    kept = closure(targets, name)
+    kept = closure(targets, names)
     used = set().union(*(targets[target].packages for target in kept))
     keep_all = any(targets[target].by_name_products for target in kept)
     indices = []
@@ -104,7 +106,7 @@ def subset_manifest(root, name):
     quoted = ", ".join(json.dumps(target) for target in kept)
     return text.rstrip("\n") + f"""
 
-// Appended by scripts/package_targets.py: only {name} and the package targets it needs.
+// Appended by scripts/package_targets.py: only {", ".join(names)} and the package targets needed.
 let subsetTargets: Set<String> = [{quoted}]
 package.targets.removeAll {{ !subsetTargets.contains($0.name) }}
 package.products.removeAll()
@@ -116,10 +118,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", default=ROOT, help="the package root (default: this repository)")
     commands = parser.add_subparsers(dest="command", required=True)
-    command = commands.add_parser("closure", help="a target and its package dependencies, transitively")
-    command.add_argument("target")
-    command = commands.add_parser("manifest", help="Package.swift trimmed to a target and its closure")
-    command.add_argument("target")
+    command = commands.add_parser("closure", help="targets and their package dependencies, transitively")
+    command.add_argument("target", nargs="+")
+    command = commands.add_parser("manifest", help="Package.swift trimmed to targets and their closure")
+    command.add_argument("target", nargs="+")
     args = parser.parse_args()
     if args.command == "manifest":
         print(subset_manifest(args.root, args.target), end="")

@@ -8,15 +8,23 @@ import HaraldCore
 // constants, the UUID factory and a delegate proxy that forwards every call unchanged.
 // (CBManager's class property `authorization` is the shape's `authorization`.)
 
+/// A Bluetooth UUID (16, 32 or 128 bits) as the backend names services, characteristics and
+/// descriptors.
 extension CBUUID: CoreBluetoothUUID {}
+/// A remote GATT descriptor (such as a characteristic's User Description or its CCCD) as the
+/// backend reads and writes it.
 extension CBDescriptor: CoreBluetoothDescriptor {}
+/// A remote GATT characteristic as the backend discovers, reads, writes and subscribes to it.
 extension CBCharacteristic: CoreBluetoothCharacteristic {}
+/// A remote GATT service as the backend discovers it.
 extension CBService: CoreBluetoothService {}
 
+/// A remote peripheral, the far end of a connection, on which the backend runs GATT procedures.
 extension CBPeripheral: CoreBluetoothPeripheral {
     public typealias Service = CBService
 }
 
+/// The system's central role: the scanner and connection maker the backend drives.
 extension CBCentralManager: CoreBluetoothCentral {
     public typealias Peripheral = CBPeripheral
 
@@ -53,11 +61,14 @@ extension CoreBluetoothBackend where Central == CBCentralManager {
     /// backend also makes its calls. The manager is made on first use (see
     /// ``CoreBluetoothBackend``), which is when the system asks the user for permission.
     /// - Parameters:
+    ///   - queue: the serial queue of CoreBluetooth's delegate calls and of the backend's calls
+    ///     into CoreBluetooth.
     ///   - restoreIdentifier: set it to have the system relaunch the app for Bluetooth events and
     ///     hand back its connections (see ``restorations()``; call it early in the launch); needs
     ///     the `bluetooth-central` background mode.
     ///   - showPowerAlert: whether the system alerts the user when Bluetooth is off as the
     ///     manager is made (CoreBluetooth's default: yes).
+    ///   - clock: the clock of the backend's timeouts (connection attempts, GATT operations).
     public convenience init(
         queue: DispatchQueue = DispatchQueue(label: "Harald.CoreBluetooth"), restoreIdentifier: String? = nil,
         showPowerAlert: Bool = true, clock: any Clock<Duration> = ContinuousClock()

@@ -9,15 +9,21 @@ import HaraldCore
 // CBMutableCharacteristic, the ATT result mapping, and a delegate proxy that forwards every call
 // unchanged.
 
+/// A central connected to the app's GATT server: it subscribes and sends ATT requests.
 extension CBCentral: CoreBluetoothRemoteCentral {}
+/// A service of the app's own GATT server, as the peripheral manager reports it once published.
 extension CBService: CoreBluetoothLocalService {}
 
+/// A characteristic of the app's own GATT server, as requests and subscriptions name it.
 extension CBCharacteristic: CoreBluetoothLocalCharacteristic {
     public typealias LocalService = CBService
 }
 
+/// One ATT read or write a central sent to the app's GATT server.
 extension CBATTRequest: CoreBluetoothATTRequest {}
 
+/// The system's peripheral role: it publishes the app's GATT services, advertises them and
+/// passes on what connected centrals ask of them.
 extension CBPeripheralManager: CoreBluetoothPeripheralManager {
     public typealias UUIDValue = CBUUID
     public typealias Service = CBService
@@ -68,8 +74,12 @@ extension CoreBluetoothPeripheralBackend where Manager == CBPeripheralManager {
     /// A backend on a `CBPeripheralManager` whose delegate calls arrive on `queue`, where the
     /// backend also makes its calls. The manager is made on the first ``serve(_:)``, which is
     /// when the system asks the user for permission.
-    /// - Parameter showPowerAlert: whether the system alerts the user when Bluetooth is off as the
-    ///   manager is made (CoreBluetooth's default: yes).
+    /// - Parameters:
+    ///   - queue: the serial queue of the peripheral manager's delegate calls and of the
+    ///     backend's calls into CoreBluetooth.
+    ///   - showPowerAlert: whether the system alerts the user when Bluetooth is off as the
+    ///     manager is made (CoreBluetooth's default: yes).
+    ///   - clock: the clock of the backend's timeouts (waiting for room to send an update).
     public convenience init(
         queue: DispatchQueue = DispatchQueue(label: "Harald.CoreBluetooth.Peripheral"), showPowerAlert: Bool = true,
         clock: any Clock<Duration> = ContinuousClock()
