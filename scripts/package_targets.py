@@ -10,6 +10,8 @@ targets it depends on. As a program:
       prints the package's Package.swift followed by lines that keep only that closure, no
       products, and only the package dependencies those targets use: the manifest of a scratch
       package that builds the TARGETs alone (their directories must be linked in by the caller).
+  --dump FILE reads the manifest's JSON from FILE (saved `swift package dump-package` output)
+  instead of asking SwiftPM again.
 """
 import argparse
 import json
@@ -19,6 +21,7 @@ import sys
 from dataclasses import dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DUMP = None  # a file holding `swift package dump-package`'s output, when given (--dump)
 
 
 @dataclass
@@ -37,6 +40,9 @@ class Target:
 
 def dump(root):
     """The manifest as JSON; exits with SwiftPM's message when it cannot be read."""
+    if DUMP:
+        with open(DUMP) as handle:
+            return json.load(handle)
     done = subprocess.run(["swift", "package", "dump-package"], cwd=root, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"swift package dump-package failed in {root}:\n{done.stderr.strip()}")
@@ -117,12 +123,15 @@ package.dependencies = {json.dumps(indices)}.map {{ package.dependencies[$0] }}
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", default=ROOT, help="the package root (default: this repository)")
+    parser.add_argument("--dump", help="the manifest's JSON, saved from `swift package dump-package`")
     commands = parser.add_subparsers(dest="command", required=True)
     command = commands.add_parser("closure", help="targets and their package dependencies, transitively")
     command.add_argument("target", nargs="+")
     command = commands.add_parser("manifest", help="Package.swift trimmed to targets and their closure")
     command.add_argument("target", nargs="+")
     args = parser.parse_args()
+    global DUMP
+    DUMP = args.dump
     if args.command == "manifest":
         print(subset_manifest(args.root, args.target), end="")
         return
