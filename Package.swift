@@ -301,7 +301,8 @@ let package = Package(
             ]
         ),
         // Examples/HeartRateApp: the heart-rate app's model, backend-neutral (it takes a Central),
-        // built and tested on Linux; its SwiftUI app (App/) is Apple-only and in no target.
+        // built and tested on Linux; its SwiftUI app (App/) is Apple-only and in no target
+        // (scripts/check-corebluetooth compiles it against Tools/AppleSurface).
         .target(
             name: "HeartRateAppModel",
             dependencies: ["Harald", "HaraldCore", "HaraldProfiles", "HaraldHeartRateMonitor"],

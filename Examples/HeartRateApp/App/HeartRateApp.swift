@@ -1,6 +1,8 @@
 // The heart-rate app for iOS 17 and later: this file plus the HeartRateAppModel library (see
-// ../README.md for the Xcode set-up). It is in no target of the package, so Linux builds never
-// see it; everything it shows is tested on Linux through the model (../Tests).
+// ../README.md for the Xcode set-up). It is in no target of the package, so the package's builds
+// never see it: scripts/check-corebluetooth compiles it on Linux against the compile-only SwiftUI
+// and CoreBluetooth of Tools/AppleSurface, and everything it shows is tested on Linux through the
+// model (../Tests).
 //
 // The app target's Info.plist needs:
 //   NSBluetoothAlwaysUsageDescription   "Reads your heart rate from your chest strap."
