@@ -50,6 +50,9 @@ public protocol PairableLink: Sendable {
 /// Pairing respects Repeated Attempts (a `PairingAttemptLimiter`), and after an SMP timeout the
 /// link pairs no more (§3.4).
 public actor BondingLinkSecurity: LinkSecurityManager {
+    /// PDUs from the peer that wait for our pairing to take them; later ones are dropped.
+    static let pairingPDUBufferLimit = 64
+
     private let link: any PairableLink
     private let configuration: SecurityConfiguration
     private let logger: Logger
@@ -242,7 +245,7 @@ public actor BondingLinkSecurity: LinkSecurityManager {
         guard let ours = await link.localAddress() else { throw .disconnected(.connectionLost) }
         let identity: LocalIdentity?
         do { identity = try await configuration.bonds.localIdentity() } catch { throw .backend("the bond store: \(error)") }
-        let (pdus, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingOldest(64))
+        let (pdus, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingOldest(Self.pairingPDUBufferLimit))
         pairingPDUs = continuation
         let link = self.link
         let initiator = SMPInitiator(

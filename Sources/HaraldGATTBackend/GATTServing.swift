@@ -65,6 +65,9 @@ extension PeripheralDefinition {
 /// A `PeripheralDefinition` served by Harald's GATT server, whatever carries its links (the
 /// HCI host's ATT channels, the simulator's links): the `ServingBackend` both backends share.
 public final class GATTServing: ServingBackend {
+    /// Events an ``events()`` stream holds for a reader that falls behind; the oldest go first.
+    static let eventBufferLimit = 256
+
     /// The GATT server holding the definition's attributes.
     public let server: GATTServer
     private let stopLink: @Sendable () async -> Void
@@ -142,7 +145,7 @@ public final class GATTServing: ServingBackend {
     }
 
     public func events() -> AsyncStream<PeripheralEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: PeripheralEvent.self, bufferingPolicy: .bufferingNewest(256))
+        let (stream, continuation) = AsyncStream.makeStream(of: PeripheralEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
         let id = watchers.withLock { state -> UInt64? in
             guard var current = state else { return nil }
             current.next += 1

@@ -14,6 +14,9 @@ import Logging
 /// the link has that level; the central then pairs or encrypts, and the server sees the new level
 /// as soon as the controller reports Encryption Change.
 public actor HCIPeripheral {
+    /// Events an ``events()`` stream holds for a reader that falls behind; the oldest go first.
+    static let eventBufferLimit = 256
+
     /// What happens on the peripheral's links.
     public enum Event: Sendable, Equatable, CustomStringConvertible {
         /// A central connected from this address.
@@ -132,7 +135,7 @@ public actor HCIPeripheral {
 
     /// What happens from now on, until the peripheral closes. Each call returns a new stream.
     public func events() -> AsyncStream<Event> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
         nextWatcher += 1
         let id = nextWatcher
         watchers[id] = continuation

@@ -33,8 +33,9 @@ struct StrictPDULengthTests {
         let client = link.client
         let read = Task { try await client.read(handle: 3) }
         _ = await link.nextPDU()
-        try await link.reply(ATTReadResponse(value: Array(repeating: 0xAB, count: 22)))
-        #expect(try await read.value.count == 22)
+        // With its opcode, a response of exactly the default ATT_MTU (23 bytes).
+        try await link.reply(ATTReadResponse(value: Array(repeating: 0xAB, count: 23 - 1)))
+        #expect(try await read.value.count == 23 - 1)
         #expect(await client.isConnected)
     }
 

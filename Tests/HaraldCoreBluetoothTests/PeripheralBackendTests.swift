@@ -128,6 +128,23 @@ struct PeripheralBackendTests {
         await serving.stop()
     }
 
+    @Test func anEventStreamNobodyReadsKeepsTheNewest256Events() async throws {
+        let device = try HeartRateMonitorDevice()
+        let (manager, _, serving) = try await served(device.definition)
+        let events = serving.events()
+        // 300 centrals each reset the energy count once: 300 write events, nobody reading yet.
+        let phones = (0..<300).map { _ in FakeRemoteCentral() }
+        for phone in phones { #expect(await manager.write([(BluetoothUUID(0x2A39), 0, [0x01])], by: phone) == 0) }
+        func wrote(_ phone: FakeRemoteCentral) -> PeripheralEvent {
+            .wrote(CentralIdentifier(rawValue: phone.identifier.uuidString), characteristic: BluetoothUUID(0x2A39))
+        }
+        #expect(await next(256, of: events) == phones.suffix(256).map(wrote))
+        let late = FakeRemoteCentral()
+        #expect(await manager.write([(BluetoothUUID(0x2A39), 0, [0x01])], by: late) == 0)
+        #expect(await next(1, of: events) == [wrote(late)], "nothing older was waiting")
+        await serving.stop()
+    }
+
     @Test func advertisingCarriesOnlyTheNameAndServiceUUIDs() async throws {
         let (manager, _, serving) = try await served()
         let advertisement = try #require(manager.advertisement)

@@ -41,6 +41,7 @@ struct PeripheralHandlerQueueTests {
         let serving = try await backend.serve(definition)
         let phone = FakeRemoteCentral()
         let limit = CoreBluetoothPeripheralBackend<FakePeripheralManager>.handlerQueueLimit
+        #expect(limit == 1024)
         let queued = (0..<limit).compactMap { _ in manager.sendRead(Self.slow, by: phone) }
         #expect(queued.count == limit)
         // The backend takes requests in order on its queue: this one comes after the limit's worth.

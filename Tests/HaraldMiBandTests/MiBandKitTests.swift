@@ -448,14 +448,26 @@ struct MiBandCancellationTests {
 
 @Suite("Mi Band kit: a band announcing more history than a fetch takes")
 struct MiBandActivityBoundTests {
-    /// A band whose activity control answers the fetch start with `count` records from 1 Jan 2026.
-    static func band(announcing count: UInt32) -> VirtualPeripheral {
+    /// A band whose activity control answers the fetch start with `count` records from 1 Jan 2026,
+    /// and the fetch itself with one data packet per element of `packets` (that many samples
+    /// each), then the end of the transfer.
+    static func band(announcing count: UInt32, sending packets: [Int] = []) -> VirtualPeripheral {
         VirtualPeripheral(
             address: BluetoothAddress("C8:0F:10:00:00:98", kind: .public)!, advertisingData: .device(name: "boastful band", services: [MiBandUUID.service])
         ) { runtime in
             PeripheralBehaviour(services: [
                 GATTServiceDefinition(uuid: MiBandUUID.service, characteristics: [
-                    GATTCharacteristicDefinition(uuid: MiBandUUID.activityControl, properties: [.write, .notify], onWrite: { context, _ throws(ATTErrorCode) in
+                    GATTCharacteristicDefinition(uuid: MiBandUUID.activityControl, properties: [.write, .notify], onWrite: { context, value throws(ATTErrorCode) in
+                        if value == (try? MiBandActivityFetchCommand.fetch.encodedBytes()) {
+                            let sample = MiBandActivitySample(category: 1, intensity: 20, steps: 5, rawHeartRate: 0xFF)
+                            for (index, samples) in packets.enumerated() {
+                                let packet = MiBandActivityPacket(counter: UInt8(truncatingIfNeeded: index), samples: Array(repeating: sample, count: samples))
+                                await runtime.notify(MiBandUUID.activityData, (try? packet.encodedBytes()) ?? [], to: context.connection)
+                            }
+                            let end = (try? MiBandActivityFetchReply.finished(.success).encodedBytes()) ?? []
+                            await runtime.notify(MiBandUUID.activityControl, end, to: context.connection)
+                            return
+                        }
                         let start = MiBandTimestamp(Date(timeIntervalSince1970: 1_767_225_600))
                         let reply = (try? MiBandActivityFetchReply.started(count: count, from: start).encodedBytes()) ?? []
                         await runtime.notify(MiBandUUID.activityControl, reply, to: context.connection)
@@ -471,6 +483,22 @@ struct MiBandActivityBoundTests {
         #expect(throws: MiBandError.tooManyRecords(announced: count)) {
             _ = try BandWorld(Self.band(announcing: count)).run { try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600)) }
         }
+    }
+
+    @Test func aFetchTakesAtMostAYearOfMinutes() {
+        #expect(MiBand2.maximumActivityRecords == 527_040)
+    }
+
+    @Test func aBandThatSendsMoreRecordsThanItAnnouncedEndsTheFetchWithTooManyRecords() throws {
+        // 6 announced; the second packet of 4 would make 8.
+        #expect(throws: MiBandError.tooManyRecords(announced: 6)) {
+            _ = try BandWorld(Self.band(announcing: 6, sending: [4, 4])).run { try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600)) }
+        }
+    }
+
+    @Test func aBandThatSendsWhatItAnnouncedIsFetchedWhole() throws {
+        let records = try BandWorld(Self.band(announcing: 6, sending: [4, 2])).run { try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600)) }
+        #expect(records.count == 6)
     }
 
     @Test func theLargestCountABandCanAnnounceIsRefused() throws {

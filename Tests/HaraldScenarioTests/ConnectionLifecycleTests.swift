@@ -218,6 +218,33 @@ struct ConnectionLifecycleTests {
         #expect(levels == [RSSI(dBm: -40), RSSI(dBm: -70), RSSI(dBm: -70)])
     }
 
+    @Test func aLoopThatStopsReadingRSSIGetsTheNewest8Readings() throws {
+        let levels = try inWorld { central, simulator, strap, clock in
+            let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+            await simulator.setRSSI(RSSI(dBm: -40), of: strap.address)
+            var updates = connection.rssiUpdates(every: .seconds(1)).makeAsyncIterator()
+            // About 20 readings, one level lower each second, while the loop reads none of them.
+            for step in 1...20 {
+                try await clock.sleep(for: .seconds(1))
+                await simulator.setRSSI(RSSI(dBm: Int8(-40 - step)), of: strap.address)
+            }
+            try await clock.sleep(for: .seconds(2))
+            await simulator.setRSSI(RSSI(dBm: -100), of: strap.address)
+            var levels: [RSSI] = []
+            for _ in 0..<9 { if let level = try await updates.next() { levels.append(level) } }
+            await connection.disconnect()
+            return levels
+        }
+        // 8 readings were kept, the newest (the oldest, -40, is gone: ConnectionState keeps 8);
+        // the 9th is the first reading taken after the loop came back.
+        #expect(levels.count == 9)
+        let kept = levels.prefix(8).map(\.dBm)
+        #expect(zip(kept, kept.dropFirst()).allSatisfy { $0 >= $1 }, "in the order they were read: \(kept)")
+        #expect(kept.allSatisfy { $0 < -40 && $0 > -100 }, "\(kept)")
+        #expect(kept.last == -60, "the newest reading before the loop came back is kept")
+        #expect(levels.last == RSSI(dBm: -100))
+    }
+
     @Test func linkStatesFollowEveryConnectAndTheLinksEndWhoeverCausesThem() throws {
         let states = try inWorld { central, simulator, strap, clock in
             var states = central.linkStates(of: strap.identifier).makeAsyncIterator()

@@ -10,6 +10,7 @@ struct ConnectionHistoryTests {
         let strap = VirtualPeripheral.heartRateStrap()
         let simulator = try Simulator(clock: simulation.clock, devices: [strap])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
+        #expect(Simulator.closedConnectionHistory == 64)
         let cycles = Simulator.closedConnectionHistory + 40
         try simulation.run {
             for _ in 0..<cycles {

@@ -39,4 +39,15 @@ struct ScanMemoryTests {
         #expect(reported == 10_000, "every new device is reported once")
         #expect(largest <= AdvertisementScan.rememberedDevices)
     }
+
+    @Test func theFilterRemembers4096DevicesAndForgetsTheLeastRecentlyHeardEighthPastThat() async throws {
+        #expect(AdvertisementScan.rememberedDevices == 4096)
+        let scan = Central(backend: RotatingAdvertisers(count: 4_097)).scan(ScanRequest(duplicates: .reportOnce))
+        var iterator = scan.makeAsyncIterator()
+        var remembered: [Int] = []
+        while try await iterator.next() != nil { remembered.append(iterator.seen.count) }
+        #expect(remembered.count == 4_097)
+        #expect(remembered[4_095] == 4096)
+        #expect(remembered[4_096] == 4_097 - 4_097 / 8)
+    }
 }

@@ -11,6 +11,9 @@ import Logging
 /// ends another's stream. The link is disconnected when its last owner disconnects or is
 /// released.
 actor SharedLink {
+    /// Service changes a ``changes()`` stream holds for a reader that falls behind; the oldest go first.
+    static let changeBufferLimit = 16
+
     nonisolated let backend: any ConnectionBackend
     nonisolated let clock: any Clock<Duration>
     nonisolated let logger: Logger
@@ -238,7 +241,7 @@ actor SharedLink {
 
     /// Changes from now on, until the link ends.
     nonisolated func changes() -> AsyncStream<ServiceChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ServiceChange.self, bufferingPolicy: .bufferingNewest(16))
+        let (stream, continuation) = AsyncStream.makeStream(of: ServiceChange.self, bufferingPolicy: .bufferingNewest(Self.changeBufferLimit))
         if ended.current != nil {
             continuation.finish()
             return stream

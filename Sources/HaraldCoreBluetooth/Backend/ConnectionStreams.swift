@@ -5,6 +5,10 @@ import HaraldCodec
 // The per-connection streams besides values (Service Changed, name updates) and the way to run
 // code on a connection's CoreBluetooth peripheral.
 extension CoreBluetoothBackend {
+    /// Service changes or names a connection's stream holds for a reader that falls behind; the
+    /// oldest go first.
+    static var connectionStreamBufferLimit: Int { 16 }
+
     /// Changes of the peripheral's database on connection `generation` of `uuid`, until it ends.
     func serviceChanges(on uuid: UUID, generation: UInt64) -> AsyncStream<ServiceChange> {
         observe(on: uuid, generation: generation, in: \.serviceChangeObservers)
@@ -22,7 +26,7 @@ extension CoreBluetoothBackend {
     ) -> AsyncStream<Element> {
         // The peer decides how often its services or name change: a reader that falls behind
         // keeps the newest few.
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(16))
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(Self.connectionStreamBufferLimit))
         let id: UInt64? = state.withLock { state in
             guard let link = state.links[uuid], link.phase == .connected, link.generation == generation else { return nil }
             let id = state.makeID()

@@ -40,6 +40,10 @@ import HaraldCodec
 /// try await camera.startRecording()
 /// ```
 public actor GoProCamera {
+    /// Response packets a subscription holds while the camera's reader is busy: a whole message of
+    /// more than 4 KB. Later packets are dropped.
+    static let responseBufferPackets = 256
+
     /// The connection to the camera (the caller owns it and disconnects it).
     public nonisolated let connection: PeripheralConnection
     /// The clock timeouts and polls are measured on: the connection's, so a camera on a
@@ -146,7 +150,7 @@ public actor GoProCamera {
             for characteristic in [GoProCharacteristic.commandResponse, .settingsResponse, .queryResponse] {
                 guard let target = found[characteristic] else { continue }
                 // 256 packets: a whole message of more than 4 KB waits while the app is busy.
-                let packets = try await connection.subscribe(target, as: [UInt8].self, buffering: .oldest(256), timeout: timeout)
+                let packets = try await connection.subscribe(target, as: [UInt8].self, buffering: .oldest(Self.responseBufferPackets), timeout: timeout)
                 started.append(connection.taskStarter.start { [weak self] in
                     do {
                         for try await packet in packets { await self?.receive(packet, on: characteristic) }

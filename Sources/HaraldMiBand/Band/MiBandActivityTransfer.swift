@@ -119,9 +119,15 @@ extension MiBand2 {
     /// history (a record takes 16 bytes in an array: about 8.4 MB at the limit).
     public static let maximumActivityRecords: UInt32 = 366 * 24 * 60
 
+    /// Activity data packets a fetch holds while it decodes; one dropped ends the fetch with
+    /// ``MiBandError/packetOutOfOrder(expected:received:)``.
+    static let dataBufferPackets = 512
+    /// Control-point replies a fetch holds (the band sends one or two).
+    static let controlBufferReplies = 8
+
     /// Sends the fetch start and returns the announced record count and first minute.
     func startFetch(since: Date) async throws -> (count: UInt32, first: Date) {
-        let subscription = try await connection.subscribe(Characteristics.activityControl, buffering: .oldest(8), timeout: replyTimeout)
+        let subscription = try await connection.subscribe(Characteristics.activityControl, buffering: .oldest(Self.controlBufferReplies), timeout: replyTimeout)
         return try await connection.ending(subscription) {
             let command = MiBandActivityFetchCommand.start(since: MiBandTimestamp(since))
             try await connection.write(try command.encodedBytes(), to: Characteristics.activityControl, timeout: replyTimeout)
@@ -138,8 +144,8 @@ extension MiBand2 {
 
     /// Sends `02` and collects `count` records, checking packet order, then waits for the end.
     func transfer(count: UInt32, first: Date, _ deliver: (MiBandActivityRecord) async throws -> Void) async throws {
-        let control = try await connection.subscribe(Characteristics.activityControl, buffering: .oldest(8), timeout: replyTimeout)
-        let data = try await connection.subscribe(Characteristics.activityData, buffering: .oldest(512), timeout: replyTimeout)
+        let control = try await connection.subscribe(Characteristics.activityControl, buffering: .oldest(Self.controlBufferReplies), timeout: replyTimeout)
+        let data = try await connection.subscribe(Characteristics.activityData, buffering: .oldest(Self.dataBufferPackets), timeout: replyTimeout)
         try await connection.ending(control) {
             try await connection.ending(data) {
                 try await connection.write(

@@ -11,6 +11,10 @@ import HaraldCore
 /// Transport-free like the responder: the HCI peripheral and the simulator each give it the
 /// channel's PDUs and a way to send, and learn every outcome through `onOutcome`.
 public struct SMPResponderService: Sendable {
+    /// PDUs that wait for a pairing in progress to take them; past this the oldest are dropped
+    /// (the pairing itself bounds what it keeps, ``SMPPendingPDUs``).
+    static let followingPDUBufferLimit = 16
+
     /// Sends one SMP PDU on the link (L2CAP channel 0x0006).
     public typealias Send = @Sendable (_ pdu: [UInt8]) async throws -> Void
 
@@ -73,7 +77,7 @@ public struct SMPResponderService: Sendable {
                 if let failure = try? SMPPairingFailed(reason: reason).encodedBytes() { try? await send(failure) }
                 continue
             }
-            let (followers, inbox) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(16))
+            let (followers, inbox) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(Self.followingPDUBufferLimit))
             current.withLock { $0 = inbox }
             onStart()
             let responder = makeResponder(incoming: followers)

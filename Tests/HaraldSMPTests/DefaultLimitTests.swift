@@ -1,0 +1,52 @@
+import HaraldCore
+import HaraldTestSupport
+import Testing
+
+@testable import HaraldSMP
+
+/// The limits RELIABILITY.md lists for pairing, each at the default a user gets without
+/// configuring anything (scripts/check-limits ties the figures here to the document).
+@Suite("SMP: documented limits at their defaults")
+struct SMPDefaultLimitTests {
+    @Test func aPairingKeepsTheOldest16PDUsWaiting() {
+        // SMPInboxBoundTests floods past this default.
+        #expect(SMPPendingPDUs.capacity == 16)
+    }
+
+    @Test func aResponderInProgressHoldsTheNewest16PDUs() {
+        #expect(SMPResponderService.followingPDUBufferLimit == 16)
+    }
+
+    @Test func theDefaultLimiterRemembers64AddressesDroppingTheWaitThatEndsSoonest() async {
+        #expect(PairingAttemptLimiter.Policy().capacity == 64)
+        let clock = ManualClock()
+        let limiter = PairingAttemptLimiter(clock: clock)
+        let stubborn = BluetoothAddress("C0:00:00:00:00:FF", kind: .random)!
+        for _ in 0..<5 { await limiter.recordFailure(of: stubborn) }  // waits 32 s
+        for index in 0..<64 {
+            await limiter.recordFailure(of: BluetoothAddress(value: 0xC0_00_00_00_10_00 + UInt64(index), kind: .random)!)
+        }
+        #expect(await limiter.rememberedCount == 64)
+        #expect(await limiter.remainingWait(for: stubborn) == .seconds(32))
+        // The 65 addresses did not fit: one whose 2 s wait ends soonest went.
+        var waits = 0
+        for index in 0..<64 {
+            if await limiter.remainingWait(for: BluetoothAddress(value: 0xC0_00_00_00_10_00 + UInt64(index), kind: .random)!) != nil { waits += 1 }
+        }
+        #expect(waits == 63)
+    }
+
+    @Test func theDefaultResolvingListCaches256AnswersDroppingTheOldest() {
+        var list = AddressResolvingList([.init(identity: AddressResolvingListTests.sampleIdentity, key: AddressResolvingListTests.sampleIRK)])
+        #expect(list.capacity == 256)
+        _ = list.identity(of: AddressResolvingListTests.sampleRPA)
+        for index in 0..<255 { _ = list.identity(of: BluetoothAddress(value: 0x4F_00_00_00_00_00 + UInt64(index), kind: .random)!) }
+        #expect(list.cachedCount == 256)
+        #expect(list.identity(of: AddressResolvingListTests.sampleRPA) == AddressResolvingListTests.sampleIdentity)
+        #expect(list.computations == 256, "256 answers fit: the sample's was still cached")
+        _ = list.identity(of: BluetoothAddress(value: 0x4F_00_00_00_01_00, kind: .random)!)
+        #expect(list.cachedCount == 256)
+        #expect(list.identity(of: AddressResolvingListTests.sampleRPA) == AddressResolvingListTests.sampleIdentity)
+        #expect(list.computations == 258, "the 257th answer pushed out the oldest, the sample's")
+    }
+}
