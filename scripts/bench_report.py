@@ -253,7 +253,11 @@ def run_line(report, harness):
             f"out-of-line call and `blackHole`, around a decode that only reads the input's length): "
             + (f"**{fmt_ns(harness['nsPerOp'])}** per decode, {fmt_allocs(harness.get('allocationsPerOp'))}."
                if harness and harness.get("nsPerOp") is not None else "**not measured** in this run, so no net figure.")
-            + " Times are medians per decode, gross → net (net = gross − harness); ratios divide net times.")
+            + " Times are medians per decode, gross → net (net = gross − harness); ratios divide net times."
+            + (f" **The machine was overloaded** (load average {m.get('loadAverage', 0):.1f} on {m.get('cores')} cores): the "
+               "benchmarks run one after another, each while the load was what it was then, so the figures below are "
+               "slower than on a quiet machine and their ratios less certain; the verdicts are this run's."
+               if m.get("cores") and m.get("loadAverage", 0) > m["cores"] else ""))
 
 
 def decoding_block(report):
