@@ -249,7 +249,7 @@ def target_cell(ts):
 def run_line(report, harness):
     m = report.get("machine", {})
     return (f"Run of {report.get('date', '?')} ({m.get('cores', '?')} cores, {m.get('cpu', '?')}, {m.get('swift', '?')}), "
-            f"load average {m.get('loadAverage', 0):.1f} when it ended. Harness (`{HARNESS}`: the loop, `clobber`, one "
+            f"load average {m.get('loadAverage', 0):.1f} (the higher of its start and end). Harness (`{HARNESS}`: the loop, `clobber`, one "
             f"out-of-line call and `blackHole`, around a decode that only reads the input's length): "
             + (f"**{fmt_ns(harness['nsPerOp'])}** per decode, {fmt_allocs(harness.get('allocationsPerOp'))}."
                if harness and harness.get("nsPerOp") is not None else "**not measured** in this run, so no net figure.")
@@ -395,6 +395,18 @@ def print_tables(benchmarks, harness, targets):
         print(line)
 
 
+def benchmark_load(samples_dir):
+    """The higher one-minute load average of the two scripts/bench read as the benchmark step
+    started and ended, or the load now when it did not record them."""
+    readings = []
+    for name in ("load-before", "load-after"):
+        try:
+            readings.append(float(open(os.path.join(samples_dir, name)).read().strip()))
+        except (OSError, ValueError):
+            pass
+    return round(max(readings) if readings else os.getloadavg()[0], 2)
+
+
 def run(samples_dir, out_path, report_only):
     benchmarks, harness, targets = analyse(read_samples(samples_dir))
     cpu = platform.processor()
@@ -403,7 +415,7 @@ def run(samples_dir, out_path, report_only):
     swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
     report = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": {"cpu": cpu, "cores": os.cpu_count(), "loadAverage": round(os.getloadavg()[0], 2), "swift": swift[0] if swift else ""},
+        "machine": {"cpu": cpu, "cores": os.cpu_count(), "loadAverage": benchmark_load(samples_dir), "swift": swift[0] if swift else ""},
         "method": f"median of samples of {DECODES_PER_SAMPLE} decodes each (ordo-one/benchmark 1.38.1, release build); "
                   f"netNsPerOp = nsPerOp - the nsPerOp of '{HARNESS}' (the same loop and out-of-line call around an empty "
                   "decode, same run); ratioToBaseline = net / baseline net, speedupOverBaseline = baseline net / net, "
