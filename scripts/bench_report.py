@@ -204,6 +204,8 @@ def fmt_number(v):
 def fmt_ns(v):
     if v is None:
         return "–"
+    if abs(v) >= 1e6:
+        return f"{v / 1e6:.3g} ms"
     if abs(v) >= 1000:
         return f"{v / 1000:.3g} µs"
     return f"{v:.3g} ns" if abs(v) >= 1 else f"{v:.2f} ns"
@@ -330,7 +332,10 @@ def performance_block(report):
                    f"within {MAX_FLOOR_RATIO}× of the floor: "
                    + ("met for every record shape measured." if not missed else
                       f"met by {', '.join(s for s in RECORD_SHAPES if s not in missed) or 'none'}, missed by {', '.join(missed)}; "
-                      "`BENCHMARKS.md` gives every figure."))]
+                      "`BENCHMARKS.md` gives every figure.")
+                  + (f" That run's machine was overloaded (load average {report['machine']['loadAverage']:.1f} on "
+                     f"{report['machine']['cores']} cores), so its figures are slower and its ratios less certain than on a quiet machine."
+                     if report.get("machine", {}).get("cores") and report["machine"].get("loadAverage", 0) > report["machine"]["cores"] else ""))]
     way, baseline, _ = shape_entries(benchmarks, "GoProAllStatuses", (GOPRO_WAY,))
     if way and baseline and way.get("nsPerOp") is not None:
         lines += ["", f"Reassembling the GoPro camera's 20-packet \"all statuses\" answer (370 bytes, 88 values) takes "
