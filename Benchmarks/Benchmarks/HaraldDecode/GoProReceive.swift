@@ -48,7 +48,8 @@ let goProSinglePacket: [[UInt8]] = [[0x05, 0x12, 0x00, 0x02, 0x01, 0x09]]
 /// HaraldGoPro: one assembler per characteristic, the message buffer allocated once at the start
 /// packet, the TLV walked in place by `GoProQueryResponse`.
 enum HaraldGoProReceive {
-    @inline(__always)
+    /// Out of line, as every way in these benchmarks is measured (see `RecordDecoding`).
+    @inline(never)
     static func receive(_ packets: [[UInt8]], into assembler: inout GoProMessageAssembler) -> GoProReceiveSummary? {
         for packet in packets {
             do {
@@ -122,6 +123,7 @@ enum HexStringReceive {
         return bytes.reduce(0) { $0 << 8 | $1 }
     }
 
+    @inline(never)
     static func receive(_ packets: [[UInt8]]) -> GoProReceiveSummary? {
         for packet in packets where accumulate(packet) {
             let values = parse()

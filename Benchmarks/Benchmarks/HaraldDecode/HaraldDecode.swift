@@ -11,5 +11,5 @@ let benchmarks: @Sendable () -> Void = {
     registerGlucoseMeasurementBenchmarks()
     registerNotificationPathBenchmark()
     registerGoProReceiveBenchmarks()
-    registerLoopOverhead()
+    registerHarness()
 }
