@@ -235,6 +235,9 @@ public actor BondingLinkSecurity: LinkSecurityManager {
             if let bond, let key = bond.longTermKey, await !link.encryption().isEncrypted, key.securityLevel >= needed {
                 return .success(try await encrypt(with: bond, key: key))
             }
+            if mitm, configuration.pairing.ioCapability == .noInputNoOutput {
+                throw .securityNotRaised(.ioCapabilityCannotAuthenticate(ioCapability: "\(configuration.pairing.ioCapability)", needed: needed))
+            }
             if pairedOnRequest { throw .securityNotRaised(.alreadyRaisedOnThisLink(current: await currentSecurity().level)) }
             pairedOnRequest = true
             return .success(try await pairNow(requiringMITM: mitm))
