@@ -256,7 +256,7 @@ public actor BondingLinkSecurity: LinkSecurityManager {
         } catch {
             switch error {
             case .peerKeyMissing:
-                logger.notice("the peer has no key for the bond (it lost it, or it is not the bonded device)", metadata: ["peer": "\(link.peerAddress)"])
+                logger.notice("the peer lost its bond (or it is not the bonded device): it has no key", metadata: ["peer": "\(link.peerAddress)"])
                 guard configuration.lostBond == .pairAgain else {
                     await link.disconnect()
                     throw .peerRemovedPairingInformation

@@ -68,7 +68,7 @@ struct SecurePeer: Sendable {
             comparison: answer["comparison"] as? Int, passkeyShown: answer["passkey_shown"] as? Int,
             encrypted: answer["encrypted"] as? Bool ?? false, connected: answer["connected"] as? Int ?? -1,
             smpReceived: answer["smp_received"] as? [Int] ?? [],
-            identity: (answer["identity"] as? String).flatMap { BluetoothAddress($0, kind: .public) })
+            identity: (answer["identity"] as? String).flatMap { BluetoothAddress($0, kind: .random) })
     }
 
     /// One entry of the peer's keystore.
@@ -269,9 +269,10 @@ struct PairingBumbleIntegrationTests {
             let status = try await peer.status()
             #expect(status.completed == 1)
             let bond = try #require(await bonds.allBonds().first)
-            // Bumble distributes its controller's public address as its identity while it
-            // connects from a static random one.
+            // The peer distributes the static random address it connects from: an identity the
+            // connection proves.
             #expect(bond.identityAddress == status.identity)
+            #expect(bond.identityAddress == SecureBench.address)
             #expect(bond.lastAddress == SecureBench.address)
             #expect(bond.isSecureConnections)
             #expect(!bond.isAuthenticated)
@@ -480,8 +481,12 @@ struct PairingBumbleIntegrationTests {
     }
 
     @Test func aPeerThatLostItsBondIsPairedAgainUnderThePairAgainPolicy() async throws {
+        // Pairing again needs MITM protection: the peer displays a passkey our agent types.
         let bonds = InMemoryBondStore()
-        try await Self.withBench(bonds: bonds, lostBond: .pairAgain) { session, peer in
+        try await Self.withBench(
+            bonds: bonds, pairing: Self.keyboard, agent: AutomaticPairingAgent(passkey: 123_456), lostBond: .pairAgain,
+            peerSettings: ["io": "display", "mitm": true, "passkey": 123_456]
+        ) { session, peer in
             let (first, _) = try await session.read(SecureBench.encrypted, peer: peer)
             #expect(try first.get() == Self.encryptedValue)
             let old = try #require(await bonds.allBonds().first)
@@ -550,7 +555,11 @@ struct PairingBumbleIntegrationTests {
         // re-encryption hands the LTK to the controller; the lost bond is logged with its peer.
         let bonds = InMemoryBondStore()
         let logs = LogText()
-        try await Self.withBench(bonds: bonds, lostBond: .pairAgain, logger: logs.logger, peerSettings: ["sc": false]) { session, peer in
+        // Legacy Passkey Entry: pairing again under .pairAgain needs MITM protection.
+        try await Self.withBench(
+            bonds: bonds, pairing: Self.keyboard, agent: AutomaticPairingAgent(passkey: 123_456), lostBond: .pairAgain, logger: logs.logger,
+            peerSettings: ["sc": false, "io": "display", "mitm": true, "passkey": 123_456]
+        ) { session, peer in
             let (first, _) = try await session.read(SecureBench.encrypted, peer: peer)
             #expect(try first.get() == Self.encryptedValue)
             let old = try #require(await bonds.allBonds().first)
