@@ -348,7 +348,10 @@ public actor BondingLinkSecurity: LinkSecurityManager {
             if error == .timedOut { smpTimedOut = true }
             if error.countsAsFailedAttempt { await attempts?.recordFailure(ofAny: peerAddresses) }
             if case .keysRefused(_, let refusal) = error {
+                // The link is encrypted with the new key, but its peer is not who it claims or
+                // would weaken a bond: it ends rather than go on as a half-trusted link.
                 logger.warning("the peer's keys were refused; nothing stored", metadata: ["peer": "\(link.peerAddress)", "why": "\(refusal)"])
+                await link.disconnect()
             }
             throw Self.translate(error, timeout: configuration.pairing.timeout)
         }

@@ -326,6 +326,12 @@ public actor HCIPeripheral {
         switch outcome {
         case .failure(let error):
             report(.pairingFailed(link.peer, error.description), on: link)
+            if case .keysRefused = error {
+                // Encrypted with a key whose central is not who it claims, or would weaken its
+                // bond: the link ends rather than be served at that level.
+                logger.warning("a central's keys were refused; nothing stored", metadata: ["peer": "\(link.peer)", "error": "\(error)"])
+                _ = try? await link.disconnect(reason: .authenticationFailure)
+            }
         case .success(let outcome):
             let level = outcome.method.securityLevel(keySize: outcome.keySize)
             expectedLevels[link.handle] = level
