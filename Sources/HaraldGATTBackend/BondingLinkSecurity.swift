@@ -142,7 +142,12 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     /// for a peer without a bond, on an encrypted link, or when
     /// ``SecurityConfiguration/encryptsBondedPeersFirst`` is off.
     public func encryptBondedPeerFirst() async throws(BluetoothError) {
-        guard configuration.encryptsBondedPeersFirst else { return }
+        guard configuration.encryptsBondedPeersFirst else {
+            logger.warning(
+                "encrypting bonded peers first is off: an impostor at a bonded address is served until a request is refused",
+                metadata: ["peer": "\(link.peerAddress)"])
+            return
+        }
         _ = try await joinOrStart { security in await security.encryptWithBondFirst() }
     }
 

@@ -127,7 +127,7 @@ struct BondAdmissionTests {
         #expect(bond.peerIdentityResolvingKey == nil)
         // Even a resolver that says yes to everything finds no bond through a zero IRK.
         let store = InMemoryBondStore(bonds: [bond], resolver: { _, _ in true })
-        #expect(try await store.bond(resolving: Self.rpa) == nil)
+        #expect(await store.bond(resolving: Self.rpa) == nil)
         #expect(AddressResolvingList([.init(identity: Self.identity, key: Self.zeroIRK)]).count == 0)
     }
 }

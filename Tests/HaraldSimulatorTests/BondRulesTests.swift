@@ -88,7 +88,7 @@ struct BondRulesTests {
         let bonds = InMemoryBondStore()
         let bond = try inWorld(devices: [lock(security)], bonds: bonds, pairing: pairing) { world in
             _ = try await read(uuid, in: world)
-            return try #require(try await world.bonds.allBonds().first)
+            return try #require(await world.bonds.allBonds().first)
         }
         return (bonds, bond)
     }
@@ -104,7 +104,7 @@ struct BondRulesTests {
         let attacker = Self.lock(at: Self.attacker, DeviceSecurity(distributedIdentity: impostorIdentity))
         let (error, after) = try Self.inWorld(devices: [Self.lock(Self.displaying), attacker], bonds: bonds, pairing: Self.typing) { world in
             let error = await #expect(throws: BluetoothError.self) { try await Self.read(Self.encrypted, from: Self.attacker, in: world) }
-            return (error, try await world.bonds.allBonds())
+            return (error, await world.bonds.allBonds())
         }
         #expect(error == .bondRefused(.identityNotProven(connectedFrom: Self.attacker, claimed: Self.device)))
         #expect(after == [bond], "the bonded device's bond is untouched and nothing is stored for the attacker")
@@ -118,7 +118,7 @@ struct BondRulesTests {
             _ = try await Self.read(Self.encrypted, in: world)
             await #expect(throws: BluetoothError.self) { try await Self.read(Self.encrypted, from: Self.attacker, in: world) }
             let (_, security) = try await Self.read(Self.encrypted, in: world)
-            return (security, world.simulator.pairingsServed(by: Self.device), try await world.bonds.allBonds())
+            return (security, world.simulator.pairingsServed(by: Self.device), await world.bonds.allBonds())
         }
         #expect(security?.isBonded == true)
         #expect(pairings == 1, "the device's later read re-encrypted with its bond")
@@ -136,7 +136,7 @@ struct BondRulesTests {
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
             let error = await #expect(throws: BluetoothError.self) { try await connection.pair() }
             await connection.disconnect()
-            return (error, try await world.bonds.allBonds())
+            return (error, await world.bonds.allBonds())
         }
         let existing = bond.strength
         let replacement = BondStrength(identityAddress: Self.device, level: .encrypted, keySize: 16)
@@ -150,7 +150,7 @@ struct BondRulesTests {
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
             let error = await #expect(throws: BluetoothError.self) { try await connection.pair() }
             await connection.disconnect()
-            return (error, try await world.bonds.allBonds())
+            return (error, await world.bonds.allBonds())
         }
         guard case .bondRefused(.weakerThanStoredBond)? = error else { Issue.record("expected a refused bond, got \(String(describing: error))"); return }
         #expect(after == [bond])
@@ -182,7 +182,7 @@ struct BondRulesTests {
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
             let security = try await connection.pair()
             await connection.disconnect()
-            return (security, try await world.bonds.allBonds(), await agent.lastLevels)
+            return (security, await world.bonds.allBonds(), await agent.lastLevels)
         }
         #expect(security.isBonded)
         #expect(after.count == 1 && after.first?.isAuthenticated == false, "the person agreed: the weaker bond replaced it")
@@ -198,7 +198,7 @@ struct BondRulesTests {
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
             _ = try await connection.pair()
             await connection.disconnect()
-            return (try await world.bonds.allBonds(), await agent.questions)
+            return (await world.bonds.allBonds(), await agent.questions)
         }
         #expect(after.count == 1 && after.first?.longTermKey != old.longTermKey)
         #expect(questions == 0)
@@ -224,7 +224,7 @@ struct BondRulesTests {
         // A new world: the device at the bonded address has no key (an impostor, or a reset device).
         let (error, pairings, after) = try Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds, lostBond: .fail) { world in
             let error = await #expect(throws: BluetoothError.self) { try await Self.read(Self.open, in: world) }
-            return (error, world.simulator.pairingsServed(by: Self.device), try await world.bonds.allBonds())
+            return (error, world.simulator.pairingsServed(by: Self.device), await world.bonds.allBonds())
         }
         #expect(error == .peerRemovedPairingInformation, "the connection fails before any read")
         #expect(pairings == 0)
@@ -245,7 +245,7 @@ struct BondRulesTests {
         let (error, after) = try Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds, pairing: Self.typing, lostBond: .pairAgain) {
             world in
             let error = await #expect(throws: BluetoothError.self) { try await Self.read(Self.open, in: world) }
-            return (error, try await world.bonds.allBonds())
+            return (error, await world.bonds.allBonds())
         }
         guard case .pairingFailed? = error else { Issue.record("expected a failed MITM pairing, got \(String(describing: error))"); return }
         #expect(after == [bond])
@@ -255,7 +255,7 @@ struct BondRulesTests {
         let (bonds, bond) = try Self.bonded(DeviceSecurity())
         let (error, pairings, after) = try Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds, lostBond: .pairAgain) { world in
             let error = await #expect(throws: BluetoothError.self) { try await Self.read(Self.open, in: world) }
-            return (error, world.simulator.pairingsServed(by: Self.device), try await world.bonds.allBonds())
+            return (error, world.simulator.pairingsServed(by: Self.device), await world.bonds.allBonds())
         }
         #expect(error == .securityNotRaised(.ioCapabilityCannotAuthenticate(ioCapability: "\(IOCapability.noInputNoOutput)", needed: .authenticated)))
         #expect(pairings == 0)
@@ -266,7 +266,7 @@ struct BondRulesTests {
         let (bonds, old) = try Self.bonded(Self.displaying, pairing: Self.typing, reading: Self.authenticated)
         let (value, after) = try Self.inWorld(devices: [Self.lock(Self.displaying)], bonds: bonds, pairing: Self.typing, lostBond: .pairAgain) {
             world in
-            (try await Self.read(Self.authenticated, in: world).0, try await world.bonds.allBonds())
+            (try await Self.read(Self.authenticated, in: world).0, await world.bonds.allBonds())
         }
         #expect(value == [0x0A])
         #expect(after.count == 1 && after.first?.isAuthenticated == true && after.first?.longTermKey != old.longTermKey)
@@ -283,7 +283,7 @@ struct BondRulesTests {
             let characteristic = try await connection.characteristic(Self.authenticated, service: Self.service)
             var errors: [BluetoothError] = []
             for _ in 0..<3 {
-                do { _ = try await connection.readRaw(characteristic) } catch { errors.append(error) }
+                do { _ = try await connection.readRaw(characteristic) } catch { errors.append(BluetoothError(error)) }
             }
             await connection.disconnect()
             return (errors, world.simulator.pairingsServed(by: Self.device))
@@ -299,7 +299,7 @@ struct BondRulesTests {
             let characteristic = try await connection.characteristic(Self.authenticated, service: Self.service)
             var errors: [BluetoothError] = []
             for _ in 0..<2 {
-                do { _ = try await connection.readRaw(characteristic) } catch { errors.append(error) }
+                do { _ = try await connection.readRaw(characteristic) } catch { errors.append(BluetoothError(error)) }
             }
             await connection.disconnect()
             return (errors, world.simulator.pairingsServed(by: Self.device))
