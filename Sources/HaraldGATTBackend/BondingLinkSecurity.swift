@@ -243,9 +243,7 @@ public actor BondingLinkSecurity: LinkSecurityManager {
             if mitm, configuration.pairing.ioCapability == .noInputNoOutput {
                 throw .securityNotRaised(.ioCapabilityCannotAuthenticate(ioCapability: "\(configuration.pairing.ioCapability)", needed: needed))
             }
-            if pairedOnRequest { throw .securityNotRaised(.alreadyRaisedOnThisLink(current: await currentSecurity().level)) }
-            pairedOnRequest = true
-            return .success(try await pairNow(requiringMITM: mitm))
+            return .success(try await pairNow(requiringMITM: mitm, onRequest: true))
         } catch {
             return .failure(error)
         }
@@ -267,8 +265,7 @@ public actor BondingLinkSecurity: LinkSecurityManager {
                     throw .peerRemovedPairingInformation
                 }
                 // The old bond stays until a pairing at least as strong replaces it.
-                pairedOnRequest = true
-                do throws(BluetoothError) { return try await pairNow(requiringMITM: true) } catch {
+                do throws(BluetoothError) { return try await pairNow(requiringMITM: true, onRequest: true) } catch {
                     await link.disconnect()
                     throw error
                 }
@@ -301,7 +298,7 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     }
 
     private func pairResult() async -> Result<LinkSecurity, BluetoothError> {
-        do throws(BluetoothError) { return .success(try await pairNow(requiringMITM: false)) } catch { return .failure(error) }
+        do throws(BluetoothError) { return .success(try await pairNow(requiringMITM: false, onRequest: false)) } catch { return .failure(error) }
     }
 
     /// The peer's addresses as the Repeated Attempts limiter knows them.
@@ -310,10 +307,12 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     /// Pairs (``SMPInitiator`` on the link's channel), and stores the bond when both sides bond.
     /// With `requiringMITM` the Pairing Request asks for MITM protection and a pairing that
     /// cannot give it fails (Authentication Requirements); with IO capabilities that never can,
-    /// nothing is sent.
-    private func pairNow(requiringMITM: Bool) async throws(BluetoothError) -> LinkSecurity {
+    /// nothing is sent. `onRequest`: the peer's refusal or Security Request (or a lost bond)
+    /// asked for it, which happens once per link; an explicit ``pair(timeout:)`` is not counted.
+    private func pairNow(requiringMITM: Bool, onRequest: Bool) async throws(BluetoothError) -> LinkSecurity {
         if smpTimedOut { throw .pairingFailed("the SMP timeout passed on this link; pairing needs a new connection") }
         guard !channelClosed else { throw .disconnected(.connectionLost) }
+        if onRequest, pairedOnRequest { throw .securityNotRaised(.alreadyRaisedOnThisLink(current: await currentSecurity().level)) }
         var pairing = configuration.pairing
         if requiringMITM {
             guard pairing.ioCapability != .noInputNoOutput else {
@@ -323,6 +322,8 @@ public actor BondingLinkSecurity: LinkSecurityManager {
         }
         if let wait = await attempts?.remainingWait(forAny: peerAddresses) { throw .pairingAttemptTooSoon(retryAfter: wait) }
         guard let ours = await link.localAddress() else { throw .disconnected(.connectionLost) }
+        // From here an SMP procedure starts: this link's one pairing on request.
+        if onRequest { pairedOnRequest = true }
         let identity: LocalIdentity?
         do { identity = try await configuration.bonds.localIdentity() } catch { throw .backend("the bond store: \(error)") }
         let (pdus, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingOldest(64))
