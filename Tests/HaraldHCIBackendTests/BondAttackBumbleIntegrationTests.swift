@@ -1,5 +1,6 @@
 import Foundation
 import Harald
+import HaraldCodec
 import HaraldCore
 import HaraldHCI
 import HaraldHCIBackend
