@@ -172,11 +172,18 @@ public actor BondingLinkSecurity: LinkSecurityManager {
         BluetoothError
     ) -> LinkSecurity {
         if let raising { return try await raising.value.get() }
-        let task = taskStarter.start { await work(self) }
+        // The raising clears itself before it ends, so whoever waited for it and looks again
+        // (a Security Request that came during it) never joins a raising that is over.
+        let task = taskStarter.start { () -> Result<LinkSecurity, BluetoothError> in
+            let result = await work(self)
+            await self.endRaising()
+            return result
+        }
         raising = task
-        defer { raising = nil }
         return try await task.value.get()
     }
+
+    private func endRaising() { raising = nil }
 
     // MARK: The SMP channel
 
@@ -190,19 +197,8 @@ public actor BondingLinkSecurity: LinkSecurityManager {
         guard !smpTimedOut, let code = pdu.first else { return }
         switch code {
         case SMPCode.securityRequest.rawValue:
-            guard raising == nil, let request = try? SMPSecurityRequest(decoding: pdu) else { return }
-            let wanted: SecurityLevel = request.authReq.contains(.mitm) ? .authenticated : .encrypted
-            guard await currentSecurity().level < wanted else { return }
-            logger.debug("the peer asks for security", metadata: ["peer": "\(link.peerAddress)", "authReq": "\(request.authReq)"])
-            let (logger, peer) = (logger, link.peerAddress)
-            let mitm = wanted >= .authenticated
-            taskStarter.start {
-                do throws(BluetoothError) {
-                    _ = try await self.joinOrStart { security in await security.encryptOrPair(needing: wanted, mitm: mitm) }
-                } catch {
-                    logger.notice("securing the link on the peer's Security Request failed", metadata: ["peer": "\(peer)", "error": "\(error)"])
-                }
-            }
+            guard let request = try? SMPSecurityRequest(decoding: pdu) else { return }
+            taskStarter.start { await self.actOnSecurityRequest(request.authReq) }
         case SMPCode.pairingRequest.rawValue:
             // Only a central sends Pairing Request on LE.
             if let refusal = try? SMPPairingFailed(reason: .commandNotSupported).encodedBytes() {
@@ -210,6 +206,21 @@ public actor BondingLinkSecurity: LinkSecurityManager {
             }
         default:
             break
+        }
+    }
+
+    /// A Security Request (Core spec Vol 3 Part H §2.4.6): once any raising under way (such as
+    /// encrypting a bonded peer at connection) is over, encrypts with the bond when it is strong
+    /// enough, else pairs — at most once per link, however often the peer asks.
+    private func actOnSecurityRequest(_ authReq: AuthReq) async {
+        if let raising { _ = await raising.value }
+        let wanted: SecurityLevel = authReq.contains(.mitm) ? .authenticated : .encrypted
+        guard await currentSecurity().level < wanted else { return }
+        logger.debug("the peer asks for security", metadata: ["peer": "\(link.peerAddress)", "authReq": "\(authReq)"])
+        do throws(BluetoothError) {
+            _ = try await joinOrStart { security in await security.encryptOrPair(needing: wanted, mitm: wanted >= .authenticated) }
+        } catch {
+            logger.notice("securing the link on the peer's Security Request failed", metadata: ["peer": "\(link.peerAddress)", "error": "\(error)"])
         }
     }
 
