@@ -254,6 +254,11 @@ public actor BondingLinkSecurity: LinkSecurityManager {
             if mitm, configuration.pairing.ioCapability == .noInputNoOutput {
                 throw .securityNotRaised(.ioCapabilityCannotAuthenticate(ioCapability: "\(configuration.pairing.ioCapability)", needed: needed))
             }
+            // Already encrypted at the level asked (the peer refused before it saw the encryption
+            // change): the request is worth one more try, a new pairing is not.
+            if !mitm, await link.encryption().isEncrypted, await currentSecurity().level >= needed {
+                return .success(await currentSecurity())
+            }
             return .success(try await pairNow(requiringMITM: mitm, onRequest: true))
         } catch {
             return .failure(error)

@@ -218,7 +218,12 @@ struct PairingBumbleIntegrationTests {
 
         /// Connects, reads `uuid` (which may pair or encrypt on the way), and disconnects.
         func read(_ uuid: BluetoothUUID, peer: SecurePeer) async throws -> (Result<[UInt8], BluetoothError>, LinkSecurity?) {
-            let connection = try await connect()
+            // A bonded peer is encrypted before the first request: that failing ends the connection.
+            let connection: PeripheralConnection
+            do { connection = try await connect() } catch {
+                try await peer.waitUntilDisconnected()
+                return (.failure(BluetoothError(error)), nil)
+            }
             let result: Result<[UInt8], BluetoothError>
             do {
                 let characteristic = try await connection.characteristic(uuid, service: SecureBench.service)
