@@ -204,8 +204,15 @@ public actor HCIPeripheral {
             }
         }
         await withTaskGroup(of: Void.self) { group in
+            // Watching starts before the current state is read, so an encryption the central
+            // started at once (it encrypts a bonded peer before its first request) is not missed.
+            let changes = link.encryptionChanges()
+            let parameters = link.parameters
+            if parameters.isEncrypted {
+                await linkEncrypted(link, LinkEncryption(isEncrypted: true, keySize: parameters.keySize.map(Int.init)), serverConnection: serverConnection)
+            }
             group.addTask { [weak self] in
-                for await encryption in link.encryptionChanges() {
+                for await encryption in changes {
                     await self?.linkEncrypted(link, encryption, serverConnection: serverConnection)
                 }
             }

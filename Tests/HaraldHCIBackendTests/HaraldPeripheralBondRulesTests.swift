@@ -70,8 +70,10 @@ extension HaraldPeripheralBumbleIntegrationTests {
         let (backend, central, _) = try await Self.central(
             identity: claimed, address: BluetoothAddress("C1:00:00:00:B0:02", kind: .random)!, pairing: PairingConfiguration())
         let connection = try await Self.connect(central, name: "Harald-B1")
-        // Our central finishes its side; the peripheral refuses the keys after it and ends the link.
-        await #expect(throws: BluetoothError.self) { try await Self.read(Self.encrypted, on: connection) }
+        // Our central finishes its side; the peripheral refuses the keys after it and ends the
+        // link. (The central's read may still be served in the moment between the encryption and
+        // the key check: the server grants the level at the Encryption Change.)
+        _ = try? await Self.read(Self.encrypted, on: connection)
         await connection.disconnect()
         let refusal = await Self.firstPairingFailure(in: events)
         await backend.close()
