@@ -35,6 +35,9 @@ public protocol PairableLink: Sendable {
     var securityManagerPDUs: AsyncStream<[UInt8]> { get }
     /// Sends one SMP PDU.
     func sendSecurityManagerPDU(_ pdu: [UInt8]) async throws
+    /// Ends the link (HCI Disconnect with Authentication Failure, 0x05): what happens to a link
+    /// whose bonded peer did not encrypt with the bond's key, so it never goes on in clear.
+    func disconnect() async
 }
 
 /// The link security of one connection as central, for the backends that run Harald's own
@@ -49,6 +52,13 @@ public protocol PairableLink: Sendable {
 /// meanwhile — a refused request, a Security Request, ``pair(timeout:)`` — gets its outcome.
 /// Pairing respects Repeated Attempts (a `PairingAttemptLimiter`), and after an SMP timeout the
 /// link pairs no more (§3.4).
+///
+/// Bonds are guarded (``BondAdmission``, run inside the pairing so a refusal is a Pairing
+/// Failed): a claimed identity must be proven by the connection, another device's bond is never
+/// overwritten, and a weaker pairing replaces a bond only if the agent confirms. A bonded peer is
+/// encrypted before its first ATT request (``encryptBondedPeerFirst()``); when it cannot encrypt
+/// with the bond's key the link ends. A peer's refusals and Security Requests make it pair at
+/// most once per link, and never when the IO capabilities cannot give the level asked.
 public actor BondingLinkSecurity: LinkSecurityManager {
     /// PDUs from the peer that wait for our pairing to take them; later ones are dropped.
     static let pairingPDUBufferLimit = 64
@@ -70,6 +80,9 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     private var channelClosed = false
     /// True once a pairing hit the SMP timeout.
     private var smpTimedOut = false
+    /// True once a refusal or a Security Request made this link pair: it does not pair again
+    /// for the peer (one raise per connection).
+    private var pairedOnRequest = false
 
     private init(
         link: any PairableLink, configuration: SecurityConfiguration, logger: Logger, clock: any Clock<Duration>, taskStarter: TaskStarter,
@@ -117,7 +130,40 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     }
 
     public func raiseSecurity(for code: ATTErrorCode, timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
-        try await joinOrStart { security in await security.encryptOrPair(needing: Self.needed(for: code)) }
+        let encrypted = await link.encryption().isEncrypted
+        // Insufficient Authentication on an encrypted link leaves no doubt: MITM protection is
+        // needed (on a link in clear it may only mean "not paired", Core spec Vol 3 Part C §10.3.1).
+        let needsMITM = code == .insufficientAuthentication && encrypted
+        return try await joinOrStart { security in await security.encryptOrPair(needing: Self.needed(for: code), mitm: needsMITM) }
+    }
+
+    /// Encrypts the link with the bond's key when the peer is bonded, before anything is read
+    /// from it (BLESA): an impostor at a bonded device's address that has no key (PIN or Key
+    /// Missing, HCI 0x06) or another key (MIC Failure, 0x3D) gets its link ended, with
+    /// ``BluetoothError/peerRemovedPairingInformation``, under either ``LostBondPolicy`` —
+    /// except that `.pairAgain` pairs again with MITM protection after Key Missing. Does nothing
+    /// for a peer without a bond, on an encrypted link, or when
+    /// ``SecurityConfiguration/encryptsBondedPeersFirst`` is off.
+    public func encryptBondedPeerFirst() async throws(BluetoothError) {
+        guard configuration.encryptsBondedPeersFirst else {
+            logger.warning(
+                "encrypting bonded peers first is off: an impostor at a bonded address is served until a request is refused",
+                metadata: ["peer": "\(link.peerAddress)"])
+            return
+        }
+        _ = try await joinOrStart { security in await security.encryptWithBondFirst() }
+    }
+
+    private func encryptWithBondFirst() async -> Result<LinkSecurity, BluetoothError> {
+        do throws(BluetoothError) {
+            guard let bond = try await storedBond(), let key = bond.longTermKey, await !link.encryption().isEncrypted else {
+                return .success(await currentSecurity())
+            }
+            logger.debug("encrypting with the bond before the first request", metadata: ["peer": "\(link.peerAddress)"])
+            return .success(try await encrypt(with: bond, key: key))
+        } catch {
+            return .failure(error)
+        }
     }
 
     public func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
@@ -129,11 +175,18 @@ public actor BondingLinkSecurity: LinkSecurityManager {
         BluetoothError
     ) -> LinkSecurity {
         if let raising { return try await raising.value.get() }
-        let task = taskStarter.start { await work(self) }
+        // The raising clears itself before it ends, so whoever waited for it and looks again
+        // (a Security Request that came during it) never joins a raising that is over.
+        let task = taskStarter.start { () -> Result<LinkSecurity, BluetoothError> in
+            let result = await work(self)
+            await self.endRaising()
+            return result
+        }
         raising = task
-        defer { raising = nil }
         return try await task.value.get()
     }
+
+    private func endRaising() { raising = nil }
 
     // MARK: The SMP channel
 
@@ -147,17 +200,8 @@ public actor BondingLinkSecurity: LinkSecurityManager {
         guard !smpTimedOut, let code = pdu.first else { return }
         switch code {
         case SMPCode.securityRequest.rawValue:
-            guard raising == nil, let request = try? SMPSecurityRequest(decoding: pdu) else { return }
-            let wanted: SecurityLevel = request.authReq.contains(.mitm) ? .authenticated : .encrypted
-            guard await currentSecurity().level < wanted else { return }
-            logger.debug("the peer asks for security", metadata: ["peer": "\(link.peerAddress)", "authReq": "\(request.authReq)"])
-            let code: ATTErrorCode = wanted >= .authenticated ? .insufficientAuthentication : .insufficientEncryption
-            let (logger, peer) = (logger, link.peerAddress)
-            taskStarter.start {
-                do throws(BluetoothError) { _ = try await self.raiseSecurity(for: code, timeout: .seconds(30)) } catch {
-                    logger.notice("securing the link on the peer's Security Request failed", metadata: ["peer": "\(peer)", "error": "\(error)"])
-                }
-            }
+            guard let request = try? SMPSecurityRequest(decoding: pdu) else { return }
+            taskStarter.start { await self.actOnSecurityRequest(request.authReq) }
         case SMPCode.pairingRequest.rawValue:
             // Only a central sends Pairing Request on LE.
             if let refusal = try? SMPPairingFailed(reason: .commandNotSupported).encodedBytes() {
@@ -165,6 +209,21 @@ public actor BondingLinkSecurity: LinkSecurityManager {
             }
         default:
             break
+        }
+    }
+
+    /// A Security Request (Core spec Vol 3 Part H §2.4.6): once any raising under way (such as
+    /// encrypting a bonded peer at connection) is over, encrypts with the bond when it is strong
+    /// enough, else pairs — at most once per link, however often the peer asks.
+    private func actOnSecurityRequest(_ authReq: AuthReq) async {
+        if let raising { _ = await raising.value }
+        let wanted: SecurityLevel = authReq.contains(.mitm) ? .authenticated : .encrypted
+        guard await currentSecurity().level < wanted else { return }
+        logger.debug("the peer asks for security", metadata: ["peer": "\(link.peerAddress)", "authReq": "\(authReq)"])
+        do throws(BluetoothError) {
+            _ = try await joinOrStart { security in await security.encryptOrPair(needing: wanted, mitm: wanted >= .authenticated) }
+        } catch {
+            logger.notice("securing the link on the peer's Security Request failed", metadata: ["peer": "\(link.peerAddress)", "error": "\(error)"])
         }
     }
 
@@ -185,45 +244,72 @@ public actor BondingLinkSecurity: LinkSecurityManager {
         } catch { throw .backend("the bond store: \(error)") }
     }
 
-    /// Encrypts with the bond's key when that helps, else pairs.
-    private func encryptOrPair(needing needed: SecurityLevel) async -> Result<LinkSecurity, BluetoothError> {
+    /// Encrypts with the bond's key when that helps, else pairs (at most once per link for the
+    /// peer, with MITM protection when `mitm`).
+    private func encryptOrPair(needing needed: SecurityLevel, mitm: Bool) async -> Result<LinkSecurity, BluetoothError> {
         do throws(BluetoothError) {
             let bond = try await storedBond()
             // Encrypting with the bond's key helps unless the link is encrypted already (then the
             // peer wants more than the bond gives: a stronger pairing).
             if let bond, let key = bond.longTermKey, await !link.encryption().isEncrypted, key.securityLevel >= needed {
-                do throws(LinkEncryptionError) {
-                    try await link.encrypt(with: key.key, ediv: key.ediv, rand: key.rand)
-                    level = bond.securityLevel
-                    bonded = true
-                    // A peer on a new private address: the bond remembers where it was seen last.
-                    if bond.lastAddress != link.peerAddress {
-                        do { try await configuration.bonds.save(bond.seen(at: link.peerAddress)) } catch {
-                            logger.warning("could not update the bond's last address", metadata: ["peer": "\(link.peerAddress)", "error": "\(error)"])
-                        }
-                    }
-                    return .success(await currentSecurity())
-                } catch {
-                    switch error {
-                    case .peerKeyMissing:
-                        logger.notice("the peer lost its bond", metadata: ["peer": "\(link.peerAddress)"])
-                        guard configuration.lostBond == .pairAgain else { throw .peerRemovedPairingInformation }
-                        try await removeBond(bond)
-                    case .keysDiffer:
-                        // The peer answered with another key (it paired again since, or is not who
-                        // the bond says): the link is gone, so pairing again waits for the next one.
-                        logger.notice("the peer holds another key: the link dropped (MIC failure)", metadata: ["peer": "\(link.peerAddress)"])
-                        if configuration.lostBond == .pairAgain { try await removeBond(bond) }
-                        throw .peerRemovedPairingInformation
-                    case .failed(let failure):
-                        throw failure
-                    }
-                }
+                return .success(try await encrypt(with: bond, key: key))
             }
-            return .success(try await pairNow())
+            if mitm, configuration.pairing.ioCapability == .noInputNoOutput {
+                throw .securityNotRaised(.ioCapabilityCannotAuthenticate(ioCapability: "\(configuration.pairing.ioCapability)", needed: needed))
+            }
+            // Already encrypted at the level asked (the peer refused before it saw the encryption
+            // change): the request is worth one more try, a new pairing is not.
+            if !mitm, await link.encryption().isEncrypted, await currentSecurity().level >= needed {
+                return .success(await currentSecurity())
+            }
+            return .success(try await pairNow(requiringMITM: mitm, onRequest: true))
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Encrypts with the bond's key. A peer without that key, or with another, is not the bonded
+    /// device as far as this link can tell: the link ends (``LostBondPolicy/pairAgain`` first
+    /// pairs again with MITM protection after Key Missing, and deletes the bond after a MIC
+    /// Failure so the next connection pairs).
+    private func encrypt(with bond: Bond, key: LongTermKey) async throws(BluetoothError) -> LinkSecurity {
+        do throws(LinkEncryptionError) {
+            try await link.encrypt(with: key.key, ediv: key.ediv, rand: key.rand)
+        } catch {
+            switch error {
+            case .peerKeyMissing:
+                logger.notice("the peer lost its bond (or it is not the bonded device): it has no key", metadata: ["peer": "\(link.peerAddress)"])
+                guard configuration.lostBond == .pairAgain else {
+                    await link.disconnect()
+                    throw .peerRemovedPairingInformation
+                }
+                // The old bond stays until a pairing at least as strong replaces it.
+                do throws(BluetoothError) { return try await pairNow(requiringMITM: true, onRequest: true) } catch {
+                    await link.disconnect()
+                    throw error
+                }
+            case .keysDiffer:
+                // The peer answered with another key (it paired again since, or is not who the
+                // bond says): the link is gone, so pairing again waits for the next one.
+                logger.notice("the peer holds another key: the link dropped (MIC failure)", metadata: ["peer": "\(link.peerAddress)"])
+                await link.disconnect()
+                if configuration.lostBond == .pairAgain { try await removeBond(bond) }
+                throw .peerRemovedPairingInformation
+            case .failed(let failure):
+                // Never a link in clear to a bonded peer that looks secured.
+                await link.disconnect()
+                throw failure
+            }
+        }
+        level = bond.securityLevel
+        bonded = true
+        // A peer on a new private address: the bond remembers where it was seen last.
+        if bond.lastAddress != link.peerAddress {
+            do { try await configuration.bonds.save(bond.seen(at: link.peerAddress)) } catch {
+                logger.warning("could not update the bond's last address", metadata: ["peer": "\(link.peerAddress)", "error": "\(error)"])
+            }
+        }
+        return await currentSecurity()
     }
 
     private func removeBond(_ bond: Bond) async throws(BluetoothError) {
@@ -231,28 +317,44 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     }
 
     private func pairResult() async -> Result<LinkSecurity, BluetoothError> {
-        do throws(BluetoothError) { return .success(try await pairNow()) } catch { return .failure(error) }
+        do throws(BluetoothError) { return .success(try await pairNow(requiringMITM: false, onRequest: false)) } catch { return .failure(error) }
     }
 
     /// The peer's addresses as the Repeated Attempts limiter knows them.
     private var peerAddresses: [BluetoothAddress] { [link.peerAddress] + (link.peerIdentity.map { [$0] } ?? []) }
 
     /// Pairs (``SMPInitiator`` on the link's channel), and stores the bond when both sides bond.
-    private func pairNow() async throws(BluetoothError) -> LinkSecurity {
+    /// With `requiringMITM` the Pairing Request asks for MITM protection and a pairing that
+    /// cannot give it fails (Authentication Requirements); with IO capabilities that never can,
+    /// nothing is sent. `onRequest`: the peer's refusal or Security Request (or a lost bond)
+    /// asked for it, which happens once per link; an explicit ``pair(timeout:)`` is not counted.
+    private func pairNow(requiringMITM: Bool, onRequest: Bool) async throws(BluetoothError) -> LinkSecurity {
         if smpTimedOut { throw .pairingFailed("the SMP timeout passed on this link; pairing needs a new connection") }
         guard !channelClosed else { throw .disconnected(.connectionLost) }
+        if onRequest, pairedOnRequest { throw .securityNotRaised(.alreadyRaisedOnThisLink(current: await currentSecurity().level)) }
+        var pairing = configuration.pairing
+        if requiringMITM {
+            guard pairing.ioCapability != .noInputNoOutput else {
+                throw .securityNotRaised(.ioCapabilityCannotAuthenticate(ioCapability: "\(pairing.ioCapability)", needed: .authenticated))
+            }
+            pairing.authReq.insert(.mitm)
+        }
         if let wait = await attempts?.remainingWait(forAny: peerAddresses) { throw .pairingAttemptTooSoon(retryAfter: wait) }
         guard let ours = await link.localAddress() else { throw .disconnected(.connectionLost) }
+        // From here an SMP procedure starts: this link's one pairing on request.
+        if onRequest { pairedOnRequest = true }
         let identity: LocalIdentity?
         do { identity = try await configuration.bonds.localIdentity() } catch { throw .backend("the bond store: \(error)") }
         let (pdus, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingOldest(Self.pairingPDUBufferLimit))
         pairingPDUs = continuation
         let link = self.link
+        let admission = BondAdmission(bonds: configuration.bonds, agent: configuration.agent)
+        let knownIdentity = link.peerIdentity
         let initiator = SMPInitiator(
-            bearer: ChannelBearer(link: link, incoming: pdus), configuration: configuration.pairing,
+            bearer: ChannelBearer(link: link, incoming: pdus), configuration: pairing,
             addresses: PairingAddresses(initiator: ours, responder: link.peerAddress), agent: configuration.agent, clock: clock,
             localKeys: identity.map { LocalPairingKeys(identityResolvingKey: $0.identityResolvingKey, identityAddress: $0.address) },
-            taskStarter: taskStarter
+            taskStarter: taskStarter, checkPeerKeys: { keys in await admission.check(keys, knownIdentity: knownIdentity) }
         ) { key, ediv, rand in
             do throws(LinkEncryptionError) { try await link.encrypt(with: key, ediv: ediv, rand: rand) } catch {
                 switch error {
@@ -270,6 +372,12 @@ public actor BondingLinkSecurity: LinkSecurityManager {
             endPairing()
             if error == .timedOut { smpTimedOut = true }
             if error.countsAsFailedAttempt { await attempts?.recordFailure(ofAny: peerAddresses) }
+            if case .keysRefused(_, let refusal) = error {
+                // The link is encrypted with the new key, but its peer is not who it claims or
+                // would weaken a bond: it ends rather than go on as a half-trusted link.
+                logger.warning("the peer's keys were refused; nothing stored", metadata: ["peer": "\(link.peerAddress)", "why": "\(refusal)"])
+                await link.disconnect()
+            }
             throw Self.translate(error, timeout: configuration.pairing.timeout)
         }
         await attempts?.recordSuccess(ofAny: peerAddresses + (outcome.peerIdentityAddress.map { [$0] } ?? []))
@@ -282,8 +390,10 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     /// Stores the bond a pairing made, under the peer's identity address.
     private func storeBond(_ outcome: PairingOutcome, key: LongTermKey) async {
         let peer = link.peerAddress
-        let candidates = [outcome.peerIdentityAddress, link.peerIdentity, peer].compactMap(\.self)
-        guard let identityAddress = candidates.first(where: \.isIdentity) else {
+        guard
+            let identityAddress = BondAdmission.bondIdentity(
+                distributed: outcome.peerIdentityAddress, knownIdentity: link.peerIdentity, connectedFrom: peer)
+        else {
             logger.warning("the peer gave no identity address: the bond is not kept", metadata: ["peer": "\(peer)"])
             return
         }
@@ -319,6 +429,7 @@ public actor BondingLinkSecurity: LinkSecurityManager {
         case let .encryptionFailed(status) where status == 0x06: .peerRemovedPairingInformation
         case let .failedHere(reason): .pairingFailed("\(reason)")
         case let .failedByPeer(reason): .pairingFailed("the peer refused: \(reason)")
+        case let .keysRefused(_, refusal): .bondRefused(refusal)
         default: .pairingFailed(error.description)
         }
     }

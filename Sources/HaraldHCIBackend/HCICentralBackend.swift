@@ -231,10 +231,12 @@ public final class HCICentralBackend: CentralBackend {
         }
         let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, logger: logger)
         do {
+            let security = linkSecurity(for: link, peerIdentity: await peerIdentity(requested: requested, link: link))
+            // A bonded peer is encrypted with the bond before its first ATT request (BLESA).
+            try await security?.encryptBondedPeerFirst()
             return try await GATTConnection.open(
                 bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout ?? .seconds(30),
-                rssiSource: Self.rssiSource(of: link, clock: clock),
-                securityManager: linkSecurity(for: link, peerIdentity: await peerIdentity(requested: requested, link: link)))
+                rssiSource: Self.rssiSource(of: link, clock: clock), securityManager: security)
         } catch {
             // The GATT failure is what the caller needs; a failed HCI Disconnect on top of it is
             // only logged (a broken transport has closed the host and the link already).

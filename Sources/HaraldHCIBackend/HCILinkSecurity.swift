@@ -39,4 +39,7 @@ struct HCIPairableLink: PairableLink {
     var securityManagerPDUs: AsyncStream<[UInt8]> { link.securityManager.incoming }
 
     func sendSecurityManagerPDU(_ pdu: [UInt8]) async throws { try await link.securityManager.send(pdu) }
+
+    /// HCI Disconnect with Authentication Failure (0x05); a link already gone needs nothing.
+    func disconnect() async { _ = try? await link.disconnect(reason: .authenticationFailure) }
 }

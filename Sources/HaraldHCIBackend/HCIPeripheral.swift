@@ -1,6 +1,7 @@
 import Foundation
 import HaraldATT
 import HaraldCore
+import HaraldGATTBackend
 import HaraldHCI
 import HaraldSMP
 import Logging
@@ -208,8 +209,15 @@ public actor HCIPeripheral {
             }
         }
         await withTaskGroup(of: Void.self) { group in
+            // Watching starts before the current state is read, so an encryption the central
+            // started at once (it encrypts a bonded peer before its first request) is not missed.
+            let changes = link.encryptionChanges()
+            let parameters = link.parameters
+            if parameters.isEncrypted {
+                await linkEncrypted(link, LinkEncryption(isEncrypted: true, keySize: parameters.keySize.map(Int.init)), serverConnection: serverConnection)
+            }
             group.addTask { [weak self] in
-                for await encryption in link.encryptionChanges() {
+                for await encryption in changes {
                     await self?.linkEncrypted(link, encryption, serverConnection: serverConnection)
                 }
             }
@@ -242,9 +250,14 @@ public actor HCIPeripheral {
         let identity = try? await security.bonds.localIdentity()
         let ours = await host.controller?.randomAddress ?? link.peer
         let channel = link.securityManager
+        // The central's keys pass the bond rules before the pairing ends: a claimed identity is
+        // proven by the link, another central's bond is never overwritten, a weaker pairing
+        // replaces a bond only if the agent confirms.
+        let admission = BondAdmission(bonds: security.bonds, agent: security.agent)
         let service = SMPResponderService(
             configuration: security.pairing, agent: security.agent, addresses: PairingAddresses(initiator: link.peer, responder: ours),
-            localKeys: SMPResponderLocalKeys(identity: identity), send: { pdu in try await channel.send(pdu) }
+            localKeys: SMPResponderLocalKeys(identity: identity), send: { pdu in try await channel.send(pdu) },
+            checkPeerKeys: { keys in await admission.check(keys, knownIdentity: nil) }
         ) { [weak self] key, level in
             guard let self else { throw PairingError.linkLost("the peripheral closed") }
             try await self.awaitEncryption(of: link, with: key, level: level)
@@ -325,6 +338,12 @@ public actor HCIPeripheral {
         switch outcome {
         case .failure(let error):
             report(.pairingFailed(link.peer, error.description), on: link)
+            if case .keysRefused = error {
+                // Encrypted with a key whose central is not who it claims, or would weaken its
+                // bond: the link ends rather than be served at that level.
+                logger.warning("a central's keys were refused; nothing stored", metadata: ["peer": "\(link.peer)", "error": "\(error)"])
+                _ = try? await link.disconnect(reason: .authenticationFailure)
+            }
         case .success(let outcome):
             let level = outcome.method.securityLevel(keySize: outcome.keySize)
             expectedLevels[link.handle] = level
@@ -340,8 +359,8 @@ public actor HCIPeripheral {
     /// Stores the bond a pairing made, keyed by the central's identity address.
     private func storeBond(_ outcome: PairingOutcome, peer: BluetoothAddress, security: SecurityConfiguration) async -> Bool {
         guard outcome.isBonding, let key = outcome.longTermKey ?? outcome.localLongTermKey else { return false }
-        let identity = outcome.peerIdentityAddress.flatMap { $0.isIdentity ? $0 : nil } ?? (peer.isIdentity ? peer : nil)
-        guard let identity else { return false }
+        guard let identity = BondAdmission.bondIdentity(distributed: outcome.peerIdentityAddress, knownIdentity: nil, connectedFrom: peer)
+        else { return false }
         do {
             let bond = try Bond(
                 identityAddress: identity, lastAddress: peer, longTermKey: outcome.longTermKey,

@@ -68,7 +68,7 @@ struct SecurePeer: Sendable {
             comparison: answer["comparison"] as? Int, passkeyShown: answer["passkey_shown"] as? Int,
             encrypted: answer["encrypted"] as? Bool ?? false, connected: answer["connected"] as? Int ?? -1,
             smpReceived: answer["smp_received"] as? [Int] ?? [],
-            identity: (answer["identity"] as? String).flatMap { BluetoothAddress($0, kind: .public) })
+            identity: (answer["identity"] as? String).flatMap { BluetoothAddress($0, kind: .random) })
     }
 
     /// One entry of the peer's keystore.
@@ -218,7 +218,12 @@ struct PairingBumbleIntegrationTests {
 
         /// Connects, reads `uuid` (which may pair or encrypt on the way), and disconnects.
         func read(_ uuid: BluetoothUUID, peer: SecurePeer) async throws -> (Result<[UInt8], BluetoothError>, LinkSecurity?) {
-            let connection = try await connect()
+            // A bonded peer is encrypted before the first request: that failing ends the connection.
+            let connection: PeripheralConnection
+            do { connection = try await connect() } catch {
+                try await peer.waitUntilDisconnected()
+                return (.failure(BluetoothError(error)), nil)
+            }
             let result: Result<[UInt8], BluetoothError>
             do {
                 let characteristic = try await connection.characteristic(uuid, service: SecureBench.service)
@@ -269,14 +274,16 @@ struct PairingBumbleIntegrationTests {
             let status = try await peer.status()
             #expect(status.completed == 1)
             let bond = try #require(await bonds.allBonds().first)
-            // Bumble distributes its controller's public address as its identity while it
-            // connects from a static random one.
+            // The peer distributes the static random address it connects from: an identity the
+            // connection proves.
             #expect(bond.identityAddress == status.identity)
+            #expect(bond.identityAddress == SecureBench.address)
             #expect(bond.lastAddress == SecureBench.address)
             #expect(bond.isSecureConnections)
             #expect(!bond.isAuthenticated)
             #expect(bond.longTermKey?.ediv == 0 && bond.longTermKey?.rand == 0)
-            #expect(bond.peerIdentityResolvingKey != nil)
+            // Bumble distributes an all-zero IRK, which is no IRK: none is kept.
+            #expect(bond.peerIdentityResolvingKey == nil)
             // The peer keeps the same key, under the identity address we distributed.
             let stored = try await peer.bonds()
             #expect(stored.count == 1)
@@ -480,8 +487,12 @@ struct PairingBumbleIntegrationTests {
     }
 
     @Test func aPeerThatLostItsBondIsPairedAgainUnderThePairAgainPolicy() async throws {
+        // Pairing again needs MITM protection: the peer displays a passkey our agent types.
         let bonds = InMemoryBondStore()
-        try await Self.withBench(bonds: bonds, lostBond: .pairAgain) { session, peer in
+        try await Self.withBench(
+            bonds: bonds, pairing: Self.keyboard, agent: AutomaticPairingAgent(passkey: 123_456), lostBond: .pairAgain,
+            peerSettings: ["io": "display", "mitm": true, "passkey": 123_456]
+        ) { session, peer in
             let (first, _) = try await session.read(SecureBench.encrypted, peer: peer)
             #expect(try first.get() == Self.encryptedValue)
             let old = try #require(await bonds.allBonds().first)
@@ -550,7 +561,11 @@ struct PairingBumbleIntegrationTests {
         // re-encryption hands the LTK to the controller; the lost bond is logged with its peer.
         let bonds = InMemoryBondStore()
         let logs = LogText()
-        try await Self.withBench(bonds: bonds, lostBond: .pairAgain, logger: logs.logger, peerSettings: ["sc": false]) { session, peer in
+        // Legacy Passkey Entry: pairing again under .pairAgain needs MITM protection.
+        try await Self.withBench(
+            bonds: bonds, pairing: Self.keyboard, agent: AutomaticPairingAgent(passkey: 123_456), lostBond: .pairAgain, logger: logs.logger,
+            peerSettings: ["sc": false, "io": "display", "mitm": true, "passkey": 123_456]
+        ) { session, peer in
             let (first, _) = try await session.read(SecureBench.encrypted, peer: peer)
             #expect(try first.get() == Self.encryptedValue)
             let old = try #require(await bonds.allBonds().first)

@@ -46,7 +46,11 @@ struct LinkSecurityTests {
             transport: controller, clock: ManualClock(), security: HCISecurityConfiguration(bonds: bonds, lostBond: lostBond))
         let central = Central(backend: backend, clock: ManualClock())
         let outcome = try await withHangGuard(seconds: 120) { () -> (Result<[UInt8], BluetoothError>, LinkSecurity?) in
-            let connection = try await central.connect(to: PeripheralIdentifier(address: peerAddress), timeout: .seconds(30))
+            // A bonded peer is encrypted before the first request: a failure ends the connection.
+            let connection: PeripheralConnection
+            do { connection = try await central.connect(to: PeripheralIdentifier(address: peerAddress), timeout: .seconds(30)) } catch {
+                return (.failure(BluetoothError(error)), nil)
+            }
             let characteristic = try await connection.characteristic(secret, service: service)
             let result: Result<[UInt8], BluetoothError>
             do { result = .success(try await connection.readRaw(characteristic)) } catch { result = .failure(BluetoothError(error)) }
@@ -90,12 +94,14 @@ struct LinkSecurityTests {
         #expect(await bonds.allBonds().isEmpty, "the next connection pairs")
     }
 
-    @Test func withThePairAgainPolicyTheLostBondIsDeletedBeforePairing() async throws {
+    @Test func withThePairAgainPolicyAndNoIOForMITMNothingIsAttemptedAndTheBondIsKept() async throws {
         let bonds = InMemoryBondStore(bonds: [try Self.bond()])
         let (result, _) = try await Self.readSecret(peerKey: nil, lostBond: .pairAgain, bonds: bonds)
-        #expect(await bonds.allBonds().isEmpty)
-        // The in-process peers have no Security Manager: the pairing that follows is refused.
-        #expect(throws: BluetoothError.pairingFailed("the peer refused: Pairing Not Supported (0x05)")) { try result.get() }
+        // Pairing again needs MITM protection, which NoInputNoOutput cannot give: the link ends.
+        #expect(await bonds.allBonds().count == 1)
+        #expect(
+            throws: BluetoothError.securityNotRaised(.ioCapabilityCannotAuthenticate(ioCapability: "\(IOCapability.noInputNoOutput)", needed: .authenticated))
+        ) { try result.get() }
     }
 
     @Test func withoutABondARefusalStartsPairingAndItsFailureReachesTheCaller() async throws {

@@ -191,14 +191,21 @@ struct RepeatedPairingAttemptTests {
         try await withHangGuard(seconds: 120) {
             let connection = try await central.connect(to: Self.address, timeout: .seconds(30))
             #expect(try await Self.read(on: connection) == Self.refused)
-            #expect(try await Self.read(on: connection) == .pairingAttemptTooSoon(retryAfter: .seconds(2)))
-            #expect(controller.pairingsStarted == 1, "nothing was sent for the refused attempt")
-
-            clock.advance(by: .seconds(2))
-            #expect(try await Self.read(on: connection) == Self.refused)
-            #expect(controller.pairingsStarted == 2, "the same link paired again")
-            #expect(try await Self.read(on: connection) == .pairingAttemptTooSoon(retryAfter: .seconds(4)))
+            // One pairing per link on the peer's request: this link does not pair again.
+            #expect(try await Self.read(on: connection) == .securityNotRaised(.alreadyRaisedOnThisLink(current: .none)))
             await connection.disconnect()
+
+            let second = try await central.connect(to: Self.address, timeout: .seconds(30))
+            #expect(try await Self.read(on: second) == .pairingAttemptTooSoon(retryAfter: .seconds(2)))
+            #expect(controller.pairingsStarted == 1, "nothing was sent for the refused attempt")
+            clock.advance(by: .seconds(2))
+            #expect(try await Self.read(on: second) == Self.refused)
+            #expect(controller.pairingsStarted == 2, "a refusal for Repeated Attempts did not use up the link's pairing")
+            await second.disconnect()
+
+            let third = try await central.connect(to: Self.address, timeout: .seconds(30))
+            #expect(try await Self.read(on: third) == .pairingAttemptTooSoon(retryAfter: .seconds(4)))
+            await third.disconnect()
         }
         await backend.close()
     }

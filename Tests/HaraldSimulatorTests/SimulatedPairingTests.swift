@@ -177,7 +177,11 @@ struct SimulatedPairingTests {
     }
 
     @Test func aDeviceThatLostItsBondIsPairedAgainWhenThePolicySaysSo() throws {
-        let (value, pairings, bonds) = try inWorld(device: DeviceSecurity(), lostBond: .pairAgain) { world in
+        // Pairing again needs MITM protection (a Just Works pairing would let an impostor in).
+        let (value, pairings, bonds) = try inWorld(
+            device: .displaying(123_456), agent: RecordingAgent(passkey: 123_456), pairing: PairingConfiguration(ioCapability: .keyboardOnly),
+            lostBond: .pairAgain
+        ) { world in
             _ = try await Self.read(Self.encrypted, in: world)
             world.simulator.forgetBonds(of: Self.device)
             let (value, _) = try await Self.read(Self.encrypted, in: world)
@@ -200,7 +204,9 @@ struct SimulatedPairingTests {
     }
 
     @Test func pairOnDemandPairsBeforeAnyRefusalAndReplacesTheBond() throws {
-        let (first, second, pairings) = try inWorld(device: DeviceSecurity()) { world in
+        // A second Just Works bond replaces the first only because the agent allows it.
+        let agent = AutomaticPairingAgent(allowsWeakerBondReplacement: true)
+        let (first, second, pairings) = try inWorld(device: DeviceSecurity(), agent: agent) { world in
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
             let first = try await connection.pair()
             await connection.disconnect()

@@ -60,7 +60,10 @@ def pairing_config(model, central):
         mitm = True
     else:
         io, mitm = PairingDelegate.NO_OUTPUT_NO_INPUT, False
-    return PairingConfig(sc=sc, mitm=mitm, bonding=True, delegate=Person(io_capability=io))
+    # The identity distributed is the static random address it connects from, which a central
+    # can check against the connection (the controller's public address would be refused).
+    return PairingConfig(sc=sc, mitm=mitm, bonding=True, delegate=Person(io_capability=io),
+                         identity_address_type=PairingConfig.AddressType.RANDOM)
 
 
 async def run_peer(args, transport):

@@ -35,8 +35,8 @@ one JSON object per line, each answered by one line {"ok": true, ...} or {"ok": 
                                  last, or null; "encrypted": whether its newest link is
                                  encrypted; "connected": how many links it has; "smp_received":
                                  the code of every SMP PDU received since the last reset, in
-                                 order; "identity": the identity address it distributes (its
-                                 controller's public address)}
+                                 order; "identity": the identity address it distributes (the
+                                 static random address it connects from)}
   {"op": "bonds"}            -> {"bonds": [{"name": the peer's identity address as Bumble keys
                                  it, "keys": names of the keys stored, "ltk": hex (as on the
                                  wire) of the LTK for that peer (SC "ltk"; legacy: the one it
@@ -130,7 +130,11 @@ class SecurePeer:
 
     def pairing_config(self, connection):
         s = self.settings
-        return PairingConfig(sc=s["sc"], mitm=s["mitm"], bonding=s["bonding"], delegate=Person(self))
+        # It distributes the static random address it connects from as its identity: a central
+        # refuses an identity its connection does not prove (Bumble's default would be the
+        # controller's public address, which this peer never connects from).
+        return PairingConfig(sc=s["sc"], mitm=s["mitm"], bonding=s["bonding"], delegate=Person(self),
+                             identity_address_type=PairingConfig.AddressType.RANDOM)
 
     def on_connection(self, connection):
         self.newest = connection
@@ -223,7 +227,7 @@ class SecurePeer:
             connections = list(self.device.connections.values())
             return {**self.counts, "last_failure": self.last_failure, "comparison": self.comparison,
                     "passkey_shown": self.passkey_shown, "connected": len(connections),
-                    "smp_received": self.smp_received, "identity": str(self.device.public_address).split("/")[0],
+                    "smp_received": self.smp_received, "identity": str(self.device.static_address).split("/")[0],
                     "encrypted": bool(self.newest and self.newest in connections and self.newest.is_encrypted)}
         if op == "bonds":
             return {"bonds": await self.bonds()}

@@ -61,6 +61,14 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     case pairingAttemptTooSoon(retryAfter: Duration)
     /// Encrypting the link did not finish in time (`CBError.encryptionTimedOut`, 15).
     case encryptionTimedOut
+    /// A pairing's keys were refused and not stored (the pairing ended with Pairing Failed and
+    /// any stored bond is unchanged): the identity the peer claimed is not proven by its
+    /// connection, it belongs to another bonded device, or the pairing is weaker than the bond
+    /// it would replace and the pairing agent did not confirm.
+    case bondRefused(BondRefusal)
+    /// The link's security was not raised and no pairing was attempted: it was raised once on
+    /// this link already, or this device's IO capabilities cannot reach the level asked.
+    case securityNotRaised(SecurityRaiseRefusal)
     /// The system cannot hold another connection (`CBError.connectionLimitReached`, 11; HCI
     /// "Connection Limit Exceeded", 0x09).
     case connectionLimitReached
@@ -94,6 +102,8 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
         case .peerRemovedPairingInformation: "the peer removed its pairing information (pair again)"
         case .encryptionTimedOut: "encrypting the link timed out"
         case let .pairingFailed(detail): "pairing failed: \(detail)"
+        case let .bondRefused(refusal): "pairing failed: \(refusal)"
+        case let .securityNotRaised(refusal): "security not raised: \(refusal)"
         case let .pairingAttemptTooSoon(wait): "pairing failed with this peer moments ago; try again in \(wait)"
         case .connectionLimitReached: "no more connections are possible"
         case let .misuse(what): "API misuse: \(what)"

@@ -25,7 +25,8 @@ public struct Bond: Hashable, Sendable, CustomStringConvertible, CustomDebugStri
     /// The LTK we distributed in legacy pairing, with our EDIV and Rand: what a central peer asks
     /// for in an LTK Request. Always nil with LE Secure Connections.
     public let localLongTermKey: LongTermKey?
-    /// The peer's IRK, to resolve its resolvable private addresses; nil if it sent none.
+    /// The peer's IRK, to resolve its resolvable private addresses; nil if it sent none or sent
+    /// the all-zero key (which is no key).
     public let peerIdentityResolvingKey: IdentityResolvingKey?
     /// The peer's CSRK, to verify its Signed Write Commands; nil if it sent none.
     public let peerSignatureKey: ConnectionSignatureResolvingKey?
@@ -73,7 +74,8 @@ public struct Bond: Hashable, Sendable, CustomStringConvertible, CustomDebugStri
         self.lastAddress = lastAddress ?? identityAddress
         self.longTermKey = longTermKey
         self.localLongTermKey = localLongTermKey
-        self.peerIdentityResolvingKey = peerIdentityResolvingKey
+        // An all-zero IRK is no IRK: kept, it would let any address "resolve" to this peer.
+        self.peerIdentityResolvingKey = peerIdentityResolvingKey?.nonZero
         self.peerSignatureKey = peerSignatureKey
         self.localSignatureKey = localSignatureKey
         self.keySize = keySize
@@ -96,6 +98,11 @@ public struct Bond: Hashable, Sendable, CustomStringConvertible, CustomDebugStri
         }
         guard let key = localLongTermKey, key.ediv == ediv, key.rand == rand else { return nil }
         return key
+    }
+
+    /// What a pairing that made this bond achieved: the level, the key size, the identity.
+    public var strength: BondStrength {
+        BondStrength(identityAddress: identityAddress, level: securityLevel, keySize: keySize)
     }
 
     /// The same bond, seen last at `address`.

@@ -91,7 +91,7 @@ struct BondTable: Hashable, Sendable {
         if address.isIdentity { return bonds[address] ?? sortedBonds.first { $0.lastAddress == address } }
         guard address.isResolvablePrivate, let resolver else { return nil }
         return sortedBonds.first { bond in
-            guard let key = bond.peerIdentityResolvingKey else { return false }
+            guard let key = bond.peerIdentityResolvingKey?.nonZero else { return false }
             return resolver(key, address)
         }
     }

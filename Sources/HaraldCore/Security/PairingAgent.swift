@@ -18,10 +18,17 @@ public protocol PairingAgent: Sendable {
     /// fresh random one, as the spec asks. A fixed passkey is what devices with a passkey printed
     /// on a label do; it protects far less, since anyone who learns it can pair.
     func passkeyToDisplay() async -> UInt32?
+    /// A pairing that just finished would replace the stored bond of the same peer with a
+    /// weaker one: unauthenticated (Just Works), a lower security level or a shorter key. True
+    /// lets it replace the bond; false (the default) fails the pairing and keeps the bond, since
+    /// an attacker at the peer's address would otherwise swap a strong bond for its own weak one
+    /// (BLURtooth). Both sides are described by level, key size and identity, never by key.
+    func confirmBondReplacement(existing: BondStrength, replacement: BondStrength) async -> Bool
 }
 
 extension PairingAgent {
     public func passkeyToDisplay() async -> UInt32? { nil }
+    public func confirmBondReplacement(existing: BondStrength, replacement: BondStrength) async -> Bool { false }
 }
 
 /// An agent for devices with no user interface, and for tests: it confirms Just Works and
@@ -31,17 +38,26 @@ public struct AutomaticPairingAgent: PairingAgent {
     public var passkey: UInt32?
     /// What it answers to Numeric Comparison.
     public var acceptsNumericComparison: Bool
+    /// What it answers when a pairing would replace a bond with a weaker one (see
+    /// ``PairingAgent/confirmBondReplacement(existing:replacement:)``); false by default.
+    public var allowsWeakerBondReplacement: Bool
 
-    /// An agent that answers without asking: `passkey` (0…999999) for Passkey Entry, yes or no to Numeric Comparison.
-    public init(passkey: UInt32? = nil, acceptsNumericComparison: Bool = true) {
+    /// An agent that answers without asking: `passkey` (0…999999) for Passkey Entry, yes or no to
+    /// Numeric Comparison, and no to replacing a bond with a weaker one unless
+    /// `allowsWeakerBondReplacement`.
+    public init(passkey: UInt32? = nil, acceptsNumericComparison: Bool = true, allowsWeakerBondReplacement: Bool = false) {
         self.passkey = passkey
         self.acceptsNumericComparison = acceptsNumericComparison
+        self.allowsWeakerBondReplacement = allowsWeakerBondReplacement
     }
 
     public func confirmJustWorks() async -> Bool { true }
     public func confirmNumericComparison(_ value: NumericComparisonValue) async -> Bool { acceptsNumericComparison }
     public func enterPasskey() async -> UInt32? { passkey }
     public func displayPasskey(_ passkey: UInt32) async {}
+    public func confirmBondReplacement(existing: BondStrength, replacement: BondStrength) async -> Bool {
+        allowsWeakerBondReplacement
+    }
 }
 
 /// The six digits both devices show in Numeric Comparison: `g2` mod 10^6.

@@ -73,6 +73,11 @@ public struct IdentityResolvingKey: Hashable, Sendable, CustomStringConvertible 
     public var key: SecretKey128
     /// An IRK from its 128-bit value.
     public init(key: SecretKey128) { self.key = key }
+    /// True for the all-zero key, which is no IRK at all: anyone can make addresses that it
+    /// "resolves", so lookups, resolving lists and stored bonds treat it as absent.
+    public var isAllZero: Bool { key.withUnsafeKeyBytes { bytes in bytes.allSatisfy { $0 == 0 } } }
+    /// The key, or nil when it is all zero (see ``isAllZero``).
+    public var nonZero: IdentityResolvingKey? { isAllZero ? nil : self }
     /// Never the key.
     public var description: String { "IdentityResolvingKey(<128-bit key>)" }
 }

@@ -18,9 +18,10 @@ extension SMPCrypto {
 extension IdentityResolvingKey {
     /// True when `address` is a resolvable private address made with this key: its hash (low 24
     /// bits) is `ah(IRK, prand)` of its prand (high 24 bits) (Core spec Vol 3 Part H §2.2.2,
-    /// Vol 6 Part B §1.3.2.3). False for any other kind of address.
+    /// Vol 6 Part B §1.3.2.3). False for any other kind of address, and always false for the
+    /// all-zero key, which is no IRK.
     public func resolves(_ address: BluetoothAddress) -> Bool {
-        guard address.isResolvablePrivate else { return false }
+        guard address.isResolvablePrivate, !isAllZero else { return false }
         let prand = UInt32(truncatingIfNeeded: address.value >> 24)
         let hash = UInt32(truncatingIfNeeded: address.value & 0xFF_FFFF)
         return SMPCrypto.ah(key, prand) == hash

@@ -113,6 +113,9 @@ public enum PairingError: Error, Hashable, Sendable, CustomStringConvertible {
     case linkLost(String)
     /// Encrypting the link with the new key failed (HCI status code).
     case encryptionFailed(UInt8)
+    /// This device refused the keys the peer distributed (see ``PeerKeysCheck``): it sent Pairing
+    /// Failed with this reason and nothing is stored; `refusal` says why.
+    case keysRefused(PairingFailureReason, BondRefusal)
 
     /// Whether this ending counts as a failed attempt for Repeated Attempts protection
     /// (``PairingAttemptLimiter``): every failure of the procedure itself, but not a lost link
@@ -120,7 +123,7 @@ public enum PairingError: Error, Hashable, Sendable, CustomStringConvertible {
     public var countsAsFailedAttempt: Bool {
         switch self {
         case .failedHere(let reason), .failedByPeer(let reason): reason != .repeatedAttempts
-        case .timedOut, .encryptionFailed: true
+        case .timedOut, .encryptionFailed, .keysRefused: true
         case .linkLost: false
         }
     }
@@ -134,6 +137,7 @@ public enum PairingError: Error, Hashable, Sendable, CustomStringConvertible {
         case .timedOut: "pairing timed out (SMP timeout)"
         case let .linkLost(detail): "the link went away during pairing: \(detail)"
         case let .encryptionFailed(status): "encrypting with the new key failed (HCI status 0x\(String(status, radix: 16)))"
+        case let .keysRefused(_, refusal): "the peer's keys were refused: \(refusal)"
         }
     }
 }

@@ -37,6 +37,18 @@ extension SMPInitiator {
             keys.peerSignatureKey = try await expect(SMPSigningInformation.self).signatureKey
         }
 
+        // The responder's keys are judged before ours go out: an impostor gets nothing of ours.
+        if let checkPeerKeys {
+            let keys = PeerPairingKeys(
+                connectedFrom: addresses.responder, identityAddress: keys.peerIdentityAddress,
+                identityResolvingKey: keys.peerIdentityResolvingKey, method: exchange.method, keySize: exchange.keySize,
+                isBonding: exchange.request.authReq.isBonding && exchange.response.authReq.isBonding)
+            if case .refuse(let reason, let refusal) = try await ask({ _ in await checkPeerKeys(keys) }) {
+                _ = await fail(reason)
+                throw .keysRefused(reason, refusal)
+            }
+        }
+
         let ours = exchange.initiatorKeys
         if ours.contains(.encKey) {
             let ltk = LongTermKey(

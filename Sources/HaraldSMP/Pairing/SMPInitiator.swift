@@ -27,6 +27,8 @@ public actor SMPInitiator {
     let localKeys: LocalPairingKeys?
     let randomness: PairingRandomness
     let encrypt: Encrypt
+    /// Vets the responder's keys before ours go out (see ``PeerKeysCheck``); nil keeps them all.
+    let checkPeerKeys: PeerKeysCheck?
 
     let inbox: SMPInbox
     /// Where its background work runs (a simulation's executor, in virtual time).
@@ -49,12 +51,16 @@ public actor SMPInitiator {
     ///   - randomness: nonces, key pair and passkeys; ``PairingRandomness/system`` unless testing.
     ///   - taskStarter: where its timers and its reader of the bearer run (the simulation's
     ///     executor in a simulation).
+    ///   - checkPeerKeys: decides whether the responder's distributed keys may be kept, before
+    ///     this side distributes its own; a refusal sends Pairing Failed and fails the pairing
+    ///     with ``PairingError/keysRefused(_:_:)``. Nil accepts them.
     ///   - encrypt: starts encryption with the key pairing produced and returns once the link is
     ///     encrypted (see ``Encrypt``).
     public init(
         bearer: any SMPBearer, configuration: PairingConfiguration, addresses: PairingAddresses,
         agent: any PairingAgent, clock: any Clock<Duration> = ContinuousClock(), localKeys: LocalPairingKeys?,
-        randomness: PairingRandomness = .system, taskStarter: TaskStarter = .default, encrypt: @escaping Encrypt
+        randomness: PairingRandomness = .system, taskStarter: TaskStarter = .default, checkPeerKeys: PeerKeysCheck? = nil,
+        encrypt: @escaping Encrypt
     ) {
         self.inbox = SMPInbox(starter: taskStarter)
         self.taskStarter = taskStarter
@@ -66,6 +72,7 @@ public actor SMPInitiator {
         self.localKeys = localKeys
         self.randomness = randomness
         self.encrypt = encrypt
+        self.checkPeerKeys = checkPeerKeys
     }
 
     /// Runs the whole procedure: on return the link is encrypted and the keys the two devices

@@ -46,6 +46,7 @@ public actor SMPResponder {
     private let awaitEncryption: EncryptionWaiter
     private let taskStarter: TaskStarter
     private let attempts: PairingAttemptLimiter?
+    private let checkPeerKeys: PeerKeysCheck?
 
     private var phase = Phase.idle
     /// The pairing method and key size once the Pairing Response went out (what the link's
@@ -73,13 +74,16 @@ public actor SMPResponder {
     ///     Pairing Request from a central (by its address on this connection) still within its
     ///     wait after a failed pairing is answered with Pairing Failed, Repeated Attempts (0x09),
     ///     and every pairing's end is recorded in it. Nil: no limit.
+    ///   - checkPeerKeys: decides, once the initiator distributed its keys, whether they may be
+    ///     kept; a refusal sends Pairing Failed and fails the pairing with
+    ///     ``PairingError/keysRefused(_:_:)``. Nil accepts them.
     ///   - awaitEncryption: see ``EncryptionWaiter``.
     public init(
         bearer: any SMPBearer, configuration: PairingConfiguration, addresses: PairingAddresses,
         agent: any PairingAgent, clock: any Clock<Duration> = ContinuousClock(),
         localKeys: SMPResponderLocalKeys, keyPair: P256KeyPair = P256KeyPair(),
         random: RandomSource = .system, taskStarter: TaskStarter = .default, attempts: PairingAttemptLimiter? = nil,
-        awaitEncryption: @escaping EncryptionWaiter
+        checkPeerKeys: PeerKeysCheck? = nil, awaitEncryption: @escaping EncryptionWaiter
     ) {
         self.taskStarter = taskStarter
         self.bearer = bearer
@@ -92,6 +96,7 @@ public actor SMPResponder {
         self.random = random
         self.awaitEncryption = awaitEncryption
         self.attempts = attempts
+        self.checkPeerKeys = checkPeerKeys
     }
 
     // MARK: Public API
@@ -419,6 +424,16 @@ public actor SMPResponder {
         }
         if theirs.contains(.signKey) {
             outcome.peerSignatureKey = try await receive(SMPSigningInformation.self).signatureKey
+        }
+        if let checkPeerKeys {
+            let keys = PeerPairingKeys(
+                connectedFrom: addresses.initiator, identityAddress: outcome.peerIdentityAddress,
+                identityResolvingKey: outcome.peerIdentityResolvingKey, method: negotiated.method, keySize: negotiated.keySize,
+                isBonding: negotiated.isBonding)
+            if case .refuse(let reason, let refusal) = try await bounded({ await checkPeerKeys(keys) }) {
+                try? await send(SMPPairingFailed(reason: reason))
+                throw .keysRefused(reason, refusal)
+            }
         }
     }
 

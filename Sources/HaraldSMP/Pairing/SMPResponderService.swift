@@ -26,6 +26,7 @@ public struct SMPResponderService: Sendable {
     private let taskStarter: TaskStarter
     private let send: Send
     private let awaitEncryption: EncryptionWaiter
+    private let checkPeerKeys: PeerKeysCheck?
 
     /// Returns once the central encrypted with `key` (the host answers the LTK Request with it),
     /// told the level the link will have (from the method both sides settled on).
@@ -42,10 +43,13 @@ public struct SMPResponderService: Sendable {
     ///   - awaitEncryption: returns once the central encrypted with the key (see
     ///     ``SMPResponder/EncryptionWaiter``); the level lets the server grant authenticated
     ///     access the moment the link is encrypted, not after key distribution.
+    ///   - checkPeerKeys: decides whether the central's distributed keys may be kept, before a
+    ///     pairing ends (see ``SMPResponder``); nil accepts them. The peripheral's bond rules
+    ///     (proven identity, no overwrite, no downgrade) live here.
     public init(
         configuration: PairingConfiguration, agent: any PairingAgent, addresses: PairingAddresses, localKeys: SMPResponderLocalKeys,
         clock: any Clock<Duration> = ContinuousClock(), taskStarter: TaskStarter = .default, send: @escaping Send,
-        awaitEncryption: @escaping EncryptionWaiter
+        checkPeerKeys: PeerKeysCheck? = nil, awaitEncryption: @escaping EncryptionWaiter
     ) {
         self.configuration = configuration
         self.agent = agent
@@ -55,6 +59,7 @@ public struct SMPResponderService: Sendable {
         self.taskStarter = taskStarter
         self.send = send
         self.awaitEncryption = awaitEncryption
+        self.checkPeerKeys = checkPeerKeys
     }
 
     /// Serves `incoming` until it finishes (the link ended); `onStart` is called when a Pairing
@@ -98,7 +103,7 @@ public struct SMPResponderService: Sendable {
         let responder = Locked<SMPResponder?>(nil)
         let made = SMPResponder(
             bearer: ForwardingBearer(incoming: incoming, sender: send), configuration: configuration, addresses: addresses, agent: agent,
-            clock: clock, localKeys: localKeys, taskStarter: taskStarter
+            clock: clock, localKeys: localKeys, taskStarter: taskStarter, checkPeerKeys: checkPeerKeys
         ) { key in
             // The responder waits here for the encryption; its negotiated method is settled.
             let negotiated = await responder.withLock { $0 }?.negotiatedSecurity

@@ -18,12 +18,20 @@ public struct DeviceSecurity: Hashable, Sendable {
     public var passkey: UInt32?
     /// What the device's person answers to Numeric Comparison.
     public var confirmsNumericComparison: Bool
+    /// The identity the device distributes in key distribution when it is not its own: a
+    /// hostile device claiming another device's identity address (and IRK), for tests of the
+    /// central's bond rules. Nil (the default) distributes the device's own identity.
+    public var distributedIdentity: LocalIdentity?
 
     /// A device's side of pairing: its configuration, the passkey it shows or types (0…999999), and its answer to Numeric Comparison.
-    public init(configuration: PairingConfiguration = PairingConfiguration(), passkey: UInt32? = nil, confirmsNumericComparison: Bool = true) {
+    public init(
+        configuration: PairingConfiguration = PairingConfiguration(), passkey: UInt32? = nil, confirmsNumericComparison: Bool = true,
+        distributedIdentity: LocalIdentity? = nil
+    ) {
         self.configuration = configuration
         self.passkey = passkey
         self.confirmsNumericComparison = confirmsNumericComparison
+        self.distributedIdentity = distributedIdentity
     }
 
     /// A device that displays `passkey` for the person to type on the central, and asks for a
@@ -43,5 +51,6 @@ public struct DeviceSecurity: Hashable, Sendable {
         hasher.combine(configuration)
         hasher.combine(passkey)
         hasher.combine(confirmsNumericComparison)
+        hasher.combine(distributedIdentity)
     }
 }

@@ -82,7 +82,7 @@ final class SimulatedPairableLink: PairableLink {
         let channel = channel
         let service = SMPResponderService(
             configuration: device.configuration, agent: DevicePerson(security: device),
-            addresses: PairingAddresses(initiator: centralAddress, responder: peerAddress), localKeys: SMPResponderLocalKeys(identity: deviceIdentity),
+            addresses: PairingAddresses(initiator: centralAddress, responder: peerAddress), localKeys: SMPResponderLocalKeys(identity: device.distributedIdentity ?? deviceIdentity),
             clock: clock, taskStarter: clock.taskStarter, send: { pdu in try await channel.send(pdu, from: .peripheral) }
         ) { [weak self] key, level in
             guard let self else { throw PairingError.linkLost("the link closed") }
@@ -114,6 +114,11 @@ final class SimulatedPairableLink: PairableLink {
     }
 
     // MARK: PairableLink
+
+    /// The central ends the link (Authentication Failure).
+    func disconnect() async {
+        await link.close(reason: .terminated(by: .central))
+    }
 
     /// The simulator knows devices by their identity address only.
     var peerIdentity: BluetoothAddress? { nil }

@@ -312,6 +312,11 @@ public final class Simulator: Sendable {
         }
         let connection: GATTConnection
         do {
+            let linkSecurity = pairable.flatMap { [security] pairable in
+                security.map { BondingLinkSecurity.start(link: pairable, configuration: $0, clock: clock, taskStarter: clock.taskStarter) }
+            }
+            // A bonded peer is encrypted with the bond before its first ATT request (BLESA).
+            try await linkSecurity?.encryptBondedPeerFirst()
             connection = try await GATTConnection.open(
                 bearer: centralBearer, peripheral: device.description.identifier, clock: clock, exchangeMTU: exchangesMTUOnConnect,
                 watchesServiceChanged: watchesServiceChanged, timeout: max(timeout, .milliseconds(1)),
@@ -322,9 +327,7 @@ public final class Simulator: Sendable {
                     }
                     return rssi
                 },
-                securityManager: pairable.flatMap { [security] pairable in
-                    security.map { BondingLinkSecurity.start(link: pairable, configuration: $0, clock: clock, taskStarter: clock.taskStarter) }
-                })
+                securityManager: linkSecurity)
         } catch {
             pairable?.close()
             await link.close(reason: .terminated(by: .central))
