@@ -236,7 +236,8 @@ def main_link_checks(transport):
     def _():
         run = harald("read", HR, "2A19", "--json", transport=transport)
         expect_success(run)
-        expect(run.json_lines() == [{"uuid": "2A19", "hex": "57", "decoded": {"level": 87}}], run)
+        expect(run.json_lines() == [{"uuid": "2A19", "hex": "57", "decoded": {"level": 87},
+                                     "security": {"level": 1, "name": "none", "bonded": False}}], run)
 
     @check("read prints the SIG name, hex and the decoded value as text")
     def _():
@@ -247,6 +248,7 @@ def main_link_checks(transport):
         battery = harald("read", HR, "2A19", "--address-type", "random", transport=transport)
         expect_success(battery)
         expect(battery.lines == ["2A19 Battery Level: 57 → level: 87"], battery)
+        expect("security: level 1 (no encryption)" in battery.err, battery)
 
     @check("read with --address-type random connects without scanning first")
     def _():
@@ -306,7 +308,7 @@ def main_link_checks(transport):
         expect_success(run)
         expect(run.lines == [], run)
 
-    @check("--btsnoop writes a capture that Wireshark's reader opens")
+    @check("--btsnoop writes an owner-only (0600) capture that Wireshark's reader opens")
     def _():
         with tempfile.TemporaryDirectory() as directory:
             path = os.path.join(directory, "read.btsnoop")
@@ -316,6 +318,7 @@ def main_link_checks(transport):
                 header = capture.read(16)
             expect(header[:8] == b"btsnoop\0", f"not a btsnoop file: {header!r}")
             expect(int.from_bytes(header[12:16], "big") == 1002, "datalink must be HCI UART (H4), 1002")
+            expect(stat.S_IMODE(os.stat(path).st_mode) == 0o600, f"a capture holds keys: mode {oct(os.stat(path).st_mode)}")
             if shutil.which("tshark"):
                 frames = subprocess.run(["tshark", "-r", path, "-Y", "btatt"], capture_output=True, text=True, timeout=60)
                 expect(frames.returncode == 0, frames.stderr)
@@ -761,7 +764,8 @@ def pairing_checks(python):
             result = run.json_lines()
             expect(result == [{"address": JW_PEER, "method": "Just Works", "secureConnections": True, "level": "encrypted",
                                "keySize": 16, "bonded": True, "identityAddress": JW_PEER, "identityAddressType": "random",
-                               "bonds": bonds}], run)
+                               "bonds": bonds, "security": {"level": 2, "name": "encrypted", "pairing": "secure-connections",
+                                                            "keySize": 16, "bonded": True}}], run)
             expect(pairings("jw") == before + 1, peer_log("jw"))
             expect(stat.S_IMODE(os.stat(bonds).st_mode) == 0o600, oct(os.stat(bonds).st_mode))
             expect(stat.S_IMODE(os.stat(os.path.dirname(bonds)).st_mode) == 0o700, oct(os.stat(os.path.dirname(bonds)).st_mode))
@@ -775,6 +779,7 @@ def pairing_checks(python):
             expect_success(run)
             expect("method: LE Secure Connections, Just Works" in run.out and "bonded: yes" in run.out, run)
             expect(JW_PEER in run.out and "128 bits" in run.out, run)
+            expect("security: level 2 (encrypted, unauthenticated, LE Secure Connections), 128-bit key, bonded" in run.out, run)
             expect(pairings("jw") == before + 1, peer_log("jw"))
             no_keys_in(run, bonds)
 
@@ -917,16 +922,29 @@ def pairing_checks(python):
             expect(result["bonded"] is True and result["identityAddress"] == PASSKEY_PEER, run)
             expect("authenticated=True" in peer_log("passkey"), peer_log("passkey"))
 
-        @check("this side displays: --io display-only --passkey N shows N on stderr for the device to type")
+        @check("this side displays a fresh random passkey on every pairing, never --passkey; --fixed-passkey N shows N, with a warning")
         def _():
+            shown = []
+            for _ in range(2):
+                # --passkey is what this side types: it is never shown. The peer types its own fixed
+                # passkey, so these pairings fail (unless the random one matches: one in a million).
+                run = harald("pair", KEYBOARD_PEER, "--bonds", os.path.join(work, "display.json"), "--io", "display-only",
+                             "--passkey", TYPED_PASSKEY, "--address-type", "random", transport=transport)
+                match = re.search(r"Type the passkey (\d{6}) on the device", run.err)
+                expect(match, run)
+                shown.append(match.group(1))
+                expect(run.status not in (0, "hung") and "--fixed-passkey" not in run.err, run)
+            expect(shown[0] != shown[1] and TYPED_PASSKEY not in shown, f"the displayed passkeys: {shown}")
             run = harald("pair", KEYBOARD_PEER, "--bonds", os.path.join(work, "display.json"), "--io", "display-only",
-                         "--passkey", TYPED_PASSKEY, "--json", "--address-type", "random", transport=transport)
+                         "--fixed-passkey", TYPED_PASSKEY, "--json", "--address-type", "random", transport=transport)
             expect(run.status == 0, run)
             expect(f"Type the passkey {TYPED_PASSKEY} on the device" in run.err, run)
+            expect("warning: --fixed-passkey" in run.err, run)
             result = run.json_lines()[0]
             expect(result["method"] == "Passkey Entry" and result["level"] == "authenticated-secure-connections", run)
+            expect(result["security"]["level"] == 4 and result["security"]["pairing"] == "secure-connections", run)
             wrong = harald("pair", KEYBOARD_PEER, "--bonds", os.path.join(work, "display.json"), "--io", "display-only",
-                           "--passkey", "111111", "--address-type", "random", transport=transport)
+                           "--fixed-passkey", "111111", "--address-type", "random", transport=transport)
             expect(wrong.status not in (0, "hung") and wrong.seconds <= SMP_TIMEOUT, wrong)
             expect("pairing failed" in wrong.err and "Confirm Value Failed" in wrong.err, wrong)
 

@@ -49,14 +49,18 @@ public final class HCICentralBackend: CentralBackend {
     /// - Parameter localMTU: the ATT MTU this side offers in the MTU exchange (517 at most).
     /// - Parameter security: pairing settings; without them the backend does not pair.
     /// - Parameter privateAddress: with a bond store, connect from a resolvable private address
-    ///   made from this device's IRK instead of its static identity address.
+    ///   made from this device's IRK instead of its static identity address, replaced by a fresh
+    ///   one every `privateAddressInterval`.
+    /// - Parameter privateAddressInterval: how long one private address lasts (T_GAP(private_addr_int),
+    ///   15 minutes by default).
     /// - Parameter bonds: where bonds and this device's identity are kept. With a store, the host
     ///   connects from one static random identity address for good (generated and saved the first
     ///   time), so bonded peers recognise it; without one, from a fresh random address each run.
     public static func open(
         transport specification: String, clock: any Clock<Duration> = ContinuousClock(), btsnoop: String? = nil,
         configuration: HCIHost.Configuration = HCIHost.Configuration(), localMTU: Int = 517, bonds: (any BondStore)? = nil,
-        security: HCISecurityConfiguration? = nil, privateAddress: Bool = false
+        security: HCISecurityConfiguration? = nil, privateAddress: Bool = false,
+        privateAddressInterval: Duration = PrivateAddressRotation.defaultInterval
     ) async throws -> HCICentralBackend {
         let transport: any HCITransport
         do { transport = try openHCITransport(specification) } catch {
@@ -71,7 +75,7 @@ public final class HCICentralBackend: CentralBackend {
         }
         return try await open(
             transport: transport, clock: clock, configuration: configuration, snoop: snoop, localMTU: localMTU, bonds: bonds, security: security,
-            privateAddress: privateAddress)
+            privateAddress: privateAddress, privateAddressInterval: privateAddressInterval)
     }
 
     /// Resets and sets up the controller behind an open `transport` (an in-process controller in
@@ -85,13 +89,17 @@ public final class HCICentralBackend: CentralBackend {
     /// - Parameter bonds: where bonds and this device's identity are kept.
     /// - Parameter security: pairing settings; without them the backend does not pair.
     /// - Parameter privateAddress: with a bond store, connect from a resolvable private address
-    ///   made from this device's IRK (a fresh one each time the backend opens) instead of its
-    ///   static identity address: bonded peers resolve it with the IRK pairing gave them, others
-    ///   cannot follow the device from one run to the next.
+    ///   made from this device's IRK (a fresh one each time the backend opens, and again every
+    ///   `privateAddressInterval` while it runs) instead of its static identity address: bonded
+    ///   peers resolve it with the IRK pairing gave them, others cannot follow the device from
+    ///   one address to the next.
+    /// - Parameter privateAddressInterval: how long one private address lasts (T_GAP(private_addr_int),
+    ///   15 minutes by default), on `clock`.
     public static func open(
         transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(),
         configuration: HCIHost.Configuration = HCIHost.Configuration(), snoop: BTSnoopWriter? = nil, localMTU: Int = 517,
-        bonds: (any BondStore)? = nil, security: HCISecurityConfiguration? = nil, privateAddress: Bool = false
+        bonds: (any BondStore)? = nil, security: HCISecurityConfiguration? = nil, privateAddress: Bool = false,
+        privateAddressInterval: Duration = PrivateAddressRotation.defaultInterval
     ) async throws -> HCICentralBackend {
         var configuration = configuration
         // With a Security Manager above it, the host hands it the SMP PDUs instead of refusing them.
@@ -99,7 +107,7 @@ public final class HCICentralBackend: CentralBackend {
         if let bonds = bonds ?? security?.bonds, configuration.randomAddress == nil {
             let identity = try await Self.localIdentity(in: bonds)
             if privateAddress {
-                configuration.randomAddress = identity.identityResolvingKey.resolvablePrivateAddress()
+                configuration.privateAddress = Self.privateAddressRotation(of: identity, every: privateAddressInterval)
             } else if identity.address.kind == .random {
                 configuration.randomAddress = identity.address
             }
@@ -108,6 +116,13 @@ public final class HCICentralBackend: CentralBackend {
         do { try await host.start() } catch { throw BluetoothError.backend("controller set-up failed: \(error)") }
         return HCICentralBackend(
             host: host, clock: clock, localMTU: localMTU, logger: configuration.logger, security: security, bondStore: security?.bonds ?? bonds)
+    }
+
+    /// Rotation of resolvable private addresses made from `identity`'s IRK (fresh random bits from
+    /// the system's secure generator each time), every `interval`.
+    static func privateAddressRotation(of identity: LocalIdentity, every interval: Duration) -> PrivateAddressRotation {
+        let key = identity.identityResolvingKey
+        return PrivateAddressRotation(interval: interval) { key.resolvablePrivateAddress() }
     }
 
     /// This device's identity kept in `bonds`, generated (a static random address and an IRK) and

@@ -16,7 +16,11 @@ struct HCIPairableLink: PairableLink {
 
     var peerAddress: BluetoothAddress { link.peer }
 
-    func localAddress() async -> BluetoothAddress? { await host.controller?.randomAddress }
+    /// The address this link was made from (our private address may have rotated since).
+    func localAddress() async -> BluetoothAddress? {
+        if let address = link.localAddress { return address }
+        return await host.currentRandomAddress
+    }
 
     func encryption() async -> LinkEncryption {
         let parameters = link.parameters

@@ -80,33 +80,44 @@ public actor HCIPeripheral {
 
     /// Opens `transport` (`tcp:HOST:PORT` or `hci:N`), sets up the controller and serves
     /// `services`. With `security`, the host's random address is the identity kept in the bond
-    /// store (so bonded centrals recognise it), and pairing is answered.
+    /// store (so bonded centrals recognise it), and pairing is answered; with `privateAddress`
+    /// too, it advertises from resolvable private addresses of that identity's IRK instead,
+    /// a fresh one every `privateAddressInterval` (15 minutes by default).
     public static func open(
         transport specification: String, services: [GATTServiceDefinition], configuration: HCIHost.Configuration = HCIHost.Configuration(),
-        security: SecurityConfiguration? = nil, localMTU: Int = 517
+        security: SecurityConfiguration? = nil, localMTU: Int = 517, privateAddress: Bool = false,
+        privateAddressInterval: Duration = PrivateAddressRotation.defaultInterval
     ) async throws -> HCIPeripheral {
         let transport: any HCITransport
         do { transport = try openHCITransport(specification) } catch {
             throw HCIError.unsupported("cannot open \(specification): \(error)")
         }
-        return try await open(transport: transport, services: services, configuration: configuration, security: security, localMTU: localMTU)
+        return try await open(
+            transport: transport, services: services, configuration: configuration, security: security, localMTU: localMTU,
+            privateAddress: privateAddress, privateAddressInterval: privateAddressInterval)
     }
 
-    /// Sets up the controller behind an open `transport` and serves `services`.
+    /// Sets up the controller behind an open `transport` and serves `services`; `clock` measures
+    /// the host's timeouts and the private address interval.
     public static func open(
         transport: any HCITransport, services: [GATTServiceDefinition], configuration: HCIHost.Configuration = HCIHost.Configuration(),
-        security: SecurityConfiguration? = nil, localMTU: Int = 517
+        security: SecurityConfiguration? = nil, localMTU: Int = 517, privateAddress: Bool = false,
+        privateAddressInterval: Duration = PrivateAddressRotation.defaultInterval, clock: any Clock<Duration> = ContinuousClock()
     ) async throws -> HCIPeripheral {
         var configuration = configuration
         if let security {
             configuration.deliversSecurityManagerPDUs = true
             if configuration.randomAddress == nil {
                 let identity = try await HCICentralBackend.localIdentity(in: security.bonds)
-                if identity.address.kind == .random { configuration.randomAddress = identity.address }
+                if privateAddress {
+                    configuration.privateAddress = HCICentralBackend.privateAddressRotation(of: identity, every: privateAddressInterval)
+                } else if identity.address.kind == .random {
+                    configuration.randomAddress = identity.address
+                }
             }
         }
         let server = try GATTServer(services: services, configuration: .peripheral)
-        let host = HCIHost(transport: transport, configuration: configuration)
+        let host = HCIHost(transport: transport, clock: clock, configuration: configuration)
         try await host.start()
         let peripheral = HCIPeripheral(host: host, server: server, security: security, localMTU: localMTU, logger: configuration.logger)
         await peripheral.startAccepting()
@@ -248,7 +259,9 @@ public actor HCIPeripheral {
     /// The Security Manager as responder on `link`'s channel 0x0006.
     private func serveSecurityManager(_ link: LEConnection, security: SecurityConfiguration) async {
         let identity = try? await security.bonds.localIdentity()
-        let ours = await host.controller?.randomAddress ?? link.peer
+        // The address the central connected to (our private address may have rotated since).
+        let current = await host.currentRandomAddress
+        let ours = link.localAddress ?? current ?? link.peer
         let channel = link.securityManager
         // The central's keys pass the bond rules before the pairing ends: a claimed identity is
         // proven by the link, another central's bond is never overwritten, a weaker pairing

@@ -16,13 +16,26 @@ public struct HCIPeripheralBackend: PeripheralBackend {
     public let configuration: HCIHost.Configuration
     /// Pairing settings; nil refuses pairing.
     public let security: SecurityConfiguration?
+    /// With `security`: advertise from resolvable private addresses of our IRK (from the bond
+    /// store's identity), rotated every ``privateAddressInterval``, instead of the static identity
+    /// address.
+    public let privateAddress: Bool
+    /// How long one private address lasts (T_GAP(private_addr_int), 15 minutes by default).
+    public let privateAddressInterval: Duration
     private let serving = Locked(false)
 
-    /// A backend that opens `transport` (`tcp:HOST:PORT` or `hci:N`) when it first serves.
-    public init(transport: String, configuration: HCIHost.Configuration = HCIHost.Configuration(), security: SecurityConfiguration? = nil) {
+    /// A backend that opens `transport` (`tcp:HOST:PORT` or `hci:N`) when it first serves;
+    /// `privateAddress` turns on LE privacy for our address (with `security`, whose bond store
+    /// holds our IRK).
+    public init(
+        transport: String, configuration: HCIHost.Configuration = HCIHost.Configuration(), security: SecurityConfiguration? = nil,
+        privateAddress: Bool = false, privateAddressInterval: Duration = PrivateAddressRotation.defaultInterval
+    ) {
         self.transport = transport
         self.configuration = configuration
         self.security = security
+        self.privateAddress = privateAddress
+        self.privateAddressInterval = privateAddressInterval
     }
 
     public func serve(_ definition: PeripheralDefinition) async throws(BluetoothError) -> any ServingBackend {
@@ -41,7 +54,8 @@ public struct HCIPeripheralBackend: PeripheralBackend {
         }
         do {
             let peripheral = try await HCIPeripheral.open(
-                transport: transport, services: definition.gattServices(), configuration: configuration, security: security)
+                transport: transport, services: definition.gattServices(), configuration: configuration, security: security,
+                privateAddress: privateAddress, privateAddressInterval: privateAddressInterval)
             // Security events name the central as the served definition's events do; the box is
             // filled before any central can connect (advertising starts below).
             let servingBox = Locked<GATTServing?>(nil)

@@ -33,6 +33,12 @@ private func bondFile(in directory: URL) -> URL {
     directory.appendingPathComponent("harald").appendingPathComponent("bonds.json")
 }
 
+/// Writes `data` to `url` readable by its owner only, as the store wants a bond file.
+private func writeOwnerOnly(_ data: Data, to url: URL) throws {
+    try data.write(to: url)
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+}
+
 private func permissions(_ url: URL) throws -> Int {
     try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
 }
@@ -202,12 +208,16 @@ struct FileBondStoreTests {
         }
     }
 
-    @Test func aFileWithLooserPermissionsIsReplacedByAnOwnerOnlyOne() async throws {
+    @Test func aFileWithLooserPermissionsIsRefusedOrWithTheRepairPolicyReplacedByAnOwnerOnlyOne() async throws {
         try await withTemporaryDirectory { (directory: URL) async throws in
             let file = bondFile(in: directory)
             try await FileBondStore(fileURL: file).save(F.legacyBond())
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
-            try await FileBondStore(fileURL: file).removeBond(for: F.peer)
+            await #expect(throws: BondStoreError.insecurePermissions(path: file.path, mode: 0o644)) {
+                try await FileBondStore(fileURL: file).removeBond(for: F.peer)
+            }
+            #expect(try permissions(file) == 0o644)
+            try await FileBondStore(fileURL: file, permissions: .repair { _, _ in }).removeBond(for: F.peer)
             #expect(try permissions(file) == 0o600)
         }
     }
@@ -253,7 +263,7 @@ struct FileBondStoreTests {
     func aCorruptFileIsATypedErrorAndIsNeverOverwritten(contents: String) async throws {
         try await withTemporaryDirectory { (directory: URL) async throws in
             let file = directory.appendingPathComponent("bonds.json")
-            try Data(contents.utf8).write(to: file)
+            try writeOwnerOnly(Data(contents.utf8), to: file)
             let store = FileBondStore(fileURL: file)
             await #expect { try await store.allBonds() } throws: { error in
                 guard case BondStoreError.corruptFile(let path, _) = error else { return false }
@@ -270,7 +280,7 @@ struct FileBondStoreTests {
         try await withTemporaryDirectory { (directory: URL) async throws in
             let file = directory.appendingPathComponent("bonds.json")
             let json = Self.bondJSON.replacingOccurrences(of: "a1a2a3a4a5a6a7a8a9aaabacadaeafb0", with: "a1a2a3a4a5a6a7a8a9aaabacadaeafzz")
-            try Data(#"{"schemaVersion": 1, "bonds": [\#(json)]}"#.utf8).write(to: file)
+            try writeOwnerOnly(Data(#"{"schemaVersion": 1, "bonds": [\#(json)]}"#.utf8), to: file)
             await #expect { try await FileBondStore(fileURL: file).allBonds() } throws: { error in
                 guard case BondStoreError.corruptFile(_, let reason) = error else { return false }
                 return reason.contains("bonds.0.longTermKey.key") && F.leaks("\(error)").isEmpty && !"\(error)".contains("a1a2")
@@ -282,7 +292,7 @@ struct FileBondStoreTests {
         try await withTemporaryDirectory { (directory: URL) async throws in
             let file = directory.appendingPathComponent("bonds.json")
             let contents = #"{"schemaVersion": 2, "bonds": [], "somethingNew": true}"#
-            try Data(contents.utf8).write(to: file)
+            try writeOwnerOnly(Data(contents.utf8), to: file)
             let store = FileBondStore(fileURL: file)
             await #expect(throws: BondStoreError.unsupportedSchemaVersion(path: file.path, found: 2, supported: 1)) {
                 try await store.allBonds()

@@ -105,6 +105,7 @@ struct PairingCommandLineTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("bonds.json")
         try Data("{not json".utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         for arguments in [["bonds", "list"], ["bonds", "remove", "C0:11:22:33:44:55"]] {
             let outcome = try HaraldExecutable.run(arguments + ["--bonds", file.path])
             #expect(outcome.status == 1)

@@ -64,6 +64,10 @@ public enum BondStoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No default location: neither `XDG_CONFIG_HOME` nor `HOME` is an absolute path, or the
     /// system has no Application Support directory.
     case noDefaultLocation
+    /// The file's permissions let other users read or change it (any group or other bit of
+    /// `mode`, shown in octal): its keys may already be known to them, or planted. It is neither
+    /// read nor rewritten; restrict it (`chmod 600`) once you trust it, or pair again afresh.
+    case insecurePermissions(path: String, mode: UInt16)
 
     /// What failed and on which file, e.g.
     /// `the bond file /path/bonds.json is corrupt (…); it was left untouched`.
@@ -75,6 +79,9 @@ public enum BondStoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "the bond file \(path) has schema version \(found), newer than \(supported); it was left untouched"
         case .writeFailed(let path, let reason): "cannot write the bond file \(path): \(reason)"
         case .noDefaultLocation: "no default location for the bond file (set XDG_CONFIG_HOME or HOME)"
+        case .insecurePermissions(let path, let mode):
+            "the bond file \(path) has mode 0\(String(mode, radix: 8)), readable or writable by other users; it holds link keys, "
+                + "so it was not used: check it, then `chmod 600 \(path)` (or move it aside and pair again)"
         }
     }
 }

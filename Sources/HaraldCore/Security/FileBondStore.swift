@@ -14,6 +14,13 @@ import Foundation
 /// identity), and a corrupt file may be the only copy of keys that can still be recovered by
 /// hand. Move it aside to start afresh.
 ///
+/// A file whose mode has any group or other bit (readable or writable by someone else) is
+/// refused by default with ``BondStoreError/insecurePermissions(path:mode:)``, before a byte of
+/// it is read, like `ssh` refuses a private key others can read: the keys in it may already have
+/// leaked or been replaced, and a person should look before Harald trusts them again. An app
+/// that prefers to carry on can pass ``PermissionPolicy/repair(_:)``: the file is then restricted
+/// to 0600 and the closure is told, so it can warn.
+///
 /// See `BondFile` for the format. Descriptions and mirrors show the path, never the bonds.
 public actor FileBondStore: BondStore, CustomStringConvertible, CustomReflectable {
     /// The bond file.
@@ -23,12 +30,26 @@ public actor FileBondStore: BondStore, CustomStringConvertible, CustomReflectabl
     private var table: BondTable?
     /// Counts saves and removals made through this store (``revision()``).
     private var changes: UInt64 = 0
+    private let permissionPolicy: PermissionPolicy
+
+    /// What the store does with a bond file that other users may read or change (any group or
+    /// other permission bit).
+    public enum PermissionPolicy: Sendable {
+        /// Refuse it: every operation throws ``BondStoreError/insecurePermissions(path:mode:)``
+        /// and the file is left as it is. The default.
+        case refuse
+        /// Restrict it to 0600 and go on; the closure gets the mode the file had (to warn that its
+        /// keys may have been read).
+        case repair(@Sendable (_ path: String, _ formerMode: UInt16) -> Void)
+    }
 
     /// A store on `fileURL`, resolving private addresses with `resolver` (without one, only
     /// identity addresses find a bond). Nothing is read or written until the first operation.
-    public init(fileURL: URL, resolver: PrivateAddressResolver? = nil) {
+    /// `permissions` says what to do with a file that others may read (refused by default).
+    public init(fileURL: URL, resolver: PrivateAddressResolver? = nil, permissions: PermissionPolicy = .refuse) {
         self.fileURL = fileURL
         self.resolver = resolver
+        self.permissionPolicy = permissions
     }
 
     /// A store on ``defaultFileURL(environment:)``.
@@ -121,6 +142,7 @@ public actor FileBondStore: BondStore, CustomStringConvertible, CustomReflectabl
             table = empty
             return empty
         }
+        try checkPermissions()
         let data: Data
         do {
             data = try Data(contentsOf: fileURL)
@@ -130,6 +152,23 @@ public actor FileBondStore: BondStore, CustomStringConvertible, CustomReflectabl
         let loaded = try BondFile.decode(data, path: path)
         table = loaded
         return loaded
+    }
+
+    /// Refuses (or, with ``PermissionPolicy/repair(_:)``, restricts) a file with any group or
+    /// other permission bit. Anything but a regular file, or a file whose mode cannot be read, is
+    /// left to the read that follows (which reports it).
+    private func checkPermissions() throws(BondStoreError) {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
+        let mode = UInt16(truncatingIfNeeded: status.st_mode) & 0o7777
+        guard mode & 0o077 != 0 else { return }
+        switch permissionPolicy {
+        case .refuse:
+            throw .insecurePermissions(path: path, mode: mode)
+        case .repair(let report):
+            guard chmod(path, mode_t(mode & 0o700)) == 0 else { throw .insecurePermissions(path: path, mode: mode) }
+            report(path, mode)
+        }
     }
 
     /// Writes `newTable` atomically, then keeps it; on failure the file and the table are unchanged.

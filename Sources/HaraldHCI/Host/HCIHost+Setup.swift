@@ -14,7 +14,8 @@ extension HCIHost {
     /// Read Local Supported Features, Read BD_ADDR, LE Read Local Supported Features, LE Read Buffer
     /// Size (v2 when listed as supported, else v1; Read Buffer Size when LE has no buffers of its
     /// own), Set Event Mask, LE Set Event Mask, LE Set Random Address (a static random address:
-    /// Bumble's link drops data sent from a public address), and, when Data Length Extension is
+    /// Bumble's link drops data sent from a public address; or, with
+    /// ``Configuration/privateAddress``, a resolvable private one, rotated from then on), and, when Data Length Extension is
     /// supported, LE Read Maximum Data Length and (if that exceeds 27 bytes) LE Write Suggested
     /// Default Data Length 251.
     ///
@@ -55,7 +56,7 @@ extension HCIHost {
         try await execute(.setEventMask(Self.eventMask))
         try await execute(.leSetEventMask(Self.leEventMask))
         var generator = SystemRandomNumberGenerator()
-        let randomAddress = configuration.randomAddress ?? .randomStatic(using: &generator)
+        let randomAddress = configuration.privateAddress?.makeAddress() ?? configuration.randomAddress ?? .randomStatic(using: &generator)
         try await execute(.leSetRandomAddress(randomAddress))
         info.randomAddress = randomAddress
         if info.supports(.dataLengthExtension) {
@@ -70,6 +71,7 @@ extension HCIHost {
         }
         aclCredits = info.aclPacketCount
         controller = info
+        startAddressRotation()
         return info
     }
 

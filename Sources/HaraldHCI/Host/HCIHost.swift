@@ -21,7 +21,12 @@ public actor HCIHost {
         /// How long a command may go unanswered.
         public var commandTimeout: Duration = .seconds(5)
         /// The static random address to use; nil picks a fresh one at each ``HCIHost/start()``.
+        /// Ignored when ``privateAddress`` is set.
         public var randomAddress: BluetoothAddress?
+        /// LE privacy for our own address: start from a resolvable private address and replace it
+        /// every ``PrivateAddressRotation/interval`` (15 minutes by default). Nil: the address
+        /// stays ``randomAddress`` (or the fresh static one) for the host's life.
+        public var privateAddress: PrivateAddressRotation?
         /// Use the legacy scan/connect commands even if the controller supports extended ones.
         public var preferLegacyCommands = false
         /// Ask for 251-byte link-layer payloads on each new connection when the controller supports
@@ -76,6 +81,10 @@ public actor HCIHost {
     // Connecting (HCIHost+Connecting.swift)
     var pendingConnection: PendingConnection?
     var connections: [UInt16: ConnectionState] = [:]
+
+    // Our private address (HCIHost+PrivateAddress.swift)
+    var addressRotation: Task<Void, Never>?
+    var isChangingAddress = false
 
     // Advertising and connections as peripheral (HCIHost+Advertising.swift)
     var advertising: HostAdvertising?

@@ -114,7 +114,8 @@ extension HCIHost {
             logger.notice("ignored a Connection Complete for a handle already connected", metadata: ["handle": "\(complete.handle)"])
             return
         }
-        let connection = LEConnection(complete: complete, host: self, channelBufferSize: configuration.channelBufferSize)
+        let connection = LEConnection(
+            complete: complete, host: self, channelBufferSize: configuration.channelBufferSize, localAddress: controller?.randomAddress)
         connections[complete.handle] = ConnectionState(
             connection: connection, reassembler: L2CAPReassembler(maximumPDUSize: configuration.maximumReceivedPDUSize))
         if complete.role == .peripheral {

@@ -32,6 +32,8 @@ public struct ScanOptions: Sendable, Hashable {
 struct ActiveScan {
     let id: UInt64
     let extended: Bool
+    /// Whether the controller filters duplicates (to enable the scan again as it was).
+    var filterDuplicates = false
     let continuation: AsyncStream<Advertisement>.Continuation
     var assembler: AdvertisementAssembler
 }
@@ -52,7 +54,7 @@ extension HCIHost {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Advertisement.self, bufferingPolicy: .bufferingNewest(max(1, options.bufferSize)))
         scan = ActiveScan(
-            id: id, extended: extended, continuation: continuation,
+            id: id, extended: extended, filterDuplicates: options.filterDuplicates, continuation: continuation,
             assembler: AdvertisementAssembler(capacity: options.rememberedAdvertisers))
         continuation.onTermination = { [weak self] _ in
             self?.startBackground { host in await host.stopScanning(id: id) }

@@ -35,6 +35,10 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     public let peer: BluetoothAddress
     /// Our role on this link.
     public let role: LERole
+    /// Our own address on this link: the random address in use when the link was made (it
+    /// stays this link's even after the host changes its address, and is what pairing takes as
+    /// ours). Nil when the host had none set up.
+    public let localAddress: BluetoothAddress?
     /// The Attribute Protocol fixed channel (CID 0x0004).
     public let att: L2CAPFixedChannel
     /// The Security Manager fixed channel (CID 0x0006); it carries PDUs only when the host is
@@ -46,10 +50,11 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// Who watches the link's encryption (``encryptionChanges()``).
     private let encryptionWatchers = Locked<[AsyncStream<LinkEncryption>.Continuation]?>([])
 
-    init(complete: LEConnectionComplete, host: HCIHost, channelBufferSize: Int) {
+    init(complete: LEConnectionComplete, host: HCIHost, channelBufferSize: Int, localAddress: BluetoothAddress? = nil) {
         handle = complete.handle
         peer = complete.peer
         role = complete.role
+        self.localAddress = localAddress
         info = Locked(LEConnectionInfo(interval: complete.interval, latency: complete.latency,
                                        supervisionTimeout: complete.supervisionTimeout))
         disconnection = OneShotSignal()

@@ -116,6 +116,12 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let leExtendedCreateConnection = HCIOpcode(rawValue: 0x2043)
     /// LE Read Buffer Size v2 (§7.8.2): adds isochronous buffers.
     public static let leReadBufferSizeV2 = HCIOpcode(rawValue: 0x2060)
+    /// LE Add Device To Resolving List (§7.8.38): a peer's identity with its IRK and ours, for
+    /// controller-based address resolution. Carries two keys (descriptions withhold them).
+    public static let leAddDeviceToResolvingList = HCIOpcode(rawValue: 0x2027)
+    /// Link Key Request Reply (Link Control §7.1.10, BR/EDR): the link key for a peer. Carries a
+    /// key (descriptions withhold it).
+    public static let linkKeyRequestReply = HCIOpcode(rawValue: 0x040B)
 
     private static let names: [UInt16: String] = [
         0x0406: "Disconnect", 0x041D: "Read Remote Version Information", 0x0C01: "Set Event Mask",
@@ -135,6 +141,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         0x2039: "LE Set Extended Advertising Enable", 0x203A: "LE Read Maximum Advertising Data Length",
         0x203C: "LE Remove Advertising Set", 0x2041: "LE Set Extended Scan Parameters", 0x2042: "LE Set Extended Scan Enable",
         0x2043: "LE Extended Create Connection", 0x2060: "LE Read Buffer Size v2",
+        0x2027: "LE Add Device To Resolving List", 0x040B: "Link Key Request Reply",
     ]
 }
 
@@ -180,12 +187,9 @@ public struct HCICommand: Hashable, Sendable, CustomStringConvertible, ByteCodab
                                             UInt8(min(parameters.count, 255))] + parameters.prefix(255))
     }
 
-    /// The opcode and parameters in hex, except for commands that carry a key (LE Enable
-    /// Encryption, LE Long Term Key Request Reply, LE Encrypt): their parameters are never printed.
-    public var description: String {
-        Self.keyCarrying.contains(opcode) ? "\(opcode) [\(parameters.count) bytes, key withheld]" : "\(opcode) [\(parameters.hexString)]"
-    }
-
-    /// Commands whose parameters include key material.
-    static let keyCarrying: Set<HCIOpcode> = [.leEnableEncryption, .leLongTermKeyRequestReply, .leEncrypt]
+    /// The opcode and parameters in hex; in commands that carry a key (LE Enable Encryption, LE
+    /// Long Term Key Request Reply, LE Encrypt, LE Add Device To Resolving List, Link Key Request
+    /// Reply) the key octets are replaced by `<redacted N bytes>`, e.g.
+    /// `0x201A LE Long Term Key Request Reply [4000 <redacted 16 bytes>]`.
+    public var description: String { "\(opcode) [\(redactedParameters)]" }
 }

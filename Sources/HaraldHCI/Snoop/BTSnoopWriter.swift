@@ -37,15 +37,46 @@ public final class BTSnoopWriter: Sendable {
         Array("btsnoop".utf8) + [0] + bigEndian(UInt32(1)) + bigEndian(datalinkH4)
     }
 
-    /// Creates (or truncates) `path` and writes the file header.
+    /// Creates (or truncates) `path` with mode 0600 and writes the file header.
+    ///
+    /// A capture holds every HCI packet in full, the LE Enable Encryption and LE Long Term Key
+    /// Request Reply commands with their LTKs among them, and the keys SMP distributes: anyone who
+    /// reads it can decrypt the links it recorded and those the keys protect later. So a new file
+    /// is created readable by its owner only, whatever the umask, and an existing file keeps no
+    /// group or other permission bits (it is tightened, never loosened). Throws
+    /// ``BTSnoopFileError`` when the file cannot be opened or restricted.
     public convenience init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        let descriptor = try Self.openOwnerOnly(path)
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         self.init(
             sink: { bytes in try handle.write(contentsOf: Data(bytes)) },
             microsecondsSinceUnixEpoch: { Int64(Date().timeIntervalSince1970 * 1_000_000) })
+    }
+
+    /// The permission bits a capture file may have: read and write for its owner.
+    public static let fileMode: UInt16 = 0o600
+
+    /// Opens `path` for writing, created 0600 or truncated, with the group and other bits
+    /// removed from an existing file's mode.
+    private static func openOwnerOnly(_ path: String) throws(BTSnoopFileError) -> Int32 {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(fileMode))
+        guard descriptor >= 0 else { throw .cannotOpen(path: path, errno: errno) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let code = errno
+            _ = close(descriptor)
+            throw .cannotRestrict(path: path, errno: code)
+        }
+        // Only ever removes bits: an existing 0400 or 0600 file stays as it is, a 0644 one becomes 0600.
+        let current = UInt16(truncatingIfNeeded: status.st_mode) & 0o7777
+        if current & 0o077 != 0 {
+            guard fchmod(descriptor, mode_t(current & 0o700)) == 0 else {
+                let code = errno
+                _ = close(descriptor)
+                throw .cannotRestrict(path: path, errno: code)
+            }
+        }
+        return descriptor
     }
 
     /// A writer into any byte sink (tests use memory); `microsecondsSinceUnixEpoch` gives the
@@ -89,4 +120,24 @@ public final class BTSnoopWriter: Sendable {
     static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
         withUnsafeBytes(of: value.bigEndian) { Array($0) }
     }
+}
+
+/// Why a btsnoop capture file could not be written.
+public enum BTSnoopFileError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// `open(2)` failed (a missing directory, no permission…); `errno` says why.
+    case cannotOpen(path: String, errno: Int32)
+    /// The file exists with group or other permissions and they could not be removed (a file
+    /// owned by someone else, say): keys are not written into a file others may read.
+    case cannotRestrict(path: String, errno: Int32)
+
+    /// The file and the reason, e.g. `cannot create the btsnoop file /tmp/x: ENOENT`.
+    public var description: String {
+        switch self {
+        case let .cannotOpen(path, code): "cannot create the btsnoop file \(path): \(Self.name(code))"
+        case let .cannotRestrict(path, code):
+            "cannot restrict the btsnoop file \(path) to its owner (mode 0600): \(Self.name(code)); a capture holds link keys"
+        }
+    }
+
+    private static func name(_ code: Int32) -> String { POSIXErrorCode(rawValue: code).map { "\($0)" } ?? "errno \(code)" }
 }

@@ -33,6 +33,11 @@ public struct HCIPacket: Sendable, Hashable, CustomStringConvertible {
     /// The packet as H4 puts it on the wire: indicator byte, then the payload.
     public var h4Bytes: [UInt8] { [type.rawValue] + payload }
 
-    /// The packet type, then the payload as lower-case hex without separators, e.g. `command 030c00`.
-    public var description: String { "\(type) \(payload.hexString)" }
+    /// The packet type, then the payload as lower-case hex without separators, e.g. `command 030c00`;
+    /// key material is replaced by `<redacted N bytes>` (LTKs in LE Enable Encryption and LE Long
+    /// Term Key Request Reply, SMP key PDUs in ACL data, and the rest listed at
+    /// `HCIPacketRedaction`), e.g. `command 1a20124000 <redacted 16 bytes>` for an LTK reply.
+    public var description: String {
+        "\(type) \(HCIPacketRedaction.text(payload, visible: HCIPacketRedaction.visiblePayloadCount(of: self)))"
+    }
 }

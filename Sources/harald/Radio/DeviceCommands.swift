@@ -129,7 +129,14 @@ struct Dump: AsyncParsableCommand {
 
 /// `harald read ADDRESS UUID`.
 struct ReadCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "read", abstract: "Read one characteristic.")
+    static let configuration = CommandConfiguration(
+        commandName: "read", abstract: "Read one characteristic.",
+        discussion: """
+            Prints the value on stdout (hex and decoded) and the security the link had for the read on stderr: the level \
+            (1 no encryption, 2 encrypted, 3 authenticated, 4 authenticated LE Secure Connections with a 128-bit key), \
+            LE Secure Connections or legacy, the key size and whether the device is bonded. With --json, one object on \
+            stdout with the value and a "security" object (level, name, pairing, keySize, bonded).
+            """)
 
     @OptionGroup var radio: RadioOptions
     @OptionGroup var device: DeviceOptions
@@ -139,14 +146,25 @@ struct ReadCommand: AsyncParsableCommand {
         let uuid = try parseUUID(self.uuid)
         let json = radio.json
         let device = self.device
-        try await RadioSession.run(radio) { central in
+        try await RadioSession.run(radio, secured: { central, session in
             let connection = try await device.connect(central)
             let characteristic = try await connection.findCharacteristic(uuid)
             let bytes = try await connection.readRaw(characteristic)
-            let value = describeValue(bytes, uuid: uuid)
-            Output.line(json ? value.jsonText : "\(Labels.uuid(uuid)): \(Labels.value(bytes, of: uuid, hexLimit: .max))")
+            let outcome = await session?.outcome()
+            let report = SecurityReport(security: await connection.security(), bond: outcome?.storedBond ?? outcome?.usedBond)
+            if json {
+                var value = describeValue(bytes, uuid: uuid)
+                if case var .object(members) = value {
+                    members["security"] = report.json
+                    value = .object(members)
+                }
+                Output.line(value.jsonText)
+            } else {
+                Output.line("\(Labels.uuid(uuid)): \(Labels.value(bytes, of: uuid, hexLimit: .max))")
+                FileHandle.standardError.write(Data("security: \(report.text)\n".utf8))
+            }
             await connection.disconnect()
-        }
+        })
     }
 }
 

@@ -54,17 +54,30 @@ struct RadioOptions: ParsableArguments {
     @Option(help: "Log to stderr from this level up (warning unless given; notice says whether a run paired or re-encrypted).")
     var logLevel: LogLevelChoice?
 
-    @Option(help: "Write a btsnoop capture of every HCI packet to this file (tcp and hci transports).")
+    @Option(
+        help: ArgumentHelp(
+            "Write a btsnoop capture of every HCI packet to this file (tcp and hci transports). Warning: a capture holds link keys "
+                + "(LTKs, IRKs) in the clear, so whoever reads it can decrypt the recorded links; it is created mode 0600 (owner only).",
+            valueName: "FILE"))
     var btsnoop: String?
 
     @OptionGroup var bondFile: BondFileOptions
 
     @Option(
         help: ArgumentHelp(
-            "The passkey (0…999999) to type when pairing asks for one, and to show when this side displays; without it, pairing asks on the terminal (and shows a random one).",
+            "The passkey (0…999999) to type when the device displays one, answered without asking; without it, pairing asks on "
+                + "the terminal. Never shown by this side: where this side displays, it shows a fresh random passkey each pairing.",
             valueName: "N"),
         transform: PairingOptions.passkey(from:))
     var passkey: UInt32?
+
+    @Option(
+        help: ArgumentHelp(
+            "Show this passkey (0…999999) instead of a fresh random one where this side displays. Warning: a passkey shown "
+                + "twice is no secret: one sniffed LE Secure Connections pairing reveals it, and whoever knows it can pair.",
+            valueName: "N"),
+        transform: PairingOptions.fixedPasskey(from:))
+    var fixedPasskey: UInt32?
 
     @Option(help: "What this side can show and take when pairing (with the device's, it decides the pairing method).")
     var io: IOChoice = .keyboardDisplay

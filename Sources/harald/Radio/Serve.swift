@@ -40,8 +40,19 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The name it advertises (default: Harald HRM, GoPro 0042, MI Band 2).")
     var name: String?
 
-    @Option(help: "The static random address to advertise from (default: a fresh one).")
+    @Option(help: "A static random address to advertise from, for good (turns privacy off; default: a resolvable private address).")
     var address: String?
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Advertise from resolvable private addresses made with our IRK (kept in the bond file), a fresh one every "
+                + "--address-interval seconds, so that only bonded centrals recognise the device. --no-privacy: the static "
+                + "identity address instead."))
+    var privacy = true
+
+    @Option(help: "Seconds one private address lasts (default 900: the spec's 15 minutes, T_GAP(private_addr_int)).")
+    var addressInterval: Double = 900
 
     @Option(help: "Milliseconds between heart-rate measurements.")
     var interval: Int = 1000
@@ -61,9 +72,20 @@ struct Serve: AsyncParsableCommand {
     var io: IOChoice = .none
 
     @Option(
-        help: ArgumentHelp("The passkey the device shows (or types) when pairing asks for one.", valueName: "N"),
+        help: ArgumentHelp(
+            "The passkey the device types when the central displays one (--io keyboard-only). The device never shows it: "
+                + "where it displays, it shows a fresh random passkey on every pairing (printed on stderr).",
+            valueName: "N"),
         transform: PairingOptions.passkey(from:))
     var passkey: UInt32?
+
+    @Option(
+        help: ArgumentHelp(
+            "Show this passkey (0…999999) instead of a fresh random one where the device displays. Warning: a passkey shown "
+                + "twice is no secret: one sniffed LE Secure Connections pairing reveals it, and whoever knows it can pair.",
+            valueName: "N"),
+        transform: PairingOptions.fixedPasskey(from:))
+    var fixedPasskey: UInt32?
 
     func validate() throws {
         let choice = try TransportChoice(parsing: transport)
@@ -75,9 +97,11 @@ struct Serve: AsyncParsableCommand {
         }
         guard (10...60_000).contains(interval) else { throw ValidationError("--interval must lie within 10…60000 ms") }
         if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive") }
+        guard addressInterval >= 1, addressInterval <= 24 * 3600 else { throw ValidationError("--address-interval must lie within 1…86400 seconds") }
     }
 
     func run() async throws {
+        PairingOptions.warnIfFixed(fixedPasskey)
         var configuration = HCIHost.Configuration()
         configuration.randomAddress = address.flatMap { BluetoothAddress($0, kind: .random) }
         let json = self.json
@@ -117,15 +141,22 @@ struct Serve: AsyncParsableCommand {
         if io != .none { authReq.insert(.mitm) }
         let security = SecurityConfiguration(
             bonds: bonds, pairing: PairingConfiguration(ioCapability: io.capability, authReq: authReq),
-            agent: CommandLinePairingAgent(passkey: passkey, interactive: false))
+            agent: CommandLinePairingAgent(passkey: passkey, fixedDisplayPasskey: fixedPasskey, interactive: false))
         let served: ServedPeripheral
         do {
             served = try await ServedPeripheral.start(
-                definition, on: HCIPeripheralBackend(transport: transport, configuration: configuration, security: security))
+                definition,
+                on: HCIPeripheralBackend(
+                    transport: transport, configuration: configuration, security: security, privateAddress: privacy && address == nil,
+                    privateAddressInterval: .milliseconds(Int64(addressInterval * 1000))))
         } catch {
             Output.fail("cannot serve on \(transport): \(error)", status: 69)
         }
-        report(["event": .string("advertising"), "name": .string(name)], text: "advertising as \"\(name)\" on \(transport)")
+        let isPrivate = privacy && address == nil
+        report(
+            ["event": .string("advertising"), "name": .string(name), "privateAddress": .bool(isPrivate)],
+            text: "advertising as \"\(name)\" on \(transport)"
+                + (isPrivate ? " from a resolvable private address (a new one every \(Int(addressInterval)) s)" : ""))
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await event in served.events() { Self.report(event, json: json) }

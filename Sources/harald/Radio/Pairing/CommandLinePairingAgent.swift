@@ -8,8 +8,10 @@ import HaraldSMP
 /// Just Works is accepted. Passkey Entry where this side types takes `--passkey`, else asks on
 /// the terminal, and refuses (so pairing fails with Passkey Entry Failed) when stdin is not a
 /// terminal. Numeric Comparison asks on the terminal and refuses without one. A passkey this
-/// side displays (`--passkey`, else a random one) goes to stderr for the person to type on the
-/// device: it is the prompt, not a log.
+/// side displays is fresh on every pairing, six random digits from the system's
+/// cryptographically secure generator (a passkey shown twice is no secret: one sniffed LE Secure
+/// Connections pairing gives away all 20 bits), unless `--fixed-passkey` asks for one (with a
+/// warning). It goes to stderr for the person to type on the device: it is the prompt, not a log.
 ///
 /// It also remembers what it was asked, which tells the command the association model that was
 /// used, and why it refused, for the error message.
@@ -23,14 +25,18 @@ final class CommandLinePairingAgent: PairingAgent {
     }
 
     private let passkey: UInt32?
+    private let fixedDisplayPasskey: UInt32?
     private let interactive: Bool
     private let state = Locked<(questions: [Question], refusal: String?)>(([], nil))
 
     /// - Parameters:
-    ///   - passkey: the passkey to type, 0…999999 (`--passkey`).
+    ///   - passkey: the passkey to type, 0…999999 (`--passkey`); never displayed.
+    ///   - fixedDisplayPasskey: the passkey to show where this side displays (`--fixed-passkey`);
+    ///     nil shows a fresh random one on every pairing.
     ///   - interactive: whether a person can answer on the terminal (stdin is a terminal).
-    init(passkey: UInt32?, interactive: Bool = isatty(STDIN_FILENO) == 1) {
+    init(passkey: UInt32?, fixedDisplayPasskey: UInt32? = nil, interactive: Bool = isatty(STDIN_FILENO) == 1) {
         self.passkey = passkey
+        self.fixedDisplayPasskey = fixedDisplayPasskey
         self.interactive = interactive
     }
 
@@ -88,8 +94,8 @@ final class CommandLinePairingAgent: PairingAgent {
         return typed
     }
 
-    /// `--passkey` is also what this side shows when it displays; without it, a random passkey.
-    func passkeyToDisplay() async -> UInt32? { passkey }
+    /// What this side shows when it displays: `--fixed-passkey`, else a fresh random passkey.
+    func passkeyToDisplay() async -> UInt32? { fixedDisplayPasskey ?? PairingOptions.freshPasskey() }
 
     func displayPasskey(_ passkey: UInt32) async {
         asked(.passkeyShown)
@@ -128,5 +134,31 @@ enum PairingOptions {
             throw ValidationError("--passkey must be a number from 0 to 999999 (six digits at most), not '\(text)'")
         }
         return passkey
+    }
+
+    /// `--fixed-passkey`'s transform: a usage error for anything but 0…999999.
+    static func fixedPasskey(from text: String) throws -> UInt32 {
+        guard let passkey = parsePasskey(text) else {
+            throw ValidationError("--fixed-passkey must be a number from 0 to 999999 (six digits at most), not '\(text)'")
+        }
+        return passkey
+    }
+
+    /// A passkey to display: uniform in 0…999999, from the system's cryptographically secure
+    /// generator, new on every call.
+    static func freshPasskey() -> UInt32 {
+        var generator = SystemRandomNumberGenerator()
+        return UInt32.random(in: 0...999_999, using: &generator)
+    }
+
+    /// The warning `--fixed-passkey` prints on stderr before anything else.
+    static let fixedPasskeyWarning =
+        "warning: --fixed-passkey shows the same passkey on every pairing; one sniffed LE Secure Connections pairing "
+        + "reveals it and anyone who knows it can pair as a man in the middle: use it only for tests"
+
+    /// Prints ``fixedPasskeyWarning`` on stderr when `passkey` is set.
+    static func warnIfFixed(_ passkey: UInt32?) {
+        guard passkey != nil else { return }
+        FileHandle.standardError.write(Data((fixedPasskeyWarning + "\n").utf8))
     }
 }

@@ -11,12 +11,13 @@ struct PairCommand: AsyncParsableCommand {
         abstract: "Connect to a device, pair with it and store the bond.",
         discussion: """
             Pairs afresh even when a bond with the device is stored (the new bond replaces it once pairing succeeds). \
-            Prints the pairing method, the security level, the key size, whether the keys were kept (bonded) and the \
+            Prints the pairing method, the security level (1–4, LE Secure Connections or legacy), the key size, whether the keys were kept (bonded) and the \
             device's identity address. The other radio commands pair on their own when a device refuses a request for \
             lack of encryption, and re-encrypt with the stored bond on later connections. With --passkey the passkey is \
             answered without asking; without it, pairing asks on the terminal when the device shows one (and fails when \
             stdin is not a terminal). Where this side displays, the passkey to type on the device is printed on stderr: \
-            the --passkey one, else a random one. Each pairing step must be answered within the SMP timeout (30 s). \
+            a fresh random one on every pairing (--fixed-passkey N shows N instead, with a warning: a passkey shown twice \
+            is no secret). Each pairing step must be answered within the SMP timeout (30 s). \
             The sim transport does not pair yet.
             """)
 
@@ -43,6 +44,7 @@ struct PairCommand: AsyncParsableCommand {
                 bond?.isSecureConnections ?? (security.level == .authenticatedSecureConnections ? true : nil)
             let method = [secureConnections.map { $0 ? "LE Secure Connections" : "LE legacy" }, outcome.model].compactMap(\.self)
             let keySize = security.keySize ?? bond?.keySize
+            let report = SecurityReport(security: security, bond: bond)
             if json {
                 Output.json(
                     .fields([
@@ -51,12 +53,12 @@ struct PairCommand: AsyncParsableCommand {
                         "level": .string(security.level.jsonName), "keySize": keySize.map { JSONValue.int($0) },
                         "bonded": .bool(bond != nil), "identityAddress": bond.map { .string($0.identityAddress.string) },
                         "identityAddressType": bond.map { .string($0.identityAddress.kind.description) },
-                        "bonds": bond.map { _ in .string(session.fileURL.path) },
+                        "bonds": bond.map { _ in .string(session.fileURL.path) }, "security": report.json,
                     ]))
             } else {
                 Output.line("paired with \(device.address.uppercased())")
                 Output.line("  method: \(method.isEmpty ? "unknown" : method.joined(separator: ", "))")
-                Output.line("  level: \(security.level)")
+                Output.line("  security: \(report.text)")
                 Output.line("  key size: \(keySize.map { "\($0 * 8) bits" } ?? "unknown")")
                 if let bond {
                     Output.line("  bonded: yes, identity \(bond.identityAddress.string) (\(bond.identityAddress.kind)), stored in \(session.fileURL.path)")

@@ -17,7 +17,8 @@ final class PairingSession: Sendable {
     init(_ options: RadioOptions) throws {
         fileURL = try options.bondFile.fileURL()
         store = SessionBondStore(FileBondStore(fileURL: fileURL) { key, address in key.resolves(address) })
-        agent = CommandLinePairingAgent(passkey: options.passkey)
+        PairingOptions.warnIfFixed(options.fixedPasskey)
+        agent = CommandLinePairingAgent(passkey: options.passkey, fixedDisplayPasskey: options.fixedPasskey)
         // No MITM demand of our own: a device without IO still pairs (Just Works); a device that
         // asks for MITM gets the association model both sides' IO capabilities allow.
         configuration = HCISecurityConfiguration(
