@@ -28,6 +28,10 @@ final class CommandLinePairingAgent: PairingAgent {
     private let fixedDisplayPasskey: UInt32?
     private let interactive: Bool
     private let state = Locked<(questions: [Question], refusal: String?)>(([], nil))
+    /// Whether a pairing may replace a stored bond that is as strong or stronger (set by
+    /// `harald pair`, where the person asked to pair afresh; never by the commands that pair on
+    /// their own).
+    private let replacesBonds = Locked(false)
 
     /// - Parameters:
     ///   - passkey: the passkey to type, 0…999999 (`--passkey`); never displayed.
@@ -92,6 +96,16 @@ final class CommandLinePairingAgent: PairingAgent {
             return nil
         }
         return typed
+    }
+
+    /// Lets pairings of this run replace a stored bond even with a weaker one: the person ran
+    /// `harald pair` to pair afresh. Without it (every other command) a weaker pairing is refused
+    /// and the stored bond kept.
+    func allowBondReplacement() { replacesBonds.withLock { $0 = true } }
+
+    /// Yes only after ``allowBondReplacement()``: an explicit `harald pair`.
+    func confirmBondReplacement(existing: BondStrength, replacement: BondStrength) async -> Bool {
+        replacesBonds.withLock { $0 }
     }
 
     /// What this side shows when it displays: `--fixed-passkey`, else a fresh random passkey.

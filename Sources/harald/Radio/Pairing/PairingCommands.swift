@@ -10,7 +10,9 @@ struct PairCommand: AsyncParsableCommand {
         commandName: "pair",
         abstract: "Connect to a device, pair with it and store the bond.",
         discussion: """
-            Pairs afresh even when a bond with the device is stored (the new bond replaces it once pairing succeeds). \
+            Pairs afresh even when a bond with the device is stored (the new bond replaces it once pairing succeeds, \
+            even when it is weaker: running pair is the person's consent; the other commands never let a weaker pairing \
+            replace a bond). \
             Prints the pairing method, the security level (1–4, LE Secure Connections or legacy), the key size, whether the keys were kept (bonded) and the \
             device's identity address. The other radio commands pair on their own when a device refuses a request for \
             lack of encryption, and re-encrypt with the stored bond on later connections. With --passkey the passkey is \
@@ -34,6 +36,9 @@ struct PairCommand: AsyncParsableCommand {
         let (json, device) = (radio.json, self.device)
         try await RadioSession.run(radio) { central, session in
             guard let session else { throw BluetoothError.unsupported("pairing on this transport") }
+            // The person asked to pair afresh: the new bond may replace the stored one, even a
+            // stronger one (other commands never let a weaker pairing replace a bond).
+            session.agent.allowBondReplacement()
             let connection = try await device.connect(central)
             // Each pairing step has the SMP timeout (30 s), time enough for a person to type.
             let security = try await connection.pair()
