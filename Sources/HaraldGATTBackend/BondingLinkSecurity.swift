@@ -186,9 +186,12 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     private func encryptOrPair(needing needed: SecurityLevel) async -> Result<LinkSecurity, BluetoothError> {
         do throws(BluetoothError) {
             let bond = try await storedBond()
-            // Encrypting with the bond's key helps unless the link is encrypted already (then the
-            // peer wants more than the bond gives: a stronger pairing).
-            if let bond, let key = bond.longTermKey, await !link.encryption().isEncrypted, key.securityLevel >= needed {
+            // Encrypting with the bond's key comes first whenever the link is not encrypted yet
+            // (on an encrypted link the peer wants more than the bond gives: a stronger pairing).
+            // Insufficient Authentication is also what a peer that lost its key answers (Core Vol 3
+            // Part C §10.3), so only the encryption tells whether the bond still holds; when it
+            // does but gives less than asked, the pairing below follows on the encrypted link.
+            if let bond, let key = bond.longTermKey, await !link.encryption().isEncrypted {
                 do throws(LinkEncryptionError) {
                     try await link.encrypt(with: key.key, ediv: key.ediv, rand: key.rand)
                     level = bond.securityLevel
@@ -199,7 +202,7 @@ public actor BondingLinkSecurity: LinkSecurityManager {
                             logger.warning("could not update the bond's last address", metadata: ["peer": "\(link.peerAddress)", "error": "\(error)"])
                         }
                     }
-                    return .success(await currentSecurity())
+                    if key.securityLevel >= needed { return .success(await currentSecurity()) }
                 } catch {
                     switch error {
                     case .peerKeyMissing:

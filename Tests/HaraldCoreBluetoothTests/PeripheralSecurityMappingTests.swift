@@ -1,4 +1,5 @@
 import Harald
+import HaraldCodec
 import HaraldCore
 import HaraldCoreBluetooth
 import HaraldProfiles

@@ -1,8 +1,10 @@
 import Foundation
 import Harald
+import HaraldCodec
 import HaraldCore
 import HaraldHCIBackend
 import HaraldProfiles
+import HaraldSMP
 import Testing
 
 extension HaraldPeripheralBumbleIntegrationTests {
@@ -36,7 +38,7 @@ extension HaraldPeripheralBumbleIntegrationTests {
             try #require(FileManager.default.isExecutableFile(atPath: python), "no Bumble venv at \(python): run scripts/bumble/setup-venv")
             let central = try #require(HaraldPair.centralTransport).replacingOccurrences(of: "tcp:", with: "tcp-client:")
             let output = FileManager.default.temporaryDirectory.appendingPathComponent("attack-\(UUID().uuidString).out")
-            FileManager.default.createFile(atPath: output.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
             defer { try? FileManager.default.removeItem(at: output) }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: python)
