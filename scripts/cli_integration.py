@@ -483,6 +483,26 @@ def basics_checks():
         expect(unknown.status == EX_USAGE and unknown.out.strip() == "", unknown)
 
 
+def serve_security_checks():
+    """`serve --security` (issue 25): what needs no radio, the option and its refusals."""
+    @check("serve --help names --security and its four levels; --encrypted is hidden (deprecated)")
+    def _():
+        run = harald("serve", "--help", transport=None)
+        expect_success(run)
+        flat = " ".join(run.out.split())
+        assert "--security" in flat, run
+        for level in ("open", "encrypted", "authenticated", "sc-only"):
+            assert level in flat, f"{level!r} missing from serve --help: {run}"
+        assert "--encrypted" not in flat, f"the deprecated --encrypted is shown: {run}"
+
+    @check("serve --security with an unknown level, or --encrypted with another level, is a usage error (64)")
+    def _():
+        radio = f"tcp:127.0.0.1:{free_port()}"
+        for arguments in (["--security", "secret"], ["--encrypted", "--security", "sc-only"]):
+            run = harald("serve", "hrm", *arguments, transport=radio)
+            assert run.status == EX_USAGE and run.out.strip() == "", run
+
+
 def simulator_checks():
     """The default transport: the built-in virtual devices in virtual time."""
     @check("sim (the default transport): scan lists the virtual devices")
@@ -1103,6 +1123,7 @@ def main():
     python = subprocess.run([os.path.join(ROOT, "scripts/bumble/setup-venv")], capture_output=True, text=True).stdout.split()[-1]
     print("== CLI checks without a radio: version, completions, help", flush=True)
     basics_checks()
+    serve_security_checks()
     print("== CLI checks on the built-in simulator", flush=True)
     simulator_checks()
     print(f"== CLI checks against Bumble peers (harald over tcp:127.0.0.1:{sys.argv[1]})", flush=True)

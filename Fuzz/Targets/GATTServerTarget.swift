@@ -99,7 +99,10 @@ func driveServer(_ bytes: [UInt8]) async -> Int {
     }
     let (client, peripheral) = ATTMemoryBearer.pair(mtu: 517)
     let connection = await server.attach(
-        peripheral, security: GATTSecurity(isEncrypted: flags & 0x01 != 0, isAuthenticated: flags & 0x03 == 0x03))
+        peripheral,
+        security: GATTSecurity(
+            isEncrypted: flags & 0x01 != 0, isAuthenticated: flags & 0x03 == 0x03, keySize: flags & 0x08 != 0 ? 7 : 16,
+            isSecureConnections: flags & 0x10 != 0, bondedLevel: flags & 0x20 != 0 ? .encrypted : nil))
     var answers = client.events.makeAsyncIterator()
     var index = 1
     while index < bytes.count {

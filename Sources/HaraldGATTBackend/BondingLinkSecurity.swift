@@ -249,10 +249,14 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     private func encryptOrPair(needing needed: SecurityLevel, mitm: Bool) async -> Result<LinkSecurity, BluetoothError> {
         do throws(BluetoothError) {
             let bond = try await storedBond()
-            // Encrypting with the bond's key helps unless the link is encrypted already (then the
-            // peer wants more than the bond gives: a stronger pairing).
-            if let bond, let key = bond.longTermKey, await !link.encryption().isEncrypted, key.securityLevel >= needed {
-                return .success(try await encrypt(with: bond, key: key))
+            // Encrypting with the bond's key comes first whenever the link is not encrypted yet
+            // (on an encrypted link the peer wants more than the bond gives: a stronger pairing).
+            // Insufficient Authentication is also what a peer that lost its key answers (Core Vol 3
+            // Part C §10.3), so only the encryption tells whether the bond still holds; when it
+            // does but gives less than asked, the pairing below follows on the encrypted link.
+            if let bond, let key = bond.longTermKey, await !link.encryption().isEncrypted {
+                let secured = try await encrypt(with: bond, key: key)
+                if secured.level >= needed { return .success(secured) }
             }
             if mitm, configuration.pairing.ioCapability == .noInputNoOutput {
                 throw .securityNotRaised(.ioCapabilityCannotAuthenticate(ioCapability: "\(configuration.pairing.ioCapability)", needed: needed))

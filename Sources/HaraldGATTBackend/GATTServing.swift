@@ -2,6 +2,7 @@ import Harald
 import HaraldATT
 import HaraldCodec
 import HaraldCore
+import Logging
 
 /// Identifying a central by its connection.
 extension CentralIdentifier {
@@ -23,15 +24,16 @@ extension PeripheralDefinition {
 
     static func gattCharacteristic(_ definition: CharacteristicDefinition) -> GATTCharacteristicDefinition {
         var permissions: GATTPermissions = []
-        if definition.properties.contains(.read) {
-            permissions.insert(.read)
-            if definition.readSecurity >= .encrypted { permissions.insert(.readEncrypted) }
-            if definition.readSecurity >= .authenticated { permissions.insert(.readAuthenticated) }
+        if definition.properties.contains(.read) { permissions.insert(.read) }
+        // The read security applies to the value however it leaves the device: a read, a
+        // notification or an indication (the CCCD's writes need it too), so a characteristic that
+        // only notifies keeps it as well.
+        if !definition.properties.isDisjoint(with: [.read, .notify, .indicate]) {
+            permissions.formUnion(Self.permissions(definition.readSecurity, isWrite: false))
         }
         if !definition.properties.isDisjoint(with: [.write, .writeWithoutResponse]) {
             permissions.insert(.write)
-            if definition.writeSecurity >= .encrypted { permissions.insert(.writeEncrypted) }
-            if definition.writeSecurity >= .authenticated { permissions.insert(.writeAuthenticated) }
+            permissions.formUnion(Self.permissions(definition.writeSecurity, isWrite: true))
         }
         var onRead: GATTReadHandler?
         if let read = definition.onRead {
@@ -56,9 +58,21 @@ extension PeripheralDefinition {
         if let format = definition.presentationFormat, let bytes = try? format.encodedBytes() {
             descriptors.append(GATTDescriptorDefinition(uuid: GATTAttributeType.characteristicPresentationFormat, value: bytes))
         }
-        return GATTCharacteristicDefinition(
+        var characteristic = GATTCharacteristicDefinition(
             uuid: definition.uuid, properties: definition.properties, permissions: permissions, value: definition.value,
             descriptors: descriptors, onRead: onRead, onWrite: onWrite, authorize: authorize)
+        characteristic.minimumReadKeySize = definition.readSecurity.minimumKeySize
+        characteristic.minimumWriteKeySize = definition.writeSecurity.minimumKeySize
+        return characteristic
+    }
+
+    /// The ATT permission bits of a security requirement, for reads or writes.
+    static func permissions(_ security: AttributeSecurity, isWrite: Bool) -> GATTPermissions {
+        var permissions: GATTPermissions = []
+        if security.level >= .encrypted { permissions.insert(isWrite ? .writeEncrypted : .readEncrypted) }
+        if security.level >= .authenticated { permissions.insert(isWrite ? .writeAuthenticated : .readAuthenticated) }
+        if security.level >= .authenticatedSecureConnections { permissions.insert(isWrite ? .writeSecureConnections : .readSecureConnections) }
+        return permissions
     }
 }
 
@@ -74,10 +88,19 @@ public final class GATTServing: ServingBackend {
     private let watchers = Locked<(next: UInt64, streams: [UInt64: AsyncStream<PeripheralEvent>.Continuation])?>((0, [:]))
     private let connected = Locked<Set<GATTConnectionID>>([])
     private let reader = Locked<Task<Void, Never>?>(nil)
+    private let logger: Logger
+    /// Value handles whose withheld notifications were logged already (logged once each).
+    private let loggedWithheld = Locked<Set<UInt16>>([])
 
     /// Serves through `server`; `stop` tears down what carries the links (advertising, the host).
-    public init(server: GATTServer, taskStarter: TaskStarter = .default, stop: @escaping @Sendable () async -> Void) {
+    /// The first notification or indication of each characteristic withheld for a central's
+    /// security is logged to `logger` at notice level.
+    public init(
+        server: GATTServer, taskStarter: TaskStarter = .default, logger: Logger = Logger(label: "harald.peripheral"),
+        stop: @escaping @Sendable () async -> Void
+    ) {
         self.server = server
+        self.logger = logger
         self.stopLink = stop
         let task = taskStarter.start { [weak self] in
             for await event in server.events {
@@ -93,7 +116,9 @@ public final class GATTServing: ServingBackend {
     static func central(_ connection: GATTConnectionID) -> CentralIdentifier { CentralIdentifier(connection) }
 
     static func request(_ context: GATTRequestContext) -> AttributeRequest {
-        AttributeRequest(central: central(context.connection), isEncrypted: context.security.isEncrypted, isAuthenticated: context.security.isAuthenticated)
+        AttributeRequest(
+            central: central(context.connection), isEncrypted: context.security.isEncrypted, isAuthenticated: context.security.isAuthenticated,
+            keySize: context.security.isEncrypted ? context.security.keySize : nil)
     }
 
     private func connection(for central: CentralIdentifier) -> GATTConnectionID? {
@@ -111,11 +136,30 @@ public final class GATTServing: ServingBackend {
         -> Int
     {
         let handle = try await valueHandle(uuid, in: service)
+        let sent: Int
         if let central {
             guard let id = connection(for: central) else { throw .notFound("\(central) is not connected") }
-            return await server.notify(handle: handle, value: value, to: id)
+            sent = await server.notify(handle: handle, value: value, to: id)
+        } else {
+            sent = await server.notify(handle: handle, value: value)
         }
-        return await server.notify(handle: handle, value: value)
+        noteWithheld(handle, characteristic: uuid)
+        return sent
+    }
+
+    public func withheldNotifications(characteristic uuid: BluetoothUUID, service: BluetoothUUID) async -> Int {
+        guard let handle = try? await valueHandle(uuid, in: service) else { return 0 }
+        return server.withheldNotifications(valueHandle: handle)
+    }
+
+    /// Logs, once per characteristic, that values of it were withheld from a central whose link
+    /// does not meet its read security: never silent, never once per value.
+    private func noteWithheld(_ handle: UInt16, characteristic uuid: BluetoothUUID) {
+        let withheld = server.withheldNotifications(valueHandle: handle)
+        guard withheld > 0, loggedWithheld.withLock({ $0.insert(handle).inserted }) else { return }
+        logger.notice(
+            "values withheld from a subscribed central whose link does not meet the characteristic's read security",
+            metadata: ["characteristic": "\(uuid)", "withheld": "\(withheld)"])
     }
 
     public func indicate(
@@ -124,6 +168,7 @@ public final class GATTServing: ServingBackend {
         let handle = try await valueHandle(uuid, in: service)
         guard let id = connection(for: central) else { throw .notFound("\(central) is not connected") }
         do { try await server.indicate(handle: handle, value: value, connection: id, timeout: timeout) } catch {
+            noteWithheld(handle, characteristic: uuid)
             switch error {
             case .timeout: throw .timeout(operation: "indication of \(uuid)", after: timeout)
             case .disconnected: throw .disconnected(.connectionLost)

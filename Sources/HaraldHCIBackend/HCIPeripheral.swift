@@ -11,9 +11,11 @@ import Logging
 /// Security Manager's responder, keeps bonds, and answers the controller's LE Long Term Key
 /// Requests from them, so a bonded central re-encrypts without pairing again.
 ///
-/// Attributes whose permissions need encryption or authentication are refused (0x0F, 0x05) until
-/// the link has that level; the central then pairs or encrypts, and the server sees the new level
-/// as soon as the controller reports Encryption Change.
+/// Attributes whose permissions need encryption or authentication are refused until the link has
+/// that level — Insufficient Authentication (0x05) for a central without a bond, Insufficient
+/// Encryption (0x0F) for a bonded one that has not encrypted yet, Encryption Key Size Too Short
+/// (0x0C) for a short key; the central then pairs or encrypts, and the server sees the new level
+/// and key size as soon as the controller reports Encryption Change.
 public actor HCIPeripheral {
     /// Events an ``events()`` stream holds for a reader that falls behind; the oldest go first.
     static let eventBufferLimit = 256
@@ -61,6 +63,10 @@ public actor HCIPeripheral {
     private var pairingKeys: [BluetoothAddress: (key: SecretKey128, waiter: CheckedContinuation<Void, any Error>)] = [:]
     /// The level each link has (or will have once encrypted with the key handed out for it).
     private var expectedLevels: [UInt16: SecurityLevel] = [:]
+    /// The key size (octets) each link's key has, when the pairing or the bond said.
+    private var expectedKeySizes: [UInt16: Int] = [:]
+    /// The level the central's bond with us gives, per link; nil entry: no bond (no LTK).
+    private var bondedLevels: [UInt16: SecurityLevel] = [:]
     /// Peers with a pairing under way (set when their Pairing Request arrives).
     private let pairingUnderWay = Locked<Set<BluetoothAddress>>([])
     /// LTK Requests waiting for the key a pairing under way is about to register, by peer.
@@ -210,7 +216,9 @@ public actor HCIPeripheral {
     private func serve(_ link: LEConnection) async {
         report(.connected(link.peer))
         let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, logger: logger)
-        let serverConnection = await server.attach(bearer)
+        // Whether the central has a key with us decides 0x0F (encrypt with it) against 0x05 (pair).
+        if let bond = await bond(of: link.peer) { bondedLevels[link.handle] = bond.securityLevel }
+        let serverConnection = await server.attach(bearer, security: gattSecurity(of: link, isEncrypted: false))
         serverConnections[link.handle] = serverConnection
         // A connection stops connectable advertising: advertise again for the next central, if
         // the controller can hold another connection (one that cannot refuses, which is logged).
@@ -239,6 +247,8 @@ public actor HCIPeripheral {
             group.cancelAll()
         }
         expectedLevels[link.handle] = nil
+        expectedKeySizes[link.handle] = nil
+        bondedLevels[link.handle] = nil
         serverConnections[link.handle] = nil
         if let pending = pairingKeys.removeValue(forKey: link.peer) { pending.waiter.resume(throwing: PairingError.linkLost("the link ended")) }
         report(.disconnected(link.peer, reason: link.disconnectReason?.rawValue ?? 0))
@@ -252,8 +262,24 @@ public actor HCIPeripheral {
 
     private func linkEncrypted(_ link: LEConnection, _ encryption: LinkEncryption, serverConnection: GATTConnectionID) async {
         let level = expectedLevels[link.handle] ?? .encrypted
-        await server.setSecurity(GATTSecurity(isEncrypted: encryption.isEncrypted, isAuthenticated: level >= .authenticated), for: serverConnection)
+        if let size = encryption.keySize { expectedKeySizes[link.handle] = min(size, expectedKeySizes[link.handle] ?? size) }
+        await server.setSecurity(gattSecurity(of: link, isEncrypted: encryption.isEncrypted), for: serverConnection)
         report(.encrypted(link.peer, level), on: link)
+    }
+
+    /// The central's bond with us, if the peripheral keeps bonds and it has one.
+    private func bond(of peer: BluetoothAddress) async -> Bond? {
+        guard let bonds = security?.bonds, let bond = try? await bonds.bond(resolving: peer) else { return nil }
+        return bond.longTermKey != nil || bond.localLongTermKey != nil ? bond : nil
+    }
+
+    /// What the GATT server is told of `link`: encrypted or not, with the level and key size its
+    /// key has, and the level of the central's bond (0x0F rather than 0x05 when it has one).
+    private func gattSecurity(of link: LEConnection, isEncrypted: Bool) -> GATTSecurity {
+        let level = expectedLevels[link.handle] ?? .encrypted
+        return GATTSecurity(
+            isEncrypted: isEncrypted, isAuthenticated: level >= .authenticated, keySize: expectedKeySizes[link.handle] ?? 16,
+            isSecureConnections: level == .authenticatedSecureConnections, bondedLevel: bondedLevels[link.handle])
     }
 
     /// The Security Manager as responder on `link`'s channel 0x0006.
@@ -287,6 +313,7 @@ public actor HCIPeripheral {
     /// grants `level` from the Encryption Change on.
     private func awaitEncryption(of link: LEConnection, with key: SecretKey128, level: SecurityLevel) async throws {
         expectedLevels[link.handle] = level
+        expectedKeySizes[link.handle] = nil  // the controller's Encryption Change or the outcome says
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             pairingKeys[link.peer] = (key, waiter)
             keyRegistered(for: link.peer)
@@ -342,7 +369,10 @@ public actor HCIPeripheral {
         guard let bonds = security?.bonds, let bond = try? await bonds.bond(resolving: peer),
             let key = bond.longTermKey(requestedWithEDIV: ediv, rand: rand)
         else { return nil }
-        if let link { expectedLevels[link.handle] = key.securityLevel }
+        if let link {
+            expectedLevels[link.handle] = key.securityLevel
+            expectedKeySizes[link.handle] = key.keySize
+        }
         return key.key
     }
 
@@ -360,10 +390,12 @@ public actor HCIPeripheral {
         case .success(let outcome):
             let level = outcome.method.securityLevel(keySize: outcome.keySize)
             expectedLevels[link.handle] = level
+            expectedKeySizes[link.handle] = min(outcome.keySize, expectedKeySizes[link.handle] ?? outcome.keySize)
             let bonded = await storeBond(outcome, peer: link.peer, security: security)
+            if bonded { bondedLevels[link.handle] = level }
             // The link was encrypted before the method was known: the server learns the level now.
-            if link.parameters.isEncrypted, let id = serverConnections[link.handle] {
-                await server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: level >= .authenticated), for: id)
+            if let id = serverConnections[link.handle] {
+                await server.setSecurity(gattSecurity(of: link, isEncrypted: link.parameters.isEncrypted), for: id)
             }
             report(.paired(link.peer, outcome.method, bonded: bonded), on: link)
         }

@@ -64,8 +64,12 @@ struct PermissionTests {
     @Test func encryptedValueNeedsAnEncryptedLink() async throws {
         let link = try await Link(services: Self.services())
         let handle = await link.valueHandle(Self.secret)
+        // No key with this client yet: pair (Insufficient Authentication, Part C §10.3).
+        await expectError(.insufficientAuthentication, .readRequest, handle) { _ = try await link.client.read(handle: handle) }
+        await expectError(.insufficientAuthentication, .writeRequest, handle) { try await link.client.write(handle: handle, value: [9]) }
+        // A bonded client that has not encrypted yet: encrypt with the key (Insufficient Encryption).
+        await link.server.setSecurity(GATTSecurity(bondedLevel: .encrypted), for: link.connection)
         await expectError(.insufficientEncryption, .readRequest, handle) { _ = try await link.client.read(handle: handle) }
-        await expectError(.insufficientEncryption, .writeRequest, handle) { try await link.client.write(handle: handle, value: [9]) }
         await link.server.setSecurity(GATTSecurity(isEncrypted: true), for: link.connection)
         let observed1 = try await link.client.read(handle: handle)
         #expect(observed1 == [1])

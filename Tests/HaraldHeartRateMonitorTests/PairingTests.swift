@@ -32,7 +32,7 @@ struct PairingTests {
             for connection in world.connections where await connection.link.closedReason == nil { open += 1 }
             return (failure, open)
         }
-        #expect(error == .pairing(.pairingRejected(.insufficientEncryption)))
+        #expect(error == .pairing(.pairingRejected(.insufficientAuthentication)))
         #expect(open == 0)
     }
 

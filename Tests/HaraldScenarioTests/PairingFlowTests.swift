@@ -76,7 +76,8 @@ struct PairingFlowTests {
 
     @Test func aCameraThatRejectsPairingFailsTheFlowAndLeavesNothingConnected() throws {
         let (result, _, linksOpen, _) = try runFlow(camera: .actionCamera(pairing: .reject))
-        #expect(throws: PairingFlow.Failure.pairingRejected(.insufficientEncryption)) { try result.get() }
+        // The camera has no key for this central: Insufficient Authentication (Part C §10.3).
+        #expect(throws: PairingFlow.Failure.pairingRejected(.insufficientAuthentication)) { try result.get() }
         #expect(linksOpen == 0)
     }
 

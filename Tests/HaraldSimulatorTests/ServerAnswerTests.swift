@@ -25,7 +25,7 @@ struct ServerAnswerTests {
         }
         #expect(battery == .success([87]))
         #expect(read == [87])
-        #expect(serial == .failure(.insufficientEncryption))
+        #expect(serial == .failure(.insufficientAuthentication))  // no bond yet: pair (Part C §10.3)
         #expect(sentAfter == sentBefore)
     }
 }

@@ -252,7 +252,13 @@ public final class VirtualController: HCITransport {
             return state.nextHandle
         }
         let bearer = VirtualLinkBearer(handle: handle, controller: self)
-        let serverConnection = await peer.server.attach(bearer)
+        // A peer holding a key for the central tells it so: Insufficient Encryption, not Authentication.
+        let paired = state.withLock { $0.pairedKeys[peer.address] }
+        let bonded: SecurityLevel? =
+            if let paired { paired.authenticated ? .authenticated : .encrypted }
+            else if peer.longTermKey != nil { peer.longTermKeyIsAuthenticated ? .authenticated : .encrypted }
+            else { nil }
+        let serverConnection = await peer.server.attach(bearer, security: GATTSecurity(bondedLevel: bonded))
         state.withLock { state in
             state.links[handle] = Link(peer: peer.address, bearer: bearer, serverConnection: serverConnection)
             toHost.yield(ControllerEvents.connectionComplete(handle: handle, peer: peer.address))
@@ -355,7 +361,7 @@ public final class VirtualController: HCITransport {
             }
             if let pairingWait {
                 if let serverConnection = link.serverConnection {
-                    await peer.server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: false), for: serverConnection)
+                    await peer.server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: false, bondedLevel: .encrypted), for: serverConnection)
                 }
                 answer(ControllerEvents.event(0x59, [0x00] + ControllerEvents.le16(handle) + [0x01, 0x10]))
                 pairingWait.resume()
@@ -370,7 +376,9 @@ public final class VirtualController: HCITransport {
                 return endLink(handle: handle, reason: .connectionTerminatedDueToMICFailure, peerSees: .linkLost(code: 0x3D))
             }
             if let serverConnection = link.serverConnection {
-                await peer.server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: peer.longTermKeyIsAuthenticated), for: serverConnection)
+                let level: SecurityLevel = peer.longTermKeyIsAuthenticated ? .authenticated : .encrypted
+                await peer.server.setSecurity(
+                    GATTSecurity(isEncrypted: true, isAuthenticated: peer.longTermKeyIsAuthenticated, bondedLevel: level), for: serverConnection)
             }
             answer(ControllerEvents.event(0x59, [0x00] + ControllerEvents.le16(handle) + [0x01, 0x10]))
         case .readRSSI:

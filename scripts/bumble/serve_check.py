@@ -9,7 +9,7 @@ Finds the device advertising --name, connects, discovers everything, and checks,
     value);
   --device gopro: service 0xFEA6 with the command (GP-0072) and its response (GP-0073); writes Get
     Open GoPro Version (0x51) and decodes the answer notified on GP-0073 (General header, id 0x51,
-    status 0, a version); the WiFi SSID (GP-0002) is refused with Insufficient Encryption (0x0F)
+    status 0, a version); the WiFi SSID (GP-0002) is refused with Insufficient Authentication (0x05: no bond yet)
     on the unpaired link;
   --device miband: services 0xFEE0 and 0xFEE1; asks the auth characteristic (0x0009) for a
     challenge (`02 08`) and decodes the answer notified back (`10 02 01` and 16 octets); reads the
@@ -159,7 +159,7 @@ async def check_gopro(peer, services, record):
         record("GP-0002 refused before pairing", False, "read succeeded")
     except Exception as error:  # Bumble raises ATT_Error with the code
         code = getattr(error, "error_code", None)
-        record("GP-0002 refused before pairing", code == 0x0F, repr(error))
+        record("GP-0002 refused before pairing", code == 0x05, repr(error))
 
 
 def huami_uuid(short):

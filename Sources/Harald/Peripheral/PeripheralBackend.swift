@@ -49,11 +49,21 @@ public protocol PeripheralBackend: Sendable {
 /// One served definition, seen from the backend.
 public protocol ServingBackend: Sendable {
     /// Notifies `value` (cut to each link's ATT_MTU − 3) of the characteristic `uuid` in
-    /// `service` to every subscribed central, or only to `central`; returns how many got it.
+    /// `service` to every subscribed central whose link meets the characteristic's read
+    /// security, or only to `central`; returns how many got it. Subscribed centrals left out for
+    /// their link's security are counted (``withheldNotifications(characteristic:service:)``).
     /// Waits while the link's buffers are full, so a fast producer slows to the link's pace.
     func notify(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier?) async throws(BluetoothError) -> Int
-    /// Indicates `value` to `central` and waits for its confirmation.
+    /// Indicates `value` to `central` and waits for its confirmation. A central whose link does
+    /// not meet the characteristic's read security is refused with `BluetoothError/attribute(_:on:)`
+    /// carrying the code a read would get (and counted as withheld).
     func indicate(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier, timeout: Duration) async throws(BluetoothError)
+    /// How many notifications and indications of the characteristic `uuid` in `service` were
+    /// not sent because a subscribed central's link did not meet the characteristic's read
+    /// security (its encryption was lost, or a subscription was left from an earlier link). The
+    /// default is 0: a backend whose system refuses such centrals itself (CoreBluetooth) never
+    /// gets to send to them.
+    func withheldNotifications(characteristic uuid: BluetoothUUID, service: BluetoothUUID) async -> Int
     /// Replaces the stored value reads return (for characteristics without a read handler).
     func setValue(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID) async throws(BluetoothError)
     /// Changes the served database while centrals are connected: removes every service whose UUID
@@ -70,6 +80,8 @@ public protocol ServingBackend: Sendable {
 }
 
 extension ServingBackend {
+    public func withheldNotifications(characteristic uuid: BluetoothUUID, service: BluetoothUUID) async -> Int { 0 }
+
     public func changeServices(removing: [BluetoothUUID], adding: [ServiceDefinition]) async throws(BluetoothError) {
         throw .unsupported("changing the served services on this backend")
     }
@@ -115,6 +127,12 @@ public struct ServedPeripheral: Sendable {
         let bytes: [UInt8]
         do { bytes = try value.encodedBytes() } catch { throw .encoding(error) }
         try await backend.indicate(bytes, characteristic: characteristic.uuid, service: characteristic.service, to: central, timeout: timeout)
+    }
+
+    /// How many values of `characteristic` were not notified or indicated to a subscribed
+    /// central because its link did not meet the characteristic's read security.
+    public func withheldNotifications<V, A: SubscribeAccess>(_ characteristic: Characteristic<V, A>) async -> Int {
+        await backend.withheldNotifications(characteristic: characteristic.uuid, service: characteristic.service)
     }
 
     /// Replaces the stored value of a readable characteristic.

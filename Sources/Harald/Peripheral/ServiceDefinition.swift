@@ -75,3 +75,28 @@ public struct PeripheralDefinition: Sendable {
         self.init(advertisement: advertisement, services: try services())
     }
 }
+
+extension PeripheralDefinition {
+    /// This device with every characteristic needing at least `security` for reads, writes and
+    /// subscriptions (each keeps a stronger requirement of its own): how a device is served in
+    /// the spec's Secure Connections Only mode (Core Vol 3 Part C §10.2.4) with
+    /// ``AttributeSecurity/authenticatedSecureConnections``.
+    public func requiring(_ security: AttributeSecurity) -> PeripheralDefinition {
+        var copy = self
+        for service in copy.services.indices {
+            for index in copy.services[service].characteristics.indices {
+                copy.services[service].characteristics[index].readSecurity.formStronger(security)
+                copy.services[service].characteristics[index].writeSecurity.formStronger(security)
+            }
+        }
+        return copy
+    }
+}
+
+extension AttributeSecurity {
+    /// Raises this requirement to `other` where `other` asks more.
+    fileprivate mutating func formStronger(_ other: AttributeSecurity) {
+        guard other.needsEncryption else { return }
+        self = needsEncryption ? combined(with: other) : other
+    }
+}

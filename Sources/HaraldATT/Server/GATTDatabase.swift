@@ -39,6 +39,26 @@ public struct GATTDatabase: Sendable {
         let onWrite: GATTWriteHandler?
         /// The owning characteristic's hook, on its value and its CCCD.
         var authorize: GATTAttributeAuthorizationHandler? = nil
+        /// The shortest key reads accept when they need encryption.
+        var minimumReadKeySize = 16
+        /// The shortest key writes accept when they need encryption.
+        var minimumWriteKeySize = 16
+
+        /// What reading (or, with `isWrite`, writing) this attribute needs from the link.
+        func securityRequirement(isWrite: Bool) -> GATTSecurityRequirement {
+            GATTSecurityRequirement(permissions, isWrite: isWrite, minimumKeySize: isWrite ? minimumWriteKeySize : minimumReadKeySize)
+        }
+    }
+
+    /// The write permissions a characteristic's CCCD gets so that subscribing needs what
+    /// reading the value needs (a subscription is a way of reading it): each read security bit
+    /// of the value as the matching write bit.
+    static func subscriptionPermissions(of value: GATTPermissions) -> GATTPermissions {
+        var permissions: GATTPermissions = []
+        if value.contains(.readEncrypted) { permissions.insert(.writeEncrypted) }
+        if value.contains(.readAuthenticated) { permissions.insert(.writeAuthenticated) }
+        if value.contains(.readSecureConnections) { permissions.insert(.writeSecureConnections) }
+        return permissions
     }
 
     /// In increasing handle order; a removed service leaves a gap.
@@ -116,20 +136,29 @@ public struct GATTDatabase: Sendable {
                 characteristic.uuid, .characteristicValue(properties: characteristic.properties), characteristic.permissions,
                 characteristic.value, onRead: characteristic.onRead, onWrite: characteristic.onWrite)
             added[added.count - 1].authorize = characteristic.authorize
+            added[added.count - 1].minimumReadKeySize = characteristic.minimumReadKeySize
+            added[added.count - 1].minimumWriteKeySize = characteristic.minimumWriteKeySize
+            let subscribing = Self.subscriptionPermissions(of: characteristic.permissions)
             added[declarationIndex].value = [characteristic.properties.rawValue, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)]
                 + Self.uuidBytes(characteristic.uuid)
             let hasCCCD = characteristic.descriptors.contains { $0.uuid == GATTAttributeType.clientCharacteristicConfiguration }
             if !characteristic.properties.isDisjoint(with: [.notify, .indicate]), !hasCCCD {
                 _ = try add(
                     GATTAttributeType.clientCharacteristicConfiguration, .clientConfiguration(valueHandle: valueHandle, properties: characteristic.properties),
-                    .readWrite, [0, 0])
+                    GATTPermissions.readWrite.union(subscribing), [0, 0])
                 added[added.count - 1].authorize = characteristic.authorize
+                added[added.count - 1].minimumWriteKeySize = characteristic.minimumReadKeySize
             }
             for descriptor in characteristic.descriptors {
                 let role: Role = descriptor.uuid == GATTAttributeType.clientCharacteristicConfiguration
                     ? .clientConfiguration(valueHandle: valueHandle, properties: characteristic.properties) : .descriptor
-                _ = try add(descriptor.uuid, role, descriptor.permissions, descriptor.value, onRead: descriptor.onRead, onWrite: descriptor.onWrite)
-                if case .clientConfiguration = role { added[added.count - 1].authorize = characteristic.authorize }
+                var permissions = descriptor.permissions
+                if case .clientConfiguration = role { permissions.formUnion(subscribing) }
+                _ = try add(descriptor.uuid, role, permissions, descriptor.value, onRead: descriptor.onRead, onWrite: descriptor.onWrite)
+                if case .clientConfiguration = role {
+                    added[added.count - 1].authorize = characteristic.authorize
+                    added[added.count - 1].minimumWriteKeySize = characteristic.minimumReadKeySize
+                }
             }
             declared.append((declaration, valueHandle, characteristic))
         }

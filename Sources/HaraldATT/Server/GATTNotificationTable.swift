@@ -11,8 +11,8 @@ import HaraldCodec
 /// a change of the database), so a notifying task — a peripheral's script — sends without an
 /// executor hop into the actor and back out.
 final class GATTNotificationTable: @unchecked Sendable {
-    // @unchecked Sendable: `cccdHandles`, `valueHandles`, `entries` (and the fields of every `Entry`, reached
-    // through it or a `Target`), `sentTotal` and `bytesTotal` are only touched with `lock`
+    // @unchecked Sendable: `cccdHandles`, `valueHandles`, `requirements`, `withheld`, `entries` (and the
+    // fields of every `Entry`, reached through it or a `Target`), `sentTotal` and `bytesTotal` are only touched with `lock`
     // held; no code runs under the lock but dictionary and set updates.
     struct Target {
         let connection: GATTConnectionID
@@ -25,12 +25,17 @@ final class GATTNotificationTable: @unchecked Sendable {
     fileprivate final class Entry {
         let bearer: any ATTBearer
         var mtu = ATT.defaultMTU
+        /// The link's security, as the server last heard it.
+        var security: GATTSecurity
         /// CCCD handles whose notifications bit is set.
         var enabled: Set<UInt16> = []
         var sent = 0
         var bytes = 0
 
-        init(bearer: any ATTBearer) { self.bearer = bearer }
+        init(bearer: any ATTBearer, security: GATTSecurity) {
+            self.bearer = bearer
+            self.security = security
+        }
     }
 
     private let lock = NSLock()
@@ -38,6 +43,11 @@ final class GATTNotificationTable: @unchecked Sendable {
     private var cccdHandles: [UInt16: UInt16] = [:]
     /// Characteristic UUID → the value handle of the first characteristic with it.
     private var valueHandles: [BluetoothUUID: UInt16] = [:]
+    /// Value handle → what reading it needs: notifications of it go only to links that meet it.
+    private var requirements: [UInt16: GATTSecurityRequirement] = [:]
+    /// Value handle → notifications and indications not sent because the link's security did
+    /// not meet the value's read security.
+    private var withheld: [UInt16: Int] = [:]
     private var entries: [GATTConnectionID: Entry] = [:]
     private var sentTotal = 0
     private var bytesTotal = 0
@@ -59,18 +69,52 @@ final class GATTNotificationTable: @unchecked Sendable {
     /// Takes the layout of a (new) database — value handle → CCCD handle, characteristic UUID →
     /// first value handle — and turns notifications off on every connection for the CCCDs
     /// in `forgetting` (those of removed services).
-    func setLayout(_ layout: [UInt16: UInt16], valueHandles: [BluetoothUUID: UInt16], forgetting: Set<UInt16> = []) {
+    func setLayout(
+        _ layout: [UInt16: UInt16], valueHandles: [BluetoothUUID: UInt16], requirements: [UInt16: GATTSecurityRequirement],
+        forgetting: Set<UInt16> = []
+    ) {
         lock.lock()
         cccdHandles = layout
+        self.requirements = requirements
         self.valueHandles = valueHandles
         for entry in entries.values { entry.enabled.subtract(forgetting) }
         lock.unlock()
     }
 
-    func add(_ connection: GATTConnectionID, bearer: any ATTBearer) {
+    func add(_ connection: GATTConnectionID, bearer: any ATTBearer, security: GATTSecurity) {
         lock.lock()
-        entries[connection] = Entry(bearer: bearer)
+        entries[connection] = Entry(bearer: bearer, security: security)
         lock.unlock()
+    }
+
+    func setSecurity(_ security: GATTSecurity, for connection: GATTConnectionID) {
+        lock.lock()
+        entries[connection]?.security = security
+        lock.unlock()
+    }
+
+    /// What reading the value at `valueHandle` needs.
+    func requirement(valueHandle: UInt16) -> GATTSecurityRequirement {
+        lock.lock()
+        defer { lock.unlock() }
+        return requirements[valueHandle] ?? .none
+    }
+
+    /// Counts one notification or indication of the value at `valueHandle` not sent for lack of
+    /// security; returns the count so far.
+    @discardableResult
+    func countWithheld(valueHandle: UInt16) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        withheld[valueHandle, default: 0] += 1
+        return withheld[valueHandle] ?? 0
+    }
+
+    /// Notifications and indications of the value at `valueHandle` not sent for lack of security.
+    func withheldCount(valueHandle: UInt16) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return withheld[valueHandle] ?? 0
     }
 
     func remove(_ connection: GATTConnectionID) {
@@ -91,23 +135,37 @@ final class GATTNotificationTable: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// The connection, if it has notifications on for the characteristic whose value is at `valueHandle`.
+    /// The connection, if it has notifications on for the characteristic whose value is at
+    /// `valueHandle` and its link meets the value's read security (one that does not is
+    /// counted as withheld).
     func target(_ connection: GATTConnectionID, valueHandle: UInt16) -> Target? {
         lock.lock()
         defer { lock.unlock() }
         guard let cccd = cccdHandles[valueHandle], let entry = entries[connection], entry.enabled.contains(cccd) else { return nil }
+        guard (requirements[valueHandle] ?? .none).refusal(for: entry.security) == nil else {
+            withheld[valueHandle, default: 0] += 1
+            return nil
+        }
         return Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu, entry: entry)
     }
 
     /// Every connection with notifications on for the characteristic whose value is at
-    /// `valueHandle`, in connection order.
+    /// `valueHandle` whose link meets the value's read security, in connection order; each
+    /// subscribed connection left out is counted as withheld.
     func targets(valueHandle: UInt16) -> [Target] {
         lock.lock()
         defer { lock.unlock() }
         guard let cccd = cccdHandles[valueHandle] else { return [] }
-        return entries.filter { $0.value.enabled.contains(cccd) }
-            .sorted { $0.key.rawValue < $1.key.rawValue }
-            .map { Target(connection: $0.key, bearer: $0.value.bearer, mtu: $0.value.mtu, entry: $0.value) }
+        let requirement = requirements[valueHandle] ?? .none
+        var targets: [Target] = []
+        for (connection, entry) in entries where entry.enabled.contains(cccd) {
+            if requirement.refusal(for: entry.security) == nil {
+                targets.append(Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu, entry: entry))
+            } else {
+                withheld[valueHandle, default: 0] += 1
+            }
+        }
+        return targets.sorted { $0.connection.rawValue < $1.connection.rawValue }
     }
 
     /// Counts a Handle Value Notification of `length` bytes sent to `target`.

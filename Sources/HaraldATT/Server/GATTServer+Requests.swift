@@ -93,7 +93,7 @@ extension GATTServer {
         case .findInformationRequest(let request):
             return try findInformation(request.range, mtu: mtu)
         case .findByTypeValueRequest(let request):
-            return try findByTypeValue(request, mtu: mtu)
+            return try findByTypeValue(request, mtu: mtu, security: connections[connection]?.security ?? .none)
         case .readByTypeRequest(let request):
             return try await readByType(request, mtu: mtu, connection: connection)
         case .readByGroupTypeRequest(let request):
@@ -165,13 +165,18 @@ extension GATTServer {
         return ATTFindInformationResponse(entries: entries)
     }
 
-    private func findByTypeValue(_ request: ATTFindByTypeValueRequest, mtu: Int) throws(ATTRequestFailure) -> ATTFindByTypeValueResponse {
+    /// Find By Type Value compares stored values, so it matches only attributes the link could
+    /// read now without an authorization hook: otherwise a client could confirm a guess of a
+    /// protected value without ever reading it (a value oracle).
+    private func findByTypeValue(_ request: ATTFindByTypeValueRequest, mtu: Int, security: GATTSecurity) throws(ATTRequestFailure)
+        -> ATTFindByTypeValueResponse
+    {
         try checkRange(request.range)
         let type = BluetoothUUID(request.attributeType)
         var found: [ATTHandleRange] = []
         for index in database.indices(in: request.range) {
             let attribute = database.attributes[index]
-            guard attribute.type == type, attribute.value == request.value else { continue }
+            guard attribute.type == type, attribute.value == request.value, Self.isReadableForComparison(attribute, at: security) else { continue }
             guard 1 + (found.count + 1) * 4 <= mtu else { break }
             if case .serviceDeclaration(let end) = attribute.role {
                 found.append(ATTHandleRange(start: attribute.handle, end: end))
@@ -227,6 +232,15 @@ extension GATTServer {
 
     // MARK: Access
 
+    /// Whether a link with `security` may read `attribute` without asking anyone: the read
+    /// permission, the read security met, no authorization needed.
+    static func isReadableForComparison(_ attribute: GATTDatabase.Attribute, at security: GATTSecurity) -> Bool {
+        guard attribute.permissions.contains(.read), !attribute.permissions.contains(.readAuthorized), attribute.authorize == nil else {
+            return false
+        }
+        return attribute.securityRequirement(isWrite: false).refusal(for: security) == nil
+    }
+
     private func checkAccess(_ attribute: GATTDatabase.Attribute, isWrite: Bool, connection: GATTConnectionID) async throws(ATTRequestFailure) {
         let permissions = attribute.permissions
         let handle = attribute.handle
@@ -234,11 +248,10 @@ extension GATTServer {
             throw ATTRequestFailure(isWrite ? .writeNotPermitted : .readNotPermitted, handle)
         }
         let security = connections[connection]?.security ?? .none
-        if permissions.contains(isWrite ? .writeAuthenticated : .readAuthenticated), !security.isAuthenticated {
-            throw ATTRequestFailure(.insufficientAuthentication, handle)
-        }
-        if permissions.contains(isWrite ? .writeEncrypted : .readEncrypted), !security.isEncrypted {
-            throw ATTRequestFailure(.insufficientEncryption, handle)
+        // Part C §10.3 and Part F §3.4.1.1: 0x05 without a key (or with an unauthenticated one
+        // where authentication is needed), 0x0F with a key not used yet, 0x0C for a short key.
+        if let refusal = attribute.securityRequirement(isWrite: isWrite).refusal(for: security) {
+            throw ATTRequestFailure(refusal, handle)
         }
         if permissions.contains(isWrite ? .writeAuthorized : .readAuthorized) {
             guard let authorize, await authorize(connection, handle, isWrite) else {

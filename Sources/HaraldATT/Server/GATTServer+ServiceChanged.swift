@@ -91,7 +91,8 @@ extension GATTServer {
         let forgotten = Set(cccdHandles.values.filter(inRemoved))
         let layout = Self.cccdLayout(of: database)
         cccdHandles = layout
-        notificationTable.setLayout(layout, valueHandles: Self.valueHandles(of: database), forgetting: forgotten)
+        notificationTable.setLayout(
+            layout, valueHandles: Self.valueHandles(of: database), requirements: Self.readRequirements(of: database), forgetting: forgotten)
         for (id, state) in connections {
             let configurations = state.clientConfigurations.filter { !inRemoved($0.key) }
             let prepared = state.prepareQueue.filter { !inRemoved($0.handle) }

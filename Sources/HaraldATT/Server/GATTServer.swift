@@ -22,8 +22,11 @@ public enum GATTServerEvent: Sendable, Hashable {
 /// Every request is answered as Core spec Vol 3 Part F §3.4 says: malformed requests with
 /// Invalid PDU, unknown requests with Request Not Supported, bad ranges with Invalid Handle,
 /// empty results with Attribute Not Found, permission failures with Read/Write Not Permitted,
-/// Insufficient Authentication/Encryption/Authorization for the connection's
-/// ``GATTSecurity``. Unknown commands and Signed Write Commands (signatures are not verified)
+/// Insufficient Authentication/Encryption/Encryption Key Size for the connection's
+/// ``GATTSecurity`` (by bond state and key size, ``GATTSecurityRequirement/refusal(for:)``), then
+/// Insufficient Authorization. A CCCD write needs the value's read security, notifications and
+/// indications go only to links that meet it, and Find By Type Value matches only values the
+/// link could read. Unknown commands and Signed Write Commands (signatures are not verified)
 /// are ignored. Read and write handlers may be async and may throw application errors
 /// (0x80–0x9F), which go to the client unchanged. Requests of one connection are handled one at
 /// a time, in order.
@@ -148,7 +151,19 @@ public actor GATTServer {
         (events, eventSink) = AsyncStream<GATTServerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let layout = Self.cccdLayout(of: database)
         self.cccdHandles = layout
-        notificationTable.setLayout(layout, valueHandles: Self.valueHandles(of: database))
+        notificationTable.setLayout(layout, valueHandles: Self.valueHandles(of: database), requirements: Self.readRequirements(of: database))
+    }
+
+    /// Value handle → what reading it needs, for every characteristic that needs some security.
+    static func readRequirements(of database: GATTDatabase) -> [UInt16: GATTSecurityRequirement] {
+        var requirements: [UInt16: GATTSecurityRequirement] = [:]
+        for (_, characteristic) in database.characteristics {
+            guard let requirement = database.attribute(characteristic.valueHandle)?.securityRequirement(isWrite: false), requirement.level > .none else {
+                continue
+            }
+            requirements[characteristic.valueHandle] = requirement
+        }
+        return requirements
     }
 
     /// Characteristic UUID → value handle of the first characteristic with it, in handle order.
@@ -195,7 +210,7 @@ public actor GATTServer {
         nextID += 1
         let starter = taskStarter ?? bearer.taskStarter
         connections[id] = Connection(bearer: bearer, taskStarter: starter, security: security)
-        notificationTable.add(id, bearer: bearer)
+        notificationTable.add(id, bearer: bearer, security: security)
         eventSink.yield(.connected(id))
         let events = bearer.events
         starter.start { [weak self] in
@@ -210,9 +225,23 @@ public actor GATTServer {
     /// Connections currently served.
     public var connectionIDs: [GATTConnectionID] { connections.keys.sorted { $0.rawValue < $1.rawValue } }
 
-    /// Sets a connection's security (after pairing or encryption changed).
+    /// Sets a connection's security (after pairing, when encryption changed, or when the peer
+    /// turned out to have a bond).
     public func setSecurity(_ security: GATTSecurity, for connection: GATTConnectionID) {
+        guard connections[connection] != nil else { return }
         connections[connection]?.security = security
+        notificationTable.setSecurity(security, for: connection)
+    }
+
+    /// A connection's security as the server sees it.
+    public func security(for connection: GATTConnectionID) -> GATTSecurity? { connections[connection]?.security }
+
+    /// How many notifications and indications of the characteristic whose value is at
+    /// `valueHandle` were not sent because the link of a subscribed client did not meet the
+    /// value's read security (its encryption was lost, or the subscription was left from an
+    /// earlier, better secured link). Readable without entering the actor.
+    public nonisolated func withheldNotifications(valueHandle: UInt16) -> Int {
+        notificationTable.withheldCount(valueHandle: valueHandle)
     }
 
     /// The connection's ATT_MTU, in bytes.
@@ -262,8 +291,9 @@ public actor GATTServer {
     // MARK: Notifications and indications
 
     /// Sends a Handle Value Notification of `value` (cut to ATT_MTU − 3 bytes) to every
-    /// connection that enabled notifications for `handle` (or only to `connection`). Returns how
-    /// many were sent.
+    /// connection that enabled notifications for `handle` (or only to `connection`) and whose
+    /// link meets the value's read security. Returns how many were sent; subscribed connections
+    /// left out for their security are counted in ``withheldNotifications(valueHandle:)``.
     ///
     /// Runs on the caller's executor, not on the server's actor: it reads the connections'
     /// bearers and CCCD states from a table the actor keeps up to date, so a script notifying at
@@ -302,7 +332,10 @@ public actor GATTServer {
     /// waits for its confirmation. Indications to one connection go one at a time, in call order.
     ///
     /// Throws ``GATTError/attribute(_:handle:request:)`` with CCCD Improperly Configured when the
-    /// client has not enabled indications, ``GATTError/timeout`` when no confirmation came in
+    /// client has not enabled indications, with the code a read would get (Insufficient
+    /// Authentication, Insufficient Encryption, Encryption Key Size Too Short) when the link does
+    /// not meet the value's read security (counted in ``withheldNotifications(valueHandle:)``),
+    /// ``GATTError/timeout`` when no confirmation came in
     /// time (an indication unconfirmed for the transaction timeout closes the bearer),
     /// ``GATTError/disconnected`` and ``GATTError/cancelled``.
     public func indicate(handle: UInt16, value: [UInt8], connection: GATTConnectionID, timeout: Duration? = nil) async throws(GATTError) {
@@ -310,6 +343,10 @@ public actor GATTServer {
         guard let cccd = cccdHandles[handle] else { throw .invalidArgument("handle \(handle) has no CCCD") }
         guard (state.clientConfigurations[cccd] ?? 0) & ClientCharacteristicConfiguration.indications.rawValue != 0 else {
             throw .attribute(.cccdImproperlyConfigured, handle: cccd, request: .handleValueIndication)
+        }
+        if let refusal = notificationTable.requirement(valueHandle: handle).refusal(for: state.security) {
+            notificationTable.countWithheld(valueHandle: handle)
+            throw .attribute(refusal, handle: handle, request: .handleValueIndication)
         }
         if Task.isCancelled { throw .cancelled }
         let bytes: [UInt8]

@@ -24,26 +24,114 @@ public struct GATTPermissions: OptionSet, Sendable, Hashable {
     public static let writeAuthenticated = GATTPermissions(rawValue: 1 << 6)
     /// Writing needs the server's authorization hook to agree.
     public static let writeAuthorized = GATTPermissions(rawValue: 1 << 7)
+    /// Reading needs GAP security Level 4: a link encrypted with an authenticated LE Secure
+    /// Connections key of 16 octets (else Insufficient Authentication, or Insufficient
+    /// Encryption Key Size for a shorter key).
+    public static let readSecureConnections = GATTPermissions(rawValue: 1 << 8)
+    /// Writing needs GAP security Level 4 (see ``readSecureConnections``).
+    public static let writeSecureConnections = GATTPermissions(rawValue: 1 << 9)
 
     /// Readable and writable.
     public static let readWrite: GATTPermissions = [.read, .write]
 }
 
-/// The security of one connection, as the link layer and SMP established it.
+/// The security of one connection, as the link layer and SMP established it, and what the
+/// server knows of the peer's keys: what the access checks of Core spec Vol 3 Part C §10.3 and
+/// Part F §3.4.1.1 need to pick between Insufficient Authentication (0x05), Insufficient
+/// Encryption (0x0F) and Insufficient Encryption Key Size (0x0C).
 public struct GATTSecurity: Sendable, Hashable {
     /// The link is encrypted.
     public var isEncrypted: Bool
     /// The keys came from an authenticated (MITM-protected) pairing.
     public var isAuthenticated: Bool
+    /// The encryption key's size in octets (7…16), when the link is encrypted. 16 unless the
+    /// pairing (or the controller) said less.
+    public var keySize: Int
+    /// The key came from an LE Secure Connections pairing (not legacy pairing).
+    public var isSecureConnections: Bool
+    /// The GAP security level the peer's stored long-term key would give the link once
+    /// encrypted with it; nil when the peer has no long-term key with us (never bonded). A peer
+    /// with one is told Insufficient Encryption (encrypt with the key you have) rather than
+    /// Insufficient Authentication (pair).
+    public var bondedLevel: SecurityLevel?
 
-    /// A link's security: encrypted, and whether its key is MITM-protected.
-    public init(isEncrypted: Bool = false, isAuthenticated: Bool = false) {
+    /// A link's security: encrypted, whether its key is MITM-protected, its size in octets,
+    /// whether it came from LE Secure Connections, and the level of the peer's bond (nil: none).
+    public init(
+        isEncrypted: Bool = false, isAuthenticated: Bool = false, keySize: Int = 16, isSecureConnections: Bool = false,
+        bondedLevel: SecurityLevel? = nil
+    ) {
         self.isEncrypted = isEncrypted
         self.isAuthenticated = isAuthenticated
+        self.keySize = keySize
+        self.isSecureConnections = isSecureConnections
+        self.bondedLevel = bondedLevel
     }
 
-    /// A fresh, unencrypted link.
+    /// A fresh, unencrypted link of a peer without a bond.
     public static let none = GATTSecurity()
+
+    /// Whether the peer has a long-term key with us.
+    public var hasLongTermKey: Bool { bondedLevel != nil }
+
+    /// The GAP security level of the link now (LE Security Mode 1, Part C §10.2.1): Level 4 only
+    /// for an authenticated LE Secure Connections key of 16 octets.
+    public var level: SecurityLevel {
+        guard isEncrypted else { return .none }
+        guard isAuthenticated else { return .encrypted }
+        return isSecureConnections && keySize >= 16 ? .authenticatedSecureConnections : .authenticated
+    }
+}
+
+/// What one kind of access (reading, or writing) to an attribute needs from the link: the part
+/// of ``GATTPermissions`` about security, with the shortest key accepted.
+public struct GATTSecurityRequirement: Sendable, Hashable {
+    /// The GAP security level needed (``SecurityLevel/none``: nothing).
+    public var level: SecurityLevel
+    /// The shortest encryption key accepted, in octets (7…16); asked only when `level` needs
+    /// encryption. Level 4 always needs 16.
+    public var minimumKeySize: Int
+
+    /// A requirement of `level` with keys of at least `minimumKeySize` octets.
+    public init(level: SecurityLevel = .none, minimumKeySize: Int = 16) {
+        self.level = level
+        self.minimumKeySize = min(16, max(7, minimumKeySize))
+    }
+
+    /// No security needed.
+    public static let none = GATTSecurityRequirement()
+
+    /// The requirement reads (or, with `isWrite`, writes) of an attribute with `permissions` have.
+    public init(_ permissions: GATTPermissions, isWrite: Bool, minimumKeySize: Int = 16) {
+        let level: SecurityLevel =
+            if permissions.contains(isWrite ? .writeSecureConnections : .readSecureConnections) { .authenticatedSecureConnections }
+            else if permissions.contains(isWrite ? .writeAuthenticated : .readAuthenticated) { .authenticated }
+            else if permissions.contains(isWrite ? .writeEncrypted : .readEncrypted) { .encrypted }
+            else { .none }
+        self.init(level: level, minimumKeySize: minimumKeySize)
+    }
+
+    /// Why a link with `security` does not meet this requirement, as the ATT error a server
+    /// answers (Part C §10.3, Part F §3.4.1.1); nil when it does:
+    /// - not encrypted: Insufficient Encryption (0x0F) when the peer's stored key would give the
+    ///   level needed, else Insufficient Authentication (0x05: there is no key, or only one from
+    ///   an unauthenticated pairing where authentication is needed — pair again);
+    /// - encrypted, but the pairing was unauthenticated where authentication is needed:
+    ///   Insufficient Authentication;
+    /// - encrypted with a key shorter than required: Insufficient Encryption Key Size (0x0C);
+    /// - Level 4 needed, but the key came from legacy pairing: Insufficient Authentication.
+    public func refusal(for security: GATTSecurity) -> ATTErrorCode? {
+        guard level >= .encrypted else { return nil }
+        guard security.isEncrypted else {
+            if let bonded = security.bondedLevel, bonded >= level { return .insufficientEncryption }
+            return .insufficientAuthentication
+        }
+        if level >= .authenticated, !security.isAuthenticated { return .insufficientAuthentication }
+        let required = level == .authenticatedSecureConnections ? 16 : minimumKeySize
+        if security.keySize < required { return .encryptionKeySizeTooShort }
+        if level == .authenticatedSecureConnections, !security.isSecureConnections { return .insufficientAuthentication }
+        return nil
+    }
 }
 
 /// Identifies one client connection of a ``GATTServer``.
@@ -141,6 +229,12 @@ public struct GATTCharacteristicDefinition: Sendable {
     public var descriptors: [GATTDescriptorDefinition]
     /// Asked before every read, write and CCCD write of this characteristic (nil: no hook).
     public var authorize: GATTAttributeAuthorizationHandler?
+    /// The shortest encryption key (octets, 7…16) a read accepts when ``permissions`` make reads
+    /// need encryption; the CCCD's writes need the same. 16 by default.
+    public var minimumReadKeySize = 16
+    /// The shortest encryption key (octets, 7…16) a write accepts when ``permissions`` make
+    /// writes need encryption. 16 by default.
+    public var minimumWriteKeySize = 16
 
     /// A characteristic from its parts.
     public init(

@@ -21,11 +21,18 @@ import HaraldCore
 ///   the definition and advertises again once the radio is back on.
 /// - **Database.** Each service is added in declaration order, one `didAdd` at a time. Properties
 ///   are the definition's, without broadcast and extended properties (CoreBluetooth refuses them
-///   on local characteristics). Security: `AttributeSecurity/encrypted` and
-///   `AttributeSecurity/authenticated` both become `readEncryptionRequired` /
-///   `writeEncryptionRequired` (and notify/indicate-encryption-required for subscriptions when
-///   reads need it): CoreBluetooth has no separate MITM permission, so an authenticated attribute
-///   is only as safe as the pairing the phone chose. Handlers see `isEncrypted` true on such
+///   on local characteristics). Security: every encrypted level (`AttributeSecurity/encrypted`,
+///   `AttributeSecurity/authenticated`, `AttributeSecurity/authenticatedSecureConnections`)
+///   becomes `readEncryptionRequired` / `writeEncryptionRequired`, and the read security of a
+///   characteristic that notifies or indicates also becomes notify/indicate-encryption-required
+///   (a notify-only characteristic gets the read permission for it): CoreBluetooth then refuses
+///   an unencrypted central's subscription itself (it answers the CCCD write with Insufficient
+///   Authentication or Encryption and has the phone pair), and it sends updates only to
+///   subscribed centrals, whose links stay encrypted for as long as they are connected, so
+///   `ServingBackend/withheldNotifications(characteristic:service:)` is always 0 here.
+///   CoreBluetooth has no separate MITM, Secure Connections or key size permission, so an
+///   authenticated attribute (or a minimum key size) is only as safe as the pairing the phone
+///   chose. Handlers see `isEncrypted` true on such
 ///   attributes (CoreBluetooth pairs before it lets the request through) and `isAuthenticated`
 ///   false (CoreBluetooth does not say). A value is cached in CoreBluetooth (answered without
 ///   waking the app) only for a read-only characteristic with no read handler, no authorization
@@ -248,7 +255,7 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
 
     /// Whether CoreBluetooth caches the value (see the type's documentation).
     static func isCached(_ definition: CharacteristicDefinition) -> Bool {
-        definition.properties == [.read] && definition.onRead == nil && definition.authorize == nil && definition.readSecurity == .none
+        definition.properties == [.read] && definition.onRead == nil && definition.authorize == nil && !definition.readSecurity.needsEncryption
             && !definition.value.isEmpty
     }
 
@@ -256,7 +263,7 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
     public static func spec(_ definition: CharacteristicDefinition) -> CoreBluetoothCharacteristicSpec {
         let properties = definition.properties
         var raw = UInt(properties.intersection([.read, .writeWithoutResponse, .write, .notify, .indicate]).rawValue)
-        if definition.readSecurity >= .encrypted {
+        if definition.readSecurity.needsEncryption {
             if properties.contains(.notify) { raw |= CoreBluetoothCharacteristicSpec.notifyEncryptionRequired }
             if properties.contains(.indicate) { raw |= CoreBluetoothCharacteristicSpec.indicateEncryptionRequired }
         }
@@ -265,10 +272,10 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         // samples (the subscription is a way of reading it); reads of it are still refused with
         // Read Not Permitted, since it lacks the read property.
         if !properties.isDisjoint(with: [.read, .notify, .indicate]) {
-            permissions |= definition.readSecurity >= .encrypted ? CoreBluetoothCharacteristicSpec.readEncryptionRequired : CoreBluetoothCharacteristicSpec.readable
+            permissions |= definition.readSecurity.needsEncryption ? CoreBluetoothCharacteristicSpec.readEncryptionRequired : CoreBluetoothCharacteristicSpec.readable
         }
         if !properties.isDisjoint(with: [.write, .writeWithoutResponse]) {
-            permissions |= definition.writeSecurity >= .encrypted ? CoreBluetoothCharacteristicSpec.writeEncryptionRequired : CoreBluetoothCharacteristicSpec.writeable
+            permissions |= definition.writeSecurity.needsEncryption ? CoreBluetoothCharacteristicSpec.writeEncryptionRequired : CoreBluetoothCharacteristicSpec.writeable
         }
         return CoreBluetoothCharacteristicSpec(
             uuid: definition.uuid, properties: raw, permissions: permissions, value: isCached(definition) ? Data(definition.value) : nil,
@@ -606,7 +613,7 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
     /// Who asks, as handlers see it: CoreBluetooth let the request through only on an encrypted
     /// link when the attribute needs one, and never says whether the key is authenticated.
     public static func attributeRequest(_ central: CentralIdentifier, security: AttributeSecurity) -> AttributeRequest {
-        AttributeRequest(central: central, isEncrypted: security >= .encrypted, isAuthenticated: false)
+        AttributeRequest(central: central, isEncrypted: security.needsEncryption, isAuthenticated: false)
     }
 
     static var success: ATTErrorCode { ATTErrorCode(rawValue: 0) }

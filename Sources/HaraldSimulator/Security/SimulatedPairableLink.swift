@@ -95,12 +95,28 @@ final class SimulatedPairableLink: PairableLink {
             }
         }
         let (world, device, central) = (world, peerAddress, centralAddress)
-        await service.serve(channel.peripheralIncoming, onStart: { world.deviceBonds.withLock { $0.countPairing(by: device) } }) { outcome in
+        await service.serve(channel.peripheralIncoming, onStart: { world.deviceBonds.withLock { $0.countPairing(by: device) } }) { [weak self] outcome in
             guard case .success(let outcome) = outcome, outcome.isBonding else { return }
             let keys = [outcome.longTermKey, outcome.localLongTermKey].compactMap(\.self)
             world.deviceBonds.withLock { $0.store(keys, of: device, for: central) }
+            await self?.bondChanged()
         }
     }
+
+    /// The level the central's bond with the device gives (nil: the device keeps no key for it).
+    private func bondedLevel() -> SecurityLevel? {
+        world.deviceBonds.withLock { $0.keys(of: peerAddress, for: centralAddress) }.map(\.securityLevel).max()
+    }
+
+    /// Tells the device's GATT server whether the central has a bond with it (before any request:
+    /// it decides 0x0F against 0x05).
+    func announceBond() async {
+        var security = await server.security(for: serverConnection) ?? .none
+        security.bondedLevel = bondedLevel()
+        await server.setSecurity(security, for: serverConnection)
+    }
+
+    private func bondChanged() async { await announceBond() }
 
     /// Ends the channel and any wait for encryption (the link closed).
     func close() {
@@ -151,7 +167,7 @@ final class SimulatedPairableLink: PairableLink {
                 await link.close(reason: .failure("MIC failure (0x3D): the keys differ"))
                 throw .keysDiffer
             }
-            await switchOnEncryption(authenticated: pairing.level >= .authenticated, keySize: 16)
+            await switchOnEncryption(level: pairing.level, keySize: 16)
             pairing.waiter.resume()
             return
         }
@@ -161,7 +177,7 @@ final class SimulatedPairableLink: PairableLink {
             await link.close(reason: .failure("MIC failure (0x3D): the keys differ"))
             throw .keysDiffer
         }
-        await switchOnEncryption(authenticated: match.isAuthenticated, keySize: match.keySize)
+        await switchOnEncryption(level: match.securityLevel, keySize: match.keySize)
     }
 
     /// The link-layer exchange (LL_ENC_REQ, LL_ENC_RSP, LL_START_ENC_REQ/RSP): two connection
@@ -172,9 +188,13 @@ final class SimulatedPairableLink: PairableLink {
         guard link.isOpen else { throw .failed(.disconnected(.connectionLost)) }
     }
 
-    private func switchOnEncryption(authenticated: Bool, keySize: Int) async {
+    private func switchOnEncryption(level: SecurityLevel, keySize: Int) async {
         state.withLock { $0.encryption = LinkEncryption(isEncrypted: true, keySize: keySize) }
-        await server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: authenticated), for: serverConnection)
+        await server.setSecurity(
+            GATTSecurity(
+                isEncrypted: true, isAuthenticated: level >= .authenticated, keySize: keySize,
+                isSecureConnections: level == .authenticatedSecureConnections, bondedLevel: bondedLevel()),
+            for: serverConnection)
     }
 }
 

@@ -295,14 +295,19 @@ public final class Simulator: Sendable {
                 device: deviceSecurity, deviceAddress: address, centralAddress: centralAddress, world: self, server: device.server,
                 serverConnection: serverConnection, link: link)
         }
-        if let pairable { clock.taskStarter.start { await pairable.serveDevice() } }
+        if let pairable {
+            await pairable.announceBond()
+            clock.taskStarter.start { await pairable.serveDevice() }
+        }
         if case .accept(let delay) = device.description.pairing {
             // The central's system pairs after the first refusal for lack of security.
             let (server, clock) = (device.server, clock)
             peerFaults.onFirstSecurityRefusal {
                 clock.taskStarter.start {
                     do { try await clock.sleep(for: delay) } catch { return }
-                    await server.setSecurity(GATTSecurity(isEncrypted: true, isAuthenticated: true), for: serverConnection)
+                    // As a phone pairs: LE Secure Connections, authenticated, 16-octet key (Level 4).
+                    await server.setSecurity(
+                        GATTSecurity(isEncrypted: true, isAuthenticated: true, keySize: 16, isSecureConnections: true), for: serverConnection)
                 }
             }
         }

@@ -63,7 +63,29 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Print JSON lines instead of text.")
     var json = false
 
-    @Flag(help: "The heart-rate monitor's Serial Number String needs an encrypted link (centrals pair to read it).")
+    /// What every characteristic served asks of a central's link.
+    enum SecurityChoice: String, ExpressibleByArgument, CaseIterable {
+        case open, encrypted, authenticated
+        case scOnly = "sc-only"
+
+        /// The requirement every characteristic gets (16-octet keys for each encrypted level).
+        var requirement: AttributeSecurity {
+            switch self {
+            case .open: .none
+            case .encrypted: .encrypted
+            case .authenticated: .authenticated
+            case .scOnly: .authenticatedSecureConnections
+            }
+        }
+    }
+
+    @Option(
+        help: ArgumentHelp(
+            "What every characteristic needs for reads, writes and subscriptions: open, encrypted (any pairing), authenticated (passkey or numeric comparison) or sc-only (authenticated LE Secure Connections, Level 4). Keys must be 16 octets.",
+            valueName: "LEVEL"))
+    var security: SecurityChoice = .open
+
+    @Flag(help: ArgumentHelp("Deprecated: the same as --security encrypted (it used to cover the serial number only).", visibility: .hidden))
     var encrypted = false
 
     @OptionGroup var bondFile: BondFileOptions
@@ -98,7 +120,13 @@ struct Serve: AsyncParsableCommand {
         guard (10...60_000).contains(interval) else { throw ValidationError("--interval must lie within 10…60000 ms") }
         if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive") }
         guard addressInterval >= 1, addressInterval <= 24 * 3600 else { throw ValidationError("--address-interval must lie within 1…86400 seconds") }
+        if encrypted, security != .open, security != .encrypted {
+            throw ValidationError("--encrypted (deprecated) is --security encrypted; give only --security \(security.rawValue)")
+        }
     }
+
+    /// The requirement asked for, with the deprecated flag's.
+    var requirement: AttributeSecurity { encrypted && security == .open ? .encrypted : security.requirement }
 
     func run() async throws {
         PairingOptions.warnIfFixed(fixedPasskey)
@@ -113,8 +141,8 @@ struct Serve: AsyncParsableCommand {
         case .hrm:
             name = self.name ?? "Harald HRM"
             let monitor: HeartRateMonitorDevice
-            do { monitor = try HeartRateMonitorDevice(name: name, serialNumberSecurity: encrypted ? .encrypted : .none) } catch { Output.fail("the device definition: \(error)", status: 70) }
-            definition = monitor.definition
+            do { monitor = try HeartRateMonitorDevice(name: name) } catch { Output.fail("the device definition: \(error)", status: 70) }
+            definition = monitor.definition.requiring(requirement)
             behaviour = { served in
                 await monitor.run(served, every: .milliseconds(interval)) { measurement, sent in
                     guard sent > 0 else { return }
@@ -126,13 +154,17 @@ struct Serve: AsyncParsableCommand {
         case .gopro:
             name = self.name ?? "GoPro 0042"
             let camera = ActionCameraDevice(name: name, bootTime: .zero)
-            definition = camera.definition
+            definition = camera.definition.requiring(requirement)
             behaviour = { served in await camera.run(served) }
         case .miband:
             name = self.name ?? "MI Band 2"
             let band = FitnessBandDevice(name: name)
-            definition = band.definition
+            definition = band.definition.requiring(requirement)
             behaviour = { served in await band.run(served) }
+        }
+        if encrypted { Self.warn("--encrypted is deprecated and now stands for --security encrypted: every characteristic needs an encrypted link") }
+        if requirement.level >= .authenticated, io == .none {
+            Self.warn("--security \(security.rawValue) with --io none: Just Works pairing cannot authenticate, so centrals will be refused")
         }
         // The device answers pairing as a device does: Security Manager as responder, bonds kept in
         // the bond file, the IO capability and passkey given.
@@ -171,6 +203,11 @@ struct Serve: AsyncParsableCommand {
     }
 
     private func report(_ fields: [String: JSONValue], text: String) { Self.report(fields, text: text, json: json) }
+
+    /// Prints `warning: <message>` on stderr.
+    private static func warn(_ message: String) {
+        FileHandle.standardError.write(Data(("warning: " + message + "\n").utf8))
+    }
 
     private static func report(_ fields: [String: JSONValue], text: String, json: Bool) {
         json ? Output.json(.object(fields)) : Output.line(text)
