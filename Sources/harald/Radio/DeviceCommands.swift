@@ -132,7 +132,7 @@ struct ReadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "read", abstract: "Read one characteristic.",
         discussion: """
-            Prints the value on stdout (hex and decoded) and the security the link had for the read on stderr: the level \
+            Prints the value (hex and decoded), then a line with the security the link had for the read: the level \
             (1 no encryption, 2 encrypted, 3 authenticated, 4 authenticated LE Secure Connections with a 128-bit key), \
             LE Secure Connections or legacy, the key size and whether the device is bonded. With --json, one object on \
             stdout with the value and a "security" object (level, name, pairing, keySize, bonded).
@@ -161,7 +161,7 @@ struct ReadCommand: AsyncParsableCommand {
                 Output.line(value.jsonText)
             } else {
                 Output.line("\(Labels.uuid(uuid)): \(Labels.value(bytes, of: uuid, hexLimit: .max))")
-                FileHandle.standardError.write(Data("security: \(report.text)\n".utf8))
+                Output.line("security: \(report.text)")
             }
             await connection.disconnect()
         })
