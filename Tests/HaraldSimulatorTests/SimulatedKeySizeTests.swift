@@ -1,4 +1,6 @@
 import Harald
+import HaraldATT
+import HaraldCodec
 import HaraldCore
 import HaraldGATTBackend
 import HaraldSMP
