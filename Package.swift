@@ -87,6 +87,7 @@ let package = Package(
                 "HaraldCodec", "HaraldCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
@@ -193,6 +194,7 @@ let package = Package(
             dependencies: [
                 "HaraldCodec", "HaraldCore", "HaraldSMP", "HaraldTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "HaraldTests", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),

@@ -170,7 +170,7 @@ private final class MeddledRun: @unchecked Sendable {
             configuration: initiatorConfiguration, addresses: meddlerAddresses, agent: AutomaticPairingAgent(passkey: 123_456),
             localKeys: LocalPairingKeys(identityResolvingKey: meddlerIdentity.identityResolvingKey, identityAddress: meddlerAddresses.initiator),
             randomness: PairingRandomness(
-                nonce: { Value128(littleEndianBytes: next())! }, keyPair: { P256KeyPair.debug }, passkey: { 123_456 },
+                nonce: { Value128(littleEndianBytes: next())! }, keyPair: { fuzzKeyPairC }, passkey: { 123_456 },
                 key: { SecretKey128(littleEndianBytes: next())! }, word: { 0x1122_3344_5566_7788 })
         ) { key, _, _ in
             guard await rendezvous.meet(with: key) else { throw PairingError.encryptionFailed(0x3D) }
@@ -218,6 +218,8 @@ private final class MeddledRun: @unchecked Sendable {
     }
     guard let initiated = run.initiator else { return }
     checkSent(meddler.sent(by: .initiator), result: initiated, first: [.pairingRequest], who: "SMPInitiator", input: bytes, mustSend: false)
+    checkOutcome(initiated, configuration: initiatorConfiguration, who: "SMPInitiator", input: bytes)
+    if let responded = run.responder { checkOutcome(responded, configuration: responderConfiguration, who: "SMPResponder", input: bytes) }
     if let responded = run.responder {
         checkSent(
             meddler.sent(by: .responder), result: responded, first: [.pairingResponse, .pairingFailed], who: "SMPResponder", input: bytes,

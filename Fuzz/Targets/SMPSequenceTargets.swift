@@ -8,12 +8,15 @@ import HaraldSMP
 ///
 /// Input: byte 0 is this device's configuration (bits 0-2 IO capability mod 5, bit 3 MITM, bit 4
 /// Secure Connections, bit 5 Secure Connections Only, bit 6 bonding, bit 7 encryption fails);
-/// byte 1 the key distribution (low nibble the initiator's keys, high nibble the responder's);
+/// byte 1 the key distribution (bits 0-2 the initiator's keys, bits 4-6 the responder's), bit 3
+/// accepting the debug key, bit 7 a minimum key size of 7 octets instead of the default 16;
 /// byte 2 the largest key size (7 + byte mod 10). The responder target then takes 6 bytes: the
 /// central's Pairing Request fields (an input whose request does not decode ends there). The rest
 /// is the peer's PDUs: a header byte, then `header & 0x7F` bytes (cut short at the end of the
 /// input); header 0xFF instead stands for a valid Pairing Public Key of the peer (another key
-/// than ours), so runs get past the public-key check into confirm, random and DHKey check.
+/// than ours, not the debug key), so runs get past the public-key check into confirm, random and
+/// DHKey check; 0xFE for the debug public key; 0xFD for our own key negated, (x, p − y), the
+/// reflection CVE-2020-26558 uses.
 ///
 /// All the peer's PDUs are queued up front, then the channel closes, so a run never waits for the
 /// SMP timeout; one that does not end within the hang bound (`FuzzHangBound`) is a hang and traps. What must hold for
@@ -22,20 +25,44 @@ import HaraldSMP
 /// - the initiator's first PDU is its Pairing Request, the responder's a Pairing Response or
 ///   Pairing Failed;
 /// - it sends at most one Pairing Failed, and nothing after it;
-/// - a failure it detected itself (`failedHere(reason)`) was sent as Pairing Failed with that
-///   reason; any other ending (the peer's Pairing Failed, a lost link, a failed encryption) sent
-///   no Pairing Failed;
-/// - a successful pairing sent no Pairing Failed;
+/// - a failure it detected itself (`failedHere(reason)`, or a key size below its minimum) was
+///   sent as Pairing Failed with that reason; any other ending (the peer's Pairing Failed, a lost
+///   link, a failed encryption) sent no Pairing Failed;
+/// - a successful pairing sent no Pairing Failed, has a key of at least the required size, never
+///   used the debug key unless accepted and is never a bond when it did, and is authenticated
+///   only with a 16-octet key;
 /// - after the run the device refuses to pair again and sends nothing more.
 let smpSequenceTargets: [FuzzTarget] = [
     FuzzTarget("SMP.ResponderSequence", runsTasks: true, runResponderSequence),
     FuzzTarget("SMP.InitiatorSequence", runsTasks: true, runInitiatorSequence),
 ]
 
-/// The spec's P-256 sample keys (notes/smp.md §8.12): private key A is the SMP debug key.
+/// The spec's P-256 sample keys (notes/smp.md §8.12): private key A is the SMP debug key, so
+/// honest peers use B (the responder) and C, a fixed scalar of our own (the initiator).
 private let keyPairA = P256KeyPair.debug
 private let keyPairB = try! P256KeyPair(
     privateKeyBigEndianBytes: Hex.decode("55188b3d32f6bb9a900afcfbeed4e72a59cb9ac2f19d7cfb6b4fdd49f47fc5fd"))
+let fuzzKeyPairC = try! P256KeyPair(
+    privateKeyBigEndianBytes: Hex.decode("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"))
+
+/// The other point with the same X: (x, p − y) on P-256. The reflection attack of
+/// CVE-2020-26558 works with it as well as with the key itself.
+func negatedPublicKey(_ key: P256PublicKey) -> P256PublicKey {
+    let p: [UInt8] = [
+        0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+    ]
+    let y = key.y.bigEndianBytes
+    var difference = [UInt8](repeating: 0, count: 32)
+    var borrow = 0
+    for index in (0..<32).reversed() {
+        let value = Int(p[index]) - Int(y[index]) - borrow
+        borrow = value < 0 ? 1 : 0
+        difference[index] = UInt8(value + 256 * borrow)
+    }
+    // The negation of a point on the curve is on the curve.
+    return try! P256PublicKey(x: key.x, y: Value256(bigEndianBytes: difference)!)
+}
 private let fuzzAddresses = PairingAddresses(
     initiator: BluetoothAddress(value: 0x56_12_37_37_BF_CE, kind: .public)!,
     responder: BluetoothAddress(value: 0xC0_13_70_2D_CF_C1, kind: .random)!)
@@ -60,22 +87,30 @@ private struct SMPScript {
         if flags & 0x40 != 0 { authReq.insert(.bonding) }
         configuration = PairingConfiguration(
             ioCapability: IOCapability(rawValue: (flags & 0x07) % 5) ?? .noInputNoOutput, authReq: authReq,
-            maxEncryptionKeySize: 7 + bytes[2] % 10, minEncryptionKeySize: 7,
+            maxEncryptionKeySize: 7 + bytes[2] % 10, minEncryptionKeySize: bytes[1] & 0x80 != 0 ? 7 : 16,
             initiatorKeys: KeyDistribution(rawValue: bytes[1] & 0x07), responderKeys: KeyDistribution(rawValue: bytes[1] >> 4 & 0x07),
-            secureConnectionsOnly: flags & 0x20 != 0)
+            secureConnectionsOnly: flags & 0x20 != 0, acceptsDebugKeys: bytes[1] & 0x08 != 0)
         encryptionFails = flags & 0x80 != 0
         rest = bytes[3...]
     }
 
-    /// The peer's PDUs in the rest of the input; `peerKey` is what header 0xFF stands for.
-    static func pdus(_ input: ArraySlice<UInt8>, peerKey: P256PublicKey) -> [[UInt8]] {
+    /// The peer's PDUs in the rest of the input; `peerKey` is what header 0xFF stands for, the
+    /// debug key 0xFE, and `ownKey` negated 0xFD.
+    static func pdus(_ input: ArraySlice<UInt8>, peerKey: P256PublicKey, ownKey: P256PublicKey) -> [[UInt8]] {
         var pdus: [[UInt8]] = []
         var index = input.startIndex
         while index < input.endIndex {
             let header = input[index]
             index += 1
-            if header == 0xFF {
-                pdus.append([SMPCode.pairingPublicKey.rawValue] + peerKey.x.littleEndianBytes + peerKey.y.littleEndianBytes)
+            let special: P256PublicKey? =
+                switch header {
+                case 0xFF: peerKey
+                case 0xFE: keyPairA.publicKey
+                case 0xFD: negatedPublicKey(ownKey)
+                default: nil
+                }
+            if let special {
+                pdus.append([SMPCode.pairingPublicKey.rawValue] + special.littleEndianBytes)
                 continue
             }
             let end = min(input.endIndex, index + Int(header & 0x7F))
@@ -112,7 +147,7 @@ private func countingBytes(_ count: Int, seed: UInt8) -> [UInt8] {
     guard let script = SMPScript(bytes), script.rest.count >= 6 else { return }
     let requestBytes = [SMPCode.pairingRequest.rawValue] + script.rest.prefix(6)
     guard case .pairingRequest(let request)? = try? SMPPDU(decoding: requestBytes) else { return }
-    let pdus = SMPScript.pdus(script.rest.dropFirst(6), peerKey: keyPairA.publicKey)
+    let pdus = SMPScript.pdus(script.rest.dropFirst(6), peerKey: fuzzKeyPairC.publicKey, ownKey: keyPairB.publicKey)
     runToEnd("SMP.ResponderSequence", bytes) {
         let bearer = ScriptedSMPBearer(pdus)
         let counter = Locked<UInt8>(0)
@@ -136,18 +171,19 @@ private func countingBytes(_ count: Int, seed: UInt8) -> [UInt8] {
         require(again != nil, "SMPResponder paired twice")
         require(bearer.sent.count == sentBefore, "SMPResponder sent after its attempt ended")
         checkSent(bearer.sent, result: result, first: [.pairingResponse, .pairingFailed], who: "SMPResponder", input: bytes)
+        checkOutcome(result, configuration: script.configuration, who: "SMPResponder", input: bytes)
     }
 }
 
 @Sendable func runInitiatorSequence(_ bytes: [UInt8]) {
     guard let script = SMPScript(bytes) else { return }
-    let pdus = SMPScript.pdus(script.rest, peerKey: keyPairB.publicKey)
+    let pdus = SMPScript.pdus(script.rest, peerKey: keyPairB.publicKey, ownKey: fuzzKeyPairC.publicKey)
     runToEnd("SMP.InitiatorSequence", bytes) {
         let bearer = ScriptedSMPBearer(pdus)
         let counter = Locked<UInt8>(0)
         let next: @Sendable () -> [UInt8] = { countingBytes(16, seed: counter.withLock { $0 &+= 1; return $0 }) }
         let randomness = PairingRandomness(
-            nonce: { Value128(littleEndianBytes: next())! }, keyPair: { keyPairA }, passkey: { 123_456 },
+            nonce: { Value128(littleEndianBytes: next())! }, keyPair: { fuzzKeyPairC }, passkey: { 123_456 },
             key: { SecretKey128(littleEndianBytes: next())! }, word: { 0x0102_0304_0506_0708 })
         let encryptionFails = script.encryptionFails
         let initiator = SMPInitiator(
@@ -163,7 +199,21 @@ private func countingBytes(_ count: Int, seed: UInt8) -> [UInt8] {
         let result: Result<PairingOutcome, PairingError>
         do throws(PairingError) { result = .success(try await initiator.pair()) } catch { result = .failure(error) }
         checkSent(bearer.sent, result: result, first: [.pairingRequest], who: "SMPInitiator", input: bytes)
+        checkOutcome(result, configuration: script.configuration, who: "SMPInitiator", input: bytes)
     }
+}
+
+/// The security rules for what a pairing produced: a key of at least the size required, the
+/// debug key only when accepted and then never a bond, and no authenticated key under 16 octets.
+func checkOutcome(_ result: Result<PairingOutcome, PairingError>, configuration: PairingConfiguration, who: String, input: [UInt8]) {
+    guard case .success(let outcome) = result else { return }
+    require(outcome.keySize >= configuration.requiredKeySize, "\(who) paired with a \(outcome.keySize)-octet key; input \(input.hexString)")
+    require(!outcome.usedDebugKey || configuration.acceptsDebugKeys, "\(who) paired with the debug key; input \(input.hexString)")
+    require(!outcome.usedDebugKey || !outcome.isBonding, "\(who) would bond with the debug key; input \(input.hexString)")
+    let keys = [outcome.longTermKey, outcome.localLongTermKey].compactMap(\.self)
+    require(
+        outcome.keySize >= 16 || (keys.allSatisfy { !$0.isAuthenticated } && outcome.securityLevel <= .encrypted),
+        "\(who) counts a \(outcome.keySize)-octet key as authenticated; input \(input.hexString)")
 }
 
 /// Runs `body` on the concurrency pool and waits for it on this (libFuzzer's) thread: a run
@@ -204,11 +254,13 @@ func checkSent(
     switch result {
     case .success:
         require(failures.isEmpty, "\(who) paired but sent Pairing Failed; input \(input.hexString)")
-    case .failure(.failedHere(let reason)):
-        require(
-            failures.first?.reason == reason,
-            "\(who) failed with \(reason) but sent \(failures.first.map { "\($0.reason)" } ?? "no Pairing Failed"); input \(input.hexString)")
     case .failure(let error):
-        require(failures.isEmpty, "\(who) ended with \(error) yet sent Pairing Failed; input \(input.hexString)")
+        if let reason = error.reasonSentHere {
+            require(
+                failures.first?.reason == reason,
+                "\(who) failed with \(reason) but sent \(failures.first.map { "\($0.reason)" } ?? "no Pairing Failed"); input \(input.hexString)")
+        } else {
+            require(failures.isEmpty, "\(who) ended with \(error) yet sent Pairing Failed; input \(input.hexString)")
+        }
     }
 }

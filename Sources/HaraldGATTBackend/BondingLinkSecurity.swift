@@ -430,6 +430,8 @@ public actor BondingLinkSecurity: LinkSecurityManager {
         switch error {
         case .linkLost: .disconnected(.connectionLost)
         case .timedOut: .timeout(operation: "pairing", after: timeout)
+        case let .encryptionKeySize(offered, required):
+            .pairingFailed("the peer offers an encryption key of \(offered) octets, \(required) are required (Encryption Key Size, 0x06)")
         case let .encryptionFailed(status) where status == 0x06: .peerRemovedPairingInformation
         case let .failedHere(reason): .pairingFailed("\(reason)")
         case let .failedByPeer(reason): .pairingFailed("the peer refused: \(reason)")

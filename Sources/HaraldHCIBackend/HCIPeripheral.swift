@@ -51,6 +51,9 @@ public actor HCIPeripheral {
     /// The GATT server every central talks to.
     public let server: GATTServer
     private let security: SecurityConfiguration?
+    /// Repeated Attempts protection for every central's pairing (Core spec Vol 3 Part H §2.3.6):
+    /// the configuration's limiter, or one of this peripheral's own.
+    private let pairingAttempts: PairingAttemptLimiter
     private let localMTU: Int
     private let logger: Logger
     private var advertising: HostAdvertising?
@@ -80,6 +83,7 @@ public actor HCIPeripheral {
         self.host = host
         self.server = server
         self.security = security
+        self.pairingAttempts = security?.attempts ?? PairingAttemptLimiter()
         self.localMTU = localMTU
         self.logger = logger
     }
@@ -295,7 +299,7 @@ public actor HCIPeripheral {
         let admission = BondAdmission(bonds: security.bonds, agent: security.agent)
         let service = SMPResponderService(
             configuration: security.pairing, agent: security.agent, addresses: PairingAddresses(initiator: link.peer, responder: ours),
-            localKeys: SMPResponderLocalKeys(identity: identity), send: { pdu in try await channel.send(pdu) },
+            localKeys: SMPResponderLocalKeys(identity: identity), attempts: pairingAttempts, send: { pdu in try await channel.send(pdu) },
             checkPeerKeys: { keys in await admission.check(keys, knownIdentity: nil) }
         ) { [weak self] key, level in
             guard let self else { throw PairingError.linkLost("the peripheral closed") }

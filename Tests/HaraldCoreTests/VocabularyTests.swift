@@ -105,7 +105,9 @@ struct SecurityVocabularyTests {
         #expect(LongTermKey(key: key, isAuthenticated: false, isSecureConnections: true).securityLevel == .encrypted)
         #expect(LongTermKey(key: key, isAuthenticated: true, isSecureConnections: false).securityLevel == .authenticated)
         #expect(LongTermKey(key: key, isAuthenticated: true, isSecureConnections: true).securityLevel == .authenticatedSecureConnections)
-        #expect(LongTermKey(key: key, keySize: 7, isAuthenticated: true, isSecureConnections: true).securityLevel == .authenticated)
+        // A key under 16 octets never counts as authenticated, whatever pairing made it.
+        #expect(LongTermKey(key: key, keySize: 7, isAuthenticated: true, isSecureConnections: true).securityLevel == .encrypted)
+        #expect(LongTermKey(key: key, keySize: 15, isAuthenticated: true, isSecureConnections: false).securityLevel == .encrypted)
     }
 }
 

@@ -131,8 +131,12 @@ struct AssociationModelTests {
     @Test func securityLevelFollowsAuthenticationSecureConnectionsAndKeySize() {
         let nc = PairingMethod(isSecureConnections: true, model: .numericComparison)
         #expect(nc.securityLevel(keySize: 16) == .authenticatedSecureConnections)
-        #expect(nc.securityLevel(keySize: 15) == .authenticated)
+        // A key under 16 octets never counts as authenticated (KNOB: it can be searched offline).
+        #expect(nc.securityLevel(keySize: 15) == .encrypted)
+        #expect(nc.securityLevel(keySize: 7) == .encrypted)
+        // Legacy pairing is never level 4.
         #expect(PairingMethod(isSecureConnections: false, model: .passkeyEntry(.bothInput)).securityLevel(keySize: 16) == .authenticated)
+        #expect(PairingMethod(isSecureConnections: false, model: .passkeyEntry(.bothInput)).securityLevel(keySize: 10) == .encrypted)
         #expect(PairingMethod(isSecureConnections: true, model: .justWorks).securityLevel(keySize: 16) == .encrypted)
     }
 

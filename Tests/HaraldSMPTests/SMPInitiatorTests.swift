@@ -340,7 +340,8 @@ struct SMPInitiatorTests {
     }
 
     @Test func legacyKeysShorterThanSixteenOctetsAreMasked() async throws {
-        let f = fixture(PairingConfiguration(authReq: [.bonding]))
+        // 7-octet keys only with the explicit, weakened minimum.
+        let f = fixture(PairingConfiguration(authReq: [.bonding], minEncryptionKeySize: 7))
         let outcome = f.start()
         defer { f.responder.close() }
         try await f.responder.answerPairingRequest(with: response(.noInputNoOutput, [.bonding], keySize: 7))
@@ -403,7 +404,7 @@ struct SMPInitiatorTests {
         let outcome = f.start()
         defer { f.responder.close() }
         try await f.responder.answerPairingRequest(with: response(.noInputNoOutput, keySize: 7))
-        await expectFailure(.failedHere(.encryptionKeySize), outcome)
+        await expectFailure(.encryptionKeySize(offered: 7, required: 16), outcome)
         #expect(f.initiatorBearer.sent.last == [0x05, 0x06])
     }
 

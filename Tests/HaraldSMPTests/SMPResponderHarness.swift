@@ -115,7 +115,8 @@ struct ResponderUnderTest {
         keyPair: P256KeyPair = P256KeyPair(),
         random: ScriptedRandom = ScriptedRandom(),
         clock: ManualClock = ManualClock(),
-        attempts: PairingAttemptLimiter? = nil
+        attempts: PairingAttemptLimiter? = nil,
+        initiatorAddress: BluetoothAddress = Self.initiatorAddress
     ) {
         let log = ResponderEventLog()
         let (toResponder, toResponderContinuation) = AsyncStream<[UInt8]>.makeStream()
@@ -124,7 +125,7 @@ struct ResponderUnderTest {
         self.log = log
         self.clock = clock
         self.agent = agent
-        let addresses = PairingAddresses(initiator: Self.initiatorAddress, responder: Self.responderAddress)
+        let addresses = PairingAddresses(initiator: initiatorAddress, responder: Self.responderAddress)
         responder = SMPResponder(
             bearer: bearer, configuration: configuration, addresses: addresses, agent: agent, clock: clock,
             localKeys: localKeys, keyPair: keyPair, random: random.source, attempts: attempts,

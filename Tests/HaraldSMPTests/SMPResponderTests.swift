@@ -39,8 +39,11 @@ extension ScriptedInitiator {
 
 @Suite("SMPResponder: LE Secure Connections")
 struct SMPResponderSecureConnectionsTests {
+    /// The spec's sample initiator key is private key A, which is also the debug key: the
+    /// responder takes it only with debug keys accepted, and then never bonds.
     @Test func justWorksWithTheSpecSampleDataDerivesTheSpecLTKAndEncryptsWithIt() async throws {
         let harness = ResponderUnderTest(
+            configuration: PairingConfiguration(acceptsDebugKeys: true),
             keyPair: try P256KeyPair(privateKeyBigEndianBytes: wireOrder(Sample.privateB).reversed()),
             random: ScriptedRandom([wireOrder(Sample.nb)]))
         let pairing = harness.start(request())
@@ -70,7 +73,8 @@ struct SMPResponderSecureConnectionsTests {
         #expect(outcome.method == PairingMethod(isSecureConnections: true, model: .justWorks))
         #expect(outcome.peerIdentityResolvingKey == initiatorIRK)
         #expect(outcome.peerIdentityAddress == initiatorIdentity)
-        #expect(outcome.isBonding)
+        #expect(outcome.usedDebugKey)
+        #expect(!outcome.isBonding)
         #expect(outcome.keySize == 16)
     }
 
@@ -339,7 +343,7 @@ struct SMPResponderFailureTests {
         let pairing = harness.start(request(maxKeySize: 7))
 
         #expect(try await harness.initiator.expectFailure() == .encryptionKeySize)
-        await #expect(throws: PairingError.failedHere(.encryptionKeySize)) { try await pairing.value }
+        await #expect(throws: PairingError.encryptionKeySize(offered: 7, required: 16)) { try await pairing.value }
         #expect(harness.log.all == [.sent(.pairingFailed)])
     }
 
@@ -356,7 +360,8 @@ struct SMPResponderFailureTests {
     }
 
     @Test func aSmallerKeySizeShortensTheKeyTheCentralEncryptsWith() async throws {
-        let harness = ResponderUnderTest()
+        // Shorter keys only with the explicit, weakened minimum.
+        let harness = ResponderUnderTest(configuration: PairingConfiguration(minEncryptionKeySize: 7))
         let pairing = harness.start(request(maxKeySize: 10, initiatorKeys: [], responderKeys: []))
         let initiator = harness.initiator
         try await initiator.expectResponse()

@@ -29,9 +29,11 @@ public enum SecurityLevel: Int, Hashable, Sendable, Comparable, CustomStringConv
 
 extension SecurityLevel {
     /// The level a link encrypted with a key from pairing has: level 4 needs an authenticated
-    /// LE Secure Connections key of 16 bytes, level 3 any authenticated key, level 2 the rest.
+    /// LE Secure Connections key of 16 bytes, level 3 an authenticated key of 16 bytes, level 2
+    /// the rest. A key shorter than 16 bytes never counts as authenticated, however it was made:
+    /// it can be searched offline (the KNOB attack).
     init(keyAuthenticated: Bool, secureConnections: Bool, keySize: Int) {
-        switch (keyAuthenticated, secureConnections && keySize == 16) {
+        switch (keyAuthenticated && keySize >= 16, secureConnections) {
         case (true, true): self = .authenticatedSecureConnections
         case (true, false): self = .authenticated
         default: self = .encrypted

@@ -72,9 +72,11 @@ public struct PairingMethod: Hashable, Sendable, CustomStringConvertible {
     public var isAuthenticated: Bool { model.isAuthenticated }
 
     /// The security level a link encrypted with the resulting key gets, for a key of `keySize`
-    /// octets: level 4 needs an authenticated Secure Connections key of 16 octets.
+    /// octets: level 4 needs an authenticated Secure Connections key of 16 octets, level 3 an
+    /// authenticated key of 16 octets (legacy pairing never reaches level 4); a shorter key never
+    /// counts as authenticated (it can be searched offline), so it gives level 2.
     public func securityLevel(keySize: Int) -> SecurityLevel {
-        switch (isAuthenticated, isSecureConnections && keySize == 16) {
+        switch (isAuthenticated && keySize >= 16, isSecureConnections) {
         case (true, true): .authenticatedSecureConnections
         case (true, false): .authenticated
         case (false, _): .encrypted

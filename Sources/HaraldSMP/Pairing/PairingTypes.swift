@@ -10,30 +10,49 @@ public protocol SMPBearer: Sendable {
 }
 
 /// What this device asks for and offers when pairing.
+///
+/// The defaults are the safe ones: keys of 16 octets only (a shorter key falls to an offline
+/// search, the KNOB attack), the spec's debug public key refused. Loosening either is an explicit
+/// choice that the engines log as a warning, once per configuration (``weakenings``).
 public struct PairingConfiguration: Hashable, Sendable {
+    /// The key size of LE Security Mode 1 Level 4 and of Secure Connections Only mode (Core spec
+    /// Vol 3 Part C §10.2.4), and the default minimum: 16 octets (128 bits).
+    public static let fullKeySize: UInt8 = 16
+
     /// What this device can show and take from a person (decides the association model).
     public var ioCapability: IOCapability
     /// Bonding (keep the keys), MITM protection wanted, Secure Connections supported…
     public var authReq: AuthReq
     /// The largest key size accepted, 7…16 octets.
     public var maxEncryptionKeySize: UInt8
-    /// The smallest key size accepted from the peer (the spec allows 7; 16 is safest).
+    /// The smallest key size accepted from the peer, in octets: 16 by default. The spec allows
+    /// down to 7, but a key shorter than 16 octets can be searched offline (KNOB); setting 7…15
+    /// here is the explicit opt-in for old devices, and pairing logs a warning when it is used.
+    /// A peer offering less gets Pairing Failed, Encryption Key Size (0x06).
     public var minEncryptionKeySize: UInt8
     /// Keys the initiator offers to distribute, and asks the responder to distribute.
     public var initiatorKeys: KeyDistribution
     /// Keys the initiator asks the responder to distribute.
     public var responderKeys: KeyDistribution
-    /// Refuse LE legacy pairing (Pairing Failed, Authentication Requirements) when true.
+    /// Refuse LE legacy pairing (Pairing Failed, Authentication Requirements) when true, and
+    /// require 16-octet keys whatever ``minEncryptionKeySize`` says.
     public var secureConnectionsOnly: Bool
     /// The SMP timeout: no PDU of the procedure for this long fails it (Core spec: 30 s).
     public var timeout: Duration
+    /// Accept a peer whose public key is the spec's debug key (Core spec Vol 3 Part H
+    /// §2.3.5.6.1), whose DHKey anyone can compute. Off by default: such a peer gets Pairing
+    /// Failed, DHKey Check Failed (0x0B). When on (for a sniffer-assisted test bench only) the
+    /// pairing completes, logs a warning, reports ``PairingOutcome/usedDebugKey`` and is never
+    /// a bond.
+    public var acceptsDebugKeys: Bool
 
-    /// A configuration; the defaults pair with Just Works (no IO), ask for bonding and LE Secure Connections, and accept keys of 7…16 octets.
+    /// A configuration; the defaults pair with Just Works (no IO), ask for bonding and LE Secure
+    /// Connections, accept only 16-octet keys and refuse the debug public key.
     public init(
         ioCapability: IOCapability = .noInputNoOutput, authReq: AuthReq = [.bonding, .secureConnections],
-        maxEncryptionKeySize: UInt8 = 16, minEncryptionKeySize: UInt8 = 7,
+        maxEncryptionKeySize: UInt8 = 16, minEncryptionKeySize: UInt8 = PairingConfiguration.fullKeySize,
         initiatorKeys: KeyDistribution = [.idKey], responderKeys: KeyDistribution = [.encKey, .idKey],
-        secureConnectionsOnly: Bool = false, timeout: Duration = .seconds(30)
+        secureConnectionsOnly: Bool = false, timeout: Duration = .seconds(30), acceptsDebugKeys: Bool = false
     ) {
         self.ioCapability = ioCapability
         self.authReq = authReq
@@ -43,6 +62,47 @@ public struct PairingConfiguration: Hashable, Sendable {
         self.responderKeys = responderKeys
         self.secureConnectionsOnly = secureConnectionsOnly
         self.timeout = timeout
+        self.acceptsDebugKeys = acceptsDebugKeys
+    }
+
+    /// The spec's Secure Connections Only mode (Core spec Vol 3 Part C §10.2.4): LE Secure
+    /// Connections required (a legacy-only peer gets Pairing Failed, Authentication
+    /// Requirements, 0x03), 16-octet keys, and MITM protection asked for whenever
+    /// `ioCapability` can take part in an authenticated association model (anything but
+    /// NoInputNoOutput); when MITM is asked for, a pairing that would end in Just Works fails
+    /// with Authentication Requirements as well.
+    public static func secureConnectionsOnlyMode(
+        ioCapability: IOCapability = .noInputNoOutput, bonding: Bool = true,
+        initiatorKeys: KeyDistribution = [.idKey], responderKeys: KeyDistribution = [.idKey]
+    ) -> PairingConfiguration {
+        var authReq: AuthReq = [.secureConnections]
+        if bonding { authReq.insert(.bonding) }
+        if ioCapability != .noInputNoOutput { authReq.insert(.mitm) }
+        return PairingConfiguration(
+            ioCapability: ioCapability, authReq: authReq, maxEncryptionKeySize: fullKeySize, minEncryptionKeySize: fullKeySize,
+            initiatorKeys: initiatorKeys, responderKeys: responderKeys, secureConnectionsOnly: true)
+    }
+
+    /// The smallest key size this configuration accepts, in octets: ``minEncryptionKeySize``
+    /// kept within 7…16, and 16 in Secure Connections Only mode.
+    public var requiredKeySize: Int {
+        if secureConnectionsOnly { return Int(Self.fullKeySize) }
+        return min(max(Int(minEncryptionKeySize), PairingFeatures.encryptionKeySizes.lowerBound), Int(Self.fullKeySize))
+    }
+
+    /// What this configuration loosens against the secure defaults, one sentence each (empty for
+    /// the defaults): a minimum key size under 16 octets, accepting the debug key. The engines
+    /// log these as a warning the first time they pair with the configuration.
+    public var weakenings: [String] {
+        var found: [String] = []
+        if requiredKeySize < Int(Self.fullKeySize) {
+            found.append(
+                "encryption keys down to \(requiredKeySize) octets are accepted (under 16 octets a key can be searched offline, the KNOB attack)")
+        }
+        if acceptsDebugKeys {
+            found.append("the Security Manager's debug public key is accepted (anyone can decrypt such a link; it is never bonded)")
+        }
+        return found
     }
 }
 
@@ -79,14 +139,31 @@ public struct PairingOutcome: Sendable {
     public var method: PairingMethod
     /// The negotiated key size in octets.
     public var keySize: Int
-    /// Whether both sides asked to bond (keep the keys).
-    public var isBonding: Bool
+    /// Whether the keys may be kept as a bond: both sides asked to bond, and the pairing did not
+    /// use the debug key (always false when ``usedDebugKey`` is true).
+    public var isBonding: Bool {
+        get { askedToBond && !usedDebugKey }
+        set { askedToBond = newValue }
+    }
+    /// Whether both sides asked to bond, whatever else happened.
+    private var askedToBond: Bool
+    /// True when the peer's public key was the spec's debug key (Core spec Vol 3 Part H
+    /// §2.3.5.6.1, accepted only with ``PairingConfiguration/acceptsDebugKeys``): anyone who
+    /// recorded the pairing can decrypt the link, so the keys are for this connection only and
+    /// ``isBonding`` is false.
+    public var usedDebugKey: Bool
+
+    /// The security level a link encrypted with this pairing's key has (Core spec Vol 3 Part C
+    /// §10.2.1): level 4 only for an authenticated LE Secure Connections key of 16 octets, and a
+    /// key under 16 octets never counts as authenticated.
+    public var securityLevel: SecurityLevel { method.securityLevel(keySize: keySize) }
 
     /// An outcome from its parts.
     public init(
         longTermKey: LongTermKey?, shortTermKey: SecretKey128?, localLongTermKey: LongTermKey?,
         peerIdentityResolvingKey: IdentityResolvingKey?, peerIdentityAddress: BluetoothAddress?,
-        peerSignatureKey: ConnectionSignatureResolvingKey?, method: PairingMethod, keySize: Int, isBonding: Bool
+        peerSignatureKey: ConnectionSignatureResolvingKey?, method: PairingMethod, keySize: Int, isBonding: Bool,
+        usedDebugKey: Bool = false
     ) {
         self.longTermKey = longTermKey
         self.shortTermKey = shortTermKey
@@ -96,7 +173,8 @@ public struct PairingOutcome: Sendable {
         self.peerSignatureKey = peerSignatureKey
         self.method = method
         self.keySize = keySize
-        self.isBonding = isBonding
+        self.askedToBond = isBonding
+        self.usedDebugKey = usedDebugKey
     }
 }
 
@@ -116,6 +194,21 @@ public enum PairingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// This device refused the keys the peer distributed (see ``PeerKeysCheck``): it sent Pairing
     /// Failed with this reason and nothing is stored; `refusal` says why.
     case keysRefused(PairingFailureReason, BondRefusal)
+    /// This device ended pairing with Pairing Failed, Encryption Key Size (0x06): the peer
+    /// offered keys of at most `offered` octets and this device requires `required` (Core spec
+    /// Vol 3 Part H §3.5.5; the KNOB defence).
+    case encryptionKeySize(offered: Int, required: Int)
+
+    /// The reason of the Pairing Failed this device sent (or sends) for this error; nil when the
+    /// peer ended the pairing, the link went away or the SMP timeout passed.
+    public var reasonSentHere: PairingFailureReason? {
+        switch self {
+        case .failedHere(let reason): reason
+        case .encryptionKeySize: .encryptionKeySize
+        case .keysRefused(let reason, _): reason
+        case .failedByPeer, .timedOut, .linkLost, .encryptionFailed: nil
+        }
+    }
 
     /// Whether this ending counts as a failed attempt for Repeated Attempts protection
     /// (``PairingAttemptLimiter``): every failure of the procedure itself, but not a lost link
@@ -123,7 +216,7 @@ public enum PairingError: Error, Hashable, Sendable, CustomStringConvertible {
     public var countsAsFailedAttempt: Bool {
         switch self {
         case .failedHere(let reason), .failedByPeer(let reason): reason != .repeatedAttempts
-        case .timedOut, .encryptionFailed, .keysRefused: true
+        case .timedOut, .encryptionFailed, .keysRefused, .encryptionKeySize: true
         case .linkLost: false
         }
     }
@@ -138,6 +231,8 @@ public enum PairingError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .linkLost(detail): "the link went away during pairing: \(detail)"
         case let .encryptionFailed(status): "encrypting with the new key failed (HCI status 0x\(String(status, radix: 16)))"
         case let .keysRefused(_, refusal): "the peer's keys were refused: \(refusal)"
+        case let .encryptionKeySize(offered, required):
+            "pairing failed: the peer offers an encryption key of \(offered) octets, \(required) are required (Encryption Key Size)"
         }
     }
 }

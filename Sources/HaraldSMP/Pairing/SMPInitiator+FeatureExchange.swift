@@ -13,6 +13,10 @@ struct PairingFeatureExchange: Sendable {
     /// The key size both accept, in octets.
     var keySize: Int
 
+    /// Whether the key counts as authenticated: an authenticated association model and a full
+    /// 16-octet key (a shorter one can be searched offline, so it never does).
+    var countsAsAuthenticated: Bool { method.isAuthenticated && keySize >= Int(PairingConfiguration.fullKeySize) }
+
     /// The keys the responder distributes: the response's Responder Key Distribution, without
     /// EncKey under LE Secure Connections (both derived the LTK) and without LinkKey (no
     /// cross-transport derivation here).
@@ -48,8 +52,12 @@ extension SMPInitiator {
             request.responderKeyDistribution.isSuperset(of: response.responderKeyDistribution)
         else { throw await fail(.invalidParameters) }
 
+        // KNOB: the peer (or a man in the middle editing the cleartext response) may offer a
+        // short key; below what we require, Pairing Failed, Encryption Key Size.
         let keySize = min(request.maxEncryptionKeySize, response.maxEncryptionKeySize)
-        guard keySize >= Int(configuration.minEncryptionKeySize) else { throw await fail(.encryptionKeySize) }
+        guard keySize >= configuration.requiredKeySize else {
+            throw await fail(with: .encryptionKeySize(offered: keySize, required: configuration.requiredKeySize))
+        }
 
         let method = PairingMethod(initiator: request, responder: response)
         if configuration.secureConnectionsOnly && !method.isSecureConnections {
@@ -69,12 +77,15 @@ extension SMPInitiator {
 
     /// Our Pairing Request: the configuration, offering only keys we have to distribute (no
     /// IdKey without our identity, no SignKey without a CSRK) and no LinkKey, and never OOB data.
+    /// In Secure Connections Only mode the SC bit is always set.
     private var requestedFeatures: PairingFeatures {
         var offered = configuration.initiatorKeys.intersection([.encKey, .idKey, .signKey])
         if localKeys == nil { offered.remove(.idKey) }
         if localKeys?.signatureKey == nil { offered.remove(.signKey) }
+        var authReq = configuration.authReq
+        if configuration.secureConnectionsOnly { authReq.insert(.secureConnections) }
         return PairingFeatures(
-            ioCapability: configuration.ioCapability, oobDataPresent: false, authReq: configuration.authReq,
+            ioCapability: configuration.ioCapability, oobDataPresent: false, authReq: authReq,
             maxEncryptionKeySize: Int(configuration.maxEncryptionKeySize), initiatorKeyDistribution: offered,
             responderKeyDistribution: configuration.responderKeys.intersection([.encKey, .idKey, .signKey]))
     }

@@ -20,7 +20,7 @@ extension SMPInitiator {
     /// (IdKey), Signing Information (SignKey). A PDU out of that order fails the procedure.
     func distributeKeys(_ exchange: PairingFeatureExchange) async throws(PairingError) -> DistributedKeys {
         var keys = DistributedKeys()
-        let authenticated = exchange.method.isAuthenticated
+        let authenticated = exchange.countsAsAuthenticated
         let theirs = exchange.responderKeys
         if theirs.contains(.encKey) {
             let information = try await expect(SMPEncryptionInformation.self)

@@ -25,7 +25,7 @@ extension SMPInitiator {
         let sconfirm = try await expectValue(SMPPairingConfirm.self, \.confirmValue)
         try await send(SMPPairingRandom(randomValue: mrand.littleEndianBytes))
         let srand = try await expectValue(SMPPairingRandom.self, \.randomValue)
-        guard confirm(srand) == sconfirm else { throw await fail(.confirmValueFailed) }
+        guard let expected = confirm(srand), ConstantTime.equal(expected, sconfirm) else { throw await fail(.confirmValueFailed) }
         return SMPCrypto.s1(tk, srand, mrand).masked(toSize: exchange.keySize)
     }
 }

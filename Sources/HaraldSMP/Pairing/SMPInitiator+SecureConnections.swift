@@ -10,16 +10,16 @@ extension SMPInitiator {
         let ours = keyPair.publicKey
         try await send(SMPPairingPublicKey(x: ours.x.littleEndianBytes, y: ours.y.littleEndianBytes))
         let received = try await expect(SMPPairingPublicKey.self)
-        // A point off the curve (the invalid-curve attack) or our own key sent back: refuse it
-        // before it is used.
+        // A point off the curve (the invalid-curve attack), our own X sent back (CVE-2020-26558,
+        // with our Y or its negation) or the debug key: refused before it is used.
         let peer: P256PublicKey
-        let dhKey: DHKey
-        do {
-            peer = try P256PublicKey(littleEndianBytes: received.x + received.y)
-            dhKey = try keyPair.dhKey(with: peer)
-        } catch {
-            throw await fail(.dhKeyCheckFailed)
+        do { peer = try P256PublicKey(littleEndianBytes: received.x + received.y) } catch { throw await fail(.dhKeyCheckFailed) }
+        if PeerPublicKeyCheck.refusal(of: peer, ours: ours, acceptsDebugKeys: configuration.acceptsDebugKeys) != nil {
+            throw await fail(PeerPublicKeyCheck.failureReason)
         }
+        let dhKey: DHKey
+        do { dhKey = try keyPair.dhKey(with: peer) } catch { throw await fail(.dhKeyCheckFailed) }
+        peerUsedDebugKey = peer.isDebugKey
 
         // Stage 1: the nonces, and r (the passkey, or 0).
         let (na, nb, r): (Value128, Value128, SecretKey128)
@@ -48,7 +48,7 @@ extension SMPInitiator {
         let check = try await expect(SMPPairingDHKeyCheck.self)
         let eb = SMPCrypto.f6(
             w: macKey, n1: nb, n2: na, r: r, ioCap: IOcap(exchange.response), a1: b, a2: a)
-        guard Value128(littleEndianBytes: check.checkValue) == eb else { throw await fail(.dhKeyCheckFailed) }
+        guard ConstantTime.equal(check.checkValue, eb.littleEndianBytes) else { throw await fail(.dhKeyCheckFailed) }
         return ltk.masked(toSize: exchange.keySize)
     }
 
@@ -59,7 +59,7 @@ extension SMPInitiator {
         let na = randomness.nonce()
         try await send(SMPPairingRandom(randomValue: na.littleEndianBytes))
         let nb = try await expectValue(SMPPairingRandom.self, \.randomValue)
-        guard SMPCrypto.f4(u: peer.x, v: ours.x, x: nb, z: 0) == cb else { throw await fail(.confirmValueFailed) }
+        guard ConstantTime.equal(SMPCrypto.f4(u: peer.x, v: ours.x, x: nb, z: 0), cb) else { throw await fail(.confirmValueFailed) }
         return (na, nb)
     }
 
@@ -82,7 +82,7 @@ extension SMPInitiator {
             let cb = try await expectValue(SMPPairingConfirm.self, \.confirmValue)
             try await send(SMPPairingRandom(randomValue: na.littleEndianBytes))
             nb = try await expectValue(SMPPairingRandom.self, \.randomValue)
-            guard SMPCrypto.f4(u: peer.x, v: ours.x, x: nb, z: ri) == cb else { throw await fail(.confirmValueFailed) }
+            guard ConstantTime.equal(SMPCrypto.f4(u: peer.x, v: ours.x, x: nb, z: ri), cb) else { throw await fail(.confirmValueFailed) }
         }
         // A passkey obtained above is at most 999999, which always makes a key.
         return (na, nb, SecretKey128(passkey: passkey)!)

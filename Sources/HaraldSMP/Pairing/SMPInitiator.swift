@@ -11,9 +11,17 @@ import HaraldCore
 /// failure, any other error counts as a lost link).
 ///
 /// Every wait, for a PDU, for the person through the `PairingAgent` or for the encryption,
-/// is bounded by the SMP timeout. Once it has passed the initiator is dead: it sends nothing more
-/// on the bearer (not even Pairing Failed), and ``pair()`` fails with ``PairingError/timedOut``
-/// until the link is replaced.
+/// is bounded by the Security Manager Timer (Core spec Vol 3 Part H §3.4): it starts with the
+/// procedure and restarts only when a PDU of the procedure goes out or the PDU the procedure
+/// expects comes in; a PDU that is skipped (a Security Request, a Keypress Notification) leaves it
+/// running. Once it has run out the initiator is dead: it sends nothing more on the bearer (not
+/// even Pairing Failed), and ``pair()`` fails with ``PairingError/timedOut`` until the link is
+/// replaced.
+///
+/// The peer's public key is refused (Pairing Failed, DHKey Check Failed) when its X coordinate is
+/// ours (CVE-2020-26558) or it is the spec's debug key (unless
+/// ``PairingConfiguration/acceptsDebugKeys``); a Pairing Response offering keys shorter than the
+/// configuration requires fails with ``PairingError/encryptionKeySize(offered:required:)``.
 public actor SMPInitiator {
     /// Encrypts the link: the key (the LTK of LE Secure Connections, or legacy pairing's STK), the
     /// EDIV and the Rand (both 0 here).
@@ -39,6 +47,13 @@ public actor SMPInitiator {
     private var isPairing = false
     /// True during Passkey Entry, when a Keypress Notification may arrive and is ignored.
     var acceptsKeypressNotifications = false
+    /// Measures the Security Manager Timer.
+    private let stopwatch: Stopwatch
+    /// When (on ``stopwatch``) the Security Manager Timer last (re)started.
+    private var timerStartedAt: Duration = .zero
+    /// True once the peer's public key turned out to be the debug key (accepted by the
+    /// configuration): the outcome is then never a bond.
+    var peerUsedDebugKey = false
 
     /// - Parameters:
     ///   - bearer: the link's SMP channel (L2CAP fixed channel 0x0006).
@@ -73,6 +88,22 @@ public actor SMPInitiator {
         self.randomness = randomness
         self.encrypt = encrypt
         self.checkPeerKeys = checkPeerKeys
+        self.stopwatch = Stopwatch(clock)
+    }
+
+    // MARK: - The Security Manager Timer (§3.4)
+
+    /// Restarts the timer: the procedure started, sent a PDU, or received the PDU it expected.
+    func restartTimer() { timerStartedAt = stopwatch.elapsed }
+
+    /// What is left of the timer; nil once it has run out (the initiator is then dead).
+    private func timeLeft() -> Duration? {
+        let left = configuration.timeout - (stopwatch.elapsed - timerStartedAt)
+        guard left > .zero else {
+            isDead = true
+            return nil
+        }
+        return left
     }
 
     /// Runs the whole procedure: on return the link is encrypted and the keys the two devices
@@ -90,6 +121,8 @@ public actor SMPInitiator {
         guard !isPairing else { throw .failedHere(.unspecifiedReason) }
         isPairing = true
         defer { isPairing = false }
+        PairingWarnings.shared.noteUse(of: configuration, role: "initiator")
+        restartTimer()
         await inbox.start(bearer.incoming)
 
         let exchange = try await exchangeFeatures()
@@ -99,7 +132,7 @@ public actor SMPInitiator {
             try await encryptLink(with: ltk)
             keys = PhaseTwoKeys(
                 longTermKey: LongTermKey(
-                    key: ltk, keySize: exchange.keySize, isAuthenticated: exchange.method.isAuthenticated,
+                    key: ltk, keySize: exchange.keySize, isAuthenticated: exchange.countsAsAuthenticated,
                     isSecureConnections: true),
                 shortTermKey: nil)
         } else {
@@ -115,7 +148,7 @@ public actor SMPInitiator {
             peerIdentityResolvingKey: distributed.peerIdentityResolvingKey,
             peerIdentityAddress: distributed.peerIdentityAddress, peerSignatureKey: distributed.peerSignatureKey,
             method: exchange.method, keySize: exchange.keySize,
-            isBonding: exchange.request.authReq.isBonding && exchange.response.authReq.isBonding)
+            isBonding: exchange.request.authReq.isBonding && exchange.response.authReq.isBonding, usedDebugKey: peerUsedDebugKey)
     }
 
     private struct PhaseTwoKeys {
@@ -144,33 +177,42 @@ public actor SMPInitiator {
     }
 
     private func sendBytes(_ bytes: [UInt8]) async throws(PairingError) {
-        guard !isDead else { throw .timedOut }
+        guard !isDead, timeLeft() != nil else { throw .timedOut }
         do {
             try await bearer.send(bytes)
         } catch {
             throw .linkLost("sending an SMP PDU failed: \(error)")
         }
+        restartTimer()
     }
 
     /// Ends the procedure from this side: sends Pairing Failed with `reason` (unless the timeout
     /// passed), and returns the error to throw.
     func fail(_ reason: PairingFailureReason) async -> PairingError {
-        if !isDead, let bytes = try? SMPPairingFailed(reason: reason).encodedBytes() {
+        await fail(with: .failedHere(reason))
+    }
+
+    /// Ends the procedure from this side with `error`: sends Pairing Failed with its
+    /// ``PairingError/reasonSentHere`` (unless the timeout passed), and returns it to throw.
+    func fail(with error: PairingError) async -> PairingError {
+        if !isDead, let reason = error.reasonSentHere, let bytes = try? SMPPairingFailed(reason: reason).encodedBytes() {
             try? await bearer.send(bytes)
         }
-        return .failedHere(reason)
+        return error
     }
 
     /// The next PDU of the procedure, decoded, with its wire bytes.
     ///
     /// Pairing Failed from the peer ends the procedure; Security Request (and Keypress
-    /// Notification during Passkey Entry) is skipped; a PDU that does not decode is answered with
-    /// Pairing Failed and the reason its decoding error maps to.
+    /// Notification during Passkey Entry) is skipped without restarting the Security Manager
+    /// Timer; a PDU that does not decode is answered with Pairing Failed and the reason its
+    /// decoding error maps to. The PDU returned restarts the timer (a PDU of another type than
+    /// the one expected fails the procedure anyway).
     func receive() async throws(PairingError) -> (pdu: SMPPDU, bytes: [UInt8]) {
         while true {
-            guard !isDead else { throw .timedOut }
+            guard !isDead, let left = timeLeft() else { throw .timedOut }
             let bytes: [UInt8]
-            switch await inbox.next(within: configuration.timeout, on: clock) {
+            switch await inbox.next(within: left, on: clock) {
             case .pdu(let received): bytes = received
             case .closed: throw .linkLost("the SMP channel closed")
             case .cancelled: throw .linkLost("pairing was cancelled")
@@ -188,7 +230,9 @@ public actor SMPInitiator {
             case .pairingFailed(let failed): throw .failedByPeer(failed.reason)
             case .securityRequest: continue
             case .keypressNotification where acceptsKeypressNotifications: continue
-            default: return (pdu, bytes)
+            default:
+                restartTimer()
+                return (pdu, bytes)
             }
         }
     }
@@ -201,19 +245,22 @@ public actor SMPInitiator {
         return expected
     }
 
-    /// Asks the agent (the person), within the SMP timeout.
+    /// Asks the agent (the person), within what is left of the Security Manager Timer.
     func ask<T: Sendable>(_ question: @escaping @Sendable (any PairingAgent) async -> T) async throws(PairingError) -> T {
         let agent = agent
-        guard let answer = await firstOf({ await question(agent) }, orTimeout: configuration.timeout, on: clock, starter: taskStarter) else {
+        guard let left = timeLeft() else { throw .timedOut }
+        guard let answer = await firstOf({ await question(agent) }, orTimeout: left, on: clock, starter: taskStarter) else {
             isDead = true
             throw .timedOut
         }
         return answer
     }
 
-    /// Encrypts the link with the key phase 2 produced (EDIV = Rand = 0), within the SMP timeout.
+    /// Encrypts the link with the key phase 2 produced (EDIV = Rand = 0), within what is left of
+    /// the Security Manager Timer.
     private func encryptLink(with key: SecretKey128) async throws(PairingError) {
         let encrypt = encrypt
+        guard let left = timeLeft() else { throw .timedOut }
         let result = await firstOf(
             { () async -> Result<Void, PairingError> in
                 do {
@@ -224,7 +271,7 @@ public actor SMPInitiator {
                 } catch {
                     return .failure(.linkLost("encrypting the link failed: \(error)"))
                 }
-            }, orTimeout: configuration.timeout, on: clock, starter: taskStarter)
+            }, orTimeout: left, on: clock, starter: taskStarter)
         switch result {
         case .none:
             isDead = true

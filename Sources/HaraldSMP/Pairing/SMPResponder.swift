@@ -11,10 +11,18 @@ import HaraldCore
 /// that follow that request. One responder serves one pairing attempt: after it finishes or
 /// fails, every call throws.
 ///
-/// Each wait (for a PDU, for the person, for the central to encrypt) is bounded by the SMP
-/// timeout of the configuration on the injected clock. On timeout the responder sends nothing
-/// more, ever (§3.4). On a failure it detects itself it sends Pairing Failed with the reason
-/// first. Nothing it logs or describes contains key material.
+/// Each wait (for a PDU, for the person, for the central to encrypt) is bounded by the Security
+/// Manager Timer (§3.4) on the injected clock: it starts with the Pairing Request and restarts
+/// only when this responder sends a PDU or receives the PDU it expects; a Keypress Notification
+/// it skips leaves it running. On timeout the responder sends nothing more, ever. On a failure
+/// it detects itself it sends Pairing Failed with the reason first. Nothing it logs or describes
+/// contains key material.
+///
+/// It refuses a Pairing Request offering keys shorter than the configuration requires
+/// (``PairingError/encryptionKeySize(offered:required:)``, Pairing Failed 0x06), a peer public key
+/// whose X coordinate is ours or that is the debug key (unless the configuration accepts debug
+/// keys; Pairing Failed 0x0B), and, with a ``PairingAttemptLimiter``, a Pairing Request that comes
+/// too soon after failures (Pairing Failed 0x09).
 public actor SMPResponder {
     /// Returns once the central's LE Enable Encryption with the given key succeeded: the host
     /// answers the controller's LE Long Term Key Request with this key (the LTK in Secure
@@ -49,6 +57,13 @@ public actor SMPResponder {
     private let checkPeerKeys: PeerKeysCheck?
 
     private var phase = Phase.idle
+    /// Measures the Security Manager Timer.
+    private let stopwatch: Stopwatch
+    /// When (on ``stopwatch``) the Security Manager Timer last (re)started.
+    private var timerStartedAt: Duration = .zero
+    /// True once the central's public key turned out to be the debug key (accepted by the
+    /// configuration): the outcome is then never a bond.
+    private var peerUsedDebugKey = false
     /// The pairing method and key size once the Pairing Response went out (what the link's
     /// security will be once encrypted with the key this pairing makes).
     public private(set) var negotiatedSecurity: (method: PairingMethod, keySize: Int)?
@@ -97,6 +112,7 @@ public actor SMPResponder {
         self.awaitEncryption = awaitEncryption
         self.attempts = attempts
         self.checkPeerKeys = checkPeerKeys
+        self.stopwatch = Stopwatch(clock)
     }
 
     // MARK: Public API
@@ -127,6 +143,8 @@ public actor SMPResponder {
         case .pairing, .finished: throw .failedHere(.unspecifiedReason)
         }
         phase = .pairing
+        restartTimer()
+        PairingWarnings.shared.noteUse(of: configuration, role: "responder")
         let peer = addresses.initiator
         if let attempts, await attempts.remainingWait(for: peer) != nil {
             // Too soon after a failure (§2.3.6): refused, and not counted as another failure.
@@ -141,7 +159,7 @@ public actor SMPResponder {
             await attempts?.recordSuccess(ofAny: [peer] + (outcome.peerIdentityAddress.map { [$0] } ?? []))
             return outcome
         } catch {
-            if case .failedHere(let reason) = error {
+            if let reason = error.reasonSentHere {
                 try? await send(SMPPairingFailed(reason: reason))
             }
             end(.failed(error))
@@ -160,6 +178,9 @@ public actor SMPResponder {
         var method: PairingMethod
         var keySize: Int
 
+        /// An authenticated association model and a full 16-octet key: a shorter key never
+        /// counts as authenticated.
+        var countsAsAuthenticated: Bool { method.isAuthenticated && keySize >= Int(PairingConfiguration.fullKeySize) }
         var initiatorKeys: KeyDistribution { response.features.initiatorKeyDistribution }
         var responderKeys: KeyDistribution { response.features.responderKeyDistribution }
         var isBonding: Bool { request.features.authReq.isBonding && response.features.authReq.isBonding }
@@ -173,8 +194,9 @@ public actor SMPResponder {
             isBonding: negotiated.isBonding)
         if negotiated.method.isSecureConnections {
             let ltk = try await secureConnections(negotiated)
+            outcome.usedDebugKey = peerUsedDebugKey
             outcome.longTermKey = LongTermKey(
-                key: ltk, keySize: negotiated.keySize, isAuthenticated: negotiated.method.isAuthenticated,
+                key: ltk, keySize: negotiated.keySize, isAuthenticated: negotiated.countsAsAuthenticated,
                 isSecureConnections: true)
             try await encrypt(with: ltk)
         } else {
@@ -189,12 +211,15 @@ public actor SMPResponder {
     /// Checks the request, sends the Pairing Response and settles the method.
     private func answer(_ request: SMPPairingRequest) async throws(PairingError) -> Negotiated {
         let features = request.features
-        guard features.maxEncryptionKeySize >= Int(configuration.minEncryptionKeySize) else {
-            throw .failedHere(.encryptionKeySize)
+        // KNOB: a central (or a man in the middle editing the cleartext request) offering a
+        // short key gets Pairing Failed, Encryption Key Size.
+        let required = configuration.requiredKeySize
+        guard features.maxEncryptionKeySize >= required else {
+            throw .encryptionKeySize(offered: features.maxEncryptionKeySize, required: required)
         }
         let keySize = min(features.maxEncryptionKeySize, Int(configuration.maxEncryptionKeySize))
-        guard keySize >= Int(configuration.minEncryptionKeySize), PairingFeatures.encryptionKeySizes.contains(keySize)
-        else { throw .failedHere(.encryptionKeySize) }
+        guard keySize >= required, PairingFeatures.encryptionKeySizes.contains(keySize)
+        else { throw .encryptionKeySize(offered: keySize, required: required) }
         let secureConnections = features.authReq.contains(.secureConnections)
             && configuration.authReq.contains(.secureConnections)
         if configuration.secureConnectionsOnly && !secureConnections {
@@ -243,17 +268,21 @@ public actor SMPResponder {
     /// Returns the LTK, already cut to the negotiated size.
     private func secureConnections(_ negotiated: Negotiated) async throws(PairingError) -> SecretKey128 {
         let peerPDU = try await receive(SMPPairingPublicKey.self)
+        let ownKey = keyPair.publicKey
         let peerKey: P256PublicKey
         let dhKey: DHKey
         do {
             peerKey = try P256PublicKey(littleEndianBytes: peerPDU.x + peerPDU.y)
-            dhKey = try keyPair.dhKey(with: peerKey)
         } catch {
-            // An invalid point or our own key reflected back (the fixed-coordinate
-            // invalid-curve attack and its cousins).
+            // An invalid point (the fixed-coordinate invalid-curve attack and its cousins).
             throw .failedHere(.dhKeyCheckFailed)
         }
-        let ownKey = keyPair.publicKey
+        // Our own X sent back, with our Y or its negation (CVE-2020-26558), or the debug key.
+        if PeerPublicKeyCheck.refusal(of: peerKey, ours: ownKey, acceptsDebugKeys: configuration.acceptsDebugKeys) != nil {
+            throw .failedHere(PeerPublicKeyCheck.failureReason)
+        }
+        do { dhKey = try keyPair.dhKey(with: peerKey) } catch { throw .failedHere(.dhKeyCheckFailed) }
+        peerUsedDebugKey = peerKey.isDebugKey
         try await send(SMPPairingPublicKey(x: ownKey.x.littleEndianBytes, y: ownKey.y.littleEndianBytes))
         let pkax = peerKey.x
         let pkbx = ownKey.x
@@ -291,7 +320,7 @@ public actor SMPResponder {
         let ea = try await receive(SMPPairingDHKeyCheck.self)
         let expected = SMPCrypto.f6(
             w: macKey, n1: na, n2: nb, r: r, ioCap: Self.ioCap(negotiated.request.features), a1: a, a2: b)
-        guard SMPResponderSupport.matches(expected.littleEndianBytes, ea.checkValue) else {
+        guard ConstantTime.equal(expected.littleEndianBytes, ea.checkValue) else {
             throw .failedHere(.dhKeyCheckFailed)
         }
         let eb = SMPCrypto.f6(
@@ -314,7 +343,7 @@ public actor SMPResponder {
             try await send(SMPPairingConfirm(confirmValue: cbi.littleEndianBytes))
             let nai = try await receiveRandom()
             let expected = SMPCrypto.f4(u: pkax, v: pkbx, x: nai, z: z)
-            guard SMPResponderSupport.matches(expected.littleEndianBytes, cai.confirmValue) else {
+            guard ConstantTime.equal(expected.littleEndianBytes, cai.confirmValue) else {
                 throw .failedHere(.confirmValueFailed)
             }
             try await send(SMPPairingRandom(randomValue: nbi.littleEndianBytes))
@@ -368,7 +397,7 @@ public actor SMPResponder {
         let srand = random.value128()
         try await send(SMPPairingConfirm(confirmValue: c1(srand)))
         let mrand = try await receiveRandom()
-        guard SMPResponderSupport.matches(c1(mrand), mconfirm.confirmValue) else {
+        guard ConstantTime.equal(c1(mrand), mconfirm.confirmValue) else {
             throw .failedHere(.confirmValueFailed)
         }
         try await send(SMPPairingRandom(randomValue: srand.littleEndianBytes))
@@ -392,7 +421,7 @@ public actor SMPResponder {
             let key = SMPResponderSupport.shortened(random.key128(), to: negotiated.keySize)
             let ltk = LongTermKey(
                 key: key, ediv: random.integer(UInt16.self), rand: random.integer(UInt64.self),
-                keySize: negotiated.keySize, isAuthenticated: negotiated.method.isAuthenticated,
+                keySize: negotiated.keySize, isAuthenticated: negotiated.countsAsAuthenticated,
                 isSecureConnections: false)
             try await send(SMPEncryptionInformation(longTermKey: ltk.key))
             try await send(SMPCentralIdentification(ediv: ltk.ediv, rand: ltk.rand))
@@ -412,7 +441,7 @@ public actor SMPResponder {
             let identification = try await receive(SMPCentralIdentification.self)
             outcome.longTermKey = LongTermKey(
                 key: information.longTermKey, ediv: identification.ediv, rand: identification.rand,
-                keySize: negotiated.keySize, isAuthenticated: negotiated.method.isAuthenticated,
+                keySize: negotiated.keySize, isAuthenticated: negotiated.countsAsAuthenticated,
                 isSecureConnections: false)
         }
         if theirs.contains(.idKey) {
@@ -459,6 +488,18 @@ public actor SMPResponder {
         } catch {
             throw .linkLost("sending an SMP PDU failed: \(error)")
         }
+        restartTimer()
+    }
+
+    // MARK: The Security Manager Timer (§3.4)
+
+    /// Restarts the timer: the Pairing Request arrived, a PDU went out, or the expected PDU came in.
+    private func restartTimer() { timerStartedAt = stopwatch.elapsed }
+
+    /// What is left of the timer; nil once it has run out.
+    private func timeLeft() -> Duration? {
+        let left = configuration.timeout - (stopwatch.elapsed - timerStartedAt)
+        return left > .zero ? left : nil
     }
 
     private func receiveRandom() async throws(PairingError) -> Value128 {
@@ -466,9 +507,10 @@ public actor SMPResponder {
         Value128(littleEndianBytes: try await receive(SMPPairingRandom.self).randomValue)!
     }
 
-    /// The next PDU, which must be a `T`: Pairing Failed ends the pairing as the peer's failure,
-    /// a PDU that does not decode as the reason its error maps to, any other PDU as Unspecified
-    /// Reason. Keypress notifications are skipped (this responder never asks for them).
+    /// The next PDU, which must be a `T` (it restarts the Security Manager Timer): Pairing Failed
+    /// ends the pairing as the peer's failure, a PDU that does not decode as the reason its error
+    /// maps to, any other PDU as Unspecified Reason. Keypress notifications are skipped (this
+    /// responder never asks for them) and leave the timer running.
     private func receive<T: SMPPDUCodable>(_ type: T.Type) async throws(PairingError) -> T {
         while true {
             let inbound = try await bounded({ await self.nextInbound() })
@@ -479,7 +521,10 @@ public actor SMPResponder {
             } catch {
                 throw .failedHere(error.pairingFailureReason)
             }
-            if let wanted = pdu.as(T.self) { return wanted }
+            if let wanted = pdu.as(T.self) {
+                restartTimer()
+                return wanted
+            }
             switch pdu {
             case .pairingFailed(let failed): throw .failedByPeer(failed.reason)
             case .keypressNotification: continue
@@ -488,13 +533,14 @@ public actor SMPResponder {
         }
     }
 
-    /// Runs `operation` within the SMP timeout.
+    /// Runs `operation` within what is left of the Security Manager Timer.
     private func bounded<Value: Sendable>(
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws(PairingError) -> Value {
+        guard let left = timeLeft() else { throw .timedOut }
         let result: Value?
         do {
-            result = try await SMPResponderDeadline.run(within: configuration.timeout, on: clock, starter: taskStarter, operation)
+            result = try await SMPResponderDeadline.run(within: left, on: clock, starter: taskStarter, operation)
         } catch let error as PairingError {
             throw error
         } catch {

@@ -27,6 +27,7 @@ public struct SMPResponderService: Sendable {
     private let send: Send
     private let awaitEncryption: EncryptionWaiter
     private let checkPeerKeys: PeerKeysCheck?
+    private let attempts: PairingAttemptLimiter?
 
     /// Returns once the central encrypted with `key` (the host answers the LTK Request with it),
     /// told the level the link will have (from the method both sides settled on).
@@ -40,6 +41,10 @@ public struct SMPResponderService: Sendable {
     ///   - clock: measures the SMP timeout (30 s per step).
     ///   - taskStarter: where its timers run (the simulation's executor in a simulation).
     ///   - send: sends one PDU on the link's SMP channel.
+    ///   - attempts: the device's Repeated Attempts limiter (Core spec Vol 3 Part H §2.3.6),
+    ///     shared by the services of all its links: a Pairing Request that comes while the
+    ///     central (or, past the limiter's global allowance, anyone) must still wait is answered
+    ///     with Pairing Failed, Repeated Attempts (0x09). Nil: no limit.
     ///   - awaitEncryption: returns once the central encrypted with the key (see
     ///     ``SMPResponder/EncryptionWaiter``); the level lets the server grant authenticated
     ///     access the moment the link is encrypted, not after key distribution.
@@ -48,8 +53,8 @@ public struct SMPResponderService: Sendable {
     ///     (proven identity, no overwrite, no downgrade) live here.
     public init(
         configuration: PairingConfiguration, agent: any PairingAgent, addresses: PairingAddresses, localKeys: SMPResponderLocalKeys,
-        clock: any Clock<Duration> = ContinuousClock(), taskStarter: TaskStarter = .default, send: @escaping Send,
-        checkPeerKeys: PeerKeysCheck? = nil, awaitEncryption: @escaping EncryptionWaiter
+        clock: any Clock<Duration> = ContinuousClock(), taskStarter: TaskStarter = .default, attempts: PairingAttemptLimiter? = nil,
+        send: @escaping Send, checkPeerKeys: PeerKeysCheck? = nil, awaitEncryption: @escaping EncryptionWaiter
     ) {
         self.configuration = configuration
         self.agent = agent
@@ -60,6 +65,7 @@ public struct SMPResponderService: Sendable {
         self.send = send
         self.awaitEncryption = awaitEncryption
         self.checkPeerKeys = checkPeerKeys
+        self.attempts = attempts
     }
 
     /// Serves `incoming` until it finishes (the link ended); `onStart` is called when a Pairing
@@ -103,7 +109,7 @@ public struct SMPResponderService: Sendable {
         let responder = Locked<SMPResponder?>(nil)
         let made = SMPResponder(
             bearer: ForwardingBearer(incoming: incoming, sender: send), configuration: configuration, addresses: addresses, agent: agent,
-            clock: clock, localKeys: localKeys, taskStarter: taskStarter, checkPeerKeys: checkPeerKeys
+            clock: clock, localKeys: localKeys, taskStarter: taskStarter, attempts: attempts, checkPeerKeys: checkPeerKeys
         ) { key in
             // The responder waits here for the encryption; its negotiated method is settled.
             let negotiated = await responder.withLock { $0 }?.negotiatedSecurity

@@ -160,10 +160,4 @@ enum SMPResponderSupport {
             return SecretKey128(littleEndianBytes: octets)!
         }
     }
-
-    /// Compares two check or confirm values without stopping at the first difference.
-    static func matches(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        return zip(lhs, rhs).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-    }
 }

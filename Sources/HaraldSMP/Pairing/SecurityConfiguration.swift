@@ -54,4 +54,18 @@ public struct SecurityConfiguration: Sendable {
         self.attempts = attempts
         self.encryptsBondedPeersFirst = encryptsBondedPeersFirst
     }
+
+    /// The spec's Secure Connections Only mode (Core spec Vol 3 Part C §10.2.4) for a device
+    /// whose person answers through `agent` with `ioCapability`: LE Secure Connections only
+    /// (a legacy-only peer is refused with Authentication Requirements, 0x03), 16-octet keys,
+    /// MITM protection whenever `ioCapability` allows it (see
+    /// ``PairingConfiguration/secureConnectionsOnlyMode(ioCapability:bonding:initiatorKeys:responderKeys:)``).
+    public static func secureConnectionsOnly(
+        bonds: any BondStore, ioCapability: IOCapability = .noInputNoOutput, agent: any PairingAgent = AutomaticPairingAgent(),
+        lostBond: LostBondPolicy = .fail, attempts: PairingAttemptLimiter? = nil
+    ) -> SecurityConfiguration {
+        SecurityConfiguration(
+            bonds: bonds, pairing: .secureConnectionsOnlyMode(ioCapability: ioCapability), agent: agent, lostBond: lostBond,
+            attempts: attempts)
+    }
 }
