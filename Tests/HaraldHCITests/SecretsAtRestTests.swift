@@ -180,6 +180,17 @@ struct SecretsAtRestTests {
         }
     }
 
+    @Test(.enabled(if: geteuid() == 0, "needs root to give a file to another user"))
+    func aFileAnotherUserOwnsIsNeverWritten() throws {
+        try withDirectory { (directory: URL) throws in
+            let path = directory.appendingPathComponent("planted.btsnoop").path
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(), attributes: [.posixPermissions: 0o600]))
+            #expect(chown(path, 65534, 65534) == 0)
+            #expect(throws: BTSnoopFileError.notOwned(path: path)) { try BTSnoopWriter(path: path) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)).isEmpty)
+        }
+    }
+
     @Test func aCaptureThatCannotBeCreatedIsATypedError() throws {
         try withDirectory { directory in
             let path = directory.appendingPathComponent("missing/capture.btsnoop").path

@@ -43,8 +43,9 @@ public final class BTSnoopWriter: Sendable {
     /// Request Reply commands with their LTKs among them, and the keys SMP distributes: anyone who
     /// reads it can decrypt the links it recorded and those the keys protect later. So a new file
     /// is created readable by its owner only, whatever the umask, and an existing file keeps no
-    /// group or other permission bits (it is tightened, never loosened). Throws
-    /// ``BTSnoopFileError`` when the file cannot be opened or restricted.
+    /// group or other permission bits (it is tightened, never loosened); an existing file another
+    /// user owns is refused. Throws ``BTSnoopFileError`` when the file cannot be opened or
+    /// restricted.
     public convenience init(path: String) throws {
         let descriptor = try Self.openOwnerOnly(path)
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
@@ -66,6 +67,12 @@ public final class BTSnoopWriter: Sendable {
             let code = errno
             _ = close(descriptor)
             throw .cannotRestrict(path: path, errno: code)
+        }
+        // A file someone else owns (a planted file or symlink in a shared directory) stays theirs
+        // to read whatever its mode: no keys go into it.
+        guard status.st_uid == geteuid() else {
+            _ = close(descriptor)
+            throw .notOwned(path: path)
         }
         // Only ever removes bits: an existing 0400 or 0600 file stays as it is, a 0644 one becomes 0600.
         let current = UInt16(truncatingIfNeeded: status.st_mode) & 0o7777
@@ -129,6 +136,9 @@ public enum BTSnoopFileError: Error, Hashable, Sendable, CustomStringConvertible
     /// The file exists with group or other permissions and they could not be removed (a file
     /// owned by someone else, say): keys are not written into a file others may read.
     case cannotRestrict(path: String, errno: Int32)
+    /// The file exists and belongs to another user (who could read it whatever its mode, say a
+    /// file planted in a shared directory): keys are not written into it.
+    case notOwned(path: String)
 
     /// The file and the reason, e.g. `cannot create the btsnoop file /tmp/x: ENOENT`.
     public var description: String {
@@ -136,6 +146,7 @@ public enum BTSnoopFileError: Error, Hashable, Sendable, CustomStringConvertible
         case let .cannotOpen(path, code): "cannot create the btsnoop file \(path): \(Self.name(code))"
         case let .cannotRestrict(path, code):
             "cannot restrict the btsnoop file \(path) to its owner (mode 0600): \(Self.name(code)); a capture holds link keys"
+        case let .notOwned(path): "the btsnoop file \(path) belongs to another user; a capture holds link keys, so it was not written"
         }
     }
 
