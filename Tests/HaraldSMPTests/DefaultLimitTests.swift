@@ -20,7 +20,12 @@ struct SMPDefaultLimitTests {
     @Test func theDefaultLimiterRemembers64AddressesDroppingTheWaitThatEndsSoonest() async {
         #expect(PairingAttemptLimiter.Policy().capacity == 64)
         let clock = ManualClock()
-        let limiter = PairingAttemptLimiter(clock: clock)
+        // The default table (capacity 64) without the global limit, whose wait would answer for
+        // every address, the dropped one too.
+        var policy = PairingAttemptLimiter.Policy()
+        policy.globalAllowance = nil
+        #expect(policy.capacity == 64)
+        let limiter = PairingAttemptLimiter(policy: policy, clock: clock)
         let stubborn = BluetoothAddress("C0:00:00:00:00:FF", kind: .random)!
         for _ in 0..<5 { await limiter.recordFailure(of: stubborn) }  // waits 32 s
         for index in 0..<64 {
