@@ -28,8 +28,8 @@ enum SMPAttackBench {
     static let attacker = BluetoothAddress("C0:00:00:00:00:2A", kind: .random)!
     /// The address this suite's Harald peripheral advertises from, where the attacking central connects.
     static let harald = "C0:00:00:00:00:2B"
-    static let service = BluetoothUUID("5EC0B001-7A1D-4C3B-9E2F-1B0A5D6C7E8F")
-    static let sealed = BluetoothUUID("5EC0B002-7A1D-4C3B-9E2F-1B0A5D6C7E8F")
+    static let service = BluetoothUUID(0xFFC0)
+    static let sealed = BluetoothUUID(0xFFC1)
 }
 
 /// The attacking peripheral's control channel and what it reports.
@@ -123,7 +123,7 @@ struct SMPAttackBumbleIntegrationTests {
                     let security = try await connection.pair()
                     result = .success(String(describing: security))
                 } catch {
-                    result = .failure(error)
+                    result = .failure(BluetoothError(error))
                 }
                 await connection.disconnect()
                 return result
@@ -244,7 +244,8 @@ struct SMPAttackBumbleIntegrationTests {
     static func bruteForce(rotating: Bool, control: ScenarioControlChannel) async throws -> (evaluated: Int, refused: Int, log: String) {
         let answer = try await control.send(["op": "brute", "address": SMPAttackBench.harald, "seconds": 15, "rotate": rotating, "guess": 654_321])
         let attempts = answer["attempts"] as? [[String: Any]] ?? []
-        let log = attempts.map { "\($0["t"] ?? "?")s \($0["result"] ?? "?")" }.joined(separator: ", ")
+        let log = attempts.prefix(12).map { "\($0["t"] ?? "?")s \($0["result"] ?? "?")" }.joined(separator: ", ")
+            + (attempts.count > 12 ? ", … (\(attempts.count) attempts)" : "")
         return (answer["evaluated"] as? Int ?? -1, answer["refused"] as? Int ?? -1, log)
     }
 

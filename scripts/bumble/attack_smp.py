@@ -204,7 +204,7 @@ class Central:
             size = min(self.peer_max, delegate.maximum_encryption_key_size) if connection.is_encrypted else 0
         except ProtocolError as error:
             reason = int(error.error_code)
-        except (asyncio.TimeoutError, hci.HCI_Error, Exception) as error:  # link lost, no answer
+        except (asyncio.CancelledError, Exception) as error:  # no answer, or the link went away
             reason = -1
             say(f"ATTEMPT ended without Pairing Failed: {type(error).__name__}: {error}")
         received = list(self.received)
@@ -225,8 +225,10 @@ class Central:
         if op == "pair":
             size = int(request.get("max_key_size", 16))
             reason, received, key_size = await self.attempt(request["address"], Delegate(PairingDelegate.NO_OUTPUT_NO_INPUT, key_size=size))
-            line = f"PAIRING_FAILED reason=0x{reason:02X}" if reason is not None and reason >= 0 else f"ENCRYPTED keysize={key_size}"
-            say(line)
+            if reason is None:
+                say(f"ENCRYPTED keysize={key_size}")
+            else:
+                say(f"PAIRING_FAILED reason=0x{reason:02X}" if reason >= 0 else "PAIRING_ABORTED (no Pairing Failed: link lost or no answer)")
             return {"reason": reason, "received": received, "key_size": key_size}
         if op == "brute":
             seconds, rotate, guess = float(request["seconds"]), bool(request.get("rotate")), int(request.get("guess", 0))
