@@ -196,6 +196,7 @@ struct SMPAttackBumbleIntegrationTests {
         let run = try await Self.pair(withAttackerIn: "debug")
         if case .success(let security) = run.result { Issue.record("paired with the debug key: \(security)") }
         #expect(!run.status.failures.isEmpty, "Harald sent Pairing Failed")
+        #expect(!run.status.received.contains(0x04), "refused at the key, before Harald's Pairing Random: \(run.status.received)")
         #expect(run.status.encrypted.isEmpty, "never encrypted with a key anyone can derive")
         #expect(run.bonds.isEmpty, "no bond from a debug-key pairing: \(run.bonds)")
     }

@@ -77,6 +77,7 @@ class Delegate(PairingDelegate):
 class Peripheral:
     def __init__(self, device, stall_interval, stall_count):
         self.device, self.stall_interval, self.stall_count = device, stall_interval, stall_count
+        self.own = device.random_address
         self.mode = "honest"
         self.clear()
         attacker = self
@@ -123,8 +124,12 @@ class Peripheral:
     def pairing_config(self, connection):
         self.device.smp_manager.debug_mode = self.mode == "debug"
         size = 7 if self.mode == "knob" else 16
+        # Its identity is the static address it connects from, so a host that checks identities
+        # has nothing to refuse but the attack itself.
+        self.device.static_address = self.own
         return PairingConfig(sc=True, mitm=False, bonding=True,
-                             delegate=Delegate(PairingDelegate.NO_OUTPUT_NO_INPUT, key_size=size))
+                             delegate=Delegate(PairingDelegate.NO_OUTPUT_NO_INPUT, key_size=size),
+                             identity_address_type=PairingConfig.AddressType.RANDOM)
 
     async def stall(self, session):
         for n in range(1, self.stall_count + 1):
