@@ -489,17 +489,17 @@ def serve_security_checks():
         run = harald("serve", "--help", transport=None)
         expect_success(run)
         flat = " ".join(run.out.split())
-        assert "--security" in flat, run
+        expect("--security" in flat, run)
         for level in ("open", "encrypted", "authenticated", "sc-only"):
-            assert level in flat, f"{level!r} missing from serve --help: {run}"
-        assert "--encrypted" not in flat, f"the deprecated --encrypted is shown: {run}"
+            expect(level in flat, f"{level!r} missing from serve --help: {run}")
+        expect("--encrypted" not in flat, f"the deprecated --encrypted is shown: {run}")
 
     @check("serve --security with an unknown level, or --encrypted with another level, is a usage error (64)")
     def _():
         radio = f"tcp:127.0.0.1:{free_port()}"
         for arguments in (["--security", "secret"], ["--encrypted", "--security", "sc-only"]):
             run = harald("serve", "hrm", *arguments, transport=radio)
-            assert run.status == EX_USAGE and run.out.strip() == "", run
+            expect(run.status == EX_USAGE and run.out.strip() == "", run)
 
 
 def simulator_checks():
