@@ -86,7 +86,7 @@ public struct GATTSecurity: Sendable, Hashable {
 /// What one kind of access (reading, or writing) to an attribute needs from the link: the part
 /// of ``GATTPermissions`` about security, with the shortest key accepted.
 public struct GATTSecurityRequirement: Sendable, Hashable {
-    /// The GAP security level needed (``SecurityLevel/none``: nothing).
+    /// The GAP security level needed (`SecurityLevel.none`: nothing).
     public var level: SecurityLevel
     /// The shortest encryption key accepted, in octets (7…16); asked only when `level` needs
     /// encryption. Level 4 always needs 16.
