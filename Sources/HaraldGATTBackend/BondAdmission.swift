@@ -3,7 +3,7 @@ import HaraldSMP
 
 /// The rules a pairing's keys pass before they may become a bond, on either role (the central's
 /// ``BondingLinkSecurity`` and the HCI peripheral give it to their Security Manager as its
-/// ``PeerKeysCheck``):
+/// `PeerKeysCheck`):
 ///
 /// 1. **A claimed identity is proven by the connection.** A peer connected from an identity
 ///    address (public or static random) must name that same address in Identity Address
@@ -17,7 +17,7 @@ import HaraldSMP
 ///    resolves (or that the backend already resolved to it). Never allowed otherwise.
 /// 3. **No downgrade**: a bond of the same device is replaced only by an authenticated pairing
 ///    at least as strong in level and key size, unless the pairing agent confirms
-///    (``PairingAgent/confirmBondReplacement(existing:replacement:)``, no by default).
+///    (`PairingAgent.confirmBondReplacement(existing:replacement:)`, no by default).
 ///
 /// Refusals under 2 and 3 (and an unreadable bond store) answer Pairing Failed, Unspecified
 /// Reason (0x08): the peer sent nothing invalid, this device's policy refuses, and no other

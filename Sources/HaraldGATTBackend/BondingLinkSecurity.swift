@@ -140,10 +140,10 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     /// Encrypts the link with the bond's key when the peer is bonded, before anything is read
     /// from it (BLESA): an impostor at a bonded device's address that has no key (PIN or Key
     /// Missing, HCI 0x06) or another key (MIC Failure, 0x3D) gets its link ended, with
-    /// ``BluetoothError/peerRemovedPairingInformation``, under either ``LostBondPolicy`` —
+    /// `BluetoothError.peerRemovedPairingInformation`, under either `LostBondPolicy` —
     /// except that `.pairAgain` pairs again with MITM protection after Key Missing. Does nothing
     /// for a peer without a bond, on an encrypted link, or when
-    /// ``SecurityConfiguration/encryptsBondedPeersFirst`` is off.
+    /// `SecurityConfiguration.encryptsBondedPeersFirst` is off.
     public func encryptBondedPeerFirst() async throws(BluetoothError) {
         guard configuration.encryptsBondedPeersFirst else {
             logger.warning(
@@ -273,7 +273,7 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     }
 
     /// Encrypts with the bond's key. A peer without that key, or with another, is not the bonded
-    /// device as far as this link can tell: the link ends (``LostBondPolicy/pairAgain`` first
+    /// device as far as this link can tell: the link ends (`LostBondPolicy.pairAgain` first
     /// pairs again with MITM protection after Key Missing, and deletes the bond after a MIC
     /// Failure so the next connection pairs).
     private func encrypt(with bond: Bond, key: LongTermKey) async throws(BluetoothError) -> LinkSecurity {
@@ -327,7 +327,7 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     /// The peer's addresses as the Repeated Attempts limiter knows them.
     private var peerAddresses: [BluetoothAddress] { [link.peerAddress] + (link.peerIdentity.map { [$0] } ?? []) }
 
-    /// Pairs (``SMPInitiator`` on the link's channel), and stores the bond when both sides bond.
+    /// Pairs (`SMPInitiator` on the link's channel), and stores the bond when both sides bond.
     /// With `requiringMITM` the Pairing Request asks for MITM protection and a pairing that
     /// cannot give it fails (Authentication Requirements); with IO capabilities that never can,
     /// nothing is sent. `onRequest`: the peer's refusal or Security Request (or a lost bond)

@@ -263,7 +263,7 @@ public final class HCICentralBackend: CentralBackend {
     }
 
     /// HCI Read RSSI on `link`; a controller without the command (Unknown HCI Command) makes
-    /// it ``BluetoothError/unsupported(_:)``, one that answers 127 (unknown) a failed read.
+    /// it `BluetoothError.unsupported(_:)`, one that answers 127 (unknown) a failed read.
     static func rssiSource(of link: LEConnection, clock: any Clock<Duration>) -> GATTConnection.RSSISource {
         { (timeout: Duration) async throws(BluetoothError) -> RSSI in
             let reading: RSSI??

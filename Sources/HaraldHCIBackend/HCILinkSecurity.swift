@@ -7,7 +7,7 @@ import HaraldSMP
 /// The HCI backend's name for `SecurityConfiguration` (the same type: the simulator takes it too).
 public typealias HCISecurityConfiguration = SecurityConfiguration
 
-/// One HCI connection as central, as ``BondingLinkSecurity`` secures it: LE Enable Encryption,
+/// One HCI connection as central, as `BondingLinkSecurity` secures it: LE Enable Encryption,
 /// the link's encryption state, and its L2CAP channel 0x0006.
 struct HCIPairableLink: PairableLink {
     let link: LEConnection

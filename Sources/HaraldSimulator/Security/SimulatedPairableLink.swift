@@ -24,7 +24,7 @@ struct DeviceBondTable: Sendable {
 }
 
 /// One simulated connection as Harald's Security Manager sees it from the central: the SMP
-/// channel to the device's own Security Manager (an ``SMPResponder`` started for each Pairing
+/// channel to the device's own Security Manager (an `SMPResponder` started for each Pairing
 /// Request), and link-layer encryption modelled as the controllers do it — the device looks the
 /// key up, refuses with PIN or Key Missing when it has none, and drops the link with MIC Failure
 /// when the key differs.
@@ -77,7 +77,7 @@ final class SimulatedPairableLink: PairableLink {
     }
 
     /// Serves the device's side of SMP until the link closes: each Pairing Request starts a
-    /// responder (``SMPResponderService``). Run inside the simulation.
+    /// responder (`SMPResponderService`). Run inside the simulation.
     func serveDevice() async {
         let channel = channel
         let service = SMPResponderService(

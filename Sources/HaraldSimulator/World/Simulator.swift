@@ -382,7 +382,7 @@ extension Simulator {
     }
 }
 
-/// The ``CentralBackend`` of a ``Simulator``.
+/// The `CentralBackend` of a ``Simulator``.
 struct SimulatedCentralBackend: CentralBackend {
     let world: Simulator
 
