@@ -53,6 +53,8 @@ public struct AttributeSecurity: Hashable, Sendable, Comparable, CustomStringCon
         AttributeSecurity(level: max(level, other.level), minimumKeySize: max(minimumKeySize, other.minimumKeySize))
     }
 
+    /// The level's name (`none`, `encrypted`, `authenticated`, …), with the shortest key accepted
+    /// when it is under 16 octets (`encrypted, keys of 7+ octets`).
     public var description: String {
         level == .none ? "none" : minimumKeySize == 16 ? "\(level)" : "\(level), keys of \(minimumKeySize)+ octets"
     }

@@ -54,6 +54,8 @@ public enum BondRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// Unspecified Reason (0x08).
     case bondStoreUnavailable(String)
 
+    /// Why the keys were refused, naming the addresses and levels involved (never a key), e.g.
+    /// `the peer at … claimed the identity …, which its connection does not prove`.
     public var description: String {
         switch self {
         case let .identityNotProven(connectedFrom, claimed):
@@ -79,6 +81,8 @@ public enum SecurityRaiseRefusal: Error, Hashable, Sendable, CustomStringConvert
     /// attempted.
     case ioCapabilityCannotAuthenticate(ioCapability: String, needed: SecurityLevel)
 
+    /// Why no pairing was started: the level the link already has, or the IO capability that
+    /// cannot give the level asked.
     public var description: String {
         switch self {
         case let .alreadyRaisedOnThisLink(current):
