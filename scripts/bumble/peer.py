@@ -223,6 +223,10 @@ async def main():
         if args.secure or args.encrypted:
             read_multiple_fix.install()  # a refused attribute in a Read Multiple Variable gets an answer
             require_pairing(device, args.io, args.passkey)
+        else:
+            # Bumble's defaults, except the identity: the static random address it connects from
+            # (a central refuses an identity the connection does not prove).
+            device.pairing_config_factory = lambda connection: PairingConfig(identity_address_type=PairingConfig.AddressType.RANDOM)
         device.on("connection", lambda connection: print(f"CONNECTED {connection.peer_address}", flush=True))
         # Bumble reports a disconnection on the connection (with the HCI reason), not on the device.
         device.on("connection", lambda connection: connection.on(
