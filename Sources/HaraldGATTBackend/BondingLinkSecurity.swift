@@ -141,7 +141,8 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     /// from it (BLESA): an impostor at a bonded device's address that has no key (PIN or Key
     /// Missing, HCI 0x06) or another key (MIC Failure, 0x3D) gets its link ended, with
     /// `BluetoothError.peerRemovedPairingInformation`, under either `LostBondPolicy` —
-    /// except that `.pairAgain` pairs again with MITM protection after Key Missing. Does nothing
+    /// except that `.pairAgain` pairs again with MITM protection after Key Missing, and on the
+    /// first connection after a MIC Failure (`Bond.peerRejectedKey`). Does nothing
     /// for a peer without a bond, on an encrypted link, or when
     /// `SecurityConfiguration.encryptsBondedPeersFirst` is off.
     public func encryptBondedPeerFirst() async throws(BluetoothError) {
@@ -159,6 +160,7 @@ public actor BondingLinkSecurity: LinkSecurityManager {
             guard let bond = try await storedBond(), let key = bond.longTermKey, await !link.encryption().isEncrypted else {
                 return .success(await currentSecurity())
             }
+            if bond.peerRejectedKey { return .success(try await pairAgainAfterRejectedKey(bond)) }
             logger.debug("encrypting with the bond before the first request", metadata: ["peer": "\(link.peerAddress)"])
             return .success(try await encrypt(with: bond, key: key))
         } catch {
@@ -254,6 +256,9 @@ public actor BondingLinkSecurity: LinkSecurityManager {
             // Insufficient Authentication is also what a peer that lost its key answers (Core Vol 3
             // Part C §10.3), so only the encryption tells whether the bond still holds; when it
             // does but gives less than asked, the pairing below follows on the encrypted link.
+            if let bond, bond.peerRejectedKey, await !link.encryption().isEncrypted {
+                return .success(try await pairAgainAfterRejectedKey(bond))
+            }
             if let bond, let key = bond.longTermKey, await !link.encryption().isEncrypted {
                 let secured = try await encrypt(with: bond, key: key)
                 if secured.level >= needed { return .success(secured) }
@@ -274,8 +279,8 @@ public actor BondingLinkSecurity: LinkSecurityManager {
 
     /// Encrypts with the bond's key. A peer without that key, or with another, is not the bonded
     /// device as far as this link can tell: the link ends (`LostBondPolicy.pairAgain` first
-    /// pairs again with MITM protection after Key Missing, and deletes the bond after a MIC
-    /// Failure so the next connection pairs).
+    /// pairs again with MITM protection after Key Missing, and marks the bond after a MIC
+    /// Failure so the next connection pairs, with MITM protection).
     private func encrypt(with bond: Bond, key: LongTermKey) async throws(BluetoothError) -> LinkSecurity {
         do throws(LinkEncryptionError) {
             try await link.encrypt(with: key.key, ediv: key.ediv, rand: key.rand)
@@ -294,10 +299,12 @@ public actor BondingLinkSecurity: LinkSecurityManager {
                 }
             case .keysDiffer:
                 // The peer answered with another key (it paired again since, or is not who the
-                // bond says): the link is gone, so pairing again waits for the next one.
+                // bond says): the link is gone, so pairing again waits for the next one. The bond
+                // stays, marked, so that pairing needs MITM protection and must be at least as
+                // strong to replace it: deleting it would let a Just Works impostor in.
                 logger.notice("the peer holds another key: the link dropped (MIC failure)", metadata: ["peer": "\(link.peerAddress)"])
                 await link.disconnect()
-                if configuration.lostBond == .pairAgain { try await removeBond(bond) }
+                if configuration.lostBond == .pairAgain { try await save(bond.markedPeerRejectedKey()) }
                 throw .peerRemovedPairingInformation
             case .failed(let failure):
                 // Never a link in clear to a bonded peer that looks secured.
@@ -316,8 +323,25 @@ public actor BondingLinkSecurity: LinkSecurityManager {
         return await currentSecurity()
     }
 
-    private func removeBond(_ bond: Bond) async throws(BluetoothError) {
-        do { _ = try await configuration.bonds.removeBond(for: bond.identityAddress) } catch { throw .backend("the bond store: \(error)") }
+    private func save(_ bond: Bond) async throws(BluetoothError) {
+        do { try await configuration.bonds.save(bond) } catch { throw .backend("the bond store: \(error)") }
+    }
+
+    /// A connection to a peer that rejected the bond's key on an earlier link (MIC Failure under
+    /// `LostBondPolicy.pairAgain`): pairs with MITM protection instead of encrypting with the
+    /// rejected key; the bond rules let only a pairing at least as strong replace the marked
+    /// bond. Under `.fail` (a bond file marked by another configuration) the link ends as for
+    /// any lost bond.
+    private func pairAgainAfterRejectedKey(_ bond: Bond) async throws(BluetoothError) -> LinkSecurity {
+        guard configuration.lostBond == .pairAgain else {
+            await link.disconnect()
+            throw .peerRemovedPairingInformation
+        }
+        logger.notice("the peer rejected the bond's key before: pairing again with MITM protection", metadata: ["peer": "\(link.peerAddress)"])
+        do throws(BluetoothError) { return try await pairNow(requiringMITM: true, onRequest: true) } catch {
+            await link.disconnect()
+            throw error
+        }
     }
 
     private func pairResult() async -> Result<LinkSecurity, BluetoothError> {

@@ -185,9 +185,20 @@ struct LocalIdentityTests {
 struct BondCodingTests {
     typealias F = BondFixtures
 
-    @Test(arguments: [F.legacyBond(), F.secureConnectionsBond(), F.legacyBond().seen(at: BluetoothAddress("70:81:94:0D:FB:AA/random")!)])
+    @Test(arguments: [
+        F.legacyBond(), F.secureConnectionsBond(), F.legacyBond().seen(at: BluetoothAddress("70:81:94:0D:FB:AA/random")!),
+        F.secureConnectionsBond().markedPeerRejectedKey(),
+    ])
     func aBondDecodesToTheSameBond(bond: Bond) throws {
         #expect(try JSONDecoder().decode(Bond.self, from: JSONEncoder().encode(bond)) == bond)
+    }
+
+    @Test func aKeyThePeerRejectedIsMarkedInTheFileAndAnUnmarkedBondSaysNothing() throws {
+        let marked = String(decoding: try JSONEncoder().encode(F.secureConnectionsBond().markedPeerRejectedKey()), as: UTF8.self)
+        #expect(marked.contains(#""peerRejectedKey":true"#))
+        let unmarked = String(decoding: try JSONEncoder().encode(F.secureConnectionsBond()), as: UTF8.self)
+        #expect(!unmarked.contains("peerRejectedKey"))
+        #expect(try !JSONDecoder().decode(Bond.self, from: Data(unmarked.utf8)).peerRejectedKey)
     }
 
     @Test func keysAreHexMostSignificantByteFirstAndAbsentKeysAreLeftOut() throws {

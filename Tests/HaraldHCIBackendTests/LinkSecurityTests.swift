@@ -86,12 +86,94 @@ struct LinkSecurityTests {
         #expect(await bonds.allBonds().count == 1)
     }
 
-    @Test func aPeerHoldingAnotherKeyLosesItsBondUnderThePairAgainPolicy() async throws {
+    @Test func aPeerHoldingAnotherKeyHasItsBondMarkedNotDeletedUnderThePairAgainPolicy() async throws {
         let bonds = InMemoryBondStore(bonds: [try Self.bond()])
         let other = SecretKey128(littleEndianBytes: (0..<16).map { UInt8(0x80 + $0) })!
         let (result, _) = try await Self.readSecret(peerKey: other, lostBond: .pairAgain, bonds: bonds)
         #expect(throws: BluetoothError.peerRemovedPairingInformation) { try result.get() }
-        #expect(await bonds.allBonds().isEmpty, "the next connection pairs")
+        // Deleted, the bond would let the next connection pair Just Works in its place.
+        #expect(await bonds.allBonds() == [try Self.bond().markedPeerRejectedKey()])
+    }
+
+    /// Connects once with `security` to `peer` and reads the protected characteristic.
+    static func connectAndRead(_ peer: VirtualPeer, security: SecurityConfiguration) async throws
+        -> (result: Result<[UInt8], BluetoothError>, security: LinkSecurity?, pairingsStarted: Int)
+    {
+        let controller = VirtualController(peers: [peer])
+        let backend = try await HCICentralBackend.open(transport: controller, clock: ManualClock(), security: security)
+        let central = Central(backend: backend, clock: ManualClock())
+        let outcome = try await withHangGuard(seconds: 120) { () -> (Result<[UInt8], BluetoothError>, LinkSecurity?) in
+            let connection: PeripheralConnection
+            do { connection = try await central.connect(to: PeripheralIdentifier(address: peerAddress), timeout: .seconds(30)) } catch {
+                return (.failure(BluetoothError(error)), nil)
+            }
+            let characteristic = try await connection.characteristic(secret, service: service)
+            let result: Result<[UInt8], BluetoothError>
+            do { result = .success(try await connection.readRaw(characteristic)) } catch { result = .failure(BluetoothError(error)) }
+            let security = await connection.security()
+            await connection.disconnect()
+            return (result, security)
+        }
+        await backend.close()
+        return (outcome.0, outcome.1, controller.pairingsStarted)
+    }
+
+    /// A peer at the bonded address that holds no key and pairs with `ioCapability` (Secure
+    /// Connections, bonding, Harald's responder answering on its own).
+    static func pairablePeer(ioCapability: IOCapability) throws -> VirtualPeer {
+        var peer = try peer(holding: nil)
+        peer.pairing = PairingConfiguration(ioCapability: ioCapability)
+        return peer
+    }
+
+    @Test func afterARejectedKeyTheNextConnectionNeverPairsJustWorksInTheBondsPlace() async throws {
+        let marked = try Self.bond().markedPeerRejectedKey()
+        let bonds = InMemoryBondStore(bonds: [marked])
+        // We could authenticate; the peer at the bonded address offers only Just Works.
+        let security = SecurityConfiguration(
+            bonds: bonds, pairing: PairingConfiguration(ioCapability: .keyboardDisplay), agent: AutomaticPairingAgent(passkey: 123_456),
+            lostBond: .pairAgain)
+        let outcome = try await Self.connectAndRead(try Self.pairablePeer(ioCapability: .noInputNoOutput), security: security)
+        // Refused by MITM being required, before any key: not only by the bond rules afterwards.
+        #expect(throws: BluetoothError.pairingFailed("\(PairingFailureReason.authenticationRequirements)")) { try outcome.result.get() }
+        #expect(outcome.pairingsStarted == 1, "a pairing was tried, with MITM required")
+        #expect(await bonds.allBonds() == [marked], "the Just Works pairing replaced nothing")
+    }
+
+    @Test func afterARejectedKeyIOThatCannotAuthenticateStartsNoPairing() async throws {
+        let marked = try Self.bond().markedPeerRejectedKey()
+        let bonds = InMemoryBondStore(bonds: [marked])
+        let outcome = try await Self.connectAndRead(
+            try Self.pairablePeer(ioCapability: .keyboardDisplay), security: SecurityConfiguration(bonds: bonds, lostBond: .pairAgain))
+        #expect(
+            throws: BluetoothError.securityNotRaised(.ioCapabilityCannotAuthenticate(ioCapability: "\(IOCapability.noInputNoOutput)", needed: .authenticated))
+        ) { try outcome.result.get() }
+        #expect(outcome.pairingsStarted == 0)
+        #expect(await bonds.allBonds() == [marked])
+    }
+
+    @Test func afterARejectedKeyAnAuthenticatedPairingReplacesTheBond() async throws {
+        let bonds = InMemoryBondStore(bonds: [try Self.bond().markedPeerRejectedKey()])
+        let security = SecurityConfiguration(
+            bonds: bonds, pairing: PairingConfiguration(ioCapability: .keyboardDisplay), agent: AutomaticPairingAgent(), lostBond: .pairAgain)
+        // Both sides display and confirm: Numeric Comparison, which protects against MITM.
+        let outcome = try await Self.connectAndRead(try Self.pairablePeer(ioCapability: .keyboardDisplay), security: security)
+        #expect(try outcome.result.get() == [0x42])
+        #expect(outcome.security?.level == .authenticatedSecureConnections)
+        #expect(outcome.pairingsStarted == 1)
+        let bond = try #require(await bonds.bond(for: Self.peerAddress))
+        #expect(!bond.peerRejectedKey)
+        #expect(bond.isAuthenticated)
+    }
+
+    @Test func underTheFailPolicyAMarkedBondEndsTheLinkWithoutPairing() async throws {
+        let marked = try Self.bond().markedPeerRejectedKey()
+        let bonds = InMemoryBondStore(bonds: [marked])
+        let outcome = try await Self.connectAndRead(
+            try Self.pairablePeer(ioCapability: .noInputNoOutput), security: SecurityConfiguration(bonds: bonds, lostBond: .fail))
+        #expect(throws: BluetoothError.peerRemovedPairingInformation) { try outcome.result.get() }
+        #expect(outcome.pairingsStarted == 0)
+        #expect(await bonds.allBonds() == [marked])
     }
 
     @Test func withThePairAgainPolicyAndNoIOForMITMNothingIsAttemptedAndTheBondIsKept() async throws {

@@ -40,6 +40,12 @@ public struct Bond: Hashable, Sendable, CustomStringConvertible, CustomDebugStri
     public let isSecureConnections: Bool
     /// When pairing made the bond, to the second (the precision the bond file keeps).
     public let createdAt: Date
+    /// True once the peer answered this bond's key with another one (the link dropped with MIC
+    /// Failure, HCI 0x3D) and the central's `LostBondPolicy` is `pairAgain`: the key is not used
+    /// again, the next connection pairs with MITM protection instead of encrypting, and only a
+    /// pairing at least as strong as this bond (authenticated, same level and key size or more)
+    /// replaces it. A Just Works impostor therefore never takes the bond's place.
+    public private(set) var peerRejectedKey: Bool = false
 
     /// A bond; throws if the pieces do not fit together.
     ///
@@ -112,6 +118,13 @@ public struct Bond: Hashable, Sendable, CustomStringConvertible, CustomDebugStri
         return bond
     }
 
+    /// The same bond, marked as holding a key the peer rejected (see ``peerRejectedKey``).
+    public func markedPeerRejectedKey() -> Bond {
+        var bond = self
+        bond.peerRejectedKey = true
+        return bond
+    }
+
     /// The names of the keys present, for descriptions (`["LTK", "IRK"]`).
     var presentKeyNames: [String] {
         [
@@ -125,7 +138,8 @@ public struct Bond: Hashable, Sendable, CustomStringConvertible, CustomDebugStri
     public var description: String {
         let keys = presentKeyNames.isEmpty ? "no keys" : presentKeyNames.joined(separator: ", ")
         let seen = lastAddress == identityAddress ? "" : ", last seen as \(lastAddress)"
-        return "Bond(\(identityAddress)\(seen), \(securityLevel), \(keySize * 8)-bit, \(keys))"
+        let rejected = peerRejectedKey ? ", key rejected by the peer" : ""
+        return "Bond(\(identityAddress)\(seen), \(securityLevel), \(keySize * 8)-bit, \(keys)\(rejected))"
     }
 
     /// The same text as ``description``, so a debugger or `debugPrint` shows no key material either.
@@ -139,7 +153,7 @@ public struct Bond: Hashable, Sendable, CustomStringConvertible, CustomDebugStri
                 "identityAddress": identityAddress.description, "lastAddress": lastAddress.description,
                 "keySize": keySize, "isAuthenticated": isAuthenticated,
                 "isSecureConnections": isSecureConnections, "createdAt": createdAt,
-                "keys": presentKeyNames,
+                "keys": presentKeyNames, "peerRejectedKey": peerRejectedKey,
             ],
             displayStyle: .struct)
     }
@@ -305,6 +319,7 @@ extension Bond: Codable {
     enum CodingKeys: String, CodingKey {
         case identityAddress, lastAddress, keySize, authenticated, secureConnections, createdAt
         case longTermKey, localLongTermKey, peerIdentityResolvingKey, peerSignatureKey, localSignatureKey
+        case peerRejectedKey
     }
 
     /// Reads a bond from the object `encode(to:)` writes and checks it as the initializer does; a
@@ -336,6 +351,8 @@ extension Bond: Codable {
         } catch let error as InvalidBond {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
         }
+        // Absent in files written before the mark existed, and in every bond without it.
+        peerRejectedKey = try container.decodeIfPresent(Bool.self, forKey: .peerRejectedKey) ?? false
     }
 
     /// Writes the bond as an object: addresses, key size, flags, the creation date as ISO 8601 text and
@@ -353,6 +370,7 @@ extension Bond: Codable {
         try container.encodeIfPresent(peerIdentityResolvingKey.map { KeyHex.encode($0.key) }, forKey: .peerIdentityResolvingKey)
         try container.encodeIfPresent(peerSignatureKey.map { KeyHex.encode($0.key) }, forKey: .peerSignatureKey)
         try container.encodeIfPresent(localSignatureKey.map { KeyHex.encode($0.key) }, forKey: .localSignatureKey)
+        if peerRejectedKey { try container.encode(true, forKey: .peerRejectedKey) }
     }
 }
 

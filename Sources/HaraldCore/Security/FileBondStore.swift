@@ -198,7 +198,8 @@ public actor FileBondStore: BondStore, CustomStringConvertible, CustomReflectabl
 /// The bond file, schema version 1: a JSON object with the version, our identity (absent until
 /// set) and the bonds ordered by identity address. Keys are 32 hex digits, most significant byte
 /// first; EDIV 4 and Rand 16 hex digits; dates ISO 8601; addresses as `BluetoothAddress` prints
-/// them. Absent keys are left out.
+/// them. Absent keys are left out, and so is `"peerRejectedKey": true` on a bond whose key the
+/// peer has not rejected (see `Bond.peerRejectedKey`).
 ///
 /// ```json
 /// {

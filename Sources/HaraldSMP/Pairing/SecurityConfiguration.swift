@@ -13,8 +13,9 @@ public enum LostBondPolicy: Hashable, Sendable {
     /// replace the bond; with IO capabilities that cannot authenticate nothing is attempted and
     /// the link ends): on the same link after PIN or Key Missing, where the new bond replaces the
     /// old one only if it is at least as strong; after a MIC Failure, which ends the link, the
-    /// stored bond is deleted, the call fails with "peer removed pairing information" and the
-    /// next connection pairs.
+    /// call fails with "peer removed pairing information", the stored bond is marked
+    /// (`Bond.peerRejectedKey`) and the next connection pairs with MITM protection instead of
+    /// encrypting; again only a pairing at least as strong replaces the bond.
     case pairAgain
 }
 
