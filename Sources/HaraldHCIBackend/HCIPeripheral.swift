@@ -301,9 +301,9 @@ public actor HCIPeripheral {
             configuration: security.pairing, agent: security.agent, addresses: PairingAddresses(initiator: link.peer, responder: ours),
             localKeys: SMPResponderLocalKeys(identity: identity), attempts: pairingAttempts, send: { pdu in try await channel.send(pdu) },
             checkPeerKeys: { keys in await admission.check(keys, knownIdentity: nil) }
-        ) { [weak self] key, level in
+        ) { [weak self] key, level, keySize in
             guard let self else { throw PairingError.linkLost("the peripheral closed") }
-            try await self.awaitEncryption(of: link, with: key, level: level)
+            try await self.awaitEncryption(of: link, with: key, level: level, keySize: keySize)
         }
         let (underWay, peer) = (pairingUnderWay, link.peer)
         await service.serve(channel.incoming, onStart: { underWay.withLock { _ = $0.insert(peer) } }) { [weak self] outcome in
@@ -314,10 +314,11 @@ public actor HCIPeripheral {
     }
 
     /// Hands `key` to the next LTK Request of `link` and waits for the encryption; the server
-    /// grants `level` from the Encryption Change on.
-    private func awaitEncryption(of link: LEConnection, with key: SecretKey128, level: SecurityLevel) async throws {
+    /// grants `level` with a `keySize`-octet key from the Encryption Change on (an Encryption
+    /// Change that reports a size can only lower it).
+    private func awaitEncryption(of link: LEConnection, with key: SecretKey128, level: SecurityLevel, keySize: Int) async throws {
         expectedLevels[link.handle] = level
-        expectedKeySizes[link.handle] = nil  // the controller's Encryption Change or the outcome says
+        expectedKeySizes[link.handle] = keySize
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             pairingKeys[link.peer] = (key, waiter)
             keyRegistered(for: link.peer)

@@ -49,6 +49,28 @@ struct SimulatedKeySizeTests {
         #expect(bonds.isEmpty)
     }
 
+    @Test func aSevenOctetKeyBothSidesOptedIntoNeverReadsAValueThatNeedsSixteen() throws {
+        let simulation = Simulation()
+        let clock = simulation.clock
+        let (result, keySize) = try simulation.run { () -> (Result<[UInt8], BluetoothError>, Int?) in
+            // Both sides weakened on purpose: the pairing succeeds with a 7-octet key, and the
+            // device's server must judge the link by that size from the Encryption Change on.
+            let weak = PairingConfiguration(maxEncryptionKeySize: 7, minEncryptionKeySize: 7)
+            let simulator = try Simulator(
+                clock: clock, devices: [Self.shortKeyDevice()], security: SecurityConfiguration(bonds: InMemoryBondStore(), pairing: weak))
+            let central = Central(backend: simulator.backend, clock: clock)
+            let connection = try await central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
+            let characteristic = try await connection.characteristic(Self.encrypted, service: Self.service)
+            let result: Result<[UInt8], BluetoothError>
+            do { result = .success(try await connection.readRaw(characteristic)) } catch { result = .failure(BluetoothError(error)) }
+            let keySize = await connection.security()?.keySize
+            await connection.disconnect()
+            return (result, keySize)
+        }
+        #expect(keySize == 7)
+        #expect(throws: BluetoothError.self, "a 16-octet minimum answers Insufficient Encryption Key Size") { try result.get() }
+    }
+
     @Test func theTranslationOfAKeySizeRefusalNamesBothSizes() {
         let error = BondingLinkSecurity.translate(.encryptionKeySize(offered: 10, required: 16), timeout: .seconds(30))
         #expect(error == .pairingFailed("the peer offers an encryption key of 10 octets, 16 are required (Encryption Key Size, 0x06)"))

@@ -208,7 +208,7 @@ public final class VirtualController: HCITransport {
         let service = SMPResponderService(
             configuration: configuration, agent: AutomaticPairingAgent(), addresses: PairingAddresses(initiator: host, responder: peer.address),
             localKeys: SMPResponderLocalKeys(), send: { [weak self] pdu in self?.sendSecurityManagerPDU(pdu, handle: handle) }
-        ) { [weak self] key, _ in
+        ) { [weak self] key, _, _ in
             guard let self else { throw PairingError.linkLost("controller gone") }
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
                 self.state.withLock { state in

@@ -30,8 +30,9 @@ public struct SMPResponderService: Sendable {
     private let attempts: PairingAttemptLimiter?
 
     /// Returns once the central encrypted with `key` (the host answers the LTK Request with it),
-    /// told the level the link will have (from the method both sides settled on).
-    public typealias EncryptionWaiter = @Sendable (_ key: SecretKey128, _ level: SecurityLevel) async throws -> Void
+    /// told the level the link will have (from the method both sides settled on) and the
+    /// negotiated key size in octets (7…16), which the controller's Encryption Change may not report.
+    public typealias EncryptionWaiter = @Sendable (_ key: SecretKey128, _ level: SecurityLevel, _ keySize: Int) async throws -> Void
 
     /// - Parameters:
     ///   - configuration: our IO capabilities, the authentication we require and the keys we distribute.
@@ -114,7 +115,8 @@ public struct SMPResponderService: Sendable {
             // The responder waits here for the encryption; its negotiated method is settled.
             let negotiated = await responder.withLock { $0 }?.negotiatedSecurity
             let level = negotiated.map { $0.method.securityLevel(keySize: $0.keySize) } ?? .encrypted
-            try await awaitEncryption(key, level)
+            // Settled before the key exists; were it not, the shortest key SMP allows is assumed.
+            try await awaitEncryption(key, level, negotiated?.keySize ?? PairingFeatures.encryptionKeySizes.lowerBound)
         }
         responder.withLock { $0 = made }
         return made

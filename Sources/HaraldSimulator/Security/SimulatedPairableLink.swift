@@ -46,6 +46,8 @@ final class SimulatedPairableLink: PairableLink {
         /// the link this level.
         var awaitedKey: SecretKey128?
         var awaitedLevel = SecurityLevel.encrypted
+        /// The key size the pairing negotiated, in octets.
+        var awaitedKeySize = 16
         var encryptionWaiter: CheckedContinuation<Void, any Error>?
     }
 
@@ -84,12 +86,13 @@ final class SimulatedPairableLink: PairableLink {
             configuration: device.configuration, agent: DevicePerson(security: device),
             addresses: PairingAddresses(initiator: centralAddress, responder: peerAddress), localKeys: SMPResponderLocalKeys(identity: device.distributedIdentity ?? deviceIdentity),
             clock: clock, taskStarter: clock.taskStarter, send: { pdu in try await channel.send(pdu, from: .peripheral) }
-        ) { [weak self] key, level in
+        ) { [weak self] key, level, keySize in
             guard let self else { throw PairingError.linkLost("the link closed") }
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
                 self.state.withLock { state in
                     state.awaitedKey = key
                     state.awaitedLevel = level
+                    state.awaitedKeySize = keySize
                     state.encryptionWaiter = waiter
                 }
             }
@@ -153,13 +156,14 @@ final class SimulatedPairableLink: PairableLink {
     /// another key drops the link with MIC Failure.
     func encrypt(with key: SecretKey128, ediv: UInt16, rand: UInt64) async throws(LinkEncryptionError) {
         try await encryptionProcedure()
-        let pairing = state.withLock { state -> (awaited: SecretKey128?, waiter: CheckedContinuation<Void, any Error>, level: SecurityLevel)? in
+        let pairing = state.withLock {
+            state -> (awaited: SecretKey128?, waiter: CheckedContinuation<Void, any Error>, level: SecurityLevel, keySize: Int)? in
             guard let waiter = state.encryptionWaiter else { return nil }
             defer {
                 state.awaitedKey = nil
                 state.encryptionWaiter = nil
             }
-            return (state.awaitedKey, waiter, state.awaitedLevel)
+            return (state.awaitedKey, waiter, state.awaitedLevel, state.awaitedKeySize)
         }
         if let pairing {
             guard pairing.awaited == key else {
@@ -167,7 +171,7 @@ final class SimulatedPairableLink: PairableLink {
                 await link.close(reason: .failure("MIC failure (0x3D): the keys differ"))
                 throw .keysDiffer
             }
-            await switchOnEncryption(level: pairing.level, keySize: 16)
+            await switchOnEncryption(level: pairing.level, keySize: pairing.keySize)
             pairing.waiter.resume()
             return
         }
