@@ -86,6 +86,15 @@ struct SecurityVocabularyTests {
         #expect(key.withUnsafeKeyBytes { $0 } == Array(0x10...0x1F))
     }
 
+    @Test(arguments: [0, 7, 15])
+    func keysDifferingInAnyOneByteAreUnequalAndHashApart(byte: Int) {
+        var bytes = Array(UInt8(0x10)...0x1F)
+        bytes[byte] ^= 0x01
+        let other = SecretKey128(littleEndianBytes: bytes)!
+        #expect(key != other)
+        #expect(Set([key, other, SecretKey128(littleEndianBytes: Array(0x10...0x1F))!]).count == 2)
+    }
+
     @Test func noDescriptionPrintsKeyMaterial() {
         let ltk = LongTermKey(key: key, ediv: 0x1234, rand: 0xDEAD_BEEF, keySize: 16, isAuthenticated: true, isSecureConnections: false)
         let texts = [

@@ -41,6 +41,22 @@ struct SMPDefaultLimitTests {
         #expect(waits == 63)
     }
 
+    @Test func theWarningLedgerRemembers256WeakenedConfigurationsThenStartsOver() {
+        let records = LogRecords()
+        let warnings = PairingWarnings(logger: records.logger)
+        #expect(PairingWarnings.capacity == 256)
+        // 256 distinct weakened configurations (7-octet minimum, every AuthReq octet).
+        let weakened = (0...255).map { PairingConfiguration(authReq: AuthReq(rawValue: UInt8($0)), minEncryptionKeySize: 7) }
+        for configuration in weakened { #expect(warnings.noteUse(of: configuration, role: "initiator")) }
+        #expect(warnings.rememberedCount == 256)
+        #expect(!warnings.noteUse(of: weakened[0], role: "initiator"), "all 256 fit: the first is still remembered")
+        // The 257th starts the ledger over: memory stays bounded, a warning may repeat, none is lost.
+        #expect(warnings.noteUse(of: PairingConfiguration(ioCapability: .displayOnly, minEncryptionKeySize: 7), role: "initiator"))
+        #expect(warnings.rememberedCount == 1)
+        #expect(warnings.noteUse(of: weakened[0], role: "initiator"))
+        #expect(records.count(level: .warning) == 258)
+    }
+
     @Test func theDefaultResolvingListCaches256AnswersDroppingTheOldest() {
         var list = AddressResolvingList([.init(identity: AddressResolvingListTests.sampleIdentity, key: AddressResolvingListTests.sampleIRK)])
         #expect(list.capacity == 256)

@@ -17,6 +17,17 @@ public struct SecretKey128: Hashable, Sendable, CustomStringConvertible, CustomD
         try body(storage)
     }
 
+    /// True when both keys hold the same 16 bytes, compared without an early exit: the time
+    /// taken never tells how many leading bytes of a guess were right.
+    public static func == (lhs: SecretKey128, rhs: SecretKey128) -> Bool {
+        var difference: UInt8 = 0
+        for index in 0..<16 { difference |= lhs.storage[index] ^ rhs.storage[index] }
+        return difference == 0
+    }
+
+    /// Hashes all 16 bytes (SipHash reads every one; nothing stops early).
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage) }
+
     /// `<128-bit key>`: never the bits.
     public var description: String { "<128-bit key>" }
     /// `<128-bit key>`, as ``description``: a debugger shows no bits either.

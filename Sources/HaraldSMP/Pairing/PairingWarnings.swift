@@ -16,6 +16,9 @@ final class PairingWarnings: Sendable {
 
     init(logger: Logger) { self.logger = logger }
 
+    /// How many configurations the ledger remembers now (at most ``capacity``).
+    var rememberedCount: Int { warned.withLock { $0.count } }
+
     /// Logs `configuration`'s weakenings unless they were logged for it before. Returns whether
     /// it logged.
     @discardableResult
