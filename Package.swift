@@ -152,7 +152,7 @@ let package = Package(
             name: "HaraldFuzzTargets",
             dependencies: [
                 "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand", "HaraldSMP",
-                "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
+                "HaraldGATTBackend", "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/Targets"),
         // libFuzzer entry point, one target per run; inert unless built with -DFUZZING (see scripts/fuzz).

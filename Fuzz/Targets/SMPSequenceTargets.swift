@@ -1,7 +1,9 @@
 import Dispatch
 import HaraldCodec
 import HaraldCore
+import HaraldGATTBackend
 import HaraldSMP
+import HaraldTestSupport
 
 /// The pairing state machines (HaraldSMP's `SMPResponder` and `SMPInitiator`) fed a random
 /// sequence of PDUs from the peer, each with a configuration taken from the input.
@@ -10,7 +12,10 @@ import HaraldSMP
 /// Secure Connections, bit 5 Secure Connections Only, bit 6 bonding, bit 7 encryption fails);
 /// byte 1 the key distribution (bits 0-2 the initiator's keys, bits 4-6 the responder's), bit 3
 /// accepting the debug key, bit 7 a minimum key size of 7 octets instead of the default 16;
-/// byte 2 the largest key size (7 + byte mod 10). The responder target then takes 6 bytes: the
+/// byte 2 the largest key size (7 + byte mod 10), and with bit 7 the bond rules (`BondAdmission`)
+/// judge the peer's distributed keys, over a store that with bit 6 already holds an authenticated
+/// Secure Connections bond of the peer's address; with bit 5 the responder's Repeated Attempts
+/// limiter still makes the central wait after a failure. The responder target then takes 6 bytes: the
 /// central's Pairing Request fields (an input whose request does not decode ends there). The rest
 /// is the peer's PDUs: a header byte, then `header & 0x7F` bytes (cut short at the end of the
 /// input); header 0xFF instead stands for a valid Pairing Public Key of the peer (another key
@@ -31,6 +36,10 @@ import HaraldSMP
 /// - a successful pairing sent no Pairing Failed, has a key of at least the required size, never
 ///   used the debug key unless accepted and is never a bond when it did, and is authenticated
 ///   only with a 16-octet key;
+/// - under the bond rules, a successful pairing's claimed identity is proven by the connection
+///   and it never replaced the stored bond with a weaker one; a refusal sent its reason;
+/// - a responder whose limiter makes the central wait sends Pairing Failed, Repeated Attempts,
+///   and nothing else;
 /// - after the run the device refuses to pair again and sends nothing more.
 let smpSequenceTargets: [FuzzTarget] = [
     FuzzTarget("SMP.ResponderSequence", runsTasks: true, runResponderSequence),
@@ -76,6 +85,12 @@ private let fuzzSignatureKey = ConnectionSignatureResolvingKey(
 private struct SMPScript {
     var configuration: PairingConfiguration
     var encryptionFails: Bool
+    /// The bond rules judge the peer's keys.
+    var bondRules: Bool
+    /// The store holds an authenticated Secure Connections bond of the peer's address.
+    var peerAlreadyBonded: Bool
+    /// The responder's limiter has a failure of the central on record (it must wait).
+    var centralMustWait: Bool
     var rest: ArraySlice<UInt8>
 
     init?(_ bytes: [UInt8]) {
@@ -91,6 +106,9 @@ private struct SMPScript {
             initiatorKeys: KeyDistribution(rawValue: bytes[1] & 0x07), responderKeys: KeyDistribution(rawValue: bytes[1] >> 4 & 0x07),
             secureConnectionsOnly: flags & 0x20 != 0, acceptsDebugKeys: bytes[1] & 0x08 != 0)
         encryptionFails = flags & 0x80 != 0
+        bondRules = bytes[2] & 0x80 != 0
+        peerAlreadyBonded = bytes[2] & 0x40 != 0
+        centralMustWait = bytes[2] & 0x20 != 0
         rest = bytes[3...]
     }
 
@@ -155,16 +173,24 @@ private func countingBytes(_ count: Int, seed: UInt8) -> [UInt8] {
             countingBytes(count, seed: counter.withLock { $0 &+= 1; return $0 })
         }
         let encryptionFails = script.encryptionFails
+        let rules = await BondRulesUnderFuzz(script, peer: fuzzAddresses.initiator)
+        let limiter = script.centralMustWait ? PairingAttemptLimiter(clock: ManualClock()) : nil
+        if let limiter { await limiter.recordFailure(of: fuzzAddresses.initiator) }
         let responder = SMPResponder(
             bearer: bearer, configuration: script.configuration, addresses: fuzzAddresses,
             agent: AutomaticPairingAgent(passkey: 123_456),
             localKeys: SMPResponderLocalKeys(identity: fuzzIdentity, signatureKey: fuzzSignatureKey), keyPair: keyPairB,
-            random: random
+            random: random, attempts: limiter, checkPeerKeys: rules?.check
         ) { _ in
             if encryptionFails { throw PairingError.encryptionFailed(0x06) }
         }
         let result: Result<PairingOutcome, PairingError>
         do throws(PairingError) { result = .success(try await responder.respond(to: request)) } catch { result = .failure(error) }
+        if limiter != nil {
+            let refusal = try? SMPPairingFailed(reason: .repeatedAttempts).encodedBytes()
+            require(bearer.sent.count == 1 && bearer.sent.first == refusal, "SMPResponder paired a central that must wait; input \(bytes.hexString)")
+        }
+        await rules?.checkOutcome(result, who: "SMPResponder", input: bytes)
         let sentBefore = bearer.sent.count
         let again: PairingError?
         do throws(PairingError) { _ = try await responder.respond(to: request); again = nil } catch { again = error }
@@ -186,20 +212,66 @@ private func countingBytes(_ count: Int, seed: UInt8) -> [UInt8] {
             nonce: { Value128(littleEndianBytes: next())! }, keyPair: { fuzzKeyPairC }, passkey: { 123_456 },
             key: { SecretKey128(littleEndianBytes: next())! }, word: { 0x0102_0304_0506_0708 })
         let encryptionFails = script.encryptionFails
+        let rules = await BondRulesUnderFuzz(script, peer: fuzzAddresses.responder)
         let initiator = SMPInitiator(
             bearer: bearer, configuration: script.configuration, addresses: fuzzAddresses,
             agent: AutomaticPairingAgent(passkey: 123_456),
             localKeys: LocalPairingKeys(
                 identityResolvingKey: fuzzIdentity.identityResolvingKey, identityAddress: fuzzIdentity.address,
                 signatureKey: fuzzSignatureKey),
-            randomness: randomness
+            randomness: randomness, checkPeerKeys: rules?.check
         ) { _, _, _ in
             if encryptionFails { throw PairingError.encryptionFailed(0x06) }
         }
         let result: Result<PairingOutcome, PairingError>
         do throws(PairingError) { result = .success(try await initiator.pair()) } catch { result = .failure(error) }
+        await rules?.checkOutcome(result, who: "SMPInitiator", input: bytes)
         checkSent(bearer.sent, result: result, first: [.pairingRequest], who: "SMPInitiator", input: bytes)
         checkOutcome(result, configuration: script.configuration, who: "SMPInitiator", input: bytes)
+    }
+}
+
+/// The bond rules as the backends apply them (`BondAdmission` over a bond store), for a peer at
+/// `peer`; nil when the input leaves them off.
+private struct BondRulesUnderFuzz {
+    let peer: BluetoothAddress
+    let stored: Bond?
+    let check: PeerKeysCheck
+
+    init?(_ script: SMPScript, peer: BluetoothAddress) async {
+        guard script.bondRules else { return nil }
+        let stored =
+            script.peerAlreadyBonded
+            ? try! Bond(
+                identityAddress: peer,
+                longTermKey: LongTermKey(key: fuzzSignatureKey.key, keySize: 16, isAuthenticated: true, isSecureConnections: true),
+                isAuthenticated: true, isSecureConnections: true)
+            : nil
+        let store = InMemoryBondStore(bonds: stored.map { [$0] } ?? [])
+        let admission = BondAdmission(bonds: store, agent: AutomaticPairingAgent())
+        self.peer = peer
+        self.stored = stored
+        check = { keys in await admission.check(keys, knownIdentity: nil) }
+    }
+
+    /// A pairing the rules let through claimed only a proven identity and, over a stored bond of
+    /// the same identity, is at least as strong.
+    func checkOutcome(_ result: Result<PairingOutcome, PairingError>, who: String, input: [UInt8]) async {
+        guard case .success(let outcome) = result else { return }
+        if outcome.peerIdentityAddress != nil {
+            // The engine asked the rules and kept only what they accepted: the claim holds.
+            let keys = PeerPairingKeys(
+                connectedFrom: peer, identityAddress: outcome.peerIdentityAddress, identityResolvingKey: outcome.peerIdentityResolvingKey,
+                method: outcome.method, keySize: outcome.keySize, isBonding: outcome.isBonding)
+            require(BondAdmission.identityIsProven(keys), "\(who) kept an identity its connection does not prove; input \(input.hexString)")
+        }
+        guard outcome.isBonding, let stored else { return }
+        let identity = outcome.peerIdentityAddress ?? stored.identityAddress
+        guard identity == stored.identityAddress else { return }
+        let replacement = BondStrength(identityAddress: identity, level: outcome.securityLevel, keySize: outcome.keySize)
+        require(
+            replacement.mayReplaceWithoutAsking(stored.strength),
+            "\(who) kept a pairing (\(replacement)) weaker than the stored bond (\(stored.strength)); input \(input.hexString)")
     }
 }
 
