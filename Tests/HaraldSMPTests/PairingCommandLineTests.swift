@@ -65,6 +65,7 @@ struct PairingCommandLineTests {
             #expect(camera["keySize"] as? Int == 16)
             #expect(camera["keys"] as? [String] == ["LTK", "IRK"])
             #expect(camera["created"] as? String == "2025-06-01T12:00:00Z")
+            #expect(camera["peerRejectedKey"] as? Bool == false)
             let strap = try #require(objects.compactMap(\.self).first { $0["address"] as? String == "00:1B:DC:07:32:5A" })
             #expect(strap["level"] as? String == "authenticated-secure-connections")
             Self.expectNoKeys(json)

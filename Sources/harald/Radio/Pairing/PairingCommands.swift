@@ -178,7 +178,7 @@ extension Bond {
             "lastAddress": .string(lastAddress.string), "lastAddressType": .string(lastAddress.kind.description),
             "level": .string(securityLevel.jsonName), "keySize": .int(keySize), "authenticated": .bool(isAuthenticated),
             "secureConnections": .bool(isSecureConnections), "keys": .array(keyNames.map(JSONValue.string)),
-            "created": .string(createdAt.formatted(.iso8601)),
+            "created": .string(createdAt.formatted(.iso8601)), "peerRejectedKey": .bool(peerRejectedKey),
         ])
     }
 
@@ -186,7 +186,8 @@ extension Bond {
         [
             identityAddress.string, identityAddress.kind.description,
             lastAddress == identityAddress ? "-" : "\(lastAddress.string) (\(lastAddress.kind))",
-            "\(securityLevel)" + (isSecureConnections ? "" : ", legacy"), "\(keySize * 8)-bit",
+            "\(securityLevel)" + (isSecureConnections ? "" : ", legacy") + (peerRejectedKey ? ", key rejected by the peer" : ""),
+            "\(keySize * 8)-bit",
             keyNames.isEmpty ? "-" : keyNames.joined(separator: ","), createdAt.formatted(.iso8601),
         ]
     }
