@@ -36,16 +36,12 @@ Prints "CONTROL <port>" and "READY <address>", and one line per event (PAIRING F
 reason=0x.., READ uuid encrypted=.., DISCONNECTED reason=0x..); serves until killed.
 """
 import argparse
-import asyncio
-import json
-import logging
-import sys
 
 from bumble import hci
-from bumble.device import Device
 from bumble.gatt import Characteristic, CharacteristicValue, Service
 from bumble.pairing import PairingConfig, PairingDelegate
-from bumble.transport import open_transport
+
+import attacker as kit  # same directory: what the steered Bumble peers share
 
 SERVICE = "5EC0A001-7A1D-4C3B-9E2F-1B0A5D6C7E8F"
 OPEN = "5EC0A002-7A1D-4C3B-9E2F-1B0A5D6C7E8F"
@@ -54,30 +50,10 @@ SMP = 0x0006
 MODES = ("honest", "claim", "downgrade", "impostor")
 
 
-class Person(PairingDelegate):
-    """Shows the passkey in honest mode; accepts everything."""
-
-    def __init__(self, attacker):
-        honest = attacker.mode == "honest"
-        super().__init__(io_capability=PairingDelegate.DISPLAY_OUTPUT_ONLY if honest else PairingDelegate.NO_OUTPUT_NO_INPUT)
-        self.attacker = attacker
-
-    async def accept(self):
-        return True
-
-    async def compare_numbers(self, number, digits):
-        return True
-
-    async def generate_passkey(self):
-        return self.attacker.passkey
-
-    async def display_number(self, number, digits):
-        print(f"DISPLAY {number:06d}", flush=True)
-
-
 class Attacker:
     def __init__(self, device, claim, passkey):
         self.device = device
+        self.own = device.random_address  # the static address it connects from
         self.claim = claim
         self.passkey = passkey
         self.mode = "honest"
@@ -106,24 +82,27 @@ class Attacker:
 
     def count(self, key, line):
         self.counts[key] += 1
-        print(line, flush=True)
+        kit.say(line)
 
     def pairing_config(self, connection):
         honest = self.mode == "honest"
         # The identity it distributes: its own static address, or (claim) the bonded device's.
         self.device.static_address = hci.Address(self.claim) if self.mode == "claim" and self.claim else self.own
-        return PairingConfig(sc=True, mitm=honest, bonding=True, delegate=Person(self),
+        # It shows the passkey in honest mode, and has no IO otherwise; it accepts everything.
+        delegate = kit.AcceptingDelegate(
+            io=PairingDelegate.DISPLAY_OUTPUT_ONLY if honest else PairingDelegate.NO_OUTPUT_NO_INPUT, passkey=self.passkey)
+        return PairingConfig(sc=True, mitm=honest, bonding=True, delegate=delegate,
                              identity_address_type=PairingConfig.AddressType.RANDOM)
 
     def read(self, uuid, connection, value):
         encrypted = bool(connection.is_encrypted)
         self.reads.append({"uuid": uuid, "encrypted": encrypted})
-        print(f"READ {uuid} encrypted={encrypted}", flush=True)
+        kit.say(f"READ {uuid} encrypted={encrypted}")
         return value
 
     def on_connection(self, connection):
         self.newest = connection
-        print(f"CONNECTED {connection.peer_address}", flush=True)
+        kit.say(f"CONNECTED {connection.peer_address}")
         connection.on("pairing", lambda keys: self.count("completed", "PAIRED"))
         connection.on("pairing_failure", self.on_pairing_failure)
         connection.on("disconnection", self.on_disconnection)
@@ -134,7 +113,7 @@ class Attacker:
 
     def on_disconnection(self, reason):
         self.disconnections.append(int(reason))
-        print(f"DISCONNECTED reason=0x{int(reason):02X}", flush=True)
+        kit.say(f"DISCONNECTED reason=0x{int(reason):02X}")
 
     def on_l2cap_pdu(self, handle, cid, pdu):
         if cid == SMP and pdu:
@@ -145,7 +124,7 @@ class Attacker:
         key = await self.device.get_long_term_key(handle, rand, ediv)
         if key is None:
             self.ltk_refused += 1
-            print("LTK REQUEST refused: no key", flush=True)
+            kit.say("LTK REQUEST refused: no key")
         return key
 
     async def control(self, request):
@@ -171,18 +150,8 @@ class Attacker:
                     "smp_received": self.smp_received, "bonds": len(bonds)}
         raise ValueError(f"unknown op {op!r}")
 
-    async def serve_client(self, reader, writer):
-        while line := await reader.readline():
-            try:
-                answer = {"ok": True, **await self.control(json.loads(line))}
-            except Exception as error:  # reported to the test, which fails with it
-                answer = {"ok": False, "error": f"{type(error).__name__}: {error}"}
-            writer.write((json.dumps(answer) + "\n").encode())
-            await writer.drain()
-        writer.close()
 
-
-async def main():
+def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--transport", required=True, help="e.g. tcp-client:127.0.0.1:9001")
     parser.add_argument("--address", required=True, help="its static random address, e.g. C0:00:00:00:00:1D")
@@ -191,24 +160,9 @@ async def main():
     parser.add_argument("--passkey", type=int, default=123456, help="honest mode: the passkey it displays")
     parser.add_argument("--control-port", type=int, default=0)
     args = parser.parse_args()
-    logging.basicConfig(level=logging.WARNING)
-    async with await open_transport(args.transport) as transport:
-        device = Device.with_hci(args.name, hci.Address(args.address), transport.source, transport.sink)
-        device.name = args.name
-        attacker = Attacker(device, args.claim, args.passkey)
-        attacker.own = hci.Address(args.address)
-        server = await asyncio.start_server(attacker.serve_client, "127.0.0.1", args.control_port)
-        print(f"CONTROL {server.sockets[0].getsockname()[1]}", flush=True)
-        await device.power_on()
-        name = args.name.encode()
-        advertising = bytes([2, 0x01, 0x06, len(name) + 1, 0x09]) + name
-        await device.start_advertising(advertising_data=advertising, auto_restart=True)
-        print(f"READY {args.address}", flush=True)
-        await transport.source.wait_for_termination()
+    kit.main(kit.run_peer(args.transport, args.address, args.name, lambda device: Attacker(device, args.claim, args.passkey),
+                          control_port=args.control_port, advertising=kit.advertising_data(args.name)))
 
 
 if __name__ == "__main__":
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        sys.exit(0)
+    main()

@@ -26,55 +26,20 @@ import asyncio
 import sys
 
 from bumble import att, hci
-from bumble.core import AdvertisingData, UUID
-from bumble.device import Device, Peer
+from bumble.core import UUID
+from bumble.device import Device
 from bumble.transport import open_transport
 
-
-def say(line):
-    print(line, flush=True)
-
-
-async def find(device, name, timeout):
-    found = asyncio.get_running_loop().create_future()
-
-    def on_advertisement(advertisement):
-        local = advertisement.data.get(AdvertisingData.COMPLETE_LOCAL_NAME)
-        if isinstance(local, (bytes, bytearray)):
-            local = bytes(local).decode(errors="replace")
-        if local == name and not found.done():
-            found.set_result(advertisement.address)
-
-    device.on("advertisement", on_advertisement)
-    await device.start_scanning(active=True)
-    try:
-        return await asyncio.wait_for(found, timeout)
-    finally:
-        await device.stop_scanning()
-
-
-def parse_uuid(text):
-    return UUID.from_16_bits(int(text, 16)) if len(text) <= 4 else UUID(text)
-
-
-async def request(client, pdu):
-    """Sends a raw ATT request; returns (status, response): status 'ok' or the error code."""
-    response = await client.send_request(pdu)
-    if response.op_code == att.Opcode.ATT_ERROR_RESPONSE:
-        return f"0x{response.error_code:02X}", response
-    return "ok", response
+import attacker as kit  # same directory: what the steered Bumble peers share
+from attacker import say
 
 
 async def attack(args):
-    uuid = parse_uuid(args.uuid)
+    uuid = kit.parse_uuid(args.uuid)
     counts = {"NOTIFICATION": 0, "INDICATION": 0}
     async with await open_transport(args.transport) as transport:
         device = Device.with_hci("Attacker", hci.Address(args.address), transport.source, transport.sink)
         await device.power_on()
-        address = await find(device, args.name, args.timeout)
-        connection = await device.connect(address, own_address_type=hci.OwnAddressType.RANDOM, timeout=args.timeout)
-        say(f"CONNECTED {address}")
-        client = connection.gatt_client
 
         # Every notification and indication the device sends, whether or not anyone subscribed.
         def watching(kind, original):
@@ -84,17 +49,15 @@ async def attack(args):
                 return original(pdu)
             return handler
 
-        client.on_att_handle_value_notification = watching("NOTIFICATION", client.on_att_handle_value_notification)
-        client.on_att_handle_value_indication = watching("INDICATION", client.on_att_handle_value_indication)
+        def on_connection(address, connection):
+            say(f"CONNECTED {address}")
+            client = connection.gatt_client
+            client.on_att_handle_value_notification = watching("NOTIFICATION", client.on_att_handle_value_notification)
+            client.on_att_handle_value_indication = watching("INDICATION", client.on_att_handle_value_indication)
 
-        peer = Peer(connection)
-        await peer.discover_services()
-        target = None
-        for service in peer.services:
-            await service.discover_characteristics()
-            for characteristic in service.characteristics:
-                if characteristic.uuid == uuid and target is None:
-                    target = characteristic
+        _, connection, peer = await kit.connect_and_discover(device, args.name, args.timeout, on_connection)
+        client = connection.gatt_client
+        target = kit.characteristic(peer, uuid)
         if target is None:
             say(f"MISSING {uuid}")
             return 2
@@ -109,12 +72,12 @@ async def attack(args):
             bits = 0x0001 if int(target.properties) & 0x10 else 0
             if int(target.properties) & 0x20:
                 bits |= 0x0002
-            status, _ = await request(client, att.ATT_Write_Request(attribute_handle=cccd.handle, attribute_value=bits.to_bytes(2, "little")))
+            status, _ = await kit.att_request(client, att.ATT_Write_Request(attribute_handle=cccd.handle, attribute_value=bits.to_bytes(2, "little")))
             say(f"CCCD_WRITE handle=0x{cccd.handle:04X} status={status}")
             await asyncio.sleep(args.listen)
         else:
             guess = bytes.fromhex(args.value)
-            status, response = await request(
+            status, response = await kit.att_request(
                 client,
                 att.ATT_Find_By_Type_Value_Request(
                     starting_handle=0x0001, ending_handle=0xFFFF, attribute_type=uuid, attribute_value=guess))

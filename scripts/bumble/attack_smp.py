@@ -37,41 +37,19 @@ ENCRYPTED keysize=.., STALL n, PASSKEY_ATTEMPT n result=.. t=.., DISCONNECTED re
 """
 import argparse
 import asyncio
-import json
 import logging
-import sys
 import time
 
 from bumble import hci, smp
 from bumble.core import ProtocolError
-from bumble.device import Device
 from bumble.pairing import PairingConfig, PairingDelegate
-from bumble.transport import open_transport
+
+import attacker as kit  # same directory: what the steered Bumble peers share
+from attacker import say
 
 SMP_CID = 0x0006
 P256_P = 2**256 - 2**224 + 2**192 + 2**96 - 1  # the P-256 field prime
 MODES = ("honest", "knob", "debug", "reflect", "stall")
-
-
-def say(line):
-    print(line, flush=True)
-
-
-class Delegate(PairingDelegate):
-    """Accepts everything; as a keyboard, types `guess`."""
-
-    def __init__(self, io, key_size=16, guess=0):
-        super().__init__(io_capability=io, maximum_encryption_key_size=key_size)
-        self.guess = guess
-
-    async def accept(self):
-        return True
-
-    async def compare_numbers(self, number, digits):
-        return True
-
-    async def get_number(self):
-        return self.guess
 
 
 class Peripheral:
@@ -128,7 +106,7 @@ class Peripheral:
         # has nothing to refuse but the attack itself.
         self.device.static_address = self.own
         return PairingConfig(sc=True, mitm=False, bonding=True,
-                             delegate=Delegate(PairingDelegate.NO_OUTPUT_NO_INPUT, key_size=size),
+                             delegate=kit.AcceptingDelegate(PairingDelegate.NO_OUTPUT_NO_INPUT, key_size=size),
                              identity_address_type=PairingConfig.AddressType.RANDOM)
 
     async def stall(self, session):
@@ -229,7 +207,7 @@ class Central:
         op = request.get("op")
         if op == "pair":
             size = int(request.get("max_key_size", 16))
-            reason, received, key_size = await self.attempt(request["address"], Delegate(PairingDelegate.NO_OUTPUT_NO_INPUT, key_size=size))
+            reason, received, key_size = await self.attempt(request["address"], kit.AcceptingDelegate(PairingDelegate.NO_OUTPUT_NO_INPUT, key_size=size))
             if reason is None:
                 say(f"ENCRYPTED keysize={key_size}")
             else:
@@ -241,7 +219,7 @@ class Central:
             while time.monotonic() - start < seconds:
                 if rotate:
                     await self.new_address()
-                reason, received, _ = await self.attempt(request["address"], Delegate(PairingDelegate.KEYBOARD_INPUT_ONLY, guess=guess))
+                reason, received, _ = await self.attempt(request["address"], kit.AcceptingDelegate(PairingDelegate.KEYBOARD_INPUT_ONLY, passkey=guess))
                 evaluated = 0x02 in received  # the responder answered the Pairing Request
                 result = "evaluated" if evaluated else ("refused" if reason == 0x09 else "other")
                 t = round(time.monotonic() - start, 2)
@@ -253,23 +231,7 @@ class Central:
         raise ValueError(f"unknown op {op!r}")
 
 
-async def serve_control(attacker, port):
-    async def client(reader, writer):
-        while line := await reader.readline():
-            try:
-                answer = {"ok": True, **await attacker.control(json.loads(line))}
-            except Exception as error:  # reported to the test, which fails with it
-                answer = {"ok": False, "error": f"{type(error).__name__}: {error}"}
-            writer.write((json.dumps(answer) + "\n").encode())
-            await writer.drain()
-        writer.close()
-
-    server = await asyncio.start_server(client, "127.0.0.1", port)
-    say(f"CONTROL {server.sockets[0].getsockname()[1]}")
-    return server
-
-
-async def main():
+def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--role", choices=("peripheral", "central"), required=True)
     parser.add_argument("--transport", required=True, help="e.g. tcp-client:127.0.0.1:9001")
@@ -279,24 +241,14 @@ async def main():
     parser.add_argument("--stall-count", type=int, default=15, help="stall mode: how many ignored PDUs it sends")
     parser.add_argument("--control-port", type=int, default=0)
     args = parser.parse_args()
-    logging.basicConfig(level=logging.ERROR)
-    async with await open_transport(args.transport) as transport:
-        device = Device.with_hci(args.name, hci.Address(args.address), transport.source, transport.sink)
-        if args.role == "peripheral":
-            attacker = Peripheral(device, args.stall_interval, args.stall_count)
-        else:
-            attacker = Central(device)
-        _server = await serve_control(attacker, args.control_port)
-        await device.power_on()
-        if args.role == "peripheral":
-            name = args.name.encode()
-            await device.start_advertising(advertising_data=bytes([2, 0x01, 0x06, len(name) + 1, 0x09]) + name, auto_restart=True)
-        say(f"READY {args.address}")
-        await transport.source.wait_for_termination()
+    if args.role == "peripheral":
+        make = lambda device: Peripheral(device, args.stall_interval, args.stall_count)  # noqa: E731
+        advertising = kit.advertising_data(args.name)
+    else:
+        make, advertising = Central, None
+    kit.main(kit.run_peer(args.transport, args.address, args.name, make, control_port=args.control_port,
+                          advertising=advertising, log_level=logging.ERROR))
 
 
 if __name__ == "__main__":
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        sys.exit(0)
+    main()

@@ -23,9 +23,11 @@ import struct
 import sys
 
 from bumble import hci
-from bumble.core import AdvertisingData, UUID
-from bumble.device import Device, Peer
+from bumble.core import UUID
+from bumble.device import Device
 from bumble.transport import open_transport
+
+import attacker as kit  # same directory: the connect-and-discover steps the Bumble centrals share
 
 
 def decode_measurement(value):
@@ -57,24 +59,6 @@ def decode_measurement(value):
     return {"heartRate": rate, "energyExpended": energy, "rrIntervals": rr}
 
 
-async def find(device, name, timeout=15.0):
-    found = asyncio.get_running_loop().create_future()
-
-    def on_advertisement(advertisement):
-        local = advertisement.data.get(AdvertisingData.COMPLETE_LOCAL_NAME)
-        if isinstance(local, (bytes, bytearray)):
-            local = bytes(local).decode(errors="replace")
-        if local == name and not found.done():
-            found.set_result(advertisement.address)
-
-    device.on("advertisement", on_advertisement)
-    await device.start_scanning(active=True)
-    try:
-        return await asyncio.wait_for(found, timeout)
-    finally:
-        await device.stop_scanning()
-
-
 async def check(args):
     result = {"checks": {}}
 
@@ -84,13 +68,8 @@ async def check(args):
     async with await open_transport(args.transport) as transport:
         device = Device.with_hci("ServeCheck", hci.Address("C0:00:00:00:00:F2"), transport.source, transport.sink)
         await device.power_on()
-        address = await find(device, args.name)
+        address, connection, peer = await kit.connect_and_discover(device, args.name)
         record("found by name", True, str(address))
-        connection = await device.connect(address, own_address_type=hci.OwnAddressType.RANDOM, timeout=10)
-        peer = Peer(connection)
-        await peer.discover_services()
-        for service in peer.services:
-            await service.discover_characteristics()
         services = {service.uuid: service for service in peer.services}
         if args.device in ("gopro", "miband"):
             await (check_gopro if args.device == "gopro" else check_miband)(peer, services, record)
