@@ -96,7 +96,9 @@ class Link:
             if target is None:
                 return {"status": "missing"}
             result = await kit.read_raw(self.connection, target.handle)
-        except Exception as error:  # the link went away under the read
+        except (asyncio.CancelledError, Exception) as error:  # the link went away under the read
+            if isinstance(error, asyncio.CancelledError) and asyncio.current_task().cancelling():
+                raise
             result = {"status": f"failed: {type(error).__name__}"}
         say(f"READ {uuid} status={result['status']}")
         return result
@@ -105,8 +107,9 @@ class Link:
         if not self.gone.is_set():
             try:
                 await self.connection.disconnect()
-            except Exception:
-                pass
+            except (asyncio.CancelledError, Exception):  # it went down meanwhile
+                if asyncio.current_task().cancelling():
+                    raise
             await self.wait_gone(10)
 
 
@@ -158,7 +161,11 @@ class Central:
             say("PAIRED")
         except ProtocolError as error:
             reason = int(error.error_code)
-        except (asyncio.TimeoutError, Exception) as error:  # no answer, or the link went away
+        except (asyncio.CancelledError, Exception) as error:  # no answer, or the link went away
+            # Bumble ends the pairing with CancelledError when the link goes down under it (the
+            # peripheral may refuse and disconnect before Bumble's side has finished).
+            if isinstance(error, asyncio.CancelledError) and asyncio.current_task().cancelling():
+                raise
             say(f"PAIRING ended without Pairing Failed: {type(error).__name__}: {error}")
         # The peripheral judges our keys after we sent them: give it time to refuse and end the link.
         await link.wait_gone(float(request.get("linger", 0)))
