@@ -54,6 +54,8 @@ struct PeripheralBondAttackBumbleIntegrationTests {
     struct Report: Sendable, CustomStringConvertible {
         /// The Pairing Failed reason Harald sent, if any.
         var reason: Int?
+        /// The SMP codes Harald sent on the link, in order.
+        var received: [Int]
         /// The HCI status of the Encryption Change the impostor got (0: encrypted), if any.
         var encryption: Int?
         /// Whether Harald ended the link.
@@ -68,6 +70,7 @@ struct PeripheralBondAttackBumbleIntegrationTests {
 
         init(_ answer: [String: Any]) {
             reason = answer["reason"] as? Int
+            received = answer["received"] as? [Int] ?? []
             encryption = answer["encryption"] as? Int
             endedByPeer = answer["ended_by_peer"] as? Bool ?? false
             disconnection = answer["disconnection"] as? Int
@@ -181,7 +184,9 @@ struct PeripheralBondAttackBumbleIntegrationTests {
             let claim = try await bench.pair(
                 from: Bench.claimer, ["identity": Bench.honest.string, "irk": Self.randomHex(16), "linger": 30])
             #expect(claim.reason == 0x0A, "Pairing Failed, Invalid Parameters, after its Identity Address Information: \(claim)")
-            #expect(claim.endedByPeer, "the peripheral ended the refused central's link: \(claim)")
+            #expect(claim.received.filter { $0 == 0x05 }.count == 1, "one Pairing Failed ends the pairing: \(claim.received)")
+            #expect(
+                claim.endedByPeer && claim.disconnection == 0x05, "the peripheral ended the refused central's link (Authentication Failure): \(claim)")
             let refusal = await Self.firstPairingFailure(in: bench.events)
             #expect(refusal?.contains("identity") == true, "the peripheral reports the unproven identity: \(String(describing: refusal))")
             #expect(try await bench.bonds.allBonds() == [bond], "C1's bond is untouched; nothing for C2")
@@ -211,7 +216,10 @@ struct PeripheralBondAttackBumbleIntegrationTests {
             // C1 itself (same address, identity and IRK) pairs again, Just Works.
             let downgrade = try await bench.pair(from: Bench.honest, ["irk": Bench.honestIRK, "linger": 30])
             #expect(downgrade.reason == 0x08, "Pairing Failed, Unspecified Reason: \(downgrade)")
-            #expect(downgrade.endedByPeer, "the peripheral ended the link rather than serve it at the weaker level: \(downgrade)")
+            #expect(downgrade.received.filter { $0 == 0x05 }.count == 1, "one Pairing Failed ends the pairing: \(downgrade.received)")
+            #expect(
+                downgrade.endedByPeer && downgrade.disconnection == 0x05,
+                "the peripheral ended the link (Authentication Failure) rather than serve it at the weaker level: \(downgrade)")
             let refusal = await Self.firstPairingFailure(in: bench.events)
             #expect(refusal?.contains("weaker") == true, "refusal: \(String(describing: refusal))")
             let kept = try #require(try await bench.bonds.bond(for: Bench.honest))

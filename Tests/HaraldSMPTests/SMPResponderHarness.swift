@@ -116,7 +116,8 @@ struct ResponderUnderTest {
         random: ScriptedRandom = ScriptedRandom(),
         clock: ManualClock = ManualClock(),
         attempts: PairingAttemptLimiter? = nil,
-        initiatorAddress: BluetoothAddress = Self.initiatorAddress
+        initiatorAddress: BluetoothAddress = Self.initiatorAddress,
+        checkPeerKeys: PeerKeysCheck? = nil
     ) {
         let log = ResponderEventLog()
         let (toResponder, toResponderContinuation) = AsyncStream<[UInt8]>.makeStream()
@@ -128,7 +129,7 @@ struct ResponderUnderTest {
         let addresses = PairingAddresses(initiator: initiatorAddress, responder: Self.responderAddress)
         responder = SMPResponder(
             bearer: bearer, configuration: configuration, addresses: addresses, agent: agent, clock: clock,
-            localKeys: localKeys, keyPair: keyPair, random: random.source, attempts: attempts,
+            localKeys: localKeys, keyPair: keyPair, random: random.source, attempts: attempts, checkPeerKeys: checkPeerKeys,
             awaitEncryption: { key in log.encrypted(with: key) })
         initiator = ScriptedInitiator(
             toResponder: toResponderContinuation, fromResponder: toInitiator, addresses: addresses)

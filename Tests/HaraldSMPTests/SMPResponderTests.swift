@@ -95,6 +95,24 @@ struct SMPResponderSecureConnectionsTests {
             ])
     }
 
+    /// A central whose distributed identity is refused (the bond rules' verdict) hears one
+    /// Pairing Failed with the verdict's reason, and nothing after it.
+    @Test func refusedKeysEndThePairingWithOnePairingFailed() async throws {
+        let refusal = BondRefusal.identityNotProven(connectedFrom: ResponderUnderTest.initiatorAddress, claimed: initiatorIdentity)
+        let harness = ResponderUnderTest(checkPeerKeys: { _ in .refuse(.invalidParameters, refusal) })
+        let pairing = harness.start(request())
+        let initiator = harness.initiator
+        try await initiator.expectResponse()
+        let state = try await initiator.exchangePublicKeys(P256KeyPair())
+        let (na, nb) = try await initiator.justWorksNonces(state, na: .random())
+        _ = try await initiator.checkDHKey(state, na: na, nb: nb, r: .zero)
+        _ = try await initiator.exchangeIdentities()
+        #expect(try await initiator.expectFailure() == .invalidParameters)
+        await #expect(throws: PairingError.keysRefused(.invalidParameters, refusal)) { try await pairing.value }
+        #expect(harness.log.all.filter { $0 == .sent(.pairingFailed) }.count == 1, "\(harness.log.all)")
+        #expect(harness.log.all.last == .sent(.pairingFailed))
+    }
+
     @Test func numericComparisonShowsTheG2ValueAndCompletesWhenConfirmed() async throws {
         let harness = ResponderUnderTest(
             configuration: PairingConfiguration(ioCapability: .displayYesNo, authReq: [.bonding, .mitm, .secureConnections]))

@@ -460,7 +460,7 @@ public actor SMPResponder {
                 identityResolvingKey: outcome.peerIdentityResolvingKey, method: negotiated.method, keySize: negotiated.keySize,
                 isBonding: negotiated.isBonding)
             if case .refuse(let reason, let refusal) = try await bounded({ await checkPeerKeys(keys) }) {
-                try? await send(SMPPairingFailed(reason: reason))
+                // `respond(to:)` sends the one Pairing Failed (the error's reasonSentHere).
                 throw .keysRefused(reason, refusal)
             }
         }
