@@ -524,9 +524,13 @@ struct PairingBumbleIntegrationTests {
         }
     }
 
-    @Test func aPeerHoldingAnotherKeyIsPairedAgainOnTheNextConnectionUnderThePairAgainPolicy() async throws {
+    @Test func aPeerHoldingAnotherKeyIsPairedAgainWithMITMOnTheNextConnectionUnderThePairAgainPolicy() async throws {
         let bonds = InMemoryBondStore()
-        try await Self.withBench(bonds: bonds, lostBond: .pairAgain) { session, peer in
+        // Passkey Entry: the peer displays 123456, which our agent types.
+        try await Self.withBench(
+            bonds: bonds, pairing: Self.keyboard, agent: AutomaticPairingAgent(passkey: 123_456), lostBond: .pairAgain,
+            peerSettings: ["io": "display", "mitm": true, "passkey": 123_456]
+        ) { session, peer in
             let (first, _) = try await session.read(SecureBench.encrypted, peer: peer)
             #expect(try first.get() == Self.encryptedValue)
             let old = try #require(await bonds.allBonds().first)
@@ -534,13 +538,16 @@ struct PairingBumbleIntegrationTests {
 
             let (second, _) = try await session.read(SecureBench.encrypted, peer: peer)
             #expect(throws: BluetoothError.peerRemovedPairingInformation) { try second.get() }
-            #expect(await bonds.allBonds().isEmpty, "the bond is deleted")
+            #expect(await bonds.allBonds() == [old.markedPeerRejectedKey()], "the bond is kept, marked: it is not used again")
 
             let (third, security) = try await session.read(SecureBench.encrypted, peer: peer)
             #expect(try third.get() == Self.encryptedValue)
             #expect(security?.isBonded == true)
+            #expect(security?.level ?? .none >= .authenticated)
             #expect(try await peer.status().completed == 2)
-            #expect(await bonds.allBonds().first?.longTermKey?.key != old.longTermKey?.key)
+            let new = try #require(await bonds.allBonds().first)
+            #expect(new.longTermKey?.key != old.longTermKey?.key)
+            #expect(!new.peerRejectedKey)
         }
     }
 
