@@ -40,15 +40,15 @@ extension HaraldPeripheralBumbleIntegrationTests {
         return (peripheral, events)
     }
 
-    /// The reason of the first pairing failure the peripheral reports (within 10 s), if any.
-    static func firstPairingFailure(in events: AsyncStream<HCIPeripheral.Event>) async -> String? {
+    /// The reason of the first pairing failure the peripheral reports (within `seconds`), if any.
+    static func firstPairingFailure(in events: AsyncStream<HCIPeripheral.Event>, within seconds: Int = 10) async -> String? {
         await withTaskGroup(of: String?.self) { group in
             group.addTask {
                 for await event in events { if case .pairingFailed(_, let reason) = event { return reason } }
                 return nil
             }
             group.addTask {
-                try? await Task.sleep(for: .seconds(10))
+                try? await Task.sleep(for: .seconds(seconds))
                 return nil
             }
             let first = await group.next() ?? nil

@@ -36,30 +36,14 @@ struct LinkSecurityTests {
             isAuthenticated: false, isSecureConnections: true, createdAt: Date(timeIntervalSince1970: 0))
     }
 
-    /// Reads the protected characteristic through the public API; returns the value or the error,
-    /// and the link's security afterwards.
+    /// Reads the protected characteristic through the public API from a peer holding `peerKey`;
+    /// returns the value or the error, and the link's security afterwards.
     static func readSecret(peerKey: SecretKey128?, lostBond: LostBondPolicy = .fail, bonds: InMemoryBondStore) async throws
         -> (Result<[UInt8], BluetoothError>, LinkSecurity?)
     {
-        let controller = VirtualController(peers: [try peer(holding: peerKey)])
-        let backend = try await HCICentralBackend.open(
-            transport: controller, clock: ManualClock(), security: HCISecurityConfiguration(bonds: bonds, lostBond: lostBond))
-        let central = Central(backend: backend, clock: ManualClock())
-        let outcome = try await withHangGuard(seconds: 120) { () -> (Result<[UInt8], BluetoothError>, LinkSecurity?) in
-            // A bonded peer is encrypted before the first request: a failure ends the connection.
-            let connection: PeripheralConnection
-            do { connection = try await central.connect(to: PeripheralIdentifier(address: peerAddress), timeout: .seconds(30)) } catch {
-                return (.failure(BluetoothError(error)), nil)
-            }
-            let characteristic = try await connection.characteristic(secret, service: service)
-            let result: Result<[UInt8], BluetoothError>
-            do { result = .success(try await connection.readRaw(characteristic)) } catch { result = .failure(BluetoothError(error)) }
-            let security = await connection.security()
-            await connection.disconnect()
-            return (result, security)
-        }
-        await backend.close()
-        return outcome
+        // A bonded peer is encrypted before the first request: a failure ends the connection.
+        let outcome = try await connectAndRead(try peer(holding: peerKey), security: HCISecurityConfiguration(bonds: bonds, lostBond: lostBond))
+        return (outcome.result, outcome.security)
     }
 
     @Test func aBondedPeerIsEncryptedWithTheStoredKeyWhenItRefusesARead() async throws {

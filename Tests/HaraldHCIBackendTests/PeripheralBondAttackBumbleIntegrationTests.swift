@@ -162,19 +162,7 @@ struct PeripheralBondAttackBumbleIntegrationTests {
 
     /// The reason of the first pairing failure the peripheral reports (within 20 s), if any.
     static func firstPairingFailure(in events: AsyncStream<HCIPeripheral.Event>) async -> String? {
-        await withTaskGroup(of: String?.self) { group in
-            group.addTask {
-                for await event in events { if case .pairingFailed(_, let reason) = event { return reason } }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(20))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        await HaraldPeripheralBumbleIntegrationTests.firstPairingFailure(in: events, within: 20)
     }
 
     @Test func aSecondCentralClaimingABondedCentralsIdentityIsRefusedWithInvalidParameters() async throws {
