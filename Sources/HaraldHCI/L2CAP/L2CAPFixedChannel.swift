@@ -29,13 +29,13 @@ public final class L2CAPFixedChannel: Sendable {
     /// How many received SDUs the channel holds for a reader that has not taken them yet before it
     /// drops new ones (``HCIHost/Configuration/channelBufferSize``).
     public let bufferSize: Int
-    let closedSignal: OneShotSignal<HCIStatus>
+    let closedSignal: Latch<HCIStatus>
     private let reader = Locked(Reader.undecided(pending: [], finished: false))
     private let mtuSlot = Locked(23)
     private let dropped = Locked(0)
     private let hostReference: HostReference
 
-    init(cid: UInt16, connectionHandle: UInt16, host: HCIHost, closedSignal: OneShotSignal<HCIStatus>, bufferSize: Int) {
+    init(cid: UInt16, connectionHandle: UInt16, host: HCIHost, closedSignal: Latch<HCIStatus>, bufferSize: Int) {
         self.cid = cid
         self.connectionHandle = connectionHandle
         self.hostReference = HostReference(host)

@@ -207,7 +207,7 @@ extension HCIHost {
         if let total = controller?.aclPacketCount { aclCredits = min(aclCredits, total) }
         dropQueuedPDUs(handle: handle, reason: reason)
         finishEncryption(handle: handle, .failure(.disconnected(reason: reason)))
-        state.connection.disconnection.fire(reason)
+        state.connection.disconnection.set(reason)
         state.connection.att.finish()
         state.connection.securityManager.finish()
         state.connection.finishEncryptionChanges()

@@ -45,7 +45,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// configured to deliver them (``HCIHost/Configuration/deliversSecurityManagerPDUs``).
     public let securityManager: L2CAPFixedChannel
     let info: Locked<LEConnectionInfo>
-    let disconnection: OneShotSignal<HCIStatus>
+    let disconnection: Latch<HCIStatus>
     private let hostReference: HostReference
     /// Who watches the link's encryption (``encryptionChanges()``).
     private let encryptionWatchers = Locked<[AsyncStream<LinkEncryption>.Continuation]?>([])
@@ -57,7 +57,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         self.localAddress = localAddress
         info = Locked(LEConnectionInfo(interval: complete.interval, latency: complete.latency,
                                        supervisionTimeout: complete.supervisionTimeout))
-        disconnection = OneShotSignal()
+        disconnection = Latch()
         hostReference = HostReference(host)
         att = L2CAPFixedChannel(cid: L2CAPFixedChannel.attributeProtocol, connectionHandle: complete.handle, host: host,
                                 closedSignal: disconnection, bufferSize: channelBufferSize)
