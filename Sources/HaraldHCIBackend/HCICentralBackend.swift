@@ -16,7 +16,10 @@ public final class HCICentralBackend: CentralBackend {
     private let localMTU: Int
     private let logger: Logger
     /// Connects to different peripherals take turns at the host's one connection attempt.
-    private let attemptTurns = ConnectAttemptTurns()
+    /// The host initiates one LE connection at a time (HCI allows one LE Create Connection in
+    /// flight): connects to different peripherals wait here, first come first served, instead
+    /// of failing as busy; a caller cancelled while waiting leaves the line.
+    private let attemptTurns = Turns()
     /// Bonds, pairing and the lost-bond policy; nil: links are never secured.
     private let security: HCISecurityConfiguration?
     /// Where bonds are kept: the security configuration's store, or the one given on its own.
@@ -230,8 +233,8 @@ public final class HCICentralBackend: CentralBackend {
         let stopwatch = Stopwatch(clock)
         let link: LEConnection
         do {
-            try await attemptTurns.take()
-            defer { attemptTurns.pass() }
+            guard await attemptTurns.take() else { throw BluetoothError.cancelled }
+            defer { attemptTurns.end() }
             let remaining = timeout.map { $0 - stopwatch.elapsed }
             if let remaining, remaining <= .zero { throw HCIError.connectionTimedOut(target) }
             link = try await host.connect(to: target, timeout: remaining)

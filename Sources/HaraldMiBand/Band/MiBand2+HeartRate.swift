@@ -93,7 +93,7 @@ actor ContinuousHeartRateSession {
     }
 
     func next() async throws -> UInt16? {
-        await turns.take()
+        guard await turns.take() else { throw CancellationError() }
         defer { turns.end() }
         if finished { return nil }
         do {

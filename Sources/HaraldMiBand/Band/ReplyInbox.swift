@@ -1,5 +1,6 @@
 import Harald
 import HaraldCodec
+import HaraldCore
 
 /// Runs `body`, failing with ``MiBandError/noReply(_:after:)`` when it has not finished after
 /// `timeout` on `clock` (the public API's structured deadline race; the loser is cancelled).
@@ -29,7 +30,7 @@ actor ReplyInbox<Value: ByteDecodable & Sendable> {
     /// The next notified value. A timeout ends the subscription's stream, so after one the inbox
     /// is done.
     func next(within timeout: Duration, clock: any Clock<Duration>, operation: String) async throws -> Value {
-        await turns.take()
+        guard await turns.take() else { throw CancellationError() }
         defer { turns.end() }
         return try await withDeadline(timeout, clock: clock, operation: operation) { [self] in
             guard let value = try await self.read() else { throw MiBandError.notificationsEnded(operation) }

@@ -1,10 +1,11 @@
-import Harald
-import HaraldCore
-
-/// The host initiates one LE connection at a time (HCI allows one LE Create Connection in
-/// flight); connects to different peripherals wait here for their turn, first come first
-/// served, instead of failing as busy. A caller cancelled while waiting leaves the line.
-final class ConnectAttemptTurns: Sendable {
+/// First come, first served turns for work that must not interleave with itself across
+/// suspension points: an actor's async operation (actors are reentrant), or a procedure the
+/// controller allows only one of at a time (one LE Create Connection in flight).
+///
+/// Each caller waits for its turn with ``take()``, works, then calls ``end()``; callers get their
+/// turns in the order they asked. A caller whose task is cancelled while waiting leaves the line
+/// (``take()`` returns false) and must not call ``end()``.
+package final class Turns: Sendable {
     private struct State {
         var busy = false
         var waiting: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
@@ -15,13 +16,16 @@ final class ConnectAttemptTurns: Sendable {
     /// whoever removes it from the line).
     private let state = Locked(State())
 
-    /// Waits for the turn; throws ``BluetoothError/cancelled`` when the task is cancelled first.
-    func take() async throws(BluetoothError) {
+    /// No turn under way, nobody waiting.
+    package init() {}
+
+    /// Waits for the turn: true once it is this caller's, false when its task was cancelled first.
+    package func take() async -> Bool {
         let id: UInt64 = state.withLock { state in
             state.nextID += 1
             return state.nextID
         }
-        let granted = await withTaskCancellationHandler {
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let now: Bool? = state.withLock { state in
                     if Task.isCancelled { return false }
@@ -41,11 +45,13 @@ final class ConnectAttemptTurns: Sendable {
             }
             waiter?.resume(returning: false)
         }
-        guard granted else { throw .cancelled }
     }
 
-    /// Gives the turn to the next caller in line, if any.
-    func pass() {
+    /// How many callers wait in line now.
+    package var waitingCount: Int { state.withLock { $0.waiting.count } }
+
+    /// Ends the turn under way: the next caller in line gets it, if any.
+    package func end() {
         let next: CheckedContinuation<Bool, Never>? = state.withLock { state in
             guard !state.waiting.isEmpty else {
                 state.busy = false
