@@ -3,11 +3,12 @@ import HaraldCodec
 import HaraldCore
 
 /// Runs `body`, failing with ``MiBandError/noReply(_:after:)`` when it has not finished after
-/// `timeout` on `clock` (the public API's structured deadline race; the loser is cancelled).
-func withDeadline<T: Sendable>(
+/// `timeout` on `clock`: the kit's typed timeout over the public `withDeadline` (a structured
+/// race; the loser is cancelled).
+func withReplyDeadline<T: Sendable>(
     _ timeout: Duration, clock: any Clock<Duration>, operation: String, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    guard let value = try await Harald.withDeadline(timeout, clock: clock, body) else {
+    guard let value = try await withDeadline(timeout, clock: clock, body) else {
         throw MiBandError.noReply(operation, after: timeout)
     }
     return value
@@ -32,7 +33,7 @@ actor ReplyInbox<Value: ByteDecodable & Sendable> {
     func next(within timeout: Duration, clock: any Clock<Duration>, operation: String) async throws -> Value {
         guard await turns.take() else { throw CancellationError() }
         defer { turns.end() }
-        return try await withDeadline(timeout, clock: clock, operation: operation) { [self] in
+        return try await withReplyDeadline(timeout, clock: clock, operation: operation) { [self] in
             guard let value = try await self.read() else { throw MiBandError.notificationsEnded(operation) }
             return value
         }
