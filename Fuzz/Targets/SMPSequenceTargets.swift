@@ -54,24 +54,6 @@ private let keyPairB = try! P256KeyPair(
 let fuzzKeyPairC = try! P256KeyPair(
     privateKeyBigEndianBytes: Hex.decode("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"))
 
-/// The other point with the same X: (x, p − y) on P-256. The reflection attack of
-/// CVE-2020-26558 works with it as well as with the key itself.
-func negatedPublicKey(_ key: P256PublicKey) -> P256PublicKey {
-    let p: [UInt8] = [
-        0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-        0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-    ]
-    let y = key.y.bigEndianBytes
-    var difference = [UInt8](repeating: 0, count: 32)
-    var borrow = 0
-    for index in (0..<32).reversed() {
-        let value = Int(p[index]) - Int(y[index]) - borrow
-        borrow = value < 0 ? 1 : 0
-        difference[index] = UInt8(value + 256 * borrow)
-    }
-    // The negation of a point on the curve is on the curve.
-    return try! P256PublicKey(x: key.x, y: Value256(bigEndianBytes: difference)!)
-}
 private let fuzzAddresses = PairingAddresses(
     initiator: BluetoothAddress(value: 0x56_12_37_37_BF_CE, kind: .public)!,
     responder: BluetoothAddress(value: 0xC0_13_70_2D_CF_C1, kind: .random)!)
