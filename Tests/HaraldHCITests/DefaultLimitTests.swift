@@ -70,7 +70,7 @@ struct HostDefaultLimitTests {
 
     @Test func aConnectionQueuesAtMost8RepliesOfItsOwn() {
         // HostReplyQueueTests floods the host and reaches this default.
-        #expect(HCIHost.maximumQueuedReplies == 8)
+        #expect(L2CAPChannelManager.maximumQueuedReplies == 8)
     }
 
     @Test func theDefaultAssemblerRemembers256AdvertisersAndForgetsTheLeastRecentlyHeardEighth() {

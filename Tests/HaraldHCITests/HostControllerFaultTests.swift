@@ -179,7 +179,7 @@ struct HostControllerFaultTests {
         await controller.waitForACL(count: 3)
         try await Self.barrier(host)
         #expect(controller.sentACL.count == 3)  // the first, then only as many as the controller has buffers
-        #expect(await host.aclCredits == 0)
+        #expect(await host.aclFlow.credits == 0)
         controller.inject(FakeController.completedPackets(handle: 0x40, count: 2))
         try await sending.value
         await host.close()

@@ -42,18 +42,18 @@ struct HostReplyQueueTests {
         let flood = 200
         for identifier in 1...flood { controller.inject(Self.unknownSignalingRequest(identifier: UInt8(identifier))) }
         // Four buffers: four replies can leave, the rest wait or are dropped.
-        let leastDropped = flood - 4 - HCIHost.maximumQueuedReplies
+        let leastDropped = flood - 4 - L2CAPChannelManager.maximumQueuedReplies
         #expect(await eventually { await host.droppedReplies >= leastDropped })
-        #expect(await host.aclQueue.count <= HCIHost.maximumQueuedReplies)
-        #expect(await host.queuedReplies[0x40, default: 0] <= HCIHost.maximumQueuedReplies)
-        #expect(await host.liveTaskCount <= HCIHost.maximumQueuedReplies + 1)
+        #expect(await host.aclFlow.queuedPDUCount <= L2CAPChannelManager.maximumQueuedReplies)
+        #expect(await host.l2cap.queuedReplies(on: 0x40) <= L2CAPChannelManager.maximumQueuedReplies)
+        #expect(await host.liveTaskCount <= L2CAPChannelManager.maximumQueuedReplies + 1)
 
         // The controller frees its buffers: every reply that waited goes out; nothing else does.
         for _ in 0..<10 { controller.inject(FakeController.completedPackets(handle: 0x40, count: 4)) }
-        #expect(await eventually { await host.queuedReplies.isEmpty })
+        #expect(await eventually { await host.l2cap.queuedReplyCount == 0 })
         let dropped = await host.droppedReplies
         #expect(Self.replies(controller, cid: 0x0005) == flood - dropped)
-        #expect(Self.replies(controller, cid: 0x0005) <= 4 + HCIHost.maximumQueuedReplies)
+        #expect(Self.replies(controller, cid: 0x0005) <= 4 + L2CAPChannelManager.maximumQueuedReplies)
         #expect(connection.disconnectReason == nil)
         #expect(records.count(level: .notice) == 1)  // one notice for the flood, not one per reply
         await host.close()
@@ -73,9 +73,9 @@ struct HostReplyQueueTests {
     @Test func pairingRequestsToAHostThatDoesNotPairShareTheSameBound() async throws {
         let (controller, host, _) = try await Self.connected()
         for _ in 0..<100 { controller.inject(Self.pairingRequest) }
-        #expect(await eventually { await host.droppedReplies >= 100 - 4 - HCIHost.maximumQueuedReplies })
+        #expect(await eventually { await host.droppedReplies >= 100 - 4 - L2CAPChannelManager.maximumQueuedReplies })
         for _ in 0..<10 { controller.inject(FakeController.completedPackets(handle: 0x40, count: 4)) }
-        #expect(await eventually { await host.queuedReplies.isEmpty })
+        #expect(await eventually { await host.l2cap.queuedReplyCount == 0 })
         let dropped = await host.droppedReplies
         #expect(Self.replies(controller, cid: 0x0006) == 100 - dropped)
         #expect(controller.sentACL.allSatisfy { Array($0.data.suffix(2)) == [0x05, 0x05] })
@@ -85,11 +85,11 @@ struct HostReplyQueueTests {
     @Test func theRepliesOfALinkThatEndsLeaveTheCount() async throws {
         let (controller, host, connection) = try await Self.connected()
         for identifier in 1...30 { controller.inject(Self.unknownSignalingRequest(identifier: UInt8(identifier))) }
-        #expect(await eventually { await host.droppedReplies >= 30 - 4 - HCIHost.maximumQueuedReplies })
+        #expect(await eventually { await host.droppedReplies >= 30 - 4 - L2CAPChannelManager.maximumQueuedReplies })
         controller.inject(FakeController.disconnectionComplete(handle: 0x40, reason: .remoteUserTerminatedConnection))
         #expect(await connection.waitUntilDisconnected() == .remoteUserTerminatedConnection)
-        #expect(await eventually { await host.queuedReplies.isEmpty })
-        #expect(await eventually { await host.aclQueue.isEmpty })
+        #expect(await eventually { await host.l2cap.queuedReplyCount == 0 })
+        #expect(await eventually { await host.aclFlow.queuedPDUCount == 0 })
         await host.close()
     }
 }

@@ -27,7 +27,7 @@ extension HCIHost {
             let linkType = parameters.first.map { $0 == 0x01 ? "ACL" : "0x\(Hex.byte($0))" } ?? "unknown"
             logger.error(
                 "the controller dropped data it had no buffer for (Data Buffer Overflow)",
-                metadata: ["link type": "\(linkType)", "credits": "\(aclCredits)"])
+                metadata: ["link type": "\(linkType)", "credits": "\(aclFlow.credits)"])
         default:
             break
         }

@@ -24,7 +24,7 @@ extension HCIHost {
     @discardableResult
     public func setUpController() async throws(HCIError) -> ControllerInfo {
         try await execute(.reset)
-        aclCredits = 0
+        aclFlow.controllerReset(bufferCount: nil)
         let commands = try await executeOptional(.readLocalSupportedCommands).map { Array($0.prefix(64)) } ?? []
         let lmpFeatures = try await executeOptional(.readLocalSupportedFeatures).flatMap(Self.readUInt64) ?? 0
         let addressBytes = try await execute(.readBDADDR)
@@ -69,7 +69,7 @@ extension HCIHost {
                 _ = try await executeOptional(.leWriteSuggestedDefaultDataLength(txOctets: 251, txTime: 2120))
             }
         }
-        aclCredits = info.aclPacketCount
+        aclFlow.controllerReset(bufferCount: info.aclPacketCount)
         controller = info
         startAddressRotation()
         return info

@@ -90,23 +90,20 @@ public actor HCIHost {
     var advertising: HostAdvertising?
     var incomingConnectionWatchers: [UInt64: AsyncStream<LEConnection>.Continuation] = [:]
 
-    // Our own LE signaling requests as peripheral (HCIHost+ParameterRequests.swift)
-    var parameterRequests: [ParameterRequestKey: ParameterRequestWaiter] = [:]
-    var nextSignalingIdentifier: UInt8 = 0
-
     // Encryption (HCIHost+Encryption.swift)
     var encryptionWaiters: [UInt16: EncryptionWaiter] = [:]
     var longTermKeyProvider: LongTermKeyProvider?
 
-    // ACL flow control (HCIHost+ACL.swift)
-    var aclCredits = 0
-    var aclQueue: [OutboundPDU] = []
+    // L2CAP (the L2CAP folder): the channel manager and the ACL data flow to the controller are
+    // plain values on this actor; HCIHost+ACL.swift carries out what they decide.
+    var l2cap: L2CAPChannelManager
+    var aclFlow = ACLFlowControl()
+    /// PDUs handed over whole before their sender started waiting, and the senders waiting.
     var finishedPDUs: Set<UInt64> = []
     var pduWaiters: [UInt64: CheckedContinuation<Result<Void, HCIError>, Never>] = [:]
     var isSendingACL = false
-    /// Replies the host sends on its own, per connection, waiting for buffers (LESignaling.swift).
-    var queuedReplies: [UInt16: Int] = [:]
-    var floodedConnections: Set<UInt16> = []
+    /// Our own signaling requests waiting for their answers (HCIHost+ParameterRequests.swift).
+    var signalingWaiters: [L2CAPSignalingRequest: SignalingRequestWaiter] = [:]
 
     /// A host over `transport`. Call ``start()`` before anything else.
     ///
@@ -123,6 +120,8 @@ public actor HCIHost {
         self.clock = clock
         self.configuration = configuration
         self.snoop = snoop
+        l2cap = L2CAPChannelManager(maximumPDUSize: configuration.maximumReceivedPDUSize,
+                                    deliversSecurityManagerPDUs: configuration.deliversSecurityManagerPDUs)
     }
 
     /// Starts reading from the transport and sets the controller up (see ``setUpController()``).
@@ -215,7 +214,7 @@ public actor HCIHost {
         // (which would fail them as disconnected).
         for (_, waiter) in pduWaiters { waiter.resume(returning: .failure(error)) }
         pduWaiters = [:]
-        aclQueue = []
+        _ = aclFlow.removeAll()
         let reason: HCIStatus
         switch error {
         case .transport, .controllerHardwareError: reason = .hardwareFailure
@@ -232,7 +231,8 @@ public actor HCIHost {
     /// sends waiting for buffers, close watchers. Zero once the host is closed (diagnostics, for
     /// tests and the soak run).
     public var liveContinuations: Int {
-        commandQueue.count + awaitingResponse.count + (pendingConnection == nil ? 0 : 1) + pduWaiters.count + closeWatcherCount
+        commandQueue.count + awaitingResponse.count + (pendingConnection == nil ? 0 : 1) + pduWaiters.count + signalingWaiters.count
+            + closeWatcherCount
     }
 
     /// Background tasks running now (diagnostics, for tests and the soak run).
@@ -283,7 +283,7 @@ public actor HCIHost {
                 logger.debug("dropped a malformed ACL packet", metadata: ["error": "\(error)"])
                 return
             }
-            await handleACL(acl)
+            handleACL(acl)
         default:
             break
         }
@@ -314,7 +314,7 @@ public actor HCIHost {
                 await sendQueuedACL()
             }
         case let .numberOfCompletedPackets(entries):
-            packetsCompleted(entries)
+            aclFlow.packetsCompleted(entries)
             await sendQueuedACL()
         case let .le(meta):
             handleLE(meta)

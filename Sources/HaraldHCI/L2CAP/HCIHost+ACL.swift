@@ -1,21 +1,23 @@
-/// One L2CAP PDU waiting for controller buffers.
-struct OutboundPDU {
-    let id: UInt64
-    let handle: UInt16
-    var fragments: [ACLDataPacket]
-}
+import HaraldCodec
+import Logging
 
+// The host's side of L2CAP: it feeds the channel manager (L2CAPChannelManager.swift) the ACL data
+// the controller sends and the flow control (ACLFlowControl.swift) the SDUs callers send, and
+// carries out what they return. Both are plain values on this actor; nothing here decides a rule.
+//
+// Replies L2CAP sends on its own go out from background tasks: the reader must never wait for
+// controller buffers, since only the reader can see the Number Of Completed Packets that frees them.
 extension HCIHost {
     /// Sends an SDU on a fixed channel of a connection, fragmented to the controller's ACL data
     /// length. Returns once every fragment is handed to the controller; waits for buffers
     /// (Number Of Completed Packets) when the controller's are all in use.
-    public func sendL2CAP(handle: UInt16, cid: UInt16, sdu: [UInt8]) async throws(HCIError) {
+    func sendL2CAP(handle: UInt16, cid: UInt16, sdu: [UInt8]) async throws(HCIError) {
         try ensureOpen()
         guard connections[handle] != nil else { throw .disconnected(reason: .unknownConnectionIdentifier) }
         guard sdu.count <= Int(UInt16.max) else { throw .unsupported("an L2CAP SDU holds at most 65535 bytes") }
         let id = newRequestID()
         let maximum = controller?.aclDataLength ?? 27
-        aclQueue.append(OutboundPDU(id: id, handle: handle,
+        aclFlow.enqueue(OutboundPDU(id: id, handle: handle,
                                     fragments: fragmentL2CAP(cid: cid, sdu: sdu, handle: handle, maximumDataLength: maximum)))
         await sendQueuedACL()
         if finishedPDUs.remove(id) != nil { return }
@@ -24,7 +26,7 @@ extension HCIHost {
                 continuation.resume(returning: .success(()))
             } else if let closedError {
                 continuation.resume(returning: .failure(closedError))
-            } else if !aclQueue.contains(where: { $0.id == id }) {
+            } else if !aclFlow.isQueued(id) {
                 // Dropped by a disconnection while we were sending.
                 let reason = connections[handle] == nil ? HCIStatus.unknownConnectionIdentifier : .unspecifiedError
                 continuation.resume(returning: .failure(.disconnected(reason: reason)))
@@ -40,23 +42,18 @@ extension HCIHost {
         guard !isSendingACL else { return }
         isSendingACL = true
         defer { isSendingACL = false }
-        while closedError == nil, aclCredits > 0, !aclQueue.isEmpty {
-            let fragment = aclQueue[0].fragments.removeFirst()
-            let pdu = aclQueue[0]
-            if pdu.fragments.isEmpty { aclQueue.removeFirst() }
-            aclCredits -= 1
-            connections[pdu.handle]?.packetsInFlight += 1
+        while closedError == nil, let transmission = aclFlow.nextTransmission() {
             do {
-                try await transmit(fragment.packet)
+                try await transmit(transmission.packet.packet)
             } catch {
-                backgroundFailed(error, activity: "sending ACL data", handle: pdu.handle)  // closes the host
+                backgroundFailed(error, activity: "sending ACL data", handle: transmission.packet.handle)  // closes the host
                 return
             }
-            if pdu.fragments.isEmpty { pduFinished(pdu.id, .success(())) }
+            if let id = transmission.completes { pduFinished(id, .success(())) }
         }
     }
 
-    private func pduFinished(_ id: UInt64, _ result: Result<Void, HCIError>) {
+    func pduFinished(_ id: UInt64, _ result: Result<Void, HCIError>) {
         if let waiter = pduWaiters.removeValue(forKey: id) {
             waiter.resume(returning: result)
         } else if case .success = result {
@@ -64,49 +61,49 @@ extension HCIHost {
         }
     }
 
-    /// Number Of Completed Packets: the controller freed buffers.
-    func packetsCompleted(_ entries: [CompletedPackets]) {
-        for entry in entries {
-            let count = Int(entry.count)
-            if var state = connections[entry.handle] {
-                let freed = min(count, state.packetsInFlight)
-                state.packetsInFlight -= freed
-                connections[entry.handle] = state
-                aclCredits += freed
-            }
-        }
-        if let total = controller?.aclPacketCount { aclCredits = min(aclCredits, total) }
-    }
-
-    /// Drops the queued PDUs of a connection that ended, failing their senders.
-    func dropQueuedPDUs(handle: UInt16, reason: HCIStatus) {
-        let dropped = aclQueue.filter { $0.handle == handle }
-        aclQueue.removeAll { $0.handle == handle }
-        for pdu in dropped { pduFinished(pdu.id, .failure(.disconnected(reason: reason))) }
-    }
-
-    /// An ACL fragment from the controller: reassemble and route the PDU by channel.
-    func handleACL(_ fragment: ACLDataPacket) async {
-        guard var state = connections[fragment.handle] else {
+    /// An ACL fragment from the controller: L2CAP decides, the host carries it out.
+    func handleACL(_ fragment: ACLDataPacket) {
+        switch l2cap.receive(fragment) {
+        case .none:
+            break
+        case .unrouted:
             unroutableACL(fragment)
-            return
-        }
-        let pdu = state.reassembler.add(fragment)
-        connections[fragment.handle] = state
-        guard let pdu else { return }
-        switch pdu.cid {
-        case L2CAPFixedChannel.attributeProtocol:
-            state.connection.att.deliver(pdu.payload)
-        case L2CAPFixedChannel.leSignaling:
-            handleSignaling(pdu.payload, handle: fragment.handle)
-        case L2CAPFixedChannel.securityManager:
-            if configuration.deliversSecurityManagerPDUs {
-                state.connection.securityManager.deliver(pdu.payload)
+        case let .sdu(cid, sdu):
+            guard let connection = connections[fragment.handle]?.connection else { return }
+            if cid == L2CAPFixedChannel.attributeProtocol {
+                connection.att.deliver(sdu)
             } else {
-                handleSecurityManager(pdu.payload, handle: fragment.handle)
+                connection.securityManager.deliver(sdu)
             }
-        default:
-            break  // no dynamic channels: nothing listens there
+        case let .response(request, accepted):
+            answered(request, accepted: accepted)
+        case let .reply(reply):
+            send(reply)
+        case let .replyDropped(handle, cid, waiting, firstOfFlood):
+            droppedReplies += 1
+            let metadata: Logger.Metadata = ["connection": "0x\(Hex.word(handle))", "channel": "0x\(Hex.word(cid))", "waiting": "\(waiting)"]
+            if firstOfFlood {
+                logger.notice("dropping replies: the peer asks faster than the controller takes data", metadata: metadata)
+            } else {
+                logger.debug("dropped a reply", metadata: metadata)
+            }
+        }
+    }
+
+    /// Sends a reply L2CAP made on its own from a background task, then applies the connection
+    /// parameters it accepted, if any.
+    private func send(_ reply: L2CAPReply) {
+        let activity = reply.cid == L2CAPFixedChannel.leSignaling
+            ? "answering on the LE signaling channel" : "answering on the security manager channel"
+        startBackground { host in
+            await host.bestEffort(activity, handle: reply.handle) { host throws(HCIError) in
+                try await host.sendL2CAP(handle: reply.handle, cid: reply.cid, sdu: reply.sdu)
+            }
+            host.l2cap.replyLeftQueue(reply)
+            guard let update = reply.update else { return }
+            await host.bestEffort("LE Connection Update", handle: reply.handle) { host throws(HCIError) in
+                try await host.executeAccepted(.leConnectionUpdate(handle: reply.handle, parameters: update))
+            }
         }
     }
 }

@@ -1,10 +1,5 @@
-/// One Connection Parameter Update Request of ours waiting for its answer.
-struct ParameterRequestKey: Hashable {
-    let handle: UInt16
-    let identifier: UInt8
-}
-
-struct ParameterRequestWaiter {
+/// Who waits for the answer to one of our signaling requests, and its timer.
+struct SignalingRequestWaiter {
     let continuation: CheckedContinuation<Result<Bool, HCIError>, Never>
     var timer: Task<Void, Never>?
 }
@@ -19,39 +14,39 @@ extension HCIHost {
         try ensureOpen()
         guard let state = connections[handle] else { throw .disconnected(reason: .unknownConnectionIdentifier) }
         guard state.connection.role == .peripheral else { throw .unsupported("a central updates the connection itself (LE Connection Update)") }
-        nextSignalingIdentifier = nextSignalingIdentifier == 0xFF ? 1 : nextSignalingIdentifier + 1
-        let key = ParameterRequestKey(handle: handle, identifier: nextSignalingIdentifier)
-        var body: [UInt8] = []
-        for word in [parameters.intervalMin, parameters.intervalMax, parameters.latency, parameters.supervisionTimeout] {
-            body += [UInt8(word & 0xFF), UInt8(word >> 8)]
+        guard let request = l2cap.beginRequest(on: handle) else {
+            throw .unsupported("every signaling identifier of this link is waiting for an answer")
         }
-        let request = [LESignalingCode.connectionParameterUpdateRequest, key.identifier, UInt8(body.count), 0] + body
+        let pdu = connectionParameterUpdateRequest(identifier: request.identifier, parameters)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Bool, HCIError>, Never>) in
-            var waiter = ParameterRequestWaiter(continuation: continuation)
+            var waiter = SignalingRequestWaiter(continuation: continuation)
             waiter.timer = after(timeout) { host in
-                host.parameterRequests.removeValue(forKey: key)?.continuation.resume(returning: .failure(.commandTimedOut(.leConnectionUpdate)))
+                host.requestFailed(request, .commandTimedOut(.leConnectionUpdate))
             }
-            parameterRequests[key] = waiter
+            signalingWaiters[request] = waiter
             startBackground { host in
                 do throws(HCIError) {
-                    try await host.sendL2CAP(handle: handle, cid: L2CAPFixedChannel.leSignaling, sdu: request)
+                    try await host.sendL2CAP(handle: handle, cid: L2CAPFixedChannel.leSignaling, sdu: pdu)
                 } catch {
-                    if let waiter = host.parameterRequests.removeValue(forKey: key) {
-                        waiter.timer?.cancel()
-                        waiter.continuation.resume(returning: .failure(error))
-                    }
+                    host.requestFailed(request, error)
                 }
             }
         }
         return try result.get()
     }
 
-    /// The link ended: its requests fail.
-    func failParameterRequests(handle: UInt16, reason: HCIStatus) {
-        for key in parameterRequests.keys where key.handle == handle {
-            guard let waiter = parameterRequests.removeValue(forKey: key) else { continue }
-            waiter.timer?.cancel()
-            waiter.continuation.resume(returning: .failure(.disconnected(reason: reason)))
-        }
+    /// The peer answered a request of ours.
+    func answered(_ request: L2CAPSignalingRequest, accepted: Bool) {
+        guard let waiter = signalingWaiters.removeValue(forKey: request) else { return }
+        waiter.timer?.cancel()
+        waiter.continuation.resume(returning: .success(accepted))
+    }
+
+    /// A request of ours ends without an answer: it timed out, could not be sent, or its link ended.
+    func requestFailed(_ request: L2CAPSignalingRequest, _ error: HCIError) {
+        _ = l2cap.abandon(request)
+        guard let waiter = signalingWaiters.removeValue(forKey: request) else { return }
+        waiter.timer?.cancel()
+        waiter.continuation.resume(returning: .failure(error))
     }
 }

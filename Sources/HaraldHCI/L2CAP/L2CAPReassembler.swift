@@ -5,17 +5,17 @@
 /// with no PDU started, a new start while one is incomplete, more bytes than the header
 /// announced, a PDU above ``maximumPDUSize`` — drops the partial PDU and is counted; it never
 /// traps and never holds more than ``maximumPDUSize`` bytes.
-public struct L2CAPReassembler: Sendable {
+package struct L2CAPReassembler: Sendable {
     /// A complete PDU.
-    public struct PDU: Hashable, Sendable {
+    package struct PDU: Hashable, Sendable {
         /// The channel identifier of the PDU (0x0004 ATT, 0x0005 LE signaling, 0x0006 SMP).
-        public var cid: UInt16
+        package var cid: UInt16
         /// The information payload, without the 4-byte basic L2CAP header.
-        public var payload: [UInt8]
+        package var payload: [UInt8]
     }
 
     /// What went wrong with the fragments (each drops the PDU being built).
-    public enum Problem: Hashable, Sendable {
+    package enum Problem: Hashable, Sendable {
         /// A continuation fragment arrived with no PDU being assembled.
         case continuationWithoutStart
         /// A new PDU started before the previous one had all its bytes.
@@ -27,19 +27,19 @@ public struct L2CAPReassembler: Sendable {
     }
 
     /// Largest PDU (header included) this reassembler will build.
-    public let maximumPDUSize: Int
+    package let maximumPDUSize: Int
     private var buffer: [UInt8] = []
     private var inProgress = false
     /// Problems seen so far, oldest first (the last 16).
-    public private(set) var problems: [Problem] = []
+    package private(set) var problems: [Problem] = []
 
     /// A reassembler that refuses PDUs announced longer than `maximumPDUSize` bytes.
-    public init(maximumPDUSize: Int = 4096) {
+    package init(maximumPDUSize: Int = 4096) {
         self.maximumPDUSize = max(4, maximumPDUSize)
     }
 
     /// Adds one ACL fragment; returns the PDU it completes, if any.
-    public mutating func add(_ fragment: ACLDataPacket) -> PDU? {
+    package mutating func add(_ fragment: ACLDataPacket) -> PDU? {
         switch fragment.packetBoundary {
         case .firstNonFlushable, .firstFlushable, .complete:
             if inProgress { record(.startBeforePreviousCompleted) }
@@ -73,7 +73,7 @@ public struct L2CAPReassembler: Sendable {
     }
 
     /// True while a PDU is partly received.
-    public var isBuilding: Bool { inProgress }
+    package var isBuilding: Bool { inProgress }
 
     private mutating func drop(_ problem: Problem) {
         record(problem)
@@ -89,7 +89,7 @@ public struct L2CAPReassembler: Sendable {
 
 /// Splits one L2CAP PDU into ACL packets of at most `maximumDataLength` bytes: the first with
 /// PB 00 (first, non-flushable, as an LE host sends), the rest with PB 01 (continuation).
-public func fragmentL2CAP(cid: UInt16, sdu: [UInt8], handle: UInt16, maximumDataLength: Int) -> [ACLDataPacket] {
+package func fragmentL2CAP(cid: UInt16, sdu: [UInt8], handle: UInt16, maximumDataLength: Int) -> [ACLDataPacket] {
     let length = UInt16(truncatingIfNeeded: sdu.count)
     let pdu = [UInt8(truncatingIfNeeded: length), UInt8(length >> 8), UInt8(truncatingIfNeeded: cid), UInt8(cid >> 8)] + sdu
     let size = max(1, maximumDataLength)

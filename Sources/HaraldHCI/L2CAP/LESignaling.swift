@@ -1,5 +1,3 @@
-import HaraldCodec
-import Logging
 
 /// LE signaling channel (CID 0x0005) commands: `[code][identifier][length u16][data]`.
 public enum LESignalingCode {
@@ -31,7 +29,7 @@ struct LESignalingAnswer: Equatable {
     var update: LEConnectionParameters?
 }
 
-/// `role`: ours on the link. Only a central takes Connection Parameter Update Requests; a
+/// The answer to one LE signaling PDU from the peer. `role`: ours on the link. Only a central takes Connection Parameter Update Requests; a
 /// peripheral rejects one (command not understood), as Core spec Vol 3 Part A §4.20 asks.
 func answerLESignaling(_ pdu: [UInt8], role: LERole = .central) -> LESignalingAnswer {
     guard pdu.count >= 4 else { return LESignalingAnswer() }  // too short to answer: ignore
@@ -64,8 +62,8 @@ func answerLESignaling(_ pdu: [UInt8], role: LERole = .central) -> LESignalingAn
     }
 }
 
-/// Security Manager (CID 0x0006): until pairing is implemented, every Pairing Request and
-/// Security Request is answered with Pairing Failed, reason 0x05 Pairing Not Supported.
+/// Security Manager (CID 0x0006) on a host with no Security Manager above it: every Pairing
+/// Request and Security Request is answered with Pairing Failed, reason 0x05 Pairing Not Supported.
 func answerSecurityManager(_ pdu: [UInt8]) -> [UInt8]? {
     guard let code = pdu.first else { return nil }
     switch code {
@@ -76,78 +74,12 @@ func answerSecurityManager(_ pdu: [UInt8]) -> [UInt8]? {
     }
 }
 
-// Replies go out from background tasks: the reader must never wait for controller buffers, since
-// only the reader can see the Number Of Completed Packets that frees them.
-//
-// The peer decides how many of these replies there are, so their number is bounded: a peer that
-// floods the signaling or Security Manager channel while the controller holds its buffers would
-// otherwise grow the outgoing ACL queue (and the tasks waiting on it) without end. At most
-// `maximumQueuedReplies` replies of one connection wait for buffers; a request that comes past
-// that goes unanswered, counted in `droppedReplies` and logged. A peer that waits for each answer
-// before asking again, as the signaling channel expects, never comes near the limit.
-extension HCIHost {
-    /// Replies the host sends on its own (signaling answers, Pairing Not Supported) that may wait
-    /// for controller buffers at once on one connection.
-    static let maximumQueuedReplies = 8
-
-    /// Sends `reply` on `cid` from a background task, then runs `then`, unless the connection
-    /// already has `maximumQueuedReplies` replies waiting: then neither happens.
-    private func queueReply(_ reply: [UInt8], cid: UInt16, handle: UInt16, activity: String, then: (@Sendable (isolated HCIHost) async -> Void)? = nil) {
-        let waiting = queuedReplies[handle, default: 0]
-        guard waiting < Self.maximumQueuedReplies else {
-            droppedReplies += 1
-            // Once per flood: noticed when the first reply is dropped, quiet until the queue drains.
-            let metadata: Logger.Metadata = ["connection": "0x\(Hex.word(handle))", "channel": "0x\(Hex.word(cid))", "waiting": "\(waiting)"]
-            if floodedConnections.insert(handle).inserted {
-                logger.notice("dropping replies: the peer asks faster than the controller takes data", metadata: metadata)
-            } else {
-                logger.debug("dropped a reply", metadata: metadata)
-            }
-            return
-        }
-        queuedReplies[handle] = waiting + 1
-        startBackground { host in
-            await host.bestEffort(activity, handle: handle) { host throws(HCIError) in
-                try await host.sendL2CAP(handle: handle, cid: cid, sdu: reply)
-            }
-            host.replyLeftQueue(handle: handle)
-            await then?(host)
-        }
+/// L2CAP_CONNECTION_PARAMETER_UPDATE_REQ with `identifier` (Core spec Vol 3 Part A §4.20):
+/// interval min and max, latency, supervision timeout, each a little-endian 16-bit word.
+func connectionParameterUpdateRequest(identifier: UInt8, _ parameters: LEConnectionParameters) -> [UInt8] {
+    var body: [UInt8] = []
+    for word in [parameters.intervalMin, parameters.intervalMax, parameters.latency, parameters.supervisionTimeout] {
+        body += [UInt8(word & 0xFF), UInt8(word >> 8)]
     }
-
-    private func replyLeftQueue(handle: UInt16) {
-        let waiting = queuedReplies[handle, default: 1] - 1
-        queuedReplies[handle] = waiting > 0 ? waiting : nil
-        if waiting == 0 { floodedConnections.remove(handle) }
-    }
-
-    func handleSignaling(_ pdu: [UInt8], handle: UInt16) {
-        if pdu.count >= 6, pdu[0] == LESignalingCode.connectionParameterUpdateResponse || pdu[0] == LESignalingCode.commandReject,
-            let waiter = parameterRequests.removeValue(forKey: ParameterRequestKey(handle: handle, identifier: pdu[1]))
-        {
-            // The answer to our own request (we are peripheral): result 0x0000 accepted.
-            waiter.timer?.cancel()
-            let accepted = pdu[0] == LESignalingCode.connectionParameterUpdateResponse && pdu[4] == 0 && pdu[5] == 0
-            waiter.continuation.resume(returning: .success(accepted))
-            return
-        }
-        let role = connections[handle]?.connection.role ?? .central
-        let answer = answerLESignaling(pdu, role: role)
-        let reply = answer.reply, update = answer.update
-        guard let reply else { return }
-        var connectionUpdate: (@Sendable (isolated HCIHost) async -> Void)?
-        if let update {
-            connectionUpdate = { @Sendable host in
-                await host.bestEffort("LE Connection Update", handle: handle) { host throws(HCIError) in
-                    try await host.executeAccepted(.leConnectionUpdate(handle: handle, parameters: update))
-                }
-            }
-        }
-        queueReply(reply, cid: L2CAPFixedChannel.leSignaling, handle: handle, activity: "answering on the LE signaling channel", then: connectionUpdate)
-    }
-
-    func handleSecurityManager(_ pdu: [UInt8], handle: UInt16) {
-        guard let reply = answerSecurityManager(pdu) else { return }
-        queueReply(reply, cid: L2CAPFixedChannel.securityManager, handle: handle, activity: "answering on the security manager channel")
-    }
+    return [LESignalingCode.connectionParameterUpdateRequest, identifier, UInt8(body.count), 0] + body
 }

@@ -2,9 +2,6 @@ import HaraldCore
 /// Per-connection state the host keeps: the public object and the reassembly buffer.
 struct ConnectionState {
     let connection: LEConnection
-    var reassembler: L2CAPReassembler
-    /// ACL packets handed to the controller and not yet reported complete.
-    var packetsInFlight = 0
     /// The host's own link set-up after connecting (data length, PHY), while it runs: the app's
     /// explicit requests on the link wait for it, so that they come after it and win.
     var linkSetUp: Task<Void, Never>?
@@ -116,8 +113,9 @@ extension HCIHost {
         }
         let connection = LEConnection(
             complete: complete, host: self, channelBufferSize: configuration.channelBufferSize, localAddress: controller?.randomAddress)
-        connections[complete.handle] = ConnectionState(
-            connection: connection, reassembler: L2CAPReassembler(maximumPDUSize: configuration.maximumReceivedPDUSize))
+        connections[complete.handle] = ConnectionState(connection: connection)
+        l2cap.linkOpened(complete.handle, role: complete.role)
+        aclFlow.linkOpened(complete.handle)
         if complete.role == .peripheral {
             guard !incomingConnectionWatchers.isEmpty else {
                 unexpectedConnection(handle: complete.handle, role: "peripheral")
@@ -203,14 +201,12 @@ extension HCIHost {
     /// The link is gone: wake everyone waiting on it and drop its queued data.
     func connectionEnded(handle: UInt16, reason: HCIStatus) {
         guard let state = connections.removeValue(forKey: handle) else { return }
-        aclCredits += state.packetsInFlight  // the controller flushed them
-        if let total = controller?.aclPacketCount { aclCredits = min(aclCredits, total) }
-        dropQueuedPDUs(handle: handle, reason: reason)
+        for id in aclFlow.linkClosed(handle) { pduFinished(id, .failure(.disconnected(reason: reason))) }
         finishEncryption(handle: handle, .failure(.disconnected(reason: reason)))
         state.connection.disconnection.set(reason)
         state.connection.att.finish()
         state.connection.securityManager.finish()
         state.connection.finishEncryptionChanges()
-        failParameterRequests(handle: handle, reason: reason)
+        for request in l2cap.linkClosed(handle) { requestFailed(request, .disconnected(reason: reason)) }
     }
 }
