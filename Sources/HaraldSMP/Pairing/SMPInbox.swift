@@ -4,7 +4,8 @@ import HaraldCore
 /// every wait for the next one (Core spec Vol 3 Part H §3.4).
 ///
 /// A pump task drains the bearer's stream as PDUs arrive, so none is lost between two waits;
-/// only one wait runs at a time (a pairing procedure takes its PDUs in order).
+/// only one wait runs at a time (a pairing procedure takes its PDUs in order). Both roles use it:
+/// ``SMPInitiator`` and ``SMPResponder`` each own one for their attempt.
 actor SMPInbox {
     /// What a wait ended with.
     enum Delivery: Sendable {
@@ -48,6 +49,13 @@ actor SMPInbox {
     }
 
     deinit { pump?.cancel() }
+
+    /// Stops draining (the pairing attempt is over): later PDUs stay in the bearer's stream, and
+    /// a wait in progress ends with `.closed`.
+    func stop() {
+        pump?.cancel()
+        close()
+    }
 
     /// The next PDU, `.closed` once the stream finished and everything queued was taken, or
     /// `.timedOut` when `timeout` passes on `clock` first.

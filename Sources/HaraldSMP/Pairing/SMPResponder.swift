@@ -38,11 +38,6 @@ public actor SMPResponder {
         case failed(PairingError)
     }
 
-    private enum Inbound: Sendable {
-        case pdu([UInt8])
-        case ended
-    }
-
     private let bearer: any SMPBearer
     private let configuration: PairingConfiguration
     private let addresses: PairingAddresses
@@ -67,11 +62,8 @@ public actor SMPResponder {
     /// The pairing method and key size once the Pairing Response went out (what the link's
     /// security will be once encrypted with the key this pairing makes).
     public private(set) var negotiatedSecurity: (method: PairingMethod, keySize: Int)?
-    /// What arrived and was not taken yet (bounded: see SMPPendingPDUs).
-    private(set) var inbox = SMPPendingPDUs()
-    private var inboxEnded = false
-    private var inboxWaiter: CheckedContinuation<Inbound, Never>?
-    private var pump: Task<Void, Never>?
+    /// What arrived and was not taken yet, with the Security Manager Timer on each wait.
+    let inbox: SMPInbox
 
     /// - Parameters:
     ///   - bearer: where SMP PDUs go and come from (after the first Pairing Request).
@@ -101,6 +93,7 @@ public actor SMPResponder {
         checkPeerKeys: PeerKeysCheck? = nil, awaitEncryption: @escaping EncryptionWaiter
     ) {
         self.taskStarter = taskStarter
+        inbox = SMPInbox(starter: taskStarter)
         self.bearer = bearer
         self.configuration = configuration
         self.addresses = addresses
@@ -149,20 +142,20 @@ public actor SMPResponder {
         if let attempts, await attempts.remainingWait(for: peer) != nil {
             // Too soon after a failure (§2.3.6): refused, and not counted as another failure.
             try? await send(SMPPairingFailed(reason: .repeatedAttempts))
-            end(.failed(.failedHere(.repeatedAttempts)))
+            await end(.failed(.failedHere(.repeatedAttempts)))
             throw .failedHere(.repeatedAttempts)
         }
-        startPump()
+        await inbox.start(bearer.incoming)
         do throws(PairingError) {
             let outcome = try await pair(request)
-            end(.finished)
+            await end(.finished)
             await attempts?.recordSuccess(ofAny: [peer] + (outcome.peerIdentityAddress.map { [$0] } ?? []))
             return outcome
         } catch {
             if let reason = error.reasonSentHere {
                 try? await send(SMPPairingFailed(reason: reason))
             }
-            end(.failed(error))
+            await end(.failed(error))
             if error.countsAsFailedAttempt { await attempts?.recordFailure(of: peer) }
             throw error
         }
@@ -513,8 +506,14 @@ public actor SMPResponder {
     /// responder never asks for them) and leave the timer running.
     private func receive<T: SMPPDUCodable>(_ type: T.Type) async throws(PairingError) -> T {
         while true {
-            let inbound = try await bounded({ await self.nextInbound() })
-            guard case .pdu(let bytes) = inbound else { throw .linkLost("the SMP channel closed") }
+            guard let left = timeLeft() else { throw .timedOut }
+            let bytes: [UInt8]
+            switch await inbox.next(within: left, on: clock) {
+            case .pdu(let received): bytes = received
+            case .closed: throw .linkLost("the SMP channel closed")
+            case .cancelled: throw .linkLost("pairing was cancelled")
+            case .timedOut: throw .timedOut
+            }
             let pdu: SMPPDU
             do {
                 pdu = try SMPPDU(decoding: bytes)
@@ -550,42 +549,8 @@ public actor SMPResponder {
         return result
     }
 
-    // MARK: Inbox
-
-    private func startPump() {
-        let incoming = bearer.incoming
-        pump = taskStarter.start { [weak self] in
-            for await pdu in incoming {
-                guard let self else { return }
-                await self.deliver(.pdu(pdu))
-            }
-            await self?.deliver(.ended)
-        }
-    }
-
-    private func deliver(_ inbound: Inbound) {
-        if let waiter = inboxWaiter {
-            inboxWaiter = nil
-            waiter.resume(returning: inbound)
-            return
-        }
-        switch inbound {
-        case .pdu(let bytes): inbox.append(bytes)
-        case .ended: inboxEnded = true
-        }
-    }
-
-    private func nextInbound() async -> Inbound {
-        if let pdu = inbox.takeFirst() { return .pdu(pdu) }
-        if inboxEnded { return .ended }
-        return await withCheckedContinuation { inboxWaiter = $0 }
-    }
-
-    private func end(_ final: Phase) {
+    private func end(_ final: Phase) async {
         phase = final
-        pump?.cancel()
-        pump = nil
-        inboxWaiter?.resume(returning: .ended)
-        inboxWaiter = nil
+        await inbox.stop()
     }
 }
