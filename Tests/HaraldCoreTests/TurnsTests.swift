@@ -61,4 +61,23 @@ struct TurnsTests {
         #expect(await next.value == true)
         turns.end()
     }
+
+    @Test func aCleanUpWaitsForItsTurnEvenWhenItsTaskIsCancelled() async {
+        let turns = Turns()
+        #expect(await turns.take())
+        let cleanUp = Task {
+            await turns.takeEvenIfCancelled()
+            let cancelled = Task.isCancelled
+            turns.end()
+            return cancelled
+        }
+        while turns.waitingCount < 1 { await Task.yield() }
+        cleanUp.cancel()
+        for _ in 0..<100 { await Task.yield() }
+        #expect(turns.waitingCount == 1, "still in line after its task was cancelled")
+        turns.end()
+        #expect(await cleanUp.value == true, "it ran its turn, cancelled")
+        #expect(await turns.take(), "and ended it")
+        turns.end()
+    }
 }

@@ -58,8 +58,7 @@ actor SharedLink {
     private var invalidatedAt: [AttributeID: Int] = [:]
     /// CCCD writes of this link, one at a time, so that two subscribers racing for the first
     /// hold do not both write (or one return before notifications are on).
-    private var cccdBusy = false
-    private var cccdWaiters: [CheckedContinuation<Void, Never>] = []
+    private let cccdTurns = Turns()
     /// The streams of ``changes()``, behind a lock so a stream's end removes it at once.
     private nonisolated let changeContinuations = Locked((next: UInt64(0), live: [UInt64: AsyncStream<ServiceChange>.Continuation]()))
 
@@ -277,8 +276,8 @@ actor SharedLink {
 
     /// Takes a hold on `characteristic`'s notifications, turning them on for the first one.
     func acquire(_ characteristic: DiscoveredCharacteristic, deadline: CallDeadline) async throws(BluetoothError) -> NotificationHold {
-        await lockCCCD()
-        defer { unlockCCCD() }
+        guard await cccdTurns.take() else { throw .cancelled }
+        defer { cccdTurns.end() }
         let id = characteristic.id
         let hold = NotificationHold(characteristic: characteristic, epoch: epoch)
         if (holds[id] ?? 0) == 0 {
@@ -308,8 +307,8 @@ actor SharedLink {
     /// With `attributeIsStale` (the peripheral changed the service, and the change may not have
     /// been applied here yet) the hold is dropped without any CCCD write.
     func release(_ hold: NotificationHold, attributeIsStale: Bool = false) async {
-        await lockCCCD()
-        defer { unlockCCCD() }
+        await cccdTurns.takeEvenIfCancelled()
+        defer { cccdTurns.end() }
         let id = hold.characteristic.id
         if let invalidated = invalidatedAt[id], invalidated > hold.epoch { return }
         let remaining = (holds[id] ?? 1) - 1
@@ -357,23 +356,6 @@ actor SharedLink {
 
     /// Characteristics with notifications on, and how many holds each has.
     func notificationHolds() -> [AttributeID: Int] { holds }
-
-    private func lockCCCD() async {
-        guard cccdBusy else {
-            cccdBusy = true
-            return
-        }
-        await withCheckedContinuation { cccdWaiters.append($0) }
-    }
-
-    private func unlockCCCD() {
-        if cccdWaiters.isEmpty {
-            cccdBusy = false
-        } else {
-            // Ownership passes straight to the next waiter.
-            cccdWaiters.removeFirst().resume()
-        }
-    }
 }
 
 /// Which characteristics of a service a connection has asked its backend for.

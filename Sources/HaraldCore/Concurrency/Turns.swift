@@ -21,6 +21,16 @@ package final class Turns: Sendable {
 
     /// Waits for the turn: true once it is this caller's, false when its task was cancelled first.
     package func take() async -> Bool {
+        await take(leavingOnCancel: true)
+    }
+
+    /// Waits for the turn even if the calling task is cancelled: for clean-up that must happen
+    /// (undoing what an earlier turn did). The caller always gets the turn and must call ``end()``.
+    package func takeEvenIfCancelled() async {
+        _ = await take(leavingOnCancel: false)
+    }
+
+    private func take(leavingOnCancel: Bool) async -> Bool {
         let id: UInt64 = state.withLock { state in
             state.nextID += 1
             return state.nextID
@@ -28,7 +38,7 @@ package final class Turns: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let now: Bool? = state.withLock { state in
-                    if Task.isCancelled { return false }
+                    if leavingOnCancel, Task.isCancelled { return false }
                     if !state.busy {
                         state.busy = true
                         return true
@@ -39,6 +49,7 @@ package final class Turns: Sendable {
                 if let now { continuation.resume(returning: now) }
             }
         } onCancel: {
+            guard leavingOnCancel else { return }
             let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
                 guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
                 return state.waiting.remove(at: index).continuation
