@@ -62,7 +62,7 @@ struct HostCommandTests {
         await host.startReading()
         _ = try await host.send(.reset)
         let second = Task { try await host.send(.readBDADDR) }
-        while await host.commandQueue.isEmpty { await Task.yield() }  // queued, waiting for a credit
+        while await host.commandFlow.queuedCount == 0 { await Task.yield() }  // queued, waiting for a credit
         #expect(controller.sentCommands.map(\.opcode) == [.reset])
         controller.answer { command in [FakeController.complete(command.opcode, [0x00, 1, 2, 3, 4, 5, 6])] }
         controller.inject(FakeController.complete(HCIOpcode(rawValue: 0), [], credits: 1))  // credit update only

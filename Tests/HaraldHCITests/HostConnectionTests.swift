@@ -310,7 +310,7 @@ struct HostSecurityManagerChannelTests {
 extension HCIHost {
     /// Returns once every command has been sent and answered (their timers are then cancelled).
     func settleCommands() async {
-        while !(commandQueue.isEmpty && awaitingResponse.isEmpty) { await Task.yield() }
+        while commandFlow.queuedCount + commandFlow.outstandingCount > 0 { await Task.yield() }
     }
 }
 

@@ -16,14 +16,14 @@ public enum HCICommandResponse: Sendable, Hashable {
     }
 }
 
-/// A command waiting for a credit or for its answer.
-struct PendingCommand {
-    let id: UInt64
-    let command: HCICommand
+/// Who waits for a command's answer, and the command's timer.
+struct CommandWaiter {
     let continuation: CheckedContinuation<Result<HCICommandResponse, HCIError>, Never>
     var timer: Task<Void, Never>?
 }
 
+// The host's side of command flow control: HCICommandFlow decides which command goes next and
+// whose an answer is; the host writes the commands and resumes their callers.
 extension HCIHost {
     /// Sends a command and returns the controller's first answer (Command Complete or Command
     /// Status), whatever its status.
@@ -39,7 +39,8 @@ extension HCIHost {
             let timer = after(configuration.commandTimeout) { host in
                 host.commandTimedOut(id: id, opcode: command.opcode)
             }
-            commandQueue.append(PendingCommand(id: id, command: command, continuation: continuation, timer: timer))
+            commandWaiters[id] = CommandWaiter(continuation: continuation, timer: timer)
+            commandFlow.enqueue(command, id: id)
             if !isSendingCommands {
                 // Start the sender; it runs on this actor once this call has suspended.
                 startBackground { host in await host.sendQueuedCommands() }
@@ -77,48 +78,35 @@ extension HCIHost {
         guard !isSendingCommands else { return }
         isSendingCommands = true
         defer { isSendingCommands = false }
-        while closedError == nil, commandCredits > 0, !commandQueue.isEmpty {
-            let pending = commandQueue.removeFirst()
-            commandCredits -= 1
-            let id = pending.id
-            awaitingResponse.append(pending)
+        while closedError == nil, let (id, command) = commandFlow.nextCommand() {
             do {
-                try await transmit(pending.command.packet)
+                try await transmit(command.packet)
             } catch {
-                if let index = awaitingResponse.firstIndex(where: { $0.id == id }) {
-                    let failed = awaitingResponse.remove(at: index)
-                    failed.timer?.cancel()
-                    failed.continuation.resume(returning: .failure(error))
-                }
-                backgroundFailed(error, activity: "sending \(pending.command.opcode)", handle: nil)
-                commandCredits = max(commandCredits, 1)
+                commandFlow.sendFailed(id)
+                finishCommand(id, .failure(error))
+                backgroundFailed(error, activity: "sending \(command.opcode)", handle: nil)
             }
         }
     }
 
-    /// Matches an answer to the oldest command with its opcode and updates the credits.
+    /// Command Complete or Command Status: the answer goes to its command's caller.
     func commandAnswered(opcode: HCIOpcode, credits: UInt8, response: HCICommandResponse) {
-        commandCredits = Int(credits)
-        guard opcode.rawValue != 0, let index = awaitingResponse.firstIndex(where: { $0.command.opcode == opcode }) else {
-            return  // a credit update only, or an answer to nothing we sent
-        }
-        let pending = awaitingResponse.remove(at: index)
-        pending.timer?.cancel()
-        pending.continuation.resume(returning: .success(response))
+        guard let id = commandFlow.answered(opcode: opcode, credits: credits) else { return }
+        finishCommand(id, .success(response))
     }
 
     func commandTimedOut(id: UInt64, opcode: HCIOpcode) {
-        if let index = commandQueue.firstIndex(where: { $0.id == id }) {
-            commandQueue.remove(at: index).continuation.resume(returning: .failure(.commandTimedOut(opcode)))
-            return
-        }
-        guard let index = awaitingResponse.firstIndex(where: { $0.id == id }) else { return }
-        let pending = awaitingResponse.remove(at: index)
-        pending.continuation.resume(returning: .failure(.commandTimedOut(opcode)))
-        // The controller lost the command; allow the next one rather than stall forever.
-        if awaitingResponse.isEmpty { commandCredits = max(commandCredits, 1) }
-        if !commandQueue.isEmpty, !isSendingCommands {
+        guard commandFlow.timedOut(id) else { return }
+        finishCommand(id, .failure(.commandTimedOut(opcode)))
+        if commandFlow.canSend, !isSendingCommands {
             startBackground { host in await host.sendQueuedCommands() }
         }
+    }
+
+    /// Resumes command `id`'s caller and stops its timer.
+    func finishCommand(_ id: UInt64, _ result: Result<HCICommandResponse, HCIError>) {
+        guard let waiter = commandWaiters.removeValue(forKey: id) else { return }
+        waiter.timer?.cancel()
+        waiter.continuation.resume(returning: result)
     }
 }

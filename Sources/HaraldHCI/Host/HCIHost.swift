@@ -69,9 +69,8 @@ public actor HCIHost {
     public internal(set) var controller: ControllerInfo?
 
     // Command flow control (HCIHost+Commands.swift)
-    var commandCredits = 1
-    var commandQueue: [PendingCommand] = []
-    var awaitingResponse: [PendingCommand] = []
+    var commandFlow = HCICommandFlow()
+    var commandWaiters: [UInt64: CommandWaiter] = [:]
     var isSendingCommands = false
     var nextRequestID: UInt64 = 1
 
@@ -201,12 +200,7 @@ public actor HCIHost {
             watcher.yield(error)
             watcher.finish()
         }
-        for command in commandQueue + awaitingResponse {
-            command.timer?.cancel()
-            command.continuation.resume(returning: .failure(error))
-        }
-        commandQueue = []
-        awaitingResponse = []
+        for id in commandFlow.removeAll() { finishCommand(id, .failure(error)) }
         finishScan()
         finishIncomingConnections()
         failPendingConnection(error)
@@ -231,7 +225,7 @@ public actor HCIHost {
     /// sends waiting for buffers, close watchers. Zero once the host is closed (diagnostics, for
     /// tests and the soak run).
     public var liveContinuations: Int {
-        commandQueue.count + awaitingResponse.count + (pendingConnection == nil ? 0 : 1) + pduWaiters.count + signalingWaiters.count
+        commandWaiters.count + (pendingConnection == nil ? 0 : 1) + pduWaiters.count + signalingWaiters.count
             + closeWatcherCount
     }
 
