@@ -84,7 +84,7 @@ public actor PeripheralConnection {
     /// Waits until notifications whose last subscriber ended have been turned off (or failed to).
     /// Clean-ups start as soon as a subscription ends; this is for code that needs them done,
     /// such as tests.
-    public func settle() async { await link.settle() }
+    package func settle() async { await link.settle() }
 
     // MARK: Discovery
 

@@ -103,7 +103,7 @@ public actor GATTClient {
     private var transactionTask: Task<Void, Never>?
     private var nextID: UInt64 = 1
     /// Continuations not resumed yet (requests waiting or in flight). Zero when idle.
-    public private(set) var liveContinuations = 0
+    package private(set) var liveContinuations = 0
 
 
     /// Starts a client on `bearer`; it begins consuming the bearer's events at once.

@@ -118,7 +118,7 @@ public actor GATTServer {
     var connections: [GATTConnectionID: Connection] = [:]
     private var nextID: UInt64 = 1
     /// Indication continuations not resumed yet. Zero when idle.
-    public private(set) var liveContinuations = 0
+    package private(set) var liveContinuations = 0
 
     /// A server for `database`.
     ///

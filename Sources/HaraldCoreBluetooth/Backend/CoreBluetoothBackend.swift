@@ -108,13 +108,13 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
     /// Operations waiting for CoreBluetooth (connects, GATT requests, queued writes, queries)
     /// plus `disconnection()` waiters: 0 when nothing is in flight, so tests can prove no
     /// continuation leaked.
-    public var pendingOperationCount: Int {
+    package var pendingOperationCount: Int {
         state.withLock { state in state.pending.count + state.links.values.reduce(0) { $0 + $1.disconnectWaiters.count } }
     }
 
     /// Live `valueUpdates`, `serviceChanges`, `nameUpdates`, `scan`, `radioStates`,
     /// `authorizationUpdates` and `restorations` streams.
-    public var liveStreamCount: Int {
+    package var liveStreamCount: Int {
         state.withLock { state in
             state.radioObservers.count + state.authorizationObservers.count + state.restorationObservers.count + state.scanners.count
                 + state.links.values.reduce(0) {

@@ -214,7 +214,7 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
 
     /// Continuations waiting (publishing steps, notifications waiting for room) plus requests
     /// waiting for their handler: 0 when nothing is in flight.
-    public var pendingOperationCount: Int {
+    package var pendingOperationCount: Int {
         state.withLock { state in state.steps.count + (state.session.map { $0.waiters.count + $0.requests.count } ?? 0) }
     }
 

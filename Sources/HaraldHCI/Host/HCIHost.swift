@@ -224,13 +224,13 @@ public actor HCIHost {
     /// Continuations the host holds for its callers now: commands, a connection attempt, L2CAP
     /// sends waiting for buffers, close watchers. Zero once the host is closed (diagnostics, for
     /// tests and the soak run).
-    public var liveContinuations: Int {
+    package var liveContinuations: Int {
         commandWaiters.count + (pendingConnection == nil ? 0 : 1) + pduWaiters.count + signalingWaiters.count
             + closeWatcherCount
     }
 
     /// Background tasks running now (diagnostics, for tests and the soak run).
-    public var liveTaskCount: Int { tasks.count }
+    package var liveTaskCount: Int { tasks.count }
 
     func ensureOpen() throws(HCIError) {
         if let closedError { throw closedError }
