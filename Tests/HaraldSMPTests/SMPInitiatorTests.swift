@@ -499,6 +499,25 @@ struct SMPInitiatorTests {
         #expect(f.initiatorBearer.sent.count == 3)
     }
 
+    @Test func cancellingTheCallerWhileThePersonIsAskedEndsPairingWithLinkLostAtOnce() async throws {
+        let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
+        let f = fixture(
+            PairingConfiguration(ioCapability: .displayYesNo, authReq: [.bonding, .mitm, .secureConnections]),
+            agent: SilentAgent(asked: askedContinuation))
+        let outcome = f.start()
+        defer { f.responder.close() }
+        try await f.responder.answerPairingRequest(with: response(.displayYesNo, [.bonding, .mitm, .secureConnections]))
+        let initiators = try await f.responder.exchangePublicKeys(responderKeyPair)
+        _ = try await f.responder.commitAndRevealNonce(nb, ours: responderKeyPair.publicKey, initiators: initiators)
+        var questions = asked.makeAsyncIterator()
+        _ = await questions.next()
+        // No clock advance: the person never answers and the timer never fires, so only the
+        // cancellation can end the wait.
+        outcome.cancel()
+        await expectFailure(.linkLost("pairing was cancelled"), outcome)
+        #expect(f.initiatorBearer.sent.count == 3)
+    }
+
     @Test func aMalformedPDUIsAnsweredWithInvalidParameters() async throws {
         let f = fixture()
         let outcome = f.start()

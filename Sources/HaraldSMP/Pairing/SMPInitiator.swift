@@ -249,7 +249,13 @@ public actor SMPInitiator {
     func ask<T: Sendable>(_ question: @escaping @Sendable (any PairingAgent) async -> T) async throws(PairingError) -> T {
         let agent = agent
         guard let left = timeLeft() else { throw .timedOut }
-        guard let answer = await firstOf({ await question(agent) }, orTimeout: left, on: clock, starter: taskStarter) else {
+        let answer: T?
+        do {
+            answer = try await SMPDeadline.run(within: left, on: clock, starter: taskStarter) { await question(agent) }
+        } catch {
+            throw .linkLost("pairing was cancelled")
+        }
+        guard let answer else {
             isDead = true
             throw .timedOut
         }
@@ -261,8 +267,9 @@ public actor SMPInitiator {
     private func encryptLink(with key: SecretKey128) async throws(PairingError) {
         let encrypt = encrypt
         guard let left = timeLeft() else { throw .timedOut }
-        let result = await firstOf(
-            { () async -> Result<Void, PairingError> in
+        let outcome: Result<Void, PairingError>?
+        do {
+            outcome = try await SMPDeadline.run(within: left, on: clock, starter: taskStarter) { () async -> Result<Void, PairingError> in
                 do {
                     try await encrypt(key, 0, 0)
                     return .success(())
@@ -271,8 +278,11 @@ public actor SMPInitiator {
                 } catch {
                     return .failure(.linkLost("encrypting the link failed: \(error)"))
                 }
-            }, orTimeout: left, on: clock, starter: taskStarter)
-        switch result {
+            }
+        } catch {
+            throw .linkLost("pairing was cancelled")
+        }
+        switch outcome {
         case .none:
             isDead = true
             throw .timedOut

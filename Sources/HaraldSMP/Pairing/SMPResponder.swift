@@ -539,7 +539,7 @@ public actor SMPResponder {
         guard let left = timeLeft() else { throw .timedOut }
         let result: Value?
         do {
-            result = try await SMPResponderDeadline.run(within: left, on: clock, starter: taskStarter, operation)
+            result = try await SMPDeadline.run(within: left, on: clock, starter: taskStarter, operation)
         } catch let error as PairingError {
             throw error
         } catch {
