@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "HaraldCodec", targets: ["HaraldCodec"]),
         .library(name: "HaraldCore", targets: ["HaraldCore"]),
+        .library(name: "HaraldAssignedNumbers", targets: ["HaraldAssignedNumbers"]),
         .library(name: "HaraldProfiles", targets: ["HaraldProfiles"]),
         .library(name: "HaraldATT", targets: ["HaraldATT"]),
         .library(name: "HaraldSMP", targets: ["HaraldSMP"]),
@@ -46,6 +47,9 @@ let package = Package(
         // The one vocabulary: addresses, RSSI, advertising data, handles, properties, CCCD, ATT
         // error codes, security levels and keys, the lock type.
         .target(name: "HaraldCore", dependencies: ["HaraldCodec"]),
+        // The Bluetooth SIG's names for its assigned numbers (UUIDs, companies, appearances):
+        // a generated table for tools and logs, which no engine needs.
+        .target(name: "HaraldAssignedNumbers", dependencies: ["HaraldCodec"]),
         // The standard SIG characteristics (and the Mi Band realtime-steps value) as typed values,
         // plus the UUID → decoder registry behind `harald decode`.
         .target(name: "HaraldProfiles", dependencies: ["HaraldCodec", "HaraldCore"]),
@@ -106,7 +110,7 @@ let package = Package(
         .target(name: "HaraldGoPro", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
         // Text for terminals, as pure functions of values: SIG-named labels, the live scan table,
         // the GATT tree, sparklines, progress bars (the `harald` CLI's output; unit-tested).
-        .target(name: "HaraldTerminal", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles"]),
+        .target(name: "HaraldTerminal", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldAssignedNumbers"]),
         .executableTarget(
             name: "harald",
             dependencies: [
@@ -189,6 +193,7 @@ let package = Package(
         .testTarget(
             name: "HaraldCoreTests",
             dependencies: ["HaraldCodec", "HaraldCore", .product(name: "PropertyBased", package: "swift-property-based")]),
+        .testTarget(name: "HaraldAssignedNumbersTests", dependencies: ["HaraldCodec", "HaraldAssignedNumbers"]),
         .testTarget(
             name: "HaraldSMPTests",
             dependencies: [

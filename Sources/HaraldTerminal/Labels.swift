@@ -1,3 +1,4 @@
+import HaraldAssignedNumbers
 import HaraldCodec
 import HaraldCore
 import HaraldProfiles

@@ -1,5 +1,5 @@
+import HaraldAssignedNumbers
 import HaraldCodec
-import HaraldCore
 import Testing
 
 @Suite("Bluetooth SIG assigned names")

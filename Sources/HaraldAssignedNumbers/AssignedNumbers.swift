@@ -107,7 +107,7 @@ public enum AssignedNumbers {
     }
 }
 
-/// The Bluetooth SIG's names for assigned UUIDs, from the Assigned Numbers tables built into HaraldCore.
+/// The Bluetooth SIG's names for assigned UUIDs, from the Assigned Numbers tables built into this module.
 extension BluetoothUUID {
     /// The Bluetooth SIG's name for this UUID ("Heart Rate" for `180D`, "Heart Rate Measurement"
     /// for `2A37`, "Client Characteristic Configuration" for `2902`); nil for 128-bit vendor UUIDs
