@@ -20,27 +20,4 @@ struct HaraldCommand: AsyncParsableCommand {
             HeartRateMonitorCommand.self, GoPro.self, MiBandCommand.self, Serve.self,
         ]
     )
-
-    /// Parses synchronously, then runs. The library's own `main()` parses in an async frame, and
-    /// a usage error exits (status 64) from inside it while that frame still holds the parser's
-    /// state, which LeakSanitizer reports as 48 bytes lost; parsing before any suspension point
-    /// leaves nothing behind.
-    static func main() async {
-        let parsed: any ParsableCommand
-        do {
-            parsed = try parseAsRoot()
-        } catch {
-            exit(withError: error)
-        }
-        do {
-            if var command = parsed as? any AsyncParsableCommand {
-                try await command.run()
-            } else {
-                var command = parsed
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
-    }
 }
