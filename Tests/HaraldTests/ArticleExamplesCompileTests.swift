@@ -6,7 +6,7 @@ import Testing
 /// declarations); a block that starts with `// Package.swift` is a manifest and is not checked here.
 @Suite("DocC article examples compile")
 struct ArticleExamplesCompileTests {
-    static let articles = ["GettingStarted", "iOSAndMacOS", "Linux", "TestingWithTheSimulator", "WritingADeviceKit"]
+    static let articles = ["GettingStarted", "iOSAndMacOS", "Linux", "TestingWithTheSimulator", "WritingADeviceKit", "ConcurrencyModel"]
 
     static let catalog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources/Harald/Harald.docc")

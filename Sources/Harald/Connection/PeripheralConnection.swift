@@ -20,7 +20,8 @@ import Logging
 /// discovery, the CCCD write, the operation itself — measured on ``clock`` from the call's start,
 /// so time suspended waiting for other operations counts. Calls honour task cancellation; once
 /// the link is gone (or this handle disconnected) every call fails with
-/// ``BluetoothError/disconnected(_:)``.
+/// ``BluetoothError/disconnected(_:)``. Which actors and tasks a call passes through, and how its
+/// deadline nests with the lower layers' timers: <doc:ConcurrencyModel>.
 public actor PeripheralConnection {
     /// The peripheral at the other end.
     public nonisolated let peripheral: PeripheralIdentifier

@@ -6,17 +6,14 @@ import HaraldCore
 /// Harald's central backend on CoreBluetooth.
 ///
 /// The logic runs against the shaped protocols (``CoreBluetoothCentral`` and friends), so the
-/// same code drives Apple's `CBCentralManager` and a fake on Linux. CoreBluetooth's delegate calls
-/// arrive on the central's queue through ``CoreBluetoothCentralDelegate`` /
-/// ``CoreBluetoothPeripheralDelegate`` and are applied to one lock-protected state machine in the
-/// order they arrive, synchronously: no task is spawned per callback, so a notification can never
-/// overtake the read response or disconnection that CoreBluetooth reported before it.
+/// same code drives Apple's `CBCentralManager` and a fake on Linux. Delegate calls arrive through
+/// ``CoreBluetoothCentralDelegate`` / ``CoreBluetoothPeripheralDelegate`` and are applied in the
+/// order CoreBluetooth makes them. How the backend is built — every call on CoreBluetooth's queue,
+/// one lock around all its state, no task per callback, requests sent in the order they were
+/// registered — is told in the Harald documentation's article "Concurrency model".
 ///
 /// What it takes care of:
-/// - **CoreBluetooth's queue.** Every call into CoreBluetooth — commands, GATT requests, and
-///   reads of its objects' changing properties — is made on the queue the central was created
-///   with, where CoreBluetooth also calls the delegate; calls made from tasks are dispatched
-///   there. The central itself is made on first use (``radioStates()``, ``scan(_:)``,
+/// - **Making the central** on first use (``radioStates()``, ``scan(_:)``,
 ///   ``connect(to:options:timeout:)``, ``restorations()``, ``retrieveConnectedPeripherals(withServices:timeout:)``),
 ///   not in `init`: making it asks the user for permission.
 /// - **Power.** CoreBluetooth ignores commands given before it is powered on (it logs them as API
@@ -65,15 +62,6 @@ import HaraldCore
 /// limit and never reused; see `AttributeTable`. Their `handles`, `valueHandle`, `endHandle` and
 /// `handle` are nil, and `BluetoothError/attribute(_:on:)` names the attribute the failed
 /// operation addressed.
-///
-/// Thread safety: all mutable state is in `state`, a `Locked` read and written only inside its
-/// `withLock`, and the rest is immutable, so the compiler checks `Sendable`; the CoreBluetooth
-/// objects in `state` never leave the lock except to be called on the queue. Continuations are
-/// resumed and CoreBluetooth is called outside that lock, so a CoreBluetooth (or fake) that calls
-/// a delegate method synchronously from inside a request cannot deadlock. Calls that make
-/// CoreBluetooth act are queued in an outbox in the same critical section as their registration
-/// and made in that order on the queue (`sendOutbox`), so the order of the FIFOs is the order
-/// CoreBluetooth receives the requests in.
 public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralBackend, Sendable {
     let clock: any Clock<Duration>
     let stopwatch: Stopwatch

@@ -8,9 +8,9 @@ import HaraldCore
 ///
 /// Like the central backend, the logic runs against shaped protocols
 /// (``CoreBluetoothPeripheralManager`` and friends), so the same code drives Apple's manager and a
-/// fake on Linux. Every call into CoreBluetooth is made on the manager's queue, where its delegate
-/// calls arrive; the manager is made on the first ``serve(_:)`` (making it asks the user for
-/// permission).
+/// fake on Linux, and it is built the same way (CoreBluetooth's queue, one lock around its state:
+/// the Harald documentation's article "Concurrency model"). The manager is made on the first
+/// ``serve(_:)`` (making it asks the user for permission).
 ///
 /// What CoreBluetooth imposes, and what the backend does about it:
 /// - **Power.** `serve` waits for `.poweredOn` (until its task is cancelled); an unsupported or
@@ -80,10 +80,6 @@ import HaraldCore
 ///   Service Changed to the centrals itself. What stays keeps its values, subscribers and waiting
 ///   notifications; subscriptions to removed characteristics are reported ended and their waiting
 ///   notifications reach no one. Not while the definition is still being published (misuse).
-///
-/// Thread safety: all mutable state is in `state`, read and written only inside its `withLock`;
-/// CoreBluetooth's objects in it are used only on the queue. Continuations are resumed and
-/// CoreBluetooth called outside the lock.
 public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripheralManager>: PeripheralBackend, Sendable {
     /// A handler call waiting its turn.
     typealias Job = @Sendable () async -> Void

@@ -8,11 +8,9 @@ import HaraldCore
 /// been sent. A sender waits only when its transmit buffer is full. Nothing runs while a link is
 /// idle — no timer ticks between events — so a simulation of many idle links costs nothing.
 ///
-/// A side takes what arrives either by pulling (``receive(on:)``) or by handing the link a
-/// receiver that it calls at each delivery instant (what ``SimulatedATTBearer`` does, so a
-/// delivered PDU goes straight into the bearer's stream without a task of its own). Deliveries
-/// are clock timers: they run on the thread that advances the ``VirtualClock`` (inside a
-/// ``Simulation``, its run loop), one per PDU in flight at the head of a direction.
+/// A side takes what arrives by pulling (``receive(on:)``) or by having it pushed at each delivery
+/// instant (``SimulatedATTBearer``). Deliveries are timers of the ``VirtualClock``, run in place by
+/// whatever advances it (inside a ``Simulation``, its one thread): no task per PDU.
 ///
 /// Faults (``LinkFault``) drop, delay, corrupt or truncate chosen PDUs, or drop the link.
 public final class SimulatedLink: Sendable {

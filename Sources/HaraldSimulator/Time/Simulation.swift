@@ -26,11 +26,9 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
 /// the ``VirtualClock`` jumps to the next deadline. So a 30-second ATT timeout takes microseconds,
 /// and two runs of the same code see the same interleaving and the same times.
 ///
-/// Code that starts an unstructured `Task { }` leaves the simulation: that task runs on the
-/// global executor at real-time speed. Code meant to run under simulation uses structured
-/// concurrency or starts its tasks with the simulation's ``taskStarter``, which its clock also
-/// carries (``VirtualClock/taskStarter``): the simulator's bearers hand it to the GATT engines,
-/// and its connections to the device kits (`PeripheralConnection.taskStarter`).
+/// An unstructured `Task { }` leaves the simulation (it runs on the global executor, in real
+/// time): start background work with ``taskStarter`` or as child tasks. The rules that keep a run
+/// deterministic are listed in the Harald documentation's article "Concurrency model".
 ///
 /// ```swift
 /// let simulation = Simulation()

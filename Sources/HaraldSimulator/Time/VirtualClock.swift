@@ -29,9 +29,8 @@ public struct VirtualInstant: InstantProtocol, Hashable, Sendable, CustomStringC
 /// whenever nothing else can run). Sleepers wake in deadline order; equal deadlines wake in the
 /// order they went to sleep. A cancelled sleeper wakes at once with `CancellationError`.
 ///
-/// A clock driven by a ``Simulation`` also carries that simulation's ``taskStarter``: the
-/// simulator's links, bearers, devices and backend start their tasks with it and hand it to the
-/// engines and kits on top, so everything built on the clock runs in the simulation.
+/// A clock driven by a ``Simulation`` carries that simulation's ``taskStarter``, so what the
+/// simulator builds on the clock starts its tasks in the simulation.
 public final class VirtualClock: Clock, Sendable {
     // Everything mutable — the time, the timer heap, the observers — is in `state` and touched only
     // inside `state.withLock`; so are the `wake`/`cancelled` fields of every `Timer` (see there).
