@@ -7,7 +7,7 @@ import Testing
 
 struct LEDColor: ByteCodable {
     enum Mode: Int, FlagBit { case party = 0 }
-    var frequency: UInt8?          // present only in party mode
+    var frequency: UInt8?  // present only in party mode
     var red, green, blue: UInt8
 
     init(from reader: inout ByteReader) throws(ByteDecodingError) {
