@@ -66,7 +66,8 @@ let package = Package(
             name: "HaraldGATTBackend",
             dependencies: ["HaraldCodec", "HaraldCore", "HaraldATT", "HaraldSMP", "Harald", .product(name: "Logging", package: "swift-log")]),
         // Virtual clock, link model, virtual peripherals (SIG devices), the simulator backend.
-        .target(name: "HaraldSimulator", dependencies: ["HaraldGATTBackend", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "Harald"]),
+        .target(
+            name: "HaraldSimulator", dependencies: ["HaraldGATTBackend", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "Harald"]),
         // The simulator's Open GoPro camera, written from the protocol (not from HaraldGoPro, which
         // its tests check against it).
         .target(name: "HaraldGoProSimulation", dependencies: ["HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore", "Harald"]),
@@ -244,7 +245,8 @@ let package = Package(
         .testTarget(
             name: "HaraldSimulatorTests",
             dependencies: [
-                "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldGATTBackend", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldSMP", "HaraldProfiles",
+                "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldGATTBackend", "HaraldATT", "HaraldCodec", "HaraldCore",
+                "HaraldSMP", "HaraldProfiles",
                 "HaraldTestSupport",
             ]),
         // The public API's scenario suite, written once (no Testing import: scenarios throw
@@ -273,7 +275,8 @@ let package = Package(
         .testTarget(
             name: "HaraldCoreBluetoothTests",
             dependencies: [
-                "HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldCore", "HaraldSimulator", "HaraldScenarioSuite", "HaraldHeartRateMonitor", "HaraldProfiles",
+                "HaraldCoreBluetooth", "Harald", "HaraldCodec", "HaraldCore", "HaraldSimulator", "HaraldScenarioSuite", "HaraldHeartRateMonitor",
+                "HaraldProfiles",
             ]
         ),
         // Unit tests, plus integration tests against Bumble that run only when
@@ -294,7 +297,8 @@ let package = Package(
             name: "HaraldHCIBackendTests",
             dependencies: [
                 "HaraldGATTBackend", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
-                "HaraldTestSupport", "HaraldSMP", "HaraldHCI", "HaraldHeartRateMonitor", "HaraldProfiles", "HaraldGoPro", "HaraldGoProSimulation", "HaraldMiBand", "HaraldMiBandSimulation",
+                "HaraldTestSupport", "HaraldSMP", "HaraldHCI", "HaraldHeartRateMonitor", "HaraldProfiles", "HaraldGoPro", "HaraldGoProSimulation",
+                "HaraldMiBand", "HaraldMiBandSimulation",
             ]
         ),
         // The heart-rate kit on the simulator's strap (virtual time), its statistics (property tests),

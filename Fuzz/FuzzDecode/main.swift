@@ -18,7 +18,8 @@ import Darwin
 func chosenTarget() -> FuzzTarget {
     let name = getenv("FUZZ_TARGET").map { String(cString: $0) } ?? ""
     guard let target = FuzzTargets.named(name) else {
-        print(name.isEmpty ? "set FUZZ_TARGET to a target name (FuzzDecode --list prints them)" : "no fuzz target named \(name) (FuzzDecode --list prints them)")
+        print(
+            name.isEmpty ? "set FUZZ_TARGET to a target name (FuzzDecode --list prints them)" : "no fuzz target named \(name) (FuzzDecode --list prints them)")
         exit(2)
     }
     return target
@@ -55,10 +56,11 @@ target = chosen
 let driverArguments = [CommandLine.arguments[0]] + (chosen.runsTasks ? ["-detect_leaks=0"] : []) + CommandLine.arguments.dropFirst()
 var cArguments: [UnsafeMutablePointer<CChar>?] = driverArguments.map { strdup($0) } + [nil]
 var argumentCount = CInt(driverArguments.count)
-exit(cArguments.withUnsafeMutableBufferPointer { buffer in
-    var pointer = buffer.baseAddress!
-    return runFuzzerDriver(&argumentCount, &pointer, fuzzOne)
-})
+exit(
+    cArguments.withUnsafeMutableBufferPointer { buffer in
+        var pointer = buffer.baseAddress!
+        return runFuzzerDriver(&argumentCount, &pointer, fuzzOne)
+    })
 #else
 if CommandLine.arguments.dropFirst().first == "--replay" {
     // Runs each file as one input of FUZZ_TARGET, without libFuzzer: a quick check of a finding in

@@ -46,9 +46,11 @@ private let fuzzServices: [GATTServiceDefinition] = [
             GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A00), properties: [.read, .write], value: Array("Harald fuzz".utf8)),
             GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A01), properties: [.read], value: [0x40, 0x03]),
         ]),
-    GATTServiceDefinition(uuid: BluetoothUUID(0x180F), isPrimary: false, characteristics: [
-        GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read, .notify], value: [87])
-    ]),
+    GATTServiceDefinition(
+        uuid: BluetoothUUID(0x180F), isPrimary: false,
+        characteristics: [
+            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read, .notify], value: [87])
+        ]),
     GATTServiceDefinition(
         uuid: BluetoothUUID(0x180D), includes: [BluetoothUUID(0x180F)],
         characteristics: [

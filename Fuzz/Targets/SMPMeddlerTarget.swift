@@ -162,7 +162,9 @@ private final class MeddledRun: @unchecked Sendable {
         let rendezvous = EncryptionRendezvous()
         let counter = Locked<UInt8>(0)
         let next: @Sendable () -> [UInt8] = {
-            let seed = counter.withLock { $0 &+= 1; return $0 }
+            let seed = counter.withLock {
+                $0 &+= 1; return $0
+            }
             return (0..<16).map { UInt8(truncatingIfNeeded: Int(seed) &* 29 &+ $0 &* 13) }
         }
         let initiator = SMPInitiator(

@@ -152,7 +152,11 @@ private func countingBytes(_ count: Int, seed: UInt8) -> [UInt8] {
         let bearer = ScriptedSMPBearer(pdus)
         let counter = Locked<UInt8>(0)
         let random = SMPResponder.RandomSource { count in
-            countingBytes(count, seed: counter.withLock { $0 &+= 1; return $0 })
+            countingBytes(
+                count,
+                seed: counter.withLock {
+                    $0 &+= 1; return $0
+                })
         }
         let encryptionFails = script.encryptionFails
         let rules = await BondRulesUnderFuzz(script, peer: fuzzAddresses.initiator)
@@ -189,7 +193,13 @@ private func countingBytes(_ count: Int, seed: UInt8) -> [UInt8] {
     runToEnd("SMP.InitiatorSequence", bytes) {
         let bearer = ScriptedSMPBearer(pdus)
         let counter = Locked<UInt8>(0)
-        let next: @Sendable () -> [UInt8] = { countingBytes(16, seed: counter.withLock { $0 &+= 1; return $0 }) }
+        let next: @Sendable () -> [UInt8] = {
+            countingBytes(
+                16,
+                seed: counter.withLock {
+                    $0 &+= 1; return $0
+                })
+        }
         let randomness = PairingRandomness(
             nonce: { Value128(littleEndianBytes: next())! }, keyPair: { fuzzKeyPairC }, passkey: { 123_456 },
             key: { SecretKey128(littleEndianBytes: next())! }, word: { 0x0102_0304_0506_0708 })

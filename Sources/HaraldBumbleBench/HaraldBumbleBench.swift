@@ -62,7 +62,8 @@ struct StepResult {
 
     var json: [String: Any] {
         [
-            "seconds": seconds, "startedAt": startedAt, "endedAt": endedAt, "cpuSeconds": cpuSeconds, "contextSwitches": contextSwitches, "attRequests": requests.values.reduce(0, +),
+            "seconds": seconds, "startedAt": startedAt, "endedAt": endedAt, "cpuSeconds": cpuSeconds, "contextSwitches": contextSwitches,
+            "attRequests": requests.values.reduce(0, +),
             "attRequestsByOpcode": Dictionary(uniqueKeysWithValues: requests.map { (String(format: "0x%02X", $0.key), $0.value) }),
         ]
     }
@@ -155,8 +156,9 @@ struct HaraldBumbleBench {
                 let cpuNow = processCPUSeconds()
                 var delta = requests(counters)
                 for (opcode, count) in requests(last) { delta[opcode, default: 0] -= count }
-                steps[name] = StepResult(seconds: elapsed, cpuSeconds: cpuNow - cpu, contextSwitches: processContextSwitches() - switches,
-                                         requests: delta.filter { $0.value != 0 })
+                steps[name] = StepResult(
+                    seconds: elapsed, cpuSeconds: cpuNow - cpu, contextSwitches: processContextSwitches() - switches,
+                    requests: delta.filter { $0.value != 0 })
                 last = counters
                 cpu = processCPUSeconds()
                 switches = processContextSwitches()

@@ -91,9 +91,11 @@ enum PairingBench {
         let peripheral = try await HCIPeripheral.open(
             transport: transport,
             services: [
-                GATTServiceDefinition(uuid: service, characteristics: [
-                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0xFFE1), properties: [.read], permissions: [.read, .readEncrypted], value: [0x01])
-                ])
+                GATTServiceDefinition(
+                    uuid: service,
+                    characteristics: [
+                        GATTCharacteristicDefinition(uuid: BluetoothUUID(0xFFE1), properties: [.read], permissions: [.read, .readEncrypted], value: [0x01])
+                    ])
             ], security: configuration(model: model, central: false))
         try await peripheral.advertise(LegacyAdvertising(data: .device(name: name, services: [service]), intervalMin: 32, intervalMax: 32))
         FileHandle.standardOutput.write(Data("READY\n".utf8))

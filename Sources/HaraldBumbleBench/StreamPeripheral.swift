@@ -23,10 +23,12 @@ enum StreamPeripheral {
         let definition = PeripheralDefinition(
             advertisement: PeripheralAdvertisement(name: "Harald-PS", services: [service]),
             services: [
-                ServiceDefinition(uuid: service, characteristics: [
-                    CharacteristicDefinition(uuid: stream, properties: [.notify], value: [UInt8](repeating: 0, count: 20)),
-                    CharacteristicDefinition(uuid: BluetoothUUID(0xFFB2), properties: [.read, .write, .writeWithoutResponse], value: [0]),
-                ])
+                ServiceDefinition(
+                    uuid: service,
+                    characteristics: [
+                        CharacteristicDefinition(uuid: stream, properties: [.notify], value: [UInt8](repeating: 0, count: 20)),
+                        CharacteristicDefinition(uuid: BluetoothUUID(0xFFB2), properties: [.read, .write, .writeWithoutResponse], value: [0]),
+                    ])
             ])
         let served = try await ServedPeripheral.start(definition, on: HCIPeripheralBackend(transport: transport, configuration: configuration))
         FileHandle.standardOutput.write(Data("READY \(address)\n".utf8))

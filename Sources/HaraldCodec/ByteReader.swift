@@ -102,7 +102,8 @@ public struct ByteReader {
     @usableFromInline @inline(never)
     internal func shortfall(_ count: Int, at start: Int, field: String) -> ByteDecodingError {
         // A negative count comes from a bad length field; "needs -3 bytes" would mislead.
-        let reason: ByteDecodingError.Reason = count < 0
+        let reason: ByteDecodingError.Reason =
+            count < 0
             ? .invalidValue("negative byte count \(count)")
             : .truncated(needed: count, available: buffer.count &- start)
         return ByteDecodingError(field: field, offset: origin &+ start, reason: reason)

@@ -83,7 +83,8 @@ internal enum MedicalFloatMath {
             let error = (represented - value).magnitude
             if error == 0, mantissa != 0 { return (mantissa, exponent) }
             if let current = best {
-                let better = error < current.error
+                let better =
+                    error < current.error
                     || (error == current.error && represented.magnitude > current.magnitude)
                 if !better { continue }
             }
@@ -136,8 +137,9 @@ public struct MedicalFloat16: Hashable, Sendable, CustomStringConvertible, ByteC
     public init(_ value: Double) {
         if value.isNaN { self = .nan; return }
         if value.isInfinite { self = value > 0 ? .positiveInfinity : .negativeInfinity; return }
-        guard let (m, e) = MedicalFloatMath.encode(
-            value, maxMantissa: 2047, maxMantissaAtExponentZero: 2045, exponents: -8...7)
+        guard
+            let (m, e) = MedicalFloatMath.encode(
+                value, maxMantissa: 2047, maxMantissaAtExponentZero: 2045, exponents: -8...7)
         else { self = value > 0 ? .positiveInfinity : .negativeInfinity; return }
         self.bitPattern = UInt16(truncatingIfNeeded: e) << 12 | UInt16(truncatingIfNeeded: m) & 0x0FFF
     }
@@ -217,7 +219,8 @@ public struct MedicalFloat32: Hashable, Sendable, CustomStringConvertible, ByteC
     /// `mantissa × 10^exponent`; nil when either is out of range or the pair spells a special value.
     public init?(mantissa: Int, exponent: Int) {
         guard (-0x80_0000...0x7F_FFFF).contains(mantissa), (-128...127).contains(exponent) else { return nil }
-        self.bitPattern = UInt32(UInt8(truncatingIfNeeded: exponent)) << 24
+        self.bitPattern =
+            UInt32(UInt8(truncatingIfNeeded: exponent)) << 24
             | UInt32(truncatingIfNeeded: mantissa) & 0xFF_FFFF
         if case .finite = kind {} else { return nil }
     }
@@ -232,8 +235,9 @@ public struct MedicalFloat32: Hashable, Sendable, CustomStringConvertible, ByteC
         // Only exponents near the value's own magnitude can matter; keep the search short.
         let magnitude = Int(value.magnitude.exponent) * 30103 / 100000  // ≈ log10(|value|)
         let low = Swift.max(-128, magnitude - 9), high = Swift.min(127, magnitude + 2)
-        guard low <= high, let (m, e) = MedicalFloatMath.encode(
-            value, maxMantissa: 0x7F_FFFF, maxMantissaAtExponentZero: 0x7F_FFFD, exponents: low...high)
+        guard low <= high,
+            let (m, e) = MedicalFloatMath.encode(
+                value, maxMantissa: 0x7F_FFFF, maxMantissaAtExponentZero: 0x7F_FFFD, exponents: low...high)
         else {
             self = magnitude < 0 ? MedicalFloat32(bitPattern: 0) : (value > 0 ? .positiveInfinity : .negativeInfinity)
             return

@@ -173,9 +173,9 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     }
 
     /// Runs `work`, or waits for the raising already under way.
-    private func joinOrStart(_ work: @escaping @Sendable (BondingLinkSecurity) async -> Result<LinkSecurity, BluetoothError>) async throws(
-        BluetoothError
-    ) -> LinkSecurity {
+    private func joinOrStart(_ work: @escaping @Sendable (BondingLinkSecurity) async -> Result<LinkSecurity, BluetoothError>) async throws(BluetoothError)
+        -> LinkSecurity
+    {
         if let raising { return try await raising.value.get() }
         // The raising clears itself before it ends, so whoever waited for it and looks again
         // (a Security Request that came during it) never joins a raising that is over.

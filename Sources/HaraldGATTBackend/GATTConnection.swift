@@ -91,11 +91,13 @@ public final class GATTConnection: ConnectionBackend {
         // when the bearer closes.
         let (signal, changes) = (connection.signal, connection.changes)
         _ = await client.addSink(
-            GATTClient.ValueSink(deliver: { _ in true }, finish: { end in
-                guard case .closed(let reason) = end else { return }
-                signal.set(GATTConnection.reason(for: reason))
-                changes.finish()
-            }), handle: 0)
+            GATTClient.ValueSink(
+                deliver: { _ in true },
+                finish: { end in
+                    guard case .closed(let reason) = end else { return }
+                    signal.set(GATTConnection.reason(for: reason))
+                    changes.finish()
+                }), handle: 0)
         let (cccdHandles, staleRanges) = (connection.cccdHandles, connection.staleRanges)
         await client.observeDatabaseChanges { range in
             staleRanges.withLock { $0.add(range) }
@@ -171,7 +173,9 @@ public final class GATTConnection: ConnectionBackend {
     }
 
     /// One Find Information sweep over every characteristic (`GATTClient/discoverDescriptors(ofAll:timeout:)`).
-    public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredDescriptor]] {
+    public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError)
+        -> [[DiscoveredDescriptor]]
+    {
         let found: [[GATTDescriptor]]
         let targets = try characteristics.map(gattCharacteristic)
         do { found = try await client.discoverDescriptors(ofAll: targets, timeout: timeout) } catch {

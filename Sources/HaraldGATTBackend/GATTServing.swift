@@ -46,11 +46,12 @@ extension PeripheralDefinition {
         var authorize: GATTAttributeAuthorizationHandler?
         if let rule = definition.authorize {
             authorize = { (context: GATTRequestContext, access: GATTAccess) async -> Bool in
-                let asked: AttributeAccess = switch access {
-                case .read: .read
-                case .write: .write
-                case .configure: .subscribe
-                }
+                let asked: AttributeAccess =
+                    switch access {
+                    case .read: .read
+                    case .write: .write
+                    case .configure: .subscribe
+                    }
                 return await rule(GATTServing.request(context), asked)
             }
         }
@@ -132,7 +133,8 @@ public final class GATTServing: ServingBackend {
         return characteristic.valueHandle
     }
 
-    public func notify(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier?) async throws(BluetoothError)
+    public func notify(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier?)
+        async throws(BluetoothError)
         -> Int
     {
         let handle = try await valueHandle(uuid, in: service)

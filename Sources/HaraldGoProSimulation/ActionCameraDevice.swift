@@ -40,34 +40,42 @@ public final class ActionCameraDevice: Sendable {
         self.camera = camera
         self.stopwatch = stopwatch
         func request(_ uuid: BluetoothUUID) -> CharacteristicDefinition {
-            CharacteristicDefinition(uuid: uuid, properties: [.write], onWrite: { request, value throws(ATTErrorCode) in
-                guard let message = assemblers.take(value, from: request.central, on: uuid) else { return }
-                let now = stopwatch.elapsed
-                camera.withLock { $0.handle(message, on: uuid, from: request.central, at: now) }
-            })
+            CharacteristicDefinition(
+                uuid: uuid, properties: [.write],
+                onWrite: { request, value throws(ATTErrorCode) in
+                    guard let message = assemblers.take(value, from: request.central, on: uuid) else { return }
+                    let now = stopwatch.elapsed
+                    camera.withLock { $0.handle(message, on: uuid, from: request.central, at: now) }
+                })
         }
         definition = PeripheralDefinition(
             advertisement: PeripheralAdvertisement(name: name, services: [OpenGoPro.service]),
             services: [
-                ServiceDefinition(uuid: OpenGoPro.service, characteristics: [
-                    request(OpenGoPro.command),
-                    CharacteristicDefinition(uuid: OpenGoPro.commandResponse, properties: [.notify]),
-                    request(OpenGoPro.settings),
-                    CharacteristicDefinition(uuid: OpenGoPro.settingsResponse, properties: [.notify]),
-                    request(OpenGoPro.query),
-                    CharacteristicDefinition(uuid: OpenGoPro.queryResponse, properties: [.notify]),
-                ]),
-                ServiceDefinition(uuid: OpenGoPro.wifiService, characteristics: [
-                    CharacteristicDefinition(
-                        uuid: OpenGoPro.wifiSSID, properties: [.read], readSecurity: .encrypted, value: Array(identity.accessPointSSID.utf8))
-                ]),
-                ServiceDefinition(uuid: BluetoothUUID(0x180A), characteristics: [
-                    CharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: [.read], value: Array("Harald Labs".utf8)),
-                    CharacteristicDefinition(uuid: BluetoothUUID(0x2A24), properties: [.read], value: Array("Action 12".utf8)),
-                    CharacteristicDefinition(uuid: BluetoothUUID(0x2A25), properties: [.read], value: Array(identity.serial.utf8)),
-                    CharacteristicDefinition(uuid: BluetoothUUID(0x2A26), properties: [.read], value: Array(identity.firmware.utf8)),
-                    CharacteristicDefinition(uuid: BluetoothUUID(0x2A27), properties: [.read], value: Array("1".utf8)),
-                ]),
+                ServiceDefinition(
+                    uuid: OpenGoPro.service,
+                    characteristics: [
+                        request(OpenGoPro.command),
+                        CharacteristicDefinition(uuid: OpenGoPro.commandResponse, properties: [.notify]),
+                        request(OpenGoPro.settings),
+                        CharacteristicDefinition(uuid: OpenGoPro.settingsResponse, properties: [.notify]),
+                        request(OpenGoPro.query),
+                        CharacteristicDefinition(uuid: OpenGoPro.queryResponse, properties: [.notify]),
+                    ]),
+                ServiceDefinition(
+                    uuid: OpenGoPro.wifiService,
+                    characteristics: [
+                        CharacteristicDefinition(
+                            uuid: OpenGoPro.wifiSSID, properties: [.read], readSecurity: .encrypted, value: Array(identity.accessPointSSID.utf8))
+                    ]),
+                ServiceDefinition(
+                    uuid: BluetoothUUID(0x180A),
+                    characteristics: [
+                        CharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: [.read], value: Array("Harald Labs".utf8)),
+                        CharacteristicDefinition(uuid: BluetoothUUID(0x2A24), properties: [.read], value: Array("Action 12".utf8)),
+                        CharacteristicDefinition(uuid: BluetoothUUID(0x2A25), properties: [.read], value: Array(identity.serial.utf8)),
+                        CharacteristicDefinition(uuid: BluetoothUUID(0x2A26), properties: [.read], value: Array(identity.firmware.utf8)),
+                        CharacteristicDefinition(uuid: BluetoothUUID(0x2A27), properties: [.read], value: Array("1".utf8)),
+                    ]),
             ])
     }
 

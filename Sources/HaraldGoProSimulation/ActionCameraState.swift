@@ -264,9 +264,10 @@ struct ActionCameraState {
         guard !changed.isEmpty else { return }
         for status in changed { connections[connection]?.pushed[status] = current[status] }
         let table = CameraValueTable.encode(changed.map { ($0, current[$0] ?? []) })
-        send(CameraMessage(
-            characteristic: VirtualPeripheral.OpenGoPro.queryResponse, bytes: [CameraQueryID.statusValuePush, CameraResponseStatus.success] + table,
-            fault: nil), to: connection)
+        send(
+            CameraMessage(
+                characteristic: VirtualPeripheral.OpenGoPro.queryResponse, bytes: [CameraQueryID.statusValuePush, CameraResponseStatus.success] + table,
+                fault: nil), to: connection)
     }
 
     /// Queues a push of `changes` to every connection registered (`registered` picks the set)
@@ -275,9 +276,10 @@ struct ActionCameraState {
         for (connection, state) in connections.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             let wanted = changes.filter { state[keyPath: registered].contains($0.0) }
             guard !wanted.isEmpty else { continue }
-            send(CameraMessage(
-                characteristic: VirtualPeripheral.OpenGoPro.queryResponse,
-                bytes: [pushID, CameraResponseStatus.success] + CameraValueTable.encode(wanted.map { (id: $0.0, value: $0.1) }), fault: nil),
+            send(
+                CameraMessage(
+                    characteristic: VirtualPeripheral.OpenGoPro.queryResponse,
+                    bytes: [pushID, CameraResponseStatus.success] + CameraValueTable.encode(wanted.map { (id: $0.0, value: $0.1) }), fault: nil),
                 to: connection)
         }
     }

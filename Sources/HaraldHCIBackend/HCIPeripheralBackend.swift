@@ -49,7 +49,11 @@ public struct HCIPeripheralBackend: PeripheralBackend {
         } else {
             setup = .extended(ExtendedAdvertising(kind: advertisement.isConnectable ? .connectable : .nonConnectable, data: advertisement.advertisingData))
         }
-        guard serving.withLock({ busy in defer { busy = true }; return !busy }) else {
+        guard
+            serving.withLock({ busy in
+                defer { busy = true }; return !busy
+            })
+        else {
             throw .misuse("this backend serves a definition already (a controller has one GATT database)")
         }
         do {
@@ -61,12 +65,13 @@ public struct HCIPeripheralBackend: PeripheralBackend {
             let servingBox = Locked<GATTServing?>(nil)
             await peripheral.setLinkEventSink { connection, event in
                 let central = CentralIdentifier(connection)
-                let translated: PeripheralEvent? = switch event {
-                case let .encrypted(_, level): .secured(central, level)
-                case let .paired(_, _, bonded): .paired(central, bonded: bonded)
-                case let .pairingFailed(_, reason): .pairingFailed(central, reason: reason)
-                case .connected, .disconnected: nil  // the GATT server reports these
-                }
+                let translated: PeripheralEvent? =
+                    switch event {
+                    case let .encrypted(_, level): .secured(central, level)
+                    case let .paired(_, _, bonded): .paired(central, bonded: bonded)
+                    case let .pairingFailed(_, reason): .pairingFailed(central, reason: reason)
+                    case .connected, .disconnected: nil  // the GATT server reports these
+                    }
                 if let translated { servingBox.withLock { $0 }?.report(translated) }
             }
             do { try await peripheral.advertise(setup) } catch {

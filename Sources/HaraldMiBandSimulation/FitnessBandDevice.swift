@@ -41,51 +41,67 @@ public final class FitnessBandDevice: Sendable {
         definition = PeripheralDefinition(
             advertisement: PeripheralAdvertisement(name: name, services: [BandUUID.service]),
             services: [
-                ServiceDefinition(uuid: BandUUID.service, characteristics: [
-                    CharacteristicDefinition(uuid: BandUUID.activityControl, properties: [.write, .notify], onWrite: { request, value throws(ATTErrorCode) in
-                        let central = request.central
-                        switch band.withLock({ $0.fetch(value, connection: central) }) {
-                        case let .reply(bytes):
-                            _ = await notify(BandUUID.activityControl, in: BandUUID.service, bytes, to: central)
-                        case let .transfer(packets, closing):
-                            // The history goes out after the write is answered, one packet every
-                            // 10 ms, as a band streams it; the transfer stops if the link goes.
-                            taskStarter.start {
-                                for packet in packets {
-                                    guard (try? await taskClock.sleep(for: .milliseconds(10))) != nil,
-                                        await notify(BandUUID.activityData, in: BandUUID.service, packet, to: central)
-                                    else { return }
+                ServiceDefinition(
+                    uuid: BandUUID.service,
+                    characteristics: [
+                        CharacteristicDefinition(
+                            uuid: BandUUID.activityControl, properties: [.write, .notify],
+                            onWrite: { request, value throws(ATTErrorCode) in
+                                let central = request.central
+                                switch band.withLock({ $0.fetch(value, connection: central) }) {
+                                case let .reply(bytes):
+                                    _ = await notify(BandUUID.activityControl, in: BandUUID.service, bytes, to: central)
+                                case let .transfer(packets, closing):
+                                    // The history goes out after the write is answered, one packet every
+                                    // 10 ms, as a band streams it; the transfer stops if the link goes.
+                                    taskStarter.start {
+                                        for packet in packets {
+                                            guard (try? await taskClock.sleep(for: .milliseconds(10))) != nil,
+                                                await notify(BandUUID.activityData, in: BandUUID.service, packet, to: central)
+                                            else { return }
+                                        }
+                                        _ = await notify(BandUUID.activityControl, in: BandUUID.service, closing, to: central)
+                                    }
                                 }
-                                _ = await notify(BandUUID.activityControl, in: BandUUID.service, closing, to: central)
-                            }
-                        }
-                    }),
-                    CharacteristicDefinition(uuid: BandUUID.activityData, properties: [.notify]),
-                    CharacteristicDefinition(uuid: BandUUID.batteryInfo, properties: [.read], value: battery.bytes),
-                    CharacteristicDefinition(uuid: BandUUID.realtimeSteps, properties: [.read, .notify], onRead: { _ throws(ATTErrorCode) in
-                        band.withLock { $0.stepsValue }
-                    }),
-                ]),
-                ServiceDefinition(uuid: BandUUID.authService, characteristics: [
-                    CharacteristicDefinition(uuid: BandUUID.auth, properties: [.write, .writeWithoutResponse, .notify], onWrite: { request, value throws(ATTErrorCode) in
-                        let reply = band.withLock { $0.authenticate(value, connection: request.central) }
-                        _ = await notify(BandUUID.auth, in: BandUUID.authService, reply, to: request.central)
-                    }),
-                ]),
-                ServiceDefinition(uuid: BandUUID.heartRateService, characteristics: [
-                    CharacteristicDefinition(uuid: BandUUID.heartRateMeasurement, properties: [.notify]),
-                    CharacteristicDefinition(uuid: BandUUID.heartRateControlPoint, properties: [.write], onWrite: { request, value throws(ATTErrorCode) in
-                        let now = stopwatch.elapsed
-                        try band.withLock { (state) throws(ATTErrorCode) in try state.control(value, connection: request.central, at: now) }
-                    }),
-                ]),
-                ServiceDefinition(uuid: BluetoothUUID(0x180A), characteristics: [
-                    CharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: [.read], value: Array("Huami-like".utf8)),
-                    CharacteristicDefinition(uuid: BluetoothUUID(0x2A24), properties: [.read], value: Array("Band 2".utf8)),
-                    CharacteristicDefinition(uuid: BluetoothUUID(0x2A25), properties: [.read], value: Array("B2-000003".utf8)),
-                    CharacteristicDefinition(uuid: BluetoothUUID(0x2A26), properties: [.read], value: Array("1.0.1.81".utf8)),
-                    CharacteristicDefinition(uuid: BluetoothUUID(0x2A27), properties: [.read], value: Array("V0.1.3.2".utf8)),
-                ]),
+                            }),
+                        CharacteristicDefinition(uuid: BandUUID.activityData, properties: [.notify]),
+                        CharacteristicDefinition(uuid: BandUUID.batteryInfo, properties: [.read], value: battery.bytes),
+                        CharacteristicDefinition(
+                            uuid: BandUUID.realtimeSteps, properties: [.read, .notify],
+                            onRead: { _ throws(ATTErrorCode) in
+                                band.withLock { $0.stepsValue }
+                            }),
+                    ]),
+                ServiceDefinition(
+                    uuid: BandUUID.authService,
+                    characteristics: [
+                        CharacteristicDefinition(
+                            uuid: BandUUID.auth, properties: [.write, .writeWithoutResponse, .notify],
+                            onWrite: { request, value throws(ATTErrorCode) in
+                                let reply = band.withLock { $0.authenticate(value, connection: request.central) }
+                                _ = await notify(BandUUID.auth, in: BandUUID.authService, reply, to: request.central)
+                            })
+                    ]),
+                ServiceDefinition(
+                    uuid: BandUUID.heartRateService,
+                    characteristics: [
+                        CharacteristicDefinition(uuid: BandUUID.heartRateMeasurement, properties: [.notify]),
+                        CharacteristicDefinition(
+                            uuid: BandUUID.heartRateControlPoint, properties: [.write],
+                            onWrite: { request, value throws(ATTErrorCode) in
+                                let now = stopwatch.elapsed
+                                try band.withLock { (state) throws(ATTErrorCode) in try state.control(value, connection: request.central, at: now) }
+                            }),
+                    ]),
+                ServiceDefinition(
+                    uuid: BluetoothUUID(0x180A),
+                    characteristics: [
+                        CharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: [.read], value: Array("Huami-like".utf8)),
+                        CharacteristicDefinition(uuid: BluetoothUUID(0x2A24), properties: [.read], value: Array("Band 2".utf8)),
+                        CharacteristicDefinition(uuid: BluetoothUUID(0x2A25), properties: [.read], value: Array("B2-000003".utf8)),
+                        CharacteristicDefinition(uuid: BluetoothUUID(0x2A26), properties: [.read], value: Array("1.0.1.81".utf8)),
+                        CharacteristicDefinition(uuid: BluetoothUUID(0x2A27), properties: [.read], value: Array("V0.1.3.2".utf8)),
+                    ]),
             ])
     }
 

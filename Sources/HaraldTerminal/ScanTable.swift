@@ -84,7 +84,8 @@ public struct ScanTable: Sendable {
         let servicesWidth = max(10, rest * 3 / 5)
         let makerWidth = max(8, rest - servicesWidth)
         func line(_ address: String, _ name: String, _ rssi: String, _ services: String, _ maker: String) -> String {
-            let text = address.fitted(to: 17) + "  " + name.fitted(to: nameWidth) + "  " + rssi.fitted(to: 16) + "  "
+            let text =
+                address.fitted(to: 17) + "  " + name.fitted(to: nameWidth) + "  " + rssi.fitted(to: 16) + "  "
                 + services.fitted(to: servicesWidth) + "  " + maker.fitted(to: makerWidth)
             return String(text.reversed().drop { $0 == " " }.reversed())
         }

@@ -8,10 +8,14 @@ import Testing
 struct BatchReadTests {
     /// One service of readable characteristics with the given values.
     static func service(_ values: [[UInt8]], permissions: [GATTPermissions?]? = nil) -> [GATTServiceDefinition] {
-        [GATTServiceDefinition(uuid: BluetoothUUID(0x180A), characteristics: values.indices.map { index in
-            GATTCharacteristicDefinition(
-                uuid: BluetoothUUID(UInt16(0x2A00 + index)), properties: .read, permissions: permissions?[index] ?? nil, value: values[index])
-        })]
+        [
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x180A),
+                characteristics: values.indices.map { index in
+                    GATTCharacteristicDefinition(
+                        uuid: BluetoothUUID(UInt16(0x2A00 + index)), properties: .read, permissions: permissions?[index] ?? nil, value: values[index])
+                })
+        ]
     }
 
     static func valueHandles(_ link: Link) async -> [UInt16] {

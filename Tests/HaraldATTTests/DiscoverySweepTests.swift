@@ -11,11 +11,13 @@ struct DiscoverySweepTests {
     /// characteristic has a CCCD (declaration, value, CCCD: three handles).
     static func services(_ count: Int, perService: Int, notifying: Bool = false) -> [GATTServiceDefinition] {
         (0..<count).map { service in
-            GATTServiceDefinition(uuid: BluetoothUUID(UInt16(0x1800 + service)), characteristics: (0..<perService).map { index in
-                GATTCharacteristicDefinition(
-                    uuid: BluetoothUUID(UInt16(0x2A00 + service * perService + index)), properties: notifying ? [.read, .notify] : .read,
-                    value: [UInt8(index)])
-            })
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(UInt16(0x1800 + service)),
+                characteristics: (0..<perService).map { index in
+                    GATTCharacteristicDefinition(
+                        uuid: BluetoothUUID(UInt16(0x2A00 + service * perService + index)), properties: notifying ? [.read, .notify] : .read,
+                        value: [UInt8(index)])
+                })
         }
     }
 
@@ -23,13 +25,15 @@ struct DiscoverySweepTests {
     /// without room for descriptors.
     static var mixed: [GATTServiceDefinition] {
         SampleDevice.services + [
-            GATTServiceDefinition(uuid: BluetoothUUID(0x181A), characteristics: [
-                GATTCharacteristicDefinition(
-                    uuid: BluetoothUUID(0x2A6E), properties: [.read, .notify], value: [0x10, 0x09],
-                    descriptors: [.userDescription("temperature"), GATTDescriptorDefinition(uuid: BluetoothUUID(0x290C), value: [1, 2, 3])]),
-                GATTCharacteristicDefinition(uuid: "6E400003-B5A3-F393-E0A9-E50E24DCCA9E", properties: .indicate),
-                GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A6F), properties: .read, value: [0x40]),
-            ]),
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x181A),
+                characteristics: [
+                    GATTCharacteristicDefinition(
+                        uuid: BluetoothUUID(0x2A6E), properties: [.read, .notify], value: [0x10, 0x09],
+                        descriptors: [.userDescription("temperature"), GATTDescriptorDefinition(uuid: BluetoothUUID(0x290C), value: [1, 2, 3])]),
+                    GATTCharacteristicDefinition(uuid: "6E400003-B5A3-F393-E0A9-E50E24DCCA9E", properties: .indicate),
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A6F), properties: .read, value: [0x40]),
+                ])
         ]
     }
 
@@ -75,8 +79,10 @@ struct DiscoverySweepTests {
 
     @Test func characteristicSweepRejectsOverlappingServices() async throws {
         let link = try await Link(services: SampleDevice.services)
-        let services = [GATTService(uuid: BluetoothUUID(0x1800), handles: ATTHandleRange(start: 1, end: 10)),
-                        GATTService(uuid: BluetoothUUID(0x1801), handles: ATTHandleRange(start: 5, end: 12))]
+        let services = [
+            GATTService(uuid: BluetoothUUID(0x1800), handles: ATTHandleRange(start: 1, end: 10)),
+            GATTService(uuid: BluetoothUUID(0x1801), handles: ATTHandleRange(start: 5, end: 12)),
+        ]
         await #expect(throws: GATTError.self) { try await link.client.discoverCharacteristics(ofAll: services) }
     }
 

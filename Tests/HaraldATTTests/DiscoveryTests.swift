@@ -46,7 +46,9 @@ struct DiscoveryTests {
     }
 
     @Test func services128BitComeOnePerResponseAtMTU23() async throws {
-        let definitions = (0..<4).map { GATTServiceDefinition(uuid: BluetoothUUID(high: 0x1234_0000_0000_1000 + UInt64($0) << 32, low: 1), characteristics: []) }
+        let definitions = (0..<4).map {
+            GATTServiceDefinition(uuid: BluetoothUUID(high: 0x1234_0000_0000_1000 + UInt64($0) << 32, low: 1), characteristics: [])
+        }
         let link = try await Link(services: definitions)
         let services = try await link.client.discoverPrimaryServices()
         #expect(services.map { $0.uuid } == definitions.map { $0.uuid })
@@ -103,9 +105,11 @@ struct DiscoveryTests {
     @Test("GATT/CL/GAD/BV-06-C: Discover All Characteristic Descriptors costs the Core spec round trips")
     func descriptorDiscoveryCostsTheCoreSpecRoundTrips() async throws {
         let descriptors = (0..<6).map { GATTDescriptorDefinition(uuid: BluetoothUUID(UInt16(0x2910 + $0)), value: [UInt8($0)]) }
-        let definition = GATTServiceDefinition(uuid: BluetoothUUID(0x180A), characteristics: [
-            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: [.read, .notify], descriptors: descriptors),
-        ])
+        let definition = GATTServiceDefinition(
+            uuid: BluetoothUUID(0x180A),
+            characteristics: [
+                GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: [.read, .notify], descriptors: descriptors)
+            ])
         let link = try await Link(services: [definition])
         let service = try #require(try await link.client.discoverPrimaryServices().first)
         let characteristic = try #require(try await link.client.discoverCharacteristics(of: service).first)
@@ -126,9 +130,11 @@ struct DiscoveryTests {
     @Test("GATT/CL/GAD/BV-03-C, GATT/SR/GAD/BV-03-C: Find Included Services, 16- and 128-bit UUIDs")
     func findsIncludedServicesWith16And128BitUUIDs() async throws {
         let definitions = [
-            GATTServiceDefinition(uuid: BluetoothUUID(0x180F), isPrimary: false, characteristics: [
-                GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: .read, value: [50]),
-            ]),
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x180F), isPrimary: false,
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: .read, value: [50])
+                ]),
             GATTServiceDefinition(uuid: SampleDevice.vendorService, isPrimary: false, characteristics: []),
             GATTServiceDefinition(uuid: BluetoothUUID(0x1812), includes: [BluetoothUUID(0x180F), SampleDevice.vendorService], characteristics: []),
         ]

@@ -10,9 +10,13 @@ struct DualRoleTests {
         let (linkA, linkB) = ATTMemoryBearer.pair(mtu: 100)
         let sideA = ATTDualRoleBearer(linkA)
         let sideB = ATTDualRoleBearer(linkB)
-        let gap = [GATTServiceDefinition(uuid: BluetoothUUID(0x1800), characteristics: [
-            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A00), properties: .read, value: Array("central".utf8)),
-        ])]
+        let gap = [
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x1800),
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A00), properties: .read, value: Array("central".utf8))
+                ])
+        ]
         let serverA = try GATTServer(services: gap, clock: clock)
         let connectionA = await serverA.attach(sideA.server)
         let serverB = try GATTServer(services: SampleDevice.services, clock: clock)
@@ -40,9 +44,13 @@ struct DualRoleTests {
         let clock = ManualClock()
         let (ours, peer) = ATTMemoryBearer.pair(mtu: 100)
         let side = ATTDualRoleBearer(ours)
-        let writable = [GATTServiceDefinition(uuid: BluetoothUUID(0x1800), characteristics: [
-            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A00), properties: [.read, .write]),
-        ])]
+        let writable = [
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x1800),
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A00), properties: [.read, .write])
+                ])
+        ]
         let server = try GATTServer(services: writable, clock: clock)
         let connection = await server.attach(side.server)
         let client = GATTClient(bearer: side.client, clock: clock, configuration: .init(preferredMTU: 100))

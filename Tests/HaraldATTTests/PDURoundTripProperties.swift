@@ -30,7 +30,8 @@ struct PDURoundTripProperties {
         case 7: return .readByTypeRequest(ATTReadByTypeRequest(range: draw.range(), attributeType: draw.uuid()))
         case 8:
             let length = draw.count(below: 30)
-            return .readByTypeResponse(ATTReadByTypeResponse(entries: (0...draw.count(below: 5)).map { _ in ATTHandleValue(handle: draw.word(), value: draw.bytes(length)) }))
+            return .readByTypeResponse(
+                ATTReadByTypeResponse(entries: (0...draw.count(below: 5)).map { _ in ATTHandleValue(handle: draw.word(), value: draw.bytes(length)) }))
         case 9: return .readRequest(ATTReadRequest(handle: draw.word()))
         case 10: return .readResponse(ATTReadResponse(value: draw.value(upTo: 64)))
         case 11: return .readBlobRequest(ATTReadBlobRequest(handle: draw.word(), offset: draw.word()))

@@ -87,9 +87,12 @@ struct PDUVectorTests {
 
     @Test func multipleHandleValueNotificationSplitsTuples() throws {
         let pdu = try decode("23 0C00 0100 55 0E00 0200 0102")
-        #expect(pdu == .multipleHandleValueNotification(.init(values: [
-            .init(handle: 0x0C, value: [0x55]), .init(handle: 0x0E, value: [0x01, 0x02]),
-        ])))
+        #expect(
+            pdu
+                == .multipleHandleValueNotification(
+                    .init(values: [
+                        .init(handle: 0x0C, value: [0x55]), .init(handle: 0x0E, value: [0x01, 0x02]),
+                    ])))
     }
 
     @Test func readMultipleVariableResponseKeepsTruncatedLastValue() throws {

@@ -13,24 +13,30 @@ struct PermissionTests {
     static let dynamic = BluetoothUUID(0x2B06)
 
     static func services(log: WriteLog = WriteLog()) -> [GATTServiceDefinition] {
-        [GATTServiceDefinition(uuid: BluetoothUUID(0x1815), characteristics: [
-            GATTCharacteristicDefinition(uuid: secret, properties: [.read, .write], permissions: [.read, .write, .readEncrypted, .writeEncrypted], value: [1]),
-            GATTCharacteristicDefinition(uuid: authenticated, properties: .read, permissions: [.read, .readAuthenticated], value: [2]),
-            GATTCharacteristicDefinition(uuid: authorized, properties: [.read, .write], permissions: [.read, .write, .readAuthorized, .writeAuthorized], value: [3]),
-            GATTCharacteristicDefinition(uuid: readOnly, properties: .read, value: [4]),
-            GATTCharacteristicDefinition(uuid: writeOnly, properties: .write, value: [5]),
-            GATTCharacteristicDefinition(
-                uuid: dynamic, properties: [.read, .write],
-                onRead: { context in
-                    await Task.yield()
-                    guard context.security.isEncrypted else { throw ATTErrorCode(0x80) }
-                    return [0xD0, 0x0D]
-                },
-                onWrite: { _, value in
-                    guard value.first != 0xFF else { throw ATTErrorCode.outOfRange }
-                    await log.append(value)
-                }),
-        ])]
+        [
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x1815),
+                characteristics: [
+                    GATTCharacteristicDefinition(
+                        uuid: secret, properties: [.read, .write], permissions: [.read, .write, .readEncrypted, .writeEncrypted], value: [1]),
+                    GATTCharacteristicDefinition(uuid: authenticated, properties: .read, permissions: [.read, .readAuthenticated], value: [2]),
+                    GATTCharacteristicDefinition(
+                        uuid: authorized, properties: [.read, .write], permissions: [.read, .write, .readAuthorized, .writeAuthorized], value: [3]),
+                    GATTCharacteristicDefinition(uuid: readOnly, properties: .read, value: [4]),
+                    GATTCharacteristicDefinition(uuid: writeOnly, properties: .write, value: [5]),
+                    GATTCharacteristicDefinition(
+                        uuid: dynamic, properties: [.read, .write],
+                        onRead: { context in
+                            await Task.yield()
+                            guard context.security.isEncrypted else { throw ATTErrorCode(0x80) }
+                            return [0xD0, 0x0D]
+                        },
+                        onWrite: { _, value in
+                            guard value.first != 0xFF else { throw ATTErrorCode.outOfRange }
+                            await log.append(value)
+                        }),
+                ])
+        ]
     }
 
     actor WriteLog {
@@ -124,9 +130,10 @@ struct PermissionTests {
     @Test func databaseAssignsHandlesInDeclarationOrder() throws {
         let database = try GATTDatabase(services: SampleDevice.services)
         // GAP: service, (decl, value) × 2 = 5 handles; Heart Rate: service + HRM decl/value/CCCD + 2 × (decl, value).
-        #expect(database.services.map { $0.handles } == [
-            ATTHandleRange(start: 1, end: 5), ATTHandleRange(start: 6, end: 13), ATTHandleRange(start: 14, end: 17), ATTHandleRange(start: 18, end: 21),
-        ])
+        #expect(
+            database.services.map { $0.handles } == [
+                ATTHandleRange(start: 1, end: 5), ATTHandleRange(start: 6, end: 13), ATTHandleRange(start: 14, end: 17), ATTHandleRange(start: 18, end: 21),
+            ])
         #expect(database.characteristic(BluetoothUUID(0x2A37))?.valueHandle == 8)
         #expect(database.clientConfigurationHandle(forValueHandle: 8) == 9)
     }

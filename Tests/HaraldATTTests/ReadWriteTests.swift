@@ -39,9 +39,13 @@ struct ReadWriteTests {
 
     @Test func readLongOfExactlyOneFullReadEndsOnAttributeNotLong() async throws {
         let value = (0..<22).map { UInt8($0) }
-        let link = try await Link(services: [GATTServiceDefinition(uuid: BluetoothUUID(0x180A), characteristics: [
-            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: .read, value: value),
-        ])])
+        let link = try await Link(services: [
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x180A),
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: .read, value: value)
+                ])
+        ])
         let handle = await link.valueHandle(BluetoothUUID(0x2A29))
         #expect(try await link.client.readLong(handle: handle) == value)
         let observed2 = await link.client.counters.roundTrips[.readBlobRequest]

@@ -32,11 +32,15 @@ struct ServerReadMultipleVariableTests {
     }
 
     @Test func anUnreadableAttributeFailsTheRequestNamingTheFirstOne() async throws {
-        let services = [GATTServiceDefinition(uuid: BluetoothUUID(0x180A), characteristics: [
-            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: .read, value: [1]),
-            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A24), properties: .read, permissions: [], value: [2]),
-            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A25), properties: .read, permissions: [], value: [3]),
-        ])]
+        let services = [
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x180A),
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: .read, value: [1]),
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A24), properties: .read, permissions: [], value: [2]),
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A25), properties: .read, permissions: [], value: [3]),
+                ])
+        ]
         var client = try await RawClient(services: services)
         let handles = await client.server.database.characteristics.map(\.characteristic.valueHandle)
         let reply = try await client.exchange(ATTReadMultipleVariableRequest(handles: [handles[0], handles[2], handles[1]]))

@@ -22,16 +22,20 @@ struct ServerSecurityTests {
     static var services: [GATTServiceDefinition] {
         var shortKeyDefinition = GATTCharacteristicDefinition(uuid: shortKey, properties: .read, permissions: [.read, .readEncrypted], value: guess)
         shortKeyDefinition.minimumReadKeySize = 7
-        return [GATTServiceDefinition(uuid: BluetoothUUID(0x1815), characteristics: [
-            GATTCharacteristicDefinition(uuid: secret, properties: [.read, .notify, .indicate], permissions: [.read, .readEncrypted], value: guess),
-            GATTCharacteristicDefinition(uuid: guarded, properties: [.read, .notify], permissions: [.read, .readAuthenticated], value: guess),
-            GATTCharacteristicDefinition(uuid: level4, properties: .read, permissions: [.read, .readSecureConnections], value: guess),
-            GATTCharacteristicDefinition(uuid: open, properties: [.read, .notify], value: [0x01]),
-            GATTCharacteristicDefinition(uuid: notifyOnly, properties: .notify, permissions: [.readEncrypted]),
-            shortKeyDefinition,
-            GATTCharacteristicDefinition(
-                uuid: gated, properties: .read, permissions: [.read, .readEncrypted], value: guess, authorize: { _, _ in false }),
-        ])]
+        return [
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x1815),
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: secret, properties: [.read, .notify, .indicate], permissions: [.read, .readEncrypted], value: guess),
+                    GATTCharacteristicDefinition(uuid: guarded, properties: [.read, .notify], permissions: [.read, .readAuthenticated], value: guess),
+                    GATTCharacteristicDefinition(uuid: level4, properties: .read, permissions: [.read, .readSecureConnections], value: guess),
+                    GATTCharacteristicDefinition(uuid: open, properties: [.read, .notify], value: [0x01]),
+                    GATTCharacteristicDefinition(uuid: notifyOnly, properties: .notify, permissions: [.readEncrypted]),
+                    shortKeyDefinition,
+                    GATTCharacteristicDefinition(
+                        uuid: gated, properties: .read, permissions: [.read, .readEncrypted], value: guess, authorize: { _, _ in false }),
+                ])
+        ]
     }
 
     /// Links as the server sees them.

@@ -34,9 +34,11 @@ private struct ChangingServer {
     }
 }
 
-private let extra = GATTServiceDefinition(uuid: BluetoothUUID(0x181C), characteristics: [
-    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A8A), properties: [.read, .notify], value: Array("Ada".utf8)),
-])
+private let extra = GATTServiceDefinition(
+    uuid: BluetoothUUID(0x181C),
+    characteristics: [
+        GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A8A), properties: [.read, .notify], value: Array("Ada".utf8))
+    ])
 
 @Suite("GATT server: Service Changed")
 struct ServiceChangedServerTests {
@@ -103,7 +105,10 @@ struct ServiceChangedServerTests {
         var values = subscription.values.makeAsyncIterator()
         let indication = try #require(await values.next())
         #expect(indication.isIndication)
-        #expect(indication.value == [UInt8(added.handles.start & 0xFF), UInt8(added.handles.start >> 8), UInt8(added.handles.end & 0xFF), UInt8(added.handles.end >> 8)])
+        #expect(
+            indication.value == [
+                UInt8(added.handles.start & 0xFF), UInt8(added.handles.start >> 8), UInt8(added.handles.end & 0xFF), UInt8(added.handles.end >> 8),
+            ])
     }
 
     @Test func removingAServiceLeavesEveryOtherHandleWhereItWas() async throws {
@@ -119,9 +124,11 @@ struct ServiceChangedServerTests {
     @Test func replacingAServiceIndicatesOneRangeFromItsOldStartToItsNewEnd() async throws {
         let world = try await ChangingServer()
         let battery = try await world.service(BluetoothUUID(0x180F))
-        let replacement = GATTServiceDefinition(uuid: BluetoothUUID(0x180F), characteristics: [
-            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: .read, value: [12]),
-        ])
+        let replacement = GATTServiceDefinition(
+            uuid: BluetoothUUID(0x180F),
+            characteristics: [
+                GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: .read, value: [12])
+            ])
         let range = try await world.server.replaceServices([BluetoothUUID(0x180F)], with: [replacement])
         let moved = try await world.service(BluetoothUUID(0x180F))
         #expect(moved.handles.start > battery.handles.end)
@@ -141,9 +148,11 @@ struct ServiceChangedServerTests {
 
     @Test func aServiceAddedOnTheHandlesOfARemovedOneStartsWithNoClientConfiguration() async throws {
         // The battery service is last, so removing it frees its handles for the next service.
-        let battery = GATTServiceDefinition(uuid: BluetoothUUID(0x180F), characteristics: [
-            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read, .notify], value: [85]),
-        ])
+        let battery = GATTServiceDefinition(
+            uuid: BluetoothUUID(0x180F),
+            characteristics: [
+                GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read, .notify], value: [85])
+            ])
         let world = try await ChangingServer(services: [GATTGenericAttributeService.definition, battery])
         let before = await world.server.database
         let level = try #require(before.characteristic(BluetoothUUID(0x2A19))).valueHandle

@@ -57,8 +57,9 @@ struct StrictDiscoveryTests {
             GATTService(uuid: Self.service, handles: ATTHandleRange(start: 0x08, end: 0x20)),
         ]
         await #expect(
-            throws: GATTError.protocolViolation(ATTProtocolViolation(
-                pdu: .readByGroupTypeResponse, handle: 0x0008, rule: "service groups 0x0001-0x0010 and 0x0008-0x0020 overlap"))
+            throws: GATTError.protocolViolation(
+                ATTProtocolViolation(
+                    pdu: .readByGroupTypeResponse, handle: 0x0008, rule: "service groups 0x0001-0x0010 and 0x0008-0x0020 overlap"))
         ) {
             _ = try await link.client.discoverCharacteristics(ofAll: services)
         }

@@ -14,8 +14,10 @@ struct BluetoothUUIDTests {
 
     // MARK: Parsing
 
-    @Test(arguments: ["180D", "0x180D", "0X180D", "180d", "0x180d", " 180D\n", "\t180D\r\n", "0000180D", "0000180d-0000-1000-8000-00805f9b34fb",
-                      "0000180D-0000-1000-8000-00805F9B34FB", "0000180D0000100080000080 5F9B34FB".replacingOccurrences(of: " ", with: "")])
+    @Test(arguments: [
+        "180D", "0x180D", "0X180D", "180d", "0x180d", " 180D\n", "\t180D\r\n", "0000180D", "0000180d-0000-1000-8000-00805f9b34fb",
+        "0000180D-0000-1000-8000-00805F9B34FB", "0000180D0000100080000080 5F9B34FB".replacingOccurrences(of: " ", with: ""),
+    ])
     func parsesEveryFormOfASixteenBitUUID(text: String) {
         #expect(parse(text) == heartRate)
     }
@@ -41,10 +43,10 @@ struct BluetoothUUIDTests {
         "B5F90072AA8D-11E3-9046-0002A5D5C51B-",  // dashes in the wrong places
         "B5F9007-2AA8D-11E3-9046-0002A5D5C51B",
         "B5F90072-AA8D11E3-9046-0002-A5D5C51B",
-        "B5F90072-AA8D-11E3-9046-0002A5D5C51",   // a digit short
-        "B5F90072-AA8D-11E3-9046-0002A5D5C51BB", // a digit long
-        "B5F90072AA8D11E390460002A5D5C51",       // 31 digits
-        "B5F90072AA8D11E390460002A5D5C51B00",    // 34 digits
+        "B5F90072-AA8D-11E3-9046-0002A5D5C51",  // a digit short
+        "B5F90072-AA8D-11E3-9046-0002A5D5C51BB",  // a digit long
+        "B5F90072AA8D11E390460002A5D5C51",  // 31 digits
+        "B5F90072AA8D11E390460002A5D5C51B00",  // 34 digits
         "not a uuid", "18-0D", "0x-180D", "１８０Ｄ", "180D\u{301}", "0x0x180D",
     ])
     func rejectsInvalidText(text: String) {

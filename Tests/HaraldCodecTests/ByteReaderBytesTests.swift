@@ -97,9 +97,10 @@ struct ByteReaderBytesTests {
         #expect(fails { r throws(ByteDecodingError) in try r.skip(count, field: "f") })
         #expect(fails { r throws(ByteDecodingError) in _ = try r.subReader(count: count, field: "f") })
         #expect(fails { r throws(ByteDecodingError) in _ = try r.readUTF8(count: count, field: "f") })
-        #expect(fails { r throws(ByteDecodingError) in
-            _ = try r.withBytes(count: count, field: "f") { (raw) throws(ByteDecodingError) in raw.count }
-        })
+        #expect(
+            fails { r throws(ByteDecodingError) in
+                _ = try r.withBytes(count: count, field: "f") { (raw) throws(ByteDecodingError) in raw.count }
+            })
         #expect(fails { r throws(ByteDecodingError) in _ = try r.decode([UInt8].self, byteCount: count, field: "f") })
     }
 
@@ -160,13 +161,14 @@ struct ByteReaderBytesTests {
         #expect(error?.reason == .invalidUTF8)
     }
 
-    @Test(arguments: [
-        [0xED, 0xA0, 0x80],        // a UTF-16 surrogate encoded as UTF-8
-        [0xF4, 0x90, 0x80, 0x80],  // beyond U+10FFFF
-        [0xF8, 0x88, 0x80, 0x80, 0x80],  // a five-byte form
-        [0x80],                    // a lone continuation byte
-        [0xE2, 0x82],              // a sequence cut short
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xED, 0xA0, 0x80],  // a UTF-16 surrogate encoded as UTF-8
+            [0xF4, 0x90, 0x80, 0x80],  // beyond U+10FFFF
+            [0xF8, 0x88, 0x80, 0x80, 0x80],  // a five-byte form
+            [0x80],  // a lone continuation byte
+            [0xE2, 0x82],  // a sequence cut short
+        ] as [[UInt8]])
     func malformedUTF8IsRejected(bytes: [UInt8]) {
         let error = decodingError { () throws(ByteDecodingError) in
             try reading(bytes) { r throws(ByteDecodingError) in try r.readRemainingUTF8(field: "name") }

@@ -102,8 +102,10 @@ struct ByteReaderErrorTests {
 
     @Test func nestedTruncationNamesTheDottedPath() {
         let error = decodingError { () throws(ByteDecodingError) in try StampedRecord(decoding: [0x07, 0xE8, 0x07]) }
-        #expect(error == ByteDecodingError(
-            typeName: "StampedRecord", field: "timestamp.month", offset: 3, reason: .truncated(needed: 1, available: 0)))
+        #expect(
+            error
+                == ByteDecodingError(
+                    typeName: "StampedRecord", field: "timestamp.month", offset: 3, reason: .truncated(needed: 1, available: 0)))
     }
 
     @Test func nestedInvalidValueNamesTheDottedPathAndFieldOffset() {

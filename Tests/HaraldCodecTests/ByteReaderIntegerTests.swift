@@ -78,8 +78,10 @@ struct ByteReaderIntegerTests {
 
     @Test func readsConsecutiveFieldsAndAdvancesTheOffset() throws {
         let (a, b, c, end) = try reading([0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07]) { r throws(ByteDecodingError) in
-            (try r.read(UInt8.self, field: "a"), try r.read(UInt16.self, field: "b"),
-             try r.read(UInt32.self, byteOrder: .bigEndian, field: "c"), r.offset)
+            (
+                try r.read(UInt8.self, field: "a"), try r.read(UInt16.self, field: "b"),
+                try r.read(UInt32.self, byteOrder: .bigEndian, field: "c"), r.offset
+            )
         }
         #expect(a == 0x01)
         #expect(b == 0x0302)

@@ -65,7 +65,9 @@ struct CRCTests {
         // CRC-16/GENIBUS: poly 0x1021, init 0xFFFF, final XOR 0xFFFF; check 0xD64E.
         let genibus = CRC16(polynomial: 0x1021, initial: 0xFFFF, reflected: false, finalXOR: 0xFFFF)
         #expect(genibus.checksum(check) == 0xD64E)
-        #expect(UInt64(genibus.checksum([1, 2, 3])) == BitwiseCRC(width: 16, polynomial: 0x1021, initial: 0xFFFF, reflected: false, finalXOR: 0xFFFF).checksum([1, 2, 3]))
+        #expect(
+            UInt64(genibus.checksum([1, 2, 3]))
+                == BitwiseCRC(width: 16, polynomial: 0x1021, initial: 0xFFFF, reflected: false, finalXOR: 0xFFFF).checksum([1, 2, 3]))
     }
 
     @Test func reflectedCRCWithAnAsymmetricInitialValue() {

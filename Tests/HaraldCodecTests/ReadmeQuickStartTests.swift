@@ -64,7 +64,8 @@ struct ReadmeQuickStartTests {
     static func ledColorDeclaration(in text: String) -> [Substring]? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard let start = lines.firstIndex(where: { $0.hasPrefix("struct LEDColor") }),
-              let end = lines[start...].firstIndex(of: "}") else { return nil }
+            let end = lines[start...].firstIndex(of: "}")
+        else { return nil }
         return Array(lines[start...end])
     }
 

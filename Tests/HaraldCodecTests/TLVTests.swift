@@ -5,11 +5,12 @@ import Testing
 struct TLVTests {
     @Test func walksOneByteTypeAndLength() throws {
         let items = try TLV.items(in: [0x01, 0x02, 0xAA, 0xBB, 0x05, 0x00, 0x07, 0x01, 0xCC])
-        #expect(items == [
-            TLVItem(type: 1, value: [0xAA, 0xBB], offset: 0),
-            TLVItem(type: 5, value: [], offset: 4),
-            TLVItem(type: 7, value: [0xCC], offset: 6),
-        ])
+        #expect(
+            items == [
+                TLVItem(type: 1, value: [0xAA, 0xBB], offset: 0),
+                TLVItem(type: 5, value: [], offset: 4),
+                TLVItem(type: 7, value: [0xCC], offset: 6),
+            ])
     }
 
     @Test func emptyInputHasNoItems() throws {

@@ -60,10 +60,12 @@ struct HeartRateMeasurement: ByteDecodable {
 
     init(from reader: inout ByteReader) throws(ByteDecodingError) {
         let flags = try reader.readFlags(Flag.self, as: UInt8.self)
-        rate = flags.contains(.rateIsUInt16)
+        rate =
+            flags.contains(.rateIsUInt16)
             ? try reader.read(UInt16.self, field: "heartRate")
             : UInt16(try reader.read(UInt8.self, field: "heartRate"))
-        energyExpended = flags.contains(.energyExpendedPresent)
+        energyExpended =
+            flags.contains(.energyExpendedPresent)
             ? try reader.read(UInt16.self, field: "energyExpended") : nil
     }
 }

@@ -20,15 +20,18 @@ struct AttributeIdentityTests {
     /// every characteristic the same 10 descriptor UUIDs, so only their identities tell them
     /// apart; each value names its position.
     static var largeGATT: FakeGATT {
-        FakeGATT(services: (0..<serviceCount).map { service in
-            FakeGATT.Service(uuid: uuid(0x5E, service), characteristics: (0..<characteristicCount).map { characteristic in
-                FakeGATT.Characteristic(
-                    uuid: uuid(0xC4, characteristic), properties: .read | .write | .notify, value: value(service, characteristic),
-                    descriptors: (0..<descriptorCount).map { descriptor in
-                        FakeGATT.Descriptor(uuid: uuid(0xDE, descriptor), value: Data(value(service, characteristic, descriptor)))
+        FakeGATT(
+            services: (0..<serviceCount).map { service in
+                FakeGATT.Service(
+                    uuid: uuid(0x5E, service),
+                    characteristics: (0..<characteristicCount).map { characteristic in
+                        FakeGATT.Characteristic(
+                            uuid: uuid(0xC4, characteristic), properties: .read | .write | .notify, value: value(service, characteristic),
+                            descriptors: (0..<descriptorCount).map { descriptor in
+                                FakeGATT.Descriptor(uuid: uuid(0xDE, descriptor), value: Data(value(service, characteristic, descriptor)))
+                            })
                     })
             })
-        })
     }
 
     static func uuid(_ kind: UInt64, _ index: Int) -> BluetoothUUID {
@@ -64,7 +67,8 @@ struct AttributeIdentityTests {
         let lock = world.peripheral.lock
 
         #expect(try await connection.read(last, timeout: timeout) == Self.value(Self.lastService, Self.lastCharacteristic))
-        #expect(try await connection.readDescriptor(lastDescriptor, timeout: timeout) == Self.value(Self.lastService, Self.lastCharacteristic, Self.lastDescriptor))
+        #expect(
+            try await connection.readDescriptor(lastDescriptor, timeout: timeout) == Self.value(Self.lastService, Self.lastCharacteristic, Self.lastDescriptor))
 
         try await connection.write([0xAB], to: last, kind: .withResponse, timeout: timeout)
         #expect(lock.withLock { lastObject.storedValue } == [0xAB])
@@ -72,7 +76,9 @@ struct AttributeIdentityTests {
 
         try await connection.writeDescriptor([0xCD], to: lastDescriptor, timeout: timeout)
         #expect(lock.withLock { lastObject.allDescriptors[Self.lastDescriptor].storedValue as? Data } == Data([0xCD]))
-        #expect(lock.withLock { twinObject.allDescriptors[Self.lastDescriptor].storedValue as? Data } == Data(Self.value(0, Self.lastCharacteristic, Self.lastDescriptor)))
+        #expect(
+            lock.withLock { twinObject.allDescriptors[Self.lastDescriptor].storedValue as? Data }
+                == Data(Self.value(0, Self.lastCharacteristic, Self.lastDescriptor)))
 
         var lastUpdates = (await connection.valueUpdates(for: last, buffering: .oldest(16))).makeAsyncIterator()
         var twinUpdates = (await connection.valueUpdates(for: twin, buffering: .oldest(16))).makeAsyncIterator()

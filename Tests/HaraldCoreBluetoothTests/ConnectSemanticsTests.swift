@@ -38,9 +38,10 @@ struct ConnectSemanticsTests {
         let world = FakeWorld.make()
         let options = ConnectionOptions(notifyOnConnection: true, notifyOnDisconnection: false, notifyOnNotification: true, enableAutoReconnect: true)
         _ = try await world.backend.connect(to: world.identifier, options: options, timeout: timeout)
-        #expect(world.central.connectOptions(of: world.peripheral) == [
-            "notifyOnConnection": true, "notifyOnDisconnection": false, "notifyOnNotification": true, "enableAutoReconnect": true,
-        ])
+        #expect(
+            world.central.connectOptions(of: world.peripheral) == [
+                "notifyOnConnection": true, "notifyOnDisconnection": false, "notifyOnNotification": true, "enableAutoReconnect": true,
+            ])
     }
 
     @Test func anAttemptInProgressWhenTheRadioGoesOffIsMadeAgainWhenItComesBack() async throws {

@@ -77,8 +77,10 @@ struct ConnectionExtrasTests {
         let profile = try await world.backend.connectToProfile(world)
         let limit = await profile.connection.maximumWriteLength(for: .withoutResponse)
         let stream = profile[ScenarioProfile.stream]
-        await #expect(throws: BluetoothError.misuse(
-            "a write without response carries at most 20 bytes on this connection (maximumWriteLength), this value has 21: split it, or write with response")
+        await #expect(
+            throws: BluetoothError.misuse(
+                "a write without response carries at most 20 bytes on this connection (maximumWriteLength), this value has 21: split it, or write with response"
+            )
         ) {
             try await profile.connection.write([UInt8](repeating: 1, count: limit + 1), to: stream, kind: .withoutResponse, timeout: timeout)
         }

@@ -17,16 +17,20 @@ struct FakeWorld: Sendable {
     static var profileGATT: FakeGATT {
         FakeGATT(services: [
             .init(uuid: BluetoothUUID(0x180F), characteristics: [.init(uuid: BluetoothUUID(0x2A19), properties: .read | .notify, value: [88])]),
-            .init(uuid: ScenarioProfile.service, characteristics: [
-                .init(uuid: ScenarioProfile.status, properties: .read | .notify, value: ScenarioProfile.statusInitial, descriptors: [
-                    .init(uuid: BluetoothUUID(0x2902), value: NSNumber(value: 0)),
-                    .init(uuid: BluetoothUUID(0x2901), value: "Status"),
+            .init(
+                uuid: ScenarioProfile.service,
+                characteristics: [
+                    .init(
+                        uuid: ScenarioProfile.status, properties: .read | .notify, value: ScenarioProfile.statusInitial,
+                        descriptors: [
+                            .init(uuid: BluetoothUUID(0x2902), value: NSNumber(value: 0)),
+                            .init(uuid: BluetoothUUID(0x2901), value: "Status"),
+                        ]),
+                    .init(uuid: ScenarioProfile.setting, properties: .read | .write, value: ScenarioProfile.settingInitial),
+                    .init(uuid: ScenarioProfile.stream, properties: .writeWithoutResponse),
+                    .init(uuid: ScenarioProfile.command, properties: .write),
+                    .init(uuid: ScenarioProfile.response, properties: .notify),
                 ]),
-                .init(uuid: ScenarioProfile.setting, properties: .read | .write, value: ScenarioProfile.settingInitial),
-                .init(uuid: ScenarioProfile.stream, properties: .writeWithoutResponse),
-                .init(uuid: ScenarioProfile.command, properties: .write),
-                .init(uuid: ScenarioProfile.response, properties: .notify),
-            ]),
         ])
     }
 
@@ -109,20 +113,26 @@ struct CoreBluetoothScenarioTests {
     func scenario(_ scenario: Scenario) async throws {
         let world = FakeWorld.make()
         // The scenario peer advertises all along: every scan hears it at once.
-        world.central.advertisingOnScan = [(world.peripheral, [
-            fakeKeys.localName: ScenarioProfile.name, fakeKeys.serviceUUIDs: [FakeUUID(ScenarioProfile.service)],
-            fakeKeys.isConnectable: NSNumber(value: true),
-        ], -55)]
+        world.central.advertisingOnScan = [
+            (
+                world.peripheral,
+                [
+                    fakeKeys.localName: ScenarioProfile.name, fakeKeys.serviceUUIDs: [FakeUUID(ScenarioProfile.service)],
+                    fakeKeys.isConnectable: NSNumber(value: true),
+                ], -55
+            )
+        ]
         let backend = world.backend
         let clock = world.clock
-        try await scenario.run(ScenarioHarness(
-            central: Central(backend: backend, clock: clock, defaultTimeout: .seconds(5)),
-            peer: FakeScenarioPeer(world: world), timeout: .seconds(5), shortTimeout: .seconds(3),
-            elapse: { duration in
-                await waitForSleepers(clock)
-                clock.advance(by: duration)
-            },
-            pendingOperations: { backend.pendingOperationCount }))
+        try await scenario.run(
+            ScenarioHarness(
+                central: Central(backend: backend, clock: clock, defaultTimeout: .seconds(5)),
+                peer: FakeScenarioPeer(world: world), timeout: .seconds(5), shortTimeout: .seconds(3),
+                elapse: { duration in
+                    await waitForSleepers(clock)
+                    clock.advance(by: duration)
+                },
+                pendingOperations: { backend.pendingOperationCount }))
         #expect(world.peripheral.dropped == 0, "no write without response was sent without room for it")
     }
 }

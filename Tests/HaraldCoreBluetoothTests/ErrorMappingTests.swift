@@ -8,8 +8,9 @@ import Testing
 struct ErrorMappingTests {
     @Test(arguments: [0x01, 0x05, 0x0F, 0x80, 0xFE])
     func attErrorCodesPassThroughAsATTStatus(code: Int) {
-        #expect(CoreBluetoothErrorMapping.bluetoothError(attError(code), attribute: AttributeID(serial: 21), keys: fakeKeys)
-            == .attribute(ATTErrorCode(rawValue: UInt8(code)), on: AttributeID(serial: 21)))
+        #expect(
+            CoreBluetoothErrorMapping.bluetoothError(attError(code), attribute: AttributeID(serial: 21), keys: fakeKeys)
+                == .attribute(ATTErrorCode(rawValue: UInt8(code)), on: AttributeID(serial: 21)))
     }
 
     @Test func anATTErrorOnNoSingleAttributeNamesNone() {
@@ -34,7 +35,9 @@ struct ErrorMappingTests {
     }
 
     @Test func otherCoreBluetoothErrorsKeepTheirCode() {
-        #expect(CoreBluetoothErrorMapping.bluetoothError(cbError(13), attribute: AttributeID(serial: 1), keys: fakeKeys) == .notPermitted("CBError 13 (operation not supported)"))
+        #expect(
+            CoreBluetoothErrorMapping.bluetoothError(cbError(13), attribute: AttributeID(serial: 1), keys: fakeKeys)
+                == .notPermitted("CBError 13 (operation not supported)"))
         #expect(CoreBluetoothErrorMapping.bluetoothError(cbError(0), attribute: AttributeID(serial: 1), keys: fakeKeys) == .backend("CBError 0 (unknown)"))
         #expect(CoreBluetoothErrorMapping.connectionError(cbError(10), keys: fakeKeys) == .connectionFailed("CBError 10 (connection failed)"))
     }

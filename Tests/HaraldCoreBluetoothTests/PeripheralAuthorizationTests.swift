@@ -18,11 +18,13 @@ struct PeripheralAuthorizationTests {
     static func definition(allowing allowed: Locked<Set<CentralIdentifier>>) -> PeripheralDefinition {
         let rule: AttributeAuthorizationHandler = { request, _ in allowed.withLock { $0.contains(request.central) } }
         return PeripheralDefinition(advertisement: PeripheralAdvertisement(name: "Guarded")) {
-            ServiceDefinition(uuid: service, characteristics: [
-                CharacteristicDefinition(uuid: stored, properties: [.read], value: [9, 9]).authorized(by: rule)
-                    .formatted(CharacteristicPresentationFormat(format: .uint16, unit: 0x2700)),
-                CharacteristicDefinition(uuid: setting, properties: [.read, .write], value: [0]).authorized(by: rule),
-            ])
+            ServiceDefinition(
+                uuid: service,
+                characteristics: [
+                    CharacteristicDefinition(uuid: stored, properties: [.read], value: [9, 9]).authorized(by: rule)
+                        .formatted(CharacteristicPresentationFormat(format: .uint16, unit: 0x2700)),
+                    CharacteristicDefinition(uuid: setting, properties: [.read, .write], value: [0]).authorized(by: rule),
+                ])
         }
     }
 

@@ -253,8 +253,9 @@ struct PeripheralBackendTests {
         #expect(spec.permissions == CoreBluetoothCharacteristicSpec.readEncryptionRequired && spec.value == nil)
         let read = await manager.read(TestDevice.secret, by: FakeRemoteCentral())
         #expect(read.result == 0 && read.value == [42])
-        #expect(CoreBluetoothPeripheralBackend<FakePeripheralManager>.attributeRequest(CentralIdentifier(rawValue: "x"), security: .authenticated)
-            == AttributeRequest(central: CentralIdentifier(rawValue: "x"), isEncrypted: true, isAuthenticated: false))
+        #expect(
+            CoreBluetoothPeripheralBackend<FakePeripheralManager>.attributeRequest(CentralIdentifier(rawValue: "x"), security: .authenticated)
+                == AttributeRequest(central: CentralIdentifier(rawValue: "x"), isEncrypted: true, isAuthenticated: false))
         await serving.stop()
     }
 

@@ -30,12 +30,16 @@ struct PeripheralHandlerQueueTests {
     @Test func pastTheLimitARequestIsAnsweredInsufficientResourcesAndTheQueuedOnesAreStillServed() async throws {
         let gate = Gate()
         let definition = PeripheralDefinition(advertisement: PeripheralAdvertisement(name: "Slow")) {
-            ServiceDefinition(uuid: Self.service, characteristics: [
-                CharacteristicDefinition(uuid: Self.slow, properties: [.read], onRead: { _ in
-                    await gate.wait()
-                    return [0x2A]
-                }),
-            ])
+            ServiceDefinition(
+                uuid: Self.service,
+                characteristics: [
+                    CharacteristicDefinition(
+                        uuid: Self.slow, properties: [.read],
+                        onRead: { _ in
+                            await gate.wait()
+                            return [0x2A]
+                        })
+                ])
         }
         let (manager, backend) = FakePeripheralManager.make()
         let serving = try await backend.serve(definition)

@@ -17,9 +17,12 @@ struct PeripheralServiceChangeTests {
     /// The test device plus a battery service whose level notifies.
     static var definition: PeripheralDefinition {
         var definition = TestDevice.definition()
-        definition.services.append(ServiceDefinition(uuid: battery, characteristics: [
-            CharacteristicDefinition(uuid: level, properties: [.read, .notify], value: [80])
-        ]))
+        definition.services.append(
+            ServiceDefinition(
+                uuid: battery,
+                characteristics: [
+                    CharacteristicDefinition(uuid: level, properties: [.read, .notify], value: [80])
+                ]))
         return definition
     }
 
@@ -61,9 +64,10 @@ struct PeripheralServiceChangeTests {
             seen.append(event)
             if seen.count == 2 { break }
         }
-        #expect(seen == [
-            .subscriptionChanged(id, characteristic: Self.level, notifying: true), .subscriptionChanged(id, characteristic: Self.level, notifying: false),
-        ])
+        #expect(
+            seen == [
+                .subscriptionChanged(id, characteristic: Self.level, notifying: true), .subscriptionChanged(id, characteristic: Self.level, notifying: false),
+            ])
         #expect(await serving.centrals() == [])
         await #expect(throws: BluetoothError.self) {
             try await serving.notify([1], characteristic: Self.level, service: Self.battery, to: nil)

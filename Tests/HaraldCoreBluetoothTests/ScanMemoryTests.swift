@@ -55,10 +55,10 @@ struct ScanMemoryTests {
     @Test func aSlowLoopSeesABoundedBufferOfTheNewestReportsAndADropCount() async throws {
         let world = FakeWorld.make()
         let scan = await world.scan(ScanRequest(duplicates: .reportAll, bufferLimit: 8))
-        for strength in -100 ..< 0 { world.central.advertise(world.peripheral, data: [:], rssi: strength) }
+        for strength in -100..<0 { world.central.advertise(world.peripheral, data: [:], rssi: strength) }
         #expect(scan.droppedCount == 92)
         var reports = scan.makeAsyncIterator()
-        for strength in -8 ..< 0 { #expect(try await reports.next()?.rssi == RSSI(dBm: Int8(strength))) }
+        for strength in -8..<0 { #expect(try await reports.next()?.rssi == RSSI(dBm: Int8(strength))) }
         world.central.advertise(world.peripheral, data: [:], rssi: -30)
         #expect(try await reports.next()?.rssi == -30, "nothing else was waiting")
     }

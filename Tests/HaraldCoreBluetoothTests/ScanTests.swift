@@ -22,14 +22,16 @@ struct ScanTests {
     @Test func advertisementDictionaryIsMappedToAdvertisingData() async throws {
         let world = FakeWorld.make()
         var scan = await world.scan().makeAsyncIterator()
-        world.central.advertise(world.peripheral, data: [
-            fakeKeys.localName: "Harald-HR",
-            fakeKeys.serviceUUIDs: [FakeUUID(BluetoothUUID(0x180D)), FakeUUID(ScenarioProfile.service)],
-            fakeKeys.manufacturerData: Data([0x59, 0x00, 0xAB, 0xCD]),
-            fakeKeys.serviceData: [FakeUUID(BluetoothUUID(0xFEAA)): Data([0x10, 0x20])],
-            fakeKeys.txPowerLevel: NSNumber(value: -8),
-            fakeKeys.isConnectable: NSNumber(value: false),
-        ], rssi: -61)
+        world.central.advertise(
+            world.peripheral,
+            data: [
+                fakeKeys.localName: "Harald-HR",
+                fakeKeys.serviceUUIDs: [FakeUUID(BluetoothUUID(0x180D)), FakeUUID(ScenarioProfile.service)],
+                fakeKeys.manufacturerData: Data([0x59, 0x00, 0xAB, 0xCD]),
+                fakeKeys.serviceData: [FakeUUID(BluetoothUUID(0xFEAA)): Data([0x10, 0x20])],
+                fakeKeys.txPowerLevel: NSNumber(value: -8),
+                fakeKeys.isConnectable: NSNumber(value: false),
+            ], rssi: -61)
         let advertisement = try #require(try await scan.next())
         #expect(advertisement.peripheral == world.identifier)
         #expect(advertisement.rssi == -61)
@@ -44,10 +46,12 @@ struct ScanTests {
     @Test func rebuiltStructuresSurviveAWireRoundTrip() async throws {
         let world = FakeWorld.make()
         var scan = await world.scan().makeAsyncIterator()
-        world.central.advertise(world.peripheral, data: [
-            fakeKeys.localName: "Band", fakeKeys.solicitedServiceUUIDs: [FakeUUID(BluetoothUUID(0x1812))],
-            fakeKeys.overflowServiceUUIDs: [FakeUUID(ScenarioProfile.service)],
-        ], rssi: -40)
+        world.central.advertise(
+            world.peripheral,
+            data: [
+                fakeKeys.localName: "Band", fakeKeys.solicitedServiceUUIDs: [FakeUUID(BluetoothUUID(0x1812))],
+                fakeKeys.overflowServiceUUIDs: [FakeUUID(ScenarioProfile.service)],
+            ], rssi: -40)
         let data = try #require(try await scan.next()).data
         #expect(AdvertisingData(parsing: data.bytes) == data)
         #expect(data.solicitedServiceUUIDs == [BluetoothUUID(0x1812)])

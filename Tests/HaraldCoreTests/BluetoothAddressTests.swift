@@ -23,8 +23,10 @@ struct BluetoothAddressTests {
         #expect(BluetoothAddress("C0-01-02-03-04-05")?.value == 0xC001_0203_0405)
     }
 
-    @Test(arguments: ["", "C0:01:02:03:04", "C0:01:02:03:04:05:06", "C0:01:02:03:04:5", "C0:01:02:03:04:0G",
-                      "C0:01:02:03:04:05/secret", "C0:01-02:03:04:05", "+0:01:02:03:04:05", "C0:01:02:03:04:05/"])
+    @Test(arguments: [
+        "", "C0:01:02:03:04", "C0:01:02:03:04:05:06", "C0:01:02:03:04:5", "C0:01:02:03:04:0G",
+        "C0:01:02:03:04:05/secret", "C0:01-02:03:04:05", "+0:01:02:03:04:05", "C0:01:02:03:04:05/",
+    ])
     func malformedTextIsRejected(_ text: String) {
         #expect(BluetoothAddress(text) == nil)
     }

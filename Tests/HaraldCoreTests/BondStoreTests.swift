@@ -104,7 +104,11 @@ struct BondStoreTests {
 
     @Test func aNonResolvablePrivateAddressFindsNoBondAndAsksNoResolver() async throws {
         let asked = Locked(0)
-        let store = InMemoryBondStore(bonds: [F.secureConnectionsBond()], resolver: { _, _ in asked.withLock { $0 += 1 }; return true })
+        let store = InMemoryBondStore(
+            bonds: [F.secureConnectionsBond()],
+            resolver: { _, _ in
+                asked.withLock { $0 += 1 }; return true
+            })
         #expect(await store.bond(resolving: BluetoothAddress("00:11:22:33:44:55/random")!) == nil)
         #expect(await store.bond(resolving: F.peer) != nil)
         #expect(asked.value == 0)
@@ -379,4 +383,3 @@ struct FileBondStoreTests {
     }
     #endif
 }
-

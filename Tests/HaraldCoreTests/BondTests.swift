@@ -149,7 +149,8 @@ struct BondTests {
     @Test func neverPrintsAKey() {
         let values: [Any] = [
             F.legacyBond(), F.secureConnectionsBond(), F.ourIdentity, F.legacyBond().longTermKey!,
-            F.legacyBond().localLongTermKey!, F.legacyBond().peerIdentityResolvingKey!, F.legacyBond().peerSignatureKey!, [F.legacyBond()], Optional(F.legacyBond()) as Any,
+            F.legacyBond().localLongTermKey!, F.legacyBond().peerIdentityResolvingKey!, F.legacyBond().peerSignatureKey!, [F.legacyBond()],
+            Optional(F.legacyBond()) as Any,
         ]
         for value in values {
             for text in BondFixtures.printed(value) {

@@ -130,12 +130,13 @@ final class StepLog: @unchecked Sendable {
     private var steps: [String] = []
 
     func add(_ step: GoProReadinessStep) {
-        let name = switch step {
-        case .scanning: "scanning"
-        case .connecting: "connecting"
-        case .waitingForReadiness: "waitingForReadiness"
-        case .ready: "ready"
-        }
+        let name =
+            switch step {
+            case .scanning: "scanning"
+            case .connecting: "connecting"
+            case .waitingForReadiness: "waitingForReadiness"
+            case .ready: "ready"
+            }
         lock.withLock { steps.append(name) }
     }
 

@@ -65,14 +65,16 @@ struct CameraProtocolVectorTests {
             try await wire.write(bytes("01 3C"), to: GP.command)
             return try await wire.packets(6, from: GP.commandResponse)
         }
-        #expect(packets == [
-            "20 62 3c 00 04 00 00 00 3e 0c 48 45 52 4f 31 32 20 42 6c 61",
-            "80 63 6b 04 30 78 30 35 0f 48 32 33 2e 30 31 2e 30 31 2e 39",
-            "81 39 2e 35 36 0e 43 33 35 30 31 33 32 34 35 30 30 37 30 32",
-            "82 11 48 45 52 4f 31 32 20 42 6c 61 63 6b 64 65 62 75 67 0c",
-            "83 32 36 37 34 66 37 66 36 36 31 30 34 01 00 01 01 01 00 02",
-            "84 5b 5d 01 01",
-        ].map(bytes))
+        #expect(
+            packets
+                == [
+                    "20 62 3c 00 04 00 00 00 3e 0c 48 45 52 4f 31 32 20 42 6c 61",
+                    "80 63 6b 04 30 78 30 35 0f 48 32 33 2e 30 31 2e 30 31 2e 39",
+                    "81 39 2e 35 36 0e 43 33 35 30 31 33 32 34 35 30 30 37 30 32",
+                    "82 11 48 45 52 4f 31 32 20 42 6c 61 63 6b 64 65 62 75 67 0c",
+                    "83 32 36 37 34 66 37 66 36 36 31 30 34 01 00 01 01 01 00 02",
+                    "84 5b 5d 01 01",
+                ].map(bytes))
     }
 
     @Test func allStatusesOfTheSDKsCameraAreTheSDKsCapture() throws {

@@ -42,7 +42,8 @@ struct ReadmeExampleTests {
     static func declaration(in text: String) -> [Substring]? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard let start = lines.firstIndex(where: { $0.hasPrefix("func statuses(from") }),
-              let end = lines[start...].firstIndex(of: "}") else { return nil }
+            let end = lines[start...].firstIndex(of: "}")
+        else { return nil }
         return Array(lines[start...end])
     }
 }

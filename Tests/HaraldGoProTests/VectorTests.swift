@@ -10,7 +10,9 @@ struct VectorTests {
     static func decode(_ vector: GoProStreamVector) throws -> [GoProStreamVector.Message] {
         let characteristic = try #require(GoProCharacteristic(vector.uuid))
         let (messages, assembler) = try reassemble(vector.packetBytes)
-        if assembler.isAssembling { throw GoProPacketError.moreBytesThanAnnounced(announced: assembler.announcedLength ?? 0, received: assembler.receivedCount) }
+        if assembler.isAssembling {
+            throw GoProPacketError.moreBytesThanAnnounced(announced: assembler.announcedLength ?? 0, received: assembler.receivedCount)
+        }
         return try messages.map { message in
             if characteristic == .queryResponse {
                 let response = try GoProQueryResponse(message: message)

@@ -194,9 +194,10 @@ struct AddressRotationTests {
         clock.advance(by: Self.interval)
         let second = try await Self.addressChange(of: host, from: first)
         await controller.fake.waitForCommand(.leSetExtendedAdvertisingEnable, count: 3)
-        #expect(controller.opcodes(from: before) == [
-            .leSetExtendedAdvertisingEnable, .leSetRandomAddress, .leSetAdvertisingSetRandomAddress, .leSetExtendedAdvertisingEnable,
-        ])
+        #expect(
+            controller.opcodes(from: before) == [
+                .leSetExtendedAdvertisingEnable, .leSetRandomAddress, .leSetAdvertisingSetRandomAddress, .leSetExtendedAdvertisingEnable,
+            ])
         let setAddress = controller.fake.sentCommands.last { $0.opcode == .leSetAdvertisingSetRandomAddress }
         #expect(setAddress?.parameters == [0] + second.littleEndianBytes)
         try await Self.eventually { controller.state.withLock { $0.extendedAdvertising } }

@@ -37,12 +37,14 @@ struct HaraldPeripheralBumbleIntegrationTests {
     static let authenticated = BluetoothUUID(0xFFE3)
 
     static let services = [
-        GATTServiceDefinition(uuid: service, characteristics: [
-            GATTCharacteristicDefinition(uuid: open, properties: [.read], permissions: [.read], value: Array("open".utf8)),
-            GATTCharacteristicDefinition(uuid: encrypted, properties: [.read], permissions: [.read, .readEncrypted], value: Array("sealed".utf8)),
-            GATTCharacteristicDefinition(
-                uuid: authenticated, properties: [.read], permissions: [.read, .readAuthenticated], value: Array("guarded".utf8)),
-        ])
+        GATTServiceDefinition(
+            uuid: service,
+            characteristics: [
+                GATTCharacteristicDefinition(uuid: open, properties: [.read], permissions: [.read], value: Array("open".utf8)),
+                GATTCharacteristicDefinition(uuid: encrypted, properties: [.read], permissions: [.read, .readEncrypted], value: Array("sealed".utf8)),
+                GATTCharacteristicDefinition(
+                    uuid: authenticated, properties: [.read], permissions: [.read, .readAuthenticated], value: Array("guarded".utf8)),
+            ])
     ]
 
     /// Both sides, fresh: each test gets new hosts on the same two controllers.
@@ -316,7 +318,8 @@ struct HaraldPeripheralBumbleIntegrationTests {
             advertisement: PeripheralAdvertisement(
                 name: name, services: [Self.service], manufacturer: ManufacturerData(companyID: 0xFFFF, data: payload)),
             services: Self.services.map { service in
-                ServiceDefinition(uuid: service.uuid, characteristics: [CharacteristicDefinition(uuid: Self.open, properties: [.read], value: Array("open".utf8))])
+                ServiceDefinition(
+                    uuid: service.uuid, characteristics: [CharacteristicDefinition(uuid: Self.open, properties: [.read], value: Array("open".utf8))])
             })
         #expect(definition.advertisement.legacyPayloads() == nil)
         let served = try await ServedPeripheral.start(definition, on: HCIPeripheralBackend(transport: try #require(HaraldPair.peripheralTransport)))

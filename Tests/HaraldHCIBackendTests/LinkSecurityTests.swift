@@ -19,9 +19,11 @@ struct LinkSecurityTests {
     /// A peer whose one characteristic needs an encrypted link; `peerKey` is the LTK it holds for us.
     static func peer(holding peerKey: SecretKey128?) throws -> VirtualPeer {
         let server = try GATTServer(services: [
-            GATTServiceDefinition(uuid: service, characteristics: [
-                GATTCharacteristicDefinition(uuid: secret, properties: [.read], permissions: [.read, .readEncrypted], value: [0x42])
-            ]),
+            GATTServiceDefinition(
+                uuid: service,
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: secret, properties: [.read], permissions: [.read, .readEncrypted], value: [0x42])
+                ])
         ])
         var peer = VirtualPeer(address: peerAddress, advertisingData: [], server: server)
         peer.longTermKey = peerKey

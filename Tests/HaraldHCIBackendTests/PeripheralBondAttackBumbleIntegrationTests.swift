@@ -123,10 +123,12 @@ struct PeripheralBondAttackBumbleIntegrationTests {
         var configuration = HCIHost.Configuration()
         configuration.randomAddress = BluetoothAddress(Bench.harald, kind: .random)
         let services = [
-            GATTServiceDefinition(uuid: Bench.service, characteristics: [
-                GATTCharacteristicDefinition(
-                    uuid: Bench.sealed, properties: [.read], permissions: [.read, .readEncrypted], value: Bench.sealedValue)
-            ])
+            GATTServiceDefinition(
+                uuid: Bench.service,
+                characteristics: [
+                    GATTCharacteristicDefinition(
+                        uuid: Bench.sealed, properties: [.read], permissions: [.read, .readEncrypted], value: Bench.sealedValue)
+                ])
         ]
         let peripheral = try await HCIPeripheral.open(
             transport: try #require(Bench.transport), services: services, configuration: configuration,

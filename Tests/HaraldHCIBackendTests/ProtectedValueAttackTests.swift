@@ -42,9 +42,10 @@ extension HaraldPeripheralBumbleIntegrationTests {
             defer { try? FileManager.default.removeItem(at: output) }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = [root.appendingPathComponent("scripts/bumble/attack_protected_value.py").path] + arguments + [
-                "--transport", central, "--name", name,
-            ]
+            process.arguments =
+                [root.appendingPathComponent("scripts/bumble/attack_protected_value.py").path] + arguments + [
+                    "--transport", central, "--name", name,
+                ]
             process.standardOutput = try FileHandle(forWritingTo: output)
             process.standardError = FileHandle.nullDevice
             process.standardInput = FileHandle.nullDevice

@@ -146,10 +146,12 @@ struct SMPAttackBumbleIntegrationTests {
         var configuration = HCIHost.Configuration()
         configuration.randomAddress = BluetoothAddress(SMPAttackBench.harald, kind: .random)
         let services = [
-            GATTServiceDefinition(uuid: SMPAttackBench.service, characteristics: [
-                GATTCharacteristicDefinition(
-                    uuid: SMPAttackBench.sealed, properties: [.read], permissions: [.read, .readEncrypted], value: Array("sealed".utf8))
-            ])
+            GATTServiceDefinition(
+                uuid: SMPAttackBench.service,
+                characteristics: [
+                    GATTCharacteristicDefinition(
+                        uuid: SMPAttackBench.sealed, properties: [.read], permissions: [.read, .readEncrypted], value: Array("sealed".utf8))
+                ])
         ]
         let peripheral = try await HCIPeripheral.open(
             transport: try #require(SMPAttackBench.serverTransport), services: services, configuration: configuration,
@@ -245,7 +247,8 @@ struct SMPAttackBumbleIntegrationTests {
     static func bruteForce(rotating: Bool, control: ScenarioControlChannel) async throws -> (evaluated: Int, refused: Int, log: String) {
         let answer = try await control.send(["op": "brute", "address": SMPAttackBench.harald, "seconds": 15, "rotate": rotating, "guess": 654_321])
         let attempts = answer["attempts"] as? [[String: Any]] ?? []
-        let log = attempts.prefix(12).map { "\($0["t"] ?? "?")s \($0["result"] ?? "?")" }.joined(separator: ", ")
+        let log =
+            attempts.prefix(12).map { "\($0["t"] ?? "?")s \($0["result"] ?? "?")" }.joined(separator: ", ")
             + (attempts.count > 12 ? ", … (\(attempts.count) attempts)" : "")
         return (answer["evaluated"] as? Int ?? -1, answer["refused"] as? Int ?? -1, log)
     }

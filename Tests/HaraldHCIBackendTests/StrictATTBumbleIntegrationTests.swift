@@ -94,7 +94,9 @@ struct StrictATTBumbleIntegrationTests {
         while true {
             let reasons = try await control.send(["op": "disconnections"])["reasons"] as? [Int] ?? []
             if let first = reasons.first {
-                guard first == reason else { throw ScenarioFailure("the peer saw the link end with 0x\(String(first, radix: 16)), not 0x\(String(reason, radix: 16))") }
+                guard first == reason else {
+                    throw ScenarioFailure("the peer saw the link end with 0x\(String(first, radix: 16)), not 0x\(String(reason, radix: 16))")
+                }
                 return
             }
             guard clock.now - start < .seconds(20) else { throw ScenarioFailure("the peer never saw the link end") }

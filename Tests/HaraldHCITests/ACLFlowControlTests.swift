@@ -6,9 +6,11 @@ import HaraldHCI
 @Suite("L2CAP: ACL data flow to the controller")
 struct ACLFlowControlTests {
     static func pdu(_ id: UInt64, handle: UInt16 = 0x40, fragments: Int) -> OutboundPDU {
-        OutboundPDU(id: id, handle: handle, fragments: (0..<fragments).map {
-            ACLDataPacket(handle: handle, packetBoundary: $0 == 0 ? .firstNonFlushable : .continuing, data: [UInt8(id), UInt8($0)])
-        })
+        OutboundPDU(
+            id: id, handle: handle,
+            fragments: (0..<fragments).map {
+                ACLDataPacket(handle: handle, packetBoundary: $0 == 0 ? .firstNonFlushable : .continuing, data: [UInt8(id), UInt8($0)])
+            })
     }
 
     static func flow(buffers: Int, links: [UInt16] = [0x40]) -> ACLFlowControl {

@@ -19,8 +19,9 @@ struct AdvertisingDataTests {
     }
 
     @Test func iBeaconIsManufacturerDataForApple() throws {
-        let data = try AdvertisingData(validating: bytes(
-            "0201061AFF4C000215B5B182C7EAB14988AA99B5C1517008D90001000 2C6".replacingOccurrences(of: " ", with: "")))
+        let data = try AdvertisingData(
+            validating: bytes(
+                "0201061AFF4C000215B5B182C7EAB14988AA99B5C1517008D90001000 2C6".replacingOccurrences(of: " ", with: "")))
         let apple = try #require(data.manufacturerData)
         #expect(apple.companyID == 0x004C)
         #expect(apple.data.prefix(2) == [0x02, 0x15])
@@ -28,8 +29,9 @@ struct AdvertisingDataTests {
     }
 
     @Test func eddystoneHasTheUUIDListAndServiceData() throws {
-        let data = try AdvertisingData(validating: bytes(
-            "02010603 03AAFE 1716AAFE00E78B0CA75009547 7CB3E77000000000001 0000".replacingOccurrences(of: " ", with: "")))
+        let data = try AdvertisingData(
+            validating: bytes(
+                "02010603 03AAFE 1716AAFE00E78B0CA75009547 7CB3E77000000000001 0000".replacingOccurrences(of: " ", with: "")))
         #expect(data.serviceUUIDs == ["FEAA"])
         let frame = try #require(data.serviceData[BluetoothUUID(0xFEAA)])
         #expect(frame.first == 0x00)  // UID frame
@@ -84,8 +86,10 @@ struct AdvertisementAssemblerTests {
     @Test func scanResponseIsMergedWithTheAdvertisingData() {
         var assembler = AdvertisementAssembler()
         _ = assembler.add(LEAdvertisingReport(eventType: .advInd, address: Self.peer, data: [0x02, 0x01, 0x06], rssi: -40))
-        let merged = assembler.add(LEAdvertisingReport(eventType: .scanResponse, address: Self.peer,
-                                                       data: [0x03, 0x09, 0x48, 0x52], rssi: -41))
+        let merged = assembler.add(
+            LEAdvertisingReport(
+                eventType: .scanResponse, address: Self.peer,
+                data: [0x03, 0x09, 0x48, 0x52], rssi: -41))
         #expect(merged.isScanResponse && merged.isConnectable)
         #expect(merged.data.flags?.rawValue == 0x06 && merged.data.localName == "HR")
     }
@@ -153,8 +157,9 @@ struct AdvertisementAssemblerTests {
         var assembler = AdvertisementAssembler(maximumDataLength: 100)
         var delivered: Advertisement?
         for _ in 0..<10 {
-            delivered = assembler.add(LEExtendedAdvertisingReport(
-                eventType: 1 << 5, address: Self.peer, rssi: -50, data: [UInt8](repeating: 0, count: 60)))
+            delivered = assembler.add(
+                LEExtendedAdvertisingReport(
+                    eventType: 1 << 5, address: Self.peer, rssi: -50, data: [UInt8](repeating: 0, count: 60)))
             if delivered != nil { break }
         }
         #expect(delivered?.isTruncated == true)

@@ -16,7 +16,12 @@ struct ChannelReleaseTests {
         do {
             let holder = Holder()
             weakHolder = holder
-            #expect(connection.att.deliverSDUs(to: L2CAPChannelReceiver(receive: { _ in _ = holder; return true }, finish: { _ = holder })))
+            #expect(
+                connection.att.deliverSDUs(
+                    to: L2CAPChannelReceiver(
+                        receive: { _ in
+                            _ = holder; return true
+                        }, finish: { _ = holder })))
         }
         #expect(weakHolder != nil)  // held while the link is up
         controller.inject(FakeController.disconnectionComplete(handle: 0x40, reason: .connectionTimeout))

@@ -48,7 +48,12 @@ struct HostDefaultLimitTests {
         await HostConnectionTests.sync(controller, answers: 1)
         #expect(connection.att.droppedSDUCount == 1)
         let received = Recorder()
-        #expect(connection.att.deliverSDUs(to: L2CAPChannelReceiver(receive: { received.append($0); return true }, finish: {})))
+        #expect(
+            connection.att.deliverSDUs(
+                to: L2CAPChannelReceiver(
+                    receive: {
+                        received.append($0); return true
+                    }, finish: {})))
         #expect(received.values.count == 4096)
         #expect(received.values.last == [UInt8(4_095 & 0xFF)])
         await host.close()
@@ -99,8 +104,9 @@ struct HostDefaultLimitTests {
         let peer = BluetoothAddress("C0:00:00:00:00:01", kind: .random)!
         var delivered: Advertisement?
         for _ in 0..<20 {  // 20 × 100 bytes "more to come": past 1,650 on the 17th
-            delivered = assembler.add(LEExtendedAdvertisingReport(
-                eventType: 1 << 5, address: peer, rssi: -50, data: [UInt8](repeating: 0, count: 100)))
+            delivered = assembler.add(
+                LEExtendedAdvertisingReport(
+                    eventType: 1 << 5, address: peer, rssi: -50, data: [UInt8](repeating: 0, count: 100)))
             if delivered != nil { break }
         }
         #expect(delivered?.isTruncated == true)

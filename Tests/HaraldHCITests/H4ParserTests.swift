@@ -7,7 +7,8 @@ import Testing
 @Suite("H4 framing")
 struct H4ParserTests {
     /// Reset's Command Complete, an LE Advertising Report and an ACL packet, as captured from Bumble.
-    static let stream: [UInt8] = bytes("040e0401030c00")
+    static let stream: [UInt8] =
+        bytes("040e0401030c00")
         + bytes("043e2b020100010100000000c01f02010605030d180f18090941636d652048524d0319410307ffffff41434d45ce")
         + bytes("020120070003000400030502")
 

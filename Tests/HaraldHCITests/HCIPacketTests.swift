@@ -19,9 +19,12 @@ struct HCIPacketTests {
             (.leSetScanParameters(active: true, interval: 0x60, window: 0x30, ownAddressType: .random), "010b200701600030000100"),
             (.leSetScanEnable(true), "010c20020100"),
             (.leSetScanEnable(false), "010c20020000"),
-            (.leCreateConnection(peer: Self.peer, ownAddressType: .random, scanInterval: 0x60, scanWindow: 0x60,
-                                 parameters: LEConnectionParameters(intervalMin: 0x18, intervalMax: 0x28, latency: 0, supervisionTimeout: 0x48)),
-             "010d20196000600000010100000000c001180028000000480000000000"),
+            (
+                .leCreateConnection(
+                    peer: Self.peer, ownAddressType: .random, scanInterval: 0x60, scanWindow: 0x60,
+                    parameters: LEConnectionParameters(intervalMin: 0x18, intervalMax: 0x28, latency: 0, supervisionTimeout: 0x48)),
+                "010d20196000600000010100000000c001180028000000480000000000"
+            ),
             (.disconnect(handle: 1), "01060403010013"),
             (.leSetExtendedScanEnable(true), "01422006010000000000"),
         ]
@@ -39,25 +42,37 @@ struct HCIPacketTests {
 
     @Test func commandCompleteCarriesCreditsOpcodeAndReturnParameters() throws {
         let event = try HCIEvent(decoding: bytes("0e0701022000fb0040"))
-        #expect(event == .commandComplete(CommandComplete(numberOfAllowedCommands: 1, opcode: .leReadBufferSize,
-                                                          returnParameters: bytes("00fb0040"))))
+        #expect(
+            event
+                == .commandComplete(
+                    CommandComplete(
+                        numberOfAllowedCommands: 1, opcode: .leReadBufferSize,
+                        returnParameters: bytes("00fb0040"))))
     }
 
     @Test func commandStatusDecodes() throws {
-        #expect(try HCIEvent(decoding: bytes("0f0400010d20")) == .commandStatus(
-            CommandStatus(status: .success, numberOfAllowedCommands: 1, opcode: .leCreateConnection)))
+        #expect(
+            try HCIEvent(decoding: bytes("0f0400010d20"))
+                == .commandStatus(
+                    CommandStatus(status: .success, numberOfAllowedCommands: 1, opcode: .leCreateConnection)))
     }
 
     @Test func disconnectionAndCompletedPacketsDecode() throws {
-        #expect(try HCIEvent(decoding: bytes("050400010016")) == .disconnectionComplete(
-            DisconnectionComplete(status: .success, handle: 1, reason: .connectionTerminatedByLocalHost)))
+        #expect(
+            try HCIEvent(decoding: bytes("050400010016"))
+                == .disconnectionComplete(
+                    DisconnectionComplete(status: .success, handle: 1, reason: .connectionTerminatedByLocalHost)))
         #expect(try HCIEvent(decoding: bytes("13050140000100")) == .numberOfCompletedPackets([CompletedPackets(handle: 0x40, count: 1)]))
     }
 
     @Test func leConnectionCompleteDecodes() throws {
         let event = try HCIEvent(decoding: bytes("3e130100010000010100000000c018000000480000"))
-        #expect(event == .le(.connectionComplete(LEConnectionComplete(
-            status: .success, handle: 1, role: .central, peer: Self.peer, interval: 0x18, latency: 0, supervisionTimeout: 0x48))))
+        #expect(
+            event
+                == .le(
+                    .connectionComplete(
+                        LEConnectionComplete(
+                            status: .success, handle: 1, role: .central, peer: Self.peer, interval: 0x18, latency: 0, supervisionTimeout: 0x48))))
         let vector = try HCIEvent(decoding: bytes("3e1301004000000066554433221118000000f40100"))
         guard case let .le(.connectionComplete(complete)) = vector else { Issue.record("not a connection"); return }
         #expect(complete.peer.string == "11:22:33:44:55:66")
@@ -66,8 +81,12 @@ struct HCIPacketTests {
 
     @Test func enhancedConnectionCompleteSkipsThePrivateAddresses() throws {
         let event = try HCIEvent(decoding: bytes("3e1f0a00010000010100000000c0 000000000000 000000000000 18000000480000"))
-        #expect(event == .le(.connectionComplete(LEConnectionComplete(
-            status: .success, handle: 1, role: .central, peer: Self.peer, interval: 0x18, latency: 0, supervisionTimeout: 0x48))))
+        #expect(
+            event
+                == .le(
+                    .connectionComplete(
+                        LEConnectionComplete(
+                            status: .success, handle: 1, role: .central, peer: Self.peer, interval: 0x18, latency: 0, supervisionTimeout: 0x48))))
     }
 
     @Test func connectionUpdatePHYUpdateAndRemoteFeaturesDecode() throws {
@@ -90,8 +109,9 @@ struct HCIPacketTests {
     }
 
     @Test func legacyAdvertisingReportDecodes() throws {
-        let event = try HCIEvent(decoding: bytes(
-            "3e2b020100010100000000c01f02010605030d180f18090941636d652048524d0319410307ffffff41434d45ce"))
+        let event = try HCIEvent(
+            decoding: bytes(
+                "3e2b020100010100000000c01f02010605030d180f18090941636d652048524d0319410307ffffff41434d45ce"))
         guard case let .le(.advertisingReport(reports)) = event, let report = reports.first else {
             Issue.record("not a report"); return
         }
@@ -103,8 +123,9 @@ struct HCIPacketTests {
 
     @Test func extendedAdvertisingReportDecodesStockBumbleLayout() throws {
         let data = bytes("02010605030d180f18")
-        let event = try HCIEvent(decoding: bytes("3e") + [UInt8(26 + data.count)]
-            + bytes("0d01 0100 01 0100000000c0 01 01 00 00 ce 0000 00 000000000000") + [UInt8(data.count)] + data)
+        let event = try HCIEvent(
+            decoding: bytes("3e") + [UInt8(26 + data.count)]
+                + bytes("0d01 0100 01 0100000000c0 01 01 00 00 ce 0000 00 000000000000") + [UInt8(data.count)] + data)
         guard case let .le(.extendedAdvertisingReport(reports)) = event, let report = reports.first else {
             Issue.record("not an extended report"); return
         }
@@ -117,8 +138,9 @@ struct HCIPacketTests {
         let acl = try ACLDataPacket(decoding: bytes("4020090005000400 1b0c000055"))
         #expect(acl.handle == 0x40 && acl.packetBoundary == .firstFlushable && acl.broadcast == 0)
         #expect(acl.data == bytes("05000400 1b0c000055"))
-        #expect(ACLDataPacket(handle: 1, packetBoundary: .firstNonFlushable, data: bytes("0300040002 0502")).packet.h4Bytes
-            == bytes("020100070003000400020502"))
+        #expect(
+            ACLDataPacket(handle: 1, packetBoundary: .firstNonFlushable, data: bytes("0300040002 0502")).packet.h4Bytes
+                == bytes("020100070003000400020502"))
     }
 
     @Test(arguments: [
@@ -134,4 +156,3 @@ struct HCIPacketTests {
         #expect(try HCIEvent(decoding: bytes("3e03140102")) == .le(.other(subevent: 0x14, parameters: [0x01, 0x02])))
     }
 }
-

@@ -13,11 +13,12 @@ struct HostCommandTests {
         configuration.randomAddress = BluetoothAddress("C0:00:00:00:00:D1")
         let host = HCIHost(transport: controller, clock: ManualClock(), configuration: configuration)
         let info = try await host.start()
-        #expect(controller.sentCommands.map(\.opcode) == [
-            .reset, .readLocalSupportedCommands, .readLocalSupportedFeatures, .readBDADDR, .leReadLocalSupportedFeatures,
-            .leReadBufferSize, .setEventMask, .leSetEventMask, .leSetRandomAddress, .leReadMaximumDataLength,
-            .leWriteSuggestedDefaultDataLength,
-        ])
+        #expect(
+            controller.sentCommands.map(\.opcode) == [
+                .reset, .readLocalSupportedCommands, .readLocalSupportedFeatures, .readBDADDR, .leReadLocalSupportedFeatures,
+                .leReadBufferSize, .setEventMask, .leSetEventMask, .leSetRandomAddress, .leReadMaximumDataLength,
+                .leWriteSuggestedDefaultDataLength,
+            ])
         #expect(controller.sent.first?.h4Bytes == bytes("01030c00"))
         #expect(controller.sentCommands.first { $0.opcode == .leSetRandomAddress }?.parameters == bytes("d100000000c0"))
         #expect(info.aclDataLength == 251 && info.aclPacketCount == 64)

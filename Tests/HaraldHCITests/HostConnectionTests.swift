@@ -11,8 +11,10 @@ struct HostConnectionTests {
     static let peer = BluetoothAddress("C0:00:00:00:00:01", kind: .random)!
 
     /// A started host with one connection (handle 0x0040) to `peer`.
-    static func connected(aclLength: UInt16 = 27, aclCount: UInt8 = 4, clock: ManualClock = ManualClock(),
-                          configuration: HCIHost.Configuration = HCIHost.Configuration())
+    static func connected(
+        aclLength: UInt16 = 27, aclCount: UInt8 = 4, clock: ManualClock = ManualClock(),
+        configuration: HCIHost.Configuration = HCIHost.Configuration()
+    )
         async throws -> (FakeController, HCIHost, LEConnection)
     {
         let controller = FakeController(aclLength: aclLength, aclCount: aclCount)
@@ -130,15 +132,16 @@ struct HostConnectionTests {
         await Self.sync(controller, answers: 1)
         let received = Recorder()
         let (closes, closed) = AsyncStream.makeStream(of: HCIStatus?.self)
-        let installed = connection.att.deliverSDUs(to: L2CAPChannelReceiver(
-            receive: { sdu in
-                received.append(sdu)
-                return true
-            },
-            finish: {
-                closed.yield(connection.disconnectReason)
-                closed.finish()
-            }))
+        let installed = connection.att.deliverSDUs(
+            to: L2CAPChannelReceiver(
+                receive: { sdu in
+                    received.append(sdu)
+                    return true
+                },
+                finish: {
+                    closed.yield(connection.disconnectReason)
+                    closed.finish()
+                }))
         #expect(installed)
         #expect(received.values == [[1], [2]])
         controller.inject(Self.attSDU(3))
@@ -172,12 +175,14 @@ struct HostConnectionTests {
         await Self.sync(controller, answers: 1)
         #expect(connection.att.droppedSDUCount == 1)
         let received = Recorder()
-        #expect(connection.att.deliverSDUs(to: L2CAPChannelReceiver(
-            receive: { sdu in
-                received.append(sdu)
-                return sdu != [4]  // the receiver's own bound refuses this one
-            },
-            finish: {})))
+        #expect(
+            connection.att.deliverSDUs(
+                to: L2CAPChannelReceiver(
+                    receive: { sdu in
+                        received.append(sdu)
+                        return sdu != [4]  // the receiver's own bound refuses this one
+                    },
+                    finish: {})))
         #expect(received.values == [[1], [2]])
         controller.inject(Self.attSDU(4))
         controller.inject(Self.attSDU(5))
@@ -257,8 +262,12 @@ struct HostConnectionTests {
         controller.inject(ACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [12, 0, 5, 0] + request).packet)
         await controller.waitForCommand(.leConnectionUpdate)
         #expect(controller.sentACL.last?.data == [6, 0, 5, 0, 0x13, 0x07, 0x02, 0x00, 0x00, 0x00])
-        #expect(controller.sentCommands.last == .leConnectionUpdate(handle: 0x40, parameters: LEConnectionParameters(
-            intervalMin: 0x18, intervalMax: 0x28, latency: 0, supervisionTimeout: 0x1F4)))
+        #expect(
+            controller.sentCommands.last
+                == .leConnectionUpdate(
+                    handle: 0x40,
+                    parameters: LEConnectionParameters(
+                        intervalMin: 0x18, intervalMax: 0x28, latency: 0, supervisionTimeout: 0x1F4)))
         await host.close()
     }
 

@@ -54,7 +54,9 @@ struct HostEncryptionTests {
     }
 
     @Test func aLinkLostWhileEncryptingFailsTheWaitWithTheReason() async throws {
-        let (_, host, connection) = try await Self.connected(outcome: [FakeController.disconnectionComplete(handle: 0x40, reason: .connectionTerminatedDueToMICFailure)])
+        let (_, host, connection) = try await Self.connected(outcome: [
+            FakeController.disconnectionComplete(handle: 0x40, reason: .connectionTerminatedDueToMICFailure)
+        ])
         await #expect(throws: HCIError.disconnected(reason: .connectionTerminatedDueToMICFailure)) { try await connection.encrypt(with: Self.key) }
         await host.close()
     }
@@ -112,8 +114,9 @@ struct HostEncryptionTests {
     @Test func bumblesCapturedEncryptionEventsDecode() throws {
         // smp.md §5: `04 08 04 00 01 00 01` and the LTK request `04 3e 0d 05 01 00 00×8 00 00`.
         #expect(try HCIEvent(decoding: bytes("08 04 00 0100 01")) == .encryptionChange(EncryptionChange(status: .success, handle: 1, isEncrypted: true)))
-        #expect(try HCIEvent(decoding: bytes("3e 0d 05 0100 0000000000000000 0000"))
-            == .le(.longTermKeyRequest(LELongTermKeyRequest(handle: 1, rand: 0, ediv: 0))))
+        #expect(
+            try HCIEvent(decoding: bytes("3e 0d 05 0100 0000000000000000 0000"))
+                == .le(.longTermKeyRequest(LELongTermKeyRequest(handle: 1, rand: 0, ediv: 0))))
         #expect(throws: ByteDecodingError.self) { try HCIEvent(decoding: bytes("08 03 00 0100")) }
     }
 }

@@ -14,9 +14,10 @@ struct HostScanningTests {
         let host = HCIHost(transport: controller, clock: ManualClock())
         try await host.start()
         let stream = try await host.scan(ScanOptions(active: true))
-        #expect(controller.sentCommands.suffix(2) == [
-            .leSetScanParameters(active: true, interval: 0x60, window: 0x30, ownAddressType: .random), .leSetScanEnable(true),
-        ])
+        #expect(
+            controller.sentCommands.suffix(2) == [
+                .leSetScanParameters(active: true, interval: 0x60, window: 0x30, ownAddressType: .random), .leSetScanEnable(true),
+            ])
         controller.inject(FakeController.event(0x3E, Array(Self.report.dropFirst(2))))
         var iterator = stream.makeAsyncIterator()
         let advertisement = try #require(await iterator.next())
@@ -81,7 +82,11 @@ struct HostScanningTests {
         try await host.start()
         let refusals = Locked(1)
         controller.answer { command in
-            if command.opcode == .leSetScanParameters, refusals.withLock({ count in defer { count -= 1 }; return count > 0 }) {
+            if command.opcode == .leSetScanParameters,
+                refusals.withLock({ count in
+                    defer { count -= 1 }; return count > 0
+                })
+            {
                 return [FakeController.complete(command.opcode, [HCIStatus.commandDisallowed.rawValue])]
             }
             return controller.standardAnswer(command)

@@ -14,8 +14,9 @@ struct L2CAPChannelManagerTests {
     /// One whole PDU on `cid` in one fragment.
     static func pdu(_ cid: UInt16, _ payload: [UInt8], handle: UInt16 = 0x40) -> ACLDataPacket {
         let length = UInt16(payload.count)
-        return ACLDataPacket(handle: handle, packetBoundary: .firstFlushable,
-                             data: [UInt8(length & 0xFF), UInt8(length >> 8), UInt8(cid & 0xFF), UInt8(cid >> 8)] + payload)
+        return ACLDataPacket(
+            handle: handle, packetBoundary: .firstFlushable,
+            data: [UInt8(length & 0xFF), UInt8(length >> 8), UInt8(cid & 0xFF), UInt8(cid >> 8)] + payload)
     }
 
     static func unknownSignalingCommand(identifier: UInt8) -> ACLDataPacket { pdu(0x0005, [0x7F, identifier, 0, 0]) }
@@ -42,7 +43,8 @@ struct L2CAPChannelManagerTests {
 
     @Test func smpGoesUpWhenASecurityManagerRunsAboveTheHost() {
         var manager = Self.manager(deliversSMP: true)
-        #expect(manager.receive(Self.pdu(0x0006, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07])) == .sdu(cid: 0x0006, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07]))
+        #expect(
+            manager.receive(Self.pdu(0x0006, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07])) == .sdu(cid: 0x0006, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07]))
     }
 
     @Test func withoutASecurityManagerAPairingRequestIsAnsweredPairingNotSupported() {
@@ -102,15 +104,18 @@ struct L2CAPChannelManagerTests {
             if case let .reply(reply) = manager.receive(Self.unknownSignalingCommand(identifier: UInt8(identifier))) { replies.append(reply) }
         }
         #expect(replies.count == limit && manager.queuedReplies(on: 0x40) == limit)
-        #expect(manager.receive(Self.unknownSignalingCommand(identifier: 100))
-            == .replyDropped(handle: 0x40, cid: 0x0005, waiting: limit, firstOfFlood: true))
-        #expect(manager.receive(Self.unknownSignalingCommand(identifier: 101))
-            == .replyDropped(handle: 0x40, cid: 0x0005, waiting: limit, firstOfFlood: false))
+        #expect(
+            manager.receive(Self.unknownSignalingCommand(identifier: 100))
+                == .replyDropped(handle: 0x40, cid: 0x0005, waiting: limit, firstOfFlood: true))
+        #expect(
+            manager.receive(Self.unknownSignalingCommand(identifier: 101))
+                == .replyDropped(handle: 0x40, cid: 0x0005, waiting: limit, firstOfFlood: false))
         for reply in replies { manager.replyLeftQueue(reply) }
         #expect(manager.queuedReplyCount == 0)
         for identifier in 1...limit { _ = manager.receive(Self.unknownSignalingCommand(identifier: UInt8(identifier))) }
-        #expect(manager.receive(Self.unknownSignalingCommand(identifier: 102))
-            == .replyDropped(handle: 0x40, cid: 0x0005, waiting: limit, firstOfFlood: true))
+        #expect(
+            manager.receive(Self.unknownSignalingCommand(identifier: 102))
+                == .replyDropped(handle: 0x40, cid: 0x0005, waiting: limit, firstOfFlood: true))
     }
 
     @Test func aReplyOfAnEndedLinkNeverFreesRoomOnANewLinkWithTheSameHandle() {

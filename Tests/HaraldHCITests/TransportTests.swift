@@ -49,8 +49,10 @@ struct TransportTests {
     }
 
     @Test func userChannelErrnoMapsToWhatTheUserMustDo() {
-        #expect(HCIUserChannelTransport.error(ENODEV, adapter: "hci0", step: "bind") == .noSuchAdapter(
-            "hci0 does not exist (bind: \(describeErrno(ENODEV)))"))
+        #expect(
+            HCIUserChannelTransport.error(ENODEV, adapter: "hci0", step: "bind")
+                == .noSuchAdapter(
+                    "hci0 does not exist (bind: \(describeErrno(ENODEV)))"))
         guard case .adapterBusy(let busy) = HCIUserChannelTransport.error(EBUSY, adapter: "hci0", step: "bind") else {
             Issue.record("EBUSY must map to adapterBusy"); return
         }

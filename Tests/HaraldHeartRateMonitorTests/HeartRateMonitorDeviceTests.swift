@@ -35,8 +35,10 @@ struct HeartRateMonitorDeviceTests {
         let (name, location, battery, model) = try withServedMonitor(device) { central, _ in
             let found = try await central.scan(ScanRequest(namePrefix: "Served")).first(timeout: .seconds(5))
             let connection = try await central.connect(to: found, timeout: .seconds(5))
-            let values = (found.localName, try await connection.read(.bodySensorLocation), try await connection.read(.batteryLevel),
-                          try await connection.read(.modelNumber))
+            let values = (
+                found.localName, try await connection.read(.bodySensorLocation), try await connection.read(.batteryLevel),
+                try await connection.read(.modelNumber)
+            )
             await connection.disconnect()
             return values
         }
@@ -88,7 +90,9 @@ struct HeartRateMonitorDeviceTests {
             _ = device.nextMeasurement()
             let connection = try await central.connect(to: PeripheralIdentifier(address: Self.address), timeout: .seconds(5))
             try await connection.write(HeartRateControlPoint.resetEnergyExpended, to: .heartRateControlPoint)
-            let error = await #expect(throws: BluetoothError.self) { try await connection.write(HeartRateControlPoint.reserved(0x07), to: .heartRateControlPoint) }
+            let error = await #expect(throws: BluetoothError.self) {
+                try await connection.write(HeartRateControlPoint.reserved(0x07), to: .heartRateControlPoint)
+            }
             await connection.disconnect()
             return error
         }

@@ -42,9 +42,11 @@ enum SimulatedStrap {
             advertisingData: .device(name: "Bare HR", services: [BluetoothUUID(0x180D)])
         ) { _ in
             PeripheralBehaviour(services: [
-                GATTServiceDefinition(uuid: BluetoothUUID(0x180D), characteristics: [
-                    GATTCharacteristicDefinition(uuid: HeartRateMeasurement.uuid, properties: [.notify]),
-                ]),
+                GATTServiceDefinition(
+                    uuid: BluetoothUUID(0x180D),
+                    characteristics: [
+                        GATTCharacteristicDefinition(uuid: HeartRateMeasurement.uuid, properties: [.notify])
+                    ])
             ]) { session in
                 while await session.sleep(for: .seconds(1)) { await session.notify(HeartRateMeasurement.uuid, [0x00, 64]) }
             }

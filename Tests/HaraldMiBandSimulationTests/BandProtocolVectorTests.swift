@@ -80,7 +80,8 @@ struct BandProtocolVectorTests {
         #expect(announcement == bytes("10 01 01 0A 00 00 00 EA 07 0B 15 0B 32 00 00"))
         #expect(packets.map(\.first) == [0, 1, 2])
         #expect(packets.map(\.count) == [17, 17, 9])
-        #expect(Array(packets.joined().enumerated().filter { $0.offset % 17 != 0 }.map(\.element)) == (350..<360).flatMap { FitnessBandSample.minute($0).bytes })
+        #expect(
+            Array(packets.joined().enumerated().filter { $0.offset % 17 != 0 }.map(\.element)) == (350..<360).flatMap { FitnessBandSample.minute($0).bytes })
         #expect(end == bytes("10 02 01"))
     }
 

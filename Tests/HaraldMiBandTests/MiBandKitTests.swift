@@ -354,13 +354,14 @@ final class ProgressLog: @unchecked Sendable {
     var events: [String] { lock.withLock { lines } }
 
     func add(_ progress: SynchronizationFlow<MiBandActivityTransfer>.Progress) {
-        let line = switch progress {
-        case let .connected(attempt): "connected \(attempt)"
-        case let .expecting(total): "expecting \(total)"
-        case let .received(count, total): "received \(count)/\(total.map(String.init) ?? "?")"
-        case let .reconnecting(_, attempt): "reconnecting \(attempt)"
-        case let .finished(count): "finished \(count)"
-        }
+        let line =
+            switch progress {
+            case let .connected(attempt): "connected \(attempt)"
+            case let .expecting(total): "expecting \(total)"
+            case let .received(count, total): "received \(count)/\(total.map(String.init) ?? "?")"
+            case let .reconnecting(_, attempt): "reconnecting \(attempt)"
+            case let .finished(count): "finished \(count)"
+            }
         lock.withLock { lines.append(line) }
     }
 }
@@ -373,11 +374,15 @@ struct MiBandWrongReplyTests {
             address: BluetoothAddress("C8:0F:10:00:00:99", kind: .public)!, advertisingData: .device(name: "odd band", services: [MiBandUUID.service])
         ) { runtime in
             PeripheralBehaviour(services: [
-                GATTServiceDefinition(uuid: MiBandUUID.authService, characteristics: [
-                    GATTCharacteristicDefinition(uuid: MiBandUUID.auth, properties: [.write, .notify], onWrite: { context, _ throws(ATTErrorCode) in
-                        await runtime.notify(MiBandUUID.auth, reply, to: context.connection)
-                    }),
-                ]),
+                GATTServiceDefinition(
+                    uuid: MiBandUUID.authService,
+                    characteristics: [
+                        GATTCharacteristicDefinition(
+                            uuid: MiBandUUID.auth, properties: [.write, .notify],
+                            onWrite: { context, _ throws(ATTErrorCode) in
+                                await runtime.notify(MiBandUUID.auth, reply, to: context.connection)
+                            })
+                    ])
             ])
         }
     }
@@ -456,24 +461,29 @@ struct MiBandActivityBoundTests {
             address: BluetoothAddress("C8:0F:10:00:00:98", kind: .public)!, advertisingData: .device(name: "boastful band", services: [MiBandUUID.service])
         ) { runtime in
             PeripheralBehaviour(services: [
-                GATTServiceDefinition(uuid: MiBandUUID.service, characteristics: [
-                    GATTCharacteristicDefinition(uuid: MiBandUUID.activityControl, properties: [.write, .notify], onWrite: { context, value throws(ATTErrorCode) in
-                        if value == (try? MiBandActivityFetchCommand.fetch.encodedBytes()) {
-                            let sample = MiBandActivitySample(category: 1, intensity: 20, steps: 5, rawHeartRate: 0xFF)
-                            for (index, samples) in packets.enumerated() {
-                                let packet = MiBandActivityPacket(counter: UInt8(truncatingIfNeeded: index), samples: Array(repeating: sample, count: samples))
-                                await runtime.notify(MiBandUUID.activityData, (try? packet.encodedBytes()) ?? [], to: context.connection)
-                            }
-                            let end = (try? MiBandActivityFetchReply.finished(.success).encodedBytes()) ?? []
-                            await runtime.notify(MiBandUUID.activityControl, end, to: context.connection)
-                            return
-                        }
-                        let start = MiBandTimestamp(Date(timeIntervalSince1970: 1_767_225_600))
-                        let reply = (try? MiBandActivityFetchReply.started(count: count, from: start).encodedBytes()) ?? []
-                        await runtime.notify(MiBandUUID.activityControl, reply, to: context.connection)
-                    }),
-                    GATTCharacteristicDefinition(uuid: MiBandUUID.activityData, properties: [.notify]),
-                ]),
+                GATTServiceDefinition(
+                    uuid: MiBandUUID.service,
+                    characteristics: [
+                        GATTCharacteristicDefinition(
+                            uuid: MiBandUUID.activityControl, properties: [.write, .notify],
+                            onWrite: { context, value throws(ATTErrorCode) in
+                                if value == (try? MiBandActivityFetchCommand.fetch.encodedBytes()) {
+                                    let sample = MiBandActivitySample(category: 1, intensity: 20, steps: 5, rawHeartRate: 0xFF)
+                                    for (index, samples) in packets.enumerated() {
+                                        let packet = MiBandActivityPacket(
+                                            counter: UInt8(truncatingIfNeeded: index), samples: Array(repeating: sample, count: samples))
+                                        await runtime.notify(MiBandUUID.activityData, (try? packet.encodedBytes()) ?? [], to: context.connection)
+                                    }
+                                    let end = (try? MiBandActivityFetchReply.finished(.success).encodedBytes()) ?? []
+                                    await runtime.notify(MiBandUUID.activityControl, end, to: context.connection)
+                                    return
+                                }
+                                let start = MiBandTimestamp(Date(timeIntervalSince1970: 1_767_225_600))
+                                let reply = (try? MiBandActivityFetchReply.started(count: count, from: start).encodedBytes()) ?? []
+                                await runtime.notify(MiBandUUID.activityControl, reply, to: context.connection)
+                            }),
+                        GATTCharacteristicDefinition(uuid: MiBandUUID.activityData, properties: [.notify]),
+                    ])
             ])
         }
     }
@@ -497,7 +507,9 @@ struct MiBandActivityBoundTests {
     }
 
     @Test func aBandThatSendsWhatItAnnouncedIsFetchedWhole() throws {
-        let records = try BandWorld(Self.band(announcing: 6, sending: [4, 2])).run { try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600)) }
+        let records = try BandWorld(Self.band(announcing: 6, sending: [4, 2])).run {
+            try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600))
+        }
         #expect(records.count == 6)
     }
 

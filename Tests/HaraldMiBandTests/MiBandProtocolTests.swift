@@ -204,10 +204,11 @@ struct MiBandActivityFetchMessageTests {
     @Test func aPacketIsACounterAndWholeSamples() throws {
         let packet = try MiBandActivityPacket(decoding: [0x05, 0x01, 0x10, 0x20, 0x50, 0x11, 0x30, 0x40, 0xFF])
         #expect(packet.counter == 5)
-        #expect(packet.samples == [
-            MiBandActivitySample(category: 0x01, intensity: 0x10, steps: 0x20, rawHeartRate: 0x50),
-            MiBandActivitySample(category: 0x11, intensity: 0x30, steps: 0x40, rawHeartRate: 0xFF),
-        ])
+        #expect(
+            packet.samples == [
+                MiBandActivitySample(category: 0x01, intensity: 0x10, steps: 0x20, rawHeartRate: 0x50),
+                MiBandActivitySample(category: 0x11, intensity: 0x30, steps: 0x40, rawHeartRate: 0xFF),
+            ])
         #expect(packet.samples.map(\.heartRate) == [80, nil])
     }
 

@@ -102,8 +102,10 @@ struct DecodeCommandTests {
         #expect(outcome.stderr.hasPrefix("error: ") && outcome.stderr.contains("hex"))
     }
 
-    @Test(arguments: [["0x2A37", "1E 55 32 00 21 00"], ["2a37", "1e:55:32:00:21:00"], ["2A37", "1e", "55", "3200", "2100"],
-                      ["00002A37-0000-1000-8000-00805F9B34FB", "1E5532002100"]])
+    @Test(arguments: [
+        ["0x2A37", "1E 55 32 00 21 00"], ["2a37", "1e:55:32:00:21:00"], ["2A37", "1e", "55", "3200", "2100"],
+        ["00002A37-0000-1000-8000-00805F9B34FB", "1E5532002100"],
+    ])
     func acceptsEveryUUIDSpellingAndHexSpacing(arguments: [String]) throws {
         let outcome = try HaraldExecutable.run(["decode"] + arguments)
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")

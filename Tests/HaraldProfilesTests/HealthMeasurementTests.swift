@@ -124,8 +124,10 @@ struct HealthMeasurementTests {
     @Test func glucoseMeasurementTimeAddsTheOffsetToTheBaseTime() throws {
         let utc = TimeZone(identifier: "UTC")!
         let value = try GlucoseMeasurement(decoding: [UInt8](hex: "1b0100e307021b0b0a1efbff1e00120501"))
-        let expected = DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: utc,
-                                      year: 2019, month: 2, day: 27, hour: 11, minute: 5, second: 30).date
+        let expected = DateComponents(
+            calendar: Calendar(identifier: .gregorian), timeZone: utc,
+            year: 2019, month: 2, day: 27, hour: 11, minute: 5, second: 30
+        ).date
         #expect(value.measurementDate(in: utc) == expected)
     }
 
@@ -194,8 +196,10 @@ struct HealthMeasurementTests {
         #expect(feature.features.bits == [.multipleUsersSupported, .bmiSupported])
         #expect(feature.weightResolution == .fiveGrams)
         #expect(feature.heightResolution == .millimetre)
-        #expect(WeightScaleFeature(features: [.multipleUsersSupported, .bmiSupported], weightResolution: .fiveGrams,
-                                   heightResolution: .millimetre) == feature)
+        #expect(
+            WeightScaleFeature(
+                features: [.multipleUsersSupported, .bmiSupported], weightResolution: .fiveGrams,
+                heightResolution: .millimetre) == feature)
     }
 
     @Test func bmiWithoutHeightCannotBeEncoded() {

@@ -14,8 +14,9 @@ struct HeartRateTests {
     }
 
     @Test func anOddTrailingByteInTheRRTailIsAnError() {
-        #expect(throws: ByteDecodingError(
-            typeName: "HeartRateMeasurement", field: "rrIntervals", offset: 4, reason: .truncated(needed: 2, available: 1))
+        #expect(
+            throws: ByteDecodingError(
+                typeName: "HeartRateMeasurement", field: "rrIntervals", offset: 4, reason: .truncated(needed: 2, available: 1))
         ) {
             try HeartRateMeasurement(decoding: [UInt8](hex: "10 55 21 00 22"))
         }
@@ -26,8 +27,9 @@ struct HeartRateTests {
     }
 
     @Test func energyExpendedAnnouncedButMissingNamesTheField() {
-        #expect(throws: ByteDecodingError(
-            typeName: "HeartRateMeasurement", field: "energyExpended", offset: 2, reason: .truncated(needed: 2, available: 1))
+        #expect(
+            throws: ByteDecodingError(
+                typeName: "HeartRateMeasurement", field: "energyExpended", offset: 2, reason: .truncated(needed: 2, available: 1))
         ) {
             try HeartRateMeasurement(decoding: [0x08, 0x55, 0x01])
         }
@@ -55,7 +57,8 @@ struct HeartRateTests {
 
     @Test func rrIntervalsConvertExactlyToDurations() {
         let intervals: RRIntervals = [1024, 1, 1536]
-        #expect(intervals.durations == [.seconds(1), .nanoseconds(976_562) + .init(secondsComponent: 0, attosecondsComponent: 500_000_000), .milliseconds(1500)])
+        #expect(
+            intervals.durations == [.seconds(1), .nanoseconds(976_562) + .init(secondsComponent: 0, attosecondsComponent: 500_000_000), .milliseconds(1500)])
     }
 
     @Test func rrIntervalsFromSecondsRoundToTheNearestTick() throws {

@@ -49,8 +49,10 @@ struct RegistryTests {
         }
     }
 
-    @Test(arguments: [(0x07FF, 0x007F_FFFF, "NaN"), (0x0800, 0x0080_0000, "NRes"), (0x07FE, 0x007F_FFFE, "+INF"),
-                      (0x0802, 0x0080_0002, "-INF"), (0x0801, 0x0080_0001, "reserved")])
+    @Test(arguments: [
+        (0x07FF, 0x007F_FFFF, "NaN"), (0x0800, 0x0080_0000, "NRes"), (0x07FE, 0x007F_FFFE, "+INF"),
+        (0x0802, 0x0080_0002, "-INF"), (0x0801, 0x0080_0001, "reserved"),
+    ])
     func ieee11073SpecialValuesDescribeAsTheirNames(sfloat: UInt16, float: UInt32, name: String) {
         #expect(JSONValue.medical(MedicalFloat16(bitPattern: sfloat)) == .string(name))
         #expect(JSONValue.medical(MedicalFloat32(bitPattern: float)) == .string(name))

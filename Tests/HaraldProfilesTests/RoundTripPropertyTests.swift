@@ -70,8 +70,10 @@ struct RoundTripPropertyTests {
 
     @Test func everyOneByteCodeOfTheEnumeratedCharacteristics() throws {
         for code in UInt8.min...UInt8.max {
-            for entry in [BodySensorLocation.uuid, HeartRateControlPoint.uuid, TemperatureType.uuid, DSTOffset.uuid,
-                          TimeZoneOffset.uuid, DayOfWeek.uuid, BatteryLevel.uuid] {
+            for entry in [
+                BodySensorLocation.uuid, HeartRateControlPoint.uuid, TemperatureType.uuid, DSTOffset.uuid,
+                TimeZoneOffset.uuid, DayOfWeek.uuid, BatteryLevel.uuid,
+            ] {
                 let outcome = try #require(CharacteristicRegistry.standard.entry(for: entry)?.roundTrip([code]))
                 switch outcome {
                 case .stable, .rejected: break

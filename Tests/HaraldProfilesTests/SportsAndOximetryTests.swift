@@ -30,10 +30,12 @@ struct SportsAndOximetryTests {
     }
 
     @Test func eventTimeRollOverAndWheelCounterWrapStillGiveTheSpeed() {
-        let first = CSCMeasurement(wheel: .init(cumulativeRevolutions: 0xFFFF_FFFB, lastEventTime: 65000),
-                                   crank: .init(cumulativeRevolutions: 0xFFFF, lastEventTime: 65500))
-        let second = CSCMeasurement(wheel: .init(cumulativeRevolutions: 5, lastEventTime: 488),
-                                    crank: .init(cumulativeRevolutions: 1, lastEventTime: 988))
+        let first = CSCMeasurement(
+            wheel: .init(cumulativeRevolutions: 0xFFFF_FFFB, lastEventTime: 65000),
+            crank: .init(cumulativeRevolutions: 0xFFFF, lastEventTime: 65500))
+        let second = CSCMeasurement(
+            wheel: .init(cumulativeRevolutions: 5, lastEventTime: 488),
+            crank: .init(cumulativeRevolutions: 1, lastEventTime: 988))
         let motion = CyclingMotion(from: first, to: second, wheelCircumference: 2.34)
         #expect(motion.wheelRevolutions == 10)
         #expect(abs(motion.speed! - 23.4) < 1e-9)

@@ -9,8 +9,9 @@ struct TimeTests {
 
     @Test func aKnownDateTimeIsAMomentInTheGivenZone() throws {
         let value = try DateTime(decoding: [UInt8](hex: "e20704110f3300"))
-        let components = DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: Self.utc,
-                                        year: 2018, month: 4, day: 17, hour: 15, minute: 51, second: 0)
+        let components = DateComponents(
+            calendar: Calendar(identifier: .gregorian), timeZone: Self.utc,
+            year: 2018, month: 4, day: 17, hour: 15, minute: 51, second: 0)
         #expect(value.date(in: Self.utc) == components.date)
     }
 
@@ -54,8 +55,10 @@ struct TimeTests {
         #expect(try DateTime(decoding: value.encodedBytes()) == value)
     }
 
-    @Test(arguments: [("e2070d110f3300", "month", 2), ("e20704200f3300", "day", 3), ("e2070411183300", "hours", 4),
-                      ("e20704110f3c00", "minutes", 5), ("e20704110f333c", "seconds", 6)])
+    @Test(arguments: [
+        ("e2070d110f3300", "month", 2), ("e20704200f3300", "day", 3), ("e2070411183300", "hours", 4),
+        ("e20704110f3c00", "minutes", 5), ("e20704110f333c", "seconds", 6),
+    ])
     func outOfRangeFieldsAreRejectedByName(hex: String, field: String, offset: Int) throws {
         let bytes = try [UInt8](hex: hex)
         do {

@@ -34,7 +34,8 @@ struct PairingCommandLineTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("bonds.json")
         let store = FileBondStore(fileURL: file)
-        try await store.setLocalIdentity(LocalIdentity(address: BluetoothAddress("C3:00:00:00:00:01/random")!, identityResolvingKey: IdentityResolvingKey(key: key(ourIRK))))
+        try await store.setLocalIdentity(
+            LocalIdentity(address: BluetoothAddress("C3:00:00:00:00:01/random")!, identityResolvingKey: IdentityResolvingKey(key: key(ourIRK))))
         try await store.save(bond(camera, authenticated: false))
         try await store.save(bond(strap, authenticated: true))
         try await body(file)

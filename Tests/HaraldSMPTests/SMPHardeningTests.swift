@@ -15,7 +15,6 @@ private let addresses = PairingAddresses(initiator: initiatorAddress, responder:
 private let peerIRK = IdentityResolvingKey(key: try! specKey("ec0234a3 57c8ad05 341010a6 0a397d9b"))
 private let peerIdentity = BluetoothAddress(value: 0xC0_11_22_33_44_55, kind: .random)!
 
-
 private func pairingRequest(
     io: IOCapability = .noInputNoOutput, authReq: AuthReq = [.bonding, .secureConnections], maxKeySize: Int = 16,
     initiatorKeys: KeyDistribution = [], responderKeys: KeyDistribution = []

@@ -22,9 +22,10 @@ struct SecureConnectionsFunctionTests {
 
     @Test func f4sWireOrderIsTheSpecValueReversed() throws {
         let confirm = SMPCrypto.f4(u: try spec256(Self.u), v: try spec256(Self.v), x: try spec128(Self.x), z: 0x00)
-        #expect(confirm.littleEndianBytes == [
-            0x2d, 0x87, 0x74, 0xa9, 0xbe, 0xa1, 0xed, 0xf1, 0x1c, 0xbd, 0xa9, 0x07, 0xf1, 0x16, 0xc9, 0xf2,
-        ])
+        #expect(
+            confirm.littleEndianBytes == [
+                0x2d, 0x87, 0x74, 0xa9, 0xbe, 0xa1, 0xed, 0xf1, 0x1c, 0xbd, 0xa9, 0x07, 0xf1, 0x16, 0xc9, 0xf2,
+            ])
     }
 
     @Test func f5GivesTheSpecSampleMacKeyAndLTK() throws {

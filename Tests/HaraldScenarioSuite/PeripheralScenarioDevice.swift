@@ -46,7 +46,11 @@ public struct PeripheralScenarioDevice: Sendable {
         private let state = Locked<(reads: UInt16, settings: [UInt16], commands: [[UInt8]], stream: [[UInt8]], allowed: Bool)>(
             (0, [], [], [], false))
         public init() {}
-        func nextRead() -> UInt16 { state.withLock { $0.reads += 1; return $0.reads } }
+        func nextRead() -> UInt16 {
+            state.withLock {
+                $0.reads += 1; return $0.reads
+            }
+        }
         func wrote(setting: UInt16) { state.withLock { $0.settings.append(setting) } }
         func wrote(command: [UInt8]) { state.withLock { $0.commands.append(command) } }
         func wrote(stream: [UInt8]) { state.withLock { $0.stream.append(stream) } }

@@ -18,7 +18,8 @@ extension PeripheralScenario {
     static func discovery(_ context: PeripheralScenarioContext) async throws {
         let connection = try await context.connect()
         let tree = try await connection.discoverAll()
-        let characteristics = try tree.first { $0.service.uuid == Device.service }.map(\.characteristics)
+        let characteristics =
+            try tree.first { $0.service.uuid == Device.service }.map(\.characteristics)
             ?? { throw ScenarioFailure("service \(Device.service) not discovered in \(tree.map(\.service.uuid))") }()
         let byUUID = Dictionary(characteristics.map { ($0.uuid, $0) }) { first, _ in first }
         try checkEqual(Set(byUUID.keys), Set(Device.layout.map(\.0)), "characteristics")

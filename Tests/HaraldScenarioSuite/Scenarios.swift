@@ -23,7 +23,8 @@ extension Scenario {
     static func discover(_ harness: ScenarioHarness) async throws {
         let connection = try await connect(harness)
         let tree = try await connection.discoverAll()
-        let found = try tree.first { $0.service.uuid == ScenarioProfile.service }.map(\.characteristics)
+        let found =
+            try tree.first { $0.service.uuid == ScenarioProfile.service }.map(\.characteristics)
             ?? { throw ScenarioFailure("service \(ScenarioProfile.service) not discovered in \(tree.map(\.service.uuid))") }()
         let byUUID = Dictionary(found.map { ($0.uuid, $0) }) { first, _ in first }
         try checkEqual(Set(byUUID.keys), Set(ScenarioProfile.characteristics), "characteristics")
@@ -189,9 +190,12 @@ extension Scenario {
         await first.disconnect()
         let second = try await connect(harness)
         try checkEqual(try await second.read(ScenarioSpecs.setting), UInt16(0x0201), "second connection's read")
-        try await checkThrows("read on the closed first connection", matching: { error in
-            if case BluetoothError.disconnected = error { return true } else { return false }
-        }) { try await first.read(ScenarioSpecs.setting) }
+        try await checkThrows(
+            "read on the closed first connection",
+            matching: { error in
+                if case BluetoothError.disconnected = error { return true } else { return false }
+            }
+        ) { try await first.read(ScenarioSpecs.setting) }
         await second.disconnect()
     }
 }

@@ -18,13 +18,17 @@ private enum SettingsDevice {
     static func device() -> VirtualPeripheral {
         VirtualPeripheral(address: address, advertisingData: .device(name: "Settings", services: [service])) { _ in
             PeripheralBehaviour(services: [
-                GATTServiceDefinition(uuid: service, characteristics: [
-                    GATTCharacteristicDefinition(uuid: mode.uuid, properties: [.read, .write], value: [1]),
-                    GATTCharacteristicDefinition(uuid: interval.uuid, properties: [.read, .write], value: [0xE8, 0x03]),
-                    GATTCharacteristicDefinition(uuid: gain.uuid, properties: [.read, .write], value: [5], onWrite: { _, value in
-                        guard let first = value.first, first <= 10 else { throw ATTErrorCode(rawValue: 0x80) }
-                    }),
-                ]),
+                GATTServiceDefinition(
+                    uuid: service,
+                    characteristics: [
+                        GATTCharacteristicDefinition(uuid: mode.uuid, properties: [.read, .write], value: [1]),
+                        GATTCharacteristicDefinition(uuid: interval.uuid, properties: [.read, .write], value: [0xE8, 0x03]),
+                        GATTCharacteristicDefinition(
+                            uuid: gain.uuid, properties: [.read, .write], value: [5],
+                            onWrite: { _, value in
+                                guard let first = value.first, first <= 10 else { throw ATTErrorCode(rawValue: 0x80) }
+                            }),
+                    ])
             ])
         }
     }

@@ -18,14 +18,20 @@ private enum FloodingSensor {
         VirtualPeripheral(address: address, advertisingData: .device(name: "Flood", services: [service])) { _ in
             let started = Locked(false)
             return PeripheralBehaviour(services: [
-                GATTServiceDefinition(uuid: service, characteristics: [
-                    GATTCharacteristicDefinition(uuid: start.uuid, properties: [.write], onWrite: { _, _ in started.withLock { $0 = true } }),
-                    GATTCharacteristicDefinition(uuid: values.uuid, properties: [.notify]),
-                ]),
+                GATTServiceDefinition(
+                    uuid: service,
+                    characteristics: [
+                        GATTCharacteristicDefinition(uuid: start.uuid, properties: [.write], onWrite: { _, _ in started.withLock { $0 = true } }),
+                        GATTCharacteristicDefinition(uuid: values.uuid, properties: [.notify]),
+                    ])
             ]) { session in
                 while await session.sleep(for: .milliseconds(10)) {
                     // Each start request floods once (a reconnection writes it again).
-                    guard started.withLock({ started in defer { started = false }; return started }) else { continue }
+                    guard
+                        started.withLock({ started in
+                            defer { started = false }; return started
+                        })
+                    else { continue }
                     for index in 0..<count {
                         let value = UInt32(index)
                         await session.notify(values.uuid, [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: value >> $0) })
@@ -78,15 +84,17 @@ struct FlowFloodTests {
                 central: central, peripheral: PeripheralIdentifier(address: FloodingSensor.address),
                 transfer: BusyTransfer(buffering: buffering, dropped: dropped), reconnect: policy)
             var error: (any Error)?
-            do { _ = try await flow.run { step in
-                progress.withLock { progress in
-                    switch step {
-                    case .received: progress.received += 1
-                    case .reconnecting: progress.reconnections += 1
-                    default: break
+            do {
+                _ = try await flow.run { step in
+                    progress.withLock { progress in
+                        switch step {
+                        case .received: progress.received += 1
+                        case .reconnecting: progress.reconnections += 1
+                        default: break
+                        }
                     }
                 }
-            } } catch let failure { error = failure }
+            } catch let failure { error = failure }
             let (received, reconnections) = progress.value
             return Outcome(error: error, received: received, reconnections: reconnections, dropped: dropped.value)
         }

@@ -87,4 +87,3 @@ struct PairingFlowTests {
         #expect(linksOpen == 0)
     }
 }
-

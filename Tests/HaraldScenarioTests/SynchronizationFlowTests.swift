@@ -22,14 +22,18 @@ private enum RecordStore {
         VirtualPeripheral(address: address, advertisingData: .device(name: "Records", services: [service])) { _ in
             let requests = StartRequests()
             return PeripheralBehaviour(services: [
-                GATTServiceDefinition(uuid: service, characteristics: [
-                    GATTCharacteristicDefinition(uuid: count.uuid, properties: [.read], value: [UInt8(recordCount & 0xFF), UInt8(recordCount >> 8)]),
-                    GATTCharacteristicDefinition(uuid: control.uuid, properties: [.write], onWrite: { _, value in
-                        guard value.count == 2 else { throw ATTErrorCode.invalidAttributeValueLength }
-                        requests.set(Int(value[0]) | Int(value[1]) << 8)
-                    }),
-                    GATTCharacteristicDefinition(uuid: records.uuid, properties: [.notify]),
-                ]),
+                GATTServiceDefinition(
+                    uuid: service,
+                    characteristics: [
+                        GATTCharacteristicDefinition(uuid: count.uuid, properties: [.read], value: [UInt8(recordCount & 0xFF), UInt8(recordCount >> 8)]),
+                        GATTCharacteristicDefinition(
+                            uuid: control.uuid, properties: [.write],
+                            onWrite: { _, value in
+                                guard value.count == 2 else { throw ATTErrorCode.invalidAttributeValueLength }
+                                requests.set(Int(value[0]) | Int(value[1]) << 8)
+                            }),
+                        GATTCharacteristicDefinition(uuid: records.uuid, properties: [.notify]),
+                    ])
             ]) { session in
                 // Poll for a start request, then stream one record per 20 ms.
                 while await session.sleep(for: .milliseconds(20)) {
@@ -73,7 +77,11 @@ private final class StartRequests: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: Int?
     func set(_ index: Int) { lock.withLock { pending = index } }
-    func take() -> Int? { lock.withLock { defer { pending = nil }; return pending } }
+    func take() -> Int? {
+        lock.withLock {
+            defer { pending = nil }; return pending
+        }
+    }
 }
 
 /// The record store's transfer protocol, as a device kit would write it.

@@ -13,17 +13,22 @@ struct BatchOperationsTests {
     /// all (no read property), and one longer than a Read Multiple Variable response at MTU 23.
     static func device(refusingBatches: Bool = false) -> VirtualPeripheral {
         VirtualPeripheral(address: BluetoothAddress("B0:00:00:00:00:02", kind: .random)!, advertisingData: .device(name: "Batch")) { _ in
-            PeripheralBehaviour(services: [
-                GATTServiceDefinition(uuid: BluetoothUUID(0x180A), characteristics: [
-                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: .read, value: Array("Harald Labs".utf8)),
-                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A24), properties: .read, permissions: [], value: [1]),
-                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A25), properties: .read, value: (0..<60).map { UInt8($0) }),
-                ]),
-                GATTServiceDefinition(uuid: BluetoothUUID(0xFFF0), characteristics: [
-                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0xFFF1), properties: .notify),
-                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0xFFF2), properties: [.read, .write], value: [4, 5]),
-                ]),
-            ], serverConfiguration: .init(supportsReadMultipleVariable: !refusingBatches))
+            PeripheralBehaviour(
+                services: [
+                    GATTServiceDefinition(
+                        uuid: BluetoothUUID(0x180A),
+                        characteristics: [
+                            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A29), properties: .read, value: Array("Harald Labs".utf8)),
+                            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A24), properties: .read, permissions: [], value: [1]),
+                            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A25), properties: .read, value: (0..<60).map { UInt8($0) }),
+                        ]),
+                    GATTServiceDefinition(
+                        uuid: BluetoothUUID(0xFFF0),
+                        characteristics: [
+                            GATTCharacteristicDefinition(uuid: BluetoothUUID(0xFFF1), properties: .notify),
+                            GATTCharacteristicDefinition(uuid: BluetoothUUID(0xFFF2), properties: [.read, .write], value: [4, 5]),
+                        ]),
+                ], serverConfiguration: .init(supportsReadMultipleVariable: !refusingBatches))
         }
     }
 
@@ -45,7 +50,9 @@ struct BatchOperationsTests {
             // All 16-bit: one Read By Type run over the services, ⌊(MTU − 2) / 7⌋ declarations a
             // response. Turning Service Changed on before the discovery adds one Read By Type
             // (0x2A05) and one Find Information.
-            #expect(swept[.readByTypeRequest, default: 0] - before[.readByTypeRequest, default: 0] == (characteristics.count + (mtu - 2) / 7 - 1) / ((mtu - 2) / 7) + 1 + 1)
+            #expect(
+                swept[.readByTypeRequest, default: 0] - before[.readByTypeRequest, default: 0] == (characteristics.count + (mtu - 2) / 7 - 1) / ((mtu - 2) / 7)
+                    + 1 + 1)
             #expect(swept[.findInformationRequest, default: 0] - 1 <= characteristics.filter { $0.endHandle! > $0.valueHandle! }.count)
 
             var oneByOne: [[DiscoveredDescriptor]] = []

@@ -102,7 +102,8 @@ struct BondAdmissionTests {
     @Test func weakerPairingsNeedTheAgentAndStrongerOnesDoNot() async throws {
         let authenticated = try Self.bond(Self.identity, authenticated: true)
         let justWorks = Self.keys(from: Self.identity, claiming: Self.identity)
-        let passkey = Self.keys(from: Self.identity, claiming: Self.identity, method: PairingMethod(isSecureConnections: true, model: .passkeyEntry(.responderDisplays)))
+        let passkey = Self.keys(
+            from: Self.identity, claiming: Self.identity, method: PairingMethod(isSecureConnections: true, model: .passkeyEntry(.responderDisplays)))
         #expect(await Self.admission([authenticated]).check(passkey, knownIdentity: nil) == .accept)
         guard case .refuse(.unspecifiedReason, .weakerThanStoredBond) = await Self.admission([authenticated]).check(justWorks, knownIdentity: nil) else {
             Issue.record("Just Works replaced an authenticated bond")
@@ -110,7 +111,8 @@ struct BondAdmissionTests {
         }
         #expect(await Self.admission([authenticated], allows: true).check(justWorks, knownIdentity: nil) == .accept)
         // Without bonding nothing is replaced, so nothing to refuse.
-        #expect(await Self.admission([authenticated]).check(Self.keys(from: Self.identity, claiming: Self.identity, bonding: false), knownIdentity: nil) == .accept)
+        #expect(
+            await Self.admission([authenticated]).check(Self.keys(from: Self.identity, claiming: Self.identity, bonding: false), knownIdentity: nil) == .accept)
     }
 
     @Test func aShorterKeyDoesNotReplaceAnAuthenticatedBondSilently() {

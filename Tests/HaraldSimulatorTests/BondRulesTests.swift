@@ -25,11 +25,13 @@ struct BondRulesTests {
     static func lock(at address: BluetoothAddress = device, _ security: DeviceSecurity) -> VirtualPeripheral {
         VirtualPeripheral(address: address, advertisingData: .device(name: "Lock"), pairing: .securityManager(security)) { _ in
             PeripheralBehaviour(services: [
-                GATTServiceDefinition(uuid: service, characteristics: [
-                    GATTCharacteristicDefinition(uuid: open, properties: [.read], permissions: [.read], value: [0x09]),
-                    GATTCharacteristicDefinition(uuid: encrypted, properties: [.read], permissions: [.read, .readEncrypted], value: [0x0E]),
-                    GATTCharacteristicDefinition(uuid: authenticated, properties: [.read], permissions: [.read, .readAuthenticated], value: [0x0A]),
-                ])
+                GATTServiceDefinition(
+                    uuid: service,
+                    characteristics: [
+                        GATTCharacteristicDefinition(uuid: open, properties: [.read], permissions: [.read], value: [0x09]),
+                        GATTCharacteristicDefinition(uuid: encrypted, properties: [.read], permissions: [.read, .readEncrypted], value: [0x0E]),
+                        GATTCharacteristicDefinition(uuid: authenticated, properties: [.read], permissions: [.read, .readAuthenticated], value: [0x0A]),
+                    ])
             ])
         }
     }

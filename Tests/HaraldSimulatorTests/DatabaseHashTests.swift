@@ -12,9 +12,11 @@ import Testing
 struct DatabaseHashTests {
     /// Battery (0x180F) with Battery Level (read, notify), then the Generic Attribute service a
     /// peripheral's server adds: Service Changed and Database Hash.
-    static let battery = GATTServiceDefinition(uuid: BluetoothUUID(0x180F), characteristics: [
-        GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read, .notify], value: [50])
-    ])
+    static let battery = GATTServiceDefinition(
+        uuid: BluetoothUUID(0x180F),
+        characteristics: [
+            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read, .notify], value: [50])
+        ])
 
     static func database() throws -> GATTDatabase {
         try GATTDatabase(services: [battery, GATTGenericAttributeService.definition(withDatabaseHash: true)])
@@ -79,7 +81,8 @@ struct DatabaseHashTests {
             let connection = try await central.connect(to: PeripheralIdentifier(address: address), timeout: .seconds(5))
             let hash = try await connection.characteristic(GATTGenericAttributeService.databaseHash, service: GATTGenericAttributeService.uuid)
             let first = try await connection.readRaw(hash)
-            try await connection.writeRaw([7], to: try await connection.characteristic(BluetoothUUID(0x2A19), service: BluetoothUUID(0x180F)), kind: .withResponse)
+            try await connection.writeRaw(
+                [7], to: try await connection.characteristic(BluetoothUUID(0x2A19), service: BluetoothUUID(0x180F)), kind: .withResponse)
             let afterWrite = try await connection.readRaw(hash)
             try await served.changeServices(adding: [ServiceDefinition(uuid: BluetoothUUID(0x181C), characteristics: [])])
             let moved = try await connection.characteristic(GATTGenericAttributeService.databaseHash, service: GATTGenericAttributeService.uuid)

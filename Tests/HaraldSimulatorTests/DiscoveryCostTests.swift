@@ -104,7 +104,8 @@ struct SweepDiscoveryCostTests {
                 let mtu = await connection.mtu()
                 return (
                     await simulator.connection(to: device.address)!.client.counters.totalRoundTrips,
-                    await simulator.runtime(of: device.address)!.minimumSweepDiscoveryCost(mtu: mtu))
+                    await simulator.runtime(of: device.address)!.minimumSweepDiscoveryCost(mtu: mtu)
+                )
             }
             #expect(spent == minimum.total, "\(device.name ?? "?") at MTU \(maximumMTU): \(minimum)")
         }
@@ -115,9 +116,11 @@ struct SweepDiscoveryCostTests {
         // and a value between each. At MTU 23 a response lists up to 5 attributes with 16-bit
         // types: 4…8 (CCCDs 4 and 7), then 10.
         let database = try GATTDatabase(services: [
-            GATTServiceDefinition(uuid: BluetoothUUID(0x180D), characteristics: [0x2A37, 0x2A38, 0x2A39].map {
-                GATTCharacteristicDefinition(uuid: BluetoothUUID($0), properties: .notify)
-            }),
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x180D),
+                characteristics: [0x2A37, 0x2A38, 0x2A39].map {
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID($0), properties: .notify)
+                })
         ])
         #expect(DiscoveryCost(sweeping: database, mtu: 23).descriptors == 2)
         #expect(DiscoveryCost(sweeping: database, mtu: 247).descriptors == 1)

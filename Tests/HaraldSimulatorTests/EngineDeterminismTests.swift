@@ -87,9 +87,13 @@ struct EngineDeterminismTests {
             let central = SimulatedATTBearer(link: link, side: .central)
             let peripheral = SimulatedATTBearer(link: link, side: .peripheral)
             let server = try GATTServer(
-                services: [GATTServiceDefinition(uuid: BluetoothUUID(0x1809), characteristics: [
-                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A1C), properties: [.indicate])
-                ])],
+                services: [
+                    GATTServiceDefinition(
+                        uuid: BluetoothUUID(0x1809),
+                        characteristics: [
+                            GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A1C), properties: [.indicate])
+                        ])
+                ],
                 clock: clock, configuration: .init(defaultTimeout: .seconds(60)))
             let connection = await server.attach(peripheral)
             // A central that enables indications (CCCD at handle 4) and never confirms them.

@@ -21,17 +21,23 @@ struct ProceduresOverTheLinkTests {
         address: BluetoothAddress("B0:00:00:00:00:07", kind: .random)!, advertisingData: .device(name: "Procedures")
     ) { _ in
         PeripheralBehaviour(services: [
-            GATTServiceDefinition(uuid: BluetoothUUID(0xFFE0), includes: [BluetoothUUID(0x180F), vendorService], characteristics: [
-                GATTCharacteristicDefinition(uuid: longWritable, properties: [.read, .write], value: Array("initial".utf8)),
-                GATTCharacteristicDefinition(uuid: indicated, properties: [.indicate]),
-                GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: .read, value: [66]),
-            ]),
-            GATTServiceDefinition(uuid: BluetoothUUID(0x180F), isPrimary: false, characteristics: [
-                GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: .read, value: [55]),
-            ]),
-            GATTServiceDefinition(uuid: vendorService, isPrimary: false, characteristics: [
-                GATTCharacteristicDefinition(uuid: "9A3F0002-2B1C-4D5E-8F60-718293A4B5C6", properties: .read, value: [1, 2, 3]),
-            ]),
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0xFFE0), includes: [BluetoothUUID(0x180F), vendorService],
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: longWritable, properties: [.read, .write], value: Array("initial".utf8)),
+                    GATTCharacteristicDefinition(uuid: indicated, properties: [.indicate]),
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: .read, value: [66]),
+                ]),
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x180F), isPrimary: false,
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: .read, value: [55])
+                ]),
+            GATTServiceDefinition(
+                uuid: vendorService, isPrimary: false,
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: "9A3F0002-2B1C-4D5E-8F60-718293A4B5C6", properties: .read, value: [1, 2, 3])
+                ]),
         ])
     }
 
@@ -69,7 +75,8 @@ struct ProceduresOverTheLinkTests {
             try await connection.client.writeLong(handle: handle, value: Self.longValue, reliable: true)
             return (
                 await connection.server.value(handle: handle), await connection.server.preparedWriteCount(for: connection.serverConnection),
-                await connection.client.counters.roundTrips)
+                await connection.client.counters.roundTrips
+            )
         }
         #expect(stored == Self.longValue)
         #expect(queued == 0)
@@ -87,7 +94,8 @@ struct ProceduresOverTheLinkTests {
             do { try await connection.client.writeLong(handle: handle, value: Self.longValue, reliable: true) } catch { caught = error as? GATTError }
             return (
                 caught, handle, await connection.server.value(handle: handle),
-                await connection.server.preparedWriteCount(for: connection.serverConnection), await connection.client.liveContinuations)
+                await connection.server.preparedWriteCount(for: connection.serverConnection), await connection.client.liveContinuations
+            )
         }
         #expect(error == .reliableWriteMismatch(handle: handle, offset: 18))
         #expect(stored == Array("initial".utf8))

@@ -49,9 +49,12 @@ struct SecurityOnDemandTests {
         let clock = simulation.clock
         return try simulation.run {
             let server = try GATTServer(services: [
-                GATTServiceDefinition(uuid: BluetoothUUID(0xFFF0), characteristics: [
-                    GATTCharacteristicDefinition(uuid: Self.secret, properties: [.read, .write], permissions: [.read, .readEncrypted, .write, .writeEncrypted], value: [0x2A])
-                ]),
+                GATTServiceDefinition(
+                    uuid: BluetoothUUID(0xFFF0),
+                    characteristics: [
+                        GATTCharacteristicDefinition(
+                            uuid: Self.secret, properties: [.read, .write], permissions: [.read, .readEncrypted, .write, .writeEncrypted], value: [0x2A])
+                    ])
             ])
             let link = SimulatedLink(parameters: .typical, clock: clock)
             let serverConnection = await server.attach(SimulatedATTBearer(link: link, side: .peripheral))

@@ -80,7 +80,9 @@ struct ServedServiceChangeTests {
             let changes = connection.serviceChanges()
             try await served.changeServices(
                 removing: [BluetoothUUID(0x180F)],
-                adding: [ServiceDefinition(uuid: Self.extra, characteristics: [CharacteristicDefinition(uuid: Self.extraValue, properties: [.read], value: [7])])])
+                adding: [
+                    ServiceDefinition(uuid: Self.extra, characteristics: [CharacteristicDefinition(uuid: Self.extraValue, properties: [.read], value: [7])])
+                ])
             var change: ServiceChange?
             for await next in changes {
                 change = next

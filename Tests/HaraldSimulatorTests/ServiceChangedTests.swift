@@ -17,10 +17,12 @@ private enum ChangingDevice {
     static let level = BluetoothUUID(0x2A19)
 
     static var sensorService: GATTServiceDefinition {
-        GATTServiceDefinition(uuid: sensor, characteristics: [
-            GATTCharacteristicDefinition(uuid: reading, properties: [.read, .notify], value: [0x11]),
-            GATTCharacteristicDefinition(uuid: label, properties: .read, value: Array("left".utf8)),
-        ])
+        GATTServiceDefinition(
+            uuid: sensor,
+            characteristics: [
+                GATTCharacteristicDefinition(uuid: reading, properties: [.read, .notify], value: [0x11]),
+                GATTCharacteristicDefinition(uuid: label, properties: .read, value: Array("left".utf8)),
+            ])
     }
 
     /// `outOfSync`: reading the label answers Database Out Of Sync, as a server with robust
@@ -30,12 +32,15 @@ private enum ChangingDevice {
         VirtualPeripheral(address: BluetoothAddress("B0:00:00:00:00:5C", kind: .random)!, advertisingData: .device(name: "Changing")) { _ in
             var sensor = sensorService
             if outOfSync { sensor.characteristics[1].onRead = { _ in throw ATTErrorCode.databaseOutOfSync } }
-            return PeripheralBehaviour(services: [
-                GATTServiceDefinition(uuid: battery, characteristics: [
-                    GATTCharacteristicDefinition(uuid: level, properties: [.read, .notify], value: [90]),
-                ]),
-                sensor,
-            ], serverConfiguration: serverConfiguration)
+            return PeripheralBehaviour(
+                services: [
+                    GATTServiceDefinition(
+                        uuid: battery,
+                        characteristics: [
+                            GATTCharacteristicDefinition(uuid: level, properties: [.read, .notify], value: [90])
+                        ]),
+                    sensor,
+                ], serverConfiguration: serverConfiguration)
         }
     }
 }

@@ -20,9 +20,11 @@ struct SimulatedKeySizeTests {
         let security = DeviceSecurity(configuration: PairingConfiguration(maxEncryptionKeySize: 7, minEncryptionKeySize: 7))
         return VirtualPeripheral(address: device, advertisingData: .device(name: "Old"), pairing: .securityManager(security)) { _ in
             PeripheralBehaviour(services: [
-                GATTServiceDefinition(uuid: service, characteristics: [
-                    GATTCharacteristicDefinition(uuid: encrypted, properties: [.read], permissions: [.read, .readEncrypted], value: [0x0E])
-                ])
+                GATTServiceDefinition(
+                    uuid: service,
+                    characteristics: [
+                        GATTCharacteristicDefinition(uuid: encrypted, properties: [.read], permissions: [.read, .readEncrypted], value: [0x0E])
+                    ])
             ])
         }
     }

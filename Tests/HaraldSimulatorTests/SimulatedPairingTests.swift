@@ -44,10 +44,12 @@ struct SimulatedPairingTests {
     static func lock(_ security: DeviceSecurity) -> VirtualPeripheral {
         VirtualPeripheral(address: device, advertisingData: .device(name: "Lock"), pairing: .securityManager(security)) { _ in
             PeripheralBehaviour(services: [
-                GATTServiceDefinition(uuid: service, characteristics: [
-                    GATTCharacteristicDefinition(uuid: encrypted, properties: [.read], permissions: [.read, .readEncrypted], value: [0x0E]),
-                    GATTCharacteristicDefinition(uuid: authenticated, properties: [.read], permissions: [.read, .readAuthenticated], value: [0x0A]),
-                ])
+                GATTServiceDefinition(
+                    uuid: service,
+                    characteristics: [
+                        GATTCharacteristicDefinition(uuid: encrypted, properties: [.read], permissions: [.read, .readEncrypted], value: [0x0E]),
+                        GATTCharacteristicDefinition(uuid: authenticated, properties: [.read], permissions: [.read, .readAuthenticated], value: [0x0A]),
+                    ])
             ])
         }
     }

@@ -15,9 +15,11 @@ struct ThroughputTests {
     private static func bulkDevice() -> VirtualPeripheral {
         VirtualPeripheral(address: BluetoothAddress("B0:00:00:00:00:01", kind: .random)!, advertisingData: .device(name: "Bulk")) { _ in
             PeripheralBehaviour(services: [
-                GATTServiceDefinition(uuid: BluetoothUUID(0xFFF0), characteristics: [
-                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0xFFF2), properties: [.write, .writeWithoutResponse, .notify])
-                ])
+                GATTServiceDefinition(
+                    uuid: BluetoothUUID(0xFFF0),
+                    characteristics: [
+                        GATTCharacteristicDefinition(uuid: BluetoothUUID(0xFFF2), properties: [.write, .writeWithoutResponse, .notify])
+                    ])
             ])
         }
     }

@@ -22,15 +22,19 @@ public enum ControllerEvents {
     /// LE Connection Complete (LE Meta 0x01), by default as the central: interval 0x18, latency 0,
     /// timeout 0x48. `role` 0x01 makes this device the peripheral.
     public static func connectionComplete(handle: UInt16, peer: BluetoothAddress, status: HCIStatus = .success, role: UInt8 = 0x00) -> HCIPacket {
-        event(0x3E, [0x01, status.rawValue] + le16(handle) + [role, peer.kind.rawValue]
-            + peer.littleEndianBytes + [0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00])
+        event(
+            0x3E,
+            [0x01, status.rawValue] + le16(handle) + [role, peer.kind.rawValue]
+                + peer.littleEndianBytes + [0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00])
     }
 
     /// LE Advertising Report (LE Meta 0x02) with one report. `eventType`: 0x00 ADV_IND, 0x04
     /// SCAN_RSP.
     public static func advertisingReport(eventType: UInt8, address: BluetoothAddress, data: [UInt8], rssi: Int8) -> HCIPacket {
-        event(0x3E, [0x02, 0x01, eventType, address.kind.rawValue] + address.littleEndianBytes
-            + [UInt8(data.count)] + data + [UInt8(bitPattern: rssi)])
+        event(
+            0x3E,
+            [0x02, 0x01, eventType, address.kind.rawValue] + address.littleEndianBytes
+                + [UInt8(data.count)] + data + [UInt8(bitPattern: rssi)])
     }
 
     /// LE Connection Update Complete (LE Meta 0x03).

@@ -19,7 +19,11 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
 public func withHangGuard<R: Sendable>(seconds: Double = 30, _ body: @escaping @Sendable () async throws -> R) async throws -> R {
     // Whoever takes the continuation first resumes it: the body's outcome or the deadline.
     let waiter = Locked<CheckedContinuation<R, any Error>?>(nil)
-    let take: @Sendable () -> CheckedContinuation<R, any Error>? = { waiter.withLock { slot in defer { slot = nil }; return slot } }
+    let take: @Sendable () -> CheckedContinuation<R, any Error>? = {
+        waiter.withLock { slot in
+            defer { slot = nil }; return slot
+        }
+    }
     let work = Locked<(body: Task<Void, Never>?, timer: Task<Void, Never>?)>((nil, nil))
     return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
         waiter.withLock { $0 = continuation }

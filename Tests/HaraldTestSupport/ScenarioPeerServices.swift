@@ -25,19 +25,25 @@ public enum ScenarioPeerServices {
                     } : nil)
         }
         return [
-            GATTServiceDefinition(uuid: ScenarioProfile.service, characteristics: [
-                stored(ScenarioProfile.status, [.read, .notify]),
-                stored(ScenarioProfile.setting, [.read, .write], writable: true),
-                GATTCharacteristicDefinition(uuid: ScenarioProfile.stream, properties: [.writeWithoutResponse], onWrite: { _, value in
-                    state.receiveWithoutResponse(value)
-                }),
-                GATTCharacteristicDefinition(uuid: ScenarioProfile.command, properties: [.write], onWrite: { context, value throws(ATTErrorCode) in
-                    await state.gate()
-                    if value.first == ScenarioProfile.refusedCommand { throw ATTErrorCode(ScenarioProfile.refusalCode) }
-                    await notifyAnswer(ScenarioProfile.answer(to: value), context.connection)
-                }),
-                GATTCharacteristicDefinition(uuid: ScenarioProfile.response, properties: [.notify]),
-            ])
+            GATTServiceDefinition(
+                uuid: ScenarioProfile.service,
+                characteristics: [
+                    stored(ScenarioProfile.status, [.read, .notify]),
+                    stored(ScenarioProfile.setting, [.read, .write], writable: true),
+                    GATTCharacteristicDefinition(
+                        uuid: ScenarioProfile.stream, properties: [.writeWithoutResponse],
+                        onWrite: { _, value in
+                            state.receiveWithoutResponse(value)
+                        }),
+                    GATTCharacteristicDefinition(
+                        uuid: ScenarioProfile.command, properties: [.write],
+                        onWrite: { context, value throws(ATTErrorCode) in
+                            await state.gate()
+                            if value.first == ScenarioProfile.refusedCommand { throw ATTErrorCode(ScenarioProfile.refusalCode) }
+                            await notifyAnswer(ScenarioProfile.answer(to: value), context.connection)
+                        }),
+                    GATTCharacteristicDefinition(uuid: ScenarioProfile.response, properties: [.notify]),
+                ])
         ]
     }
 

@@ -255,9 +255,9 @@ public final class VirtualController: HCITransport {
         // A peer holding a key for the central tells it so: Insufficient Encryption, not Authentication.
         let paired = state.withLock { $0.pairedKeys[peer.address] }
         let bonded: SecurityLevel? =
-            if let paired { paired.authenticated ? .authenticated : .encrypted }
-            else if peer.longTermKey != nil { peer.longTermKeyIsAuthenticated ? .authenticated : .encrypted }
-            else { nil }
+            if let paired { paired.authenticated ? .authenticated : .encrypted } else if peer.longTermKey != nil {
+                peer.longTermKeyIsAuthenticated ? .authenticated : .encrypted
+            } else { nil }
         let serverConnection = await peer.server.attach(bearer, security: GATTSecurity(bondedLevel: bonded))
         state.withLock { state in
             state.links[handle] = Link(peer: peer.address, bearer: bearer, serverConnection: serverConnection)

@@ -19,8 +19,9 @@ struct AttributeIDTests {
     }
 
     @Test func anATTErrorNamesItsAttributeWhenThereIsOne() {
-        #expect(BluetoothError.attribute(.readNotPermitted, on: AttributeID(handle: 0x0012)).description
-            == "ATT error Read Not Permitted (0x02) on handle 0x0012")
+        #expect(
+            BluetoothError.attribute(.readNotPermitted, on: AttributeID(handle: 0x0012)).description
+                == "ATT error Read Not Permitted (0x02) on handle 0x0012")
         #expect(BluetoothError.attribute(.readNotPermitted, on: nil).description == "ATT error Read Not Permitted (0x02)")
     }
 }

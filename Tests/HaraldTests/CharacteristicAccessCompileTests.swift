@@ -66,8 +66,10 @@ struct CharacteristicAccessCompileTests {
         try source.write(to: file, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path,
-                             "-module-cache-path", Self.moduleCache.path, file.path]
+        process.arguments = [
+            "swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path,
+            "-module-cache-path", Self.moduleCache.path, file.path,
+        ]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

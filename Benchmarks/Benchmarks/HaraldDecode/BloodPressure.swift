@@ -73,7 +73,8 @@ struct BloodPressureRecord: Equatable, ByteDecodable {
         timestamp = flags.contains(.timestampPresent) ? try reader.decode(RecordDate.self, field: "timestamp") : nil
         pulseRate = flags.contains(.pulseRatePresent) ? try reader.decode(MedicalFloat16.self, field: "pulseRate") : nil
         userID = flags.contains(.userIDPresent) ? try reader.read(UInt8.self, field: "userID") : nil
-        measurementStatus = flags.contains(.measurementStatusPresent)
+        measurementStatus =
+            flags.contains(.measurementStatusPresent)
             ? try reader.read(UInt16.self, field: "measurementStatus") : nil
     }
 }

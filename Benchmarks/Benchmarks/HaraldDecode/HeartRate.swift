@@ -35,11 +35,13 @@ struct HeartRateRecord: Equatable, ByteDecodable {
     /// The HaraldCodec way.
     init(from reader: inout ByteReader) throws(ByteDecodingError) {
         flags = try reader.readFlags(HeartRateBit.self, as: UInt8.self)
-        heartRate = flags.contains(.valueIsUInt16)
+        heartRate =
+            flags.contains(.valueIsUInt16)
             ? try reader.read(UInt16.self, field: "heartRate")
             : UInt16(try reader.read(UInt8.self, field: "heartRate"))
         energyExpended = flags.contains(.energyExpendedPresent) ? try reader.read(UInt16.self, field: "energyExpended") : nil
-        rrIntervals = flags.contains(.rrIntervalsPresent)
+        rrIntervals =
+            flags.contains(.rrIntervalsPresent)
             ? RRIntervals(
                 first: try reader.read(UInt16.self, field: "rrIntervals"),
                 second: try reader.read(UInt16.self, field: "rrIntervals"),

@@ -146,9 +146,10 @@ public actor HeartRateCore {
         ]
         if !restorationsTaken {
             restorationsTaken = true
-            watchers.append(starter.start { [self, central] in
-                for await restoration in central.restorations() { self.send(.adopt(restoration)) }
-            })
+            watchers.append(
+                starter.start { [self, central] in
+                    for await restoration in central.restorations() { self.send(.adopt(restoration)) }
+                })
         }
         if let strap = memory.recall() { await startSession(strap) }
         // Ends when the task is cancelled.

@@ -30,7 +30,11 @@ struct HeartRateModelTests {
 private func waitUntil(_ condition: @escaping @MainActor () -> Bool) async {
     while !condition() {
         await withCheckedContinuation { continuation in
-            withObservationTracking { _ = condition() } onChange: { continuation.resume() }
+            withObservationTracking {
+                _ = condition()
+            } onChange: {
+                continuation.resume()
+            }
         }
     }
 }

@@ -7,7 +7,9 @@ extension ConnectionBackend {
         return result
     }
 
-    public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredDescriptor]] {
+    public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError)
+        -> [[DiscoveredDescriptor]]
+    {
         var result: [[DiscoveredDescriptor]] = []
         for characteristic in characteristics { result.append(try await discoverDescriptors(of: characteristic, timeout: timeout)) }
         return result

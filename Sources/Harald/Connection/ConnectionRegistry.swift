@@ -66,7 +66,8 @@ final class ConnectionRegistry: Sendable {
                     attempt.leaveWithoutWaiting()
                     throw error
                 }
-                result = await Self.wait(for: attempt, at_most: remaining, clock: settings.clock)
+                result =
+                    await Self.wait(for: attempt, at_most: remaining, clock: settings.clock)
                     ?? .failure(.timeout(operation: "connect to \(peripheral)", after: deadline.timeout))
             } else {
                 result = await attempt.wait()
@@ -129,11 +130,12 @@ final class ConnectionRegistry: Sendable {
             let reason = await backend.disconnection()
             link.ended.set(reason)
             link.finishChanges()
-            let removed: Bool = self?.entries.withLock { entries in
-                guard case .connected(let current) = entries[peripheral], current === link else { return false }
-                entries[peripheral] = nil
-                return true
-            } ?? false
+            let removed: Bool =
+                self?.entries.withLock { entries in
+                    guard case .connected(let current) = entries[peripheral], current === link else { return false }
+                    entries[peripheral] = nil
+                    return true
+                } ?? false
             if removed { self?.publish(.disconnected, for: peripheral) }
         }
         backend.taskStarter.start {

@@ -105,13 +105,17 @@ public actor PeripheralConnection {
     ///
     /// On ATT backends the characteristics of all services come from one Read By Type sweep over
     /// the handles the services span, rather than one search per service.
-    public func discoverAll(timeout: Duration? = nil) async throws(BluetoothError) -> [(service: DiscoveredService, characteristics: [DiscoveredCharacteristic])] {
+    public func discoverAll(timeout: Duration? = nil) async throws(BluetoothError) -> [(
+        service: DiscoveredService, characteristics: [DiscoveredCharacteristic]
+    )] {
         let deadline = try start(timeout)
         return try await link.discoverAll(deadline: deadline)
     }
 
     /// The descriptors of a discovered characteristic (for tools).
-    public func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration? = nil) async throws(BluetoothError) -> [DiscoveredDescriptor] {
+    public func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration? = nil) async throws(BluetoothError)
+        -> [DiscoveredDescriptor]
+    {
         let deadline = try start(timeout)
         return try await deadline.run {
             try await backend.discoverDescriptors(of: characteristic, timeout: try deadline.remaining("descriptor discovery"))
@@ -269,10 +273,11 @@ public actor PeripheralConnection {
         let remaining = try deadline.remaining("response on \(responseCharacteristic.uuid)")
         let answer: [UInt8]?
         do {
-            answer = try await withDeadline(remaining, clock: clock) {
-                var iterator = updates.makeAsyncIterator()
-                return await iterator.next()
-            } ?? nil
+            answer =
+                try await withDeadline(remaining, clock: clock) {
+                    var iterator = updates.makeAsyncIterator()
+                    return await iterator.next()
+                } ?? nil
         } catch { throw BluetoothError(error) }
         guard let answer else {
             if let error = updates.endError { throw error }
@@ -350,7 +355,8 @@ public actor PeripheralConnection {
     }
 
     /// Writes raw bytes to a discovered characteristic.
-    public func writeRaw(_ bytes: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration? = nil) async throws(BluetoothError) {
+    public func writeRaw(_ bytes: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration? = nil) async throws(BluetoothError)
+    {
         try await write(bytes, to: characteristic, kind: kind, deadline: try start(timeout))
     }
 
@@ -459,7 +465,8 @@ public actor PeripheralConnection {
     }
 
     private func write(_ bytes: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, deadline: CallDeadline) async throws(BluetoothError) {
-        let permitted = kind == .withResponse
+        let permitted =
+            kind == .withResponse
             ? characteristic.properties.contains(.write) : characteristic.properties.contains(.writeWithoutResponse)
         guard permitted else { throw .notPermitted("\(characteristic.uuid) does not accept \(kind)") }
         logger.trace("write", metadata: ["uuid": "\(characteristic.uuid)", "bytes": "\(bytes.count)", "kind": "\(kind)"])

@@ -103,7 +103,6 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
     }
 }
 
-
 /// Decoding failures of a subscription: how many, and the last one.
 @usableFromInline
 struct DecodingFailures: Sendable {

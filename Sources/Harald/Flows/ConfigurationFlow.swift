@@ -139,4 +139,3 @@ public struct ConfigurationFlow: Sendable {
         return applied.map(\.name)
     }
 }
-

@@ -143,10 +143,11 @@ public struct PairingFlow: Sendable {
         progress(.waitingForRadio)
         try await central.waitUntilPoweredOn(timeout: timeout)
         progress(.scanning)
-        let request: ScanRequest = switch match {
-        case let .service(uuid): ScanRequest(services: [uuid])
-        case let .namePrefix(prefix): ScanRequest(namePrefix: prefix)
-        }
+        let request: ScanRequest =
+            switch match {
+            case let .service(uuid): ScanRequest(services: [uuid])
+            case let .namePrefix(prefix): ScanRequest(namePrefix: prefix)
+            }
         let advertisement = try await central.scan(request).first(timeout: timeout)
         progress(.found(name: advertisement.localName, peripheral: advertisement.peripheral))
         progress(.connecting)
@@ -183,4 +184,3 @@ public struct PairingFlow: Sendable {
         }
     }
 }
-

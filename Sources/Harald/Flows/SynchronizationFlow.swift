@@ -81,7 +81,9 @@ public struct SynchronizationFlow<Transfer: RecordTransfer>: Sendable {
             let total = try await transfer.recordCount(from: start, over: connection).map { $0 + store.value.count }
             if let total { progress(.expecting(total - store.value.count)) }
             try await transfer.fetchRecords(from: start, over: connection) { record in
-                let count = store.withLock { $0.append(record); return $0.count }
+                let count = store.withLock {
+                    $0.append(record); return $0.count
+                }
                 progress(.received(count, total: total))
             }
         }
@@ -90,4 +92,3 @@ public struct SynchronizationFlow<Transfer: RecordTransfer>: Sendable {
         return records
     }
 }
-

@@ -53,11 +53,13 @@ public protocol ServingBackend: Sendable {
     /// security, or only to `central`; returns how many got it. Subscribed centrals left out for
     /// their link's security are counted (``withheldNotifications(characteristic:service:)``).
     /// Waits while the link's buffers are full, so a fast producer slows to the link's pace.
-    func notify(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier?) async throws(BluetoothError) -> Int
+    func notify(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier?) async throws(BluetoothError)
+        -> Int
     /// Indicates `value` to `central` and waits for its confirmation. A central whose link does
     /// not meet the characteristic's read security is refused with `BluetoothError/attribute(_:on:)`
     /// carrying the code a read would get (and counted as withheld).
-    func indicate(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier, timeout: Duration) async throws(BluetoothError)
+    func indicate(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier, timeout: Duration)
+        async throws(BluetoothError)
     /// How many notifications and indications of the characteristic `uuid` in `service` were
     /// not sent because a subscribed central's link did not meet the characteristic's read
     /// security (its encryption was lost, or a subscription was left from an earlier link). The

@@ -39,7 +39,9 @@ public final class ATTDualRoleBearer: Sendable {
                 case .received(let bytes):
                     let kind = bytes.first.map { ATTOpcode($0).kind } ?? .unknown
                     if bytes.count == 3, bytes[0] == ATTOpcode.exchangeMTUResponse.rawValue,
-                        let offered = offeredMTU.withLock({ offer in defer { offer = nil }; return offer })
+                        let offered = offeredMTU.withLock({ offer in
+                            defer { offer = nil }; return offer
+                        })
                     {
                         let serverRxMTU = Int(bytes[1]) | Int(bytes[2]) << 8
                         serverSink.yield(.mtuChanged(max(ATT.defaultMTU, min(offered, serverRxMTU))))

@@ -149,9 +149,10 @@ extension GATTClient {
             let start = UInt16(reader[0]) | UInt16(reader[1]) << 8
             let end = UInt16(reader[2]) | UInt16(reader[3]) << 8
             guard start != 0, start <= end else {
-                throw .protocolViolation(ATTProtocolViolation(
-                    pdu: .readByTypeResponse, handle: entry.handle,
-                    rule: "include declaration names the service group 0x\(Hex.word(start))-0x\(Hex.word(end)), which no service can have"))
+                throw .protocolViolation(
+                    ATTProtocolViolation(
+                        pdu: .readByTypeResponse, handle: entry.handle,
+                        rule: "include declaration names the service group 0x\(Hex.word(start))-0x\(Hex.word(end)), which no service can have"))
             }
             let uuid: BluetoothUUID
             if reader.count == 6 {
@@ -161,7 +162,9 @@ extension GATTClient {
                 guard declaration.value.count == 16 else { throw .invalidResponse("included service UUID of \(declaration.value.count) bytes") }
                 uuid = try Self.uuid(declaration.value)
             }
-            found.append(GATTIncludedService(declarationHandle: entry.handle, service: GATTService(uuid: uuid, handles: ATTHandleRange(start: start, end: end), isPrimary: false)))
+            found.append(
+                GATTIncludedService(
+                    declarationHandle: entry.handle, service: GATTService(uuid: uuid, handles: ATTHandleRange(start: start, end: end), isPrimary: false)))
         }
         return found
     }
@@ -201,7 +204,8 @@ extension GATTClient {
                 }
                 var previous: UInt16?
                 for entry in response.entries {
-                    if let violation = Self.handleViolation(entry.handle, in: .findInformationResponse, "descriptor", requested: requested, previous: previous) {
+                    if let violation = Self.handleViolation(entry.handle, in: .findInformationResponse, "descriptor", requested: requested, previous: previous)
+                    {
                         throw .protocolViolation(violation)
                     }
                     previous = entry.handle
@@ -230,7 +234,9 @@ extension GATTClient {
     func readByTypeLoop(_ type: BluetoothUUID, in range: ATTHandleRange, deadline: Duration) async throws(GATTError) -> [ATTHandleValue] {
         var entries: [ATTHandleValue] = []
         var start = range.start
-        let what = type == GATTAttributeType.characteristic ? "characteristic declaration"
+        let what =
+            type == GATTAttributeType.characteristic
+            ? "characteristic declaration"
             : type == GATTAttributeType.include ? "include declaration" : "attribute of type \(type)"
         while start <= range.end {
             let response: ATTReadByTypeResponse
@@ -267,19 +273,21 @@ extension GATTClient {
             // The value attribute immediately follows its declaration (Core spec Vol 3 Part G §3.3)
             // and lies in the service.
             guard entry.handle < service.handles.end, valueHandle == entry.handle + 1 else {
-                throw .protocolViolation(ATTProtocolViolation(
-                    pdu: .readByTypeResponse, handle: entry.handle,
-                    rule: "characteristic declaration gives value handle 0x\(Hex.word(valueHandle)), not the next handle"
-                        + (entry.handle < service.handles.end ? "" : " inside its service \(service.handles)")))
+                throw .protocolViolation(
+                    ATTProtocolViolation(
+                        pdu: .readByTypeResponse, handle: entry.handle,
+                        rule: "characteristic declaration gives value handle 0x\(Hex.word(valueHandle)), not the next handle"
+                            + (entry.handle < service.handles.end ? "" : " inside its service \(service.handles)")))
             }
             declarations.append((entry.handle, value[0], valueHandle, try Self.uuid(Array(value[3...]))))
         }
         var characteristics: [GATTCharacteristic] = []
         for (index, declaration) in declarations.enumerated() {
             let end = index + 1 < declarations.count ? declarations[index + 1].handle - 1 : service.handles.end
-            characteristics.append(GATTCharacteristic(
-                uuid: declaration.uuid, properties: CharacteristicProperties(rawValue: declaration.properties),
-                declarationHandle: declaration.handle, valueHandle: declaration.valueHandle, endHandle: max(end, declaration.valueHandle)))
+            characteristics.append(
+                GATTCharacteristic(
+                    uuid: declaration.uuid, properties: CharacteristicProperties(rawValue: declaration.properties),
+                    declarationHandle: declaration.handle, valueHandle: declaration.valueHandle, endHandle: max(end, declaration.valueHandle)))
         }
         return characteristics
     }

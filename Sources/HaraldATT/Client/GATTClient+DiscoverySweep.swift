@@ -22,14 +22,16 @@ extension GATTClient {
         // The ranges come from the server's discovery responses: a bad or overlapping one is the
         // server's protocol violation, named by the handle where it starts.
         for service in services where !service.handles.isValid {
-            throw .protocolViolation(ATTProtocolViolation(
-                pdu: .readByGroupTypeResponse, handle: service.handles.start, rule: "service group \(service.handles) is no handle range"))
+            throw .protocolViolation(
+                ATTProtocolViolation(
+                    pdu: .readByGroupTypeResponse, handle: service.handles.start, rule: "service group \(service.handles) is no handle range"))
         }
         let order = services.indices.sorted { services[$0].handles.start < services[$1].handles.start }
         for (previous, next) in zip(order, order.dropFirst()) where services[previous].handles.end >= services[next].handles.start {
-            throw .protocolViolation(ATTProtocolViolation(
-                pdu: .readByGroupTypeResponse, handle: services[next].handles.start,
-                rule: "service groups \(services[previous].handles) and \(services[next].handles) overlap"))
+            throw .protocolViolation(
+                ATTProtocolViolation(
+                    pdu: .readByGroupTypeResponse, handle: services[next].handles.start,
+                    rule: "service groups \(services[previous].handles) and \(services[next].handles) overlap"))
         }
         let span = ATTHandleRange(start: services[order.first!].handles.start, end: services[order.last!].handles.end)
         let deadline = deadline(timeout)
@@ -78,9 +80,10 @@ extension GATTClient {
             .sorted { $0.range.start < $1.range.start }
         guard let last = ranges.last else { return result }
         for (previous, next) in zip(ranges, ranges.dropFirst()) where previous.range.end >= next.range.start {
-            throw .protocolViolation(ATTProtocolViolation(
-                pdu: .readByTypeResponse, handle: next.range.start,
-                rule: "characteristics ending at 0x\(Hex.word(previous.range.end)) and 0x\(Hex.word(next.range.end)) overlap"))
+            throw .protocolViolation(
+                ATTProtocolViolation(
+                    pdu: .readByTypeResponse, handle: next.range.start,
+                    rule: "characteristics ending at 0x\(Hex.word(previous.range.end)) and 0x\(Hex.word(next.range.end)) overlap"))
         }
         let end = last.range.end
         let deadline = deadline(timeout)

@@ -78,7 +78,8 @@ extension GATTClient {
     /// handle/value pairs of the first response.
     public func read(type: BluetoothUUID, in range: ATTHandleRange = .all, timeout: Duration? = nil) async throws(GATTError) -> [ATTHandleValue] {
         guard range.isValid else { throw .invalidArgument("invalid handle range \(range)") }
-        return try await transact(ATTReadByTypeRequest(range: range, attributeType: type), expecting: ATTReadByTypeResponse.self, deadline: deadline(timeout)).entries
+        return try await transact(ATTReadByTypeRequest(range: range, attributeType: type), expecting: ATTReadByTypeResponse.self, deadline: deadline(timeout))
+            .entries
     }
 
     // MARK: Writes
@@ -154,7 +155,8 @@ extension GATTClient {
     /// Writes the Client Characteristic Configuration descriptor at `cccdHandle`: which pushes
     /// (notifications, indications, both, or none) the server should send for its
     /// characteristic. Routing them is ``subscribe(handle:bufferingPolicy:)``.
-    public func configureNotifications(cccdHandle: UInt16, _ configuration: ClientCharacteristicConfiguration, timeout: Duration? = nil) async throws(GATTError) {
+    public func configureNotifications(cccdHandle: UInt16, _ configuration: ClientCharacteristicConfiguration, timeout: Duration? = nil) async throws(GATTError)
+    {
         try await write(handle: cccdHandle, value: configuration.bytes, timeout: timeout)
     }
 

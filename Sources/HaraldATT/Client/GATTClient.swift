@@ -105,7 +105,6 @@ public actor GATTClient {
     /// Continuations not resumed yet (requests waiting or in flight). Zero when idle.
     package private(set) var liveContinuations = 0
 
-
     /// Starts a client on `bearer`; it begins consuming the bearer's events at once.
     ///
     /// - Parameters:
@@ -264,7 +263,9 @@ public actor GATTClient {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Int, GATTError>, Never>) in
                 liveContinuations += 1
-                let deadlineTask = timer.schedule(at: deadline, startedBy: taskStarter) { [weak self] in await self?.resolveMTUWaiter(id, with: .failure(.timeout)) }
+                let deadlineTask = timer.schedule(at: deadline, startedBy: taskStarter) { [weak self] in
+                    await self?.resolveMTUWaiter(id, with: .failure(.timeout))
+                }
                 mtuWaiters[id] = (continuation, deadlineTask)
                 // Cancellation that raced the registration: the handler's task may have run already.
                 if Task.isCancelled { resolveMTUWaiter(id, with: .failure(.cancelled)) }

@@ -167,7 +167,6 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, Comparable, Custo
         "\(name) (0x\(Hex.byte(rawValue)))"
     }
 
-
     /// Orders by the opcode byte.
     public static func < (lhs: ATTOpcode, rhs: ATTOpcode) -> Bool { lhs.rawValue < rhs.rawValue }
 }

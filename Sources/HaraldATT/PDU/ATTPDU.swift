@@ -145,7 +145,8 @@ public enum ATTPDU: ByteCodable, Sendable, Hashable {
         case ATTHandleValueConfirmation.opcode: self = .handleValueConfirmation(try Self.decode(ATTHandleValueConfirmation.self, from: &reader))
         case ATTReadMultipleVariableRequest.opcode: self = .readMultipleVariableRequest(try Self.decode(ATTReadMultipleVariableRequest.self, from: &reader))
         case ATTReadMultipleVariableResponse.opcode: self = .readMultipleVariableResponse(try Self.decode(ATTReadMultipleVariableResponse.self, from: &reader))
-        case ATTMultipleHandleValueNotification.opcode: self = .multipleHandleValueNotification(try Self.decode(ATTMultipleHandleValueNotification.self, from: &reader))
+        case ATTMultipleHandleValueNotification.opcode:
+            self = .multipleHandleValueNotification(try Self.decode(ATTMultipleHandleValueNotification.self, from: &reader))
         default:
             _ = try reader.read(UInt8.self, field: "opcode")
             self = .unknown(opcode: ATTOpcode(raw), parameters: reader.readRemainingBytes())

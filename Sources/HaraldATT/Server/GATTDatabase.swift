@@ -112,8 +112,10 @@ public struct GATTDatabase: Sendable {
         var slots: [IncludeSlot] = []
         var added: [Attribute] = []
 
-        func add(_ type: BluetoothUUID, _ role: Role, _ permissions: GATTPermissions, _ value: [UInt8],
-                 onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil) throws(GATTDatabaseError) -> UInt16 {
+        func add(
+            _ type: BluetoothUUID, _ role: Role, _ permissions: GATTPermissions, _ value: [UInt8],
+            onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil
+        ) throws(GATTDatabaseError) -> UInt16 {
             guard next <= 0xFFFF else { throw .tooManyAttributes }
             guard value.count <= ATT.maximumValueLength else { throw .valueTooLong(type) }
             let handle = UInt16(next)
@@ -139,7 +141,8 @@ public struct GATTDatabase: Sendable {
             added[added.count - 1].minimumReadKeySize = characteristic.minimumReadKeySize
             added[added.count - 1].minimumWriteKeySize = characteristic.minimumWriteKeySize
             let subscribing = Self.subscriptionPermissions(of: characteristic.permissions)
-            added[declarationIndex].value = [characteristic.properties.rawValue, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)]
+            added[declarationIndex].value =
+                [characteristic.properties.rawValue, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)]
                 + Self.uuidBytes(characteristic.uuid)
             let hasCCCD = characteristic.descriptors.contains { $0.uuid == GATTAttributeType.clientCharacteristicConfiguration }
             if !characteristic.properties.isDisjoint(with: [.notify, .indicate]), !hasCCCD {
@@ -150,7 +153,8 @@ public struct GATTDatabase: Sendable {
                 added[added.count - 1].minimumWriteKeySize = characteristic.minimumReadKeySize
             }
             for descriptor in characteristic.descriptors {
-                let role: Role = descriptor.uuid == GATTAttributeType.clientCharacteristicConfiguration
+                let role: Role =
+                    descriptor.uuid == GATTAttributeType.clientCharacteristicConfiguration
                     ? .clientConfiguration(valueHandle: valueHandle, properties: characteristic.properties) : .descriptor
                 var permissions = descriptor.permissions
                 if case .clientConfiguration = role { permissions.formUnion(subscribing) }
@@ -171,9 +175,13 @@ public struct GATTDatabase: Sendable {
         services.append(service)
         for (index, entry) in declared.enumerated() {
             let characteristicEnd = index + 1 < declared.count ? declared[index + 1].declaration - 1 : end
-            characteristics.append((service, GATTCharacteristic(
-                uuid: entry.definition.uuid, properties: entry.definition.properties, declarationHandle: entry.declaration,
-                valueHandle: entry.value, endHandle: characteristicEnd)))
+            characteristics.append(
+                (
+                    service,
+                    GATTCharacteristic(
+                        uuid: entry.definition.uuid, properties: entry.definition.properties, declarationHandle: entry.declaration,
+                        valueHandle: entry.value, endHandle: characteristicEnd)
+                ))
         }
         return slots
     }
@@ -183,7 +191,9 @@ public struct GATTDatabase: Sendable {
     private mutating func resolve(_ slots: [IncludeSlot]) throws(GATTDatabaseError) {
         for slot in slots {
             guard let target = services.first(where: { $0.uuid == slot.uuid }) else { throw .unknownIncludedService(slot.uuid) }
-            var value = [UInt8(target.handles.start & 0xFF), UInt8(target.handles.start >> 8), UInt8(target.handles.end & 0xFF), UInt8(target.handles.end >> 8)]
+            var value = [
+                UInt8(target.handles.start & 0xFF), UInt8(target.handles.start >> 8), UInt8(target.handles.end & 0xFF), UInt8(target.handles.end >> 8),
+            ]
             if let short = target.uuid.uuid16 { value += [UInt8(short & 0xFF), UInt8(short >> 8)] }
             if let index = index(of: slot.handle) { attributes[index].value = value }
         }

@@ -104,10 +104,11 @@ public struct GATTSecurityRequirement: Sendable, Hashable {
     /// The requirement reads (or, with `isWrite`, writes) of an attribute with `permissions` have.
     public init(_ permissions: GATTPermissions, isWrite: Bool, minimumKeySize: Int = 16) {
         let level: SecurityLevel =
-            if permissions.contains(isWrite ? .writeSecureConnections : .readSecureConnections) { .authenticatedSecureConnections }
-            else if permissions.contains(isWrite ? .writeAuthenticated : .readAuthenticated) { .authenticated }
-            else if permissions.contains(isWrite ? .writeEncrypted : .readEncrypted) { .encrypted }
-            else { .none }
+            if permissions.contains(isWrite ? .writeSecureConnections : .readSecureConnections) {
+                .authenticatedSecureConnections
+            } else if permissions.contains(isWrite ? .writeAuthenticated : .readAuthenticated) {
+                .authenticated
+            } else if permissions.contains(isWrite ? .writeEncrypted : .readEncrypted) { .encrypted } else { .none }
         self.init(level: level, minimumKeySize: minimumKeySize)
     }
 
@@ -195,7 +196,9 @@ public struct GATTDescriptorDefinition: Sendable {
     public var onWrite: GATTWriteHandler?
 
     /// A descriptor from its parts.
-    public init(uuid: BluetoothUUID, permissions: GATTPermissions = .read, value: [UInt8] = [], onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil) {
+    public init(
+        uuid: BluetoothUUID, permissions: GATTPermissions = .read, value: [UInt8] = [], onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil
+    ) {
         self.uuid = uuid
         self.permissions = permissions
         self.value = value

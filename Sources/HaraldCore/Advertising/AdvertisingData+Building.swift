@@ -20,8 +20,9 @@ extension AdvertisingData {
         }
         if let name { structures.append(Structure(type: .completeLocalName, data: Array(name.utf8))) }
         if let manufacturer {
-            structures.append(Structure(
-                type: .manufacturerSpecificData, data: [UInt8(manufacturer.companyID & 0xFF), UInt8(manufacturer.companyID >> 8)] + manufacturer.data))
+            structures.append(
+                Structure(
+                    type: .manufacturerSpecificData, data: [UInt8(manufacturer.companyID & 0xFF), UInt8(manufacturer.companyID >> 8)] + manufacturer.data))
         }
         return AdvertisingData(structures: structures)
     }

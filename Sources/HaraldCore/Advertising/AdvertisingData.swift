@@ -67,15 +67,17 @@ public struct AdvertisingData: Hashable, Sendable {
     }
 
     private static func validate(_ structure: Structure) throws(ByteDecodingError) {
-        let width: Int? = switch structure.type {
-        case .incompleteList16BitServiceUUIDs, .completeList16BitServiceUUIDs, .solicitation16BitServiceUUIDs: 2
-        case .incompleteList32BitServiceUUIDs, .completeList32BitServiceUUIDs, .solicitation32BitServiceUUIDs: 4
-        case .incompleteList128BitServiceUUIDs, .completeList128BitServiceUUIDs, .solicitation128BitServiceUUIDs: 16
-        default: nil
-        }
+        let width: Int? =
+            switch structure.type {
+            case .incompleteList16BitServiceUUIDs, .completeList16BitServiceUUIDs, .solicitation16BitServiceUUIDs: 2
+            case .incompleteList32BitServiceUUIDs, .completeList32BitServiceUUIDs, .solicitation32BitServiceUUIDs: 4
+            case .incompleteList128BitServiceUUIDs, .completeList128BitServiceUUIDs, .solicitation128BitServiceUUIDs: 16
+            default: nil
+            }
         func fail(_ detail: String) -> ByteDecodingError {
-            ByteDecodingError(typeName: "AdvertisingData", field: "type 0x\(String(structure.type.rawValue, radix: 16))",
-                              offset: 0, reason: .invalidValue(detail))
+            ByteDecodingError(
+                typeName: "AdvertisingData", field: "type 0x\(String(structure.type.rawValue, radix: 16))",
+                offset: 0, reason: .invalidValue(detail))
         }
         if let width, structure.data.count % width != 0 { throw fail("UUID list of \(structure.data.count) bytes") }
         switch structure.type {
@@ -129,9 +131,11 @@ public struct AdvertisingData: Hashable, Sendable {
     /// Advertised service UUIDs from the 16-, 32- and 128-bit lists, complete or not, in order of
     /// first appearance, each once.
     public var serviceUUIDs: [BluetoothUUID] {
-        uuids(in: [.incompleteList16BitServiceUUIDs, .completeList16BitServiceUUIDs,
-                   .incompleteList32BitServiceUUIDs, .completeList32BitServiceUUIDs,
-                   .incompleteList128BitServiceUUIDs, .completeList128BitServiceUUIDs])
+        uuids(in: [
+            .incompleteList16BitServiceUUIDs, .completeList16BitServiceUUIDs,
+            .incompleteList32BitServiceUUIDs, .completeList32BitServiceUUIDs,
+            .incompleteList128BitServiceUUIDs, .completeList128BitServiceUUIDs,
+        ])
     }
 
     /// Service UUIDs the advertiser would like a central to offer (solicitation).
@@ -151,9 +155,11 @@ public struct AdvertisingData: Hashable, Sendable {
             default: continue
             }
             guard structure.data.count >= width,
-                let uuid = try? ByteReader.withReader(structure.data.prefix(width), { (reader) throws(ByteDecodingError) in
-                    try BluetoothUUID.read(from: &reader, byteCount: width, field: "uuid")
-                })
+                let uuid = try? ByteReader.withReader(
+                    structure.data.prefix(width),
+                    { (reader) throws(ByteDecodingError) in
+                        try BluetoothUUID.read(from: &reader, byteCount: width, field: "uuid")
+                    })
             else { continue }
             if result[uuid] == nil { result[uuid] = Array(structure.data.dropFirst(width)) }
         }
@@ -191,9 +197,12 @@ public struct AdvertisingData: Hashable, Sendable {
             var index = structure.data.startIndex
             while index < structure.data.endIndex {
                 let chunk = structure.data[index..<(index + width)]
-                if let uuid = try? ByteReader.withReader(chunk, { (reader) throws(ByteDecodingError) in
-                    try BluetoothUUID.read(from: &reader, byteCount: width, field: "uuid")
-                }), !result.contains(uuid) {
+                if let uuid = try? ByteReader.withReader(
+                    chunk,
+                    { (reader) throws(ByteDecodingError) in
+                        try BluetoothUUID.read(from: &reader, byteCount: width, field: "uuid")
+                    }), !result.contains(uuid)
+                {
                     // A UUID repeated in the scan response (or a second list) is one service.
                     result.append(uuid)
                 }
@@ -261,8 +270,10 @@ extension AdvertisingData: Codable {
     public func encode(to encoder: any Encoder) throws {
         if let long = structures.first(where: { $0.data.count > 254 }) {
             throw EncodingError.invalidValue(
-                self, .init(codingPath: encoder.codingPath,
-                            debugDescription: "an AD structure of type 0x\(Hex.byte(long.type.rawValue)) has \(long.data.count) data bytes; at most 254 fit"))
+                self,
+                .init(
+                    codingPath: encoder.codingPath,
+                    debugDescription: "an AD structure of type 0x\(Hex.byte(long.type.rawValue)) has \(long.data.count) data bytes; at most 254 fit"))
         }
         var container = encoder.singleValueContainer()
         try container.encode(Hex.encode(bytes))

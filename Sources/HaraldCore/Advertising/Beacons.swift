@@ -197,8 +197,9 @@ public struct EddystoneURL: Hashable, Sendable, ByteCodable {
     /// outside printable ASCII, or it needs more than 17 bytes.
     public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
         // Longest scheme first, so `https://www.` wins over `https://`.
-        guard let scheme = Self.schemes.indices.sorted(by: { Self.schemes[$0].count > Self.schemes[$1].count })
-            .first(where: { url.hasPrefix(Self.schemes[$0]) })
+        guard
+            let scheme = Self.schemes.indices.sorted(by: { Self.schemes[$0].count > Self.schemes[$1].count })
+                .first(where: { url.hasPrefix(Self.schemes[$0]) })
         else { throw ByteEncodingError(field: "url", detail: "scheme must be http:// or https://") }
         var rest = Substring(url.dropFirst(Self.schemes[scheme].count))
         var encoded: [UInt8] = []

@@ -268,10 +268,12 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         // samples (the subscription is a way of reading it); reads of it are still refused with
         // Read Not Permitted, since it lacks the read property.
         if !properties.isDisjoint(with: [.read, .notify, .indicate]) {
-            permissions |= definition.readSecurity.needsEncryption ? CoreBluetoothCharacteristicSpec.readEncryptionRequired : CoreBluetoothCharacteristicSpec.readable
+            permissions |=
+                definition.readSecurity.needsEncryption ? CoreBluetoothCharacteristicSpec.readEncryptionRequired : CoreBluetoothCharacteristicSpec.readable
         }
         if !properties.isDisjoint(with: [.write, .writeWithoutResponse]) {
-            permissions |= definition.writeSecurity.needsEncryption ? CoreBluetoothCharacteristicSpec.writeEncryptionRequired : CoreBluetoothCharacteristicSpec.writeable
+            permissions |=
+                definition.writeSecurity.needsEncryption ? CoreBluetoothCharacteristicSpec.writeEncryptionRequired : CoreBluetoothCharacteristicSpec.writeable
         }
         return CoreBluetoothCharacteristicSpec(
             uuid: definition.uuid, properties: raw, permissions: permissions, value: isCached(definition) ? Data(definition.value) : nil,
@@ -629,7 +631,8 @@ struct CoreBluetoothServing<Manager: CoreBluetoothPeripheralManager>: ServingBac
     func indicate(
         _ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier, timeout: Duration
     ) async throws(BluetoothError) {
-        let sent = try await backend.update(value, characteristic: uuid, service: service, to: central, indication: true, timeout: timeout, generation: generation)
+        let sent = try await backend.update(
+            value, characteristic: uuid, service: service, to: central, indication: true, timeout: timeout, generation: generation)
         if sent == 0 { throw .notFound("\(central) unsubscribed from \(uuid) before the indication went out") }
     }
 

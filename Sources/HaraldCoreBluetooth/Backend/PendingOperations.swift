@@ -145,12 +145,14 @@ extension CoreBluetoothBackend {
             do throws(BluetoothError) { target = try resolve(link) } catch { return .fail(error) }
             state.links[uuid]?.requests[key, default: []].append(id)
             let peripheral = link.peripheral
-            return .proceed(OutgoingCall(isWanted: { state in
-                // Sent from here on: an answer that comes after the request ended meets its tombstone.
-                guard state.pending[id] != nil else { return false }
-                state.pending[id]?.issued = true
-                return true
-            }, make: { _ in issue(peripheral, target) }))
+            return .proceed(
+                OutgoingCall(
+                    isWanted: { state in
+                        // Sent from here on: an answer that comes after the request ended meets its tombstone.
+                        guard state.pending[id] != nil else { return false }
+                        state.pending[id]?.issued = true
+                        return true
+                    }, make: { _ in issue(peripheral, target) }))
         }
     }
 }

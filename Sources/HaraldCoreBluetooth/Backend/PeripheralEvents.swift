@@ -36,10 +36,12 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     public func peripheral(_ peripheral: Peripheral, didDiscoverCharacteristicsFor service: Service, error: (any Error)?) {
         let uuid = peripheral.identifier
         var serviceID: AttributeID?
-        answer({ state in
-            serviceID = state.links[uuid]?.attributes.id(of: service)
-            return serviceID.map { .characteristics(service: $0) }
-        }, of: peripheral) { state, pending in
+        answer(
+            { state in
+                serviceID = state.links[uuid]?.attributes.id(of: service)
+                return serviceID.map { .characteristics(service: $0) }
+            }, of: peripheral
+        ) { state, pending in
             guard let serviceID else { return .failure(BluetoothError.disconnected(.localRequest)) }
             if let error { return failure(error, on: serviceID) }
             var found: [DiscoveredCharacteristic] = []
@@ -54,10 +56,12 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     public func peripheral(_ peripheral: Peripheral, didDiscoverDescriptorsFor characteristic: Characteristic, error: (any Error)?) {
         let uuid = peripheral.identifier
         var characteristicID: AttributeID?
-        answer({ state in
-            characteristicID = state.links[uuid]?.attributes.id(of: characteristic)
-            return characteristicID.map { .descriptors(characteristic: $0) }
-        }, of: peripheral) { state, _ in
+        answer(
+            { state in
+                characteristicID = state.links[uuid]?.attributes.id(of: characteristic)
+                return characteristicID.map { .descriptors(characteristic: $0) }
+            }, of: peripheral
+        ) { state, _ in
             guard let characteristicID else { return .failure(BluetoothError.disconnected(.localRequest)) }
             if let error { return failure(error, on: characteristicID) }
             let found = (characteristic.descriptors ?? []).compactMap { descriptor in
@@ -106,10 +110,12 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     public func peripheral(_ peripheral: Peripheral, didWriteValueFor characteristic: Characteristic, error: (any Error)?) {
         let uuid = peripheral.identifier
         var id: AttributeID?
-        answer({ state in
-            id = state.links[uuid]?.attributes.id(of: characteristic)
-            return id.map { .write(characteristic: $0) }
-        }, of: peripheral) { _, _ in
+        answer(
+            { state in
+                id = state.links[uuid]?.attributes.id(of: characteristic)
+                return id.map { .write(characteristic: $0) }
+            }, of: peripheral
+        ) { _, _ in
             error.map { failure($0, on: id) } ?? .success(.none)
         }
     }
@@ -118,10 +124,12 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     public func peripheral(_ peripheral: Peripheral, didUpdateNotificationStateFor characteristic: Characteristic, error: (any Error)?) {
         let uuid = peripheral.identifier
         var id: AttributeID?
-        answer({ state in
-            id = state.links[uuid]?.attributes.id(of: characteristic)
-            return id.map { .notificationState(characteristic: $0) }
-        }, of: peripheral) { _, _ in
+        answer(
+            { state in
+                id = state.links[uuid]?.attributes.id(of: characteristic)
+                return id.map { .notificationState(characteristic: $0) }
+            }, of: peripheral
+        ) { _, _ in
             error.map { failure($0, on: id) } ?? .success(.none)
         }
     }
@@ -130,10 +138,12 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     public func peripheral(_ peripheral: Peripheral, didUpdateValueFor descriptor: Descriptor, error: (any Error)?) {
         let uuid = peripheral.identifier
         var id: AttributeID?
-        answer({ state in
-            id = state.links[uuid]?.attributes.id(of: descriptor)
-            return id.map { .readDescriptor($0) }
-        }, of: peripheral) { _, _ in
+        answer(
+            { state in
+                id = state.links[uuid]?.attributes.id(of: descriptor)
+                return id.map { .readDescriptor($0) }
+            }, of: peripheral
+        ) { _, _ in
             error.map { failure($0, on: id) } ?? .success(.value(DescriptorValue.bytes(descriptor.value)))
         }
     }
@@ -142,10 +152,12 @@ extension CoreBluetoothBackend: CoreBluetoothPeripheralDelegate {
     public func peripheral(_ peripheral: Peripheral, didWriteValueFor descriptor: Descriptor, error: (any Error)?) {
         let uuid = peripheral.identifier
         var id: AttributeID?
-        answer({ state in
-            id = state.links[uuid]?.attributes.id(of: descriptor)
-            return id.map { .writeDescriptor($0) }
-        }, of: peripheral) { _, _ in
+        answer(
+            { state in
+                id = state.links[uuid]?.attributes.id(of: descriptor)
+                return id.map { .writeDescriptor($0) }
+            }, of: peripheral
+        ) { _, _ in
             error.map { failure($0, on: id) } ?? .success(.none)
         }
     }

@@ -22,7 +22,8 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
     /// Records the peripheral manager's new radio state; serving starts once it is powered on.
     public func peripheralManagerDidUpdateState(_ peripheral: Manager) {
         let radio = Self.radioState(peripheral.state.rawValue)
-        let (action, lost) = state.withLock { state -> (StateAction, (events: [PeripheralEvent], watchers: [AsyncStream<PeripheralEvent>.Continuation], waiters: [UpdateWaiter])) in
+        let (action, lost) = state.withLock {
+            state -> (StateAction, (events: [PeripheralEvent], watchers: [AsyncStream<PeripheralEvent>.Continuation], waiters: [UpdateWaiter])) in
             state.radio = radio
             guard var session = state.session else { return (.none, ([], [], [])) }
             if radio == .poweredOn {
@@ -143,7 +144,8 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
             session.requests[id] = request
             session.queuedJobs += 1
             state.session = session
-            return .run(handler, Self.attributeRequest(central, security: served.definition.readSecurity), id: id, generation: session.generation, jobs: session.jobs)
+            return .run(
+                handler, Self.attributeRequest(central, security: served.definition.readSecurity), id: id, generation: session.generation, jobs: session.jobs)
         }
         if let (event, watchers) = report { for watcher in watchers { watcher.yield(event) } }
         switch plan {

@@ -60,7 +60,8 @@ extension CoreBluetoothPeripheralBackend {
             for service in adding {
                 var made: [Manager.MutableCharacteristic] = []
                 for definition in service.characteristics {
-                    let served = ServedCharacteristic(definition: definition, service: service.uuid, isCached: Self.isCached(definition), value: definition.value)
+                    let served = ServedCharacteristic(
+                        definition: definition, service: service.uuid, isCached: Self.isCached(definition), value: definition.value)
                     var spec = Self.spec(definition)
                     if served.isCached { spec.value = Data(served.value) }
                     made.append(Manager.makeCharacteristic(spec))

@@ -66,9 +66,10 @@ extension CoreBluetoothBackend {
                     state.links[uuid]?.connectIssued = true
                 default: break
                 }
-                restored.append(.init(
-                    identifier: PeripheralIdentifier(rawValue: uuid.uuidString), name: peripheral.name,
-                    isConnected: peripheral.state.rawValue == 2))
+                restored.append(
+                    .init(
+                        identifier: PeripheralIdentifier(rawValue: uuid.uuidString), name: peripheral.name,
+                        isConnected: peripheral.state.rawValue == 2))
             }
             state.restored = CoreBluetoothRestoredState(peripherals: restored, scanServices: services ?? [])
             let restoration = BackendRestoration(connections: connections, scanServices: services)

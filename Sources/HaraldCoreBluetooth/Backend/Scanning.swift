@@ -52,15 +52,16 @@ extension CoreBluetoothBackend {
             }
             guard desired != state.activeScan else { return }
             state.activeScan = desired
-            state.outbox.append(OutgoingCall { [desired] central in
-                if let desired {
-                    central.scanForPeripherals(
-                        withServices: desired.services?.map(Central.makeUUID),
-                        options: [keys.scanAllowDuplicates: NSNumber(value: desired.allowDuplicates)])
-                } else {
-                    central.stopScan()
-                }
-            })
+            state.outbox.append(
+                OutgoingCall { [desired] central in
+                    if let desired {
+                        central.scanForPeripherals(
+                            withServices: desired.services?.map(Central.makeUUID),
+                            options: [keys.scanAllowDuplicates: NSNumber(value: desired.allowDuplicates)])
+                    } else {
+                        central.stopScan()
+                    }
+                })
         }
         sendOutbox()
     }

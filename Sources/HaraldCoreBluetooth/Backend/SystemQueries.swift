@@ -15,10 +15,11 @@ extension CoreBluetoothBackend {
         try await withBluetoothErrors {
             let reply = try await perform("retrieve connected peripherals", timeout: timeout, cleanup: .nothing) { state, id in
                 if Self.refuses(state.radio) { return .fail(.radioUnavailable(state.radio)) }
-                return .proceed(OutgoingCall(isWanted: { state in state.pending[id] != nil }, waitsForPower: id) { central in
-                    let found = central.retrieveConnectedPeripherals(withServices: services.map(Central.makeUUID))
-                    self.retrieved(found, for: id)
-                })
+                return .proceed(
+                    OutgoingCall(isWanted: { state in state.pending[id] != nil }, waitsForPower: id) { central in
+                        let found = central.retrieveConnectedPeripherals(withServices: services.map(Central.makeUUID))
+                        self.retrieved(found, for: id)
+                    })
             }
             guard case .identifiers(let identifiers) = reply else { throw BluetoothError.backend("unexpected reply to a retrieval") }
             return identifiers.map { PeripheralIdentifier(rawValue: $0.uuidString) }

@@ -36,11 +36,12 @@ enum AdvertisementMapping {
                 entries.append((serviceUUID, bytes))
             }
             for (serviceUUID, bytes) in entries.sorted(by: { $0.0 < $1.0 }) {
-                let type: AdvertisingDataType = switch serviceUUID.bitWidth {
-                case 16: .serviceData16BitUUID
-                case 32: .serviceData32BitUUID
-                default: .serviceData128BitUUID
-                }
+                let type: AdvertisingDataType =
+                    switch serviceUUID.bitWidth {
+                    case 16: .serviceData16BitUUID
+                    case 32: .serviceData32BitUUID
+                    default: .serviceData128BitUUID
+                    }
                 structures.append(.init(type: type, data: littleEndianBytes(serviceUUID) + bytes))
             }
         }

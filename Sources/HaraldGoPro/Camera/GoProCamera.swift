@@ -151,14 +151,15 @@ public actor GoProCamera {
                 guard let target = found[characteristic] else { continue }
                 // 256 packets: a whole message of more than 4 KB waits while the app is busy.
                 let packets = try await connection.subscribe(target, as: [UInt8].self, buffering: .oldest(Self.responseBufferPackets), timeout: timeout)
-                started.append(connection.taskStarter.start { [weak self] in
-                    do {
-                        for try await packet in packets { await self?.receive(packet, on: characteristic) }
-                        await self?.end(.disconnected(.localRequest))
-                    } catch {
-                        await self?.end(GoProError.from(error))
-                    }
-                })
+                started.append(
+                    connection.taskStarter.start { [weak self] in
+                        do {
+                            for try await packet in packets { await self?.receive(packet, on: characteristic) }
+                            await self?.end(.disconnected(.localRequest))
+                        } catch {
+                            await self?.end(GoProError.from(error))
+                        }
+                    })
             }
             discovered = found
             readers += started
@@ -347,13 +348,15 @@ public actor GoProCamera {
         do {
             let responses = Set([GoProCharacteristic.commandResponse, .settingsResponse, .queryResponse].map(\.uuid))
             for (_, characteristics) in try await connection.discoverAll(timeout: timeout) {
-                for characteristic in characteristics where !responses.contains(characteristic.uuid)
+                for characteristic in characteristics
+                where !responses.contains(characteristic.uuid)
                     && (characteristic.properties.contains(.notify) || characteristic.properties.contains(.indicate))
                 {
                     let values = try await connection.subscribe(characteristic, as: [UInt8].self, buffering: .newest(1), timeout: timeout)
-                    readers.append(connection.taskStarter.start {
-                        do { for try await _ in values {} } catch {}
-                    })
+                    readers.append(
+                        connection.taskStarter.start {
+                            do { for try await _ in values {} } catch {}
+                        })
                 }
             }
         } catch {
@@ -378,4 +381,3 @@ enum Reply: Sendable {
     case malformed(String)
     case ended(GoProError)
 }
-

@@ -21,8 +21,10 @@ public struct ControllerInfo: Sendable, Hashable {
     public var supportedMaxTxOctets = 27
 
     /// What the controller reported during set-up.
-    public init(publicAddress: BluetoothAddress, randomAddress: BluetoothAddress, leFeatures: UInt64, lmpFeatures: UInt64,
-                supportedCommands: [UInt8], aclDataLength: Int, aclPacketCount: Int) {
+    public init(
+        publicAddress: BluetoothAddress, randomAddress: BluetoothAddress, leFeatures: UInt64, lmpFeatures: UInt64,
+        supportedCommands: [UInt8], aclDataLength: Int, aclPacketCount: Int
+    ) {
         self.publicAddress = publicAddress
         self.randomAddress = randomAddress
         self.leFeatures = leFeatures

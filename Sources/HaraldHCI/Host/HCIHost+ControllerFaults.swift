@@ -47,9 +47,11 @@ extension HCIHost {
     /// with nobody listening for incoming connections. The link exists in the controller, so
     /// rather than leave it open unseen the host disconnects it (Remote User Terminated).
     func unexpectedConnection(handle: UInt16, role: String) {
-        logger.notice("a connection nobody asked for came up; disconnecting it", metadata: [
-            "connection": "0x\(Hex.word(handle))", "role": "\(role)",
-        ])
+        logger.notice(
+            "a connection nobody asked for came up; disconnecting it",
+            metadata: [
+                "connection": "0x\(Hex.word(handle))", "role": "\(role)",
+            ])
         startBackground { host in
             await host.bestEffort("disconnecting an unexpected connection", handle: handle) { host throws(HCIError) in
                 _ = try await host.disconnect(handle: handle, reason: .remoteUserTerminatedConnection)

@@ -119,8 +119,9 @@ public actor HCIHost {
         self.clock = clock
         self.configuration = configuration
         self.snoop = snoop
-        l2cap = L2CAPChannelManager(maximumPDUSize: configuration.maximumReceivedPDUSize,
-                                    deliversSecurityManagerPDUs: configuration.deliversSecurityManagerPDUs)
+        l2cap = L2CAPChannelManager(
+            maximumPDUSize: configuration.maximumReceivedPDUSize,
+            deliversSecurityManagerPDUs: configuration.deliversSecurityManagerPDUs)
     }
 
     /// Starts reading from the transport and sets the controller up (see ``setUpController()``).

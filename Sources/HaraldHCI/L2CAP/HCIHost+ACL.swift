@@ -17,8 +17,10 @@ extension HCIHost {
         guard sdu.count <= Int(UInt16.max) else { throw .unsupported("an L2CAP SDU holds at most 65535 bytes") }
         let id = newRequestID()
         let maximum = controller?.aclDataLength ?? 27
-        aclFlow.enqueue(OutboundPDU(id: id, handle: handle,
-                                    fragments: fragmentL2CAP(cid: cid, sdu: sdu, handle: handle, maximumDataLength: maximum)))
+        aclFlow.enqueue(
+            OutboundPDU(
+                id: id, handle: handle,
+                fragments: fragmentL2CAP(cid: cid, sdu: sdu, handle: handle, maximumDataLength: maximum)))
         await sendQueuedACL()
         if finishedPDUs.remove(id) != nil { return }
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, HCIError>, Never>) in
@@ -93,7 +95,8 @@ extension HCIHost {
     /// Sends a reply L2CAP made on its own from a background task, then applies the connection
     /// parameters it accepted, if any.
     private func send(_ reply: L2CAPReply) {
-        let activity = reply.cid == L2CAPFixedChannel.leSignaling
+        let activity =
+            reply.cid == L2CAPFixedChannel.leSignaling
             ? "answering on the LE signaling channel" : "answering on the security manager channel"
         startBackground { host in
             await host.bestEffort(activity, handle: reply.handle) { host throws(HCIError) in

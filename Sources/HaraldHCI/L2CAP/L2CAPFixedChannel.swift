@@ -54,8 +54,9 @@ public final class L2CAPFixedChannel: Sendable {
             case .receiver:
                 return AsyncStream { $0.finish() }
             case let .undecided(pending, finished):
-                let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self,
-                                                                    bufferingPolicy: .bufferingOldest(bufferSize))
+                let (stream, continuation) = AsyncStream.makeStream(
+                    of: [UInt8].self,
+                    bufferingPolicy: .bufferingOldest(bufferSize))
                 for sdu in pending { continuation.yield(sdu) }
                 if finished { continuation.finish() }
                 reader = .stream(stream, continuation)

@@ -97,8 +97,10 @@ package func fragmentL2CAP(cid: UInt16, sdu: [UInt8], handle: UInt16, maximumDat
     var start = 0
     while start < pdu.count {
         let end = min(pdu.count, start + size)
-        fragments.append(ACLDataPacket(handle: handle, packetBoundary: start == 0 ? .firstNonFlushable : .continuing,
-                                       data: Array(pdu[start..<end])))
+        fragments.append(
+            ACLDataPacket(
+                handle: handle, packetBoundary: start == 0 ? .firstNonFlushable : .continuing,
+                data: Array(pdu[start..<end])))
         start = end
     }
     return fragments

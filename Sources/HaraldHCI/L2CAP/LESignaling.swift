@@ -1,4 +1,3 @@
-
 /// LE signaling channel (CID 0x0005) commands: `[code][identifier][length u16][data]`.
 public enum LESignalingCode {
     /// L2CAP_COMMAND_REJECT_RSP (Core spec Vol 3 Part A §4.1).
@@ -47,9 +46,11 @@ func answerLESignaling(_ pdu: [UInt8], role: LERole = .central) -> LESignalingAn
     switch code {
     case LESignalingCode.connectionParameterUpdateRequest where data.count == 8 && role == .central:
         let word = { (index: Int) in UInt16(data[index]) | UInt16(data[index + 1]) << 8 }
-        let parameters = LEConnectionParameters(intervalMin: word(0), intervalMax: word(2), latency: word(4),
-                                                supervisionTimeout: word(6))
-        let valid = parameters.intervalMin >= 6 && parameters.intervalMin <= parameters.intervalMax
+        let parameters = LEConnectionParameters(
+            intervalMin: word(0), intervalMax: word(2), latency: word(4),
+            supervisionTimeout: word(6))
+        let valid =
+            parameters.intervalMin >= 6 && parameters.intervalMin <= parameters.intervalMax
             && parameters.intervalMax <= 3200 && parameters.latency <= 499
             && (10...3200).contains(parameters.supervisionTimeout)
             // The supervision timeout must outlast (1 + latency) intervals: timeout·10 ms > (1+latency)·interval·1.25 ms·2.

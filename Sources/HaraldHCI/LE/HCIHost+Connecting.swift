@@ -32,11 +32,14 @@ extension HCIHost {
         guard pendingConnection == nil else { throw .busy("a connection attempt is already in progress") }
         let id = newRequestID()
         let extended = !configuration.preferLegacyCommands && (controller?.supports(.extendedAdvertising) ?? false)
-        let command: HCICommand = extended
-            ? .leExtendedCreateConnection(peer: peer, ownAddressType: .random, scanInterval: 0x60, scanWindow: 0x60,
-                                          parameters: parameters)
-            : .leCreateConnection(peer: peer, ownAddressType: .random, scanInterval: 0x60, scanWindow: 0x60,
-                                  parameters: parameters)
+        let command: HCICommand =
+            extended
+            ? .leExtendedCreateConnection(
+                peer: peer, ownAddressType: .random, scanInterval: 0x60, scanWindow: 0x60,
+                parameters: parameters)
+            : .leCreateConnection(
+                peer: peer, ownAddressType: .random, scanInterval: 0x60, scanWindow: 0x60,
+                parameters: parameters)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<LEConnection, HCIError>, Never>) in
                 pendingConnection = PendingConnection(id: id, peer: peer, continuation: continuation)

@@ -60,7 +60,8 @@ extension HCIHost {
                 if let size = change.keySize { $0.keySize = size }
             }
         }
-        let outcome: Result<LinkEncryption, HCIError> = change.status.isSuccess && change.isEncrypted
+        let outcome: Result<LinkEncryption, HCIError> =
+            change.status.isSuccess && change.isEncrypted
             ? .success(LinkEncryption(isEncrypted: true, keySize: change.keySize.map(Int.init)))
             : .failure(.encryptionFailed(change.status.isSuccess ? .unspecifiedError : change.status))
         if case .success(let encryption) = outcome { connections[change.handle]?.connection.reportEncryption(encryption) }
@@ -69,7 +70,8 @@ extension HCIHost {
 
     func encryptionRefreshed(_ refresh: EncryptionKeyRefreshComplete) {
         let size = connections[refresh.handle]?.connection.info.value.keySize
-        let outcome: Result<LinkEncryption, HCIError> = refresh.status.isSuccess
+        let outcome: Result<LinkEncryption, HCIError> =
+            refresh.status.isSuccess
             ? .success(LinkEncryption(isEncrypted: true, keySize: size.map(Int.init)))
             : .failure(.encryptionFailed(refresh.status))
         if case .success(let encryption) = outcome { connections[refresh.handle]?.connection.reportEncryption(encryption) }

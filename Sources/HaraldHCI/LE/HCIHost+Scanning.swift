@@ -18,8 +18,10 @@ public struct ScanOptions: Sendable, Hashable {
     public var rememberedAdvertisers: Int
 
     /// Scan options; the defaults listen 30 ms out of every 60 ms.
-    public init(active: Bool = true, interval: UInt16 = 0x60, window: UInt16 = 0x30, filterDuplicates: Bool = false,
-                bufferSize: Int = 1024, rememberedAdvertisers: Int = 256) {
+    public init(
+        active: Bool = true, interval: UInt16 = 0x60, window: UInt16 = 0x30, filterDuplicates: Bool = false,
+        bufferSize: Int = 1024, rememberedAdvertisers: Int = 256
+    ) {
         self.active = active
         self.interval = interval
         self.window = window
@@ -80,12 +82,14 @@ extension HCIHost {
 
     private func enableScanning(_ options: ScanOptions, extended: Bool) async throws(HCIError) {
         if extended {
-            try await execute(.leSetExtendedScanParameters(
-                active: options.active, interval: options.interval, window: options.window, ownAddressType: .random))
+            try await execute(
+                .leSetExtendedScanParameters(
+                    active: options.active, interval: options.interval, window: options.window, ownAddressType: .random))
             try await execute(.leSetExtendedScanEnable(true, filterDuplicates: options.filterDuplicates))
         } else {
-            try await execute(.leSetScanParameters(
-                active: options.active, interval: options.interval, window: options.window, ownAddressType: .random))
+            try await execute(
+                .leSetScanParameters(
+                    active: options.active, interval: options.interval, window: options.window, ownAddressType: .random))
             try await execute(.leSetScanEnable(true, filterDuplicates: options.filterDuplicates))
         }
     }

@@ -55,15 +55,19 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         peer = complete.peer
         role = complete.role
         self.localAddress = localAddress
-        info = Locked(LEConnectionInfo(interval: complete.interval, latency: complete.latency,
-                                       supervisionTimeout: complete.supervisionTimeout))
+        info = Locked(
+            LEConnectionInfo(
+                interval: complete.interval, latency: complete.latency,
+                supervisionTimeout: complete.supervisionTimeout))
         disconnection = Latch()
         hostReference = HostReference(host)
-        att = L2CAPFixedChannel(cid: L2CAPFixedChannel.attributeProtocol, connectionHandle: complete.handle, host: host,
-                                closedSignal: disconnection, bufferSize: channelBufferSize)
+        att = L2CAPFixedChannel(
+            cid: L2CAPFixedChannel.attributeProtocol, connectionHandle: complete.handle, host: host,
+            closedSignal: disconnection, bufferSize: channelBufferSize)
         // SMP never has more than a few PDUs in flight: a small buffer bounds a flooding peer.
-        securityManager = L2CAPFixedChannel(cid: L2CAPFixedChannel.securityManager, connectionHandle: complete.handle, host: host,
-                                            closedSignal: disconnection, bufferSize: 16)
+        securityManager = L2CAPFixedChannel(
+            cid: L2CAPFixedChannel.securityManager, connectionHandle: complete.handle, host: host,
+            closedSignal: disconnection, bufferSize: 16)
     }
 
     /// Current link parameters (interval, data length, PHY).
@@ -89,7 +93,9 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
     /// The link ended: no more changes.
     func finishEncryptionChanges() {
-        for watcher in encryptionWatchers.withLock({ watchers in defer { watchers = nil }; return watchers ?? [] }) { watcher.finish() }
+        for watcher in encryptionWatchers.withLock({ watchers in
+            defer { watchers = nil }; return watchers ?? []
+        }) { watcher.finish() }
     }
 
     /// The disconnection reason once the link is gone, else nil.

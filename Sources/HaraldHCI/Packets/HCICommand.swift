@@ -183,8 +183,12 @@ public struct HCICommand: Hashable, Sendable, CustomStringConvertible, ByteCodab
     /// The command as a transport packet (parameters past 255 bytes are cut; the constructors in
     /// this module never make such commands).
     public var packet: HCIPacket {
-        HCIPacket(type: .command, payload: [UInt8(truncatingIfNeeded: opcode.rawValue), UInt8(opcode.rawValue >> 8),
-                                            UInt8(min(parameters.count, 255))] + parameters.prefix(255))
+        HCIPacket(
+            type: .command,
+            payload: [
+                UInt8(truncatingIfNeeded: opcode.rawValue), UInt8(opcode.rawValue >> 8),
+                UInt8(min(parameters.count, 255)),
+            ] + parameters.prefix(255))
     }
 
     /// The opcode and parameters in hex; in commands that carry a key (LE Enable Encryption, LE

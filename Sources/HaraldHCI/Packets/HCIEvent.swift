@@ -73,8 +73,9 @@ public enum HCIEvent: Hashable, Sendable, ByteDecodable {
     /// Decodes an event packet's payload (the bytes after the H4 indicator).
     public init(packet: HCIPacket) throws(ByteDecodingError) {
         guard packet.type == .event else {
-            throw ByteDecodingError(typeName: "HCIEvent", field: "packetType", offset: 0,
-                                    reason: .invalidValue("a \(packet.type) packet is not an event"))
+            throw ByteDecodingError(
+                typeName: "HCIEvent", field: "packetType", offset: 0,
+                reason: .invalidValue("a \(packet.type) packet is not an event"))
         }
         self = try HCIEvent(decoding: packet.payload)
     }

@@ -84,8 +84,10 @@ public struct LEConnectionComplete: Hashable, Sendable {
     public var supervisionTimeout: UInt16
 
     /// An event from its fields: interval in units of 1.25 ms, latency in events, timeout in units of 10 ms.
-    public init(status: HCIStatus, handle: UInt16, role: LERole, peer: BluetoothAddress, interval: UInt16, latency: UInt16,
-                supervisionTimeout: UInt16) {
+    public init(
+        status: HCIStatus, handle: UInt16, role: LERole, peer: BluetoothAddress, interval: UInt16, latency: UInt16,
+        supervisionTimeout: UInt16
+    ) {
         self.status = status
         self.handle = handle
         self.role = role

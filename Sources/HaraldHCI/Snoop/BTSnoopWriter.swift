@@ -100,7 +100,8 @@ public final class BTSnoopWriter: Sendable {
         let bytes = packet.h4Bytes
         var flags: UInt32 = direction == .controllerToHost ? 1 : 0
         if packet.type == .command || packet.type == .event { flags |= 2 }
-        let record = Self.bigEndian(UInt32(bytes.count)) + Self.bigEndian(UInt32(bytes.count)) + Self.bigEndian(flags)
+        let record =
+            Self.bigEndian(UInt32(bytes.count)) + Self.bigEndian(UInt32(bytes.count)) + Self.bigEndian(flags)
             + Self.bigEndian(UInt32(0)) + Self.bigEndian(UInt64(bitPattern: clock() + Self.unixEpochOffset)) + bytes
         write(record)
     }

@@ -70,7 +70,9 @@ public final class HCIUserChannelTransport: HCITransport {
         case EAFNOSUPPORT, EPROTONOSUPPORT:
             return .noSuchAdapter("this kernel has no Bluetooth sockets, so \(adapter) cannot be opened (\(step): \(describeErrno(code)))")
         case EBUSY, EALREADY:
-            return .adapterBusy("\(adapter) is in use, probably by bluetoothd; bring it down first (`hciconfig \(adapter) down` or `btmgmt --index \(adapter.dropFirst(3)) power off`) (\(step): \(describeErrno(code)))")
+            return .adapterBusy(
+                "\(adapter) is in use, probably by bluetoothd; bring it down first (`hciconfig \(adapter) down` or `btmgmt --index \(adapter.dropFirst(3)) power off`) (\(step): \(describeErrno(code)))"
+            )
         case EPERM, EACCES:
             return .permissionDenied("opening \(adapter) needs CAP_NET_ADMIN (run as root or `setcap cap_net_admin+ep`) (\(step): \(describeErrno(code)))")
         default:

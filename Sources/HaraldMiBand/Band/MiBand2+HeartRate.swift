@@ -10,7 +10,8 @@ extension MiBand2 {
         let subscription = try await connection.subscribe(
             Characteristics.heartRateMeasurement, buffering: .newest(4), onDecodingFailure: .fail, timeout: replyTimeout)
         return try await connection.ending(subscription) {
-            for command: MiBandHeartRateCommand in [.setMode(.continuous, enabled: false), .setMode(.single, enabled: false), .setMode(.single, enabled: true)] {
+            for command: MiBandHeartRateCommand in [.setMode(.continuous, enabled: false), .setMode(.single, enabled: false), .setMode(.single, enabled: true)]
+            {
                 try await connection.write(command, to: Characteristics.heartRateControl, timeout: replyTimeout)
             }
             let measurement = try await ReplyInbox(subscription).next(

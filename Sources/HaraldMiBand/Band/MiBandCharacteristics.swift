@@ -24,9 +24,11 @@ extension MiBand2 {
 
     /// The services the kit uses, to declare when connecting.
     public static let services: [ServiceSpec] = [
-        ServiceSpec(MiBandUUID.service, characteristics: [
-            MiBandUUID.activityControl, MiBandUUID.activityData, MiBandUUID.batteryInfo, MiBandUUID.realtimeSteps,
-        ]),
+        ServiceSpec(
+            MiBandUUID.service,
+            characteristics: [
+                MiBandUUID.activityControl, MiBandUUID.activityData, MiBandUUID.batteryInfo, MiBandUUID.realtimeSteps,
+            ]),
         ServiceSpec(MiBandUUID.authService, characteristics: [MiBandUUID.auth]),
         ServiceSpec(MiBandUUID.heartRateService, characteristics: [MiBandUUID.heartRateMeasurement, MiBandUUID.heartRateControlPoint]),
     ]

@@ -36,7 +36,8 @@ public enum MiBandError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .authenticationRefused(step, status):
-            step == 3 ? "the band refused the authentication (wrong key?), status 0x\(Hex.byte(status))"
+            step == 3
+                ? "the band refused the authentication (wrong key?), status 0x\(Hex.byte(status))"
                 : "the band refused auth step \(step), status 0x\(Hex.byte(status))"
         case .keySetupRequired: "the band asks for a new key and key setup was not allowed"
         case let .unexpectedReply(expected, received): "expected \(expected), the band sent \(received.hexString)"
@@ -51,4 +52,3 @@ public enum MiBandError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
-

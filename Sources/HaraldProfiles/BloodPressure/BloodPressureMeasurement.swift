@@ -60,10 +60,12 @@ public struct BloodPressureMeasurement: CharacteristicValue {
         meanArterialPressure = MedicalFloat16(bitPattern: try reader.read(UInt16.self, field: "meanArterialPressure"))
         unit = flags.contains(.unitIsKilopascal) ? .kPa : .mmHg
         timestamp = try flags.contains(.timestampPresent) ? reader.readDateTime(field: "timestamp") : nil
-        pulseRate = try flags.contains(.pulseRatePresent)
+        pulseRate =
+            try flags.contains(.pulseRatePresent)
             ? MedicalFloat16(bitPattern: reader.read(UInt16.self, field: "pulseRate")) : nil
         userID = try flags.contains(.userIDPresent) ? reader.read(UInt8.self, field: "userID") : nil
-        measurementStatus = try flags.contains(.measurementStatusPresent)
+        measurementStatus =
+            try flags.contains(.measurementStatusPresent)
             ? BloodPressureMeasurementStatus(rawValue: reader.read(UInt16.self, field: "measurementStatus")) : nil
         reservedFlags = flags.rawValue & 0xE0
     }

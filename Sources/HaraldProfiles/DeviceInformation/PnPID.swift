@@ -72,11 +72,12 @@ public struct PnPID: CharacteristicValue {
 
     /// `{vendorIDSource (code), vendorIDSourceName, vendorID, productID, productVersion}`.
     public var jsonValue: JSONValue {
-        let sourceName = switch vendorIDSource {
-        case .bluetoothSIG: "bluetoothSIG"
-        case .usbImplementersForum: "usbImplementersForum"
-        case .reserved: "reserved"
-        }
+        let sourceName =
+            switch vendorIDSource {
+            case .bluetoothSIG: "bluetoothSIG"
+            case .usbImplementersForum: "usbImplementersForum"
+            case .reserved: "reserved"
+            }
         return .object([
             "vendorIDSource": .int(vendorIDSource.code), "vendorIDSourceName": .string(sourceName),
             "vendorID": .int(vendorID), "productID": .int(productID), "productVersion": .int(productVersion),

@@ -46,8 +46,10 @@ public struct Appearance: CharacteristicValue {
         12: [1: "earThermometer"],
         13: [1: "heartRateBelt"],
         14: [1: "armBloodPressure", 2: "wristBloodPressure"],
-        15: [1: "keyboard", 2: "mouse", 3: "joystick", 4: "gamepad", 5: "digitizerTablet", 6: "cardReader",
-             7: "digitalPen", 8: "barcodeScanner"],
+        15: [
+            1: "keyboard", 2: "mouse", 3: "joystick", 4: "gamepad", 5: "digitizerTablet", 6: "cardReader",
+            7: "digitalPen", 8: "barcodeScanner",
+        ],
         17: [1: "inShoe", 2: "onShoe", 3: "onHip"],
         18: [1: "cyclingComputer", 2: "speedSensor", 3: "cadenceSensor", 4: "powerSensor", 5: "speedAndCadenceSensor"],
         49: [1: "fingertip", 2: "wristWorn"],

@@ -116,7 +116,8 @@ public struct GlucoseMeasurement: CharacteristicValue {
             concentration = nil
             unitFlagWithoutConcentration = unitFlag
         }
-        sensorStatus = try flags.contains(.sensorStatusPresent)
+        sensorStatus =
+            try flags.contains(.sensorStatusPresent)
             ? Flags(rawValue: reader.read(UInt16.self, field: "sensorStatus")) : nil
         contextInformationFollows = flags.contains(.contextInformationFollows)
         reservedFlags = flags.rawValue & 0xE0

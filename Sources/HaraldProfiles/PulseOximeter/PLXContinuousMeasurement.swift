@@ -78,11 +78,14 @@ public struct PLXContinuousMeasurement: CharacteristicValue {
             pulseRate: try reader.decode(MedicalFloat16.self, field: "pulseRate"))
         fast = try flags.contains(.fastPresent) ? Self.readPair(&reader, field: "spO2PRFast") : nil
         slow = try flags.contains(.slowPresent) ? Self.readPair(&reader, field: "spO2PRSlow") : nil
-        measurementStatus = try flags.contains(.measurementStatusPresent)
+        measurementStatus =
+            try flags.contains(.measurementStatusPresent)
             ? reader.readFlags(PLXMeasurementStatus.self, as: UInt16.self, field: "measurementStatus") : nil
-        deviceAndSensorStatus = try flags.contains(.deviceAndSensorStatusPresent)
+        deviceAndSensorStatus =
+            try flags.contains(.deviceAndSensorStatusPresent)
             ? reader.readFlags24(PLXDeviceAndSensorStatus.self, field: "deviceAndSensorStatus") : nil
-        pulseAmplitudeIndex = try flags.contains(.pulseAmplitudeIndexPresent)
+        pulseAmplitudeIndex =
+            try flags.contains(.pulseAmplitudeIndexPresent)
             ? reader.decode(MedicalFloat16.self, field: "pulseAmplitudeIndex") : nil
         reservedFlags = flags.rawValue & 0xE0
     }

@@ -50,9 +50,11 @@ public struct PLXFeatures: CharacteristicValue {
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
         supportedFeatures = try reader.readFlags(Feature.self, as: UInt16.self, field: "supportedFeatures")
-        measurementStatusSupport = try supportedFeatures.contains(.measurementStatusSupported)
+        measurementStatusSupport =
+            try supportedFeatures.contains(.measurementStatusSupported)
             ? reader.readFlags(PLXMeasurementStatus.self, as: UInt16.self, field: "measurementStatusSupport") : nil
-        deviceAndSensorStatusSupport = try supportedFeatures.contains(.deviceAndSensorStatusSupported)
+        deviceAndSensorStatusSupport =
+            try supportedFeatures.contains(.deviceAndSensorStatusSupported)
             ? reader.readFlags24(PLXDeviceAndSensorStatus.self, field: "deviceAndSensorStatusSupport") : nil
     }
 

@@ -57,11 +57,14 @@ public struct PLXSpotCheckMeasurement: CharacteristicValue {
         spO2 = try reader.decode(MedicalFloat16.self, field: "spO2")
         pulseRate = try reader.decode(MedicalFloat16.self, field: "pulseRate")
         timestamp = try flags.contains(.timestampPresent) ? reader.readDateTime(field: "timestamp") : nil
-        measurementStatus = try flags.contains(.measurementStatusPresent)
+        measurementStatus =
+            try flags.contains(.measurementStatusPresent)
             ? reader.readFlags(PLXMeasurementStatus.self, as: UInt16.self, field: "measurementStatus") : nil
-        deviceAndSensorStatus = try flags.contains(.deviceAndSensorStatusPresent)
+        deviceAndSensorStatus =
+            try flags.contains(.deviceAndSensorStatusPresent)
             ? reader.readFlags24(PLXDeviceAndSensorStatus.self, field: "deviceAndSensorStatus") : nil
-        pulseAmplitudeIndex = try flags.contains(.pulseAmplitudeIndexPresent)
+        pulseAmplitudeIndex =
+            try flags.contains(.pulseAmplitudeIndexPresent)
             ? reader.decode(MedicalFloat16.self, field: "pulseAmplitudeIndex") : nil
         deviceClockNotSet = flags.contains(.deviceClockNotSet)
         reservedFlags = flags.rawValue & 0xE0

@@ -43,8 +43,10 @@ public struct WeightMeasurement: CharacteristicValue {
     public var reservedFlags: UInt8
 
     /// A measurement: weight in 0.005 kg or 0.01 lb steps, BMI in 0.1 kg/m², height in 0.001 m or 0.1 in.
-    public init(rawWeight: UInt16, units: UnitSystem = .si, timestamp: DateTime? = nil, userID: UInt8? = nil,
-                rawBMI: UInt16? = nil, rawHeight: UInt16? = nil) {
+    public init(
+        rawWeight: UInt16, units: UnitSystem = .si, timestamp: DateTime? = nil, userID: UInt8? = nil,
+        rawBMI: UInt16? = nil, rawHeight: UInt16? = nil
+    ) {
         self.rawWeight = rawWeight
         self.units = units
         self.timestamp = timestamp

@@ -118,8 +118,10 @@ public struct WeightScaleFeature: CharacteristicValue {
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// A feature set with the given features and resolutions.
-    public init(features: Flags<Feature, UInt32> = [], weightResolution: WeightResolution = .notSpecified,
-                heightResolution: HeightResolution = .notSpecified) {
+    public init(
+        features: Flags<Feature, UInt32> = [], weightResolution: WeightResolution = .notSpecified,
+        heightResolution: HeightResolution = .notSpecified
+    ) {
         rawValue = features.rawValue & 0x7 | UInt32(weightResolution.code & 0x0F) << 3 | UInt32(heightResolution.code & 0x07) << 7
     }
 

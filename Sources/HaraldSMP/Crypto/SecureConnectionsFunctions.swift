@@ -49,7 +49,8 @@ extension SMPCrypto {
     ) -> (macKey: SecretKey128, ltk: SecretKey128) {
         let t = cmac(key: f5Salt, message: w.bigEndianOctets)
         func key(counter: UInt8) -> SecretKey128 {
-            let message = [counter] + f5KeyID + n1.bigEndianBytes + n2.bigEndianBytes
+            let message =
+                [counter] + f5KeyID + n1.bigEndianBytes + n2.bigEndianBytes
                 + addressOctets(a1) + addressOctets(a2) + [0x01, 0x00]  // Length: 256 bits
             return SecretKey128(bigEndianOctets: cmac(key: t, message: message))
         }
@@ -65,7 +66,8 @@ extension SMPCrypto {
         w: SecretKey128, n1: Value128, n2: Value128, r: SecretKey128, ioCap: IOcap,
         a1: BluetoothAddress, a2: BluetoothAddress
     ) -> Value128 {
-        let message = n1.bigEndianBytes + n2.bigEndianBytes + r.bigEndianOctets + ioCap.bigEndianBytes
+        let message =
+            n1.bigEndianBytes + n2.bigEndianBytes + r.bigEndianOctets + ioCap.bigEndianBytes
             + addressOctets(a1) + addressOctets(a2)
         return Value128(unchecked: cmac(key: w.bigEndianOctets, message: message))
     }

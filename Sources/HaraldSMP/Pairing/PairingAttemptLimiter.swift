@@ -114,7 +114,8 @@ public actor PairingAttemptLimiter {
     @discardableResult
     public func recordFailure(ofAny addresses: [BluetoothAddress]) -> Duration {
         let now = stopwatch.elapsed
-        let previous = addresses.compactMap { records[$0] }.filter { now - $0.lastFailure < policy.forgetAfter }
+        let previous =
+            addresses.compactMap { records[$0] }.filter { now - $0.lastFailure < policy.forgetAfter }
             .map(\.failures).max() ?? 0
         let failures = min(previous, 62) + 1
         let wait = self.wait(afterFailures: failures, first: policy.firstWait, longest: policy.longestWait)

@@ -213,7 +213,8 @@ public actor SMPResponder {
         let keySize = min(features.maxEncryptionKeySize, Int(configuration.maxEncryptionKeySize))
         guard keySize >= required, PairingFeatures.encryptionKeySizes.contains(keySize)
         else { throw .encryptionKeySize(offered: keySize, required: required) }
-        let secureConnections = features.authReq.contains(.secureConnections)
+        let secureConnections =
+            features.authReq.contains(.secureConnections)
             && configuration.authReq.contains(.secureConnections)
         if configuration.secureConnectionsOnly && !secureConnections {
             throw .failedHere(.authenticationRequirements)

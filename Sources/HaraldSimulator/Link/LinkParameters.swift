@@ -100,7 +100,8 @@ public struct LinkParameters: Hashable, Sendable {
     /// each (3-byte ATT header added), in bytes per second.
     public func throughputLimit(attPayload: Int) -> Double {
         let packetsPerPDU = packetCount(sduLength: attPayload + 3)
-        let pdusPerSecond = Double(effectivePacketsPerEvent) / Double(packetsPerPDU)
+        let pdusPerSecond =
+            Double(effectivePacketsPerEvent) / Double(packetsPerPDU)
             / (Double(connectionInterval.components.seconds) + Double(connectionInterval.components.attoseconds) * 1e-18)
         return pdusPerSecond * Double(attPayload)
     }

@@ -28,7 +28,8 @@ struct SimulatedPeripheralBackend: PeripheralBackend {
         // What a scanner gets: legacy advertising and its scan response when they fit, else the
         // whole advertisement as an extended advertising set carries it.
         let advertisement = definition.advertisement
-        let heard = advertisement.legacyPayloads().map { AdvertisingData(structures: $0.data.structures + $0.scanResponse.structures) }
+        let heard =
+            advertisement.legacyPayloads().map { AdvertisingData(structures: $0.data.structures + $0.scanResponse.structures) }
             ?? advertisement.advertisingData
         let services = definition.gattServices()
         let device = VirtualPeripheral(

@@ -6,13 +6,16 @@ import HaraldProfiles
 extension GATTServiceDefinition {
     /// A Device Information service (0x180A) with the usual strings, for virtual devices.
     public static func deviceInformation(manufacturer: String, model: String, serial: String, firmware: String, hardware: String) -> GATTServiceDefinition {
-        GATTServiceDefinition(uuid: BluetoothUUID(0x180A), characteristics: [
-            GATTCharacteristicDefinition(uuid: ManufacturerNameString.uuid, properties: [.read], value: wireBytes(ManufacturerNameString(text: manufacturer))),
-            GATTCharacteristicDefinition(uuid: ModelNumberString.uuid, properties: [.read], value: wireBytes(ModelNumberString(text: model))),
-            GATTCharacteristicDefinition(uuid: SerialNumberString.uuid, properties: [.read], value: wireBytes(SerialNumberString(text: serial))),
-            GATTCharacteristicDefinition(uuid: FirmwareRevisionString.uuid, properties: [.read], value: wireBytes(FirmwareRevisionString(text: firmware))),
-            GATTCharacteristicDefinition(uuid: HardwareRevisionString.uuid, properties: [.read], value: wireBytes(HardwareRevisionString(text: hardware))),
-        ])
+        GATTServiceDefinition(
+            uuid: BluetoothUUID(0x180A),
+            characteristics: [
+                GATTCharacteristicDefinition(
+                    uuid: ManufacturerNameString.uuid, properties: [.read], value: wireBytes(ManufacturerNameString(text: manufacturer))),
+                GATTCharacteristicDefinition(uuid: ModelNumberString.uuid, properties: [.read], value: wireBytes(ModelNumberString(text: model))),
+                GATTCharacteristicDefinition(uuid: SerialNumberString.uuid, properties: [.read], value: wireBytes(SerialNumberString(text: serial))),
+                GATTCharacteristicDefinition(uuid: FirmwareRevisionString.uuid, properties: [.read], value: wireBytes(FirmwareRevisionString(text: firmware))),
+                GATTCharacteristicDefinition(uuid: HardwareRevisionString.uuid, properties: [.read], value: wireBytes(HardwareRevisionString(text: hardware))),
+            ])
     }
 }
 

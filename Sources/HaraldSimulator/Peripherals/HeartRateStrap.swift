@@ -66,17 +66,23 @@ final class HeartRateStrapState: Sendable {
 
     static func services(state: HeartRateStrapState) -> [GATTServiceDefinition] {
         [
-            GATTServiceDefinition(uuid: BluetoothUUID(0x180D), characteristics: [
-                GATTCharacteristicDefinition(uuid: HeartRateMeasurement.uuid, properties: [.notify]),
-                GATTCharacteristicDefinition(uuid: BodySensorLocation.uuid, properties: [.read], value: wireBytes(BodySensorLocation.chest)),
-                GATTCharacteristicDefinition(uuid: HeartRateControlPoint.uuid, properties: [.write], onWrite: { _, value throws(ATTErrorCode) in
-                    guard value == [0x01] else { throw ATTErrorCode(HeartRateControlPoint.controlPointNotSupported) }
-                    state.resetEnergyExpended()
-                }),
-            ]),
-            GATTServiceDefinition(uuid: BluetoothUUID(0x180F), characteristics: [
-                GATTCharacteristicDefinition(uuid: BatteryLevel.uuid, properties: [.read, .notify], value: BatteryLevel(percent: 87).map(wireBytes) ?? []),
-            ]),
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x180D),
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: HeartRateMeasurement.uuid, properties: [.notify]),
+                    GATTCharacteristicDefinition(uuid: BodySensorLocation.uuid, properties: [.read], value: wireBytes(BodySensorLocation.chest)),
+                    GATTCharacteristicDefinition(
+                        uuid: HeartRateControlPoint.uuid, properties: [.write],
+                        onWrite: { _, value throws(ATTErrorCode) in
+                            guard value == [0x01] else { throw ATTErrorCode(HeartRateControlPoint.controlPointNotSupported) }
+                            state.resetEnergyExpended()
+                        }),
+                ]),
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x180F),
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: BatteryLevel.uuid, properties: [.read, .notify], value: BatteryLevel(percent: 87).map(wireBytes) ?? [])
+                ]),
             .deviceInformation(manufacturer: "Harald Labs", model: "HR-1", serial: "HR1-000042", firmware: "1.4.2", hardware: "B"),
         ]
     }

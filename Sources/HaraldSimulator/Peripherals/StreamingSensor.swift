@@ -25,9 +25,11 @@ extension VirtualPeripheral {
             rssi: RSSI(dBm: Int8(-50 - number % 40)), advertisingInterval: .milliseconds(100)
         ) { _ in
             PeripheralBehaviour(services: [
-                GATTServiceDefinition(uuid: StreamingSensor.service, characteristics: [
-                    GATTCharacteristicDefinition(uuid: StreamingSensor.samples.uuid, properties: [.notify])
-                ])
+                GATTServiceDefinition(
+                    uuid: StreamingSensor.service,
+                    characteristics: [
+                        GATTCharacteristicDefinition(uuid: StreamingSensor.samples.uuid, properties: [.notify])
+                    ])
             ]) { session in
                 var count: UInt32 = 0
                 var sample = [UInt8](repeating: 0xA5, count: max(4, payloadSize))

@@ -84,7 +84,8 @@ final class SimulatedPairableLink: PairableLink {
         let channel = channel
         let service = SMPResponderService(
             configuration: device.configuration, agent: DevicePerson(security: device),
-            addresses: PairingAddresses(initiator: centralAddress, responder: peerAddress), localKeys: SMPResponderLocalKeys(identity: device.distributedIdentity ?? deviceIdentity),
+            addresses: PairingAddresses(initiator: centralAddress, responder: peerAddress),
+            localKeys: SMPResponderLocalKeys(identity: device.distributedIdentity ?? deviceIdentity),
             clock: clock, taskStarter: clock.taskStarter, send: { pdu in try await channel.send(pdu, from: .peripheral) }
         ) { [weak self] key, level, keySize in
             guard let self else { throw PairingError.linkLost("the link closed") }

@@ -39,14 +39,18 @@ extension Demo {
         let info = try await gopro.waitUntilReady(timeout: .seconds(10), pollInterval: .milliseconds(500))
         await steps.sinceConnecting("camera: connect, readiness", connection)
         let polls = await gopro.statistics.messages
-        say("  ready after \(polls) Get Hardware Info poll\(polls == 1 ? "" : "s"): \(info.modelName), firmware \(info.firmwareVersion), serial \(info.serialNumber)")
+        say(
+            "  ready after \(polls) Get Hardware Info poll\(polls == 1 ? "" : "s"): \(info.modelName), firmware \(info.firmwareVersion), serial \(info.serialNumber)"
+        )
         say("  Open GoPro API \(try await steps.measure("camera: Open GoPro version", connection) { try await gopro.openGoProVersion() })")
 
         // A multi-packet answer: every status, reassembled, then walked as TLV.
         let statuses = try await steps.measure("camera: all statuses (multi-packet)", connection) { try await gopro.statuses() }
         let length = 2 + statuses.reduce(0) { $0 + 2 + $1.value.count }
         say("  all statuses: \(statuses.count) values, a \(length)-byte answer in \(GoProFragmenter.packetCount(messageLength: length)) packets")
-        say("    battery \(statuses.integer(.internalBatteryPercentage) ?? 0) %, video left \(statuses.integer(.remainingVideoTime) ?? 0) s, access point \"\(statuses.string(.accessPointSSID) ?? "?")\"")
+        say(
+            "    battery \(statuses.integer(.internalBatteryPercentage) ?? 0) %, video left \(statuses.integer(.remainingVideoTime) ?? 0) s, access point \"\(statuses.string(.accessPointSSID) ?? "?")\""
+        )
 
         // Registration and pushes while recording.
         try await steps.measure("camera: register, shutter, pushes", connection) {
@@ -76,7 +80,9 @@ extension Demo {
                 say("  a refused value: \(error.underlying.map { "\($0)" } ?? "not read back"); rolled back \(error.rolledBack)")
             }
             let settings = try await gopro.settings([.videoResolution, .framesPerSecond, .videoLens])
-            say("  settings now: resolution \(settings.integer(.videoResolution) ?? 0), fps \(settings.integer(.framesPerSecond) ?? 0), lens \(settings.integer(.videoLens) ?? 0)")
+            say(
+                "  settings now: resolution \(settings.integer(.videoResolution) ?? 0), fps \(settings.integer(.framesPerSecond) ?? 0), lens \(settings.integer(.videoLens) ?? 0)"
+            )
         }
 
         // The WiFi SSID needs a paired link: the first read is refused and starts pairing.

@@ -152,7 +152,9 @@ struct Demo: AsyncParsableCommand {
         for advertisement in seen {
             let services = advertisement.serviceUUIDs.map(\.description).joined(separator: ", ")
             let kind = DemoDevice.allCases.first { $0.matches(advertisement) }
-            say("  found \(advertisement.localName ?? "?") at \(advertisement.peripheral), \(advertisement.rssi.map(\.description) ?? "unknown RSSI"), services [\(services)]\(kind.map { " → \($0.title)" } ?? "")")
+            say(
+                "  found \(advertisement.localName ?? "?") at \(advertisement.peripheral), \(advertisement.rssi.map(\.description) ?? "unknown RSSI"), services [\(services)]\(kind.map { " → \($0.title)" } ?? "")"
+            )
             // Prefer a device whose name says it is one of the demo's (Harald's strap over any
             // other heart-rate sensor in the room).
             if let kind, found[kind] == nil || (advertisement.localName?.hasPrefix("Harald") ?? false) { found[kind] = advertisement }
@@ -173,7 +175,9 @@ struct Demo: AsyncParsableCommand {
     static func report(_ connection: SimulatedConnection, _ say: DemoPrinter) async {
         let stats = await connection.statistics
         let counters = await connection.clientCounters
-        say("  cost: \(counters.totalRoundTrips) round trips, \(stats.pdusSent[.central] ?? 0)/\(stats.pdusSent[.peripheral] ?? 0) PDUs sent central/peripheral, \(stats.eventsWithData) connection events with data, \(stats.airTime) air time")
+        say(
+            "  cost: \(counters.totalRoundTrips) round trips, \(stats.pdusSent[.central] ?? 0)/\(stats.pdusSent[.peripheral] ?? 0) PDUs sent central/peripheral, \(stats.eventsWithData) connection events with data, \(stats.airTime) air time"
+        )
     }
 }
 

@@ -48,10 +48,11 @@ struct GoProSetting: AsyncParsableCommand {
                 throw failure
             }
             if json {
-                Output.json(.fields([
-                    "setting": .int(setting.rawValue), "name": setting.name.map(JSONValue.string),
-                    "value": .string(bytes.hexString), "previous": .string(previous.hexString), "verified": .bool(true),
-                ]))
+                Output.json(
+                    .fields([
+                        "setting": .int(setting.rawValue), "name": setting.name.map(JSONValue.string),
+                        "value": .string(bytes.hexString), "previous": .string(previous.hexString), "verified": .bool(true),
+                    ]))
             } else {
                 Output.line("\(setting) set to \(bytes.hexString) (was \(previous.hexString)), read back")
             }

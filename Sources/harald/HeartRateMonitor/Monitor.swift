@@ -69,11 +69,12 @@ extension HeartRateMonitorCommand {
 
         /// The JSON line of one measurement.
         static func json(_ reading: HeartRateReading) -> JSONValue {
-            let contact: JSONValue = switch reading.sensorContact {
-            case .detected: .bool(true)
-            case .notDetected: .bool(false)
-            case .notSupported: .null
-            }
+            let contact: JSONValue =
+                switch reading.sensorContact {
+                case .detected: .bool(true)
+                case .notDetected: .bool(false)
+                case .notSupported: .null
+                }
             return .fields([
                 "heartRate": .int(reading.beatsPerMinute),
                 "contact": contact,

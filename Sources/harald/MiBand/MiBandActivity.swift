@@ -36,11 +36,12 @@ extension MiBandCommand {
                 let formatter = ISO8601DateFormatter()
                 if json {
                     for record in records {
-                        Output.json(.fields([
-                            "timestamp": .string(formatter.string(from: record.timestamp)), "steps": .int(record.sample.steps),
-                            "heartRate": record.sample.heartRate.map { .int($0) }, "intensity": .int(record.sample.intensity),
-                            "category": .int(record.sample.category),
-                        ]))
+                        Output.json(
+                            .fields([
+                                "timestamp": .string(formatter.string(from: record.timestamp)), "steps": .int(record.sample.steps),
+                                "heartRate": record.sample.heartRate.map { .int($0) }, "intensity": .int(record.sample.intensity),
+                                "category": .int(record.sample.category),
+                            ]))
                     }
                     return
                 }

@@ -72,9 +72,10 @@ extension MiBandCommand {
             let json = options.radio.json
             try await options.withBand { band in
                 let steps = try await band.steps()
-                Output.line(json
-                    ? JSONValue.fields(["steps": .int(steps.steps), "meters": .int(steps.meters), "calories": .int(steps.calories)]).jsonText
-                    : "\(steps.steps) steps, \(steps.meters) m, \(steps.calories) kcal")
+                Output.line(
+                    json
+                        ? JSONValue.fields(["steps": .int(steps.steps), "meters": .int(steps.meters), "calories": .int(steps.calories)]).jsonText
+                        : "\(steps.steps) steps, \(steps.meters) m, \(steps.calories) kcal")
             }
         }
     }
@@ -89,11 +90,12 @@ extension MiBandCommand {
             try await options.withBand { band in
                 let info = try await band.battery()
                 if json {
-                    Output.json(.fields([
-                        "level": .int(info.level), "charging": .bool(info.isCharging), "chargeCount": .int(info.chargeCount),
-                        "lastCharge": info.lastCharge.map { .string($0.description) }, "lastChargeLevel": .int(info.lastChargeLevel),
-                        "lastOff": info.lastOff.map { .string($0.description) },
-                    ]))
+                    Output.json(
+                        .fields([
+                            "level": .int(info.level), "charging": .bool(info.isCharging), "chargeCount": .int(info.chargeCount),
+                            "lastCharge": info.lastCharge.map { .string($0.description) }, "lastChargeLevel": .int(info.lastChargeLevel),
+                            "lastOff": info.lastOff.map { .string($0.description) },
+                        ]))
                 } else {
                     let last = info.lastCharge.map { ", last charged \($0) to \(info.lastChargeLevel) %" } ?? ""
                     Output.line("battery \(info.level) %\(info.isCharging ? ", charging" : "")\(last), \(info.chargeCount) charges")

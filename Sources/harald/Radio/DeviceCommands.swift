@@ -99,22 +99,26 @@ struct Dump: AsyncParsableCommand {
                 for characteristic in characteristics {
                     let descriptors = descriptorsByCharacteristic[characteristic.id] ?? []
                     let value = values[characteristic.id]
-                    treeService.characteristics.append(GATTTree.Characteristic(
-                        uuid: characteristic.uuid, handle: characteristic.valueHandle, properties: characteristic.properties.names,
-                        access: access[characteristic.id], descriptors: descriptors.map { GATTTree.Descriptor(uuid: $0.uuid, handle: $0.handle) }))
-                    entries.append(.fields([
-                        "uuid": .string(characteristic.uuid.uuidString),
-                        "handle": characteristic.valueHandle.map { JSONValue.int($0) },
-                        "properties": .array(characteristic.properties.names.map { .string($0) }),
-                        "descriptors": .array(descriptors.map { .fields(["uuid": .string($0.uuid.uuidString), "handle": $0.handle.map { JSONValue.int($0) }]) }),
-                        "value": value,
-                    ]))
+                    treeService.characteristics.append(
+                        GATTTree.Characteristic(
+                            uuid: characteristic.uuid, handle: characteristic.valueHandle, properties: characteristic.properties.names,
+                            access: access[characteristic.id], descriptors: descriptors.map { GATTTree.Descriptor(uuid: $0.uuid, handle: $0.handle) }))
+                    entries.append(
+                        .fields([
+                            "uuid": .string(characteristic.uuid.uuidString),
+                            "handle": characteristic.valueHandle.map { JSONValue.int($0) },
+                            "properties": .array(characteristic.properties.names.map { .string($0) }),
+                            "descriptors": .array(
+                                descriptors.map { .fields(["uuid": .string($0.uuid.uuidString), "handle": $0.handle.map { JSONValue.int($0) }]) }),
+                            "value": value,
+                        ]))
                 }
-                services.append(.fields([
-                    "uuid": .string(service.uuid.uuidString),
-                    "startHandle": service.handles.map { JSONValue.int($0.start) }, "endHandle": service.handles.map { JSONValue.int($0.end) },
-                    "characteristics": .array(entries),
-                ]))
+                services.append(
+                    .fields([
+                        "uuid": .string(service.uuid.uuidString),
+                        "startHandle": service.handles.map { JSONValue.int($0.start) }, "endHandle": service.handles.map { JSONValue.int($0.end) },
+                        "characteristics": .array(entries),
+                    ]))
                 treeServices.append(treeService)
             }
             if json {
@@ -146,25 +150,27 @@ struct ReadCommand: AsyncParsableCommand {
         let uuid = try parseUUID(self.uuid)
         let json = radio.json
         let device = self.device
-        try await RadioSession.run(radio, secured: { central, session in
-            let connection = try await device.connect(central)
-            let characteristic = try await connection.findCharacteristic(uuid)
-            let bytes = try await connection.readRaw(characteristic)
-            let outcome = await session?.outcome()
-            let report = SecurityReport(security: await connection.security(), bond: outcome?.storedBond ?? outcome?.usedBond)
-            if json {
-                var value = describeValue(bytes, uuid: uuid)
-                if case var .object(members) = value {
-                    members["security"] = report.json
-                    value = .object(members)
+        try await RadioSession.run(
+            radio,
+            secured: { central, session in
+                let connection = try await device.connect(central)
+                let characteristic = try await connection.findCharacteristic(uuid)
+                let bytes = try await connection.readRaw(characteristic)
+                let outcome = await session?.outcome()
+                let report = SecurityReport(security: await connection.security(), bond: outcome?.storedBond ?? outcome?.usedBond)
+                if json {
+                    var value = describeValue(bytes, uuid: uuid)
+                    if case var .object(members) = value {
+                        members["security"] = report.json
+                        value = .object(members)
+                    }
+                    Output.line(value.jsonText)
+                } else {
+                    Output.line("\(Labels.uuid(uuid)): \(Labels.value(bytes, of: uuid, hexLimit: .max))")
+                    Output.line("security: \(report.text)")
                 }
-                Output.line(value.jsonText)
-            } else {
-                Output.line("\(Labels.uuid(uuid)): \(Labels.value(bytes, of: uuid, hexLimit: .max))")
-                Output.line("security: \(report.text)")
-            }
-            await connection.disconnect()
-        })
+                await connection.disconnect()
+            })
     }
 }
 

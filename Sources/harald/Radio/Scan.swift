@@ -132,7 +132,8 @@ extension Advertisement {
         let services = serviceUUIDs.isEmpty ? "" : " services " + serviceUUIDs.map(Labels.uuid).joined(separator: ", ")
         let maker = data.manufacturerData.map { " manufacturer " + Labels.company($0.companyID) } ?? ""
         let appearance = data.appearance.map { " appearance " + Labels.appearance($0) } ?? ""
-        return "\(address) rssi \(rssi.map { "\($0.dBm)" } ?? "unknown") \(localName.map { "\"\($0)\"" } ?? "(no name)")\(services)\(maker)\(appearance)\(isConnectable ? "" : " non-connectable")"
+        return
+            "\(address) rssi \(rssi.map { "\($0.dBm)" } ?? "unknown") \(localName.map { "\"\($0)\"" } ?? "(no name)")\(services)\(maker)\(appearance)\(isConnectable ? "" : " non-connectable")"
     }
 
     /// The row of the live table.

@@ -147,7 +147,10 @@ struct Serve: AsyncParsableCommand {
                 await monitor.run(served, every: .milliseconds(interval)) { measurement, sent in
                     guard sent > 0 else { return }
                     Self.report(
-                        ["event": .string("notified"), "characteristic": .string("2A37"), "heartRate": .int(Int(measurement.heartRate)), "centrals": .int(sent)],
+                        [
+                            "event": .string("notified"), "characteristic": .string("2A37"), "heartRate": .int(Int(measurement.heartRate)),
+                            "centrals": .int(sent),
+                        ],
                         text: "notified Heart Rate Measurement \(measurement.heartRate) bpm to \(sent) central(s)", json: json)
                 }
             }
@@ -214,17 +217,18 @@ struct Serve: AsyncParsableCommand {
     }
 
     private static func report(_ event: PeripheralEvent, json: Bool) {
-        let fields: [String: JSONValue] = switch event {
-        case let .connected(central): ["event": .string("connected"), "central": .string(central.rawValue)]
-        case let .disconnected(central): ["event": .string("disconnected"), "central": .string(central.rawValue)]
-        case let .subscriptionChanged(central, uuid, on):
-            ["event": .string(on ? "subscribed" : "unsubscribed"), "central": .string(central.rawValue), "characteristic": .string(uuid.description)]
-        case let .wrote(central, uuid): ["event": .string("wrote"), "central": .string(central.rawValue), "characteristic": .string(uuid.description)]
-        case let .read(central, uuid): ["event": .string("read"), "central": .string(central.rawValue), "characteristic": .string(uuid.description)]
-        case let .secured(central, level): ["event": .string("secured"), "central": .string(central.rawValue), "level": .string(level.description)]
-        case let .paired(central, bonded): ["event": .string("paired"), "central": .string(central.rawValue), "bonded": .bool(bonded)]
-        case let .pairingFailed(central, reason): ["event": .string("pairing-failed"), "central": .string(central.rawValue), "reason": .string(reason)]
-        }
+        let fields: [String: JSONValue] =
+            switch event {
+            case let .connected(central): ["event": .string("connected"), "central": .string(central.rawValue)]
+            case let .disconnected(central): ["event": .string("disconnected"), "central": .string(central.rawValue)]
+            case let .subscriptionChanged(central, uuid, on):
+                ["event": .string(on ? "subscribed" : "unsubscribed"), "central": .string(central.rawValue), "characteristic": .string(uuid.description)]
+            case let .wrote(central, uuid): ["event": .string("wrote"), "central": .string(central.rawValue), "characteristic": .string(uuid.description)]
+            case let .read(central, uuid): ["event": .string("read"), "central": .string(central.rawValue), "characteristic": .string(uuid.description)]
+            case let .secured(central, level): ["event": .string("secured"), "central": .string(central.rawValue), "level": .string(level.description)]
+            case let .paired(central, bonded): ["event": .string("paired"), "central": .string(central.rawValue), "bonded": .bool(bonded)]
+            case let .pairingFailed(central, reason): ["event": .string("pairing-failed"), "central": .string(central.rawValue), "reason": .string(reason)]
+            }
         report(fields, text: event.description, json: json)
     }
 

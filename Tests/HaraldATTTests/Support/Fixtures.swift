@@ -18,9 +18,11 @@ struct Link {
     let connection: GATTConnectionID
     let clock: ManualClock
 
-    init(services: [GATTServiceDefinition], mtu: Int = 23, security: GATTSecurity = .none,
-         serverConfiguration: GATTServer.Configuration = .exactLayout(), clientConfiguration: GATTClient.Configuration = .init(),
-         authorize: GATTAuthorizationHandler? = nil) async throws {
+    init(
+        services: [GATTServiceDefinition], mtu: Int = 23, security: GATTSecurity = .none,
+        serverConfiguration: GATTServer.Configuration = .exactLayout(), clientConfiguration: GATTClient.Configuration = .init(),
+        authorize: GATTAuthorizationHandler? = nil
+    ) async throws {
         let clock = ManualClock()
         let (central, peripheral) = ATTMemoryBearer.pair(mtu: mtu)
         server = try GATTServer(services: services, clock: clock, configuration: serverConfiguration, authorize: authorize)
@@ -80,23 +82,31 @@ enum SampleDevice {
 
     static var services: [GATTServiceDefinition] {
         [
-            GATTServiceDefinition(uuid: BluetoothUUID(0x1800), characteristics: [
-                GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A00), properties: .read, value: Array("Harald".utf8)),
-                GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A01), properties: .read, value: [0x40, 0x03]),
-            ]),
-            GATTServiceDefinition(uuid: BluetoothUUID(0x180D), characteristics: [
-                GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A37), properties: .notify),
-                GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A38), properties: .read, value: [0x01]),
-                GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A39), properties: .write),
-            ]),
-            GATTServiceDefinition(uuid: BluetoothUUID(0x180F), characteristics: [
-                GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read, .notify, .indicate], value: [85]),
-            ]),
-            GATTServiceDefinition(uuid: vendorService, characteristics: [
-                GATTCharacteristicDefinition(
-                    uuid: vendorLong, properties: [.read, .write, .writeWithoutResponse], value: longValue,
-                    descriptors: [.userDescription("long value")]),
-            ]),
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x1800),
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A00), properties: .read, value: Array("Harald".utf8)),
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A01), properties: .read, value: [0x40, 0x03]),
+                ]),
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x180D),
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A37), properties: .notify),
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A38), properties: .read, value: [0x01]),
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A39), properties: .write),
+                ]),
+            GATTServiceDefinition(
+                uuid: BluetoothUUID(0x180F),
+                characteristics: [
+                    GATTCharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read, .notify, .indicate], value: [85])
+                ]),
+            GATTServiceDefinition(
+                uuid: vendorService,
+                characteristics: [
+                    GATTCharacteristicDefinition(
+                        uuid: vendorLong, properties: [.read, .write, .writeWithoutResponse], value: longValue,
+                        descriptors: [.userDescription("long value")])
+                ]),
         ]
     }
 }

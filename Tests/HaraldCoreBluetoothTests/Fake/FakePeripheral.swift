@@ -56,11 +56,13 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
         self.currentName = name
         self.system = system
         self.database = gatt.services.map { service in
-            FakeService(service.uuid, characteristics: service.characteristics.map { characteristic in
-                FakeCharacteristic(
-                    characteristic.uuid, properties: characteristic.properties, value: characteristic.value,
-                    descriptors: characteristic.descriptors.map { FakeDescriptor($0.uuid, value: $0.value, system: system) }, system: system)
-            }, system: system)
+            FakeService(
+                service.uuid,
+                characteristics: service.characteristics.map { characteristic in
+                    FakeCharacteristic(
+                        characteristic.uuid, properties: characteristic.properties, value: characteristic.value,
+                        descriptors: characteristic.descriptors.map { FakeDescriptor($0.uuid, value: $0.value, system: system) }, system: system)
+                }, system: system)
         }
     }
 

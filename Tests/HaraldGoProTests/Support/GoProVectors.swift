@@ -56,7 +56,6 @@ enum GoProVectors {
     static let fragmentation: [FragmentationVector] = file?.fragmentation ?? []
 }
 
-
 /// Packets for `message` with an Extended 16-bit start header (what only the camera sends).
 func extended16Packets(_ message: [UInt8], packetSize: Int = 20) -> [[UInt8]] {
     let firstCount = min(message.count, packetSize - 3)

@@ -16,10 +16,11 @@ extension BumbleIntegrationTests {
         let response = try await att.request([0x08] + RawATT.le16(0x0001) + RawATT.le16(0xFFFF) + RawATT.le16(0xFFD1))
         guard response.first == 0x09, response.count >= 4 else { throw ATTFailure(response) }
         let text = String(decoding: response[4...], as: UTF8.self)
-        return Dictionary(text.split(separator: " ").compactMap { field in
-            let parts = field.split(separator: "=", maxSplits: 1).map(String.init)
-            return parts.count == 2 ? (parts[0], parts[1]) : nil
-        }, uniquingKeysWith: { _, last in last })
+        return Dictionary(
+            text.split(separator: " ").compactMap { field in
+                let parts = field.split(separator: "=", maxSplits: 1).map(String.init)
+                return parts.count == 2 ? (parts[0], parts[1]) : nil
+            }, uniquingKeysWith: { _, last in last })
     }
 
     @Test func peerSignalingAndPairingRequestsGetTheHostsAnswers() async throws {

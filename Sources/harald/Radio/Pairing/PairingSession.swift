@@ -42,10 +42,9 @@ final class PairingSession: Sendable {
         let (saved, found) = (await store.saved, await store.found)
         let questions = agent.questions
         let model: String? =
-            if questions.contains(.numericComparison) { "Numeric Comparison" }
-            else if questions.contains(.passkeyTyped) || questions.contains(.passkeyShown) { "Passkey Entry" }
-            else if questions.contains(.justWorks) { "Just Works" }
-            else { nil }
+            if questions.contains(.numericComparison) { "Numeric Comparison" } else if questions.contains(.passkeyTyped) || questions.contains(.passkeyShown) {
+                "Passkey Entry"
+            } else if questions.contains(.justWorks) { "Just Works" } else { nil }
         return Outcome(paired: !questions.isEmpty, storedBond: questions.isEmpty ? nil : saved.last, usedBond: found.last, model: model)
     }
 
