@@ -21,6 +21,17 @@ struct L2CAPChannelManagerTests {
 
     static func unknownSignalingCommand(identifier: UInt8) -> ACLDataPacket { pdu(0x0005, [0x7F, identifier, 0, 0]) }
 
+    /// The reply the manager makes to `fragment`; nil (and a recorded issue) when it makes none.
+    static func reply(of manager: inout L2CAPChannelManager, to fragment: ACLDataPacket, sourceLocation: SourceLocation = #_sourceLocation)
+        -> L2CAPReply?
+    {
+        guard case let .reply(reply) = manager.receive(fragment) else {
+            Issue.record("no reply", sourceLocation: sourceLocation)
+            return nil
+        }
+        return reply
+    }
+
     // MARK: Routing
 
     @Test func attDataInSeveralFragmentsGoesUpAsOneSDU() {
@@ -49,10 +60,7 @@ struct L2CAPChannelManagerTests {
 
     @Test func withoutASecurityManagerAPairingRequestIsAnsweredPairingNotSupported() {
         var manager = Self.manager()
-        guard case let .reply(reply) = manager.receive(Self.pdu(0x0006, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07])) else {
-            Issue.record("no reply")
-            return
-        }
+        guard let reply = Self.reply(of: &manager, to: Self.pdu(0x0006, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07])) else { return }
         #expect(reply.cid == 0x0006 && reply.sdu == [0x05, 0x05] && reply.update == nil)
     }
 
@@ -60,10 +68,7 @@ struct L2CAPChannelManagerTests {
 
     @Test func anUnknownSignalingCommandIsRejectedAsNotUnderstood() {
         var manager = Self.manager()
-        guard case let .reply(reply) = manager.receive(Self.unknownSignalingCommand(identifier: 9)) else {
-            Issue.record("no reply")
-            return
-        }
+        guard let reply = Self.reply(of: &manager, to: Self.unknownSignalingCommand(identifier: 9)) else { return }
         #expect(reply.cid == 0x0005 && reply.sdu == [0x01, 0x09, 0x02, 0x00, 0x00, 0x00])
     }
 
@@ -76,10 +81,7 @@ struct L2CAPChannelManagerTests {
     @Test func aCentralAcceptsValidParametersAndAsksTheLinkLayerToApplyThem() {
         var manager = Self.manager(role: .central)
         let request = Self.pdu(0x0005, [0x12, 0x01, 0x08, 0x00, 0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xF4, 0x01])
-        guard case let .reply(reply) = manager.receive(request) else {
-            Issue.record("no reply")
-            return
-        }
+        guard let reply = Self.reply(of: &manager, to: request) else { return }
         #expect(reply.sdu == [0x13, 0x01, 0x02, 0x00, 0x00, 0x00])
         #expect(reply.update == LEConnectionParameters(intervalMin: 0x18, intervalMax: 0x28, latency: 0, supervisionTimeout: 0x1F4))
     }
@@ -87,10 +89,7 @@ struct L2CAPChannelManagerTests {
     @Test func aPeripheralRejectsAParameterRequestAsNotUnderstood() {
         var manager = Self.manager(role: .peripheral)
         let request = Self.pdu(0x0005, [0x12, 0x01, 0x08, 0x00, 0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xF4, 0x01])
-        guard case let .reply(reply) = manager.receive(request) else {
-            Issue.record("no reply")
-            return
-        }
+        guard let reply = Self.reply(of: &manager, to: request) else { return }
         #expect(reply.sdu == [0x01, 0x01, 0x02, 0x00, 0x00, 0x00] && reply.update == nil)
     }
 
@@ -120,10 +119,7 @@ struct L2CAPChannelManagerTests {
 
     @Test func aReplyOfAnEndedLinkNeverFreesRoomOnANewLinkWithTheSameHandle() {
         var manager = Self.manager()
-        guard case let .reply(old) = manager.receive(Self.unknownSignalingCommand(identifier: 1)) else {
-            Issue.record("no reply")
-            return
-        }
+        guard let old = Self.reply(of: &manager, to: Self.unknownSignalingCommand(identifier: 1)) else { return }
         _ = manager.linkClosed(0x40)
         manager.linkOpened(0x40, role: .central)
         _ = manager.receive(Self.unknownSignalingCommand(identifier: 2))

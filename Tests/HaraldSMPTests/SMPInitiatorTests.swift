@@ -479,18 +479,25 @@ struct SMPInitiatorTests {
         #expect(f.initiatorBearer.sent.count == 1)
     }
 
-    @Test func aPersonWhoNeverAnswersTimesOut() async throws {
+    /// A Numeric Comparison pairing that has reached the question to a person who never
+    /// answers: the initiator waits there, with its Pairing Request, Public Key and Random sent.
+    func pairingAskingASilentPerson() async throws -> (Fixture, Task<Result<PairingOutcome, PairingError>, Never>) {
         let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
         let f = fixture(
             PairingConfiguration(ioCapability: .displayYesNo, authReq: [.bonding, .mitm, .secureConnections]),
             agent: SilentAgent(asked: askedContinuation))
         let outcome = f.start()
-        defer { f.responder.close() }
         try await f.responder.answerPairingRequest(with: response(.displayYesNo, [.bonding, .mitm, .secureConnections]))
         let initiators = try await f.responder.exchangePublicKeys(responderKeyPair)
         _ = try await f.responder.commitAndRevealNonce(nb, ours: responderKeyPair.publicKey, initiators: initiators)
         var questions = asked.makeAsyncIterator()
         _ = await questions.next()
+        return (f, outcome)
+    }
+
+    @Test func aPersonWhoNeverAnswersTimesOut() async throws {
+        let (f, outcome) = try await pairingAskingASilentPerson()
+        defer { f.responder.close() }
         // Waiting for the person is the only wait left: its timer.
         await f.clock.waitForSleepers(atLeast: 1)
         f.clock.advance(by: .seconds(30))
@@ -500,17 +507,8 @@ struct SMPInitiatorTests {
     }
 
     @Test func cancellingTheCallerWhileThePersonIsAskedEndsPairingWithLinkLostAtOnce() async throws {
-        let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
-        let f = fixture(
-            PairingConfiguration(ioCapability: .displayYesNo, authReq: [.bonding, .mitm, .secureConnections]),
-            agent: SilentAgent(asked: askedContinuation))
-        let outcome = f.start()
+        let (f, outcome) = try await pairingAskingASilentPerson()
         defer { f.responder.close() }
-        try await f.responder.answerPairingRequest(with: response(.displayYesNo, [.bonding, .mitm, .secureConnections]))
-        let initiators = try await f.responder.exchangePublicKeys(responderKeyPair)
-        _ = try await f.responder.commitAndRevealNonce(nb, ours: responderKeyPair.publicKey, initiators: initiators)
-        var questions = asked.makeAsyncIterator()
-        _ = await questions.next()
         // No clock advance: the person never answers and the timer never fires, so only the
         // cancellation can end the wait.
         outcome.cancel()
