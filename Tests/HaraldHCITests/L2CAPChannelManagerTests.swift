@@ -93,6 +93,53 @@ struct L2CAPChannelManagerTests {
         #expect(reply.sdu == [0x01, 0x01, 0x02, 0x00, 0x00, 0x00] && reply.update == nil)
     }
 
+    // MARK: Credit-based channels, none served yet
+
+    @Test func anLECreditBasedConnectionRequestIsRefusedSPSMNotSupported() {
+        var manager = Self.manager()
+        // SPSM 0x0080, Source CID 0x0040, MTU 512, MPS 251, 10 credits.
+        let request = Self.pdu(0x0005, [0x14, 0x07, 0x0A, 0x00, 0x80, 0x00, 0x40, 0x00, 0x00, 0x02, 0xFB, 0x00, 0x0A, 0x00])
+        guard let reply = Self.reply(of: &manager, to: request) else { return }
+        #expect(reply.sdu == [0x15, 0x07, 0x0A, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x00])
+    }
+
+    @Test func aCreditBasedConnectionRequestIsRefusedForEveryChannelItAsksFor() {
+        var manager = Self.manager()
+        // SPSM 0x0027 (EATT), MTU 64, MPS 64, 5 credits, Source CIDs 0x0040 and 0x0041.
+        let request = Self.pdu(0x0005, [0x17, 0x03, 0x0C, 0x00, 0x27, 0x00, 0x40, 0x00, 0x40, 0x00, 0x05, 0x00, 0x40, 0x00, 0x41, 0x00])
+        guard let reply = Self.reply(of: &manager, to: request) else { return }
+        #expect(reply.sdu == [0x18, 0x03, 0x0C, 0x00, 0, 0, 0, 0, 0, 0, 0x02, 0x00, 0, 0, 0, 0])
+    }
+
+    @Test func aCreditBasedConnectionRequestForMoreThanFiveChannelsIsNotUnderstood() {
+        var manager = Self.manager()
+        let body: [UInt8] = [0x27, 0x00, 0x40, 0x00, 0x40, 0x00, 0x05, 0x00] + (0..<6).flatMap { [UInt8(0x40 + $0), 0x00] }
+        let request = Self.pdu(0x0005, [0x17, 0x04, UInt8(body.count), 0x00] + body)
+        guard let reply = Self.reply(of: &manager, to: request) else { return }
+        #expect(reply.sdu == [0x01, 0x04, 0x02, 0x00, 0x00, 0x00])
+    }
+
+    @Test func aReconfigureRequestNamesInvalidDestinationCIDs() {
+        var manager = Self.manager()
+        // MTU 100, MPS 100, Destination CID 0x0040.
+        let request = Self.pdu(0x0005, [0x19, 0x05, 0x06, 0x00, 0x64, 0x00, 0x64, 0x00, 0x40, 0x00])
+        guard let reply = Self.reply(of: &manager, to: request) else { return }
+        #expect(reply.sdu == [0x1A, 0x05, 0x02, 0x00, 0x03, 0x00])
+    }
+
+    @Test func aDisconnectionRequestForNoChannelIsRejectedNamingItsCIDs() {
+        var manager = Self.manager()
+        // Destination CID 0x0041 (ours, it claims), Source CID 0x0077.
+        let request = Self.pdu(0x0005, [0x06, 0x09, 0x04, 0x00, 0x41, 0x00, 0x77, 0x00])
+        guard let reply = Self.reply(of: &manager, to: request) else { return }
+        #expect(reply.sdu == [0x01, 0x09, 0x06, 0x00, 0x02, 0x00, 0x41, 0x00, 0x77, 0x00])
+    }
+
+    @Test func aCreditIndicationForNoChannelIsNeverAnswered() {
+        var manager = Self.manager()
+        #expect(manager.receive(Self.pdu(0x0005, [0x16, 0x0A, 0x04, 0x00, 0x40, 0x00, 0x10, 0x00])) == .none)
+    }
+
     // MARK: The bound on replies
 
     @Test func aLinkQueuesAtMostTheLimitOfRepliesAndTellsTheFirstDropOfAFlood() {

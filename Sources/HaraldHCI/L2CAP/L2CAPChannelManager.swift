@@ -48,7 +48,10 @@ package enum L2CAPInbound: Sendable, Equatable {
 /// answered here; SMP (0x0006) goes up to the Security Manager when one runs above the host,
 /// else every Pairing Request and Security Request gets Pairing Failed (Pairing Not Supported).
 /// Dynamic channels (credit-based, 0x0040–0x007F on LE) are the next tenants; until then their
-/// PDUs are dropped and their connection requests refused with Command Reject.
+/// PDUs are dropped, and the signaling requests for them get the spec's refusals: SPSM not
+/// supported for LE Credit Based and Credit Based Connection Requests, invalid Destination CIDs for
+/// a Credit Based Reconfigure Request, Command Reject (invalid CID in request) for a Disconnection
+/// Request.
 ///
 /// A value with no I/O (the host sends what it returns, on its own serial executor), so every
 /// rule here is tested by feeding it fragments.

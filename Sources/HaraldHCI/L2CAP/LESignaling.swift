@@ -16,9 +16,34 @@ public enum LESignalingCode {
     public static let leCreditBasedConnectionResponse: UInt8 = 0x15
     /// L2CAP_FLOW_CONTROL_CREDIT_IND: more credits for a credit-based channel.
     public static let flowControlCredit: UInt8 = 0x16
+    /// L2CAP_CREDIT_BASED_CONNECTION_REQ: open up to five Enhanced Credit Based channels at once.
+    public static let creditBasedConnectionRequest: UInt8 = 0x17
+    /// L2CAP_CREDIT_BASED_CONNECTION_RSP.
+    public static let creditBasedConnectionResponse: UInt8 = 0x18
+    /// L2CAP_CREDIT_BASED_RECONFIGURE_REQ: new MTU and MPS for Enhanced Credit Based channels.
+    public static let creditBasedReconfigureRequest: UInt8 = 0x19
+    /// L2CAP_CREDIT_BASED_RECONFIGURE_RSP.
+    public static let creditBasedReconfigureResponse: UInt8 = 0x1A
 
     /// Codes that answer a request: never rejected, or two hosts could reject each other forever.
     static let responses: Set<UInt8> = [0x01, 0x03, 0x05, 0x07, 0x0B, 0x13, 0x15, 0x16, 0x18, 0x1A]
+}
+
+/// Result and reason codes the host answers with while it serves no credit-based channel (Core
+/// spec Vol 3 Part A §4.1, §4.23, §4.26, §4.28).
+enum LESignalingRefusal {
+    /// Command Reject reason: the command is not understood.
+    static let commandNotUnderstood: UInt16 = 0x0000
+    /// Command Reject reason: the request names a channel identifier that is not open.
+    static let invalidCIDInRequest: UInt16 = 0x0002
+    /// LE Credit Based Connection Response result: no server on that SPSM.
+    static let spsmNotSupported: UInt16 = 0x0002
+    /// Credit Based Connection Response result: every channel refused, no server on that SPSM.
+    static let allRefusedSPSMNotSupported: UInt16 = 0x0002
+    /// Credit Based Reconfigure Response result: one or more Destination CIDs are invalid.
+    static let reconfigurationInvalidDestinationCIDs: UInt16 = 0x0003
+    /// Most channels one Credit Based Connection Request may open.
+    static let maximumChannelsPerRequest = 5
 }
 
 /// The host's answer to one LE signaling PDU (pure, for tests): the reply to send and, for an
@@ -40,8 +65,7 @@ func answerLESignaling(_ pdu: [UInt8], role: LERole = .central) -> LESignalingAn
     }
     if LESignalingCode.responses.contains(code) { return LESignalingAnswer() }
     guard data.count == length else {
-        // Command Reject, reason 0x0000 command not understood.
-        return LESignalingAnswer(reply: reply(LESignalingCode.commandReject, [0x00, 0x00]))
+        return LESignalingAnswer(reply: reply(LESignalingCode.commandReject, littleEndian(LESignalingRefusal.commandNotUnderstood)))
     }
     switch code {
     case LESignalingCode.connectionParameterUpdateRequest where data.count == 8 && role == .central:
@@ -58,8 +82,34 @@ func answerLESignaling(_ pdu: [UInt8], role: LERole = .central) -> LESignalingAn
         return LESignalingAnswer(
             reply: reply(LESignalingCode.connectionParameterUpdateResponse, valid ? [0x00, 0x00] : [0x01, 0x00]),
             update: valid ? parameters : nil)
+    case LESignalingCode.leCreditBasedConnectionRequest where data.count == 10:
+        // No channel is served yet: Destination CID, MTU, MPS and credits 0, refused.
+        return LESignalingAnswer(
+            reply: reply(
+                LESignalingCode.leCreditBasedConnectionResponse,
+                [0, 0, 0, 0, 0, 0, 0, 0] + littleEndian(LESignalingRefusal.spsmNotSupported)))
+    case LESignalingCode.creditBasedConnectionRequest
+    where data.count >= 10 && data.count % 2 == 0 && (data.count - 8) / 2 <= LESignalingRefusal.maximumChannelsPerRequest:
+        // MTU, MPS and credits 0, the result, then a Destination CID of 0 for each channel asked for.
+        let channels = (data.count - 8) / 2
+        return LESignalingAnswer(
+            reply: reply(
+                LESignalingCode.creditBasedConnectionResponse,
+                [0, 0, 0, 0, 0, 0] + littleEndian(LESignalingRefusal.allRefusedSPSMNotSupported)
+                    + [UInt8](repeating: 0, count: 2 * channels)))
+    case LESignalingCode.creditBasedReconfigureRequest where data.count >= 6 && data.count % 2 == 0:
+        return LESignalingAnswer(
+            reply: reply(
+                LESignalingCode.creditBasedReconfigureResponse,
+                littleEndian(LESignalingRefusal.reconfigurationInvalidDestinationCIDs)))
+    case LESignalingCode.disconnectionRequest where data.count == 4:
+        // No such channel: the reject names it as the request did, ours (its Destination CID) first.
+        return LESignalingAnswer(
+            reply: reply(
+                LESignalingCode.commandReject,
+                littleEndian(LESignalingRefusal.invalidCIDInRequest) + Array(data[0..<4])))
     default:
-        return LESignalingAnswer(reply: reply(LESignalingCode.commandReject, [0x00, 0x00]))
+        return LESignalingAnswer(reply: reply(LESignalingCode.commandReject, littleEndian(LESignalingRefusal.commandNotUnderstood)))
     }
 }
 
@@ -84,3 +134,6 @@ func connectionParameterUpdateRequest(identifier: UInt8, _ parameters: LEConnect
     }
     return [LESignalingCode.connectionParameterUpdateRequest, identifier, UInt8(body.count), 0] + body
 }
+
+/// A 16-bit field as the signaling channel carries it, low octet first.
+private func littleEndian(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
