@@ -258,9 +258,10 @@ private enum HostStep: UInt8 {
 
 /// L2CAP signaling (CID 0x0005) on a connected host: the input is the peer's signaling PDUs,
 /// each a header byte (bit 7: the frame is cut in two ACL packets; bits 0-5: the PDU's length)
-/// and the PDU. The host answers requests and nothing else: every reply is a Command Reject or a
-/// Connection Parameter Update Response, well-formed, for an identifier of a PDU it was sent that
-/// was not itself a response, and there are no more replies than PDUs.
+/// and the PDU. The host answers requests and nothing else: every reply is a Command Reject, a
+/// Connection Parameter Update Response, or the refusal of a credit-based channel request (LE
+/// Credit Based or Credit Based Connection Response, Credit Based Reconfigure Response), well-formed,
+/// for an identifier of a request of the kind it answers, and there are no more replies than PDUs.
 @Sendable private func driveSignaling(_ bytes: [UInt8]) async {
     guard let rig = await HostRig(features: 0) else { return }
     rig.start { host in _ = try? await host.connect(to: fuzzPeer, timeout: nil) }
@@ -269,7 +270,8 @@ private enum HostStep: UInt8 {
     while await rig.host.openConnections.isEmpty { await Task.yield() }
     var input = InputCursor(bytes: bytes, index: 0)
     var answerable: Set<UInt8> = []
-    var parameterRequests: Set<UInt8> = []
+    /// Request codes sent with each identifier.
+    var asked: [UInt8: Set<UInt8>] = [:]
     var sentPDUs = 0
     let responses: Set<UInt8> = [0x01, 0x03, 0x05, 0x07, 0x0B, 0x13, 0x15, 0x16, 0x18, 0x1A]
     while !input.isAtEnd {
@@ -278,7 +280,7 @@ private enum HostStep: UInt8 {
         sentPDUs += 1
         if pdu.count >= 4 && !responses.contains(pdu[0]) {
             answerable.insert(pdu[1])
-            if pdu[0] == 0x12 { parameterRequests.insert(pdu[1]) }
+            asked[pdu[1], default: []].insert(pdu[0])
         }
         for packet in aclPackets(handle: 0x40, cid: 0x0005, payload: pdu, split: header & 0x80 != 0) { rig.controller.inject(packet) }
         rig.controller.inject(ControllerEvents.completedPackets(handle: 0x40, count: 4))
@@ -295,10 +297,24 @@ private enum HostStep: UInt8 {
         require(reply.count >= 4, "L2CAP signaling: short reply \(reply.hexString) for \(bytes.hexString)")
         require(Int(reply[2]) | Int(reply[3]) << 8 == reply.count - 4, "L2CAP signaling: reply \(reply.hexString) has a wrong length")
         require(answerable.contains(reply[1]), "L2CAP signaling: reply \(reply.hexString) answers nothing the peer asked in \(bytes.hexString)")
+        let codes = asked[reply[1]] ?? []
+        let result = reply.count >= 2 ? Int(reply[reply.count - 2]) | Int(reply[reply.count - 1]) << 8 : -1
         switch reply[0] {
-        case 0x01: require(reply.count == 6, "L2CAP signaling: Command Reject \(reply.hexString) is not 6 bytes")
+        case 0x01:
+            // Not understood (6 bytes), or invalid CID naming a Disconnection Request's two CIDs (10).
+            require(reply.count == 6 || (reply.count == 10 && codes.contains(0x06)), "L2CAP signaling: Command Reject \(reply.hexString)")
         case 0x13:
-            require(reply.count == 6 && parameterRequests.contains(reply[1]), "L2CAP signaling: unasked parameter response \(reply.hexString)")
+            require(reply.count == 6 && codes.contains(0x12), "L2CAP signaling: unasked parameter response \(reply.hexString)")
+        case 0x15:
+            require(reply.count == 14 && codes.contains(0x14) && result == 0x0002, "L2CAP signaling: LE credit-based response \(reply.hexString)")
+        case 0x18:
+            let channels = (reply.count - 12) / 2
+            require(
+                codes.contains(0x17) && reply.count >= 14 && reply.count % 2 == 0 && channels <= 5
+                    && Int(reply[10]) | Int(reply[11]) << 8 == 0x0002,
+                "L2CAP signaling: credit-based response \(reply.hexString)")
+        case 0x1A:
+            require(reply.count == 6 && codes.contains(0x19) && result == 0x0003, "L2CAP signaling: reconfigure response \(reply.hexString)")
         default: fatalError("L2CAP signaling: the host sent \(reply.hexString) for \(bytes.hexString)")
         }
     }
