@@ -223,7 +223,7 @@ public actor HCIHost {
     }
 
     /// Continuations the host holds for its callers now: commands, a connection attempt, L2CAP
-    /// sends waiting for buffers, close watchers. Zero once the host is closed (diagnostics, for
+    /// sends waiting for buffers, our signaling requests waiting for answers, close watchers. Zero once the host is closed (diagnostics, for
     /// tests and the soak run).
     package var liveContinuations: Int {
         commandWaiters.count + (pendingConnection == nil ? 0 : 1) + pduWaiters.count + signalingWaiters.count

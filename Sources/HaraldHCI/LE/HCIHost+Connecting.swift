@@ -1,5 +1,6 @@
 import HaraldCore
-/// Per-connection state the host keeps: the public object and the reassembly buffer.
+/// Per-connection state the host keeps: the public object and its link set-up (L2CAP keeps its
+/// own per-link state in `L2CAPChannelManager` and `ACLFlowControl`).
 struct ConnectionState {
     let connection: LEConnection
     /// The host's own link set-up after connecting (data length, PHY), while it runs: the app's
