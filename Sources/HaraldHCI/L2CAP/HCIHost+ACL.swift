@@ -80,7 +80,7 @@ extension HCIHost {
         case let .response(request, accepted):
             answered(request, accepted: accepted)
         case let .reply(reply):
-            send(reply)
+            sendReply(reply)
         case let .replyDropped(handle, cid, waiting, firstOfFlood):
             droppedReplies += 1
             let metadata: Logger.Metadata = ["connection": "0x\(Hex.word(handle))", "channel": "0x\(Hex.word(cid))", "waiting": "\(waiting)"]
@@ -94,7 +94,7 @@ extension HCIHost {
 
     /// Sends a reply L2CAP made on its own from a background task, then applies the connection
     /// parameters it accepted, if any.
-    private func send(_ reply: L2CAPReply) {
+    private func sendReply(_ reply: L2CAPReply) {
         let activity =
             reply.cid == L2CAPFixedChannel.leSignaling
             ? "answering on the LE signaling channel" : "answering on the security manager channel"
