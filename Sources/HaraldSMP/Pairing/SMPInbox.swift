@@ -79,6 +79,17 @@ actor SMPInbox {
         }
     }
 
+    /// ``next(within:on:)`` as a pairing procedure takes it: the PDU, or the ``PairingError`` its
+    /// end means (`linkLost` when the channel closed or the wait was cancelled, `timedOut`).
+    func nextPDU(within timeout: Duration, on clock: any Clock<Duration>) async throws(PairingError) -> [UInt8] {
+        switch await next(within: timeout, on: clock) {
+        case .pdu(let bytes): return bytes
+        case .closed: throw .linkLost("the SMP channel closed")
+        case .cancelled: throw .linkLost("pairing was cancelled")
+        case .timedOut: throw .timedOut
+        }
+    }
+
     private func deliver(_ pdu: [UInt8]) {
         if let waiter = takeWaiter() {
             waiter.continuation.resume(returning: .pdu(pdu))

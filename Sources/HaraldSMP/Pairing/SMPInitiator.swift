@@ -212,13 +212,11 @@ public actor SMPInitiator {
         while true {
             guard !isDead, let left = timeLeft() else { throw .timedOut }
             let bytes: [UInt8]
-            switch await inbox.next(within: left, on: clock) {
-            case .pdu(let received): bytes = received
-            case .closed: throw .linkLost("the SMP channel closed")
-            case .cancelled: throw .linkLost("pairing was cancelled")
-            case .timedOut:
-                isDead = true
-                throw .timedOut
+            do {
+                bytes = try await inbox.nextPDU(within: left, on: clock)
+            } catch {
+                if case .timedOut = error { isDead = true }
+                throw error
             }
             let pdu: SMPPDU
             do {

@@ -508,13 +508,7 @@ public actor SMPResponder {
     private func receive<T: SMPPDUCodable>(_ type: T.Type) async throws(PairingError) -> T {
         while true {
             guard let left = timeLeft() else { throw .timedOut }
-            let bytes: [UInt8]
-            switch await inbox.next(within: left, on: clock) {
-            case .pdu(let received): bytes = received
-            case .closed: throw .linkLost("the SMP channel closed")
-            case .cancelled: throw .linkLost("pairing was cancelled")
-            case .timedOut: throw .timedOut
-            }
+            let bytes = try await inbox.nextPDU(within: left, on: clock)
             let pdu: SMPPDU
             do {
                 pdu = try SMPPDU(decoding: bytes)
