@@ -16,10 +16,17 @@ public enum HCICommandResponse: Sendable, Hashable {
     }
 }
 
-/// Who waits for a command's answer, and the command's timer.
-struct CommandWaiter {
-    let continuation: CheckedContinuation<Result<HCICommandResponse, HCIError>, Never>
+/// A caller of the host waiting for an outcome (a command's answer, the answer to a signaling
+/// request of ours), and the timer that ends the wait.
+struct HostWaiter<Success: Sendable> {
+    let continuation: CheckedContinuation<Result<Success, HCIError>, Never>
     var timer: Task<Void, Never>?
+
+    /// Stops the timer and resumes the caller with `result`.
+    func finish(_ result: Result<Success, HCIError>) {
+        timer?.cancel()
+        continuation.resume(returning: result)
+    }
 }
 
 // The host's side of command flow control: HCICommandFlow decides which command goes next and
@@ -39,7 +46,7 @@ extension HCIHost {
             let timer = after(configuration.commandTimeout) { host in
                 host.commandTimedOut(id: id, opcode: command.opcode)
             }
-            commandWaiters[id] = CommandWaiter(continuation: continuation, timer: timer)
+            commandWaiters[id] = HostWaiter(continuation: continuation, timer: timer)
             commandFlow.enqueue(command, id: id)
             if !isSendingCommands {
                 // Start the sender; it runs on this actor once this call has suspended.
@@ -105,8 +112,6 @@ extension HCIHost {
 
     /// Resumes command `id`'s caller and stops its timer.
     func finishCommand(_ id: UInt64, _ result: Result<HCICommandResponse, HCIError>) {
-        guard let waiter = commandWaiters.removeValue(forKey: id) else { return }
-        waiter.timer?.cancel()
-        waiter.continuation.resume(returning: result)
+        commandWaiters.removeValue(forKey: id)?.finish(result)
     }
 }

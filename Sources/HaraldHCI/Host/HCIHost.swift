@@ -70,7 +70,7 @@ public actor HCIHost {
 
     // Command flow control (HCIHost+Commands.swift)
     var commandFlow = HCICommandFlow()
-    var commandWaiters: [UInt64: CommandWaiter] = [:]
+    var commandWaiters: [UInt64: HostWaiter<HCICommandResponse>] = [:]
     var isSendingCommands = false
     var nextRequestID: UInt64 = 1
 
@@ -102,7 +102,7 @@ public actor HCIHost {
     var pduWaiters: [UInt64: CheckedContinuation<Result<Void, HCIError>, Never>] = [:]
     var isSendingACL = false
     /// Our own signaling requests waiting for their answers (HCIHost+ParameterRequests.swift).
-    var signalingWaiters: [L2CAPSignalingRequest: SignalingRequestWaiter] = [:]
+    var signalingWaiters: [L2CAPSignalingRequest: HostWaiter<Bool>] = [:]
 
     /// A host over `transport`. Call ``start()`` before anything else.
     ///

@@ -1,9 +1,3 @@
-/// Who waits for the answer to one of our signaling requests, and its timer.
-struct SignalingRequestWaiter {
-    let continuation: CheckedContinuation<Result<Bool, HCIError>, Never>
-    var timer: Task<Void, Never>?
-}
-
 extension HCIHost {
     /// As peripheral, asks the central for new connection parameters with an L2CAP Connection
     /// Parameter Update Request (Core spec Vol 3 Part A §4.20) and waits for its answer: true
@@ -19,7 +13,7 @@ extension HCIHost {
         }
         let pdu = connectionParameterUpdateRequest(identifier: request.identifier, parameters)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Bool, HCIError>, Never>) in
-            var waiter = SignalingRequestWaiter(continuation: continuation)
+            var waiter = HostWaiter(continuation: continuation)
             waiter.timer = after(timeout) { host in
                 host.requestFailed(request, .commandTimedOut(.leConnectionUpdate))
             }
@@ -37,16 +31,12 @@ extension HCIHost {
 
     /// The peer answered a request of ours.
     func answered(_ request: L2CAPSignalingRequest, accepted: Bool) {
-        guard let waiter = signalingWaiters.removeValue(forKey: request) else { return }
-        waiter.timer?.cancel()
-        waiter.continuation.resume(returning: .success(accepted))
+        signalingWaiters.removeValue(forKey: request)?.finish(.success(accepted))
     }
 
     /// A request of ours ends without an answer: it timed out, could not be sent, or its link ended.
     func requestFailed(_ request: L2CAPSignalingRequest, _ error: HCIError) {
         _ = l2cap.abandon(request)
-        guard let waiter = signalingWaiters.removeValue(forKey: request) else { return }
-        waiter.timer?.cancel()
-        waiter.continuation.resume(returning: .failure(error))
+        signalingWaiters.removeValue(forKey: request)?.finish(.failure(error))
     }
 }
