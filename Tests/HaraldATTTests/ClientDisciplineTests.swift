@@ -15,11 +15,10 @@ struct ClientDisciplineTests {
         let first = Task { try await client.read(handle: 1) }
         let observed1 = await link.nextPDU()
         #expect(observed1 == (try bytes(ATTReadRequest(handle: 1))))
-        // Two timers for the request in flight (operation + transaction), one per queued request.
         let second = Task { try await client.read(handle: 2) }
-        await link.clock.waitForSleepers(atLeast: 3)
+        await waitUntil { await client.liveContinuations >= 2 }
         let third = Task { try await client.read(handle: 3) }
-        await link.clock.waitForSleepers(atLeast: 4)
+        await waitUntil { await client.liveContinuations >= 3 }
         let observed2 = await client.counters.totalPDUsSent
         #expect(observed2 == 1)
         try await link.reply(ATTReadResponse(value: [1]))
@@ -43,7 +42,7 @@ struct ClientDisciplineTests {
         let observed4 = await client.liveContinuations
         #expect(observed4 == 0)
         let second = Task { try await client.read(handle: 2) }
-        await link.clock.waitForSleepers(atLeast: 2)
+        await waitUntil { await client.liveContinuations >= 1 }
         // The late response closes the first transaction; only then is the second request sent.
         try await link.reply(ATTReadResponse(value: [9]))
         let observed5 = await link.nextPDU()
@@ -59,7 +58,7 @@ struct ClientDisciplineTests {
         let first = Task { try await client.read(handle: 1, timeout: .seconds(60)) }
         _ = await link.nextPDU()
         let queued = [Task { try await client.read(handle: 2, timeout: .seconds(60)) }, Task { try await client.read(handle: 3, timeout: .seconds(60)) }]
-        await link.clock.waitForSleepers(atLeast: 4)
+        await waitUntil { await client.liveContinuations >= 3 }
         link.clock.advance(by: .seconds(30))
         await #expect(throws: GATTError.timeout) { try await first.value }
         for task in queued { await #expect(throws: GATTError.disconnected) { try await task.value } }
@@ -78,7 +77,7 @@ struct ClientDisciplineTests {
         let first = Task { try await client.read(handle: 1, timeout: .seconds(20)) }
         _ = await link.nextPDU()
         let second = Task { try await client.read(handle: 2, timeout: .seconds(3)) }
-        await link.clock.waitForSleepers(atLeast: 3)
+        await waitUntil { await client.liveContinuations >= 2 }
         link.clock.advance(by: .seconds(3))
         await #expect(throws: GATTError.timeout) { try await second.value }
         try await link.reply(ATTReadResponse(value: [1]))
@@ -116,11 +115,11 @@ struct ClientDisciplineTests {
         let first = Task { try await client.read(handle: 1) }
         _ = await link.nextPDU()
         let second = Task { try await client.read(handle: 2) }
-        await link.clock.waitForSleepers(atLeast: 3)
+        await waitUntil { await client.liveContinuations >= 2 }
         second.cancel()
         await #expect(throws: GATTError.cancelled) { try await second.value }
         let third = Task { try await client.read(handle: 3) }
-        await link.clock.waitForSleepers(atLeast: 3)
+        await waitUntil { await client.liveContinuations >= 2 }
         try await link.reply(ATTReadResponse(value: [1]))
         #expect(try await first.value == [1])
         let observed10 = await link.nextPDU()
@@ -146,7 +145,7 @@ struct ClientDisciplineTests {
         let client = link.client
         let tasks = (1...3).map { handle in Task { try await client.read(handle: UInt16(handle)) } }
         _ = await link.nextPDU()
-        await link.clock.waitForSleepers(atLeast: 4)
+        await waitUntil { await client.liveContinuations >= 3 }
         await link.peer.close(.closedLocally)
         for task in tasks { await #expect(throws: GATTError.disconnected) { try await task.value } }
         let observed12 = await client.closeReason

@@ -153,7 +153,7 @@ struct ServerRequestTests {
         let observed8 = await client.next()
         #expect(observed8 == [0x1D] + [UInt8(battery & 0xFF), UInt8(battery >> 8), 1])
         let second = Task { try await server.indicate(handle: battery, value: [2], connection: connection, timeout: .seconds(60)) }
-        await client.clock.waitForSleepers(atLeast: 3)
+        await waitUntil { await server.liveContinuations >= 2 }
         client.clock.advance(by: .seconds(5))
         await #expect(throws: GATTError.timeout) { try await first.value }
         client.clock.advance(by: .seconds(25))

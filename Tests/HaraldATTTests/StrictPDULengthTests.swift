@@ -45,7 +45,7 @@ struct StrictPDULengthTests {
         let first = Task { try await client.read(handle: 3) }
         _ = await link.nextPDU()
         let second = Task { try await client.read(handle: 4) }
-        await link.clock.waitForSleepers(atLeast: 3)
+        await waitUntil { await client.liveContinuations >= 2 }
         try await link.reply(ATTReadResponse(value: Array(repeating: 0, count: 30)))
         let error = await #expect(throws: GATTError.self) { try await first.value }
         #expect(error?.isProtocolError == true)

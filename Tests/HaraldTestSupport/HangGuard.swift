@@ -43,3 +43,10 @@ public func withHangGuard<R: Sendable>(seconds: Double = 30, _ body: @escaping @
         work.withLock { $0.body = bodyTask }
     }
 }
+
+/// Suspends until `condition` holds, yielding between checks: for a test that must know an
+/// engine reached a state (a request queued, a deadline set) before it moves a manual clock.
+/// Put it inside ``withHangGuard(seconds:_:)`` or a test time limit when the state may never come.
+public func waitUntil(_ condition: @Sendable () async -> Bool) async {
+    while !(await condition()) { await Task.yield() }
+}

@@ -143,7 +143,7 @@ extension GATTClient {
     /// Sends Execute Write (cancel) so the server drops its prepare queue. Best effort: it runs
     /// even when the calling task was cancelled, bounded by the transaction timeout.
     private func cancelPreparedWrites() async {
-        let deadline = timer.now() + configuration.transactionTimeout
+        let deadline = deadlines.now() + configuration.transactionTimeout
         let task = taskStarter.start { [self] in
             _ = try? await self.transact(ATTExecuteWriteRequest(flags: .cancel), expecting: ATTExecuteWriteResponse.self, deadline: deadline)
         }

@@ -31,7 +31,7 @@ import HaraldCore
 ///   link needs a demultiplexer in front of the two engines.)
 /// - ``writeWithoutResponse(handle:value:)`` returns once the bearer accepted the PDU; its
 ///   flow control (and any wait for it) is the bearer's.
-public actor GATTClient {
+public actor GATTClient: DeadlineOwner {
     /// Engine settings.
     public struct Configuration: Sendable {
         /// Timeout of an operation when the call gives none.
@@ -50,7 +50,17 @@ public actor GATTClient {
     }
 
     let bearer: any ATTBearer
-    let timer: ATTTimer
+    /// What a deadline of this client ends.
+    package enum DeadlineAction: Sendable {
+        /// Operation `id`'s own timeout (queued or in flight).
+        case operation(UInt64)
+        /// The 30 s ATT transaction timer of the request in flight, operation `id`.
+        case transaction(UInt64)
+        /// A caller waiting for the MTU exchange in flight.
+        case mtuWaiter(UInt64)
+    }
+    /// Every timer of this client: operation deadlines, the transaction timer, MTU waiters.
+    package var deadlines: DeadlineSchedule<DeadlineAction>
     let configuration: Configuration
     /// Starts the engine's tasks: the bearer reader, deadline timers, cancellation clean-ups.
     public nonisolated let taskStarter: TaskStarter
@@ -79,7 +89,7 @@ public actor GATTClient {
     enum MTUExchange { case notStarted, inFlight, finished }
     var mtuExchange = MTUExchange.notStarted
     /// Callers of ``exchangeMTU(timeout:)`` that arrived while the exchange was in flight.
-    private var mtuWaiters: [UInt64: (continuation: CheckedContinuation<Result<Int, GATTError>, Never>, deadlineTask: Task<Void, Never>)] = [:]
+    private var mtuWaiters: [UInt64: (continuation: CheckedContinuation<Result<Int, GATTError>, Never>, deadline: DeadlineSchedule<DeadlineAction>.ID)] = [:]
     var longWriteInProgress = false
     /// Set once the server answered Read Multiple Variable with Request Not Supported: later
     /// batched reads on this connection go straight to single reads.
@@ -90,19 +100,36 @@ public actor GATTClient {
     /// Told about every change of the server's database, in order, on the actor.
     private var databaseChangeObservers: [@Sendable (ATTHandleRange) -> Void] = []
 
-    // Request queue.
+    // Request queue. Each request is sent by its caller's own task when its turn comes; no
+    // request starts a task of its own.
     private struct Operation {
         let id: UInt64
         let request: [UInt8]
         let opcode: ATTOpcode
-        var continuation: CheckedContinuation<Result<ATTPDU, GATTError>, Never>?
-        var deadlineTask: Task<Void, Never>?
+        /// The caller, while it waits for its turn (queued) or for the outcome (sent).
+        var caller: CheckedContinuation<Step, Never>?
+        var deadline: DeadlineSchedule<DeadlineAction>.ID?
+        /// Whether the caller has handed the request to the bearer.
+        var sent = false
+        /// Whether the outcome was given (the caller's answer, not the transaction's end).
+        var resolved = false
+    }
+    /// What a waiting caller is woken for.
+    private enum Step {
+        /// Its request is in flight now: send it.
+        case send
+        /// Its outcome.
+        case finished(Result<ATTPDU, GATTError>)
     }
     private var queue: [Operation] = []
     private var inFlight: Operation?
-    private var transactionTask: Task<Void, Never>?
+    /// Outcomes that came while their caller was not waiting (it was sending); it takes them
+    /// as soon as it is back on the actor.
+    private var unclaimedOutcomes: [UInt64: Result<ATTPDU, GATTError>] = [:]
+    private var transactionDeadline: DeadlineSchedule<DeadlineAction>.ID?
     private var nextID: UInt64 = 1
-    /// Continuations not resumed yet (requests waiting or in flight). Zero when idle.
+    /// Requests (and MTU-exchange waiters) without their outcome yet: queued, being sent or in
+    /// flight. Zero when idle.
     package private(set) var liveContinuations = 0
 
     /// Starts a client on `bearer`; it begins consuming the bearer's events at once.
@@ -118,7 +145,7 @@ public actor GATTClient {
         taskStarter: TaskStarter? = nil
     ) {
         self.bearer = bearer
-        self.timer = ATTTimer(clock)
+        self.deadlines = DeadlineSchedule(anyClock: clock)
         self.configuration = configuration
         let taskStarter = taskStarter ?? bearer.taskStarter
         self.taskStarter = taskStarter
@@ -156,7 +183,7 @@ public actor GATTClient {
 
     /// The deadline, as clock time since start, for a procedure given its timeout.
     func deadline(_ timeout: Duration?) -> Duration {
-        timer.now() + (timeout ?? configuration.defaultTimeout)
+        deadlines.now() + (timeout ?? configuration.defaultTimeout)
     }
 
     /// Sends `request` when its turn comes and returns the matching response; an Error Response
@@ -186,16 +213,30 @@ public actor GATTClient {
         if Task.isCancelled { return .failure(.cancelled) }
         let id = nextID
         nextID += 1
+        liveContinuations += 1
+        queue.append(Operation(id: id, request: bytes, opcode: opcode, deadline: addDeadline(at: deadline, .operation(id))))
+        pump()
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<ATTPDU, GATTError>, Never>) in
-                liveContinuations += 1
-                let deadlineTask = timer.schedule(at: deadline, startedBy: taskStarter) { [weak self] in await self?.resolve(id, with: .failure(.timeout)) }
-                queue.append(Operation(id: id, request: bytes, opcode: opcode, continuation: continuation, deadlineTask: deadlineTask))
-                // Cancellation that raced the registration: the handler's task may have run already.
-                if Task.isCancelled {
-                    resolve(id, with: .failure(.cancelled))
-                } else {
-                    pump()
+            while true {
+                if let outcome = unclaimedOutcomes.removeValue(forKey: id) {
+                    // Ended before it was sent (timed out or cancelled as its turn came): its
+                    // turn passes to the next request.
+                    if let operation = inFlight, operation.id == id, !operation.sent {
+                        inFlight = nil
+                        pump()
+                    }
+                    return outcome
+                }
+                if inFlight?.id == id, inFlight?.sent == false {
+                    inFlight?.sent = true
+                    baseCounters.countSent(bytes)
+                    transactionDeadline = addDeadline(after: configuration.transactionTimeout, .transaction(id))
+                    do { try await bearer.send(bytes) } catch { bearerClosed(.linkLost(code: nil)) }
+                    continue
+                }
+                switch await waitForStep(id) {
+                case .finished(let result): return result
+                case .send: continue
                 }
             }
         } onCancel: {
@@ -203,8 +244,25 @@ public actor GATTClient {
         }
     }
 
-    /// Resumes operation `id` (queued or in flight) if it is still waiting. A queued operation
-    /// leaves the queue; an in-flight one keeps the transaction open until its response.
+    /// Parks operation `id`'s caller until its turn to send or its outcome.
+    private func waitForStep(_ id: UInt64) async -> Step {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Step, Never>) in
+            if inFlight?.id == id {
+                inFlight?.caller = continuation
+            } else if let index = queue.firstIndex(where: { $0.id == id }) {
+                queue[index].caller = continuation
+            } else {
+                // Resolved and gone: finish() left the outcome unclaimed.
+                continuation.resume(returning: .finished(unclaimedOutcomes.removeValue(forKey: id) ?? .failure(.disconnected)))
+                return
+            }
+            // Cancellation that raced the registration: the handler's task may have run already.
+            if Task.isCancelled { resolve(id, with: .failure(.cancelled)) }
+        }
+    }
+
+    /// Gives operation `id` (queued or in flight) its outcome if it has none yet. A queued
+    /// operation leaves the queue; an in-flight one keeps the transaction open until its response.
     private func resolve(_ id: UInt64, with result: Result<ATTPDU, GATTError>) {
         if inFlight?.id == id {
             finish(&inFlight!, with: result)
@@ -215,32 +273,38 @@ public actor GATTClient {
     }
 
     private func finish(_ operation: inout Operation, with result: Result<ATTPDU, GATTError>) {
-        operation.deadlineTask?.cancel()
-        operation.deadlineTask = nil
-        guard let continuation = operation.continuation else { return }
-        operation.continuation = nil
+        cancelDeadline(operation.deadline)
+        operation.deadline = nil
+        guard !operation.resolved else { return }
+        operation.resolved = true
         liveContinuations -= 1
-        continuation.resume(returning: result)
+        if let caller = operation.caller {
+            operation.caller = nil
+            caller.resume(returning: .finished(result))
+        } else {
+            unclaimedOutcomes[operation.id] = result
+        }
     }
 
-    /// Starts the next queued request if none is in flight.
+    /// Hands the turn to the next queued request if none is in flight: its caller sends it.
     private func pump() {
         guard inFlight == nil, closeReason == nil, !queue.isEmpty else { return }
-        let operation = queue.removeFirst()
+        var operation = queue.removeFirst()
+        let caller = operation.caller
+        operation.caller = nil
         inFlight = operation
-        baseCounters.countSent(operation.request)
-        let id = operation.id
-        transactionTask = timer.schedule(at: timer.now() + configuration.transactionTimeout, startedBy: taskStarter) { [weak self] in
-            await self?.transactionTimedOut(id)
-        }
-        let bearer = bearer
-        let bytes = operation.request
-        taskStarter.start { [weak self] in
-            do {
-                try await bearer.send(bytes)
-            } catch {
-                await self?.bearerClosed(.linkLost(code: nil))
-            }
+        caller?.resume(returning: .send)
+    }
+
+    package nonisolated func startDeadlineSleeper(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never>? {
+        taskStarter.start(work)
+    }
+
+    package func deadlinePassed(_ action: DeadlineAction) async {
+        switch action {
+        case .operation(let id): resolve(id, with: .failure(.timeout))
+        case .transaction(let id): await transactionTimedOut(id)
+        case .mtuWaiter(let id): resolveMTUWaiter(id, with: .failure(.timeout))
         }
     }
 
@@ -263,10 +327,7 @@ public actor GATTClient {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Int, GATTError>, Never>) in
                 liveContinuations += 1
-                let deadlineTask = timer.schedule(at: deadline, startedBy: taskStarter) { [weak self] in
-                    await self?.resolveMTUWaiter(id, with: .failure(.timeout))
-                }
-                mtuWaiters[id] = (continuation, deadlineTask)
+                mtuWaiters[id] = (continuation, addDeadline(at: deadline, .mtuWaiter(id)))
                 // Cancellation that raced the registration: the handler's task may have run already.
                 if Task.isCancelled { resolveMTUWaiter(id, with: .failure(.cancelled)) }
             }
@@ -283,7 +344,7 @@ public actor GATTClient {
 
     private func resolveMTUWaiter(_ id: UInt64, with result: Result<Int, GATTError>) {
         guard let waiter = mtuWaiters.removeValue(forKey: id) else { return }
-        waiter.deadlineTask.cancel()
+        cancelDeadline(waiter.deadline)
         liveContinuations -= 1
         waiter.continuation.resume(returning: result)
     }
@@ -378,7 +439,7 @@ public actor GATTClient {
     }
 
     private func handleResponse(_ pdu: ATTPDU) {
-        guard let operation = inFlight else {
+        guard let operation = inFlight, operation.sent else {
             baseCounters.ignoredPDUs += 1
             return
         }
@@ -400,8 +461,8 @@ public actor GATTClient {
     private func completeTransaction(with result: Result<ATTPDU, GATTError>) {
         guard var operation = inFlight else { return }
         inFlight = nil
-        transactionTask?.cancel()
-        transactionTask = nil
+        cancelDeadline(transactionDeadline)
+        transactionDeadline = nil
         baseCounters.countRoundTrip(operation.opcode)
         finish(&operation, with: result)
         pump()
@@ -432,8 +493,8 @@ public actor GATTClient {
     private func bearerClosed(_ reason: ATTCloseReason) {
         guard closeReason == nil else { return }
         closeReason = reason
-        transactionTask?.cancel()
-        transactionTask = nil
+        cancelDeadline(transactionDeadline)
+        transactionDeadline = nil
         if var operation = inFlight {
             inFlight = nil
             finish(&operation, with: .failure(.disconnected))

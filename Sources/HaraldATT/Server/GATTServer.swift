@@ -76,7 +76,8 @@ public actor GATTServer {
     /// with ``changeServices(removing:adding:indicationTimeout:)``.
     public internal(set) var database: GATTDatabase
     let configuration: Configuration
-    let timer: ATTTimer
+    /// The clock indication timeouts are measured on; each connection keeps its deadlines on it.
+    let clock: any Clock<Duration>
     let authorize: GATTAuthorizationHandler?
     /// Starts the engine's tasks for every connection, or nil to use each connection's bearer's
     /// (``ATTBearer/taskStarter``).
@@ -97,7 +98,15 @@ public actor GATTServer {
         let id: UInt64
         let bytes: [UInt8]
         var continuation: CheckedContinuation<Result<Void, GATTError>, Never>?
-        var deadlineTask: Task<Void, Never>?
+        var deadline: DeadlineSchedule<IndicationDeadline>.ID?
+    }
+
+    /// What a deadline of a connection ends.
+    enum IndicationDeadline: Sendable {
+        /// Indication `id`'s own timeout (queued or in flight).
+        case indication(UInt64)
+        /// The 30 s ATT transaction timer of indication `id`, in flight.
+        case transaction(UInt64)
     }
 
     struct Connection {
@@ -112,7 +121,9 @@ public actor GATTServer {
         var counters = ATTCounters()
         var indicationQueue: [PendingIndication] = []
         var indicationInFlight: PendingIndication?
-        var indicationTimer: Task<Void, Never>?
+        var indicationTimer: DeadlineSchedule<IndicationDeadline>.ID?
+        /// This connection's timers; its sleeper runs on ``taskStarter``.
+        var deadlines: DeadlineSchedule<IndicationDeadline>
     }
 
     var connections: [GATTConnectionID: Connection] = [:]
@@ -145,7 +156,7 @@ public actor GATTServer {
         if let cmac = configuration.databaseHash { database.refreshDatabaseHash(using: cmac) }
         self.database = database
         self.configuration = configuration
-        self.timer = ATTTimer(clock)
+        self.clock = clock
         self.authorize = authorize
         self.taskStarter = taskStarter
         (events, eventSink) = AsyncStream<GATTServerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
@@ -209,7 +220,7 @@ public actor GATTServer {
         let id = GATTConnectionID(rawValue: nextID)
         nextID += 1
         let starter = taskStarter ?? bearer.taskStarter
-        connections[id] = Connection(bearer: bearer, taskStarter: starter, security: security)
+        connections[id] = Connection(bearer: bearer, taskStarter: starter, security: security, deadlines: DeadlineSchedule(anyClock: clock))
         notificationTable.add(id, bearer: bearer, security: security)
         eventSink.yield(.connected(id))
         let events = bearer.events
@@ -355,20 +366,19 @@ public actor GATTServer {
         }
         let id = nextID
         nextID += 1
-        let deadline = timer.now() + (timeout ?? configuration.defaultTimeout)
+        let deadline = state.deadlines.now() + (timeout ?? configuration.defaultTimeout)
         let starter = state.taskStarter
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, GATTError>, Never>) in
                 liveContinuations += 1
-                let deadlineTask = timer.schedule(at: deadline, startedBy: starter) { [weak self] in
-                    await self?.resolveIndication(id, connection: connection, with: .failure(.timeout))
-                }
-                connections[connection]?.indicationQueue.append(PendingIndication(id: id, bytes: bytes, continuation: continuation, deadlineTask: deadlineTask))
                 if connections[connection] == nil {
                     liveContinuations -= 1
-                    deadlineTask.cancel()
                     continuation.resume(returning: .failure(.disconnected))
-                } else if Task.isCancelled {
+                    return
+                }
+                let timer = addDeadline(at: deadline, .indication(id), on: connection)
+                connections[connection]?.indicationQueue.append(PendingIndication(id: id, bytes: bytes, continuation: continuation, deadline: timer))
+                if Task.isCancelled {
                     resolveIndication(id, connection: connection, with: .failure(.cancelled))
                 } else {
                     pumpIndications(connection)
@@ -383,17 +393,20 @@ public actor GATTServer {
     private func resolveIndication(_ id: UInt64, connection: GATTConnectionID, with result: Result<Void, GATTError>) {
         guard var state = connections[connection] else { return }
         if state.indicationInFlight?.id == id {
+            state.deadlines.cancel(state.indicationInFlight?.deadline)
             finish(&state.indicationInFlight!, with: result)
         } else if let index = state.indicationQueue.firstIndex(where: { $0.id == id }) {
             var pending = state.indicationQueue.remove(at: index)
+            state.deadlines.cancel(pending.deadline)
             finish(&pending, with: result)
         }
         connections[connection] = state
     }
 
+    /// Resumes the indication's caller; its deadline is the caller's to cancel (or gone with its
+    /// connection).
     private func finish(_ pending: inout PendingIndication, with result: Result<Void, GATTError>) {
-        pending.deadlineTask?.cancel()
-        pending.deadlineTask = nil
+        pending.deadline = nil
         guard let continuation = pending.continuation else { return }
         pending.continuation = nil
         liveContinuations -= 1
@@ -405,12 +418,11 @@ public actor GATTServer {
         let pending = state.indicationQueue.removeFirst()
         state.indicationInFlight = pending
         let id = pending.id
-        state.indicationTimer = timer.schedule(at: timer.now() + configuration.transactionTimeout, startedBy: state.taskStarter) { [weak self] in
-            await self?.indicationTimedOut(id, connection: connection)
-        }
         state.counters.countSent(pending.bytes)
         baseCounters.countSent(pending.bytes)
         connections[connection] = state
+        let transactionTimer = addDeadline(after: configuration.transactionTimeout, .transaction(id), on: connection)
+        connections[connection]?.indicationTimer = transactionTimer
         let bearer = state.bearer
         let bytes = pending.bytes
         state.taskStarter.start { [weak self] in
@@ -425,13 +437,47 @@ public actor GATTServer {
         await state.bearer.close(.transactionTimeout)
     }
 
+    // MARK: Deadlines
+
+    /// Adds a deadline on a connection's schedule and makes sure its sleeper wakes for it; nil
+    /// when the connection is gone.
+    private func addDeadline(at deadline: Duration, _ action: IndicationDeadline, on connection: GATTConnectionID) -> DeadlineSchedule<IndicationDeadline>.ID? {
+        let id = connections[connection]?.deadlines.add(at: deadline, action)
+        armDeadlines(of: connection)
+        return id
+    }
+
+    private func addDeadline(after delay: Duration, _ action: IndicationDeadline, on connection: GATTConnectionID) -> DeadlineSchedule<IndicationDeadline>.ID? {
+        guard let now = connections[connection]?.deadlines.now() else { return nil }
+        return addDeadline(at: now + delay, action, on: connection)
+    }
+
+    private func armDeadlines(of connection: GATTConnectionID) {
+        guard let starter = connections[connection]?.taskStarter else { return }
+        connections[connection]?.deadlines.arm(startedBy: { starter.start($0) }) { [weak self] generation in
+            await self?.deadlinesPassed(on: connection, generation: generation)
+        }
+    }
+
+    private func deadlinesPassed(on connection: GATTConnectionID, generation: UInt64) async {
+        connections[connection]?.deadlines.sleeperWoke(generation)
+        while let action = connections[connection]?.deadlines.popDue() {
+            switch action {
+            case .indication(let id): resolveIndication(id, connection: connection, with: .failure(.timeout))
+            case .transaction(let id): await indicationTimedOut(id, connection: connection)
+            }
+        }
+        armDeadlines(of: connection)
+    }
+
     func confirmationReceived(_ connection: GATTConnectionID) {
         guard var state = connections[connection], var pending = state.indicationInFlight else {
             baseCounters.ignoredPDUs += 1
             return
         }
         state.indicationInFlight = nil
-        state.indicationTimer?.cancel()
+        state.deadlines.cancel(state.indicationTimer)
+        state.deadlines.cancel(pending.deadline)
         state.indicationTimer = nil
         state.counters.countRoundTrip(.handleValueIndication)
         baseCounters.countRoundTrip(.handleValueIndication)
@@ -454,9 +500,9 @@ public actor GATTServer {
 
     /// Forgets the connection and fails its pending indications. Idempotent.
     func connectionClosed(_ connection: GATTConnectionID, _ reason: ATTCloseReason) {
-        guard let state = connections.removeValue(forKey: connection) else { return }
+        guard var state = connections.removeValue(forKey: connection) else { return }
         notificationTable.remove(connection)
-        state.indicationTimer?.cancel()
+        _ = state.deadlines.removeAll()
         if var pending = state.indicationInFlight { finish(&pending, with: .failure(.disconnected)) }
         for var pending in state.indicationQueue { finish(&pending, with: .failure(.disconnected)) }
         eventSink.yield(.disconnected(connection, reason))

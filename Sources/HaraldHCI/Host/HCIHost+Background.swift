@@ -71,25 +71,21 @@ extension HCIHost {
         }
     }
 
-    /// Runs `action` on this actor after `duration` on the host's clock, unless the returned
-    /// task is cancelled first (or the host closes). Nil once the host has stopped.
-    @discardableResult
-    func after(_ duration: Duration, _ action: @escaping @Sendable (isolated HCIHost) async -> Void) -> Task<Void, Never>? {
-        let clock = clock
-        // Weak: a long timer must not keep a host alive that its owner dropped.
-        return tasks.start { [weak self] in
-            do {
-                try await sleep(on: clock, for: duration)
-            } catch {
-                return
-            }
-            guard let self else { return }
-            await action(self)
-        }
+    // Timers: every timeout of the host (commands, connecting, encryption, signaling requests)
+    // and the private-address rotation are deadlines on one schedule (`addDeadline(after:)`,
+    // `cancelDeadline(_:)`), served by one sleeping task registered in `tasks`, so `close()`
+    // stops it with the rest.
+
+    package nonisolated func startDeadlineSleeper(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never>? {
+        tasks.start(work)
+    }
+
+    package func deadlinePassed(_ action: HostTimerAction) async {
+        await action(self)
     }
 }
 
-/// Sleeps on any clock measured in `Duration` (opens the existential).
-func sleep<C: Clock>(on clock: C, for duration: Duration) async throws where C.Duration == Duration {
-    try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
-}
+/// What the host does when one of its timers passes.
+package typealias HostTimerAction = @Sendable (isolated HCIHost) async -> Void
+/// One timer of the host, for cancelling it.
+typealias HostTimer = DeadlineSchedule<HostTimerAction>.ID

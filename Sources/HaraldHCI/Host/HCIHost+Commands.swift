@@ -20,12 +20,15 @@ public enum HCICommandResponse: Sendable, Hashable {
 /// request of ours), and the timer that ends the wait.
 struct HostWaiter<Success: Sendable> {
     let continuation: CheckedContinuation<Result<Success, HCIError>, Never>
-    var timer: Task<Void, Never>?
+    var timer: HostTimer?
+}
 
-    /// Stops the timer and resumes the caller with `result`.
-    func finish(_ result: Result<Success, HCIError>) {
-        timer?.cancel()
-        continuation.resume(returning: result)
+extension HCIHost {
+    /// Stops a waiter's timer and resumes its caller with `result`.
+    func finish<Success>(_ waiter: HostWaiter<Success>?, _ result: Result<Success, HCIError>) {
+        guard let waiter else { return }
+        cancelDeadline(waiter.timer)
+        waiter.continuation.resume(returning: result)
     }
 }
 
@@ -43,7 +46,7 @@ extension HCIHost {
         let id = newRequestID()
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HCICommandResponse, HCIError>, Never>) in
             // The timeout covers the wait for a credit as well as the wait for the answer.
-            let timer = after(configuration.commandTimeout) { host in
+            let timer = addDeadline(after: configuration.commandTimeout) { host in
                 host.commandTimedOut(id: id, opcode: command.opcode)
             }
             commandWaiters[id] = HostWaiter(continuation: continuation, timer: timer)
@@ -112,6 +115,6 @@ extension HCIHost {
 
     /// Resumes command `id`'s caller and stops its timer.
     func finishCommand(_ id: UInt64, _ result: Result<HCICommandResponse, HCIError>) {
-        commandWaiters.removeValue(forKey: id)?.finish(result)
+        finish(commandWaiters.removeValue(forKey: id), result)
     }
 }

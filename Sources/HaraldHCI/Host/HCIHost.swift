@@ -15,7 +15,7 @@ import Logging
 ///
 /// Every command has a timeout (``Configuration/commandTimeout``) measured on the injected clock,
 /// so a silent controller gives ``HCIError/commandTimedOut(_:)``, never a hang.
-public actor HCIHost {
+public actor HCIHost: DeadlineOwner {
     /// Tunables of the host.
     public struct Configuration: Sendable {
         /// How long a command may go unanswered.
@@ -53,6 +53,9 @@ public actor HCIHost {
 
     let transport: any HCITransport
     let clock: any Clock<Duration>
+    /// Every timer of the host (command, connection, encryption and signaling timeouts, address
+    /// rotation), served by one sleeping task.
+    package var deadlines: DeadlineSchedule<HostTimerAction>
     let configuration: Configuration
     let snoop: BTSnoopWriter?
     var logger: Logger { configuration.logger }
@@ -82,7 +85,7 @@ public actor HCIHost {
     var connections: [UInt16: ConnectionState] = [:]
 
     // Our private address (HCIHost+PrivateAddress.swift)
-    var addressRotation: Task<Void, Never>?
+    var addressRotation: HostTimer?
     var isChangingAddress = false
 
     // Advertising and connections as peripheral (HCIHost+Advertising.swift)
@@ -117,6 +120,7 @@ public actor HCIHost {
     ) {
         self.transport = transport
         self.clock = clock
+        self.deadlines = DeadlineSchedule(anyClock: clock)
         self.configuration = configuration
         self.snoop = snoop
         l2cap = L2CAPChannelManager(

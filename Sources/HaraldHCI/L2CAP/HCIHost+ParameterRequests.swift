@@ -14,7 +14,7 @@ extension HCIHost {
         let pdu = connectionParameterUpdateRequest(identifier: request.identifier, parameters)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Bool, HCIError>, Never>) in
             var waiter = HostWaiter(continuation: continuation)
-            waiter.timer = after(timeout) { host in
+            waiter.timer = addDeadline(after: timeout) { host in
                 host.requestFailed(request, .commandTimedOut(.leConnectionUpdate))
             }
             signalingWaiters[request] = waiter
@@ -31,12 +31,12 @@ extension HCIHost {
 
     /// The peer answered a request of ours.
     func answered(_ request: L2CAPSignalingRequest, accepted: Bool) {
-        signalingWaiters.removeValue(forKey: request)?.finish(.success(accepted))
+        finish(signalingWaiters.removeValue(forKey: request), .success(accepted))
     }
 
     /// A request of ours ends without an answer: it timed out, could not be sent, or its link ended.
     func requestFailed(_ request: L2CAPSignalingRequest, _ error: HCIError) {
         _ = l2cap.abandon(request)
-        signalingWaiters.removeValue(forKey: request)?.finish(.failure(error))
+        finish(signalingWaiters.removeValue(forKey: request), .failure(error))
     }
 }

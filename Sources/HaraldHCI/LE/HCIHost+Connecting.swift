@@ -12,7 +12,7 @@ struct PendingConnection {
     let id: UInt64
     let peer: BluetoothAddress
     let continuation: CheckedContinuation<Result<LEConnection, HCIError>, Never>
-    var timer: Task<Void, Never>?
+    var timer: HostTimer?
     /// Set once the attempt is being cancelled: the error to report when the controller confirms.
     var cancelError: HCIError?
 }
@@ -70,7 +70,7 @@ extension HCIHost {
             return
         }
         guard let timeout else { return }
-        pendingConnection?.timer = after(timeout) { host in
+        pendingConnection?.timer = addDeadline(after: timeout) { host in
             guard let peer = host.pendingConnection?.peer, host.pendingConnection?.id == id else { return }
             await host.cancelConnecting(id: id, error: .connectionTimedOut(peer))
         }
@@ -81,9 +81,9 @@ extension HCIHost {
     /// the command timeout.
     func cancelConnecting(id: UInt64, error: HCIError) async {
         guard var pending = pendingConnection, pending.id == id, pending.cancelError == nil else { return }
-        pending.timer?.cancel()
+        cancelDeadline(pending.timer)
         pending.cancelError = error
-        pending.timer = after(configuration.commandTimeout) { host in
+        pending.timer = addDeadline(after: configuration.commandTimeout) { host in
             if host.pendingConnection?.id == id { host.failPendingConnection(error) }
         }
         pendingConnection = pending
@@ -99,7 +99,7 @@ extension HCIHost {
     func failPendingConnection(_ error: HCIError) {
         guard let pending = pendingConnection else { return }
         pendingConnection = nil
-        pending.timer?.cancel()
+        cancelDeadline(pending.timer)
         pending.continuation.resume(returning: .failure(error))
     }
 
@@ -134,7 +134,7 @@ extension HCIHost {
         }
         // Even if the attempt was being cancelled, the link exists now: hand it over.
         pendingConnection = nil
-        pending.timer?.cancel()
+        cancelDeadline(pending.timer)
         pending.continuation.resume(returning: .success(connection))
     }
 
@@ -194,11 +194,11 @@ extension HCIHost {
             }
             throw error
         }
-        let fallback = after(configuration.commandTimeout) { host in
+        let fallback = addDeadline(after: configuration.commandTimeout) { host in
             host.connectionEnded(handle: handle, reason: .connectionTerminatedByLocalHost)
         }
         let final = await connection.waitUntilDisconnected()
-        fallback?.cancel()
+        cancelDeadline(fallback)
         return final ?? .connectionTerminatedByLocalHost
     }
 

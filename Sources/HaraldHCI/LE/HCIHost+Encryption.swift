@@ -8,7 +8,7 @@ public typealias LongTermKeyProvider = @Sendable (_ peer: BluetoothAddress, _ ra
 struct EncryptionWaiter {
     let id: UInt64
     let continuation: CheckedContinuation<Result<LinkEncryption, HCIError>, Never>
-    var timer: Task<Void, Never>?
+    var timer: HostTimer?
 }
 
 extension HCIHost {
@@ -32,7 +32,7 @@ extension HCIHost {
         let command = HCICommand.leEnableEncryption(handle: handle, rand: rand, ediv: ediv, key: key)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<LinkEncryption, HCIError>, Never>) in
             var waiter = EncryptionWaiter(id: id, continuation: continuation)
-            waiter.timer = after(timeout) { host in
+            waiter.timer = addDeadline(after: timeout) { host in
                 host.finishEncryption(handle: handle, id: id, .failure(.commandTimedOut(.leEnableEncryption)))
             }
             encryptionWaiters[handle] = waiter
@@ -49,7 +49,7 @@ extension HCIHost {
     func finishEncryption(handle: UInt16, id: UInt64? = nil, _ result: Result<LinkEncryption, HCIError>) {
         guard let waiter = encryptionWaiters[handle], id == nil || waiter.id == id else { return }
         encryptionWaiters[handle] = nil
-        waiter.timer?.cancel()
+        cancelDeadline(waiter.timer)
         waiter.continuation.resume(returning: result)
     }
 

@@ -107,8 +107,8 @@ extension HCIHost {
     }
 
     private func scheduleAddressRotation(after delay: Duration) {
-        addressRotation?.cancel()
-        addressRotation = after(delay) { host in await host.rotatePrivateAddress() }
+        cancelDeadline(addressRotation)
+        addressRotation = addDeadline(after: delay) { host in await host.rotatePrivateAddress() }
     }
 
     /// One rotation: a new address now, or another try soon when the controller cannot take it.

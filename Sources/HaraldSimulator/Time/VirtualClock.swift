@@ -84,7 +84,7 @@ public final class VirtualClock: Clock, Sendable {
     public var nextDeadline: VirtualInstant? {
         state.withLock { state in
             state.dropCancelledTop()
-            return state.queue.top?.deadline
+            return state.queue.top?.element.deadline
         }
     }
 
@@ -157,10 +157,10 @@ public final class VirtualClock: Clock, Sendable {
         let due = state.withLock { state -> [Wake] in
             if instant > state.current { state.current = instant }
             var due: [Wake] = []
-            while let top = state.queue.top, top.deadline <= state.current {
+            while let top = state.queue.top, top.element.deadline <= state.current {
                 state.queue.pop()
-                if let wake = top.timer.wake {
-                    top.timer.wake = nil
+                if let wake = top.element.wake {
+                    top.element.wake = nil
                     state.live -= 1
                     due.append(wake)
                 }
@@ -177,15 +177,15 @@ public final class VirtualClock: Clock, Sendable {
     public func advanceToNextDeadline() -> Bool {
         let woken = state.withLock { state -> (first: Wake?, more: [Wake])? in
             state.dropCancelledTop()
-            guard let next = state.queue.top?.deadline else { return nil }
+            guard let next = state.queue.top?.element.deadline else { return nil }
             if next > state.current { state.current = next }
             // Most deadlines wake one timer: keep it out of an array.
             var first: Wake?
             var more: [Wake] = []
-            while let top = state.queue.top, top.deadline == next {
+            while let top = state.queue.top, top.element.deadline == next {
                 state.queue.pop()
-                guard let wake = top.timer.wake else { continue }
-                top.timer.wake = nil
+                guard let wake = top.element.wake else { continue }
+                top.element.wake = nil
                 state.live -= 1
                 if first == nil { first = wake } else { more.append(wake) }
             }
@@ -203,7 +203,7 @@ private struct ClockState {
     var current = VirtualInstant.zero
     /// Every registered timer, earliest (deadline, then registration order) first. Entries of
     /// cancelled timers stay until they reach the top or are swept (lazy deletion).
-    var queue = TimerHeap()
+    var queue = DeadlineHeap<VirtualClock.Timer>()
     /// Timers registered and neither fired nor cancelled.
     var live = 0
     var nextOrder: UInt64 = 0
@@ -221,7 +221,7 @@ private struct ClockState {
         if timer.deadline <= current { return .due }
         nextOrder += 1
         timer.wake = wake
-        queue.push(HeapEntry(deadline: timer.deadline, order: nextOrder, timer: timer))
+        queue.push(timer, at: timer.deadline.sinceStart, order: nextOrder)
         live += 1
         return .registered(onSleep)
     }
@@ -232,84 +232,12 @@ private struct ClockState {
         timer.wake = nil
         live -= 1
         // Keep the entries of cancelled timers left in the heap bounded.
-        if queue.count > 2 * live + 64 { queue.removeAll { $0.timer.wake == nil } }
+        if queue.count > 2 * live + 64 { queue.removeAll { $0.element.wake == nil } }
         return wake
     }
 
     /// Pops entries of cancelled timers off the top.
     mutating func dropCancelledTop() {
-        while let top = queue.top, top.timer.wake == nil { queue.pop() }
-    }
-}
-
-/// A heap entry: a timer and its ordering key, kept beside the reference so comparisons do not
-/// chase it.
-private struct HeapEntry {
-    /// The deadline as whole seconds and attoseconds (integer comparisons are much cheaper
-    /// than `Duration`'s), then the registration order.
-    let seconds: Int64
-    let attoseconds: Int64
-    let order: UInt64
-    let timer: VirtualClock.Timer
-
-    init(deadline: VirtualInstant, order: UInt64, timer: VirtualClock.Timer) {
-        (seconds, attoseconds) = deadline.sinceStart.components
-        self.order = order
-        self.timer = timer
-    }
-
-    var deadline: VirtualInstant { timer.deadline }
-
-    static func < (a: HeapEntry, b: HeapEntry) -> Bool {
-        if a.seconds != b.seconds { return a.seconds < b.seconds }
-        if a.attoseconds != b.attoseconds { return a.attoseconds < b.attoseconds }
-        return a.order < b.order
-    }
-}
-
-/// A binary min-heap of timers, ordered by deadline then registration order.
-private struct TimerHeap {
-    private var entries: [HeapEntry] = []
-
-    var top: HeapEntry? { entries.first }
-    var count: Int { entries.count }
-
-    /// Drops the entries matching `shouldRemove`; what is left, sorted, is again a heap.
-    mutating func removeAll(where shouldRemove: (HeapEntry) -> Bool) {
-        entries.removeAll(where: shouldRemove)
-        entries.sort(by: <)
-    }
-
-    mutating func push(_ entry: HeapEntry) {
-        entries.append(entry)
-        entries.withUnsafeMutableBufferPointer { heap in
-            var child = heap.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard heap[child] < heap[parent] else { break }
-                heap.swapAt(child, parent)
-                child = parent
-            }
-        }
-    }
-
-    mutating func pop() {
-        guard !entries.isEmpty else { return }
-        entries.swapAt(0, entries.count - 1)
-        entries.removeLast()
-        entries.withUnsafeMutableBufferPointer { heap in
-            var parent = 0
-            let count = heap.count
-            while true {
-                let left = 2 * parent + 1
-                let right = left + 1
-                var smallest = parent
-                if left < count, heap[left] < heap[smallest] { smallest = left }
-                if right < count, heap[right] < heap[smallest] { smallest = right }
-                guard smallest != parent else { return }
-                heap.swapAt(parent, smallest)
-                parent = smallest
-            }
-        }
+        while let top = queue.top, top.element.wake == nil { queue.pop() }
     }
 }

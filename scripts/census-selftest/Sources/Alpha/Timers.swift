@@ -34,3 +34,11 @@ final class Client: @unchecked Sendable {
 
     func record(_ task: Task<Void, Never>) {}
 }
+
+actor Engine {
+    func addDeadline(after delay: Duration, _ action: Int) -> Int { action }  // the declaration: not a use
+
+    func request() {
+        _ = addDeadline(after: .seconds(30), 1)        // DeadlineSchedule use
+    }
+}

@@ -1,0 +1,198 @@
+import HaraldCore
+import Testing
+
+/// The one timer mechanism below the public API: a heap of deadlines per engine, served by at
+/// most one sleeping task.
+@Suite("DeadlineSchedule", .timeLimit(.minutes(1)))
+struct DeadlineScheduleTests {
+    /// A clock that moves only when the test says; sleepers wake when it passes their deadline.
+    final class StepClock: Clock, Sendable {
+        struct Instant: InstantProtocol {
+            var offset: Duration
+            func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+            func duration(to other: Instant) -> Duration { other.offset - offset }
+            static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        }
+        private struct State {
+            var now = Instant(offset: .zero)
+            var sleepers: [(deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = []
+        }
+        private let state = Locked(State())
+        var now: Instant { state.withLock { $0.now } }
+        var minimumResolution: Duration { .zero }
+        var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+        /// Sleeps until the deadline; cancellation is seen when the sleeper wakes (enough here).
+        func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let due = state.withLock { state -> Bool in
+                    if deadline <= state.now { return true }
+                    state.sleepers.append((deadline, continuation))
+                    return false
+                }
+                if due { continuation.resume() }
+            }
+            try Task.checkCancellation()
+        }
+
+        func advance(by duration: Duration) {
+            let due = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.now = state.now.advanced(by: duration)
+                let now = state.now
+                let due = state.sleepers.filter { $0.deadline <= now }.map(\.continuation)
+                state.sleepers.removeAll { $0.deadline <= now }
+                return due
+            }
+            for continuation in due { continuation.resume() }
+        }
+    }
+
+    /// An engine with one schedule that records what passed and how many sleepers it started.
+    actor Engine: DeadlineOwner {
+        var deadlines: DeadlineSchedule<String>
+        private(set) var passed: [String] = []
+        private let starts = Locked(0)
+        nonisolated var sleepersStarted: Int { starts.withLock { $0 } }
+
+        init(clock: StepClock) { deadlines = DeadlineSchedule(clock: clock) }
+
+        nonisolated func startDeadlineSleeper(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never>? {
+            starts.withLock { $0 += 1 }
+            return Task(operation: work)
+        }
+
+        func deadlinePassed(_ action: String) async { passed.append(action) }
+
+        func add(_ name: String, after delay: Duration) -> DeadlineSchedule<String>.ID { addDeadline(after: delay, name) }
+        func cancel(_ id: DeadlineSchedule<String>.ID) { cancelDeadline(id) }
+        var hasSleeper: Bool { deadlines.hasSleeper }
+        var pendingCount: Int { deadlines.count }
+    }
+
+    @Test func deadlinesPassInDeadlineOrderAndEqualOnesInTheOrderAdded() {
+        let clock = StepClock()
+        var schedule = DeadlineSchedule<String>(clock: clock)
+        _ = schedule.add(at: .seconds(3), "c")
+        _ = schedule.add(at: .seconds(1), "a1")
+        _ = schedule.add(at: .seconds(1), "a2")
+        _ = schedule.add(at: .seconds(2), "b")
+        #expect(schedule.popDue() == nil, "nothing has passed at time zero")
+        clock.advance(by: .seconds(2))
+        var passed: [String] = []
+        while let action = schedule.popDue() { passed.append(action) }
+        #expect(passed == ["a1", "a2", "b"])
+        #expect(schedule.count == 1)
+    }
+
+    @Test func aCancelledDeadlineNeverPasses() {
+        let clock = StepClock()
+        var schedule = DeadlineSchedule<String>(clock: clock)
+        let early = schedule.add(at: .seconds(1), "early")
+        _ = schedule.add(at: .seconds(2), "late")
+        #expect(schedule.cancel(early) == "early")
+        #expect(schedule.cancel(early) == nil, "a second cancel finds nothing")
+        clock.advance(by: .seconds(5))
+        #expect(schedule.popDue() == "late")
+        #expect(schedule.popDue() == nil)
+    }
+
+    @Test func aSleeperIsStartedOnlyForADeadlineEarlierThanTheOneItWakesFor() {
+        let clock = StepClock()
+        var schedule = DeadlineSchedule<String>(clock: clock)
+        var started: [Task<Void, Never>] = []
+        func arm() {
+            schedule.arm(startedBy: { work in
+                let task = Task(operation: work)
+                started.append(task)
+                return task
+            }) { _ in }
+        }
+        _ = schedule.add(at: .seconds(10), "ten")
+        arm()
+        #expect(started.count == 1)
+        _ = schedule.add(at: .seconds(20), "twenty")
+        arm()
+        #expect(started.count == 1, "the sleeper for 10 s wakes in time for 20 s")
+        _ = schedule.add(at: .seconds(5), "five")
+        arm()
+        #expect(started.count == 2, "5 s is earlier than the sleeper's 10 s")
+        #expect(started[0].isCancelled, "the replaced sleeper is cancelled")
+        #expect(!started[1].isCancelled)
+        for task in started { task.cancel() }
+    }
+
+    @Test func cancellingTheLastDeadlineCancelsTheSleeper() {
+        let clock = StepClock()
+        var schedule = DeadlineSchedule<String>(clock: clock)
+        var sleeper: Task<Void, Never>?
+        let id = schedule.add(at: .seconds(10), "ten")
+        schedule.arm(startedBy: { work in
+            let task = Task(operation: work)
+            sleeper = task
+            return task
+        }) { _ in }
+        #expect(schedule.hasSleeper)
+        schedule.cancel(id)
+        #expect(!schedule.hasSleeper)
+        #expect(sleeper?.isCancelled == true)
+    }
+
+    @Test func requestsThatFinishBeforeTheirDeadlineStartNoTaskWhileTheSleeperCoversThem() async {
+        let clock = StepClock()
+        let engine = Engine(clock: clock)
+        // A long deadline keeps one sleeper; each request adds and cancels a later one.
+        _ = await engine.add("link supervision", after: .seconds(5))
+        for index in 0..<100 {
+            let id = await engine.add("request \(index)", after: .seconds(30))
+            await engine.cancel(id)
+        }
+        #expect(engine.sleepersStarted == 1)
+        #expect(await engine.pendingCount == 1)
+    }
+
+    @Test func aPassedDeadlineRunsItsActionOnTheOwnerAndTheSleeperMovesToTheNext() async {
+        let clock = StepClock()
+        let engine = Engine(clock: clock)
+        _ = await engine.add("first", after: .seconds(1))
+        _ = await engine.add("second", after: .seconds(3))
+        while clock.sleeperCount < 1 { await Task.yield() }
+        clock.advance(by: .seconds(1))
+        while await engine.passed != ["first"] { await Task.yield() }
+        // The sleeper that woke for the first starts one for the second.
+        while clock.sleeperCount < 1 { await Task.yield() }
+        #expect(engine.sleepersStarted == 2)
+        clock.advance(by: .seconds(2))
+        while await engine.passed.count < 2 { await Task.yield() }
+        #expect(await engine.passed == ["first", "second"])
+        #expect(await !engine.hasSleeper, "an engine with no deadline keeps no sleeper")
+    }
+
+    @Test func aSleeperThatWakesForACancelledDeadlineSleepsOnToTheNext() async {
+        let clock = StepClock()
+        let engine = Engine(clock: clock)
+        let early = await engine.add("early", after: .seconds(1))
+        _ = await engine.add("late", after: .seconds(4))
+        await engine.cancel(early)
+        while clock.sleeperCount < 1 { await Task.yield() }
+        clock.advance(by: .seconds(1))
+        while engine.sleepersStarted < 2 { await Task.yield() }
+        #expect(await engine.passed.isEmpty, "nothing was due at 1 s")
+        while clock.sleeperCount < 1 { await Task.yield() }
+        clock.advance(by: .seconds(3))
+        while await engine.passed.isEmpty { await Task.yield() }
+        #expect(await engine.passed == ["late"])
+    }
+
+    @Test func removeAllReturnsThePendingActionsEarliestFirstAndStopsTheSleeper() {
+        let clock = StepClock()
+        var schedule = DeadlineSchedule<String>(clock: clock)
+        _ = schedule.add(at: .seconds(2), "b")
+        let cancelled = schedule.add(at: .seconds(1), "x")
+        _ = schedule.add(at: .seconds(1), "a")
+        schedule.cancel(cancelled)
+        schedule.arm(startedBy: { Task(operation: $0) }) { _ in }
+        #expect(schedule.removeAll() == ["a", "b"])
+        #expect(!schedule.hasSleeper)
+        #expect(schedule.count == 0)
+    }
+}
