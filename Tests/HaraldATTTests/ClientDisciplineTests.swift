@@ -32,6 +32,45 @@ struct ClientDisciplineTests {
         #expect(observed3 == 0)
     }
 
+    @Test func requestsAreSentByTheirCallersAndStartNoTaskOfTheirOwn() async throws {
+        var link = ScriptedLink()
+        let client = link.client
+        let atStart = client.tasksStarted  // the bearer reader
+        for handle in UInt16(1)...50 {
+            let read = Task { try await client.read(handle: handle) }
+            let request = await link.nextPDU()
+            #expect(request == (try bytes(ATTReadRequest(handle: handle))))
+            try await link.reply(ATTReadResponse(value: [UInt8(handle)]))
+            #expect(try await read.value == [UInt8(handle)])
+        }
+        // One deadline sleeper serves every request's timeout and transaction timer (each
+        // is 30 s and the manual clock stands still); the sends ran on the callers' tasks.
+        #expect(client.tasksStarted - atStart == 1)
+        let live = await client.liveContinuations
+        #expect(live == 0)
+    }
+
+    @Test func aQueuedRequestThatTimedOutIsSkippedAndTheNextOneIsSent() async throws {
+        var link = ScriptedLink()
+        let client = link.client
+        let first = Task { try await client.read(handle: 1, timeout: .seconds(60)) }
+        _ = await link.nextPDU()
+        let second = Task { try await client.read(handle: 2, timeout: .seconds(3)) }
+        let third = Task { try await client.read(handle: 3, timeout: .seconds(60)) }
+        await waitUntil { await client.liveContinuations >= 3 }
+        link.clock.advance(by: .seconds(3))
+        await #expect(throws: GATTError.timeout) { try await second.value }
+        try await link.reply(ATTReadResponse(value: [1]))
+        #expect(try await first.value == [1])
+        // The third request goes next; the second's bytes never reach the wire.
+        let next = await link.nextPDU()
+        #expect(next == (try bytes(ATTReadRequest(handle: 3))))
+        try await link.reply(ATTReadResponse(value: [3]))
+        #expect(try await third.value == [3])
+        let sent = await client.counters.totalPDUsSent
+        #expect(sent == 2)
+    }
+
     @Test func operationTimeoutFailsTheOperationButKeepsTheTransactionOpen() async throws {
         var link = ScriptedLink()
         let client = link.client

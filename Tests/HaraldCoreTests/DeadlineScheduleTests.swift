@@ -121,33 +121,29 @@ struct DeadlineScheduleTests {
         for task in started { task.cancel() }
     }
 
-    @Test func cancellingTheLastDeadlineCancelsTheSleeper() {
-        let clock = StepClock()
-        var schedule = DeadlineSchedule<String>(clock: clock)
-        var sleeper: Task<Void, Never>?
-        let id = schedule.add(at: .seconds(10), "ten")
-        schedule.arm(startedBy: { work in
-            let task = Task(operation: work)
-            sleeper = task
-            return task
-        }) { _ in }
-        #expect(schedule.hasSleeper)
-        schedule.cancel(id)
-        #expect(!schedule.hasSleeper)
-        #expect(sleeper?.isCancelled == true)
-    }
-
-    @Test func requestsThatFinishBeforeTheirDeadlineStartNoTaskWhileTheSleeperCoversThem() async {
+    @Test func aSleeperOutlivesTheLastCancelledDeadlineAndEndsAtItsTimeHavingRunNothing() async {
         let clock = StepClock()
         let engine = Engine(clock: clock)
-        // A long deadline keeps one sleeper; each request adds and cancels a later one.
-        _ = await engine.add("link supervision", after: .seconds(5))
+        let id = await engine.add("answered", after: .seconds(10))
+        await engine.cancel(id)
+        #expect(await engine.hasSleeper, "kept for the next request")
+        while clock.sleeperCount < 1 { await Task.yield() }
+        clock.advance(by: .seconds(10))
+        while await engine.hasSleeper { await Task.yield() }
+        #expect(await engine.passed.isEmpty)
+        #expect(engine.sleepersStarted == 1)
+    }
+
+    @Test func requestsThatFinishBeforeTheirDeadlineShareOneSleeper() async {
+        let clock = StepClock()
+        let engine = Engine(clock: clock)
+        // Each request adds its deadline and cancels it on the answer, one after the other.
         for index in 0..<100 {
             let id = await engine.add("request \(index)", after: .seconds(30))
             await engine.cancel(id)
         }
         #expect(engine.sleepersStarted == 1)
-        #expect(await engine.pendingCount == 1)
+        #expect(await engine.pendingCount == 0)
     }
 
     @Test func aPassedDeadlineRunsItsActionOnTheOwnerAndTheSleeperMovesToTheNext() async {

@@ -144,7 +144,7 @@ extension GATTClient {
     /// even when the calling task was cancelled, bounded by the transaction timeout.
     private func cancelPreparedWrites() async {
         let deadline = deadlines.now() + configuration.transactionTimeout
-        let task = taskStarter.start { [self] in
+        let task = starter.start { [self] in
             _ = try? await self.transact(ATTExecuteWriteRequest(flags: .cancel), expecting: ATTExecuteWriteResponse.self, deadline: deadline)
         }
         await task.value

@@ -82,6 +82,8 @@ public actor GATTClient: DeadlineOwner {
     public var counters: ATTCounters { router.adding(to: baseCounters) }
     /// The counters kept on the actor (everything but the notifications the router took).
     private var baseCounters = ATTCounters()
+    /// ``taskStarter``, counting.
+    nonisolated let starter: CountingTaskStarter
     /// Subscribers and sinks; routes notifications without the actor (see ``GATTNotificationRouter``).
     private let router = GATTNotificationRouter()
 
@@ -149,15 +151,16 @@ public actor GATTClient: DeadlineOwner {
         self.configuration = configuration
         let taskStarter = taskStarter ?? bearer.taskStarter
         self.taskStarter = taskStarter
+        self.starter = CountingTaskStarter(taskStarter)
         // The reader runs on the actor, so an inbound PDU costs one job (resuming it), not a hop
         // in and a hop back out per event. It keeps the client alive until the bearer closes.
         if let pushing = bearer as? any ATTInboxBearer {
             let inbox = ATTEventInbox(router: router)
             pushing.deliverEvents(to: inbox)
-            taskStarter.start { [weak self] in await self?.consume(inbox) }
+            starter.start { [weak self] in await self?.consume(inbox) }
         } else {
             let events = bearer.events
-            taskStarter.start { [weak self] in await self?.consume(events) }
+            starter.start { [weak self] in await self?.consume(events) }
         }
     }
 
@@ -240,7 +243,7 @@ public actor GATTClient: DeadlineOwner {
                 }
             }
         } onCancel: {
-            taskStarter.start { [weak self] in await self?.resolve(id, with: .failure(.cancelled)) }
+            starter.start { [weak self] in await self?.resolve(id, with: .failure(.cancelled)) }
         }
     }
 
@@ -297,8 +300,12 @@ public actor GATTClient: DeadlineOwner {
     }
 
     package nonisolated func startDeadlineSleeper(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never>? {
-        taskStarter.start(work)
+        starter.start(work)
     }
+
+    /// Tasks this client has started so far (its reader, deadline sleepers, clean-ups after a
+    /// cancellation): for tests that show a request starts none.
+    package nonisolated var tasksStarted: Int { starter.count }
 
     package func deadlinePassed(_ action: DeadlineAction) async {
         switch action {
@@ -332,7 +339,7 @@ public actor GATTClient: DeadlineOwner {
                 if Task.isCancelled { resolveMTUWaiter(id, with: .failure(.cancelled)) }
             }
         } onCancel: {
-            taskStarter.start { [weak self] in await self?.resolveMTUWaiter(id, with: .failure(.cancelled)) }
+            starter.start { [weak self] in await self?.resolveMTUWaiter(id, with: .failure(.cancelled)) }
         }
         return try result.get()
     }
@@ -502,6 +509,9 @@ public actor GATTClient: DeadlineOwner {
         let waiting = queue
         queue.removeAll()
         for var operation in waiting { finish(&operation, with: .failure(.disconnected)) }
+        mtuExchangeEnded(.failure(.disconnected))
+        // Nothing is left to time out; the sleeper stops now rather than at its time.
+        _ = deadlines.removeAll()
         router.close(reason)
     }
 

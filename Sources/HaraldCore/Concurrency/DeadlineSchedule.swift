@@ -5,8 +5,10 @@
 /// request starts and cancels it when the answer comes; neither starts a task. A task is started
 /// only when nothing sleeps yet, or when a new deadline is earlier than the one the sleeper wakes
 /// for; a sleeper that wakes for a deadline that was cancelled meanwhile takes what is due (maybe
-/// nothing) and sleeps again until the next one. When the last deadline is cancelled the sleeper
-/// is cancelled too, so an idle engine keeps no task and no clock sleeper.
+/// nothing) and sleeps again until the next one, or ends when none is left. So an engine whose
+/// requests each add a deadline and cancel it on the answer starts at most one task per timeout
+/// period, not one per request; an idle engine keeps its sleeper only until the time it was set
+/// for. ``removeAll()`` (when the engine closes) cancels it at once.
 ///
 /// The schedule decides; its owner starts the sleeper (``arm(_:)``), runs the actions it takes
 /// out (``popDue()``), and keeps it on the owner's isolation. ``DeadlineOwner`` does all of that
@@ -65,14 +67,13 @@ package struct DeadlineSchedule<Action: Sendable>: Sendable {
     }
 
     /// Removes a deadline that has not passed; returns its action, nil when it already passed or
-    /// was cancelled (or `id` is nil). Cancels the sleeper when no deadline is left.
+    /// was cancelled (or `id` is nil). A sleeper keeps sleeping (the next request's deadline is
+    /// most likely later than the time it wakes at, so it serves that one too).
     @discardableResult
     package mutating func cancel(_ id: ID?) -> Action? {
         guard let id, let action = pending.removeValue(forKey: id.raw) else { return nil }
         if pending.isEmpty {
             heap = DeadlineHeap()
-            sleeper?.task.cancel()
-            sleeper = nil
         } else if heap.count > 2 * pending.count + 64 {
             // Keep the entries of cancelled deadlines bounded.
             heap.removeAll { pending[$0.element] == nil }

@@ -44,3 +44,23 @@ extension TaskStarter: Equatable {
     /// Two starters are equal when they prefer the same executor (or both none).
     public static func == (lhs: TaskStarter, rhs: TaskStarter) -> Bool { lhs.preferred === rhs.preferred }
 }
+
+/// A ``TaskStarter`` that counts the tasks it starts, so a test can show which work starts
+/// tasks (an engine's reader and timer sleeper) and which does not (its requests).
+package struct CountingTaskStarter: Sendable {
+    /// Starts the tasks.
+    package let starter: TaskStarter
+    private let started = Locked(0)
+
+    package init(_ starter: TaskStarter) { self.starter = starter }
+
+    /// Tasks started so far.
+    package var count: Int { started.withLock { $0 } }
+
+    /// Starts `operation` as ``TaskStarter/start(_:)`` does, counting it.
+    @discardableResult
+    package func start<Success: Sendable>(_ operation: @escaping @Sendable () async -> Success) -> Task<Success, Never> {
+        started.withLock { $0 += 1 }
+        return starter.start(operation)
+    }
+}
