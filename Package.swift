@@ -174,6 +174,13 @@ let package = Package(
             ],
             path: "Tests/HaraldTestSupport"
         ),
+        // `import Harald` alone is enough for the types Harald's public API names: this target
+        // depends on Harald only, and MemberImportVisibility makes even extension members need
+        // their module visible through that one import.
+        .testTarget(
+            name: "HaraldImportTests", dependencies: ["Harald"],
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
+        ),
         .testTarget(
             name: "HaraldCodecTests",
             dependencies: [
@@ -316,12 +323,12 @@ let package = Package(
         // (scripts/check-corebluetooth compiles it against Tools/AppleSurface).
         .target(
             name: "HeartRateAppModel",
-            dependencies: ["Harald", "HaraldCore", "HaraldProfiles", "HaraldHeartRateMonitor"],
+            dependencies: ["Harald", "HaraldHeartRateMonitor"],
             path: "Examples/HeartRateApp/Model"),
         // The app's model on the simulator's strap, in virtual time.
         .testTarget(
             name: "HeartRateAppModelTests",
-            dependencies: ["HeartRateAppModel", "Harald", "HaraldCore", "HaraldSimulator"],
+            dependencies: ["HeartRateAppModel", "Harald", "HaraldSimulator"],
             path: "Examples/HeartRateApp/Tests"),
     ],
     swiftLanguageModes: [.v6]

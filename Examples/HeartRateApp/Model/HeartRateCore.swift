@@ -1,7 +1,5 @@
 import Harald
-import HaraldCore
 import HaraldHeartRateMonitor
-import HaraldProfiles
 
 /// The heart-rate app without its UI: it scans for straps, connects to the chosen one, shows its
 /// readings and battery, and publishes all of it as ``HeartRateAppState`` values.

@@ -1,5 +1,4 @@
 import Harald
-import HaraldCore
 
 /// Where the app keeps the strap it is using, so it can reconnect at the next launch: set when a
 /// connection comes up, cleared when the user ends it.
