@@ -16,7 +16,7 @@ let package = Package(
         .library(name: "HaraldATT", targets: ["HaraldATT"]),
         .library(name: "HaraldSMP", targets: ["HaraldSMP"]),
         .library(name: "Harald", targets: ["Harald"]),
-        .library(name: "HaraldGATTBackend", targets: ["HaraldGATTBackend"]),
+        .library(name: "HaraldGATTLink", targets: ["HaraldGATTLink"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
         .library(name: "HaraldGoProSimulation", targets: ["HaraldGoProSimulation"]),
         .library(name: "HaraldMiBandSimulation", targets: ["HaraldMiBandSimulation"]),
@@ -60,14 +60,15 @@ let package = Package(
             name: "Harald",
             dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", .product(name: "Logging", package: "swift-log")]
         ),
-        // The public API over Harald's own ATT/GATT engine: the connection backend that the
-        // simulator and the HCI host stack share (only their bearers differ).
+        // GATT and security on one LE link, over Harald's own ATT engine and Security Manager: the
+        // connection backend over the GATT client, public definitions served by the GATT server,
+        // pairing and bonds; the simulator and the HCI host stack share it (only their bearers differ).
         .target(
-            name: "HaraldGATTBackend",
+            name: "HaraldGATTLink",
             dependencies: ["HaraldCodec", "HaraldCore", "HaraldATT", "HaraldSMP", "Harald", .product(name: "Logging", package: "swift-log")]),
         // Virtual clock, link model, virtual peripherals (SIG devices), the simulator backend.
         .target(
-            name: "HaraldSimulator", dependencies: ["HaraldGATTBackend", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "Harald"]),
+            name: "HaraldSimulator", dependencies: ["HaraldGATTLink", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "Harald"]),
         // The simulator's Open GoPro camera, written from the protocol (not from HaraldGoPro, which
         // its tests check against it).
         .target(name: "HaraldGoProSimulation", dependencies: ["HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore", "Harald"]),
@@ -101,7 +102,7 @@ let package = Package(
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
         .target(
             name: "HaraldHCIBackend",
-            dependencies: ["HaraldGATTBackend", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", "HaraldSMP", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["HaraldGATTLink", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", "HaraldSMP", .product(name: "Logging", package: "swift-log")]),
         // The heart-rate monitor kit: measurements, control point, battery, pairing, live statistics
         // for any SIG heart-rate sensor, over the public API.
         .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec", "HaraldCore"]),
@@ -135,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "HaraldBumbleBench",
             dependencies: [
-                "HaraldGATTBackend", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldHCI", "HaraldHCIBackend", "HaraldSMP",
+                "HaraldGATTLink", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldHCI", "HaraldHCIBackend", "HaraldSMP",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -147,7 +148,7 @@ let package = Package(
         .executableTarget(
             name: "HaraldSoak",
             dependencies: [
-                "Harald", "HaraldCodec", "HaraldCore", "HaraldGATTBackend", "HaraldHCI", "HaraldHCIBackend", "HaraldSimulator",
+                "Harald", "HaraldCodec", "HaraldCore", "HaraldGATTLink", "HaraldHCI", "HaraldHCIBackend", "HaraldSimulator",
                 "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -157,7 +158,7 @@ let package = Package(
             name: "HaraldFuzzTargets",
             dependencies: [
                 "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand", "HaraldSMP",
-                "HaraldGATTBackend", "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
+                "HaraldGATTLink", "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/Targets"),
         // libFuzzer entry point, one target per run; inert unless built with -DFUZZING (see scripts/fuzz).
@@ -169,7 +170,7 @@ let package = Package(
         .target(
             name: "HaraldTestSupport",
             dependencies: [
-                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldSMP", "HaraldScenarioSuite", "Harald", "HaraldGATTBackend",
+                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldSMP", "HaraldScenarioSuite", "Harald", "HaraldGATTLink",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HaraldTestSupport"
@@ -252,7 +253,7 @@ let package = Package(
         .testTarget(
             name: "HaraldSimulatorTests",
             dependencies: [
-                "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldGATTBackend", "HaraldATT", "HaraldCodec", "HaraldCore",
+                "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldGATTLink", "HaraldATT", "HaraldCodec", "HaraldCore",
                 "HaraldSMP", "HaraldProfiles",
                 "HaraldTestSupport",
             ]),
@@ -303,7 +304,7 @@ let package = Package(
         .testTarget(
             name: "HaraldHCIBackendTests",
             dependencies: [
-                "HaraldGATTBackend", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
+                "HaraldGATTLink", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
                 "HaraldTestSupport", "HaraldSMP", "HaraldHCI", "HaraldHeartRateMonitor", "HaraldProfiles", "HaraldGoPro", "HaraldGoProSimulation",
                 "HaraldMiBand", "HaraldMiBandSimulation",
             ]

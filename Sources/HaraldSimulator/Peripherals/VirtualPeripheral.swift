@@ -2,7 +2,7 @@ import Harald
 import HaraldATT
 import HaraldCodec
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 
 /// A simulated Bluetooth LE device: what it advertises, the GATT server it runs, and the
 /// scripts that make it behave like the real thing.
