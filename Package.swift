@@ -50,8 +50,8 @@ let package = Package(
         // The Bluetooth SIG's names for its assigned numbers (UUIDs, companies, appearances):
         // a generated table for tools and logs, which no engine needs.
         .target(name: "HaraldAssignedNumbers", dependencies: ["HaraldCodec"]),
-        // The standard SIG characteristics (and the Mi Band realtime-steps value) as typed values,
-        // plus the UUID → decoder registry behind `harald decode`.
+        // The standard SIG characteristics as typed values, plus the UUID → decoder registry behind
+        // `harald decode` (which also registers the kits' vendor values).
         .target(name: "HaraldProfiles", dependencies: ["HaraldCodec", "HaraldCore"]),
         // ATT PDUs and the GATT client/server engines over an abstract bearer.
         .target(name: "HaraldATT", dependencies: ["HaraldCodec", "HaraldCore"]),
