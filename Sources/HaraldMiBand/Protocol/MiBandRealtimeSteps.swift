@@ -49,8 +49,10 @@ public struct MiBandRealtimeSteps: CharacteristicValue {
     }
 }
 
+/// The Mi Band kit's values, for a registry that decodes and names them.
 extension CharacteristicRegistry {
     /// The Mi Band kit's characteristic values a registry can name and decode (the realtime
-    /// steps): a tool registers them next to ``standardTypes``, as `harald decode` does.
+    /// steps): a tool registers them next to `CharacteristicRegistry.standardTypes`, as `harald
+    /// decode` does.
     public static let miBandTypes: [any CharacteristicValue.Type] = [MiBandRealtimeSteps.self]
 }
