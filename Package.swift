@@ -16,7 +16,7 @@ let package = Package(
         .library(name: "HaraldATT", targets: ["HaraldATT"]),
         .library(name: "HaraldSMP", targets: ["HaraldSMP"]),
         .library(name: "Harald", targets: ["Harald"]),
-        .library(name: "HaraldGATTBackend", targets: ["HaraldGATTBackend"]),
+        .library(name: "HaraldGATTLink", targets: ["HaraldGATTLink"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
         .library(name: "HaraldGoProSimulation", targets: ["HaraldGoProSimulation"]),
         .library(name: "HaraldMiBandSimulation", targets: ["HaraldMiBandSimulation"]),
@@ -50,8 +50,8 @@ let package = Package(
         // The Bluetooth SIG's names for its assigned numbers (UUIDs, companies, appearances):
         // a generated table for tools and logs, which no engine needs.
         .target(name: "HaraldAssignedNumbers", dependencies: ["HaraldCodec"]),
-        // The standard SIG characteristics (and the Mi Band realtime-steps value) as typed values,
-        // plus the UUID → decoder registry behind `harald decode`.
+        // The standard SIG characteristics as typed values, plus the UUID → decoder registry behind
+        // `harald decode` (which also registers the kits' vendor values).
         .target(name: "HaraldProfiles", dependencies: ["HaraldCodec", "HaraldCore"]),
         // ATT PDUs and the GATT client/server engines over an abstract bearer.
         .target(name: "HaraldATT", dependencies: ["HaraldCodec", "HaraldCore"]),
@@ -60,14 +60,15 @@ let package = Package(
             name: "Harald",
             dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", .product(name: "Logging", package: "swift-log")]
         ),
-        // The public API over Harald's own ATT/GATT engine: the connection backend that the
-        // simulator and the HCI host stack share (only their bearers differ).
+        // GATT and security on one LE link, over Harald's own ATT engine and Security Manager: the
+        // connection backend over the GATT client, public definitions served by the GATT server,
+        // pairing and bonds; the simulator and the HCI host stack share it (only their bearers differ).
         .target(
-            name: "HaraldGATTBackend",
+            name: "HaraldGATTLink",
             dependencies: ["HaraldCodec", "HaraldCore", "HaraldATT", "HaraldSMP", "Harald", .product(name: "Logging", package: "swift-log")]),
         // Virtual clock, link model, virtual peripherals (SIG devices), the simulator backend.
         .target(
-            name: "HaraldSimulator", dependencies: ["HaraldGATTBackend", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "Harald"]),
+            name: "HaraldSimulator", dependencies: ["HaraldGATTLink", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "Harald"]),
         // The simulator's Open GoPro camera, written from the protocol (not from HaraldGoPro, which
         // its tests check against it).
         .target(name: "HaraldGoProSimulation", dependencies: ["HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore", "Harald"]),
@@ -101,7 +102,7 @@ let package = Package(
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
         .target(
             name: "HaraldHCIBackend",
-            dependencies: ["HaraldGATTBackend", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", "HaraldSMP", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["HaraldGATTLink", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", "HaraldSMP", .product(name: "Logging", package: "swift-log")]),
         // The heart-rate monitor kit: measurements, control point, battery, pairing, live statistics
         // for any SIG heart-rate sensor, over the public API.
         .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec", "HaraldCore"]),
@@ -135,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "HaraldBumbleBench",
             dependencies: [
-                "HaraldGATTBackend", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldHCI", "HaraldHCIBackend", "HaraldSMP",
+                "HaraldGATTLink", "Harald", "HaraldATT", "HaraldCodec", "HaraldCore", "HaraldHCI", "HaraldHCIBackend", "HaraldSMP",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -147,7 +148,7 @@ let package = Package(
         .executableTarget(
             name: "HaraldSoak",
             dependencies: [
-                "Harald", "HaraldCodec", "HaraldCore", "HaraldGATTBackend", "HaraldHCI", "HaraldHCIBackend", "HaraldSimulator",
+                "Harald", "HaraldCodec", "HaraldCore", "HaraldGATTLink", "HaraldHCI", "HaraldHCIBackend", "HaraldSimulator",
                 "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -157,7 +158,7 @@ let package = Package(
             name: "HaraldFuzzTargets",
             dependencies: [
                 "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand", "HaraldSMP",
-                "HaraldGATTBackend", "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
+                "HaraldGATTLink", "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/Targets"),
         // libFuzzer entry point, one target per run; inert unless built with -DFUZZING (see scripts/fuzz).
@@ -169,10 +170,17 @@ let package = Package(
         .target(
             name: "HaraldTestSupport",
             dependencies: [
-                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldSMP", "HaraldScenarioSuite", "Harald", "HaraldGATTBackend",
+                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldSMP", "HaraldScenarioSuite", "Harald", "HaraldGATTLink",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HaraldTestSupport"
+        ),
+        // `import Harald` alone is enough for the types Harald's public API names: this target
+        // depends on Harald only, and MemberImportVisibility makes even extension members need
+        // their module visible through that one import.
+        .testTarget(
+            name: "HaraldImportTests", dependencies: ["Harald"],
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         .testTarget(
             name: "HaraldCodecTests",
@@ -245,7 +253,7 @@ let package = Package(
         .testTarget(
             name: "HaraldSimulatorTests",
             dependencies: [
-                "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldGATTBackend", "HaraldATT", "HaraldCodec", "HaraldCore",
+                "HaraldSimulator", "HaraldGoProSimulation", "HaraldMiBandSimulation", "Harald", "HaraldGATTLink", "HaraldATT", "HaraldCodec", "HaraldCore",
                 "HaraldSMP", "HaraldProfiles",
                 "HaraldTestSupport",
             ]),
@@ -296,7 +304,7 @@ let package = Package(
         .testTarget(
             name: "HaraldHCIBackendTests",
             dependencies: [
-                "HaraldGATTBackend", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
+                "HaraldGATTLink", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
                 "HaraldTestSupport", "HaraldSMP", "HaraldHCI", "HaraldHeartRateMonitor", "HaraldProfiles", "HaraldGoPro", "HaraldGoProSimulation",
                 "HaraldMiBand", "HaraldMiBandSimulation",
             ]
@@ -316,12 +324,12 @@ let package = Package(
         // (scripts/check-corebluetooth compiles it against Tools/AppleSurface).
         .target(
             name: "HeartRateAppModel",
-            dependencies: ["Harald", "HaraldCore", "HaraldProfiles", "HaraldHeartRateMonitor"],
+            dependencies: ["Harald", "HaraldHeartRateMonitor"],
             path: "Examples/HeartRateApp/Model"),
         // The app's model on the simulator's strap, in virtual time.
         .testTarget(
             name: "HeartRateAppModelTests",
-            dependencies: ["HeartRateAppModel", "Harald", "HaraldCore", "HaraldSimulator"],
+            dependencies: ["HeartRateAppModel", "Harald", "HaraldSimulator"],
             path: "Examples/HeartRateApp/Tests"),
     ],
     swiftLanguageModes: [.v6]

@@ -13,4 +13,5 @@ let miBandTargets: [FuzzTarget] = [
     .roundTripping(MiBandActivityFetchReply.self),
     .roundTripping(MiBandActivityPacket.self),
     .roundTripping(MiBandTimestamp.self),
+    .roundTripping(MiBandRealtimeSteps.self),
 ]

@@ -1,7 +1,7 @@
 import Dispatch
 import HaraldCodec
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 import HaraldSMP
 import HaraldTestSupport
 

@@ -17,7 +17,7 @@ import Harald
 import HaraldATT
 import HaraldCodec
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 import HaraldHCIBackend
 import Logging
 

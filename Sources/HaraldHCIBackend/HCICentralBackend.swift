@@ -1,7 +1,7 @@
 import Harald
 import HaraldATT
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 import HaraldHCI
 import HaraldSMP
 import Logging

@@ -1,6 +1,6 @@
 import Harald
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 import HaraldHCI
 import HaraldSMP
 

@@ -1,7 +1,7 @@
 import Foundation
 import HaraldATT
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 import HaraldHCI
 import HaraldSMP
 import Logging
@@ -93,7 +93,7 @@ public actor HCIPeripheral {
     /// store (so bonded centrals recognise it), and pairing is answered; with `privateAddress`
     /// too, it advertises from resolvable private addresses of that identity's IRK instead,
     /// a fresh one every `privateAddressInterval` (15 minutes by default).
-    public static func open(
+    package static func open(
         transport specification: String, services: [GATTServiceDefinition], configuration: HCIHost.Configuration = HCIHost.Configuration(),
         security: SecurityConfiguration? = nil, localMTU: Int = 517, privateAddress: Bool = false,
         privateAddressInterval: Duration = PrivateAddressRotation.defaultInterval
@@ -109,7 +109,7 @@ public actor HCIPeripheral {
 
     /// Sets up the controller behind an open `transport` and serves `services`; `clock` measures
     /// the host's timeouts and the private address interval.
-    public static func open(
+    package static func open(
         transport: any HCITransport, services: [GATTServiceDefinition], configuration: HCIHost.Configuration = HCIHost.Configuration(),
         security: SecurityConfiguration? = nil, localMTU: Int = 517, privateAddress: Bool = false,
         privateAddressInterval: Duration = PrivateAddressRotation.defaultInterval, clock: any Clock<Duration> = ContinuousClock()

@@ -12,7 +12,7 @@ import Foundation
 import Harald
 import HaraldCodec
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 import HaraldHCI
 import HaraldHCIBackend
 import HaraldSimulator

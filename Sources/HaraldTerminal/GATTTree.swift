@@ -1,5 +1,6 @@
 import HaraldCodec
 import HaraldCore
+import HaraldProfiles
 
 /// `harald dump` as a tree: service → characteristic → descriptors, with handles, properties,
 /// what reading taught about access, and values.
@@ -69,8 +70,9 @@ public enum GATTTree {
         }
     }
 
-    /// The tree's lines under a `title` line (the device).
-    public static func render(title: String, services: [Service]) -> [String] {
+    /// The tree's lines under a `title` line (the device); names and values of vendor
+    /// characteristics come from `registry`.
+    public static func render(title: String, services: [Service], registry: CharacteristicRegistry = .standard) -> [String] {
         var lines = [title]
         for (serviceIndex, service) in services.enumerated() {
             let lastService = serviceIndex == services.count - 1
@@ -79,7 +81,7 @@ public enum GATTTree {
             let serviceIndent = lastService ? "   " : "│  "
             for (index, characteristic) in service.characteristics.enumerated() {
                 let last = index == service.characteristics.count - 1
-                var line = serviceIndent + (last ? "└─ " : "├─ ") + Labels.uuid(characteristic.uuid)
+                var line = serviceIndent + (last ? "└─ " : "├─ ") + Labels.uuid(characteristic.uuid, registry: registry)
                 if let handle = characteristic.handle { line += "  handle \(handle)" }
                 line += "  [" + characteristic.properties.joined(separator: ", ") + "]"
                 if let access = characteristic.access { line += "  " + accessText(access) }
@@ -87,7 +89,8 @@ public enum GATTTree {
                 let indent = serviceIndent + (last ? "   " : "│  ")
                 // The value right under its characteristic, before the descriptors' branches.
                 if case let .readable(bytes) = characteristic.access {
-                    lines.append(indent + (characteristic.descriptors.isEmpty ? "   " : "│  ") + "= " + Labels.value(bytes, of: characteristic.uuid))
+                    lines.append(
+                        indent + (characteristic.descriptors.isEmpty ? "   " : "│  ") + "= " + Labels.value(bytes, of: characteristic.uuid, registry: registry))
                 }
                 for (descriptorIndex, descriptor) in characteristic.descriptors.enumerated() {
                     let lastDescriptor = descriptorIndex == characteristic.descriptors.count - 1

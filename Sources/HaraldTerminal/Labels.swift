@@ -7,15 +7,16 @@ import HaraldProfiles
 /// the Bluetooth SIG's name when it has one.
 public enum Labels {
     /// `180D Heart Rate`, `2A37 Heart Rate Measurement`; a vendor UUID with the name of the codec
-    /// Harald has for it (`00000007-…-0009AF100700 Mi Band Realtime Steps`), else alone.
-    public static func uuid(_ uuid: BluetoothUUID) -> String {
-        guard let name = name(of: uuid) else { return uuid.uuidString }
+    /// `registry` has for it (`00000007-…-0009AF100700 Mi Band Realtime Steps` where the Mi Band
+    /// kit's values are registered, as the CLI's registry has them), else alone.
+    public static func uuid(_ uuid: BluetoothUUID, registry: CharacteristicRegistry = .standard) -> String {
+        guard let name = name(of: uuid, registry: registry) else { return uuid.uuidString }
         return "\(uuid.uuidString) \(name)"
     }
 
-    /// The SIG's name for a UUID, else the name of Harald's codec for it (vendor characteristics).
-    public static func name(of uuid: BluetoothUUID) -> String? {
-        uuid.assignedName ?? CharacteristicRegistry.standard.entry(for: uuid)?.name
+    /// The SIG's name for a UUID, else the name of `registry`'s codec for it (vendor characteristics).
+    public static func name(of uuid: BluetoothUUID, registry: CharacteristicRegistry = .standard) -> String? {
+        uuid.assignedName ?? registry.entry(for: uuid)?.name
     }
 
     /// `0x004C Apple, Inc.`; the number alone when the SIG has not assigned it.
@@ -49,12 +50,12 @@ public enum Labels {
         return Array(bytes.prefix(limit)).hexString + "… (\(bytes.count) bytes)"
     }
 
-    /// A value as the text output prints it: hex, then `→` and the decoded value when a codec
-    /// exists (or the decoder's complaint when the bytes do not fit it).
-    public static func value(_ bytes: [UInt8], of uuid: BluetoothUUID, hexLimit: Int = 32) -> String {
+    /// A value as the text output prints it: hex, then `→` and the decoded value when `registry`
+    /// has a codec for it (or the decoder's complaint when the bytes do not fit it).
+    public static func value(_ bytes: [UInt8], of uuid: BluetoothUUID, hexLimit: Int = 32, registry: CharacteristicRegistry = .standard) -> String {
         let hex = hex(bytes, limit: hexLimit)
         do {
-            guard let decoded = try CharacteristicRegistry.standard.describe(bytes, as: uuid) else { return hex }
+            guard let decoded = try registry.describe(bytes, as: uuid) else { return hex }
             return "\(hex) → \(Self.decoded(decoded))"
         } catch {
             return "\(hex) → (not a valid value: \(error.description))"

@@ -10,17 +10,20 @@ public struct NotificationLines: Sendable {
     public let width: Int
     /// The recent numbers, oldest first (at most `width`).
     public private(set) var numbers: [Double] = []
+    /// Where the characteristic's name and codec come from.
+    public let registry: CharacteristicRegistry
 
-    public init(uuid: BluetoothUUID, width: Int = 20) {
+    public init(uuid: BluetoothUUID, width: Int = 20, registry: CharacteristicRegistry = .standard) {
         self.uuid = uuid
         self.width = max(1, width)
+        self.registry = registry
     }
 
     /// The line for one value received `elapsed` after subscribing; `decoded` is what the codec
     /// registry made of `bytes` (nil when it has no codec for the UUID).
     public mutating func line(for bytes: [UInt8], decoded: JSONValue?, at elapsed: Duration) -> String {
-        var line = "[\(Self.seconds(elapsed))] \(Labels.uuid(uuid)): \(Labels.value(bytes, of: uuid))"
-        if let decoded, let reading = NumericReading(decoded, characteristicName: Labels.name(of: uuid)) {
+        var line = "[\(Self.seconds(elapsed))] \(Labels.uuid(uuid, registry: registry)): \(Labels.value(bytes, of: uuid, registry: registry))"
+        if let decoded, let reading = NumericReading(decoded, characteristicName: Labels.name(of: uuid, registry: registry)) {
             numbers.append(reading.value)
             if numbers.count > width { numbers.removeFirst(numbers.count - width) }
             line += "  \(reading.field ?? "value") \(Sparkline.render(numbers, width: min(width, numbers.count)))"

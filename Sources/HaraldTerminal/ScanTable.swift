@@ -92,7 +92,7 @@ public struct ScanTable: Sendable {
         var lines = [line("ADDRESS", "NAME", "RSSI", "SERVICES", "MANUFACTURER")]
         for device in rows {
             let rssi = device.rssi.map { "\(String($0).leftPadded(to: 4)) \(Self.bar(rssi: $0))" } ?? "   ?"
-            var services = device.services.map(Labels.uuid).joined(separator: ", ")
+            var services = device.services.map { Labels.uuid($0) }.joined(separator: ", ")
             if services.isEmpty, let appearance = device.appearance { services = Labels.appearance(appearance) }
             let maker = device.companyID.map(Labels.company) ?? ""
             lines.append(line(device.address, device.name ?? "", rssi, services, maker))

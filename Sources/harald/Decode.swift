@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HaraldCodec
+import HaraldMiBand
 import HaraldProfiles
 
 /// `harald decode <UUID> <HEX>`: decodes one characteristic value and prints it as one JSON
@@ -31,7 +32,7 @@ struct Decode: ParsableCommand {
     static let dataError: Int32 = 65
 
     func run() throws {
-        let registry = CharacteristicRegistry.standard
+        let registry = CharacteristicRegistry.harald
         if list {
             for entry in registry.entries {
                 print("\(entry.uuid.uuidString)  \(entry.name)  (\(entry.typeName))")
@@ -66,4 +67,14 @@ struct Decode: ParsableCommand {
         FileHandle.standardError.write(Data(line.utf8))
         Foundation.exit(status)
     }
+}
+
+extension CharacteristicRegistry {
+    /// What the CLI decodes and names: the standard SIG values and the kits' vendor values (the
+    /// Mi Band's realtime steps).
+    static let harald: CharacteristicRegistry = {
+        var registry = CharacteristicRegistry.standard
+        for type in CharacteristicRegistry.miBandTypes { registry.register(type) }
+        return registry
+    }()
 }

@@ -2,7 +2,7 @@ import Foundation
 import Harald
 import HaraldATT
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 import HaraldHCIBackend
 import HaraldScenarioSuite
 import HaraldTestSupport

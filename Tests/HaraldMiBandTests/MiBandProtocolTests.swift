@@ -1,6 +1,7 @@
 import Foundation
 import HaraldCodec
 import HaraldMiBand
+import HaraldProfiles
 import PropertyBased
 import Testing
 
@@ -140,6 +141,42 @@ struct MiBandBatteryInfoTests {
     }
 }
 
+@Suite("Mi Band realtime steps")
+struct MiBandRealtimeStepsTests {
+    @Test(arguments: [
+        ("0C A3 01 00 00 0D 01 00 00 09 00 00 00", 419, 269, 9), ("0C 0C 00 00 00 00 00 00 00 00 00 00 00", 12, 0, 0),
+        ("0c 99 01 00 00 fd 00 00 00 08 00 00 00", 409, 253, 8),
+    ])
+    func captures(hex: String, steps: UInt32, meters: UInt32, calories: UInt32) throws {
+        let value = try MiBandRealtimeSteps(decoding: [UInt8](hex: hex))
+        #expect(value.steps == steps)
+        #expect(value.meters == meters)
+        #expect(value.calories == calories)
+    }
+
+    @Test func aShortValueIsRejected() {
+        #expect(throws: ByteDecodingError.self) { try MiBandRealtimeSteps(decoding: [UInt8](hex: "0C 0C 00 00 00")) }
+    }
+
+    @Test func roundTripsEveryValue() async {
+        await propertyCheck(input: MiBandGen.steps) { steps in
+            let decoded = try MiBandRealtimeSteps(decoding: steps.encodedBytes())
+            #expect(decoded == steps)
+        }
+    }
+
+    /// Not one of the standard SIG values: a registry names and decodes it once the kit's types
+    /// are registered (as the CLI's registry does).
+    @Test func aRegistryWithTheKitsTypesNamesAndDecodesIt() throws {
+        #expect(CharacteristicRegistry.standard.entry(for: MiBandRealtimeSteps.uuid) == nil)
+        var registry = CharacteristicRegistry.standard
+        for type in CharacteristicRegistry.miBandTypes { registry.register(type) }
+        #expect(registry.entry(for: MiBandRealtimeSteps.uuid)?.name == "Mi Band Realtime Steps")
+        let decoded = try registry.describe([UInt8](hex: "0c 99 01 00 00 fd 00 00 00 08 00 00 00"), as: MiBandRealtimeSteps.uuid)
+        #expect(decoded == .object(["steps": .int(409), "meters": .int(253), "calories": .int(8), "type": .int(12)]))
+    }
+}
+
 @Suite("Mi Band heart-rate control point commands")
 struct MiBandHeartRateCommandTests {
     @Test func encodesTheKnownCommands() throws {
@@ -227,6 +264,9 @@ struct MiBandActivityFetchMessageTests {
 
 /// Generators of valid Mi Band values.
 enum MiBandGen {
+    static let steps = zip(Gen.uint8(), Gen.uint32(), Gen.uint32(), Gen.uint32()).map {
+        MiBandRealtimeSteps(type: $0, steps: $1, meters: $2, calories: $3)
+    }
     static let dateTime = zip(
         Gen.uint16(), Gen.uint8(in: 1...12), Gen.uint8(in: 1...31), Gen.uint8(in: 0...23), Gen.uint8(in: 0...59), Gen.uint8(in: 0...59)
     ).map { MiBandDateTime(year: $0.0 == 0 ? 1 : $0.0, month: $0.1, day: $0.2, hour: $0.3, minute: $0.4, second: $0.5) }

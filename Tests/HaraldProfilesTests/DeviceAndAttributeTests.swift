@@ -73,18 +73,6 @@ struct DeviceAndAttributeTests {
         #expect(throws: ByteDecodingError.self) { try ServiceChanged(decoding: [0x00, 0x00, 0xFF, 0xFF]) }
         #expect(throws: ByteDecodingError.self) { try ServiceChanged(decoding: [0x05, 0x00, 0x04, 0x00]) }
     }
-
-    @Test(arguments: [("0C A3 01 00 00 0D 01 00 00 09 00 00 00", 419, 269, 9), ("0C 0C 00 00 00 00 00 00 00 00 00 00 00", 12, 0, 0)])
-    func miBandRealtimeStepsCaptures(hex: String, steps: UInt32, meters: UInt32, calories: UInt32) throws {
-        let value = try MiBandRealtimeSteps(decoding: [UInt8](hex: hex))
-        #expect(value.steps == steps)
-        #expect(value.meters == meters)
-        #expect(value.calories == calories)
-    }
-
-    @Test func aShortMiBandStepsValueIsRejected() {
-        #expect(throws: ByteDecodingError.self) { try MiBandRealtimeSteps(decoding: [UInt8](hex: "0C 0C 00 00 00")) }
-    }
 }
 
 @Suite("Text characteristic limits")

@@ -107,10 +107,6 @@ struct RoundTripPropertyTests {
         await propertyCheck(input: Gen.uint16()) { try Self.expectRoundTrip(ClientCharacteristicConfiguration(rawValue: $0)) }
     }
 
-    @Test func miBandRealtimeSteps() async {
-        await propertyCheck(input: ProfileGen.miBandSteps) { try Self.expectRoundTrip($0) }
-    }
-
     /// Arbitrary bytes are either rejected with a decoding error or decode to a value that
     /// survives encode → decode — for every registered decoder (a small in-test fuzz).
     @Test(arguments: CharacteristicRegistry.standard.entries.map(\.uuid.uuidString))

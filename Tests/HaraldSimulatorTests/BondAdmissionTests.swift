@@ -1,6 +1,6 @@
 import Foundation
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 import HaraldSMP
 import Testing
 

@@ -1,6 +1,6 @@
 import Harald
 import HaraldCore
-@testable import HaraldGATTBackend
+@testable import HaraldGATTLink
 @testable import HaraldSimulator
 import Testing
 

@@ -2,7 +2,7 @@
 import HaraldATT
 import HaraldCodec
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 import HaraldSimulator
 import Testing
 

@@ -2,7 +2,7 @@ import Harald
 import HaraldCore
 import Testing
 
-@testable import HaraldGATTBackend
+@testable import HaraldGATTLink
 
 /// The ranges Service Changed indications named, kept until services are discovered again: a
 /// peer decides how many indications it sends, so what they leave behind is bounded.

@@ -1,6 +1,6 @@
 import Harald
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 
 /// A central backend that hands everything to `inner` and keeps the newest connection it opened
 /// that runs Harald's GATT client (the HCI backend's and the simulator's), so a test or the soak

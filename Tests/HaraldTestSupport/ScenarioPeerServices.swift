@@ -8,7 +8,7 @@ import HaraldScenarioSuite
 /// recorded, the command characteristic refuses ``ScenarioProfile/refusedCommand`` and otherwise
 /// has its answer notified on the response characteristic by `notifyAnswer`.
 public enum ScenarioPeerServices {
-    public static func definitions(
+    package static func definitions(
         state: ScenarioPeerState, notifyAnswer: @escaping @Sendable (_ answer: [UInt8], _ to: GATTConnectionID) async -> Void
     ) -> [GATTServiceDefinition] {
         func stored(_ uuid: BluetoothUUID, _ properties: CharacteristicProperties, writable: Bool = false) -> GATTCharacteristicDefinition {

@@ -52,9 +52,7 @@ struct ArticleExamplesCompileTests {
         let body = text[open.upperBound..<close.lowerBound].split(separator: "\n").map { "    " + $0 }.joined(separator: "\n")
         let source = """
             import Harald
-            import HaraldCodec
             import HaraldHCIBackend
-            import HaraldProfiles
             func example() async throws {
             \(body)
             }

@@ -10,7 +10,6 @@ import Testing
 struct CharacteristicAccessCompileTests {
     static let prelude = """
         import Harald
-        import HaraldCodec
         struct Level: ByteCodable, Sendable {
             var raw: UInt8
             init(raw: UInt8) { self.raw = raw }
@@ -101,7 +100,6 @@ struct StandardCharacteristicSpellingTests {
     @Test func implicitMemberSyntaxTypeChecks() throws {
         let source = """
             import Harald
-            import HaraldProfiles
             func use(_ connection: PeripheralConnection) async throws {
                 let battery: BatteryLevel = try await connection.read(.batteryLevel)
                 _ = battery

@@ -9,7 +9,10 @@ Every import of a package module found in a target's sources (`import X`, `@test
 `@_exported import X`, `public/package/internal import X`, `import struct X.Y`, …) and every
 target dependency in Package.swift must be allowed by the importing module's line in the table.
 Modules that are not targets of this package (Foundation, Logging, …) are ignored. A target
-without a line in the table fails, and so does any `@_exported import` of a package module.
+without a line in the table fails. An `@_exported import` of a package module fails unless the
+importer's line marks that module `@_exported`; at most one module's line may mark any, a marked
+re-export must be in that module's sources, and a module allowed to import the re-exporting one
+must be allowed what it re-exports too (the re-export hands it those names).
 Violations listed in scripts/architecture/known-violations.txt are reported but tolerated; a
 listed line that is not a violation fails the check, so that list only shrinks.
 Exit status 0 when the graph is as the table says.
@@ -39,8 +42,9 @@ IMPORT = re.compile(
 
 
 def read_table(path):
-    """Module (or TESTS_RULE) -> allowed names (may hold "*"), and problems with the file."""
-    table, problems = {}, []
+    """Module (or TESTS_RULE) -> allowed names (may hold "*"), module -> the names its line marks
+    `@_exported`, and problems with the file."""
+    table, exports, problems = {}, {}, []
     with open(path) as handle:
         lines = handle.read().splitlines()
     for number, line in enumerate(lines, 1):
@@ -54,11 +58,30 @@ def read_table(path):
             continue
         if module in table:
             problems.append(f"{path}:{number}: {module} has a second line")
-        table[module] = {name.strip() for name in allowed.split(",") if name.strip()}
+        table[module] = set()
+        for name in (name.strip() for name in allowed.split(",")):
+            if not name:
+                continue
+            exported = re.fullmatch(r"@_exported\s+(\w+)", name)
+            if exported:
+                name = exported[1]
+                exports.setdefault(module, set()).add(name)
+            elif not re.fullmatch(r"\w+|\*", name):
+                problems.append(f"{path}:{number}: expected a module name or `@_exported Module`, got {name!r}")
+                continue
+            table[module].add(name)
     for module, allowed in table.items():
         for name in sorted(allowed - set(table) - {"*"}):
             problems.append(f"{path}: {module} may import {name}, which has no line of its own (a typo?)")
-    return table, problems
+    if len(exports) > 1:
+        problems.append(f"{path}: only one module may re-export package modules; {' and '.join(sorted(exports))} do")
+    for exporter, names in sorted(exports.items()):
+        for module, allowed in sorted(table.items()):
+            if exporter in allowed and module != exporter and "*" not in allowed:
+                for name in sorted(names - allowed - {module}):
+                    problems.append(f"{path}: {module} may import {exporter}, which re-exports {name}: "
+                                    f"its line must allow {name} too")
+    return table, exports, problems
 
 
 def read_known(path):
@@ -119,7 +142,7 @@ def check(root, layers, known_path, manifest=None):
     """Prints what it finds; returns the number of problems. `manifest`: dump-package's JSON."""
     targets = package_targets.load(root, manifest)
     libraries = {name for name, target in targets.items() if target.is_library}
-    table, problems = read_table(layers)
+    table, exports, problems = read_table(layers)
     known, known_problems = read_known(known_path)
     problems += known_problems
     def rel(path):  # repository-relative when inside the package
@@ -152,11 +175,18 @@ def check(root, layers, known_path, manifest=None):
         allowed = rule(module)
         allowed = (allowed - {"*"}) | (libraries if "*" in allowed else set())
         if exported:
-            violations[(module, imported, True)] = (where, f"{module} re-exports {imported} (@_exported import)")
+            if imported not in exports.get(module, set()):
+                violations[(module, imported, True)] = (
+                    where, f"{module} re-exports {imported} (@_exported import), which its line does not mark @_exported")
         elif imported not in allowed:
             line = ", ".join(sorted(rule(module))) or "nothing"
             violations[(module, imported, False)] = (
                 where, f"{module} imports {imported}, which its layer may not import (it may import: {line})")
+
+    for module, names in sorted(exports.items()):
+        for name in sorted(names):
+            if module in targets and (module, name, True) not in edges:
+                problems.append(f"{module}'s line marks {name} @_exported, but no source file of {module} re-exports it")
 
     for (module, imported), where in sorted(undeclared.items()):
         if (module, imported, False) in known:
@@ -206,7 +236,7 @@ let package = Package(
 """
 SELF_TEST_TABLE = """# made up for the self-test
 Low:
-High: Low
+{high_line}
 App: *
 {extra}
 [tests]: *
@@ -224,9 +254,9 @@ CLEAN_SOURCES = {
 def self_test():
     cases = []
 
-    def case(name, expect, files=None, extra="Extra:", high_deps='"Low"', known=""):
+    def case(name, expect, files=None, extra="Extra:", high_deps='"Low"', known="", high_line="High: Low"):
         """`expect`: None when the check must pass, else a message its failure must print."""
-        cases.append((name, expect, files or {}, extra, high_deps, known))
+        cases.append((name, expect, files or {}, extra, high_deps, known, high_line))
 
     case("a package with only allowed imports passes", None)
     for line in ("import High", "@testable import High", "internal import High", "package import High",
@@ -246,17 +276,28 @@ def self_test():
     case("a known re-export is tolerated", None, {"Sources/High/Exports.swift": "@_exported import Low\n"},
          known="High -> @_exported Low\n")
     case("a known violation that no longer occurs fails", "Low -> High is not a violation", known="Low -> High\n")
+    exports = {"Sources/High/Exports.swift": "@_exported import Low\n"}
+    case("a re-export the importer's line marks passes", None, exports, high_line="High: @_exported Low")
+    case("a re-export the line marks but no source makes fails", "High's line marks Low @_exported",
+         high_line="High: @_exported Low")
+    case("a second module marking a re-export fails", "only one module may re-export", exports,
+         extra="Extra: @_exported Low", high_line="High: @_exported Low")
+    case("a module allowed the re-exporter but not what it re-exports fails",
+         "Extra may import High, which re-exports Low", exports, extra="Extra: High", high_line="High: @_exported Low")
+    case("a re-export of a module the line does not allow fails", "High re-exports Extra",
+         {"Sources/High/Exports.swift": "@_exported import Low\n@_exported import Extra\n"}, high_deps='"Low", "Extra"',
+         high_line="High: @_exported Low, Extra")
     case("a table line naming a module without a line fails", "Extra may import Lwo", extra="Extra: Lwo")
 
     failures, manifests = 0, {}
     with tempfile.TemporaryDirectory() as root:
-        for name, expect, files, extra, high_deps, known in cases:
+        for name, expect, files, extra, high_deps, known, high_line in cases:
             # One directory for every case, rewritten each time (SwiftPM caches the manifest).
             for folder in ("Sources", "Tests"):
                 shutil.rmtree(os.path.join(root, folder), ignore_errors=True)
             tree = dict(CLEAN_SOURCES, **files)
             tree["Package.swift"] = SELF_TEST_MANIFEST.format(high_deps=high_deps)
-            tree["layers.txt"] = SELF_TEST_TABLE.format(extra=extra)
+            tree["layers.txt"] = SELF_TEST_TABLE.format(extra=extra, high_line=high_line)
             tree["known.txt"] = known
             for path, text in tree.items():
                 os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)

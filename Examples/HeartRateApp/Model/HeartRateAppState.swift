@@ -1,7 +1,5 @@
 import Harald
-import HaraldCore
 import HaraldHeartRateMonitor
-import HaraldProfiles
 
 /// Everything the heart-rate screen shows, as one value.
 ///

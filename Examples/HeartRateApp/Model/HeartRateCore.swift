@@ -1,7 +1,5 @@
 import Harald
-import HaraldCore
 import HaraldHeartRateMonitor
-import HaraldProfiles
 
 /// The heart-rate app without its UI: it scans for straps, connects to the chosen one, shows its
 /// readings and battery, and publishes all of it as ``HeartRateAppState`` values.
@@ -77,10 +75,10 @@ public actor HeartRateCore {
         var next: UInt64 = 0
     }
 
-    private nonisolated let inbox = Locked(Inbox.make())
-    private nonisolated let observers = Locked(Observers())
+    private nonisolated let inbox = Guarded(Inbox.make())
+    private nonisolated let observers = Guarded(Observers())
     /// The radio's state, for the reconnect policy's veto (read outside the actor).
-    private nonisolated let radio = Locked(RadioState.unknown)
+    private nonisolated let radio = Guarded(RadioState.unknown)
 
     private var isRunning = false
     /// Restorations are handed over once per process: the first run takes them.
@@ -137,7 +135,7 @@ public actor HeartRateCore {
         guard !isRunning else { return }
         isRunning = true
         defer { isRunning = false }
-        let commands = inbox.value.commands
+        let commands = inbox.current.commands
         let starter = central.backend.taskStarter
         var watchers = [
             starter.start { [self, central] in
@@ -282,7 +280,7 @@ public actor HeartRateCore {
         var policy = reconnectPolicy
         let (radio, wanted) = (self.radio, policy.shouldReconnect)
         policy.shouldReconnect = { reason, attempt in
-            switch radio.value {
+            switch radio.current {
             case .unauthorized, .unsupported: false
             default: wanted(reason, attempt)
             }

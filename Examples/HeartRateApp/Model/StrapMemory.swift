@@ -1,5 +1,4 @@
 import Harald
-import HaraldCore
 
 /// Where the app keeps the strap it is using, so it can reconnect at the next launch: set when a
 /// connection comes up, cleared when the user ends it.
@@ -14,11 +13,11 @@ public protocol StrapMemory: Sendable {
 
 /// A ``StrapMemory`` that lasts as long as the value.
 public final class InMemoryStrapMemory: StrapMemory {
-    private let strap: Locked<PeripheralIdentifier?>
+    private let strap: Guarded<PeripheralIdentifier?>
 
-    public init(_ strap: PeripheralIdentifier? = nil) { self.strap = Locked(strap) }
+    public init(_ strap: PeripheralIdentifier? = nil) { self.strap = Guarded(strap) }
 
-    public func recall() -> PeripheralIdentifier? { strap.value }
+    public func recall() -> PeripheralIdentifier? { strap.current }
 
     public func remember(_ strap: PeripheralIdentifier?) { self.strap.withLock { $0 = strap } }
 }

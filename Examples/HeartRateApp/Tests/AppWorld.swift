@@ -1,5 +1,4 @@
 import Harald
-import HaraldCore
 import HaraldSimulator
 import HeartRateAppModel
 

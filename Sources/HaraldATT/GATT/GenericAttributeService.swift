@@ -17,11 +17,11 @@ public enum GATTGenericAttributeService {
     /// The service as a server offers it: Service Changed alone, with no read or write
     /// permission on its value (the server adds its Client Characteristic Configuration
     /// descriptor).
-    public static var definition: GATTServiceDefinition { definition(withDatabaseHash: false) }
+    package static var definition: GATTServiceDefinition { definition(withDatabaseHash: false) }
 
     /// The service with Service Changed and, when asked, Database Hash (readable; its value is
     /// filled in by the server, see ``GATTServer/Configuration/databaseHash``).
-    public static func definition(withDatabaseHash: Bool) -> GATTServiceDefinition {
+    package static func definition(withDatabaseHash: Bool) -> GATTServiceDefinition {
         var characteristics = [GATTCharacteristicDefinition(uuid: serviceChanged, properties: [.indicate], permissions: [])]
         if withDatabaseHash {
             characteristics.append(GATTCharacteristicDefinition(uuid: databaseHash, properties: [.read], value: [UInt8](repeating: 0, count: 16)))

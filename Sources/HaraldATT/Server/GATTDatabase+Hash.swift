@@ -4,7 +4,7 @@ import HaraldCore
 /// AES-CMAC under the all-zero key (RFC 4493), as the Database Hash needs it: the message in,
 /// the 16-byte MAC out in RFC order (most significant byte first). The ATT layer has no AES of
 /// its own; Harald's Security Manager provides one (see `GATTDatabaseHashing` in
-/// HaraldGATTBackend).
+/// HaraldGATTLink).
 public typealias GATTDatabaseHashFunction = @Sendable (_ message: [UInt8]) -> [UInt8]
 
 extension GATTDatabase {

@@ -76,7 +76,7 @@ public struct GATTDatabase: Sendable {
 
     /// Lays out `services` in order: declaration, includes, then each characteristic's
     /// declaration, value and descriptors. A service may include one declared after it.
-    public init(services definitions: [GATTServiceDefinition]) throws(GATTDatabaseError) {
+    package init(services definitions: [GATTServiceDefinition]) throws(GATTDatabaseError) {
         var slots: [IncludeSlot] = []
         for definition in definitions { slots += try append(definition) }
         try resolve(slots)
@@ -85,7 +85,7 @@ public struct GATTDatabase: Sendable {
     /// Adds a service after the last attribute and returns where it went. It may include only
     /// services already in the database. On error the database is unchanged.
     @discardableResult
-    public mutating func add(_ definition: GATTServiceDefinition) throws(GATTDatabaseError) -> GATTService {
+    package mutating func add(_ definition: GATTServiceDefinition) throws(GATTDatabaseError) -> GATTService {
         var changed = self
         let slots = try changed.append(definition)
         try changed.resolve(slots)

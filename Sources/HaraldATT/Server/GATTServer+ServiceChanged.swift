@@ -22,7 +22,7 @@ extension GATTServer {
     ///
     /// On error (an added service does not fit, or includes an unknown service) nothing changes.
     @discardableResult
-    public func changeServices(
+    package func changeServices(
         removing: [GATTService] = [], adding: [GATTServiceDefinition] = [], indicationTimeout: Duration? = nil
     ) async throws(GATTDatabaseError) -> ATTHandleRange? {
         guard let (range, _) = try applyChange(removing: removing, adding: adding) else { return nil }
@@ -31,9 +31,9 @@ extension GATTServer {
     }
 
     /// Adds one service after the last attribute and indicates Service Changed for its handles
-    /// (``changeServices(removing:adding:indicationTimeout:)``); returns where it went.
+    /// (`changeServices(removing:adding:indicationTimeout:)`); returns where it went.
     @discardableResult
-    public func addService(_ definition: GATTServiceDefinition, indicationTimeout: Duration? = nil) async throws(GATTDatabaseError) -> GATTService {
+    package func addService(_ definition: GATTServiceDefinition, indicationTimeout: Duration? = nil) async throws(GATTDatabaseError) -> GATTService {
         // Adding always changes something, so there is a range and a service.
         guard let (range, added) = try applyChange(removing: [], adding: [definition]), let service = added.first else {
             preconditionFailure("adding a service changed nothing")
@@ -44,9 +44,9 @@ extension GATTServer {
 
     /// Swaps services, as a device does when it restarts into other firmware (a buttonless DFU
     /// bootloader, say): removes every service whose UUID is in `uuids`, adds `definitions`, and
-    /// indicates one range (``changeServices(removing:adding:indicationTimeout:)``).
+    /// indicates one range (`changeServices(removing:adding:indicationTimeout:)`).
     @discardableResult
-    public func replaceServices(
+    package func replaceServices(
         _ uuids: [BluetoothUUID], with definitions: [GATTServiceDefinition], indicationTimeout: Duration? = nil
     ) async throws(GATTDatabaseError) -> ATTHandleRange? {
         try await changeServices(
@@ -54,7 +54,7 @@ extension GATTServer {
     }
 
     /// Removes every service with `uuid` and indicates Service Changed for their handles
-    /// (``changeServices(removing:adding:indicationTimeout:)``); returns the range, nil when
+    /// (`changeServices(removing:adding:indicationTimeout:)`); returns the range, nil when
     /// there was no such service.
     @discardableResult
     public func removeServices(_ uuid: BluetoothUUID, indicationTimeout: Duration? = nil) async -> ATTHandleRange? {

@@ -45,9 +45,9 @@ public actor GATTServer {
         /// false the server answers it with Request Not Supported, as an older server does.
         public var supportsReadMultipleVariable = true
         /// Whether the server adds the Generic Attribute service (0x1801) with its Service
-        /// Changed characteristic (``GATTGenericAttributeService/definition``) after the last
+        /// Changed characteristic (`GATTGenericAttributeService.definition`) after the last
         /// attribute when the database has no Generic Attribute service: without it a server
-        /// cannot tell its clients about ``GATTServer/changeServices(removing:adding:indicationTimeout:)``.
+        /// cannot tell its clients about changes of its services.
         /// Adding it last leaves every other handle where the definitions put it.
         public var addsGenericAttributeService = true
         /// AES-CMAC for the Database Hash characteristic (0x2B2A). When set, the Generic
@@ -73,7 +73,7 @@ public actor GATTServer {
     }
 
     /// The attributes served; stored values change as clients write, and services come and go
-    /// with ``changeServices(removing:adding:indicationTimeout:)``.
+    /// with `changeServices(removing:adding:indicationTimeout:)`.
     public internal(set) var database: GATTDatabase
     let configuration: Configuration
     /// The clock indication timeouts are measured on; each connection keeps its deadlines on it.
@@ -203,7 +203,7 @@ public actor GATTServer {
     }
 
     /// A server for the services described, laid out with ``GATTDatabase/init(services:)``.
-    public init(
+    package init(
         services: [GATTServiceDefinition], clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration(),
         authorize: GATTAuthorizationHandler? = nil, taskStarter: TaskStarter? = nil
     ) throws(GATTDatabaseError) {

@@ -182,21 +182,25 @@ public enum GATTAccess: Sendable, Hashable {
 /// get Insufficient Authorization (0x08). Asked after the encryption and authentication checks.
 public typealias GATTAttributeAuthorizationHandler = @Sendable (GATTRequestContext, GATTAccess) async -> Bool
 
+// The engine's own family of server definitions (`package`: the seam between the engine and the
+// backends that serve Harald's public definitions, `ServiceDefinition` and
+// `CharacteristicDefinition`, which GATTServing translates into these).
+
 /// A descriptor in a declarative service description.
-public struct GATTDescriptorDefinition: Sendable {
+package struct GATTDescriptorDefinition: Sendable {
     /// The descriptor type.
-    public var uuid: BluetoothUUID
+    package var uuid: BluetoothUUID
     /// What a client may do with it.
-    public var permissions: GATTPermissions
+    package var permissions: GATTPermissions
     /// Initial (stored) value.
-    public var value: [UInt8]
+    package var value: [UInt8]
     /// Produces the value on each read; nil serves the stored value.
-    public var onRead: GATTReadHandler?
+    package var onRead: GATTReadHandler?
     /// Takes each written value; nil stores it.
-    public var onWrite: GATTWriteHandler?
+    package var onWrite: GATTWriteHandler?
 
     /// A descriptor from its parts.
-    public init(
+    package init(
         uuid: BluetoothUUID, permissions: GATTPermissions = .read, value: [UInt8] = [], onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil
     ) {
         self.uuid = uuid
@@ -207,7 +211,7 @@ public struct GATTDescriptorDefinition: Sendable {
     }
 
     /// A Characteristic User Description (0x2901), read-only UTF-8 text.
-    public static func userDescription(_ text: String) -> GATTDescriptorDefinition {
+    package static func userDescription(_ text: String) -> GATTDescriptorDefinition {
         GATTDescriptorDefinition(uuid: GATTAttributeType.characteristicUserDescription, value: Array(text.utf8))
     }
 }
@@ -215,32 +219,32 @@ public struct GATTDescriptorDefinition: Sendable {
 /// A characteristic in a declarative service description. A Client Characteristic
 /// Configuration descriptor is added automatically when `properties` has notify or indicate
 /// (unless `descriptors` already holds one).
-public struct GATTCharacteristicDefinition: Sendable {
+package struct GATTCharacteristicDefinition: Sendable {
     /// The characteristic type.
-    public var uuid: BluetoothUUID
+    package var uuid: BluetoothUUID
     /// The properties its declaration announces (read, write, notify, …).
-    public var properties: CharacteristicProperties
+    package var properties: CharacteristicProperties
     /// What a client may do with the value, and what security it needs.
-    public var permissions: GATTPermissions
+    package var permissions: GATTPermissions
     /// Initial (stored) value; reads return it unless `onRead` is set.
-    public var value: [UInt8]
+    package var value: [UInt8]
     /// Produces the value on each read; nil serves the stored value.
-    public var onRead: GATTReadHandler?
+    package var onRead: GATTReadHandler?
     /// Takes each written value; nil stores it.
-    public var onWrite: GATTWriteHandler?
+    package var onWrite: GATTWriteHandler?
     /// Its descriptors other than the CCCD, which the server adds for notify and indicate.
-    public var descriptors: [GATTDescriptorDefinition]
+    package var descriptors: [GATTDescriptorDefinition]
     /// Asked before every read, write and CCCD write of this characteristic (nil: no hook).
-    public var authorize: GATTAttributeAuthorizationHandler?
+    package var authorize: GATTAttributeAuthorizationHandler?
     /// The shortest encryption key (octets, 7…16) a read accepts when ``permissions`` make reads
     /// need encryption; the CCCD's writes need the same. 16 by default.
-    public var minimumReadKeySize = 16
+    package var minimumReadKeySize = 16
     /// The shortest encryption key (octets, 7…16) a write accepts when ``permissions`` make
     /// writes need encryption. 16 by default.
-    public var minimumWriteKeySize = 16
+    package var minimumWriteKeySize = 16
 
     /// A characteristic from its parts.
-    public init(
+    package init(
         uuid: BluetoothUUID, properties: CharacteristicProperties, permissions: GATTPermissions? = nil, value: [UInt8] = [],
         descriptors: [GATTDescriptorDefinition] = [], onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil,
         authorize: GATTAttributeAuthorizationHandler? = nil
@@ -260,18 +264,18 @@ public struct GATTCharacteristicDefinition: Sendable {
 }
 
 /// A service in a declarative description: handles are assigned in declaration order.
-public struct GATTServiceDefinition: Sendable {
+package struct GATTServiceDefinition: Sendable {
     /// The service type.
-    public var uuid: BluetoothUUID
+    package var uuid: BluetoothUUID
     /// Whether it is a primary service (else secondary).
-    public var isPrimary: Bool
+    package var isPrimary: Bool
     /// UUIDs of other services of the same database that this one includes.
-    public var includes: [BluetoothUUID]
+    package var includes: [BluetoothUUID]
     /// Its characteristics, in handle order.
-    public var characteristics: [GATTCharacteristicDefinition]
+    package var characteristics: [GATTCharacteristicDefinition]
 
     /// A service from its parts; `includes` names services it includes, by UUID.
-    public init(uuid: BluetoothUUID, isPrimary: Bool = true, includes: [BluetoothUUID] = [], characteristics: [GATTCharacteristicDefinition]) {
+    package init(uuid: BluetoothUUID, isPrimary: Bool = true, includes: [BluetoothUUID] = [], characteristics: [GATTCharacteristicDefinition]) {
         self.uuid = uuid
         self.isPrimary = isPrimary
         self.includes = includes

@@ -18,7 +18,6 @@ extension CharacteristicRegistry {
         FirmwareRevisionString.self, SoftwareRevisionString.self, SystemID.self, PnPID.self,
         DeviceName.self, Appearance.self,
         ClientCharacteristicConfiguration.self, CharacteristicPresentationFormat.self, ServiceChanged.self,
-        MiBandRealtimeSteps.self,
     ]
 
     /// A registry with every type in ``standardTypes``.

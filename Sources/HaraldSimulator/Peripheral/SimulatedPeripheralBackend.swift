@@ -1,7 +1,7 @@
 import Harald
 import HaraldATT
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 
 extension Simulator {
     /// A `PeripheralBackend` that serves definitions as devices of this world, at `address`:

@@ -5,7 +5,7 @@ import HaraldProfiles
 /// Standard services for virtual devices.
 extension GATTServiceDefinition {
     /// A Device Information service (0x180A) with the usual strings, for virtual devices.
-    public static func deviceInformation(manufacturer: String, model: String, serial: String, firmware: String, hardware: String) -> GATTServiceDefinition {
+    package static func deviceInformation(manufacturer: String, model: String, serial: String, firmware: String, hardware: String) -> GATTServiceDefinition {
         GATTServiceDefinition(
             uuid: BluetoothUUID(0x180A),
             characteristics: [

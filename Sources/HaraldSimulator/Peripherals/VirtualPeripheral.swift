@@ -2,7 +2,7 @@ import Harald
 import HaraldATT
 import HaraldCodec
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 
 /// A simulated Bluetooth LE device: what it advertises, the GATT server it runs, and the
 /// scripts that make it behave like the real thing.
@@ -69,7 +69,7 @@ public enum PairingResponse: Hashable, Sendable {
 /// connection while it lasts (inside the simulation, cancelled when the link closes).
 public struct PeripheralBehaviour: Sendable {
     /// The GATT database, laid out in this order (handles from 0x0001).
-    public var services: [GATTServiceDefinition]
+    package var services: [GATTServiceDefinition]
     /// Runs once per connection, from the moment the link is up until it closes.
     public var onConnection: (@Sendable (PeripheralSession) async -> Void)?
     /// How the device's GATT server behaves (for example an older ATT without Read Multiple
@@ -83,7 +83,7 @@ public struct PeripheralBehaviour: Sendable {
     }
 
     /// A behaviour serving `services`, running `onConnection` for each connection.
-    public init(
+    package init(
         services: [GATTServiceDefinition], serverConfiguration: GATTServer.Configuration = .init(),
         onConnection: (@Sendable (PeripheralSession) async -> Void)? = nil
     ) {
@@ -180,7 +180,14 @@ public final class PeripheralRuntime: Sendable {
     /// handles: what the central cached for it is stale, which it can only learn from the
     /// indication.
     @discardableResult
-    public func changeServices(removing: [BluetoothUUID] = [], adding: [GATTServiceDefinition] = []) async throws(GATTDatabaseError) -> ATTHandleRange? {
+    public func changeServices(removing: [BluetoothUUID] = [], adding: [ServiceDefinition] = []) async throws(GATTDatabaseError) -> ATTHandleRange? {
+        try await server.replaceServices(removing, with: adding.map(\.gattService))
+    }
+
+    /// ``changeServices(removing:adding:)`` with services in the engine's terms (for this
+    /// package's virtual devices, which declare their databases that way).
+    @discardableResult
+    package func changeServices(removing: [BluetoothUUID] = [], adding: [GATTServiceDefinition]) async throws(GATTDatabaseError) -> ATTHandleRange? {
         try await server.replaceServices(removing, with: adding)
     }
 

@@ -1,7 +1,7 @@
 import Harald
 import HaraldATT
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 import HaraldSMP
 
 /// The keys a virtual device keeps for the centrals it bonded with, per device: what a central

@@ -1,7 +1,7 @@
 import Harald
 import HaraldATT
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 
 /// One connection the simulated central made: its link, both GATT engines and its fault
 /// injection points. For tests and benchmarks.

@@ -2,7 +2,7 @@ import Harald
 import HaraldATT
 import HaraldCodec
 import HaraldCore
-import HaraldGATTBackend
+import HaraldGATTLink
 import HaraldSMP
 
 /// A simulated radio world: a central (the phone, the gateway) and virtual peripherals, on a

@@ -42,7 +42,7 @@ extension PeripheralConnection {
 func describeValue(_ bytes: [UInt8], uuid: BluetoothUUID) -> JSONValue {
     let decoded: JSONValue?
     do {
-        decoded = try CharacteristicRegistry.standard.describe(bytes, as: uuid)
+        decoded = try CharacteristicRegistry.harald.describe(bytes, as: uuid)
     } catch {
         decoded = .fields(["error": .string(error.description)])
     }
@@ -124,7 +124,7 @@ struct Dump: AsyncParsableCommand {
             if json {
                 Output.json(.fields(["address": .string(device.address.uppercased()), "services": .array(services)]))
             } else {
-                for line in GATTTree.render(title: device.address.uppercased(), services: treeServices) { Output.line(line) }
+                for line in GATTTree.render(title: device.address.uppercased(), services: treeServices, registry: .harald) { Output.line(line) }
             }
             await connection.disconnect()
         }
@@ -166,7 +166,7 @@ struct ReadCommand: AsyncParsableCommand {
                     }
                     Output.line(value.jsonText)
                 } else {
-                    Output.line("\(Labels.uuid(uuid)): \(Labels.value(bytes, of: uuid, hexLimit: .max))")
+                    Output.line("\(Labels.uuid(uuid, registry: .harald)): \(Labels.value(bytes, of: uuid, hexLimit: .max, registry: .harald))")
                     Output.line("security: \(report.text)")
                 }
                 await connection.disconnect()
@@ -196,7 +196,7 @@ struct WriteCommand: AsyncParsableCommand {
             let characteristic = try await connection.findCharacteristic(uuid)
             try await connection.writeRaw(bytes, to: characteristic, kind: kind)
             let result: JSONValue = .fields(["uuid": .string(uuid.uuidString), "hex": .string(bytes.hexString), "written": .bool(true)])
-            Output.line(json ? result.jsonText : "wrote \(bytes.count) bytes to \(Labels.uuid(uuid))")
+            Output.line(json ? result.jsonText : "wrote \(bytes.count) bytes to \(Labels.uuid(uuid, registry: .harald))")
             await connection.disconnect()
         }
     }
@@ -231,7 +231,7 @@ struct Subscribe: AsyncParsableCommand {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     var received = 0
-                    var lines = NotificationLines(uuid: uuid)
+                    var lines = NotificationLines(uuid: uuid, registry: .harald)
                     for try await bytes in subscription {
                         let value = describeValue(bytes, uuid: uuid)
                         Output.line(json ? value.jsonText : lines.line(for: bytes, decoded: value["decoded"], at: stopwatch.elapsed))

@@ -129,7 +129,7 @@ extension Advertisement {
     /// One line for people: address, RSSI, name, services and manufacturer with their SIG names.
     var summary: String {
         let address = peripheral.address.map { "\($0.string) (\($0.kind))" } ?? peripheral.rawValue
-        let services = serviceUUIDs.isEmpty ? "" : " services " + serviceUUIDs.map(Labels.uuid).joined(separator: ", ")
+        let services = serviceUUIDs.isEmpty ? "" : " services " + serviceUUIDs.map { Labels.uuid($0) }.joined(separator: ", ")
         let maker = data.manufacturerData.map { " manufacturer " + Labels.company($0.companyID) } ?? ""
         let appearance = data.appearance.map { " appearance " + Labels.appearance($0) } ?? ""
         return

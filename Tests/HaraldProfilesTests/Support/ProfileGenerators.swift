@@ -134,8 +134,4 @@ enum ProfileGen {
     static let serviceChanged = zip(Gen.uint16(in: 1...0xFFFF), Gen.uint16()).compactMap {
         ServiceChanged(startHandle: $0, endHandle: $1)
     }
-
-    static let miBandSteps = zip(Gen.uint8(), Gen.uint32(), Gen.uint32(), Gen.uint32()).map {
-        MiBandRealtimeSteps(type: $0, steps: $1, meters: $2, calories: $3)
-    }
 }

@@ -1,4 +1,5 @@
 import HaraldCodec
+import HaraldProfiles
 
 /// Mi Band realtime steps (Huami characteristic 0x0007,
 /// `00000007-0000-3512-2118-0009AF100700`, read/notify): today's steps, distance and calories.
@@ -46,4 +47,12 @@ public struct MiBandRealtimeSteps: CharacteristicValue {
     public var jsonValue: JSONValue {
         .object(["steps": .int(steps), "meters": .int(meters), "calories": .int(calories), "type": .int(type)])
     }
+}
+
+/// The Mi Band kit's values, for a registry that decodes and names them.
+extension CharacteristicRegistry {
+    /// The Mi Band kit's characteristic values a registry can name and decode (the realtime
+    /// steps): a tool registers them next to `CharacteristicRegistry.standardTypes`, as `harald
+    /// decode` does.
+    public static let miBandTypes: [any CharacteristicValue.Type] = [MiBandRealtimeSteps.self]
 }

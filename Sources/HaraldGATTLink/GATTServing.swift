@@ -11,18 +11,21 @@ extension CentralIdentifier {
     public init(_ connection: GATTConnectionID) { self.init(rawValue: "central #\(connection.rawValue)") }
 }
 
+/// A service definition as Harald's GATT server takes it.
+extension ServiceDefinition {
+    /// This service in the engine's terms (as `PeripheralDefinition.gattServices()` gives each).
+    package var gattService: GATTServiceDefinition {
+        GATTServiceDefinition(uuid: uuid, isPrimary: isPrimary, characteristics: characteristics.map(PeripheralDefinition.gattCharacteristic))
+    }
+}
+
 /// A definition as GATT server services.
 extension PeripheralDefinition {
     /// The definition as Harald's GATT server takes it: permissions from the properties and the
     /// security each side needs, handlers adapted, a User Description descriptor where given.
-    public func gattServices() -> [GATTServiceDefinition] {
-        services.map { service in
-            GATTServiceDefinition(
-                uuid: service.uuid, isPrimary: service.isPrimary, characteristics: service.characteristics.map(Self.gattCharacteristic))
-        }
-    }
+    package func gattServices() -> [GATTServiceDefinition] { services.map(\.gattService) }
 
-    static func gattCharacteristic(_ definition: CharacteristicDefinition) -> GATTCharacteristicDefinition {
+    package static func gattCharacteristic(_ definition: CharacteristicDefinition) -> GATTCharacteristicDefinition {
         var permissions: GATTPermissions = []
         if definition.properties.contains(.read) { permissions.insert(.read) }
         // The read security applies to the value however it leaves the device: a read, a
