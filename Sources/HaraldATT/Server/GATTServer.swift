@@ -97,8 +97,21 @@ public actor GATTServer {
     struct PendingIndication {
         let id: UInt64
         let bytes: [UInt8]
-        var continuation: CheckedContinuation<Result<Void, GATTError>, Never>?
+        /// The caller, while it waits for its turn (queued) or for the confirmation (sent).
+        var caller: CheckedContinuation<IndicationStep, Never>?
         var deadline: DeadlineSchedule<IndicationDeadline>.ID?
+        /// Whether the caller has handed the indication to the bearer.
+        var sent = false
+        /// Whether the caller's outcome was given.
+        var resolved = false
+    }
+
+    /// What a waiting ``indicate(handle:value:connection:timeout:)`` caller is woken for.
+    enum IndicationStep {
+        /// Its indication is in flight now: send it.
+        case send
+        /// Its outcome.
+        case finished(Result<Void, GATTError>)
     }
 
     /// What a deadline of a connection ends.
@@ -127,8 +140,12 @@ public actor GATTServer {
     }
 
     var connections: [GATTConnectionID: Connection] = [:]
+    /// Outcomes of indications that came while their caller was not waiting (it was sending);
+    /// it takes them as soon as it is back on the actor.
+    private var unclaimedIndicationOutcomes: [UInt64: Result<Void, GATTError>] = [:]
     private var nextID: UInt64 = 1
-    /// Indication continuations not resumed yet. Zero when idle.
+    /// Indications without their outcome yet (queued, being sent or awaiting confirmation).
+    /// Zero when idle.
     package private(set) var liveContinuations = 0
 
     /// A server for `database`.
@@ -368,26 +385,57 @@ public actor GATTServer {
         nextID += 1
         let deadline = state.deadlines.now() + (timeout ?? configuration.defaultTimeout)
         let starter = state.taskStarter
+        liveContinuations += 1
+        let timer = addDeadline(at: deadline, .indication(id), on: connection)
+        connections[connection]?.indicationQueue.append(PendingIndication(id: id, bytes: bytes, deadline: timer))
+        pumpIndications(connection)
+        // Sent by this task when its turn comes; no indication starts a task of its own.
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, GATTError>, Never>) in
-                liveContinuations += 1
-                if connections[connection] == nil {
-                    liveContinuations -= 1
-                    continuation.resume(returning: .failure(.disconnected))
-                    return
+            while true {
+                if let outcome = unclaimedIndicationOutcomes.removeValue(forKey: id) {
+                    // Ended before it was sent: its turn passes to the next indication.
+                    if let pending = connections[connection]?.indicationInFlight, pending.id == id, !pending.sent {
+                        connections[connection]?.indicationInFlight = nil
+                        pumpIndications(connection)
+                    }
+                    return outcome
                 }
-                let timer = addDeadline(at: deadline, .indication(id), on: connection)
-                connections[connection]?.indicationQueue.append(PendingIndication(id: id, bytes: bytes, continuation: continuation, deadline: timer))
-                if Task.isCancelled {
-                    resolveIndication(id, connection: connection, with: .failure(.cancelled))
-                } else {
-                    pumpIndications(connection)
+                if let state = connections[connection], let pending = state.indicationInFlight, pending.id == id, !pending.sent {
+                    connections[connection]?.indicationInFlight?.sent = true
+                    connections[connection]?.counters.countSent(bytes)
+                    baseCounters.countSent(bytes)
+                    let transactionTimer = addDeadline(after: configuration.transactionTimeout, .transaction(id), on: connection)
+                    connections[connection]?.indicationTimer = transactionTimer
+                    do { try await state.bearer.send(bytes) } catch { connectionClosed(connection, .linkLost(code: nil)) }
+                    continue
+                }
+                switch await waitForIndicationStep(id, connection: connection) {
+                case .finished(let result): return result
+                case .send: continue
                 }
             }
         } onCancel: {
             starter.start { [weak self] in await self?.resolveIndication(id, connection: connection, with: .failure(.cancelled)) }
         }
         try result.get()
+    }
+
+    /// Parks indication `id`'s caller until its turn to send or its outcome.
+    private func waitForIndicationStep(_ id: UInt64, connection: GATTConnectionID) async -> IndicationStep {
+        await withCheckedContinuation { (continuation: CheckedContinuation<IndicationStep, Never>) in
+            if connections[connection]?.indicationInFlight?.id == id {
+                connections[connection]?.indicationInFlight?.caller = continuation
+            } else if let index = connections[connection]?.indicationQueue.firstIndex(where: { $0.id == id }) {
+                connections[connection]?.indicationQueue[index].caller = continuation
+            } else {
+                // Resolved and gone: finish() left the outcome unclaimed.
+                let outcome = unclaimedIndicationOutcomes.removeValue(forKey: id) ?? .failure(.disconnected)
+                continuation.resume(returning: .finished(outcome))
+                return
+            }
+            // Cancellation that raced the registration: the handler's task may have run already.
+            if Task.isCancelled { resolveIndication(id, connection: connection, with: .failure(.cancelled)) }
+        }
     }
 
     private func resolveIndication(_ id: UInt64, connection: GATTConnectionID, with result: Result<Void, GATTError>) {
@@ -407,27 +455,27 @@ public actor GATTServer {
     /// connection).
     private func finish(_ pending: inout PendingIndication, with result: Result<Void, GATTError>) {
         pending.deadline = nil
-        guard let continuation = pending.continuation else { return }
-        pending.continuation = nil
+        guard !pending.resolved else { return }
+        pending.resolved = true
         liveContinuations -= 1
-        continuation.resume(returning: result)
+        if let caller = pending.caller {
+            pending.caller = nil
+            caller.resume(returning: .finished(result))
+        } else {
+            unclaimedIndicationOutcomes[pending.id] = result
+        }
     }
 
+    /// Hands the turn to the next queued indication of `connection` if none is in flight: its
+    /// caller sends it.
     private func pumpIndications(_ connection: GATTConnectionID) {
         guard var state = connections[connection], state.indicationInFlight == nil, !state.indicationQueue.isEmpty else { return }
-        let pending = state.indicationQueue.removeFirst()
+        var pending = state.indicationQueue.removeFirst()
+        let caller = pending.caller
+        pending.caller = nil
         state.indicationInFlight = pending
-        let id = pending.id
-        state.counters.countSent(pending.bytes)
-        baseCounters.countSent(pending.bytes)
         connections[connection] = state
-        let transactionTimer = addDeadline(after: configuration.transactionTimeout, .transaction(id), on: connection)
-        connections[connection]?.indicationTimer = transactionTimer
-        let bearer = state.bearer
-        let bytes = pending.bytes
-        state.taskStarter.start { [weak self] in
-            do { try await bearer.send(bytes) } catch { await self?.connectionClosed(connection, .linkLost(code: nil)) }
-        }
+        caller?.resume(returning: .send)
     }
 
     private func indicationTimedOut(_ id: UInt64, connection: GATTConnectionID) async {
@@ -471,7 +519,7 @@ public actor GATTServer {
     }
 
     func confirmationReceived(_ connection: GATTConnectionID) {
-        guard var state = connections[connection], var pending = state.indicationInFlight else {
+        guard var state = connections[connection], var pending = state.indicationInFlight, pending.sent else {
             baseCounters.ignoredPDUs += 1
             return
         }
