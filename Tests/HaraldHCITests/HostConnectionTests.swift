@@ -249,7 +249,11 @@ struct HostConnectionTests {
         let disconnecting = Task { try await connection.disconnect() }
         await controller.waitForCommand(.disconnect)
         await host.settleCommands()
-        await clock.waitForSleepers(atLeast: 1)  // the wait for Disconnection Complete
+        // The wait for Disconnection Complete: its deadline is on the host's schedule once the
+        // command was answered (a sleeper count alone cannot tell, the host's sleeper may be
+        // sleeping for an earlier command already).
+        await waitUntil { await host.deadlines.count >= 1 }
+        await clock.waitForSleepers(atLeast: 1)
         clock.advance(by: .seconds(5))
         #expect(try await disconnecting.value == .connectionTerminatedByLocalHost)
         await host.close()
