@@ -150,9 +150,6 @@ package protocol DeadlineOwner: Actor {
 }
 
 extension DeadlineOwner {
-    /// Elapsed time on the owner's clock.
-    package var deadlineClockNow: Duration { deadlines.now() }
-
     /// Adds a deadline at elapsed time `deadline` and makes sure a sleeper wakes for it.
     @discardableResult
     package func addDeadline(at deadline: Duration, _ action: DeadlineAction) -> DeadlineSchedule<DeadlineAction>.ID {
