@@ -20,6 +20,7 @@ let package = Package(
                 .product(name: "HaraldCodec", package: "Harald"),
                 .product(name: "HaraldProfiles", package: "Harald"),
                 .product(name: "HaraldATT", package: "Harald"),
+                .product(name: "Harald", package: "Harald"),
                 .product(name: "HaraldGoPro", package: "Harald"),
                 "Clobber",
             ],

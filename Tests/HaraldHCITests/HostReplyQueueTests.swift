@@ -49,6 +49,9 @@ struct HostReplyQueueTests {
         #expect(await host.liveTaskCount <= L2CAPChannelManager.maximumQueuedReplies + 1)
 
         // The controller frees its buffers: every reply that waited goes out; nothing else does.
+        // (Completions come only for packets the controller has: a controller never reports one
+        // it was not given, and the host ignores completions beyond what it sent.)
+        #expect(await eventually { Self.replies(controller, cid: 0x0005) == 4 })
         for _ in 0..<10 { controller.inject(FakeController.completedPackets(handle: 0x40, count: 4)) }
         #expect(await eventually { await host.l2cap.queuedReplyCount == 0 })
         let dropped = await host.droppedReplies
@@ -74,6 +77,7 @@ struct HostReplyQueueTests {
         let (controller, host, _) = try await Self.connected()
         for _ in 0..<100 { controller.inject(Self.pairingRequest) }
         #expect(await eventually { await host.droppedReplies >= 100 - 4 - L2CAPChannelManager.maximumQueuedReplies })
+        #expect(await eventually { Self.replies(controller, cid: 0x0006) == 4 })  // what the controller's buffers took
         for _ in 0..<10 { controller.inject(FakeController.completedPackets(handle: 0x40, count: 4)) }
         #expect(await eventually { await host.l2cap.queuedReplyCount == 0 })
         let dropped = await host.droppedReplies

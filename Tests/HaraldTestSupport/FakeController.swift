@@ -16,8 +16,8 @@ public final class FakeController: HCITransport {
 
     /// Everything mutable; waiters are resumed after the lock is released, each once.
     private let state = Locked(State())
-    public let packets: AsyncThrowingStream<HCIPacket, any Error>
-    private let continuation: AsyncThrowingStream<HCIPacket, any Error>.Continuation
+    /// Unbounded: a fake delivers whatever a test injects.
+    public let packets = HCIPacketInbox(capacity: .max)
 
     /// ACL buffer the fake reports in LE Read Buffer Size.
     public let aclLength: UInt16
@@ -28,7 +28,6 @@ public final class FakeController: HCITransport {
         self.aclLength = aclLength
         self.aclCount = aclCount
         self.leFeatures = leFeatures
-        (packets, continuation) = AsyncThrowingStream.makeStream(of: HCIPacket.self, throwing: (any Error).self)
     }
 
     /// Replaces the command script: return the packets to answer with, or nil to stay silent.
@@ -82,10 +81,10 @@ public final class FakeController: HCITransport {
     }
 
     /// Delivers a packet to the host.
-    public func inject(_ packet: HCIPacket) { continuation.yield(packet) }
+    public func inject(_ packet: HCIPacket) { packets.yield(packet) }
 
     /// Ends the link from the controller side.
-    public func fail(_ error: HCITransportError) { continuation.finish(throwing: error) }
+    public func fail(_ error: HCITransportError) { packets.finish(throwing: error) }
 
     /// Everything the host has sent, in order.
     public var sent: [HCIPacket] { state.withLock { $0.sent } }
@@ -127,7 +126,7 @@ public final class FakeController: HCITransport {
         for waiter in ready { waiter.resume() }
         if packet.type == .command, let command = try? HCICommand(decoding: packet.payload) {
             let replies: [HCIPacket]? = if let script { script(command) } else { standardAnswer(command) }
-            for reply in replies ?? [] { continuation.yield(reply) }
+            for reply in replies ?? [] { packets.yield(reply) }
         }
     }
 
@@ -147,6 +146,6 @@ public final class FakeController: HCITransport {
 
     public func close() async {
         state.withLock { $0.isClosed = true }
-        continuation.finish()
+        packets.finish()
     }
 }

@@ -63,8 +63,8 @@ public final class VirtualController: HCITransport {
     }
 
     public let configuration: Configuration
-    public let packets: AsyncThrowingStream<HCIPacket, any Error>
-    private let toHost: AsyncThrowingStream<HCIPacket, any Error>.Continuation
+    /// Unbounded, as a host reads what the controller sends.
+    public let packets = HCIPacketInbox(capacity: .max)
     private let peers: [VirtualPeer]
     /// Links and scan state. Packets whose order matters against a link's state (its ACL data,
     /// its Disconnection Complete) are yielded to the host with this lock held, so no ACL data
@@ -74,7 +74,6 @@ public final class VirtualController: HCITransport {
     public init(peers: [VirtualPeer], configuration: Configuration = Configuration()) {
         self.peers = peers
         self.configuration = configuration
-        (packets, toHost) = AsyncThrowingStream.makeStream(of: HCIPacket.self, throwing: (any Error).self)
     }
 
     // MARK: Test controls
@@ -108,7 +107,7 @@ public final class VirtualController: HCITransport {
     }
 
     /// Ends the link to the host with `error`, as a controller whose socket broke.
-    public func fail(_ error: HCITransportError) { toHost.finish(throwing: error) }
+    public func fail(_ error: HCITransportError) { packets.finish(throwing: error) }
 
     public func close() async {
         let links = state.withLock { state in
@@ -117,7 +116,7 @@ public final class VirtualController: HCITransport {
             return state.links.values.map(\.bearer)
         }
         for bearer in links { bearer.end(.linkLost(code: nil)) }
-        toHost.finish()
+        packets.finish()
     }
 
     // MARK: Links
@@ -131,7 +130,7 @@ public final class VirtualController: HCITransport {
             for var fragment in fragments {
                 // A controller marks the first fragment it sends up as "first, flushable".
                 if fragment.packetBoundary == .firstNonFlushable { fragment.packetBoundary = .firstFlushable }
-                toHost.yield(fragment.packet)
+                packets.yield(fragment.packet)
             }
         }
     }
@@ -141,7 +140,7 @@ public final class VirtualController: HCITransport {
     func endLink(handle: UInt16, reason: HCIStatus, peerSees closeReason: ATTCloseReason = .closedLocally) {
         let link: Link? = state.withLock { state in
             guard let link = state.links.removeValue(forKey: handle) else { return nil }
-            toHost.yield(ControllerEvents.disconnectionComplete(handle: handle, reason: reason))
+            packets.yield(ControllerEvents.disconnectionComplete(handle: handle, reason: reason))
             return link
         }
         // A pairing under way on the link ends with it.
@@ -158,7 +157,7 @@ public final class VirtualController: HCITransport {
             return (link.bearer, pdu)
         }
         // The buffer is free at once, as on Bumble's controllers.
-        toHost.yield(ControllerEvents.completedPackets(handle: fragment.handle, count: 1))
+        packets.yield(ControllerEvents.completedPackets(handle: fragment.handle, count: 1))
         guard let (bearer, pdu) = delivery, let pdu else { return }
         switch pdu.cid {
         case L2CAPFixedChannel.attributeProtocol:
@@ -241,7 +240,7 @@ public final class VirtualController: HCITransport {
             guard !state.isClosed, state.links[handle] != nil else { return }
             for var fragment in fragments {
                 if fragment.packetBoundary == .firstNonFlushable { fragment.packetBoundary = .firstFlushable }
-                toHost.yield(fragment.packet)
+                packets.yield(fragment.packet)
             }
         }
     }
@@ -261,7 +260,7 @@ public final class VirtualController: HCITransport {
         let serverConnection = await peer.server.attach(bearer, security: GATTSecurity(bondedLevel: bonded))
         state.withLock { state in
             state.links[handle] = Link(peer: peer.address, bearer: bearer, serverConnection: serverConnection)
-            toHost.yield(ControllerEvents.connectionComplete(handle: handle, peer: peer.address))
+            packets.yield(ControllerEvents.connectionComplete(handle: handle, peer: peer.address))
         }
         if let authReq = peer.securityRequest, let request = try? SMPSecurityRequest(authReq: authReq).encodedBytes() {
             sendSecurityManagerPDU(request, handle: handle)
@@ -271,7 +270,7 @@ public final class VirtualController: HCITransport {
     // MARK: Commands
 
     private func answer(_ packets: HCIPacket...) {
-        for packet in packets { toHost.yield(packet) }
+        for packet in packets { self.packets.yield(packet) }
     }
 
     private func complete(_ command: HCICommand, _ returnParameters: [UInt8] = [HCIStatus.success.rawValue]) {

@@ -10,6 +10,7 @@ let benchmarks: @Sendable () -> Void = {
     registerBloodPressureMeasurementBenchmarks()
     registerGlucoseMeasurementBenchmarks()
     registerNotificationPathBenchmark()
+    registerSimulatorNotificationPathBenchmark()
     registerGoProReceiveBenchmarks()
     registerHarness()
 }

@@ -52,6 +52,9 @@ public actor HCIHost: DeadlineOwner {
     }
 
     let transport: any HCITransport
+    /// Where the host's work runs: the transport's reading thread when it has one (a packet is
+    /// then handled on the thread that read it), else a dispatch queue of the host's own.
+    nonisolated let executor: any SerialExecutor
     let clock: any Clock<Duration>
     /// Every timer of the host (command, connection, encryption and signaling timeouts, address
     /// rotation), served by one sleeping task.
@@ -119,6 +122,7 @@ public actor HCIHost: DeadlineOwner {
         snoop: BTSnoopWriter? = nil
     ) {
         self.transport = transport
+        self.executor = transport.executor ?? QueueExecutor(label: "HaraldHCI host")
         self.clock = clock
         self.deadlines = DeadlineSchedule(anyClock: clock)
         self.configuration = configuration
@@ -127,6 +131,8 @@ public actor HCIHost: DeadlineOwner {
             maximumPDUSize: configuration.maximumReceivedPDUSize,
             deliversSecurityManagerPDUs: configuration.deliversSecurityManagerPDUs)
     }
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Starts reading from the transport and sets the controller up (see ``setUpController()``).
     @discardableResult
@@ -150,14 +156,12 @@ public actor HCIHost: DeadlineOwner {
         readerTask = Task { await self.read(packets) }
     }
 
-    private func read(_ packets: AsyncThrowingStream<HCIPacket, any Error>) async {
-        do {
-            for try await packet in packets { await receive(packet) }
+    private func read(_ packets: HCIPacketInbox) async {
+        do throws(HCITransportError) {
+            while let packet = try await packets.next() { await receive(packet) }
             shutDown(.closed)
-        } catch let error as HCITransportError {
-            shutDown(.transport(error))
         } catch {
-            shutDown(.closed)
+            shutDown(.transport(error))
         }
     }
 

@@ -7,11 +7,21 @@ public protocol HCITransport: AnyObject, Sendable {
     /// Sends one packet to the controller. Throws ``HCITransportError/closed`` once closed.
     func send(_ packet: HCIPacket) async throws(HCITransportError)
 
-    /// Packets from the controller, in arrival order. There is one stream per transport, for one
-    /// consumer. It finishes normally after ``close()`` and throws an ``HCITransportError`` when
-    /// the link fails (the other end went away, the framing broke).
-    var packets: AsyncThrowingStream<HCIPacket, any Error> { get }
+    /// Packets from the controller, in arrival order. There is one inbox per transport, for one
+    /// consumer (the host). It finishes normally after ``close()`` and with an
+    /// ``HCITransportError`` when the link fails (the other end went away, the framing broke).
+    var packets: HCIPacketInbox { get }
 
     /// Closes the link; idempotent. Pending sends fail, ``packets`` finishes.
     func close() async
+
+    /// The serial executor the host on this transport should run on, when the transport has a
+    /// thread of its own that reads the controller: the host then handles each packet on the
+    /// thread that read it, with no other thread woken. Nil (the default): the host runs on a
+    /// dispatch queue of its own.
+    var executor: (any SerialExecutor)? { get }
+}
+
+extension HCITransport {
+    public var executor: (any SerialExecutor)? { nil }
 }

@@ -50,7 +50,10 @@ public final class HCIUserChannelTransport: HCITransport {
         connection = try SocketConnection(descriptor: fd, name: name)
     }
 
-    public var packets: AsyncThrowingStream<HCIPacket, any Error> { connection.packets }
+    public var packets: HCIPacketInbox { connection.packets }
+
+    /// The transport's reading thread, as the host's executor.
+    public var executor: (any SerialExecutor)? { connection.executor }
 
     public func send(_ packet: HCIPacket) async throws(HCITransportError) {
         try connection.send(packet.h4Bytes)

@@ -8,60 +8,176 @@ import Darwin
 import Foundation
 import HaraldCore
 
-/// A connected socket carrying H4-framed packets, read by a dedicated thread.
+/// A connected socket carrying H4-framed packets, served by one thread of its own that reads the
+/// socket and is also the serial executor of the host on top (``executor``).
 ///
-/// The reader thread waits in `poll` on the socket and on a wake-up pipe, so ``close()`` stops it
-/// promptly even for socket families without `shutdown` (HCI sockets). The socket is closed
-/// exactly once, by the reader thread on its way out, while holding the write side, so a writer
+/// The thread waits in `poll` on the socket and on a wake-up pipe. It runs the jobs enqueued on
+/// ``executor`` and hands each packet it reads to ``packets``; so a packet whose host waits is
+/// handled on the thread that read it, with no thread woken in between. ``close()`` stops the
+/// reading promptly even for socket families without `shutdown` (HCI sockets); the thread goes on
+/// running jobs until nothing can enqueue any more (this connection and its executor are gone).
+/// The socket is closed exactly once, by the thread, while holding the write side, so a writer
 /// can never write to a closed (and possibly reused) descriptor.
 final class SocketConnection: Sendable {
-    /// What writers use: the socket, -1 once the reader thread has closed it. A send holds this
-    /// lock for its whole syscall loop, so one packet never interleaves with another and the
-    /// reader cannot close the socket under a write. That write can block, but only for as long
-    /// as the kernel's send buffer is full (bounded by SO_SNDTIMEO on TCP); nothing else waits
-    /// for this lock except other writers and the reader's final close.
+    private let loop: SocketLoop
+    /// Runs its jobs on the socket's thread, between reads (see ``TransportExecutor``).
+    let executor: TransportExecutor
+
+    /// Packets read and not yet taken by the host, bounded: when it is full the thread stops
+    /// reading and the controller is held back (see ``HCIPacketInbox``).
+    var packets: HCIPacketInbox { loop.packets }
+
+    /// Takes ownership of `descriptor` (closing it on failure) and starts the thread.
+    init(descriptor: Int32, name: String, backlogCapacity: Int = HCIPacketInbox.defaultCapacity) throws(HCITransportError) {
+        loop = try SocketLoop(descriptor: descriptor, capacity: backlogCapacity)
+        executor = TransportExecutor(loop: loop)
+        let loop = self.loop
+        let thread = Thread { loop.run() }
+        thread.name = "HaraldHCI \(name)"
+        thread.start()
+    }
+
+    /// Writes the whole run of bytes as one unit (one packet never interleaves with another).
+    func send(_ bytes: [UInt8]) throws(HCITransportError) {
+        try loop.send(bytes)
+    }
+
+    /// Stops reading and closes the socket; safe to call any number of times. Jobs enqueued on
+    /// ``executor`` still run.
+    func close() {
+        loop.requestClose()
+    }
+
+    deinit { loop.requestClose() }
+}
+
+/// A serial executor whose jobs run on a socket transport's thread, in the order they were
+/// enqueued, between reads of the socket.
+///
+/// The HCI host runs on it (``HCIHost`` takes its transport's executor), so the packets the thread
+/// reads resume the host's reader on the same thread. While it lives, the thread lives; when the
+/// last reference to it goes, the thread ends after the jobs still queued.
+final class TransportExecutor: SerialExecutor {
+    private let loop: SocketLoop
+
+    init(loop: SocketLoop) {
+        self.loop = loop
+        loop.executorCreated(UnownedSerialExecutor(ordinary: self))
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        loop.enqueue(UnownedJob(job), keeping: self)
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    func checkIsolated() {
+        precondition(loop.isCurrentThread, "expected to run on the transport's thread")
+    }
+
+    deinit { loop.executorReleased() }
+}
+
+/// What the transport's thread owns: the socket, the wake-up pipe, the jobs waiting to run and
+/// the packets waiting for the host. Everything the thread alone touches is confined to ``run()``;
+/// everything other threads touch is behind `control` or `writeSide`.
+final class SocketLoop: Sendable {
+    /// The socket for writers, -1 once the thread has closed it. A send holds this lock for its
+    /// whole syscall loop, so one packet never interleaves with another and the thread cannot
+    /// close the socket under a write. That write can block, but only for as long as the kernel's
+    /// send buffer is full (bounded by SO_SNDTIMEO on TCP).
     private let writeSide: Locked<Int32>
-    /// Set by ``close()`` (or by the reader when the link fails); `wakeWrite` is the pipe end
-    /// that wakes the reader, -1 once the reader closed it. Never held together with
-    /// `writeSide` except inside it (lock order: `writeSide`, then `closing`).
-    private let closing: Locked<(isClosing: Bool, wakeWrite: Int32)>
-    /// The socket and the pipe end the reader thread polls; only the reader thread uses them.
+    /// Jobs and requests from other threads; `wakeWrite` wakes the thread when it sleeps in poll.
+    private let control: Locked<Control>
     private let readDescriptor: Int32
     private let wakeRead: Int32
-    private let continuation: AsyncThrowingStream<HCIPacket, any Error>.Continuation
-    let packets: AsyncThrowingStream<HCIPacket, any Error>
-    /// Packets read and not yet taken by the host, bounded: when it is full the reader thread
-    /// stops reading and the controller is held back (see ``PacketBacklog``).
-    let backlog: PacketBacklog
+    let packets: HCIPacketInbox
 
-    /// How many packets may wait for the host by default: far more than a controller sends in a
-    /// burst (a scan's reports, a connection event's worth of notifications), few enough to
-    /// bound the memory (about 1 MiB of 251-byte ACL packets).
-    static let defaultBacklogCapacity = 4096
+    private struct Control {
+        var jobs: [UnownedJob] = []
+        /// True while the thread is (about to be) in poll with no job queued: an enqueue must
+        /// wake it.
+        var sleeping = false
+        var closeRequested = false
+        var executorGone = false
+        var executor: UnownedSerialExecutor?
+        /// The executor, held while jobs are queued for it, so it cannot go away under them.
+        var executorWhileJobsWait: TransportExecutor?
+        var wakeWrite: Int32
+        /// The thread, once it runs (for `checkIsolated`).
+        var thread: pthread_t?
+    }
 
-    /// Takes ownership of `descriptor` (closing it on failure) and starts the reader thread.
-    init(descriptor: Int32, name: String, backlogCapacity: Int = SocketConnection.defaultBacklogCapacity) throws(HCITransportError) {
+    init(descriptor: Int32, capacity: Int) throws(HCITransportError) {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else {
             let code = errno
             _ = systemClose(descriptor)
             throw .io(operation: "pipe", errno: code)
         }
+        for end in pipeEnds { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
         writeSide = Locked(descriptor)
         readDescriptor = descriptor
         wakeRead = pipeEnds[0]
-        closing = Locked((isClosing: false, wakeWrite: pipeEnds[1]))
-        backlog = PacketBacklog(capacity: backlogCapacity)
-        (packets, continuation) = BackloggedStream.make(backlog: backlog)
-        let thread = Thread { [self] in readLoop() }
-        thread.name = "HaraldHCI reader \(name)"
-        thread.start()
+        let control = Locked(Control(wakeWrite: pipeEnds[1]))
+        self.control = control
+        // The host took a packet after the thread had to keep some back: read on.
+        packets = HCIPacketInbox(capacity: capacity) { SocketLoop.wake(control) }
     }
 
-    /// Writes the whole run of bytes as one unit (one packet never interleaves with another).
+    func executorCreated(_ executor: UnownedSerialExecutor) {
+        control.withLock { $0.executor = executor }
+    }
+
+    var isCurrentThread: Bool {
+        control.withLock { state in state.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    func enqueue(_ job: UnownedJob, keeping executor: TransportExecutor) {
+        let wakeWrite = control.withLock { state -> Int32 in
+            state.jobs.append(job)
+            if state.executorWhileJobsWait == nil { state.executorWhileJobsWait = executor }
+            guard state.sleeping else { return -1 }
+            state.sleeping = false
+            return state.wakeWrite
+        }
+        if wakeWrite >= 0 { Self.poke(wakeWrite) }
+    }
+
+    func requestClose() {
+        control.withLock { $0.closeRequested = true }
+        Self.wake(control, always: true)
+    }
+
+    func executorReleased() {
+        control.withLock { $0.executorGone = true }
+        Self.wake(control, always: true)
+    }
+
+    /// Wakes the thread if it sleeps (or, with `always`, in any case: it then sees a new request
+    /// on its next turn).
+    private static func wake(_ control: Locked<Control>, always: Bool = false) {
+        let wakeWrite = control.withLock { state -> Int32 in
+            guard always || state.sleeping else { return -1 }
+            state.sleeping = false
+            return state.wakeWrite
+        }
+        if wakeWrite >= 0 { poke(wakeWrite) }
+    }
+
+    /// One byte into the wake-up pipe; a full pipe already wakes the thread, so a failed write is
+    /// harmless.
+    private static func poke(_ wakeWrite: Int32) {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    /// Writes the whole run of bytes as one unit.
     func send(_ bytes: [UInt8]) throws(HCITransportError) {
         try writeSide.withLock { (fd: inout Int32) throws(HCITransportError) in
-            guard fd >= 0, !closing.withLock({ $0.isClosing }) else { throw .closed }
+            guard fd >= 0, !control.withLock({ $0.closeRequested }) else { throw .closed }
             var written = 0
             while written < bytes.count {
                 let result = bytes.withUnsafeBytes { raw in
@@ -78,72 +194,121 @@ final class SocketConnection: Sendable {
         }
     }
 
-    /// Stops the reader thread and closes the socket; safe to call any number of times.
-    func close() {
-        closing.withLock { state in
-            guard !state.isClosing else { return }
-            state.isClosing = true
-            if state.wakeWrite >= 0 {
-                var byte: UInt8 = 1
-                _ = write(state.wakeWrite, &byte, 1)
-            }
-        }
-        backlog.abandon()  // a reader waiting for room stops waiting
-    }
-
-    private func readLoop() {
-        let fd = readDescriptor
+    /// The thread's body: runs jobs, reads the socket, and hands packets over, until the socket
+    /// is closed and nothing can enqueue jobs any more.
+    func run() {
+        control.withLock { $0.thread = pthread_self() }
         var parser = H4Parser()
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        var failure: HCITransportError?
-        loop: while true {
-            var fds = [
-                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-            ]
-            let ready = poll(&fds, 2, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                failure = .io(operation: "poll", errno: errno)
+        var drain = [UInt8](repeating: 0, count: 64)
+        // Packets read but refused by a full inbox, handed over once the host took some; while
+        // any wait, the socket is not read (so at most one read's worth waits here).
+        var heldBack: [HCIPacket] = []
+        var heldBackHead = 0
+        var socketOpen = true
+        var batch: [UnownedJob] = []
+        while true {
+            // One batch of jobs per turn, so jobs that enqueue jobs cannot starve the socket.
+            var (executor, kept, stop) = control.withLock { state -> (UnownedSerialExecutor?, TransportExecutor?, Bool) in
+                swap(&batch, &state.jobs)
+                defer { state.executorWhileJobsWait = nil }
+                return (state.executor, state.executorWhileJobsWait, state.executorGone)
+            }
+            if let executor {
+                for job in batch { job.runSynchronously(on: executor) }
+            }
+            batch.removeAll(keepingCapacity: true)
+            // The batch's own reference to the executor goes; if it was the last, the executor's
+            // deinit has just marked it gone.
+            if kept != nil {
+                kept = nil
+                stop = control.withLock { $0.executorGone && $0.jobs.isEmpty }
+            }
+            while heldBackHead < heldBack.count, packets.yield(heldBack[heldBackHead]) { heldBackHead += 1 }
+            if heldBackHead == heldBack.count || packets.queue.isFinished {
+                heldBack.removeAll(keepingCapacity: true)
+                heldBackHead = 0
+            }
+            let closeRequested = control.withLock { $0.closeRequested }
+            if socketOpen, closeRequested {
+                finishReading(nil)
+                socketOpen = false
+            }
+            if stop, !socketOpen { break }
+            if stop, socketOpen {
+                // Nothing can enqueue jobs and nobody holds the connection: stop reading too.
+                finishReading(nil)
+                socketOpen = false
                 break
             }
-            if fds[1].revents != 0 { break }  // close() asked us to stop
-            if fds[0].revents == 0 { continue }
-            let count = buffer.withUnsafeMutableBytes { raw in recv(fd, raw.baseAddress, raw.count, 0) }
+            let readSocket = socketOpen && heldBack.isEmpty
+            let hasJobs = control.withLock { state -> Bool in
+                if state.jobs.isEmpty, !state.closeRequested || !socketOpen, !state.executorGone {
+                    state.sleeping = true
+                    return false
+                }
+                return true
+            }
+            var fds = [
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: readSocket ? readDescriptor : -1, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&fds, 2, hasJobs ? 0 : -1)
+            control.withLock { $0.sleeping = false }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                if socketOpen {
+                    finishReading(.io(operation: "poll", errno: errno))
+                    socketOpen = false
+                }
+                continue
+            }
+            if fds[0].revents != 0 {
+                while drain.withUnsafeMutableBytes({ read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
+            }
+            guard readSocket, fds[1].revents != 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { raw in recv(readDescriptor, raw.baseAddress, raw.count, 0) }
             if count < 0 {
                 let code = errno
                 if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { continue }
-                failure = code == ECONNRESET ? .closed : .io(operation: "recv", errno: code)
-                break
+                finishReading(code == ECONNRESET ? .closed : .io(operation: "recv", errno: code))
+                socketOpen = false
+                continue
             }
             if count == 0 {
-                failure = .closed  // the controller end went away
-                break
+                finishReading(.closed)  // the controller end went away
+                socketOpen = false
+                continue
             }
-            for packet in parser.feed(buffer[0..<count]) {
-                guard backlog.waitForRoom() else { break loop }  // closing, or nobody reads any more
-                continuation.yield(packet)
+            for packet in parser.feed(buffer[0..<count]) where !heldBack.isEmpty || !packets.yield(packet) {
+                heldBack.append(packet)
             }
             if let error = parser.error {
-                failure = error
-                break loop
+                finishReading(error)
+                socketOpen = false
             }
         }
-        let closedByUs = closing.withLock { state in
-            defer { state.isClosing = true }
-            return state.isClosing
+        let wakeWrite = control.withLock { state -> Int32 in
+            defer { state.wakeWrite = -1 }
+            return state.wakeWrite
         }
-        if closedByUs { continuation.finish() } else { continuation.finish(throwing: failure ?? .closed) }
+        _ = systemClose(wakeWrite)
+        _ = systemClose(wakeRead)
+    }
+
+    /// Ends the packets (normally when this side closed, else with `failure`) and closes the
+    /// socket once no send is in progress.
+    private func finishReading(_ failure: HCITransportError?) {
+        let closedByUs = control.withLock { state in
+            defer { state.closeRequested = true }
+            return state.closeRequested
+        }
+        if closedByUs { packets.finish() } else { packets.finish(throwing: failure ?? .closed) }
         // Waits for a send in progress, then closes the socket before any later send can see it.
         writeSide.withLock { fd in
             _ = systemClose(fd)
             fd = -1
         }
-        closing.withLock { state in
-            _ = systemClose(state.wakeWrite)
-            state.wakeWrite = -1
-        }
-        _ = systemClose(wakeRead)
     }
 }
 

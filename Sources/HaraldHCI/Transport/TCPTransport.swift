@@ -29,9 +29,12 @@ public final class TCPTransport: HCITransport {
     }
 
     /// Packets read from the controller that the host has not taken yet (for tests).
-    var waitingPackets: Int { connection.backlog.waiting }
+    var waitingPackets: Int { connection.packets.count }
 
-    public var packets: AsyncThrowingStream<HCIPacket, any Error> { connection.packets }
+    public var packets: HCIPacketInbox { connection.packets }
+
+    /// The transport's reading thread, as the host's executor.
+    public var executor: (any SerialExecutor)? { connection.executor }
 
     public func send(_ packet: HCIPacket) async throws(HCITransportError) {
         try connection.send(packet.h4Bytes)
