@@ -74,10 +74,29 @@ public protocol ATTBearer: Sendable {
     /// Where an engine on this bearer starts its tasks (readers, deadline timers) unless it was
     /// given a starter of its own. The default starts plain `Task { }`s.
     var taskStarter: TaskStarter { get }
+
+    /// Sends one complete PDU now if that needs no waiting, from synchronous code (a device's
+    /// timer in a simulation); never suspends. The default says ``ATTImmediateSend/unsupported``.
+    func sendWithoutWaiting(_ pdu: [UInt8]) -> ATTImmediateSend
+}
+
+/// What ``ATTBearer/sendWithoutWaiting(_:)`` did with a PDU.
+public enum ATTImmediateSend: Sendable, Hashable {
+    /// Handed to the link.
+    case sent
+    /// Not sent: the link's transmit buffer is full right now (a sender that may wait uses
+    /// ``ATTBearer/send(_:)``).
+    case full
+    /// Not sent: the bearer is closed.
+    case closed
+    /// Not sent: this bearer cannot send without possibly waiting.
+    case unsupported
 }
 
 extension ATTBearer {
     public var taskStarter: TaskStarter { .default }
+
+    public func sendWithoutWaiting(_ pdu: [UInt8]) -> ATTImmediateSend { .unsupported }
 }
 
 /// ATT constants from Core spec Vol 3 Part F.

@@ -317,45 +317,6 @@ public actor GATTServer {
     }
 
     // MARK: Notifications and indications
-
-    /// Sends a Handle Value Notification of `value` (cut to ATT_MTU − 3 bytes) to every
-    /// connection that enabled notifications for `handle` (or only to `connection`) and whose
-    /// link meets the value's read security. Returns how many were sent; subscribed connections
-    /// left out for their security are counted in ``withheldNotifications(valueHandle:)``.
-    ///
-    /// Runs on the caller's executor, not on the server's actor: it reads the connections'
-    /// bearers and CCCD states from a table the actor keeps up to date, so a script notifying at
-    /// a high rate costs no hop into the actor and back.
-    @discardableResult
-    nonisolated(nonsending) public func notify(handle: UInt16, value: [UInt8], to connection: GATTConnectionID? = nil) async -> Int {
-        if let connection {
-            guard let target = notificationTable.target(connection, valueHandle: handle) else { return 0 }
-            return await notify(handle: handle, value: value, target) ? 1 : 0
-        }
-        var sent = 0
-        for target in notificationTable.targets(valueHandle: handle) where await notify(handle: handle, value: value, target) { sent += 1 }
-        return sent
-    }
-
-    /// Encodes and sends one notification; false when the connection is gone.
-    nonisolated(nonsending) private func notify(handle: UInt16, value: [UInt8], _ target: GATTNotificationTable.Target) async -> Bool {
-        let length = min(value.count, target.mtu - 3)
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(3 + length)
-        bytes.append(ATTOpcode.handleValueNotification.rawValue)
-        bytes.append(UInt8(handle & 0xFF))
-        bytes.append(UInt8(handle >> 8))
-        bytes.append(contentsOf: value[..<length])
-        notificationTable.countSent(bytes.count, to: target)
-        do {
-            try await target.bearer.send(bytes)
-            return true
-        } catch {
-            await connectionClosed(target.connection, .linkLost(code: nil))
-            return false
-        }
-    }
-
     /// Sends a Handle Value Indication of `value` (cut to ATT_MTU − 3 bytes) to `connection` and
     /// waits for its confirmation. Indications to one connection go one at a time, in call order.
     ///

@@ -4,16 +4,31 @@
 /// simulator's virtual clock. Keys are compared as whole seconds and attoseconds (integer
 /// comparisons are much cheaper than `Duration`'s), then by `order`, so two deadlines that are
 /// equal come out in the order they went in when callers pass increasing orders.
-package struct DeadlineHeap<Element> {
-    package struct Entry {
-        package let seconds: Int64
-        package let attoseconds: Int64
-        package let order: UInt64
-        package let element: Element
+///
+/// Public only so that its inlinable code is specialised where it is used (the virtual clock,
+/// the engines' schedules): this toolchain does not inline `package` inlinable code across
+/// modules, and the unspecialised heap cost the fan-in benchmark type-metadata lookups on every
+/// timer. Apps have no use for it.
+public struct DeadlineHeap<Element> {
+    public struct Entry {
+        public let seconds: Int64
+        public let attoseconds: Int64
+        public let order: UInt64
+        public let element: Element
 
         /// The deadline this entry was pushed with.
-        package var deadline: Duration { Duration(secondsComponent: seconds, attosecondsComponent: attoseconds) }
+        @inlinable
+        public var deadline: Duration { Duration(secondsComponent: seconds, attosecondsComponent: attoseconds) }
 
+        @inlinable
+        init(seconds: Int64, attoseconds: Int64, order: UInt64, element: Element) {
+            self.seconds = seconds
+            self.attoseconds = attoseconds
+            self.order = order
+            self.element = element
+        }
+
+        @inlinable
         static func < (a: Entry, b: Entry) -> Bool {
             if a.seconds != b.seconds { return a.seconds < b.seconds }
             if a.attoseconds != b.attoseconds { return a.attoseconds < b.attoseconds }
@@ -21,19 +36,24 @@ package struct DeadlineHeap<Element> {
         }
     }
 
-    private var entries: [Entry] = []
+    @usableFromInline var entries: [Entry] = []
 
     /// An empty heap.
-    package init() {}
+    @inlinable
+    public init() {}
 
     /// The earliest entry, nil when the heap is empty.
-    package var top: Entry? { entries.first }
+    @inlinable
+    public var top: Entry? { entries.first }
     /// Entries in the heap.
-    package var count: Int { entries.count }
-    package var isEmpty: Bool { entries.isEmpty }
+    @inlinable
+    public var count: Int { entries.count }
+    @inlinable
+    public var isEmpty: Bool { entries.isEmpty }
 
     /// Adds `element` due at `deadline`; `order` breaks ties between equal deadlines.
-    package mutating func push(_ element: Element, at deadline: Duration, order: UInt64) {
+    @inlinable
+    public mutating func push(_ element: Element, at deadline: Duration, order: UInt64) {
         let (seconds, attoseconds) = deadline.components
         entries.append(Entry(seconds: seconds, attoseconds: attoseconds, order: order, element: element))
         entries.withUnsafeMutableBufferPointer { heap in
@@ -48,8 +68,9 @@ package struct DeadlineHeap<Element> {
     }
 
     /// Removes and returns the earliest entry.
+    @inlinable
     @discardableResult
-    package mutating func pop() -> Entry? {
+    public mutating func pop() -> Entry? {
         guard !entries.isEmpty else { return nil }
         entries.swapAt(0, entries.count - 1)
         let earliest = entries.removeLast()
@@ -72,7 +93,8 @@ package struct DeadlineHeap<Element> {
 
     /// Drops the entries matching `shouldRemove` (for owners that delete lazily and sweep now
     /// and then); what is left, sorted, is again a heap.
-    package mutating func removeAll(where shouldRemove: (Entry) -> Bool) {
+    @inlinable
+    public mutating func removeAll(where shouldRemove: (Entry) -> Bool) {
         entries.removeAll(where: shouldRemove)
         entries.sort(by: <)
     }

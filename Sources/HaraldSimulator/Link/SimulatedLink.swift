@@ -170,6 +170,17 @@ public final class SimulatedLink: Sendable {
         }
     }
 
+    /// Queues `pdu` for the peer if the transmit buffer has room right now; never waits. True
+    /// when queued; false when the buffer is full or the link closed.
+    package func sendWithoutWaiting(_ pdu: [UInt8], from side: LinkSide) -> (sent: Bool, closed: Bool) {
+        let packets = parameters.packetCount(sduLength: pdu.count)
+        switch enqueue(pdu, packets: packets, needed: min(packets, parameters.transmitBufferPackets), from: side) {
+        case .sent: return (true, false)
+        case .closed: return (false, true)
+        case .wait: return (false, false)
+        }
+    }
+
     private enum SendOutcome {
         case sent
         case closed(LinkCloseReason)
@@ -336,27 +347,43 @@ public final class SimulatedLink: Sendable {
     /// Sets the clock timer that delivers `direction`'s head PDU at `instant`, or delivers at
     /// once if that instant has come. Returns a parked receiver to wake.
     private func armDelivery(_ direction: Direction, at instant: VirtualInstant, in state: inout LinkState) -> ParkingSpot? {
-        if let token = clock.schedule(at: instant, { [weak self, side = direction.side] in self?.deliveryTimerFired(side) }) {
+        Self.armDelivery(direction, at: instant, in: &state, box: self.state, clock: clock)
+    }
+
+    /// Sets `direction`'s delivery timer for `instant` (or delivers at once when that has come).
+    /// The timer holds the link's state and clock, never the link: a weak reference to the link
+    /// would give it a side table, which slows every retain and release of it, and a strong one
+    /// would keep a dropped link alive until its timer fired.
+    private static func armDelivery(
+        _ direction: Direction, at instant: VirtualInstant, in state: inout LinkState, box: Locked<LinkState>, clock: VirtualClock
+    ) -> ParkingSpot? {
+        if let token = clock.schedule(at: instant, { [side = direction.side] in deliveryTimerFired(side, box: box, clock: clock) }) {
             direction.deliveryTimer = token
             return nil
         }
-        return deliverDue(direction, now: clock.now, rearm: true, in: &state)
+        return deliverDue(direction, now: clock.now, rearm: true, in: &state, box: box, clock: clock)
     }
 
-    private func deliveryTimerFired(_ side: LinkSide) {
+    private static func deliveryTimerFired(_ side: LinkSide, box: Locked<LinkState>, clock: VirtualClock) {
         let now = clock.now
-        let woken = state.withLock { state in
+        let woken = box.withLock { state in
             let direction = state.receiving(side)
             direction.deliveryTimer = nil
-            return deliverDue(direction, now: now, rearm: true, in: &state)
+            return deliverDue(direction, now: now, rearm: true, in: &state, box: box, clock: clock)
         }
         woken?.wake()
+    }
+
+    private func deliverDue(_ direction: Direction, now: VirtualInstant, rearm: Bool, in state: inout LinkState) -> ParkingSpot? {
+        Self.deliverDue(direction, now: now, rearm: rearm, in: &state, box: self.state, clock: clock)
     }
 
     /// Hands over every PDU of `direction` whose time has come, in order (to the push receiver,
     /// or to the pull queue), and when `rearm` sets the timer for the next one. Returns a parked
     /// receiver to wake.
-    private func deliverDue(_ direction: Direction, now: VirtualInstant, rearm: Bool, in state: inout LinkState) -> ParkingSpot? {
+    private static func deliverDue(
+        _ direction: Direction, now: VirtualInstant, rearm: Bool, in state: inout LinkState, box: Locked<LinkState>, clock: VirtualClock
+    ) -> ParkingSpot? {
         var woken: ParkingSpot?
         while direction.head < direction.queue.count, direction.queue[direction.head].deliverAt <= now {
             let bytes = direction.queue[direction.head].bytes
@@ -381,7 +408,7 @@ public final class SimulatedLink: Sendable {
             direction.head = 0
         }
         guard rearm, direction.deliveryTimer == nil else { return woken }
-        let later = armDelivery(direction, at: direction.queue[direction.head].deliverAt, in: &state)
+        let later = armDelivery(direction, at: direction.queue[direction.head].deliverAt, in: &state, box: box, clock: clock)
         return woken ?? later
     }
 

@@ -115,6 +115,33 @@ public struct PeripheralSession: Sendable {
         await runtime.notify(uuid, value, to: connection) > 0
     }
 
+    /// Notifies `value` for the characteristic `uuid` on this connection now, if the central
+    /// enabled notifications and the link's transmit buffer has room, without waiting (as a
+    /// peripheral's radio queue takes a notification or refuses it). For ``repeating(every:_:)``
+    /// and other synchronous code; returns whether it was sent.
+    @discardableResult
+    public func notifyWithoutWaiting(_ uuid: BluetoothUUID, _ value: [UInt8]) -> Bool {
+        runtime.notifyWithoutWaiting(uuid, value, to: connection) > 0
+    }
+
+    /// Calls `tick` every `interval` of simulation time while the link is up, the first time one
+    /// interval from now, as a device's hardware timer would: on the thread that moves virtual
+    /// time, with no task and no executor job per tick (a device that notifies from its ticks
+    /// with ``notifyWithoutWaiting(_:_:)`` costs the simulation nothing between notifications).
+    /// Stops when `tick` returns false or once the link has closed. `tick` must not block.
+    public func repeating(every interval: Duration, _ tick: @escaping @Sendable () -> Bool) {
+        let clock = runtime.clock
+        let link = self.link
+        let interval = max(interval, .nanoseconds(1))
+        @Sendable func schedule(at instant: VirtualInstant) {
+            _ = clock.schedule(at: instant) {
+                guard link.isOpen, tick(), link.isOpen else { return }
+                schedule(at: instant.advanced(by: interval))
+            }
+        }
+        schedule(at: clock.now.advanced(by: interval))
+    }
+
     /// Sleeps on the simulation clock; false when the link closed or the script was cancelled.
     public func sleep(for duration: Duration) async -> Bool {
         do { try await runtime.clock.sleep(for: duration) } catch { return false }
@@ -189,6 +216,15 @@ public final class PeripheralRuntime: Sendable {
     @discardableResult
     package func changeServices(removing: [BluetoothUUID] = [], adding: [GATTServiceDefinition]) async throws(GATTDatabaseError) -> ATTHandleRange? {
         try await server.replaceServices(removing, with: adding)
+    }
+
+    /// Notifies `value` for characteristic `uuid` now to every connection that enabled
+    /// notifications and whose link has room (or only to `connection`), without waiting;
+    /// returns how many were sent.
+    @discardableResult
+    public func notifyWithoutWaiting(_ uuid: BluetoothUUID, _ value: [UInt8], to connection: GATTConnectionID? = nil) -> Int {
+        guard let handle = valueHandle(uuid) else { return 0 }
+        return server.notifyWithoutWaiting(handle: handle, value: value, to: connection)
     }
 
     /// Notifies `value` for characteristic `uuid` to every connection that enabled notifications

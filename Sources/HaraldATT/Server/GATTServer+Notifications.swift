@@ -1,0 +1,74 @@
+import HaraldCodec
+import HaraldCore
+
+// Notifications: sent on the caller's executor from the notification table the actor keeps up
+// to date, never through the actor (indications, which wait for a confirmation, stay on it).
+extension GATTServer {
+    /// Sends a Handle Value Notification of `value` (cut to ATT_MTU − 3 bytes) to every
+    /// connection that enabled notifications for `handle` (or only to `connection`) and whose
+    /// link meets the value's read security. Returns how many were sent; subscribed connections
+    /// left out for their security are counted in ``withheldNotifications(valueHandle:)``.
+    ///
+    /// Runs on the caller's executor, not on the server's actor: it reads the connections'
+    /// bearers and CCCD states from a table the actor keeps up to date, so a script notifying at
+    /// a high rate costs no hop into the actor and back.
+    @discardableResult
+    nonisolated(nonsending) public func notify(handle: UInt16, value: [UInt8], to connection: GATTConnectionID? = nil) async -> Int {
+        if let connection {
+            guard let target = notificationTable.target(connection, valueHandle: handle) else { return 0 }
+            return await notify(handle: handle, value: value, target) ? 1 : 0
+        }
+        var sent = 0
+        for target in notificationTable.targets(valueHandle: handle) where await notify(handle: handle, value: value, target) { sent += 1 }
+        return sent
+    }
+
+    /// Sends a Handle Value Notification of `value` to every connection that enabled
+    /// notifications for `handle` (or only to `connection`) and whose bearer can take it right
+    /// now without waiting, as a peripheral's radio queue either takes a notification or refuses
+    /// it. For synchronous code (a simulated device's timer); never suspends. Returns how many
+    /// were sent: a connection whose transmit buffer is full, whose bearer cannot send without
+    /// waiting, or that is closing is skipped (its close reaches the server through the bearer).
+    @discardableResult
+    public nonisolated func notifyWithoutWaiting(handle: UInt16, value: [UInt8], to connection: GATTConnectionID? = nil) -> Int {
+        if let connection {
+            guard let target = notificationTable.target(connection, valueHandle: handle) else { return 0 }
+            return notifyWithoutWaiting(handle: handle, value: value, target) ? 1 : 0
+        }
+        var sent = 0
+        for target in notificationTable.targets(valueHandle: handle) where notifyWithoutWaiting(handle: handle, value: value, target) { sent += 1 }
+        return sent
+    }
+
+    private nonisolated func notifyWithoutWaiting(handle: UInt16, value: [UInt8], _ target: GATTNotificationTable.Target) -> Bool {
+        let bytes = Self.notificationPDU(handle: handle, value: value, mtu: target.mtu)
+        guard target.bearer.sendWithoutWaiting(bytes) == .sent else { return false }
+        notificationTable.countSent(bytes.count, to: target)
+        return true
+    }
+
+    /// A Handle Value Notification PDU, the value cut to ATT_MTU − 3 bytes.
+    private static func notificationPDU(handle: UInt16, value: [UInt8], mtu: Int) -> [UInt8] {
+        let length = min(value.count, mtu - 3)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(3 + length)
+        bytes.append(ATTOpcode.handleValueNotification.rawValue)
+        bytes.append(UInt8(handle & 0xFF))
+        bytes.append(UInt8(handle >> 8))
+        bytes.append(contentsOf: value[..<length])
+        return bytes
+    }
+
+    /// Encodes and sends one notification; false when the connection is gone.
+    nonisolated(nonsending) private func notify(handle: UInt16, value: [UInt8], _ target: GATTNotificationTable.Target) async -> Bool {
+        let bytes = Self.notificationPDU(handle: handle, value: value, mtu: target.mtu)
+        notificationTable.countSent(bytes.count, to: target)
+        do {
+            try await target.bearer.send(bytes)
+            return true
+        } catch {
+            await connectionClosed(target.connection, .linkLost(code: nil))
+            return false
+        }
+    }
+}
