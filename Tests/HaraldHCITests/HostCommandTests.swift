@@ -144,11 +144,19 @@ struct HostCommandTests {
             for await _ in await host.closeEvents() {}
         }
         // Bounded waits (yields, not time): a watcher that is never removed fails, it does not hang.
-        for _ in 0..<100_000 where await host.closeWatcherCount == 0 { await Task.yield() }
+        var attempts = 0
+        while await host.closeWatcherCount == 0, attempts < 100_000 {
+            attempts += 1
+            await Task.yield()
+        }
         #expect(await host.closeWatcherCount == 1)
         watcher.cancel()
         await watcher.value
-        for _ in 0..<100_000 where await host.closeWatcherCount != 0 { await Task.yield() }
+        attempts = 0
+        while await host.closeWatcherCount != 0, attempts < 100_000 {
+            attempts += 1
+            await Task.yield()
+        }
         #expect(await host.closeWatcherCount == 0)
         await host.close()
     }

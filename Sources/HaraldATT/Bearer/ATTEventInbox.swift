@@ -16,20 +16,14 @@ public protocol ATTInboxBearer: ATTBearer {
 }
 
 /// The events of one bearer waiting for its engine: a queue with one consumer that suspends
-/// while the queue is empty.
+/// while the queue is empty (HaraldCore's ``Inbox``, with the GATT client's notification router
+/// in front).
 ///
 /// The producer calls ``yield(_:)`` and ``finish()`` from any thread; the consumer calls
 /// ``next(isolation:)`` from one task at a time. The GATT client's inbox hands notifications to
 /// its subscribers at once, in ``yield(_:)``, so they cost no executor job at all.
-public final class ATTEventInbox: @unchecked Sendable {
-    // @unchecked Sendable: `events`, `head`, `waiter` and `finished` are only touched with
-    // `lock` held; the waiter is taken out (set to nil) under the lock before it is resumed, so
-    // it is resumed exactly once.
-    private let lock = NSLock()
-    private var events: [ATTBearerEvent] = []
-    private var head = 0
-    private var waiter: UnsafeContinuation<ATTBearerEvent?, Never>?
-    private var finished = false
+public final class ATTEventInbox: Sendable {
+    private let queue = Inbox<ATTBearerEvent, Never>(capacity: .max)
     /// Takes notification PDUs as they arrive, ahead of the queue (see ``GATTNotificationRouter``).
     private let router: GATTNotificationRouter?
 
@@ -42,19 +36,7 @@ public final class ATTEventInbox: @unchecked Sendable {
     /// ``finish()``.
     public func yield(_ event: ATTBearerEvent) {
         if let router, case .received(let bytes) = event, router.route(bytes) { return }
-        lock.lock()
-        guard !finished else {
-            lock.unlock()
-            return
-        }
-        if let waiter {
-            self.waiter = nil
-            lock.unlock()
-            waiter.resume(returning: event)
-            return
-        }
-        events.append(event)
-        lock.unlock()
+        queue.yield(event)
     }
 
     /// Like ``yield(_:)``, but refuses (drops, returning false) an event when `limit` events are
@@ -63,70 +45,18 @@ public final class ATTEventInbox: @unchecked Sendable {
     /// their own bounds); after ``finish()`` the event is ignored and true is returned.
     public func yield(_ event: ATTBearerEvent, limit: Int) -> Bool {
         if let router, case .received(let bytes) = event, router.route(bytes) { return true }
-        lock.lock()
-        guard !finished else {
-            lock.unlock()
-            return true
-        }
-        if let waiter {
-            self.waiter = nil
-            lock.unlock()
-            waiter.resume(returning: event)
-            return true
-        }
-        guard events.count - head < limit else {
-            lock.unlock()
-            return false
-        }
-        events.append(event)
-        lock.unlock()
-        return true
+        return queue.yield(event, limit: limit) != .full
     }
 
     /// Ends the queue: the consumer gets what is queued, then nil.
     public func finish() {
-        lock.lock()
-        finished = true
-        let waiting = waiter
-        waiter = nil
-        lock.unlock()
-        waiting?.resume(returning: nil)
+        queue.finish()
     }
 
     /// The next event, waiting for one if none is queued; nil once the inbox is finished and
-    /// drained. Not cancellable: an engine reads its bearer until the bearer closes.
+    /// drained, or when the waiting task is cancelled (an engine reads its bearer until the
+    /// bearer closes, so only a reader being torn down sees that).
     public func next(isolation actor: isolated (any Actor)? = #isolation) async -> ATTBearerEvent? {
-        if let event = take() { return event }
-        return await withUnsafeContinuation { (continuation: UnsafeContinuation<ATTBearerEvent?, Never>) in
-            lock.lock()
-            if head < events.count {
-                let event = popLocked()
-                lock.unlock()
-                continuation.resume(returning: event)
-            } else if finished {
-                lock.unlock()
-                continuation.resume(returning: nil)
-            } else {
-                waiter = continuation
-                lock.unlock()
-            }
-        }
-    }
-
-    /// A queued event, if any; nil when none is queued.
-    private func take() -> ATTBearerEvent? {
-        lock.lock()
-        defer { lock.unlock() }
-        return head < events.count ? popLocked() : nil
-    }
-
-    private func popLocked() -> ATTBearerEvent {
-        let event = events[head]
-        head += 1
-        if head == events.count {
-            events.removeAll(keepingCapacity: true)
-            head = 0
-        }
-        return event
+        await queue.next(isolation: actor)
     }
 }

@@ -462,7 +462,7 @@ public actor GATTServer {
     }
 
     private func armDeadlines(of connection: GATTConnectionID) {
-        guard let starter = connections[connection]?.taskStarter else { return }
+        guard let starter = connections[connection]?.taskStarter, connections[connection]?.deadlines.needsSleeper() == true else { return }
         connections[connection]?.deadlines.arm(startedBy: { starter.start($0) }) { [weak self] generation in
             await self?.deadlinesPassed(on: connection, generation: generation)
         }

@@ -115,6 +115,15 @@ package struct DeadlineSchedule<Action: Sendable>: Sendable {
         if let task { sleeper = (task, earliest, generation) }
     }
 
+    /// Whether ``arm(startedBy:woke:)`` would start a sleeper now: deadlines wait and no sleeper
+    /// wakes at or before the earliest. Lets an owner skip building the sleeper's closures.
+    package mutating func needsSleeper() -> Bool {
+        dropCancelledTop()
+        guard let earliest = heap.top?.deadline else { return false }
+        if let sleeper, sleeper.wakesAt <= earliest { return false }
+        return true
+    }
+
     /// Forgets the sleeper of `generation`, which has woken (a replaced one changes nothing).
     package mutating func sleeperWoke(_ generation: UInt64) {
         if sleeper?.generation == generation { sleeper = nil }
@@ -170,6 +179,9 @@ extension DeadlineOwner {
     }
 
     private func armDeadlineSleeper() {
+        // Most deadlines are served by the running sleeper: no closure (and no weak reference,
+        // which costs a side table's bookkeeping) unless a new one is needed.
+        guard deadlines.needsSleeper() else { return }
         deadlines.arm(startedBy: startDeadlineSleeper) { [weak self] generation in await self?.deadlinesPassed(generation) }
     }
 

@@ -70,6 +70,14 @@ public final class Inbox<Element: Sendable, Failure: Error>: @unchecked Sendable
     @inlinable
     @discardableResult
     public func yield(_ element: Element) -> InboxYieldResult {
+        yield(element, limit: capacity)
+    }
+
+    /// Like ``yield(_:)`` with a bound of its own for this element: refused when `limit` (or
+    /// ``capacity``, if smaller) elements wait.
+    @inlinable
+    @discardableResult
+    public func yield(_ element: Element, limit: Int) -> InboxYieldResult {
         lock.lock()
         guard end == nil else {
             lock.unlock()
@@ -81,7 +89,7 @@ public final class Inbox<Element: Sendable, Failure: Error>: @unchecked Sendable
             waiting.resume(returning: .success(element))
             return .accepted
         }
-        guard elements.count - head < capacity else {
+        guard elements.count - head < Swift.min(capacity, limit) else {
             producerWantsRoom = true
             lock.unlock()
             return .full

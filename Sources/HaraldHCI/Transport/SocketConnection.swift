@@ -224,15 +224,16 @@ final class SocketLoop: Sendable {
                 kept = nil
                 stop = control.withLock { $0.executorGone && $0.jobs.isEmpty }
             }
-            while heldBackHead < heldBack.count, packets.yield(heldBack[heldBackHead]) { heldBackHead += 1 }
-            if heldBackHead == heldBack.count || packets.queue.isFinished {
-                heldBack.removeAll(keepingCapacity: true)
-                heldBackHead = 0
-            }
+            // A close ends the packets first: nothing held back is handed over after it.
             let closeRequested = control.withLock { $0.closeRequested }
             if socketOpen, closeRequested {
                 finishReading(nil)
                 socketOpen = false
+            }
+            while heldBackHead < heldBack.count, packets.yield(heldBack[heldBackHead]) { heldBackHead += 1 }
+            if heldBackHead == heldBack.count || packets.queue.isFinished {
+                heldBack.removeAll(keepingCapacity: true)
+                heldBackHead = 0
             }
             if stop, !socketOpen { break }
             if stop, socketOpen {
@@ -242,13 +243,17 @@ final class SocketLoop: Sendable {
                 break
             }
             let readSocket = socketOpen && heldBack.isEmpty
-            let hasJobs = control.withLock { state -> Bool in
+            var hasJobs = control.withLock { state -> Bool in
                 if state.jobs.isEmpty, !state.closeRequested || !socketOpen, !state.executorGone {
                     state.sleeping = true
                     return false
                 }
                 return true
             }
+            // Packets wait for room: if the host took one after the last attempt above but before
+            // `sleeping` was set, its room call found the thread awake and poked nobody; look
+            // again now that it would be poked.
+            if !hasJobs, !heldBack.isEmpty, packets.count < packets.capacity { hasJobs = true }
             var fds = [
                 pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: readSocket ? readDescriptor : -1, events: Int16(POLLIN), revents: 0),
