@@ -24,14 +24,10 @@ public final class HCIPacketInbox: AsyncSequence, Sendable {
     /// bound the memory (about 1 MiB of 251-byte ACL packets).
     public static let defaultCapacity = 4096
 
-    /// An empty inbox holding at most `capacity` packets (at least 1).
-    public init(capacity: Int = HCIPacketInbox.defaultCapacity) {
-        queue = Inbox(capacity: capacity)
-    }
-
-    /// An inbox that calls `roomAvailable` when the host takes a packet after ``yield(_:)``
-    /// refused one as full (a transport's reader then reads on).
-    init(capacity: Int, roomAvailable: @escaping @Sendable () -> Void) {
+    /// An empty inbox holding at most `capacity` packets (at least 1). `roomAvailable` is called
+    /// (on the host's executor) when the host takes a packet after ``yield(_:)`` refused one as
+    /// full: the transport that kept the refused packets hands them over and reads on.
+    public init(capacity: Int = HCIPacketInbox.defaultCapacity, roomAvailable: (@Sendable () -> Void)? = nil) {
         queue = Inbox(capacity: capacity, roomAvailable: roomAvailable)
     }
 
