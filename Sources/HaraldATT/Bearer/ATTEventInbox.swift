@@ -16,7 +16,7 @@ public protocol ATTInboxBearer: ATTBearer {
 }
 
 /// The events of one bearer waiting for its engine: a queue with one consumer that suspends
-/// while the queue is empty (HaraldCore's ``Inbox``, with the GATT client's notification router
+/// while the queue is empty (HaraldCore's `Inbox`, with the GATT client's notification router
 /// in front).
 ///
 /// The producer calls ``yield(_:)`` and ``finish()`` from any thread; the consumer calls

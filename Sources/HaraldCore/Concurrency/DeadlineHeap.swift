@@ -1,6 +1,6 @@
 /// A binary min-heap of values keyed by a deadline and a tie-breaking order, earliest first.
 ///
-/// The one heap behind every timer in Harald: an engine's ``DeadlineSchedule`` and the
+/// The one heap behind every timer in Harald: an engine's `DeadlineSchedule` and the
 /// simulator's virtual clock. Keys are compared as whole seconds and attoseconds (integer
 /// comparisons are much cheaper than `Duration`'s), then by `order`, so two deadlines that are
 /// equal come out in the order they went in when callers pass increasing orders.
@@ -10,10 +10,15 @@
 /// modules, and the unspecialised heap cost the fan-in benchmark type-metadata lookups on every
 /// timer. Apps have no use for it.
 public struct DeadlineHeap<Element> {
+    /// One value in the heap with its key.
     public struct Entry {
+        /// The deadline's whole seconds.
         public let seconds: Int64
+        /// The deadline's attoseconds past ``seconds``.
         public let attoseconds: Int64
+        /// The tie-breaker between equal deadlines (lower first).
         public let order: UInt64
+        /// The value pushed.
         public let element: Element
 
         /// The deadline this entry was pushed with.
@@ -48,6 +53,7 @@ public struct DeadlineHeap<Element> {
     /// Entries in the heap.
     @inlinable
     public var count: Int { entries.count }
+    /// True when the heap holds nothing.
     @inlinable
     public var isEmpty: Bool { entries.isEmpty }
 

@@ -203,17 +203,20 @@ extension Inbox: AsyncSequence {
         @inlinable
         init(inbox: Inbox) { self.inbox = inbox }
 
+        /// The next element (``Inbox/next(isolation:)``), on the caller's actor.
         @inlinable
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(Failure) -> Element? {
             try await inbox.next(isolation: actor)
         }
 
+        /// The next element (``Inbox/next(isolation:)``).
         @inlinable
         public mutating func next() async throws(Failure) -> Element? {
             try await inbox.next(isolation: nil)
         }
     }
 
+    /// An iterator over the inbox (one consumer at a time).
     @inlinable
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(inbox: self) }
 }

@@ -132,6 +132,8 @@ public actor HCIHost: DeadlineOwner {
             deliversSecurityManagerPDUs: configuration.deliversSecurityManagerPDUs)
     }
 
+    /// Where the host's work runs: its transport's reading thread (``HCITransport/executor``),
+    /// or a dispatch queue of its own when the transport offers none.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Starts reading from the transport and sets the controller up (see ``setUpController()``).

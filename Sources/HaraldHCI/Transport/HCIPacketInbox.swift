@@ -14,7 +14,9 @@ import HaraldCore
 /// The host reads it on its own actor: a packet that arrives while the host waits resumes it
 /// there directly, and packets that arrived together are taken without suspending.
 public final class HCIPacketInbox: AsyncSequence, Sendable {
+    /// One packet from the controller.
     public typealias Element = HCIPacket
+    /// Why the packets ended early: the link to the controller failed.
     public typealias Failure = HCITransportError
 
     let queue: Inbox<HCIPacket, HCITransportError>
@@ -56,17 +58,21 @@ public final class HCIPacketInbox: AsyncSequence, Sendable {
         try await queue.next(isolation: actor)
     }
 
+    /// Reads the inbox (one reader at a time).
     public struct AsyncIterator: AsyncIteratorProtocol {
         let inbox: HCIPacketInbox
 
+        /// The next packet (``HCIPacketInbox/next(isolation:)``), on the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(HCITransportError) -> HCIPacket? {
             try await inbox.next(isolation: actor)
         }
 
+        /// The next packet (``HCIPacketInbox/next(isolation:)``).
         public mutating func next() async throws(HCITransportError) -> HCIPacket? {
             try await inbox.next(isolation: nil)
         }
     }
 
+    /// An iterator over the packets.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(inbox: self) }
 }

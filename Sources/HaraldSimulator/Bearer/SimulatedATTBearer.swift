@@ -147,7 +147,7 @@ public final class SimulatedATTBearer: ATTInboxBearer, Sendable {
 
     /// Hands `pdu` to the link when its transmit buffer has room now. A response on a bearer
     /// with a peer fault layer cannot go this way (its faults may close the link, which waits):
-    /// that says ``ATTImmediateSend/unsupported``. The fault layer acts on responses only, so
+    /// that says `ATTImmediateSend.unsupported`. The fault layer acts on responses only, so
     /// notifications and every other PDU pass.
     public func sendWithoutWaiting(_ pdu: [UInt8]) -> ATTImmediateSend {
         guard pdu.count <= localMTU, let first = pdu.first else { return .unsupported }
