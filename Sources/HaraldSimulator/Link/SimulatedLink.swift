@@ -357,7 +357,9 @@ public final class SimulatedLink: Sendable {
     private static func armDelivery(
         _ direction: Direction, at instant: VirtualInstant, in state: inout LinkState, box: Locked<LinkState>, clock: VirtualClock
     ) -> ParkingSpot? {
-        if let token = clock.schedule(at: instant, { [side = direction.side] in deliveryTimerFired(side, box: box, clock: clock) }) {
+        // `unowned` clock: only the clock runs the action, so it is alive then; a strong
+        // reference would make every pending timer a cycle through the clock.
+        if let token = clock.schedule(at: instant, { [side = direction.side, unowned clock] in deliveryTimerFired(side, box: box, clock: clock) }) {
             direction.deliveryTimer = token
             return nil
         }
