@@ -40,15 +40,9 @@ struct DeviceTimerTests {
     @Test func ticksStopOnceTheLinkHasClosed() throws {
         let simulation = Simulation()
         let ticks = TickCount()
-        let device = VirtualPeripheral(
-            address: BluetoothAddress("C0:00:00:00:00:7A", kind: .random)!, advertisingData: .device(name: "Ticker")
-        ) { _ in
-            PeripheralBehaviour(definition: PeripheralDefinition(advertisement: PeripheralAdvertisement(name: "Ticker"), services: [])) { session in
-                session.repeating(every: .milliseconds(10)) {
-                    ticks.add()
-                    return true
-                }
-            }
+        let device = Self.ticker(address: "C0:00:00:00:00:7A") {
+            ticks.add()
+            return true
         }
         let simulator = try Simulator(clock: simulation.clock, devices: [device])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
@@ -68,15 +62,9 @@ struct DeviceTimerTests {
     @Test func aTickThatReturnsFalseIsTheLast() throws {
         let simulation = Simulation()
         let ticks = TickCount()
-        let device = VirtualPeripheral(
-            address: BluetoothAddress("C0:00:00:00:00:7B", kind: .random)!, advertisingData: .device(name: "Ticker")
-        ) { _ in
-            PeripheralBehaviour(definition: PeripheralDefinition(advertisement: PeripheralAdvertisement(name: "Ticker"), services: [])) { session in
-                session.repeating(every: .milliseconds(10)) {
-                    ticks.add()
-                    return ticks.value < 3
-                }
-            }
+        let device = Self.ticker(address: "C0:00:00:00:00:7B") {
+            ticks.add()
+            return ticks.value < 3
         }
         let simulator = try Simulator(clock: simulation.clock, devices: [device])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
@@ -86,6 +74,17 @@ struct DeviceTimerTests {
             await connection.disconnect()
         }
         #expect(ticks.value == 3)
+    }
+}
+
+extension DeviceTimerTests {
+    /// A device with no services whose connection script ticks `tick` every 10 ms.
+    static func ticker(address: String, tick: @escaping @Sendable () -> Bool) -> VirtualPeripheral {
+        VirtualPeripheral(address: BluetoothAddress(address, kind: .random)!, advertisingData: .device(name: "Ticker")) { _ in
+            PeripheralBehaviour(definition: PeripheralDefinition(advertisement: PeripheralAdvertisement(name: "Ticker"), services: [])) { session in
+                session.repeating(every: .milliseconds(10), tick)
+            }
+        }
     }
 }
 

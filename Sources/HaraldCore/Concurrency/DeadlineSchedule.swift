@@ -100,9 +100,7 @@ package struct DeadlineSchedule<Action: Sendable>: Sendable {
         startedBy start: (_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never>?,
         woke: @escaping @Sendable (_ generation: UInt64) async -> Void
     ) {
-        dropCancelledTop()
-        guard let earliest = heap.top?.deadline else { return }
-        if let sleeper, sleeper.wakesAt <= earliest { return }
+        guard needsSleeper(), let earliest = heap.top?.deadline else { return }
         sleeper?.task.cancel()
         sleeper = nil
         generation += 1
