@@ -13,15 +13,31 @@ public struct TaskStarter: Sendable {
     /// The preferred `TaskExecutor`, or nil for the global executor. Held as an object rather than
     /// `any TaskExecutor` so the type exists on systems without task executors (iOS 16).
     private let preferred: (any AnyObject & Sendable)?
+    /// Where the tasks are registered until they end, when the world they run in keeps a
+    /// register (a simulation, which ends them when it ends).
+    private let register: StartedTasks?
 
-    private init(preferred: (any AnyObject & Sendable)?) { self.preferred = preferred }
+    private init(preferred: (any AnyObject & Sendable)?) {
+        self.preferred = preferred
+        self.register = nil
+    }
 
     /// Starts tasks as `Task { }` does, on the global executor.
     public static let `default` = TaskStarter(preferred: nil)
 
     /// Starts tasks with a preference for `executor` (`Task(executorPreference:)`).
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
-    public init(executor: any TaskExecutor) { self.preferred = executor }
+    public init(executor: any TaskExecutor) {
+        self.preferred = executor
+        self.register = nil
+    }
+
+    /// Starts tasks with a preference for `executor` and keeps each in `register` until it ends.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    package init(executor: any TaskExecutor, register: StartedTasks) {
+        self.preferred = executor
+        self.register = register
+    }
 
     /// The executor tasks prefer, or nil for the global executor.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
@@ -34,9 +50,68 @@ public struct TaskStarter: Sendable {
     @discardableResult
     public func start<Success: Sendable>(_ operation: @escaping @Sendable () async -> Success) -> Task<Success, Never> {
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let executor = preferred as? any TaskExecutor {
-            return Task(executorPreference: executor, operation: operation)
+            guard let register else { return Task(executorPreference: executor, operation: operation) }
+            let entry = register.reserve()
+            let task = Task(executorPreference: executor) {
+                defer { register.remove(entry) }
+                return await operation()
+            }
+            register.fill(entry, cancel: { task.cancel() })
+            return task
         }
         return Task(operation: operation)
+    }
+}
+
+/// The tasks ``TaskStarter``s started in one world and that have not ended, kept so that the
+/// world can cancel them when it ends. A simulation keeps one: once it is over, its executor never
+/// runs their jobs again, so a task still waiting there would be leaked with all it holds.
+package final class StartedTasks: Sendable {
+    /// How to cancel each running task, by entry (nil between reserving the entry and the start).
+    private let state = Locked((last: UInt64(0), cancels: [UInt64: (@Sendable () -> Void)?](), ended: false))
+
+    /// An empty register.
+    package init() {}
+
+    /// How many registered tasks have not ended.
+    package var count: Int { state.withLock { $0.cancels.count } }
+
+    /// A new entry, made before its task starts (so a task that ends at once finds it).
+    fileprivate func reserve() -> UInt64 {
+        state.withLock { state in
+            state.last += 1
+            state.cancels[state.last] = .some(nil)
+            return state.last
+        }
+    }
+
+    /// Records how to cancel the task of `entry`; nothing when the task has ended already. Once
+    /// the world has ended (``endAll()``), the task is cancelled at once instead.
+    fileprivate func fill(_ entry: UInt64, cancel: @escaping @Sendable () -> Void) {
+        let cancelNow = state.withLock { state in
+            guard let index = state.cancels.index(forKey: entry) else { return false }
+            state.cancels.values[index] = cancel
+            return state.ended
+        }
+        if cancelNow { cancel() }
+    }
+
+    /// Removes `entry` as its task ends.
+    fileprivate func remove(_ entry: UInt64) {
+        _ = state.withLock { $0.cancels.removeValue(forKey: entry) }
+    }
+
+    /// Cancels every registered task that has not ended, and from now on every task started
+    /// with this register as soon as it starts (the world has ended). Returns how many it
+    /// cancelled.
+    @discardableResult
+    package func endAll() -> Int {
+        let cancels = state.withLock { state in
+            state.ended = true
+            return state.cancels.values.compactMap { $0 }
+        }
+        for cancel in cancels { cancel() }
+        return cancels.count
     }
 }
 

@@ -76,6 +76,9 @@ public final class SimulatedLink: Sendable {
         let peripheralLane = Direction(side: .peripheral)
         var faults: [LinkFault] = []
         var closeReason: LinkCloseReason?
+        /// The clock's ``VirtualClock/atEnd(_:)`` registration that closes the link if it is
+        /// still open when the simulation ends; removed when it closes.
+        var endAction: UInt64?
         var recentDataEvents: Set<Int64> = []
         var eventsWithData = 0
         var eventsElapsed = 0
@@ -109,6 +112,12 @@ public final class SimulatedLink: Sendable {
         self.interval = parameters.connectionInterval
         self.exchange = parameters.exchangeTime
         self.packetAirTime = parameters.exchangeTime - .microseconds(300)
+        // A link still open when its simulation ends closes then (the clock holds it until).
+        let endAction = clock.atEnd { [self] in
+            let woken = state.withLock { close(&$0, .failure("the simulation ended"), now: clock.now) }
+            for spot in woken { spot.wake() }
+        }
+        state.withLock { $0.endAction = endAction }
     }
 
     /// Counters of what the link has carried so far.
@@ -309,6 +318,10 @@ public final class SimulatedLink: Sendable {
     /// the lock is released.
     private func close(_ state: inout LinkState, _ reason: LinkCloseReason, now: VirtualInstant) -> [ParkingSpot] {
         guard state.closeReason == nil else { return [] }
+        if let endAction = state.endAction {
+            state.endAction = nil
+            clock.removeEndAction(endAction)
+        }
         var woken: [ParkingSpot] = []
         for direction in [state.centralLane, state.peripheralLane] {
             // What has arrived stays delivered (also PDUs held back behind a delayed one whose

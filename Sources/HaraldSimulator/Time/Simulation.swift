@@ -50,17 +50,19 @@ public final class Simulation: Sendable {
         set { grace.withLock { $0 = newValue } }
     }
     private let grace = Locked(Duration.seconds(2))
+    /// The tasks started through ``taskStarter`` (and the clock's) that have not ended.
+    private let startedTasks = StartedTasks()
 
     /// A simulation on `clock`, at virtual time zero unless the clock has run.
     public init(clock: VirtualClock = VirtualClock()) {
         self.clock = clock
         self.executor = SimulationExecutor()
         clock.setSleepObserver { [executor] in executor.signal() }
-        clock.setTaskStarter(TaskStarter(executor: executor))
+        clock.setTaskStarter(TaskStarter(executor: executor, register: startedTasks))
     }
 
     /// Starts tasks on this simulation's executor, so they run in the simulation.
-    public var taskStarter: TaskStarter { TaskStarter(executor: executor) }
+    public var taskStarter: TaskStarter { TaskStarter(executor: executor, register: startedTasks) }
 
     /// Runs `body` to completion in virtual time and returns its result.
     ///
@@ -105,6 +107,36 @@ public final class Simulation: Sendable {
         }
     }
 
+    /// Ends the simulated world. Nothing moves its time or runs its jobs once the simulation is
+    /// gone, so a task still waiting in it (a server reading a link that was never closed, a
+    /// device's script sleeping until its next sample) could never finish and would be leaked
+    /// with everything it holds. So:
+    /// - every ``SimulatedLink`` still open closes (`closed: the simulation ended`), as when the
+    ///   radio goes away, and what reads it handles the close;
+    /// - every task started through ``taskStarter`` (or the clock's) is cancelled, and so is
+    ///   every task started that way from now on, as it starts;
+    /// - what is left on the clock ends: sleepers throw `CancellationError`, timer actions are
+    ///   dropped unrun;
+    /// - the jobs this makes ready run here, until a round changes nothing;
+    /// - a job enqueued later (a handle released after the simulation, whose `deinit` starts a
+    ///   task to close its link) runs at once on a global thread, where its cancelled task
+    ///   unwinds, instead of waiting for a run that will never come.
+    deinit {
+        // Links first, so their readers see them close as on a real disconnection and let go of
+        // what they hold; then whatever still waits is cancelled.
+        _ = clock.runEndActions()
+        executor.runUntilIdle()
+        for _ in 0..<1000 {
+            let jobsBefore = executor.jobsRun
+            startedTasks.endAll()
+            executor.runUntilIdle()
+            let ended = clock.runEndActions() + clock.endTimers()
+            executor.runUntilIdle()
+            if ended == 0 && executor.jobsRun == jobsBefore { break }
+        }
+        executor.runLateJobsElsewhere()
+    }
+
     /// After cancelling the body, runs what cancellation made ready so no job is left queued.
     private func drainAfterCancel(_ finished: Locked<Bool>) {
         for _ in 0..<1000 {
@@ -143,13 +175,38 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     /// An executor with no jobs.
     public init() {}
 
-    /// Queues a job; it runs when the simulation runs its jobs, in order.
+    /// Queues a job; it runs when the simulation runs its jobs, in order. Once the simulation
+    /// has ended, the job runs at once on a global thread instead (see ``Simulation``'s `deinit`).
     public func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
         condition.lock()
+        if simulationEnded {
+            condition.unlock()
+            runLate(unowned)
+            return
+        }
         incoming.append(unowned)
         if waiters > 0 { condition.signal() }
         condition.unlock()
+    }
+
+    /// Set when the simulation has ended: jobs then run as they come, on global threads.
+    private var simulationEnded = false
+
+    /// Makes jobs enqueued from now on (and any still queued) run on global threads.
+    internal func runLateJobsElsewhere() {
+        condition.lock()
+        simulationEnded = true
+        let left = incoming
+        incoming.removeAll()
+        condition.unlock()
+        for job in left { runLate(job) }
+    }
+
+    /// Runs a job that came after the simulation ended. The closure holds the executor, so it
+    /// outlives the job.
+    private func runLate(_ job: UnownedJob) {
+        DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 
     /// The executor as tasks reference it.

@@ -146,6 +146,54 @@ public final class VirtualClock: Clock, Sendable {
         _ = state.withLock { $0.takeWake(timer) }
     }
 
+    /// Registers `action` to run when the simulation driving this clock ends, unless
+    /// it is removed before. A simulated link uses it to close itself when the world ends.
+    internal func atEnd(_ action: @escaping @Sendable () -> Void) -> UInt64 {
+        state.withLock { state in
+            state.lastEndAction += 1
+            state.endActions[state.lastEndAction] = action
+            return state.lastEndAction
+        }
+    }
+
+    /// Removes an action registered with ``atEnd(_:)``.
+    internal func removeEndAction(_ id: UInt64) {
+        _ = state.withLock { $0.endActions.removeValue(forKey: id) }
+    }
+
+    /// Runs (and removes) the ``atEnd(_:)`` actions, in registration order; returns how many.
+    /// What a simulation does first when it ends.
+    internal func runEndActions() -> Int {
+        let actions = state.withLock { state in
+            defer { state.endActions.removeAll() }
+            return state.endActions.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for action in actions { action() }
+        return actions.count
+    }
+
+    /// Ends every pending timer without moving time: sleepers throw `CancellationError`, timer
+    /// actions are dropped unrun. Returns how many there were. What a simulation does when it
+    /// ends, since nothing will move its time again.
+    internal func endTimers() -> Int {
+        let wakes = state.withLock { state -> [Wake] in
+            var wakes: [Wake] = []
+            while let top = state.queue.top {
+                state.queue.pop()
+                if let wake = top.element.wake {
+                    top.element.wake = nil
+                    wakes.append(wake)
+                }
+            }
+            state.live = 0
+            return wakes
+        }
+        for wake in wakes {
+            if case .task(let continuation) = wake { continuation.resume(throwing: CancellationError()) }
+        }
+        return wakes.count
+    }
+
     /// Moves time forward by `duration`, waking every sleeper whose deadline has come.
     public func advance(by duration: Duration) {
         advance(to: now.advanced(by: duration))
@@ -209,6 +257,9 @@ private struct ClockState {
     var nextOrder: UInt64 = 0
     var onSleep: (@Sendable () -> Void)?
     var starter = TaskStarter.default
+    /// What runs when the simulation ends (``VirtualClock/atEnd(_:)``), by registration.
+    var endActions: [UInt64: @Sendable () -> Void] = [:]
+    var lastEndAction: UInt64 = 0
 
     enum Registration {
         case registered((@Sendable () -> Void)?)

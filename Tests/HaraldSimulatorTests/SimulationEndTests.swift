@@ -1,0 +1,101 @@
+import Foundation
+import Harald
+import HaraldCore
+import HaraldSimulator
+import Testing
+
+/// What happens to the simulated world when its ``Simulation`` goes away: nothing will run its
+/// jobs or move its time again, so whatever still waits there is ended rather than leaked.
+@Suite("Ending a simulation: what still waits in it is ended, not leaked")
+struct SimulationEndTests {
+    @Test func aTaskStillSleepingWhenTheSimulationEndsIsCancelled() throws {
+        let outcome = Locked<String?>(nil)
+        do {
+            let simulation = Simulation()
+            let clock = simulation.clock
+            try simulation.run {
+                clock.taskStarter.start {
+                    do {
+                        try await clock.sleep(for: .seconds(3600))
+                        outcome.withLock { $0 = "woke" }
+                    } catch { outcome.withLock { $0 = "\(type(of: error))" } }
+                }
+                try await clock.sleep(for: .seconds(1))
+            }
+            #expect(outcome.value == nil)
+        }
+        #expect(outcome.value == "CancellationError")
+    }
+
+    @Test func aTaskThatEndedBeforeTheEndRanOnceAndIsLeftAlone() throws {
+        let runs = Locked(0)
+        do {
+            let simulation = Simulation()
+            try simulation.run {
+                await simulation.taskStarter.start { runs.withLock { $0 += 1 } }.value
+            }
+        }
+        #expect(runs.value == 1)
+    }
+
+    @Test func aDeviceTickStillPendingIsDroppedUnrunAndFreesWhatItHolds() throws {
+        weak var weakWitness: Witness?
+        let ticks = TickCount()
+        do {
+            let simulation = Simulation()
+            let witness = Witness()
+            weakWitness = witness
+            let device = DeviceTimerTests.ticker(address: "C0:00:00:00:00:7B") {
+                withExtendedLifetime(witness) { ticks.add() }
+                return true
+            }
+            let simulator = try Simulator(clock: simulation.clock, devices: [device])
+            try simulation.run {
+                let connection = try await simulator.backend.connect(to: device.identifier, timeout: .seconds(5))
+                try await simulation.clock.sleep(for: .milliseconds(55))
+                _ = connection  // left open
+            }
+            #expect(ticks.value >= 4)
+        }
+        let atEnd = ticks.value
+        #expect(weakWitness == nil)
+        #expect(ticks.value == atEnd)
+    }
+
+    @Test func aWorldLeftWithAnOpenConnectionIsFreedWithItsSimulation() throws {
+        weak var weakClock: VirtualClock?
+        weak var weakSimulator: Simulator?
+        weak var weakConnection: PeripheralConnection?
+        do {
+            let simulation = Simulation()
+            weakClock = simulation.clock
+            let strap = VirtualPeripheral.heartRateStrap()
+            let simulator = try Simulator(clock: simulation.clock, devices: [strap])
+            weakSimulator = simulator
+            let central = Central(backend: simulator.backend, clock: simulation.clock)
+            let connection = try simulation.run {
+                let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
+                _ = try await connection.read(.batteryLevel)
+                return connection
+            }
+            weakConnection = connection
+        }
+        // The handle's release starts a task that closes the link; with the simulation over, it
+        // runs on a global thread, so the last references may go a moment later.
+        Self.waitUntil { weakConnection == nil && weakSimulator == nil && weakClock == nil }
+        #expect(weakConnection == nil)
+        #expect(weakSimulator == nil)
+        #expect(weakClock == nil)
+    }
+}
+
+extension SimulationEndTests {
+    /// Waits, in real time, until `condition` holds or 10 seconds have passed.
+    static func waitUntil(_ condition: () -> Bool) {
+        let limit = ContinuousClock.now.advanced(by: .seconds(10))
+        while !condition() && ContinuousClock.now < limit { usleep(1000) }
+    }
+}
+
+/// An object whose deinit a test can see through a weak reference.
+final class Witness: Sendable {}
