@@ -34,9 +34,14 @@ public final class FitnessBandDevice: Sendable {
         self.stopwatch = stopwatch
         self.backend = backend
         let taskClock = clock
-        @Sendable func notify(_ uuid: BluetoothUUID, in service: BluetoothUUID, _ bytes: [UInt8], to central: CentralIdentifier) async -> Bool {
-            guard let backend = backend.withLock({ $0 }) else { return false }
+        // Weak: the band's server holds these handlers and the backend holds the server, so a
+        // strong capture would keep band, backend and server alive for ever.
+        let send: @Sendable (BluetoothUUID, BluetoothUUID, [UInt8], CentralIdentifier) async -> Bool = { [weak backend] uuid, service, bytes, central in
+            guard let backend = backend?.withLock({ $0 }) else { return false }
             return ((try? await backend.notify(bytes, characteristic: uuid, service: service, to: central)) ?? 0) > 0
+        }
+        @Sendable func notify(_ uuid: BluetoothUUID, in service: BluetoothUUID, _ bytes: [UInt8], to central: CentralIdentifier) async -> Bool {
+            await send(uuid, service, bytes, central)
         }
         definition = PeripheralDefinition(
             advertisement: PeripheralAdvertisement(name: name, services: [BandUUID.service]),

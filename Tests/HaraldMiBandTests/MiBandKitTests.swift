@@ -38,6 +38,20 @@ struct MiBandAuthenticationTests {
         #expect(outcome == .authenticated)
     }
 
+    @Test func aBandWorldIsFreedOnceItsRunIsOver() throws {
+        weak var weakClock: VirtualClock?
+        do {
+            let world = try BandWorld()
+            weakClock = world.simulation.clock
+            #expect(try world.run { try await $0.authenticate(key: .default) } == .authenticated)
+        }
+        // The band's handlers live in its server, which its serving backend holds: they must
+        // not hold that backend in turn.
+        let limit = ContinuousClock.now.advanced(by: .seconds(10))
+        while weakClock != nil && ContinuousClock.now < limit { usleep(1000) }
+        #expect(weakClock == nil)
+    }
+
     @Test func aWrongKeyIsRefusedAtTheAnswerStep() throws {
         let wrong = try #require(MiBandKey(Array(repeating: 0x55, count: 16)))
         #expect(throws: MiBandError.authenticationRefused(step: 3, status: 0x04)) {

@@ -1,5 +1,6 @@
 import Foundation
 import Harald
+import HaraldSMP
 import HaraldCore
 import HaraldSimulator
 import Testing
@@ -86,6 +87,40 @@ struct SimulationEndTests {
         #expect(weakConnection == nil)
         #expect(weakSimulator == nil)
         #expect(weakClock == nil)
+    }
+
+    @Test func aWorldWhereACentralPairedAndBondedIsFreedWithItsSimulation() throws {
+        weak var weakClock: VirtualClock?
+        weak var weakSimulator: Simulator?
+        let bonds = InMemoryBondStore()
+        do {
+            let simulation = Simulation()
+            weakClock = simulation.clock
+            let lock = BondRulesTests.lock(BondRulesTests.displaying)
+            let simulator = try Simulator(
+                clock: simulation.clock, devices: [lock],
+                security: SecurityConfiguration(
+                    bonds: bonds, pairing: BondRulesTests.typing, agent: AutomaticPairingAgent(passkey: BondRulesTests.passkey)))
+            weakSimulator = simulator
+            let central = Central(backend: simulator.backend, clock: simulation.clock)
+            try simulation.run {
+                // Reading the encrypted value pairs (MITM, passkey) and bonds.
+                let connection = try await central.connect(to: lock.identifier, timeout: .seconds(5))
+                let characteristic = try await connection.characteristic(BondRulesTests.encrypted, service: BondRulesTests.service)
+                _ = try await connection.readRaw(characteristic)
+                await connection.disconnect()
+            }
+        }
+        #expect(try Self.bondCount(bonds) == 1)
+        Self.waitUntil { weakSimulator == nil && weakClock == nil }
+        // The device's pairing side and the central's link security each held the world.
+        #expect(weakSimulator == nil)
+        #expect(weakClock == nil)
+    }
+
+    /// How many bonds `bonds` holds.
+    static func bondCount(_ bonds: InMemoryBondStore) throws -> Int {
+        try Simulation().run { try await bonds.allBonds().count }
     }
 }
 

@@ -107,19 +107,26 @@ public struct SMPResponderService: Sendable {
 
     private func makeResponder(incoming: AsyncStream<[UInt8]>) -> SMPResponder {
         let awaitEncryption = awaitEncryption
-        let responder = Locked<SMPResponder?>(nil)
+        // Weak: the responder holds this handler, so a strong reference here would keep both
+        // alive for ever.
+        let responder = Locked(WeakResponder())
         let made = SMPResponder(
             bearer: ForwardingBearer(incoming: incoming, sender: send), configuration: configuration, addresses: addresses, agent: agent,
             clock: clock, localKeys: localKeys, taskStarter: taskStarter, attempts: attempts, checkPeerKeys: checkPeerKeys
         ) { key in
             // The responder waits here for the encryption; its negotiated method is settled.
-            let negotiated = await responder.withLock { $0 }?.negotiatedSecurity
+            let negotiated = await responder.withLock { $0.value }?.negotiatedSecurity
             let level = negotiated.map { $0.method.securityLevel(keySize: $0.keySize) } ?? .encrypted
             // Settled before the key exists; were it not, the shortest key SMP allows is assumed.
             try await awaitEncryption(key, level, negotiated?.keySize ?? PairingFeatures.encryptionKeySizes.lowerBound)
         }
-        responder.withLock { $0 = made }
+        responder.withLock { $0.value = made }
         return made
+    }
+
+    /// The responder its own encryption handler asks for the negotiated method.
+    private struct WeakResponder {
+        weak var value: SMPResponder?
     }
 
     /// The responder's bearer: the PDUs after its Pairing Request, and the link's sender.

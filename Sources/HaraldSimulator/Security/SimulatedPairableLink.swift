@@ -34,7 +34,9 @@ final class SimulatedPairableLink: PairableLink {
     private let device: DeviceSecurity
     private let deviceIdentity: LocalIdentity?
     private let channel: SimulatedSMPChannel
-    private let world: Simulator
+    /// The keys the world's devices keep (the simulator's table; not the simulator itself, which
+    /// holds its connections and so, through the central's link security, this link).
+    private let deviceBonds: Locked<DeviceBondTable>
     private let server: GATTServer
     private let serverConnection: GATTConnectionID
     private let link: SimulatedLink
@@ -60,7 +62,7 @@ final class SimulatedPairableLink: PairableLink {
         self.device = device
         self.peerAddress = deviceAddress
         self.centralAddress = centralAddress
-        self.world = world
+        self.deviceBonds = world.deviceBonds
         self.server = server
         self.serverConnection = serverConnection
         self.link = link
@@ -98,18 +100,18 @@ final class SimulatedPairableLink: PairableLink {
                 }
             }
         }
-        let (world, device, central) = (world, peerAddress, centralAddress)
-        await service.serve(channel.peripheralIncoming, onStart: { world.deviceBonds.withLock { $0.countPairing(by: device) } }) { [weak self] outcome in
+        let (deviceBonds, device, central) = (deviceBonds, peerAddress, centralAddress)
+        await service.serve(channel.peripheralIncoming, onStart: { deviceBonds.withLock { $0.countPairing(by: device) } }) { [weak self] outcome in
             guard case .success(let outcome) = outcome, outcome.isBonding else { return }
             let keys = [outcome.longTermKey, outcome.localLongTermKey].compactMap(\.self)
-            world.deviceBonds.withLock { $0.store(keys, of: device, for: central) }
+            deviceBonds.withLock { $0.store(keys, of: device, for: central) }
             await self?.bondChanged()
         }
     }
 
     /// The level the central's bond with the device gives (nil: the device keeps no key for it).
     private func bondedLevel() -> SecurityLevel? {
-        world.deviceBonds.withLock { $0.keys(of: peerAddress, for: centralAddress) }.map(\.securityLevel).max()
+        deviceBonds.withLock { $0.keys(of: peerAddress, for: centralAddress) }.map(\.securityLevel).max()
     }
 
     /// Tells the device's GATT server whether the central has a bond with it (before any request:
@@ -176,7 +178,7 @@ final class SimulatedPairableLink: PairableLink {
             pairing.waiter.resume()
             return
         }
-        let known = world.deviceBonds.withLock { $0.keys(of: peerAddress, for: centralAddress) }
+        let known = deviceBonds.withLock { $0.keys(of: peerAddress, for: centralAddress) }
         guard let match = known.first(where: { $0.ediv == ediv && $0.rand == rand }) else { throw .peerKeyMissing }
         guard match.key == key else {
             await link.close(reason: .failure("MIC failure (0x3D): the keys differ"))
