@@ -4,7 +4,7 @@
 /// For tests and as the base of the simulator's link model. There is no timing, no loss and no
 /// MTU limit beyond `localMTU` checks done by the engines. `close(reason)` delivers `.closed(reason)`
 /// to this end and `.closed(.closedByPeer)` to the other (`.linkLost` to both), then finishes both
-/// streams.
+/// streams. An end released without a close is a lost link for its peer.
 public final class ATTMemoryBearer: ATTBearer {
     public let events: AsyncStream<ATTBearerEvent>
     public let localMTU: Int
@@ -21,6 +21,14 @@ public final class ATTMemoryBearer: ATTBearer {
         self.peerInbound = peerInbound
         self.localMTU = localMTU
         self.record = MemoryBearerRecord()
+    }
+
+    /// An end released without ``close(_:)`` is a link lost: its peer receives
+    /// `.closed(.linkLost(code: nil))`, and both streams finish, so neither side's reader waits for ever.
+    deinit {
+        inbound.finish()
+        peerInbound.yield(.closed(.linkLost(code: nil)))
+        peerInbound.finish()
     }
 
     /// Two connected ends, such as (central, peripheral). `mtu` is each side's `localMTU`.
