@@ -118,9 +118,43 @@ struct SimulationEndTests {
         #expect(weakClock == nil)
     }
 
+    @Test func aDeviceWhoseHandlersHoldItsRuntimeIsFreedWithItsWorld() throws {
+        weak var weakClock: VirtualClock?
+        weak var weakRuntime: PeripheralRuntime?
+        do {
+            let simulation = Simulation()
+            weakClock = simulation.clock
+            // A write handler that answers through the runtime, as device definitions commonly do.
+            let echo = VirtualPeripheral(address: BluetoothAddress("C0:00:00:00:00:7C", kind: .random)!, advertisingData: .device(name: "Echo")) { runtime in
+                PeripheralBehaviour(
+                    definition: PeripheralDefinition(
+                        advertisement: PeripheralAdvertisement(name: "Echo"),
+                        services: [
+                            ServiceDefinition(
+                                uuid: BluetoothUUID(0xFFF0),
+                                characteristics: [
+                                    CharacteristicDefinition(
+                                        uuid: BluetoothUUID(0xFFF1), properties: [.write, .notify],
+                                        onWrite: { _, value in _ = await runtime.notify(BluetoothUUID(0xFFF1), value) })
+                                ])
+                        ]))
+            }
+            let simulator = try Simulator(clock: simulation.clock, devices: [echo])
+            weakRuntime = simulator.runtime(of: echo.address)
+            let central = Central(backend: simulator.backend, clock: simulation.clock)
+            try simulation.run {
+                let connection = try await central.connect(to: echo.identifier, timeout: .seconds(5))
+                await connection.disconnect()
+            }
+        }
+        Self.waitUntil { weakRuntime == nil && weakClock == nil }
+        #expect(weakRuntime == nil)
+        #expect(weakClock == nil)
+    }
+
     /// How many bonds `bonds` holds.
     static func bondCount(_ bonds: InMemoryBondStore) throws -> Int {
-        try Simulation().run { try await bonds.allBonds().count }
+        try Simulation().run { await bonds.allBonds().count }
     }
 }
 

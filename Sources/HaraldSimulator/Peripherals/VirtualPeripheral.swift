@@ -156,7 +156,7 @@ public final class PeripheralRuntime: Sendable {
     /// The device this runtime belongs to.
     public let address: BluetoothAddress
     /// The GATT server: written once by the simulator, before any handler or script can run.
-    private let attached = Locked(GATTServer?.none)
+    private let attached = Locked(Attachment())
     /// The device's server as the public peripheral API serves it, made on first use.
     private let servingBackend = Locked<GATTServing?>(nil)
 
@@ -178,14 +178,34 @@ public final class PeripheralRuntime: Sendable {
         self.address = address
     }
 
-    func attach(_ server: GATTServer) {
-        attached.withLock { $0 = server }
+    /// The runtime's hold on its server. The runtime owns it while the simulation runs; once the
+    /// simulation has ended it only refers to it (the simulator's device record owns it). A
+    /// device's handlers live in its server and commonly capture the runtime, so owning the
+    /// server for ever would keep runtime, server and handlers alive in a cycle.
+    private struct Attachment {
+        var owned: GATTServer?
+        weak var referred: GATTServer?
     }
 
-    /// The device's GATT server.
+    func attach(_ server: GATTServer) {
+        attached.withLock { $0 = Attachment(owned: server, referred: server) }
+    }
+
+    /// Stops owning the server and the serving backend made from it (the simulation has ended).
+    func releaseServer() {
+        let serving = servingBackend.withLock { made in
+            defer { made = nil }
+            return made
+        }
+        attached.withLock { $0.owned = nil }
+        withExtendedLifetime(serving) {}
+    }
+
+    /// The device's GATT server. Available from the moment the simulator created the device
+    /// until both the simulator and its simulation are gone.
     public var server: GATTServer {
-        guard let server = attached.withLock({ $0 }) else {
-            preconditionFailure("a virtual peripheral's server is used before the simulator created it")
+        guard let server = attached.withLock({ $0.owned ?? $0.referred }) else {
+            preconditionFailure("a virtual peripheral's server is used before the simulator created it, or after the simulator and its simulation are gone")
         }
         return server
     }

@@ -104,6 +104,9 @@ public final class Simulator: Sendable {
         let database = try GATTDatabase(services: behaviour.services)
         let server = GATTServer(database: database, clock: clock, configuration: behaviour.serverConfiguration)
         runtime.attach(server)
+        // When the simulation ends, the runtime stops owning the server (its handlers may hold
+        // the runtime); this simulator's device record still owns it.
+        _ = clock.atEnd { runtime.releaseServer() }
         let interval = max(description.advertisingInterval, .milliseconds(20))
         let seed = description.address.bytes.reduce(0) { $0 &* 31 &+ Int($1) }
         let phase = interval * Double(seed.magnitude % 1000) / 1000
