@@ -210,10 +210,14 @@ public final class PeripheralRuntime: Sendable {
         return server
     }
 
+    /// The server while anything still owns it; nil once the simulator and its simulation are
+    /// gone (a device whose world has ended serves nothing).
+    private var liveServer: GATTServer? { attached.withLock { $0.owned ?? $0.referred } }
+
     /// The value handle of characteristic `uuid` (the first one, in handle order) in the
-    /// device's database as it is now.
+    /// device's database as it is now; nil also once the device's world has ended.
     public func valueHandle(_ uuid: BluetoothUUID) -> UInt16? {
-        server.valueHandle(of: uuid)
+        liveServer?.valueHandle(of: uuid)
     }
 
     /// The device changes its GATT database while it runs, as one restarting into other
@@ -243,7 +247,7 @@ public final class PeripheralRuntime: Sendable {
     /// returns how many were sent.
     @discardableResult
     public func notifyWithoutWaiting(_ uuid: BluetoothUUID, _ value: [UInt8], to connection: GATTConnectionID? = nil) -> Int {
-        guard let handle = valueHandle(uuid) else { return 0 }
+        guard let server = liveServer, let handle = server.valueHandle(of: uuid) else { return 0 }
         return server.notifyWithoutWaiting(handle: handle, value: value, to: connection)
     }
 
@@ -251,7 +255,7 @@ public final class PeripheralRuntime: Sendable {
     /// (or only to `connection`); returns how many were sent.
     @discardableResult
     public func notify(_ uuid: BluetoothUUID, _ value: [UInt8], to connection: GATTConnectionID? = nil) async -> Int {
-        guard let handle = valueHandle(uuid) else { return 0 }
+        guard let server = liveServer, let handle = server.valueHandle(of: uuid) else { return 0 }
         return await server.notify(handle: handle, value: value, to: connection)
     }
 }
