@@ -26,7 +26,7 @@ final class AddressRulesController: Sendable {
     init(leFeatures: UInt64 = 0) {
         fake = FakeController(leFeatures: leFeatures)
         let (fake, state) = (fake, state)
-        fake.answer { command in
+        fake.answer { fake, command in
             let parameters = command.parameters
             let disallowed = [FakeController.complete(command.opcode, [HCIStatus.commandDisallowed.rawValue])]
             switch command.opcode {

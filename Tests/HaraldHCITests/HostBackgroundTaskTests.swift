@@ -24,7 +24,7 @@ struct HostBackgroundTaskTests {
         clock: ManualClock = ManualClock(), logger: Logger = LogRecords().logger, unanswered: Set<HCIOpcode> = []
     ) async throws -> (FakeController, HCIHost, LEConnection) {
         let (controller, host) = try await started(clock: clock, logger: logger)
-        controller.answer { command in
+        controller.answer { controller, command in
             guard !unanswered.contains(command.opcode) else { return [FakeController.complete(HCIOpcode(rawValue: 0), [])] }
             var replies = controller.standardAnswer(command)
             if command.opcode == .leCreateConnection, let peer = BluetoothAddress(bytes: command.parameters[6..<12].reversed(), kind: .random),
@@ -97,7 +97,7 @@ struct HostBackgroundTaskTests {
     @Test func aTransportWriteErrorDuringLinkSetUpEndsTheConnection() async throws {
         let records = LogRecords()
         let (controller, host) = try await Self.started(logger: records.logger)
-        controller.answer { command in
+        controller.answer { controller, command in
             var replies = controller.standardAnswer(command)
             if command.opcode == .leCreateConnection { replies.append(FakeController.connectionComplete(handle: 0x40, peer: Self.peer)) }
             return replies
@@ -133,7 +133,7 @@ struct HostBackgroundTaskTests {
     @Test func aCommandTheControllerRefusesInTheBackgroundIsLoggedAndTheLinkStays() async throws {
         let records = LogRecords()
         let (controller, host) = try await Self.started(logger: records.logger)
-        controller.answer { command in
+        controller.answer { controller, command in
             switch command.opcode {
             case .leCreateConnection: return controller.standardAnswer(command) + [FakeController.connectionComplete(handle: 0x40, peer: Self.peer)]
             case .leSetDataLength: return [FakeController.complete(command.opcode, [HCIStatus.commandDisallowed.rawValue])]

@@ -29,7 +29,7 @@ struct HostCommandTests {
 
     @Test func leBufferSizeZeroFallsBackToTheSharedBuffers() async throws {
         let controller = FakeController(aclLength: 0, aclCount: 0)
-        controller.answer { command in
+        controller.answer { controller, command in
             if command.opcode == .readBufferSize {
                 return [FakeController.complete(command.opcode, bytes("00 fd00 00 0800 0000"))]
             }
@@ -58,14 +58,14 @@ struct HostCommandTests {
     @Test func commandWaitsForACreditBeforeItIsSent() async throws {
         let controller = FakeController()
         // The first answer leaves the host with no credits.
-        controller.answer { command in [FakeController.complete(command.opcode, [0x00], credits: 0)] }
+        controller.answer { controller, command in [FakeController.complete(command.opcode, [0x00], credits: 0)] }
         let host = HCIHost(transport: controller, clock: ManualClock())
         await host.startReading()
         _ = try await host.send(.reset)
         let second = Task { try await host.send(.readBDADDR) }
         while await host.commandFlow.queuedCount == 0 { await Task.yield() }  // queued, waiting for a credit
         #expect(controller.sentCommands.map(\.opcode) == [.reset])
-        controller.answer { command in [FakeController.complete(command.opcode, [0x00, 1, 2, 3, 4, 5, 6])] }
+        controller.answer { controller, command in [FakeController.complete(command.opcode, [0x00, 1, 2, 3, 4, 5, 6])] }
         controller.inject(FakeController.complete(HCIOpcode(rawValue: 0), [], credits: 1))  // credit update only
         let response = try await second.value
         #expect(response.status == .success)
@@ -95,7 +95,7 @@ struct HostCommandTests {
 
     @Test func failedStatusThrowsCommandFailed() async throws {
         let controller = FakeController()
-        controller.answer { command in [FakeController.complete(command.opcode, [0x0C])] }
+        controller.answer { controller, command in [FakeController.complete(command.opcode, [0x0C])] }
         let host = HCIHost(transport: controller, clock: ManualClock())
         await host.startReading()
         await #expect(throws: HCIError.commandFailed(.reset, .commandDisallowed)) { try await host.execute(.reset) }

@@ -20,7 +20,7 @@ struct HostConnectionTests {
         let controller = FakeController(aclLength: aclLength, aclCount: aclCount)
         let host = HCIHost(transport: controller, clock: clock, configuration: configuration)
         try await host.start()
-        controller.answer { command in
+        controller.answer { controller, command in
             var replies = controller.standardAnswer(command)
             if command.opcode == .leCreateConnection {
                 replies.append(FakeController.connectionComplete(handle: 0x40, peer: peer))
@@ -53,7 +53,7 @@ struct HostConnectionTests {
 
     @Test func cancelledConnectionReportsTheControllersConfirmation() async throws {
         let controller = FakeController()
-        controller.answer { command in
+        controller.answer { controller, command in
             var replies = controller.standardAnswer(command)
             if command.opcode == .leCreateConnectionCancel {
                 replies.append(FakeController.connectionComplete(handle: 0, peer: Self.peer, status: .unknownConnectionIdentifier))
@@ -75,7 +75,7 @@ struct HostConnectionTests {
         let controller = FakeController()
         let host = HCIHost(transport: controller, clock: ManualClock())
         try await host.start()
-        controller.answer { command in
+        controller.answer { controller, command in
             command.opcode == .leCreateConnection ? [FakeController.status(command.opcode, .commandDisallowed)] : controller.standardAnswer(command)
         }
         await #expect(throws: HCIError.commandFailed(.leCreateConnection, .commandDisallowed)) {
@@ -231,7 +231,7 @@ struct HostConnectionTests {
 
     @Test func disconnectSendsHCIDisconnectAndReturnsTheConfirmedReason() async throws {
         let (controller, host, connection) = try await Self.connected()
-        controller.answer { command in
+        controller.answer { controller, command in
             var replies = controller.standardAnswer(command)
             if command.opcode == .disconnect {
                 replies.append(FakeController.disconnectionComplete(handle: 0x40, reason: .connectionTerminatedByLocalHost))

@@ -79,7 +79,7 @@ struct HostControllerFaultTests {
 
     @Test func anEncryptionInProgressFailsWhenTheTransportCloses() async throws {
         let (controller, host, connection) = try await Self.connected()
-        controller.answer { command in command.opcode == .leEnableEncryption ? [FakeController.status(command.opcode, .success)] : nil }
+        controller.answer { controller, command in command.opcode == .leEnableEncryption ? [FakeController.status(command.opcode, .success)] : nil }
         let key = SecretKey128(littleEndianBytes: [UInt8](repeating: 0x5A, count: 16))!
         let encrypting = Task { try await connection.encrypt(with: key) }
         await controller.waitForCommand(.leEnableEncryption)
@@ -108,7 +108,7 @@ struct HostControllerFaultTests {
     @Test func afterACommandTimesOutTheNextCommandStillGoesOut() async throws {
         let clock = ManualClock()
         let (controller, host) = try await Self.started(clock: clock)
-        controller.answer { command in command.opcode == .readRSSI ? nil : controller.standardAnswer(command) }
+        controller.answer { controller, command in command.opcode == .readRSSI ? nil : controller.standardAnswer(command) }
         let lost = Task { try await host.send(.readRSSI(handle: 0x40)) }
         await controller.waitForCommand(.readRSSI)
         await clock.waitForSleepers(atLeast: 1)
@@ -133,7 +133,7 @@ struct HostControllerFaultTests {
 
     @Test func aHardwareErrorFailsThePendingCommandAndEndsTheLinksWithHardwareFailure() async throws {
         let (controller, host, connection) = try await Self.connected()
-        controller.answer { command in command.opcode == .readRSSI ? [FakeController.event(0x10, [0x01])] : nil }
+        controller.answer { controller, command in command.opcode == .readRSSI ? [FakeController.event(0x10, [0x01])] : nil }
         await #expect(throws: HCIError.controllerHardwareError(0x01)) { _ = try await host.send(.readRSSI(handle: 0x40)) }
         #expect(await connection.waitUntilDisconnected() == .hardwareFailure)
         #expect(await host.openConnections.isEmpty)

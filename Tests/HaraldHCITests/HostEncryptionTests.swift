@@ -15,7 +15,7 @@ struct HostEncryptionTests {
     /// with Command Status and then `outcome`.
     static func connected(outcome: [HCIPacket]) async throws -> (FakeController, HCIHost, LEConnection) {
         let (controller, host, connection) = try await HostLinkParameterTests.connected(features: 0)
-        controller.answer { command in
+        controller.answer { controller, command in
             guard command.opcode == .leEnableEncryption else { return controller.standardAnswer(command) }
             return [FakeController.status(command.opcode, .success)] + outcome
         }
@@ -66,7 +66,7 @@ struct HostEncryptionTests {
         let controller = FakeController(leFeatures: 0)
         let host = HCIHost(transport: controller, clock: clock)
         try await host.start()
-        controller.answer { command in
+        controller.answer { controller, command in
             var replies = controller.standardAnswer(command)
             if command.opcode == .leCreateConnection || command.opcode == .leExtendedCreateConnection {
                 replies.append(FakeController.connectionComplete(handle: 0x40, peer: HostLinkParameterTests.peer))

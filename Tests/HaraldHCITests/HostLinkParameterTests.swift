@@ -23,7 +23,7 @@ struct HostLinkParameterTests {
         -> (FakeController, HCIHost, LEConnection)
     {
         let controller = FakeController(leFeatures: features)
-        controller.answer { command in
+        controller.answer { controller, command in
             guard command.opcode == .leReadMaximumDataLength else { return controller.standardAnswer(command) }
             // supported max TX octets and time, RX octets and time
             return [FakeController.complete(command.opcode, [0x00] + RawBytes.le16(maximumTxOctets) + bytes("4808 fb00 4808"))]
@@ -32,7 +32,7 @@ struct HostLinkParameterTests {
         configuration.preferredPHY = preferredPHY
         let host = HCIHost(transport: controller, clock: ManualClock(), configuration: configuration)
         try await host.start()
-        controller.answer { command in
+        controller.answer { controller, command in
             var replies = controller.standardAnswer(command)
             if command.opcode == .leCreateConnection || command.opcode == .leExtendedCreateConnection {
                 replies.append(FakeController.connectionComplete(handle: 0x40, peer: peer))

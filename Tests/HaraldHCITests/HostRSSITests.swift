@@ -11,7 +11,7 @@ struct HostRSSITests {
     /// A host connected (handle 0x0040) to a controller that answers Read RSSI with `answer`.
     static func connected(rssiAnswer: [UInt8]) async throws -> (FakeController, HCIHost, LEConnection) {
         let (controller, host, connection) = try await HostLinkParameterTests.connected(features: 0)
-        controller.answer { command in
+        controller.answer { controller, command in
             guard command.opcode == .readRSSI else { return controller.standardAnswer(command) }
             return [FakeController.complete(command.opcode, rssiAnswer)]
         }

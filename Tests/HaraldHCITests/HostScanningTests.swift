@@ -63,7 +63,7 @@ struct HostScanningTests {
         let host = HCIHost(transport: controller, clock: ManualClock())
         try await host.start()
         let peer = BluetoothAddress("C0:00:00:00:00:01", kind: .random)!
-        controller.answer { command in
+        controller.answer { controller, command in
             var replies = controller.standardAnswer(command)
             if command.opcode == .leExtendedCreateConnection {
                 replies.append(FakeController.connectionComplete(handle: 1, peer: peer))
@@ -81,7 +81,7 @@ struct HostScanningTests {
         let host = HCIHost(transport: controller, clock: ManualClock())
         try await host.start()
         let refusals = Locked(1)
-        controller.answer { command in
+        controller.answer { controller, command in
             if command.opcode == .leSetScanParameters,
                 refusals.withLock({ count in
                     defer { count -= 1 }; return count > 0

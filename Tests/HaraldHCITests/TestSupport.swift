@@ -33,7 +33,7 @@ func startedHost(
 ) async throws -> HCIHost {
     let host = HCIHost(transport: controller, clock: clock, configuration: configuration)
     try await host.start()
-    controller.answer { command in
+    controller.answer { controller, command in
         var replies = controller.standardAnswer(command)
         if command.opcode == .leCreateConnection, command.parameters[6..<12].elementsEqual(peer.littleEndianBytes) {
             replies.append(FakeController.connectionComplete(handle: 0x40, peer: peer))

@@ -35,6 +35,14 @@ public final class FakeController: HCITransport {
         state.withLock { $0.script = script }
     }
 
+    /// Replaces the command script with one that is handed this controller, so it need not
+    /// capture it (a script that captures its controller keeps it alive for ever: the
+    /// controller holds the script).
+    public func answer(_ script: @escaping @Sendable (FakeController, HCICommand) -> [HCIPacket]?) {
+        // Unowned: the controller holds this closure and only calls it itself.
+        state.withLock { $0.script = { [unowned self] command in script(self, command) } }
+    }
+
     /// Makes every later send of a packet that `matches` fail with `error`, as a socket write
     /// would; the packet is not recorded.
     public func failSends(with error: HCITransportError, where matches: @escaping @Sendable (HCIPacket) -> Bool) {
