@@ -73,9 +73,6 @@ package final class StartedTasks: Sendable {
     /// An empty register.
     package init() {}
 
-    /// How many registered tasks have not ended.
-    package var count: Int { state.withLock { $0.cancels.count } }
-
     /// A new entry, made before its task starts (so a task that ends at once finds it).
     fileprivate func reserve() -> UInt64 {
         state.withLock { state in
@@ -102,16 +99,13 @@ package final class StartedTasks: Sendable {
     }
 
     /// Cancels every registered task that has not ended, and from now on every task started
-    /// with this register as soon as it starts (the world has ended). Returns how many it
-    /// cancelled.
-    @discardableResult
-    package func endAll() -> Int {
+    /// with this register as soon as it starts (the world has ended).
+    package func endAll() {
         let cancels = state.withLock { state in
             state.ended = true
             return state.cancels.values.compactMap { $0 }
         }
         for cancel in cancels { cancel() }
-        return cancels.count
     }
 }
 

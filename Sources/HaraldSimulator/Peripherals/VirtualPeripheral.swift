@@ -193,12 +193,12 @@ public final class PeripheralRuntime: Sendable {
 
     /// Stops owning the server and the serving backend made from it (the simulation has ended).
     func releaseServer() {
-        let serving = servingBackend.withLock { made in
+        // Taken out and released after the lock, not inside it.
+        _ = servingBackend.withLock { made in
             defer { made = nil }
             return made
         }
         attached.withLock { $0.owned = nil }
-        withExtendedLifetime(serving) {}
     }
 
     /// The device's GATT server. Available from the moment the simulator created the device
