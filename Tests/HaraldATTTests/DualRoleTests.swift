@@ -34,6 +34,9 @@ struct DualRoleTests {
         #expect(mtuOfServerA == 100)
         let mtuOfClientB = await clientB.mtu
         #expect(mtuOfClientB == 100)
+        // Each end's engines keep their bearer, whose peer feeds the other end's engines: like a
+        // real link, the pair lives until one end closes it.
+        await linkA.close(.closedLocally)
     }
 
     /// Core Vol 3 Part F §3.4.2.2: both ends use the new ATT_MTU once the Exchange MTU Response

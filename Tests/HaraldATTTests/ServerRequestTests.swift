@@ -180,6 +180,36 @@ struct ServerRequestTests {
         #expect(live == 0)
     }
 
+    /// The server's deadlines sleep on its clock. Released with a connection open, it cancels
+    /// the sleeper: left behind, a sleeper on a clock that never reaches its deadline (a manual
+    /// one here) would keep itself and the clock alive for good.
+    @Test func aReleasedServerLeavesNoSleeperOnItsClock() async throws {
+        let clock = ManualClock()
+        let (central, peripheral) = ATTMemoryBearer.pair(mtu: 23)
+        var server: GATTServer? = try GATTServer(services: SampleDevice.services, clock: clock, configuration: .exactLayout())
+        try await indicateAndCancel(server!, attachedTo: peripheral, readingFrom: central)
+        await clock.waitForSleepers(atLeast: 1)
+        server = nil
+        try await withHangGuard(seconds: 10) { await waitUntil { clock.sleeperCount == 0 } }
+        // The link stays open throughout: its close would cancel the sleeper anyway.
+        withExtendedLifetime(central) {}
+    }
+
+    /// Starts an indication on a new connection over `peripheral`, waits until `central` has it,
+    /// then cancels it; the server's deadline sleeper is left running.
+    private func indicateAndCancel(_ server: GATTServer, attachedTo peripheral: ATTMemoryBearer, readingFrom central: ATTMemoryBearer) async throws {
+        let connection = await server.attach(peripheral)
+        let battery = try #require(await server.database.characteristic(BluetoothUUID(0x2A19))).valueHandle
+        let cccd = try #require(await server.database.clientConfigurationHandle(forValueHandle: battery))
+        var events = central.events.makeAsyncIterator()
+        try await central.send(ATTWriteRequest(handle: cccd, value: [0x02, 0x00]).pduBytes())
+        _ = await events.next()
+        let indication = Task { try await server.indicate(handle: battery, value: [1], connection: connection) }
+        _ = await events.next()
+        indication.cancel()
+        _ = await indication.result
+    }
+
     /// Whatever bytes arrive, the server never traps and still answers the next request.
     @Test func arbitraryBytesNeverTrapAndTheServerKeepsAnswering() async throws {
         var generator = SplitMix64(seed: 0x5345_5256)

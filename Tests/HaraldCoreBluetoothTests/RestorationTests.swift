@@ -40,6 +40,22 @@ struct RestorationTests {
         #expect(!world.central.calls.contains(.connect(world.peripheral.identifier)))
     }
 
+    /// The backend keeps the restoration for consumers that come late, as values: a handle it
+    /// kept would hold the backend, which could then never be freed.
+    @Test func aBackendThatRestoredAConnectionIsFreedOnceReleased() async throws {
+        weak var released: CoreBluetoothBackend<FakeCentral>?
+        do {
+            let world = restoredWorld()
+            var restorations = world.backend.restorations().makeAsyncIterator()
+            #expect(try #require(await restorations.next()).connections.count == 1)
+            await world.start()
+            released = world.backend
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while released != nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(released == nil)
+    }
+
     @Test func aConsumerArrivingAfterTheRestorationStillGetsIt() async throws {
         let world = restoredWorld()
         await world.start()

@@ -15,33 +15,49 @@ struct DeadlineScheduleTests {
         }
         private struct State {
             var now = Instant(offset: .zero)
-            var sleepers: [(deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = []
+            var nextID: UInt64 = 0
+            var sleepers: [UInt64: (deadline: Instant, continuation: CheckedContinuation<Void, any Error>)] = [:]
+            /// Sleepers whose task was cancelled before they registered.
+            var cancelledEarly: Set<UInt64> = []
         }
         private let state = Locked(State())
         var now: Instant { state.withLock { $0.now } }
         var minimumResolution: Duration { .zero }
         var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-        /// Sleeps until the deadline; cancellation is seen when the sleeper wakes (enough here).
+        /// Sleeps until the deadline; a cancelled sleeper throws at once and is forgotten.
         func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let due = state.withLock { state -> Bool in
-                    if deadline <= state.now { return true }
-                    state.sleepers.append((deadline, continuation))
-                    return false
-                }
-                if due { continuation.resume() }
+            let id = state.withLock { state -> UInt64 in
+                state.nextID += 1
+                return state.nextID
             }
-            try Task.checkCancellation()
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    let outcome = state.withLock { state -> Result<Void, any Error>? in
+                        if state.cancelledEarly.remove(id) != nil { return .failure(CancellationError()) }
+                        if deadline <= state.now { return .success(()) }
+                        state.sleepers[id] = (deadline, continuation)
+                        return nil
+                    }
+                    if let outcome { continuation.resume(with: outcome) }
+                }
+            } onCancel: {
+                let sleeper = state.withLock { state in
+                    let sleeper = state.sleepers.removeValue(forKey: id)
+                    if sleeper == nil { state.cancelledEarly.insert(id) }
+                    return sleeper
+                }
+                sleeper?.continuation.resume(throwing: CancellationError())
+            }
         }
 
         func advance(by duration: Duration) {
-            let due = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            let due = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
                 state.now = state.now.advanced(by: duration)
                 let now = state.now
-                let due = state.sleepers.filter { $0.deadline <= now }.map(\.continuation)
-                state.sleepers.removeAll { $0.deadline <= now }
-                return due
+                let due = state.sleepers.filter { $0.value.deadline <= now }
+                for id in due.keys { state.sleepers[id] = nil }
+                return due.values.map(\.continuation)
             }
             for continuation in due { continuation.resume() }
         }
@@ -55,6 +71,8 @@ struct DeadlineScheduleTests {
         nonisolated var sleepersStarted: Int { starts.withLock { $0 } }
 
         init(clock: StepClock) { deadlines = DeadlineSchedule(clock: clock) }
+        // As the library's engines do: a released engine leaves no sleeper on its clock.
+        deinit { deadlines.cancelSleeper() }
 
         nonisolated func startDeadlineSleeper(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never>? {
             starts.withLock { $0 += 1 }
@@ -177,6 +195,30 @@ struct DeadlineScheduleTests {
         clock.advance(by: .seconds(3))
         while await engine.passed.isEmpty { await Task.yield() }
         #expect(await engine.passed == ["late"])
+    }
+
+    @Test func cancelSleeperStopsTheSleeperAndKeepsTheDeadlines() {
+        let clock = StepClock()
+        var schedule = DeadlineSchedule<String>(clock: clock)
+        _ = schedule.add(at: .seconds(1), "a")
+        var started: Task<Void, Never>?
+        schedule.arm(startedBy: { work in
+            started = Task(operation: work)
+            return started
+        }) { _ in }
+        schedule.cancelSleeper()
+        #expect(started?.isCancelled == true)
+        #expect(schedule.count == 1)
+    }
+
+    @Test func aReleasedOwnerLeavesNoSleeperOnItsClock() async {
+        let clock = StepClock()
+        var engine: Engine? = Engine(clock: clock)
+        let id = await engine!.add("answered", after: .seconds(30))
+        await engine!.cancel(id)
+        while clock.sleeperCount < 1 { await Task.yield() }
+        engine = nil
+        #expect(clock.sleeperCount == 0, "the sleeper was cancelled, not left until its 30 s")
     }
 
     @Test func removeAllReturnsThePendingActionsEarliestFirstAndStopsTheSleeper() {

@@ -27,6 +27,8 @@ struct TransportLossTests {
         }
         #expect(await backend.host.closeReason == .transport(.closed))
         await backend.close()
+        // The peer's server is still inside the held read: let it finish, as a peer would.
+        peripheral.state.resume()
     }
 
     @Test func aScanEndsWithAnErrorWhenTheTransportBreaks() async throws {

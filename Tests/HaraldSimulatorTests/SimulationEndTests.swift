@@ -152,6 +152,22 @@ struct SimulationEndTests {
         #expect(weakClock == nil)
     }
 
+    /// A clock no simulation drives (moved by hand, or not at all) never ends, so nothing on it
+    /// may hold the world: released, a simulator and its devices go, even while the clock stays.
+    @Test func aWorldOnAClockNoSimulationDrivesIsFreedWhenReleased() throws {
+        let clock = VirtualClock()
+        weak var weakRuntime: PeripheralRuntime?
+        do {
+            let strap = VirtualPeripheral.heartRateStrap()
+            let simulator = try Simulator(clock: clock, devices: [strap])
+            weakRuntime = simulator.runtime(of: strap.address)
+            #expect(weakRuntime != nil)
+        }
+        Self.waitUntil { weakRuntime == nil }
+        #expect(weakRuntime == nil)
+        withExtendedLifetime(clock) {}
+    }
+
     /// How many bonds `bonds` holds.
     static func bondCount(_ bonds: InMemoryBondStore) throws -> Int {
         try Simulation().run { await bonds.allBonds().count }

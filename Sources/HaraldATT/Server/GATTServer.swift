@@ -229,6 +229,11 @@ public actor GATTServer {
             taskStarter: taskStarter)
     }
 
+    // A released server leaves no deadline sleeper behind on any connection's clock.
+    deinit {
+        for connection in connections.values { connection.deadlines.cancelSleeper() }
+    }
+
     // MARK: Connections
 
     /// Serves a client over `bearer` until it closes.

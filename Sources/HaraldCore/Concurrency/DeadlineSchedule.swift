@@ -127,6 +127,13 @@ package struct DeadlineSchedule<Action: Sendable>: Sendable {
         if sleeper?.generation == generation { sleeper = nil }
     }
 
+    /// Cancels the sleeper, if one runs, and keeps the deadlines. For an owner's `deinit`: a
+    /// released engine must not leave a task sleeping on its clock (on a clock that never reaches
+    /// the deadline, a manual one in a test, the task and the clock would never be freed).
+    package func cancelSleeper() {
+        sleeper?.task.cancel()
+    }
+
     /// Cancels the sleeper and drops every deadline; returns their actions, earliest first.
     package mutating func removeAll() -> [Action] {
         sleeper?.task.cancel()

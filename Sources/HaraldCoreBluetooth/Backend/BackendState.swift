@@ -186,8 +186,9 @@ extension CoreBluetoothBackend {
         /// querying connected peripherals), by operation: queued again at power-on.
         var awaitingPower: [UInt64: OutgoingCall] = [:]
         var restored: CoreBluetoothRestoredState?
-        /// What state restoration handed back, for ``CoreBluetoothBackend/restorations()``.
-        var restoration: BackendRestoration?
+        /// What state restoration handed back, for ``CoreBluetoothBackend/restorations()``: the
+        /// restored connections as values, so the backend never holds a handle on itself.
+        var restoration: RestorationRecord?
         /// The first state update arrived: restoration, which comes before it, is settled.
         var restorationSettled = false
         var restorationObservers: [UInt64: AsyncStream<BackendRestoration>.Continuation] = [:]

@@ -24,7 +24,7 @@ extension CoreBluetoothBackend {
         let (stream, continuation) = AsyncStream.makeStream(of: BackendRestoration.self)
         let id: UInt64? = state.withLock { state in
             if let restoration = state.restoration {
-                continuation.yield(restoration)
+                continuation.yield(handOut(restoration))
                 continuation.finish()
                 return nil
             }
@@ -51,7 +51,7 @@ extension CoreBluetoothBackend {
         let services = (dictionary[keys.restoredScanServices] as? [AnyObject])?.compactMap { ($0 as? Peripheral.UUIDValue)?.bluetoothUUID }
         let (observers, restoration) = state.withLock { state in
             var restored: [CoreBluetoothRestoredState.RestoredPeripheral] = []
-            var connections: [any ConnectionBackend] = []
+            var connections: [(identifier: UUID, generation: UInt64)] = []
             for peripheral in peripherals {
                 let uuid = register(peripheral, in: &state)
                 // CBPeripheralState: 1 connecting, 2 connected.
@@ -59,7 +59,7 @@ extension CoreBluetoothBackend {
                 case 2:
                     let generation = connectionCame(uuid, in: &state).generation
                     seedAttributes(of: peripheral, uuid: uuid, in: &state)
-                    connections.append(CoreBluetoothConnection(backend: self, identifier: uuid, generation: generation))
+                    connections.append((uuid, generation))
                 case 1:
                     state.links[uuid]?.phase = .connecting
                     state.links[uuid]?.systemConnecting = true
@@ -72,16 +72,24 @@ extension CoreBluetoothBackend {
                         isConnected: peripheral.state.rawValue == 2))
             }
             state.restored = CoreBluetoothRestoredState(peripherals: restored, scanServices: services ?? [])
-            let restoration = BackendRestoration(connections: connections, scanServices: services)
-            state.restoration = restoration
+            let record = RestorationRecord(connections: connections, scanServices: services)
+            state.restoration = record
             state.restorationSettled = true
             defer { state.restorationObservers = [:] }
-            return (Array(state.restorationObservers.values), restoration)
+            return (Array(state.restorationObservers.values), handOut(record))
         }
         for observer in observers {
             observer.yield(restoration)
             observer.finish()
         }
+    }
+
+    /// The restoration as the app gets it: a handle on each restored connection. The handles
+    /// hold the backend, so they are made for each consumer, never kept in the backend's state.
+    private func handOut(_ restoration: RestorationRecord) -> BackendRestoration {
+        BackendRestoration(
+            connections: restoration.connections.map { CoreBluetoothConnection(backend: self, identifier: $0.identifier, generation: $0.generation) },
+            scanServices: restoration.scanServices)
     }
 
     /// Registers what CoreBluetooth had discovered on a restored connected peripheral, and starts
@@ -111,4 +119,11 @@ extension CoreBluetoothBackend {
         state.links[uuid]?.heldValues[characteristic] = held
         return true
     }
+}
+
+/// What state restoration handed back, kept by the backend as values: the connections by
+/// peripheral and connection generation, and the services the restored scan filtered on.
+struct RestorationRecord: Sendable {
+    var connections: [(identifier: UUID, generation: UInt64)]
+    var scanServices: [BluetoothUUID]?
 }

@@ -105,8 +105,10 @@ public final class Simulator: Sendable {
         let server = GATTServer(database: database, clock: clock, configuration: behaviour.serverConfiguration)
         runtime.attach(server)
         // When the simulation ends, the runtime stops owning the server (its handlers may hold
-        // the runtime); this simulator's device record still owns it.
-        _ = clock.atEnd { runtime.releaseServer() }
+        // the runtime); this simulator's device record still owns it. Weak: the clock must not
+        // own the runtime, whose server sleeps on the clock (a cycle a clock that no simulation
+        // ends would never break).
+        _ = clock.atEnd { [weak runtime] in runtime?.releaseServer() }
         let interval = max(description.advertisingInterval, .milliseconds(20))
         let seed = description.address.bytes.reduce(0) { $0 &* 31 &+ Int($1) }
         let phase = interval * Double(seed.magnitude % 1000) / 1000

@@ -38,7 +38,9 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
     /// ones a real stack would drop.
     private(set) var droppedWrites = 0
     var holding = false
-    private var held: [() -> Void] = []
+    /// Answers held back, each handed the peripheral when it runs (one that captured it would
+    /// keep a peripheral with requests held alive for good).
+    private var held: [(FakePeripheral) -> Void] = []
     private(set) var requests: [FakeRequest] = []
     private var requestWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     private var heldWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
@@ -96,58 +98,58 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
     }
 
     func readRSSI() {
-        receive(.readRSSI) {
-            let value = self.lock.withLock { self.rssi }
-            self.central?.backend?.peripheral(self, didReadRSSI: NSNumber(value: value), error: nil)
+        receive(.readRSSI) { peripheral in
+            let value = peripheral.lock.withLock { peripheral.rssi }
+            peripheral.central?.backend?.peripheral(peripheral, didReadRSSI: NSNumber(value: value), error: nil)
         }
     }
 
     func discoverServices(_ serviceUUIDs: [FakeUUID]?) {
         let wanted = serviceUUIDs?.map(\.value)
-        receive(.discoverServices(wanted)) {
-            self.lock.withLock {
-                let found = self.database.filter { wanted?.contains($0.uuid.value) ?? true }
-                let known = self.shownServices ?? []
-                self.shownServices = known + found.filter { service in !known.contains { $0 === service } }
+        receive(.discoverServices(wanted)) { peripheral in
+            peripheral.lock.withLock {
+                let found = peripheral.database.filter { wanted?.contains($0.uuid.value) ?? true }
+                let known = peripheral.shownServices ?? []
+                peripheral.shownServices = known + found.filter { service in !known.contains { $0 === service } }
             }
-            self.central?.backend?.peripheral(self, didDiscoverServices: nil)
+            peripheral.central?.backend?.peripheral(peripheral, didDiscoverServices: nil)
         }
     }
 
     func discoverCharacteristics(_ characteristicUUIDs: [FakeUUID]?, for service: FakeService) {
         let wanted = characteristicUUIDs?.map(\.value)
-        receive(.discoverCharacteristics(wanted, service: service.uuid.value)) {
-            self.lock.withLock {
+        receive(.discoverCharacteristics(wanted, service: service.uuid.value)) { peripheral in
+            peripheral.lock.withLock {
                 let found = service.allCharacteristics.filter { wanted?.contains($0.uuid.value) ?? true }
                 let known = service.shownCharacteristics ?? []
                 service.shownCharacteristics = known + found.filter { item in !known.contains { $0 === item } }
             }
-            self.central?.backend?.peripheral(self, didDiscoverCharacteristicsFor: service, error: nil)
+            peripheral.central?.backend?.peripheral(peripheral, didDiscoverCharacteristicsFor: service, error: nil)
         }
     }
 
     func discoverDescriptors(for characteristic: FakeCharacteristic) {
-        receive(.discoverDescriptors(characteristic.uuid.value)) {
-            self.lock.withLock { characteristic.shownDescriptors = characteristic.allDescriptors }
-            self.central?.backend?.peripheral(self, didDiscoverDescriptorsFor: characteristic, error: nil)
+        receive(.discoverDescriptors(characteristic.uuid.value)) { peripheral in
+            peripheral.lock.withLock { characteristic.shownDescriptors = characteristic.allDescriptors }
+            peripheral.central?.backend?.peripheral(peripheral, didDiscoverDescriptorsFor: characteristic, error: nil)
         }
     }
 
     func readValue(for characteristic: FakeCharacteristic) {
-        receive(.read(characteristic.uuid.value)) {
-            let error: NSError? = self.lock.withLock {
+        receive(.read(characteristic.uuid.value)) { peripheral in
+            let error: NSError? = peripheral.lock.withLock {
                 if let error = characteristic.readError { return error }
                 characteristic.shownValue = Data(characteristic.storedValue)
                 return nil
             }
-            self.central?.backend?.peripheral(self, didUpdateValueFor: characteristic, error: error)
+            peripheral.central?.backend?.peripheral(peripheral, didUpdateValueFor: characteristic, error: error)
         }
     }
 
     func readValue(for descriptor: FakeDescriptor) {
-        receive(.readDescriptor(descriptor.uuid.value)) {
-            self.lock.withLock { descriptor.shownValue = descriptor.storedValue }
-            self.central?.backend?.peripheral(self, didUpdateValueFor: descriptor, error: nil)
+        receive(.readDescriptor(descriptor.uuid.value)) { peripheral in
+            peripheral.lock.withLock { descriptor.shownValue = descriptor.storedValue }
+            peripheral.central?.backend?.peripheral(peripheral, didUpdateValueFor: descriptor, error: nil)
         }
     }
 
@@ -173,28 +175,28 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
             if let (target, answer) = reply { notify(answer(bytes), on: target) }
             return
         }
-        receive(.write(characteristic.uuid.value, bytes, withResponse: true)) {
-            let (error, reply): (NSError?, (BluetoothUUID, @Sendable ([UInt8]) -> [UInt8])?) = self.lock.withLock {
-                if let error = characteristic.writeError ?? self.refuse[characteristic.uuid.value]?(bytes) { return (error, nil) }
+        receive(.write(characteristic.uuid.value, bytes, withResponse: true)) { peripheral in
+            let (error, reply): (NSError?, (BluetoothUUID, @Sendable ([UInt8]) -> [UInt8])?) = peripheral.lock.withLock {
+                if let error = characteristic.writeError ?? peripheral.refuse[characteristic.uuid.value]?(bytes) { return (error, nil) }
                 characteristic.storedValue = bytes
-                return (nil, self.respond[characteristic.uuid.value])
+                return (nil, peripheral.respond[characteristic.uuid.value])
             }
-            self.central?.backend?.peripheral(self, didWriteValueFor: characteristic, error: error)
-            if let (target, answer) = reply { self.notify(answer(bytes), on: target) }
+            peripheral.central?.backend?.peripheral(peripheral, didWriteValueFor: characteristic, error: error)
+            if let (target, answer) = reply { peripheral.notify(answer(bytes), on: target) }
         }
     }
 
     func writeValue(_ data: Data, for descriptor: FakeDescriptor) {
-        receive(.writeDescriptor(descriptor.uuid.value, [UInt8](data))) {
-            self.lock.withLock { descriptor.storedValue = data }
-            self.central?.backend?.peripheral(self, didWriteValueFor: descriptor, error: nil)
+        receive(.writeDescriptor(descriptor.uuid.value, [UInt8](data))) { peripheral in
+            peripheral.lock.withLock { descriptor.storedValue = data }
+            peripheral.central?.backend?.peripheral(peripheral, didWriteValueFor: descriptor, error: nil)
         }
     }
 
     func setNotifyValue(_ enabled: Bool, for characteristic: FakeCharacteristic) {
-        receive(.setNotify(enabled, characteristic.uuid.value)) {
-            self.lock.withLock { characteristic.notifying = enabled }
-            self.central?.backend?.peripheral(self, didUpdateNotificationStateFor: characteristic, error: nil)
+        receive(.setNotify(enabled, characteristic.uuid.value)) { peripheral in
+            peripheral.lock.withLock { characteristic.notifying = enabled }
+            peripheral.central?.backend?.peripheral(peripheral, didUpdateNotificationStateFor: characteristic, error: nil)
         }
     }
 
@@ -223,12 +225,12 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
     /// Answers every held request, in order, and answers new ones at once again.
     func resumeAnswering() {
         system.onQueue {
-            let answers: [() -> Void] = lock.withLock {
+            let answers: [(FakePeripheral) -> Void] = lock.withLock {
                 holding = false
                 defer { held = [] }
                 return held
             }
-            for answer in answers { answer() }
+            for answer in answers { answer(self) }
         }
     }
 
@@ -331,7 +333,7 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
         return true
     }
 
-    private func receive(_ request: FakeRequest, answer: @escaping () -> Void) {
+    private func receive(_ request: FakeRequest, answer: @escaping (FakePeripheral) -> Void) {
         guard accepts("\(request)") else { return }
         let hold: Bool = lock.withLock {
             requests.append(request)
@@ -339,7 +341,7 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
             return holding
         }
         wakeRequestWaiters()
-        if !hold { answer() }
+        if !hold { answer(self) }
     }
 
     private func wakeRequestWaiters() {
