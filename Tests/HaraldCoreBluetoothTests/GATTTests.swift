@@ -4,6 +4,7 @@ import HaraldCodec
 import HaraldCore
 import HaraldCoreBluetooth
 import HaraldScenarioSuite
+import HaraldSimulator
 import Testing
 
 @Suite("CoreBluetooth backend: GATT operations, routing and flow control", CoreBluetoothRules())
@@ -25,6 +26,41 @@ struct GATTTests {
         #expect(try await read.value == [0x55])
         world.peripheral.resumeAnswering()
         #expect(await updates.next() == [0x55])
+    }
+
+    /// Every operation's timeout is a deadline on one schedule: one task sleeps for all of them,
+    /// not one per operation.
+    @Test func operationsInFlightShareOneSleepingTimer() async throws {
+        let world = FakeWorld.make()
+        let profile = try await world.backend.connectToProfile(world)
+        let status = profile[ScenarioProfile.status]
+        let setting = profile[ScenarioProfile.setting]
+        world.peripheral.lock.withLock { world.peripheral.holding = true }
+        let reads = (0..<8).map { index in
+            Task { try await profile.connection.read(index.isMultiple(of: 2) ? status : setting, timeout: timeout) }
+        }
+        await until { world.backend.pendingOperationCount == 8 }
+        await waitForSleepers(world.clock)
+        #expect(world.clock.sleeperCount == 1)
+        world.peripheral.resumeAnswering()
+        for read in reads { _ = try await read.value }
+    }
+
+    /// After its operations are answered the sleeper stays for the next ones until the time it
+    /// was set for; a backend released before then cancels it.
+    @Test func aReleasedBackendLeavesNoTimeoutSleeperOnItsClock() async throws {
+        let clock: VirtualClock
+        do {
+            let world = FakeWorld.make()
+            clock = world.clock
+            let profile = try await world.backend.connectToProfile(world)
+            _ = try await profile.connection.read(profile[ScenarioProfile.status], timeout: timeout)
+            await waitForSleepers(world.clock)
+            await world.settle()
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while clock.sleeperCount > 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(clock.sleeperCount == 0)
     }
 
     @Test func lateAnswerToATimedOutReadIsNotMistakenForANotification() async throws {
@@ -124,6 +160,9 @@ struct GATTTests {
         let write = Task {
             try await profile.connection.write([7], to: profile[ScenarioProfile.stream], kind: .withoutResponse, timeout: .seconds(1))
         }
+        // Queued with its deadline (a sleeper left by the discovery before may still sleep: the
+        // write's earlier deadline replaces it).
+        await until { world.backend.pendingOperationCount == 1 }
         await waitForSleepers(world.clock)
         world.clock.advance(by: .seconds(1))
         await #expect(throws: BluetoothError.self) { try await write.value }

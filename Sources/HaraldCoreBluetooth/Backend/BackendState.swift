@@ -56,10 +56,18 @@ extension CoreBluetoothBackend {
         case nothing
     }
 
+    /// The timeout of a pending operation, as kept on the backend's one timer schedule.
+    struct PendingTimeout: Sendable {
+        let id: UInt64
+        let operation: String
+        let timeout: Duration
+    }
+
     /// An operation waiting for CoreBluetooth.
     struct Pending {
         let continuation: CheckedContinuation<Reply, any Error>
-        let timer: Task<Void, Never>?
+        /// Its timeout on `State.deadlines`; nil for an operation that waits until cancelled.
+        let deadline: DeadlineSchedule<PendingTimeout>.ID?
         let cleanup: Cleanup
         /// UUIDs a discovery asked for (nil: all).
         let filter: [BluetoothUUID]?
@@ -169,6 +177,9 @@ extension CoreBluetoothBackend {
         /// Makes the central; taken (set to nil) when it is called.
         var makeCentral: ((CoreBluetoothBackend) -> Central)?
         var radio: RadioState = .unknown
+        /// Every pending operation's timeout, served by one sleeping task (set to the backend's
+        /// clock when it is made).
+        var deadlines = DeadlineSchedule<PendingTimeout>(clock: ContinuousClock())
         /// The one counter behind operation ids, connection generations, attribute identities
         /// and record ages: no number is ever given out twice.
         var nextID: UInt64 = 0
@@ -227,9 +238,9 @@ extension CoreBluetoothBackend {
             ended = ended || other.ended
         }
 
+        /// Resumes everything (`endConnection` cancelled the timeouts of `failed`).
         func settle() {
             for pending in failed {
-                pending.timer?.cancel()
                 pending.continuation.resume(throwing: BluetoothError.disconnected(reason))
             }
             for stream in streams { stream.finish(throwing: .disconnected(reason)) }

@@ -61,9 +61,9 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
         }
         for observer in authorizationChanged { observer.yield(authorization) }
         for observer in unrestored { observer.finish() }
+        endTimeouts(of: refused)
         fallout.settle()
         for pending in refused {
-            pending.timer?.cancel()
             pending.continuation.resume(throwing: BluetoothError.radioUnavailable(radio))
         }
         for scan in failedScans { scan.finish(throwing: BluetoothError.radioUnavailable(radio)) }

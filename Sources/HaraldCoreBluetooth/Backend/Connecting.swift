@@ -176,6 +176,7 @@ extension CoreBluetoothBackend {
         link.disconnectWaiters = [:]
         link.lastUsed = state.makeID()
         state.links[uuid] = link
+        for pending in fallout.failed { state.deadlines.cancel(pending.deadline) }
         return fallout
     }
 

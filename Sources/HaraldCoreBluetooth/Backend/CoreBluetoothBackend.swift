@@ -86,8 +86,14 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
         self.stopwatch = Stopwatch(clock)
         self.queue = queue
         queue.setSpecific(key: queueKey, value: true)
-        state.withLock { $0.makeCentral = makeCentral }
+        state.withLock {
+            $0.makeCentral = makeCentral
+            $0.deadlines = DeadlineSchedule(anyClock: clock)
+        }
     }
+
+    // A released backend leaves no timeout sleeper behind on its clock.
+    deinit { state.withLock { $0.deadlines.cancelSleeper() } }
 
     var keys: CoreBluetoothKeys { Central.keys }
 

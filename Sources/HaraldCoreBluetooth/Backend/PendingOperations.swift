@@ -23,21 +23,23 @@ extension CoreBluetoothBackend {
         let id = state.withLock { $0.makeID() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
-                let timer = makeTimer(for: id, operation: operation, timeout: timeout)
                 let registration = state.withLock { state -> Registration in
                     let registration = register(&state, id)
                     if case .proceed(let call) = registration {
-                        state.pending[id] = Pending(continuation: continuation, timer: timer, cleanup: cleanup, filter: filter)
+                        let deadline = timeout.map { timeout in
+                            state.deadlines.add(
+                                at: state.deadlines.now() + timeout, PendingTimeout(id: id, operation: operation, timeout: timeout))
+                        }
+                        state.pending[id] = Pending(continuation: continuation, deadline: deadline, cleanup: cleanup, filter: filter)
                         if let call { state.outbox.append(call) }
+                        armTimeouts(in: &state)
                     }
                     return registration
                 }
                 switch registration {
                 case .fail(let error):
-                    timer?.cancel()
                     continuation.resume(throwing: error)
                 case .done(let reply):
-                    timer?.cancel()
                     continuation.resume(returning: reply)
                 case .proceed:
                     // Cancelled before it was registered, so the cancellation handler found
@@ -51,14 +53,29 @@ extension CoreBluetoothBackend {
         }
     }
 
-    /// The timer ending operation `id` after `timeout`; none for an operation that waits until
-    /// cancelled (a pending connect).
-    private func makeTimer(for id: UInt64, operation: String, timeout: Duration?) -> Task<Void, Never>? {
-        guard let timeout else { return nil }
-        let clock = self.clock
-        return Task { [weak self] in
-            do { try await clock.sleep(for: timeout) } catch { return }
-            self?.finish(id, throwing: BluetoothError.timeout(operation: operation, after: timeout))
+    /// Starts the task that sleeps until the earliest operation timeout, if the schedule needs
+    /// one (lock held).
+    func armTimeouts(in state: inout State) {
+        state.deadlines.arm(startedBy: { Task(operation: $0) }) { [weak self] generation in self?.timeoutsPassed(generation) }
+    }
+
+    /// Ends every operation whose timeout has passed.
+    private func timeoutsPassed(_ generation: UInt64) {
+        let due = state.withLock { state -> [PendingTimeout] in
+            state.deadlines.sleeperWoke(generation)
+            var due: [PendingTimeout] = []
+            while let timeout = state.deadlines.popDue() { due.append(timeout) }
+            armTimeouts(in: &state)
+            return due
+        }
+        for timeout in due { finish(timeout.id, throwing: BluetoothError.timeout(operation: timeout.operation, after: timeout.timeout)) }
+    }
+
+    /// Cancels the timeouts of operations taken out of `state.pending` to be resumed.
+    func endTimeouts(of pendings: [Pending]) {
+        guard pendings.contains(where: { $0.deadline != nil }) else { return }
+        state.withLock { state in
+            for pending in pendings { state.deadlines.cancel(pending.deadline) }
         }
     }
 
@@ -67,6 +84,7 @@ extension CoreBluetoothBackend {
     func finish(_ id: UInt64, throwing error: any Error) {
         let pending: Pending? = state.withLock { state in
             guard let pending = state.pending.removeValue(forKey: id) else { return nil }
+            state.deadlines.cancel(pending.deadline)
             state.awaitingPower[id] = nil
             switch pending.cleanup {
             case let .request(uuid, key):
@@ -81,7 +99,6 @@ extension CoreBluetoothBackend {
             return pending
         }
         guard let pending else { return }
-        pending.timer?.cancel()
         sendOutbox()
         pending.continuation.resume(throwing: error)
     }
@@ -104,8 +121,8 @@ extension CoreBluetoothBackend {
 
     /// Resumes operations answered by a delegate call (lock released).
     func deliver(_ answers: [(Pending, Result<Reply, any Error>)]) {
+        endTimeouts(of: answers.map(\.0))
         for (pending, result) in answers {
-            pending.timer?.cancel()
             pending.continuation.resume(with: result)
         }
     }
