@@ -204,7 +204,7 @@ public final class PeripheralRuntime: Sendable {
     /// The device's GATT server. Available from the moment the simulator created the device
     /// until both the simulator and its simulation are gone.
     public var server: GATTServer {
-        guard let server = attached.withLock({ $0.owned ?? $0.referred }) else {
+        guard let server = liveServer else {
             preconditionFailure("a virtual peripheral's server is used before the simulator created it, or after the simulator and its simulation are gone")
         }
         return server
