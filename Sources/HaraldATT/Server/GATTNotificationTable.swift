@@ -1,5 +1,5 @@
-import Foundation
 import HaraldCodec
+import HaraldCore
 
 /// What ``GATTServer/notify(handle:value:to:)`` needs, readable without entering the server's
 /// actor: which CCCD belongs to which value handle, where each characteristic UUID's value is,
@@ -10,19 +10,15 @@ import HaraldCodec
 /// The actor writes it whenever one of those changes (attach, MTU exchange, CCCD write, close,
 /// a change of the database), so a notifying task — a peripheral's script — sends without an
 /// executor hop into the actor and back out.
-final class GATTNotificationTable: @unchecked Sendable {
-    // @unchecked Sendable: `cccdHandles`, `valueHandles`, `requirements`, `withheld`, `entries` (and the
-    // fields of every `Entry`, reached through it or a `Target`), `sentTotal` and `bytesTotal` are only touched with `lock`
-    // held; no code runs under the lock but dictionary and set updates.
+final class GATTNotificationTable: Sendable {
     struct Target {
         let connection: GATTConnectionID
         let bearer: any ATTBearer
         let mtu: Int
-        fileprivate let entry: Entry
     }
 
-    /// One connection's state; a class so a lookup copies nothing. Guarded by the table's lock.
-    fileprivate final class Entry {
+    /// One connection's state.
+    private struct Entry {
         let bearer: any ATTBearer
         var mtu = ATT.defaultMTU
         /// The link's security, as the server last heard it.
@@ -38,32 +34,31 @@ final class GATTNotificationTable: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
-    /// Value handle → the handle of its CCCD.
-    private var cccdHandles: [UInt16: UInt16] = [:]
-    /// Characteristic UUID → the value handle of the first characteristic with it.
-    private var valueHandles: [BluetoothUUID: UInt16] = [:]
-    /// Value handle → what reading it needs: notifications of it go only to links that meet it.
-    private var requirements: [UInt16: GATTSecurityRequirement] = [:]
-    /// Value handle → notifications and indications not sent because the link's security did
-    /// not meet the value's read security.
-    private var withheld: [UInt16: Int] = [:]
-    private var entries: [GATTConnectionID: Entry] = [:]
-    private var sentTotal = 0
-    private var bytesTotal = 0
+    private struct State {
+        /// Value handle → the handle of its CCCD.
+        var cccdHandles: [UInt16: UInt16] = [:]
+        /// Characteristic UUID → the value handle of the first characteristic with it.
+        var valueHandles: [BluetoothUUID: UInt16] = [:]
+        /// Value handle → what reading it needs: notifications of it go only to links that meet it.
+        var requirements: [UInt16: GATTSecurityRequirement] = [:]
+        /// Value handle → notifications and indications not sent because the link's security did
+        /// not meet the value's read security.
+        var withheld: [UInt16: Int] = [:]
+        var entries: [GATTConnectionID: Entry] = [:]
+        var sentTotal = 0
+        var bytesTotal = 0
+    }
+
+    private let state = Locked(State())
 
     /// The CCCD of the characteristic whose value is at `valueHandle`.
     func cccd(forValueHandle valueHandle: UInt16) -> UInt16? {
-        lock.lock()
-        defer { lock.unlock() }
-        return cccdHandles[valueHandle]
+        state.withLock { $0.cccdHandles[valueHandle] }
     }
 
     /// The value handle of the first characteristic with `uuid`, in handle order.
     func valueHandle(of uuid: BluetoothUUID) -> UInt16? {
-        lock.lock()
-        defer { lock.unlock() }
-        return valueHandles[uuid]
+        state.withLock { $0.valueHandles[uuid] }
     }
 
     /// Takes the layout of a (new) database — value handle → CCCD handle, characteristic UUID →
@@ -73,116 +68,148 @@ final class GATTNotificationTable: @unchecked Sendable {
         _ layout: [UInt16: UInt16], valueHandles: [BluetoothUUID: UInt16], requirements: [UInt16: GATTSecurityRequirement],
         forgetting: Set<UInt16> = []
     ) {
-        lock.lock()
-        cccdHandles = layout
-        self.requirements = requirements
-        self.valueHandles = valueHandles
-        for entry in entries.values { entry.enabled.subtract(forgetting) }
-        lock.unlock()
+        state.withLock { state in
+            state.cccdHandles = layout
+            state.requirements = requirements
+            state.valueHandles = valueHandles
+            guard !forgetting.isEmpty else { return }
+            for connection in Array(state.entries.keys) { state.entries[connection]?.enabled.subtract(forgetting) }
+        }
     }
 
     func add(_ connection: GATTConnectionID, bearer: any ATTBearer, security: GATTSecurity) {
-        lock.lock()
-        entries[connection] = Entry(bearer: bearer, security: security)
-        lock.unlock()
+        state.withLock { $0.entries[connection] = Entry(bearer: bearer, security: security) }
     }
 
     func setSecurity(_ security: GATTSecurity, for connection: GATTConnectionID) {
-        lock.lock()
-        entries[connection]?.security = security
-        lock.unlock()
+        state.withLock { $0.entries[connection]?.security = security }
     }
 
     /// What reading the value at `valueHandle` needs.
     func requirement(valueHandle: UInt16) -> GATTSecurityRequirement {
-        lock.lock()
-        defer { lock.unlock() }
-        return requirements[valueHandle] ?? .none
+        state.withLock { $0.requirements[valueHandle] ?? .none }
     }
 
     /// Counts one notification or indication of the value at `valueHandle` not sent for lack of
     /// security; returns the count so far.
     @discardableResult
     func countWithheld(valueHandle: UInt16) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        withheld[valueHandle, default: 0] += 1
-        return withheld[valueHandle] ?? 0
+        state.withLock { state in
+            state.withheld[valueHandle, default: 0] += 1
+            return state.withheld[valueHandle] ?? 0
+        }
     }
 
     /// Notifications and indications of the value at `valueHandle` not sent for lack of security.
     func withheldCount(valueHandle: UInt16) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return withheld[valueHandle] ?? 0
+        state.withLock { $0.withheld[valueHandle] ?? 0 }
     }
 
     func remove(_ connection: GATTConnectionID) {
-        lock.lock()
-        entries[connection] = nil
-        lock.unlock()
+        _ = state.withLock { $0.entries.removeValue(forKey: connection) }
     }
 
     func setMTU(_ mtu: Int, for connection: GATTConnectionID) {
-        lock.lock()
-        entries[connection]?.mtu = mtu
-        lock.unlock()
+        state.withLock { $0.entries[connection]?.mtu = mtu }
     }
 
     func setNotifications(_ enabled: Bool, cccd: UInt16, for connection: GATTConnectionID) {
-        lock.lock()
-        if enabled { entries[connection]?.enabled.insert(cccd) } else { entries[connection]?.enabled.remove(cccd) }
-        lock.unlock()
+        state.withLock { state in
+            if enabled { state.entries[connection]?.enabled.insert(cccd) } else { state.entries[connection]?.enabled.remove(cccd) }
+        }
     }
 
     /// The connection, if it has notifications on for the characteristic whose value is at
     /// `valueHandle` and its link meets the value's read security (one that does not is
     /// counted as withheld).
     func target(_ connection: GATTConnectionID, valueHandle: UInt16) -> Target? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let cccd = cccdHandles[valueHandle], let entry = entries[connection], entry.enabled.contains(cccd) else { return nil }
-        guard (requirements[valueHandle] ?? .none).refusal(for: entry.security) == nil else {
-            withheld[valueHandle, default: 0] += 1
-            return nil
+        state.withLock { state in
+            guard let cccd = state.cccdHandles[valueHandle], let entry = state.entries[connection], entry.enabled.contains(cccd) else { return nil }
+            guard (state.requirements[valueHandle] ?? .none).refusal(for: entry.security) == nil else {
+                state.withheld[valueHandle, default: 0] += 1
+                return nil
+            }
+            return Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu)
         }
-        return Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu, entry: entry)
+    }
+
+    /// ``target(_:valueHandle:)`` for the characteristic at `valueHandle`, or for the first
+    /// characteristic with `uuid` when `valueHandle` is nil, with the notification counted as
+    /// sent at once (one lock for both): the caller takes the count back with
+    /// ``uncount(_:to:)`` if its bearer refuses the PDU. Returns the target, the value handle and
+    /// the PDU's length (the value cut to ATT_MTU − 3 bytes, plus the 3-byte header).
+    func claim(_ connection: GATTConnectionID, valueHandle: UInt16?, uuid: BluetoothUUID?, valueLength: Int) -> (
+        target: Target, valueHandle: UInt16, length: Int
+    )? {
+        state.withLock { state in
+            guard let handle = valueHandle ?? uuid.flatMap({ state.valueHandles[$0] }),
+                let cccd = state.cccdHandles[handle],
+                let index = state.entries.index(forKey: connection),
+                state.entries.values[index].enabled.contains(cccd)
+            else { return nil }
+            let entry = state.entries.values[index]
+            guard (state.requirements[handle] ?? .none).refusal(for: entry.security) == nil else {
+                state.withheld[handle, default: 0] += 1
+                return nil
+            }
+            let length = 3 + min(valueLength, entry.mtu - 3)
+            state.entries.values[index].sent += 1
+            state.entries.values[index].bytes += length
+            state.sentTotal += 1
+            state.bytesTotal += length
+            return (Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu), handle, length)
+        }
+    }
+
+    /// Takes back a notification ``claim(_:valueHandle:uuid:valueLength:)`` counted and the
+    /// bearer refused.
+    func uncount(_ length: Int, to target: Target) {
+        state.withLock { state in
+            if let index = state.entries.index(forKey: target.connection) {
+                state.entries.values[index].sent -= 1
+                state.entries.values[index].bytes -= length
+            }
+            state.sentTotal -= 1
+            state.bytesTotal -= length
+        }
     }
 
     /// Every connection with notifications on for the characteristic whose value is at
     /// `valueHandle` whose link meets the value's read security, in connection order; each
     /// subscribed connection left out is counted as withheld.
     func targets(valueHandle: UInt16) -> [Target] {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let cccd = cccdHandles[valueHandle] else { return [] }
-        let requirement = requirements[valueHandle] ?? .none
-        var targets: [Target] = []
-        for (connection, entry) in entries where entry.enabled.contains(cccd) {
-            if requirement.refusal(for: entry.security) == nil {
-                targets.append(Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu, entry: entry))
-            } else {
-                withheld[valueHandle, default: 0] += 1
+        state.withLock { state in
+            guard let cccd = state.cccdHandles[valueHandle] else { return [] }
+            let requirement = state.requirements[valueHandle] ?? .none
+            var targets: [Target] = []
+            for (connection, entry) in state.entries where entry.enabled.contains(cccd) {
+                if requirement.refusal(for: entry.security) == nil {
+                    targets.append(Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu))
+                } else {
+                    state.withheld[valueHandle, default: 0] += 1
+                }
             }
+            return targets.sorted { $0.connection.rawValue < $1.connection.rawValue }
         }
-        return targets.sorted { $0.connection.rawValue < $1.connection.rawValue }
     }
 
     /// Counts a Handle Value Notification of `length` bytes sent to `target`.
     func countSent(_ length: Int, to target: Target) {
-        lock.lock()
-        target.entry.sent += 1
-        target.entry.bytes += length
-        sentTotal += 1
-        bytesTotal += length
-        lock.unlock()
+        state.withLock { state in
+            if let index = state.entries.index(forKey: target.connection) {
+                state.entries.values[index].sent += 1
+                state.entries.values[index].bytes += length
+            }
+            state.sentTotal += 1
+            state.bytesTotal += length
+        }
     }
 
     /// `counters` with the notifications sent on `connection` (every connection when nil) added.
     func adding(to counters: ATTCounters, connection: GATTConnectionID? = nil) -> ATTCounters {
-        lock.lock()
-        let (sent, bytes) = connection.map { (entries[$0]?.sent ?? 0, entries[$0]?.bytes ?? 0) } ?? (sentTotal, bytesTotal)
-        lock.unlock()
+        let (sent, bytes) = state.withLock { state in
+            connection.map { (state.entries[$0]?.sent ?? 0, state.entries[$0]?.bytes ?? 0) } ?? (state.sentTotal, state.bytesTotal)
+        }
         var result = counters
         if sent > 0 { result.pdusSent[.handleValueNotification, default: 0] += sent }
         result.bytesSent += bytes

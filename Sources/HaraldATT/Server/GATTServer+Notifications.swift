@@ -32,12 +32,30 @@ extension GATTServer {
     @discardableResult
     public nonisolated func notifyWithoutWaiting(handle: UInt16, value: [UInt8], to connection: GATTConnectionID? = nil) -> Int {
         if let connection {
-            guard let target = notificationTable.target(connection, valueHandle: handle) else { return 0 }
-            return notifyWithoutWaiting(handle: handle, value: value, target) ? 1 : 0
+            return notifyWithoutWaiting(valueHandle: handle, uuid: nil, value: value, to: connection) ? 1 : 0
         }
         var sent = 0
         for target in notificationTable.targets(valueHandle: handle) where notifyWithoutWaiting(handle: handle, value: value, target) { sent += 1 }
         return sent
+    }
+
+    /// ``notifyWithoutWaiting(handle:value:to:)`` to one connection, for the first characteristic
+    /// with `uuid` (in handle order, in the database as it is now): one lookup for the handle, the
+    /// connection and its count. For a simulated device notifying from its timer.
+    package nonisolated func notifyWithoutWaiting(characteristic uuid: BluetoothUUID, value: [UInt8], to connection: GATTConnectionID) -> Bool {
+        notifyWithoutWaiting(valueHandle: nil, uuid: uuid, value: value, to: connection)
+    }
+
+    private nonisolated func notifyWithoutWaiting(valueHandle: UInt16?, uuid: BluetoothUUID?, value: [UInt8], to connection: GATTConnectionID) -> Bool {
+        guard let (target, handle, _) = notificationTable.claim(connection, valueHandle: valueHandle, uuid: uuid, valueLength: value.count) else {
+            return false
+        }
+        let bytes = Self.notificationPDU(handle: handle, value: value, mtu: target.mtu)
+        guard target.bearer.sendWithoutWaiting(bytes) == .sent else {
+            notificationTable.uncount(bytes.count, to: target)
+            return false
+        }
+        return true
     }
 
     private nonisolated func notifyWithoutWaiting(handle: UInt16, value: [UInt8], _ target: GATTNotificationTable.Target) -> Bool {

@@ -97,6 +97,41 @@ public struct DeadlineHeap<Element> {
         return earliest
     }
 
+    /// Removes and returns the first entry (in storage order, not deadline order) that matches
+    /// `predicate`, keeping the rest a heap; nil when none matches. Linear in the heap's size:
+    /// for owners that cancel seldom.
+    @inlinable
+    @discardableResult
+    public mutating func remove(where predicate: (Entry) -> Bool) -> Entry? {
+        guard let index = entries.firstIndex(where: predicate) else { return nil }
+        entries.swapAt(index, entries.count - 1)
+        let removed = entries.removeLast()
+        guard index < entries.count else { return removed }
+        entries.withUnsafeMutableBufferPointer { heap in
+            // The entry moved into `index` may belong above or below it.
+            var child = index
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard heap[child] < heap[parent] else { break }
+                heap.swapAt(child, parent)
+                child = parent
+            }
+            var parent = child
+            let count = heap.count
+            while true {
+                let left = 2 * parent + 1
+                let right = left + 1
+                var smallest = parent
+                if left < count, heap[left] < heap[smallest] { smallest = left }
+                if right < count, heap[right] < heap[smallest] { smallest = right }
+                guard smallest != parent else { return }
+                heap.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        return removed
+    }
+
     /// Drops the entries matching `shouldRemove` (for owners that delete lazily and sweep now
     /// and then); what is left, sorted, is again a heap.
     @inlinable

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A first-in, first-out queue from producers on any thread to one consumer task, bounded, that
 /// ends once (normally or with an error).
 ///
@@ -24,20 +22,49 @@ import Foundation
 /// toolchain does not inline `package` inlinable code across modules (a generic `package`
 /// method was called unspecialised from the next module, paying type-metadata lookups per
 /// element). Apps have no use for it.
-public final class Inbox<Element: Sendable, Failure: Error>: @unchecked Sendable {
-    // @unchecked Sendable: every stored property but `capacity` and `roomAvailable` (constants)
-    // is read and written only with `lock` held. A waiting consumer's continuation is taken out
-    // of `waiter` (set to nil) under the lock before it is resumed, so it is resumed exactly
-    // once: by a producer (element or end), by `finish`, or by the cancellation handler,
-    // whichever takes it.
-    @usableFromInline let lock = NSLock()
-    @usableFromInline var elements: [Element] = []
-    @usableFromInline var head = 0
-    @usableFromInline var waiter: UnsafeContinuation<Result<Element?, Failure>, Never>?
-    /// Set once by ``finish(throwing:)``: nil while open, `.success(())` after a normal end.
-    @usableFromInline var end: Result<Void, Failure>?
-    /// Set when a yield was refused for room; the next take clears it and calls `roomAvailable`.
-    @usableFromInline var producerWantsRoom = false
+public final class Inbox<Element: Sendable, Failure: Error>: Sendable {
+    // A waiting consumer's continuation is taken out of `waiter` (set to nil) under the lock
+    // before it is resumed, so it is resumed exactly once: by a producer (element or end), by
+    // `finish`, or by the cancellation handler, whichever takes it.
+    @usableFromInline
+    struct State {
+        @usableFromInline var elements: [Element] = []
+        @usableFromInline var head = 0
+        @usableFromInline var waiter: UnsafeContinuation<Result<Element?, Failure>, Never>?
+        /// Set once by ``Inbox/finish(throwing:)``: nil while open, `.success(())` after a normal end.
+        @usableFromInline var end: Result<Void, Failure>?
+        /// Set when a yield was refused for room; the next take clears it and calls `roomAvailable`.
+        @usableFromInline var producerWantsRoom = false
+
+        @usableFromInline init() {}
+
+        /// True (once) when a producer was refused for room since the last take.
+        @inlinable
+        mutating func takeRoomRequest() -> Bool {
+            guard producerWantsRoom else { return false }
+            producerWantsRoom = false
+            return true
+        }
+
+        /// Takes the oldest queued element.
+        @inlinable
+        mutating func pop() -> Element? {
+            guard head < elements.count else { return nil }
+            let element = elements[head]
+            head += 1
+            if head == elements.count {
+                elements.removeAllKeepingStorage()
+                head = 0
+            } else if head >= 1024, head * 2 >= elements.count {
+                elements.removeFirst(head)
+                head = 0
+            }
+            return element
+        }
+    }
+
+    // Elements are Sendable and the continuation is only resumed after being taken out.
+    @usableFromInline let state = Locked(State())
     /// Called (outside the lock, on the consumer's thread) when the consumer took an element
     /// after a refusal for room.
     @usableFromInline let roomAvailable: (@Sendable () -> Void)?
@@ -53,18 +80,10 @@ public final class Inbox<Element: Sendable, Failure: Error>: @unchecked Sendable
     }
 
     /// Elements waiting for the consumer.
-    public var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return elements.count - head
-    }
+    public var count: Int { state.withLock { $0.elements.count - $0.head } }
 
     /// True once ``finish(throwing:)`` was called.
-    public var isFinished: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return end != nil
-    }
+    public var isFinished: Bool { state.withLock { $0.end != nil } }
 
     /// Queues `element` for the consumer, or hands it over when the consumer waits; never blocks.
     @inlinable
@@ -78,39 +97,34 @@ public final class Inbox<Element: Sendable, Failure: Error>: @unchecked Sendable
     @inlinable
     @discardableResult
     public func yield(_ element: Element, limit: Int) -> InboxYieldResult {
-        lock.lock()
-        guard end == nil else {
-            lock.unlock()
-            return .finished
+        let bound = Swift.min(capacity, limit)
+        let (result, waiting) = state.withLock { state -> (InboxYieldResult, UnsafeContinuation<Result<Element?, Failure>, Never>?) in
+            guard state.end == nil else { return (.finished, nil) }
+            if let waiting = state.waiter {
+                state.waiter = nil
+                return (.accepted, waiting)
+            }
+            guard state.elements.count - state.head < bound else {
+                state.producerWantsRoom = true
+                return (.full, nil)
+            }
+            state.elements.append(element)
+            return (.accepted, nil)
         }
-        if let waiting = waiter {
-            waiter = nil
-            lock.unlock()
-            waiting.resume(returning: .success(element))
-            return .accepted
-        }
-        guard elements.count - head < Swift.min(capacity, limit) else {
-            producerWantsRoom = true
-            lock.unlock()
-            return .full
-        }
-        elements.append(element)
-        lock.unlock()
-        return .accepted
+        waiting?.resume(returning: .success(element))
+        return result
     }
 
     /// Ends the inbox: the consumer gets what is queued, then nil (or `failure`, thrown). Later
     /// yields are refused. Only the first call counts.
     public func finish(throwing failure: Failure? = nil) {
-        lock.lock()
-        guard end == nil else {
-            lock.unlock()
-            return
+        let (first, waiting) = state.withLock { state -> (Bool, UnsafeContinuation<Result<Element?, Failure>, Never>?) in
+            guard state.end == nil else { return (false, nil) }
+            state.end = failure.map { .failure($0) } ?? .success(())
+            defer { state.waiter = nil }
+            return (true, state.waiter)
         }
-        end = failure.map { .failure($0) } ?? .success(())
-        let waiting = waiter
-        waiter = nil
-        lock.unlock()
+        guard first else { return }
         if let failure {
             waiting?.resume(returning: .failure(failure))
         } else {
@@ -127,28 +141,22 @@ public final class Inbox<Element: Sendable, Failure: Error>: @unchecked Sendable
         if Task.isCancelled { return nil }
         let outcome = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<Element?, Failure>, Never>) in
-                lock.lock()
-                if let element = popLocked() {
-                    let wake = takeRoomRequestLocked()
-                    lock.unlock()
-                    if wake { roomAvailable?() }
-                    continuation.resume(returning: .success(element))
-                } else if let end {
-                    lock.unlock()
-                    continuation.resume(returning: end.map { _ -> Element? in nil })
-                } else if Task.isCancelled {
-                    lock.unlock()
-                    continuation.resume(returning: .success(nil))
-                } else {
-                    waiter = continuation
-                    lock.unlock()
+                let cancelled = Task.isCancelled
+                let (now, wake) = state.withLock { state -> (Result<Element?, Failure>?, Bool) in
+                    if let element = state.pop() { return (.success(element), state.takeRoomRequest()) }
+                    if let end = state.end { return (end.map { _ -> Element? in nil }, false) }
+                    if cancelled { return (.success(nil), false) }
+                    state.waiter = continuation
+                    return (nil, false)
                 }
+                if wake { roomAvailable?() }
+                if let now { continuation.resume(returning: now) }
             }
         } onCancel: {
-            lock.lock()
-            let waiting = waiter
-            waiter = nil
-            lock.unlock()
+            let waiting = state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
             waiting?.resume(returning: .success(nil))
         }
         return try outcome.get()
@@ -158,40 +166,12 @@ public final class Inbox<Element: Sendable, Failure: Error>: @unchecked Sendable
     /// when it has to wait.
     @inlinable
     func takeOrEnd() -> Result<Element?, Failure>? {
-        lock.lock()
-        if let element = popLocked() {
-            let wake = takeRoomRequestLocked()
-            lock.unlock()
-            if wake { roomAvailable?() }
-            return .success(element)
+        let (ready, wake) = state.withLock { state -> (Result<Element?, Failure>?, Bool) in
+            if let element = state.pop() { return (.success(element), state.takeRoomRequest()) }
+            return (state.end.map { $0.map { _ -> Element? in nil } }, false)
         }
-        let ended = end.map { $0.map { _ -> Element? in nil } }
-        lock.unlock()
-        return ended
-    }
-
-    /// True (once) when a producer was refused for room since the last take (lock held).
-    @inlinable
-    func takeRoomRequestLocked() -> Bool {
-        guard producerWantsRoom else { return false }
-        producerWantsRoom = false
-        return true
-    }
-
-    /// Takes the oldest queued element (lock held).
-    @inlinable
-    func popLocked() -> Element? {
-        guard head < elements.count else { return nil }
-        let element = elements[head]
-        head += 1
-        if head == elements.count {
-            elements.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 1024, head * 2 >= elements.count {
-            elements.removeFirst(head)
-            head = 0
-        }
-        return element
+        if wake { roomAvailable?() }
+        return ready
     }
 }
 
@@ -229,4 +209,14 @@ public enum InboxYieldResult: Equatable, Sendable {
     case full
     /// Refused: the inbox has ended.
     case finished
+}
+
+extension Array {
+    /// Empties the array and keeps its storage. For the few elements a drained queue holds this
+    /// costs a fraction of `removeAll(keepingCapacity: true)`, which goes through the generic
+    /// `replaceSubrange`.
+    @inlinable
+    mutating func removeAllKeepingStorage() {
+        while !isEmpty { removeLast() }
+    }
 }

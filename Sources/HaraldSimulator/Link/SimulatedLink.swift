@@ -35,9 +35,10 @@ public final class SimulatedLink: Sendable {
         var deliverAt: VirtualInstant
     }
 
-    /// One direction's state, named after the side that receives. A class, so that queue
-    /// updates under the lock never copy the arrays.
-    private final class Direction {
+    /// One side's state: what it receives (its direction, named after the receiving side) and
+    /// its transmit state. A value inside `LinkState`, changed in place through
+    /// `LinkState[side]` (a class would cost a run-time exclusivity check on every field access).
+    private struct Direction {
         let side: LinkSide
         /// PDUs in flight to this side, in sending order (a delayed head holds back the rest).
         var queue: [Scheduled] = []
@@ -52,7 +53,7 @@ public final class SimulatedLink: Sendable {
         /// A task parked in ``SimulatedLink/receive(on:)``.
         var receiver: ParkingSpot?
         var closeDelivered = false
-        // Sending side of the opposite direction: this side's transmit state.
+        // This side's transmit state.
         /// End times of packets this side scheduled but has not sent yet (transmit buffer),
         /// oldest first, from `bufferedHead`.
         var bufferedPacketEnds: [VirtualInstant] = []
@@ -67,28 +68,58 @@ public final class SimulatedLink: Sendable {
         var packetsSent = 0
 
         init(side: LinkSide) { self.side = side }
+
+        /// Packets this side has queued and not yet sent by `now`.
+        mutating func bufferedPackets(now: VirtualInstant) -> Int {
+            while bufferedHead < bufferedPacketEnds.count, bufferedPacketEnds[bufferedHead] <= now {
+                bufferedHead += 1
+            }
+            if bufferedHead == bufferedPacketEnds.count {
+                bufferedPacketEnds.removeAllKeepingStorage()
+                bufferedHead = 0
+            }
+            return bufferedPacketEnds.count - bufferedHead
+        }
+    }
+
+    /// What the timing model counts across both sides.
+    private struct Timing {
+        /// Connection events that carried data and that a side may still send in (rising per side).
+        var recentDataEvents: [Int64] = []
+        var eventsWithData = 0
+        var eventsElapsed = 0
+        var airTime = Duration.zero
     }
 
     /// The link's mutable state; only ever reached through `state.withLock`, so every helper
     /// that takes it runs with the lock held.
     private struct LinkState {
-        let centralLane = Direction(side: .central)
-        let peripheralLane = Direction(side: .peripheral)
+        var central = Direction(side: .central)
+        var peripheral = Direction(side: .peripheral)
+        var timing = Timing()
         var faults: [LinkFault] = []
         var closeReason: LinkCloseReason?
         /// The clock's ``VirtualClock/atEnd(_:)`` registration that closes the link if it is
         /// still open when the simulation ends; removed when it closes.
         var endAction: UInt64?
-        var recentDataEvents: Set<Int64> = []
-        var eventsWithData = 0
-        var eventsElapsed = 0
-        var airTime = Duration.zero
         var pdusDropped = 0
 
-        /// The direction `side` receives on.
-        func receiving(_ side: LinkSide) -> Direction { side == .central ? centralLane : peripheralLane }
-        /// The transmit state of `side` (kept with the direction it receives on).
-        func sender(_ side: LinkSide) -> Direction { side == .central ? centralLane : peripheralLane }
+        /// Runs `body` on `side`'s state (the direction it receives on and its transmit state),
+        /// changed in place.
+        mutating func withLane<R>(_ side: LinkSide, _ body: (inout Direction) -> R) -> R {
+            switch side {
+            case .central: body(&central)
+            case .peripheral: body(&peripheral)
+            }
+        }
+
+        /// ``withLane(_:_:)`` with the timing counters too.
+        mutating func withLaneAndTiming<R>(_ side: LinkSide, _ body: (inout Direction, inout Timing) -> R) -> R {
+            switch side {
+            case .central: body(&central, &timing)
+            case .peripheral: body(&peripheral, &timing)
+            }
+        }
     }
 
     /// The timing the link models.
@@ -102,6 +133,10 @@ public final class SimulatedLink: Sendable {
     private let interval: Duration
     private let exchange: Duration
     private let packetAirTime: Duration
+    /// `interval` and `exchange` in nanoseconds when both are whole numbers of them (every
+    /// standard PHY's timing is), for integer arithmetic on the send path; nil otherwise.
+    private let intervalNanoseconds: Int64?
+    private let exchangeNanoseconds: Int64?
 
     /// A link whose first connection event is now.
     public init(parameters: LinkParameters = .typical, clock: VirtualClock) {
@@ -112,6 +147,14 @@ public final class SimulatedLink: Sendable {
         self.interval = parameters.connectionInterval
         self.exchange = parameters.exchangeTime
         self.packetAirTime = parameters.exchangeTime - .microseconds(300)
+        if let interval = wholeNanoseconds(parameters.connectionInterval), let exchange = wholeNanoseconds(parameters.exchangeTime), interval > 0, exchange > 0
+        {
+            self.intervalNanoseconds = interval
+            self.exchangeNanoseconds = exchange
+        } else {
+            self.intervalNanoseconds = nil
+            self.exchangeNanoseconds = nil
+        }
         // A link still open when its simulation ends closes then (the clock holds it until).
         let endAction = clock.atEnd { [self] in
             let woken = state.withLock { close(&$0, .failure("the simulation ended"), now: clock.now) }
@@ -125,14 +168,14 @@ public final class SimulatedLink: Sendable {
         get async {
             state.withLock { state in
                 var stats = LinkStatistics()
-                for lane in [state.centralLane, state.peripheralLane] {
+                for lane in [state.central, state.peripheral] {
                     stats.pdusSent[lane.side] = lane.pdusSent
                     stats.bytesSent[lane.side] = lane.bytesSent
                     stats.packetsSent[lane.side] = lane.packetsSent
                 }
-                stats.eventsWithData = state.eventsWithData
-                stats.eventsElapsed = state.eventsElapsed
-                stats.airTime = state.airTime
+                stats.eventsWithData = state.timing.eventsWithData
+                stats.eventsElapsed = state.timing.eventsElapsed
+                stats.airTime = state.timing.airTime
                 stats.pdusDropped = state.pdusDropped
                 return stats
             }
@@ -158,7 +201,7 @@ public final class SimulatedLink: Sendable {
         return state.withLock { state in
             guard state.closeReason == nil else { return false }
             let needed = min(parameters.packetCount(sduLength: length), parameters.transmitBufferPackets)
-            return bufferedPackets(state.sender(side), now: now) + needed <= parameters.transmitBufferPackets
+            return state.withLane(side) { $0.bufferedPackets(now: now) } + needed <= parameters.transmitBufferPackets
         }
     }
 
@@ -202,12 +245,17 @@ public final class SimulatedLink: Sendable {
         let now = clock.now
         let (outcome, woken) = state.withLock { state -> (SendOutcome, [ParkingSpot]) in
             if let reason = state.closeReason { return (.closed(reason), []) }
-            let lane = state.sender(side)
-            if bufferedPackets(lane, now: now) + needed > parameters.transmitBufferPackets, lane.bufferedHead < lane.bufferedPacketEnds.count {
-                return (.wait(lane.bufferedPacketEnds[lane.bufferedHead]), [])
+            let limit = parameters.transmitBufferPackets
+            // The PDU's number on this side, or the instant its oldest buffered packet goes out.
+            let admitted = state.withLane(side) { lane -> (number: Int, blockedUntil: VirtualInstant?) in
+                if lane.bufferedPackets(now: now) + needed > limit, lane.bufferedHead < lane.bufferedPacketEnds.count {
+                    return (0, lane.bufferedPacketEnds[lane.bufferedHead])
+                }
+                lane.pduCount += 1
+                return (lane.pduCount, nil)
             }
-            lane.pduCount += 1
-            let number = lane.pduCount
+            if let oldest = admitted.blockedUntil { return (.wait(oldest), []) }
+            let number = admitted.number
             var bytes = pdu
             var extraDelay = Duration.zero
             for fault in state.faults where fault.from == side && fault.pduNumber == number {
@@ -225,14 +273,15 @@ public final class SimulatedLink: Sendable {
                     return (.sent, close(&state, .connectionTimeout, now: now))
                 }
             }
-            let lastPacketEnd = schedulePackets(packets, lane: lane, now: now, in: &state)
-            lane.pdusSent += 1
-            lane.bytesSent += pdu.count
+            let lastPacketEnd = schedulePackets(packets, bytes: pdu.count, from: side, now: now, in: &state)
             let deliverAt = extraDelay == .zero ? lastPacketEnd : lastPacketEnd.advanced(by: extraDelay)
-            let peer = state.receiving(side.peer)
-            peer.queue.append(Scheduled(bytes: bytes, deliverAt: deliverAt))
+            let peer = side.peer
             // The head of an idle direction gets a timer; later PDUs wait for the head's to fire.
-            guard peer.deliveryTimer == nil, peer.head == peer.queue.count - 1, let spot = armDelivery(peer, at: deliverAt, in: &state) else {
+            let armsTimer = state.withLane(peer) { lane -> Bool in
+                lane.queue.append(Scheduled(bytes: bytes, deliverAt: deliverAt))
+                return lane.deliveryTimer == nil && lane.head == lane.queue.count - 1
+            }
+            guard armsTimer, let spot = Self.armDelivery(peer, at: deliverAt, in: &state, box: self.state, clock: clock) else {
                 return (.sent, [])
             }
             return (.sent, [spot])
@@ -252,8 +301,9 @@ public final class SimulatedLink: Sendable {
             case .park(let spot):
                 await spot.wait()
                 state.withLock { state in
-                    let direction = state.receiving(side)
-                    if direction.receiver === spot { direction.receiver = nil }
+                    state.withLane(side) { lane in
+                        if lane.receiver === spot { lane.receiver = nil }
+                    }
                 }
             }
         }
@@ -268,19 +318,20 @@ public final class SimulatedLink: Sendable {
     /// park on until something arrives.
     private func nextArrival(_ side: LinkSide, cancelled: Bool) -> Arrival {
         state.withLock { state in
-            let direction = state.receiving(side)
-            if direction.arrivedHead < direction.arrived.count {
-                let bytes = direction.arrived[direction.arrivedHead]
-                direction.arrivedHead += 1
-                if direction.arrivedHead == direction.arrived.count {
-                    direction.arrived.removeAll(keepingCapacity: true)
-                    direction.arrivedHead = 0
+            let taken = state.withLane(side) { lane -> [UInt8]? in
+                guard lane.arrivedHead < lane.arrived.count else { return nil }
+                let bytes = lane.arrived[lane.arrivedHead]
+                lane.arrivedHead += 1
+                if lane.arrivedHead == lane.arrived.count {
+                    lane.arrived.removeAllKeepingStorage()
+                    lane.arrivedHead = 0
                 }
-                return .event(.pdu(bytes))
+                return bytes
             }
-            if state.closeReason != nil || cancelled { return .event(closeEvent(direction, in: state)) }
+            if let taken { return .event(.pdu(taken)) }
+            if state.closeReason != nil || cancelled { return .event(closeEvent(side, in: &state)) }
             let spot = ParkingSpot()
-            direction.receiver = spot
+            state.withLane(side) { $0.receiver = spot }
             return .park(spot)
         }
     }
@@ -291,14 +342,15 @@ public final class SimulatedLink: Sendable {
     /// advances the clock (or that closes the link): it must be quick and must not call the link.
     internal func deliverEvents(on side: LinkSide, to receiver: @escaping @Sendable (Event) -> Void) {
         state.withLock { state in
-            let direction = state.receiving(side)
-            direction.pushReceiver = receiver
-            for bytes in direction.arrived[direction.arrivedHead...] { receiver(.pdu(bytes)) }
-            direction.arrived.removeAll()
-            direction.arrivedHead = 0
-            if state.closeReason != nil, let event = closeEvent(direction, in: state) {
+            state.withLane(side) { lane in
+                lane.pushReceiver = receiver
+                for bytes in lane.arrived[lane.arrivedHead...] { receiver(.pdu(bytes)) }
+                lane.arrived.removeAll()
+                lane.arrivedHead = 0
+            }
+            if state.closeReason != nil, let event = closeEvent(side, in: &state) {
                 receiver(event)
-                direction.pushReceiver = nil
+                state.withLane(side) { $0.pushReceiver = nil }
             }
         }
     }
@@ -323,161 +375,202 @@ public final class SimulatedLink: Sendable {
             clock.removeEndAction(endAction)
         }
         var woken: [ParkingSpot] = []
-        for direction in [state.centralLane, state.peripheralLane] {
+        for side in [LinkSide.central, .peripheral] {
             // What has arrived stays delivered (also PDUs held back behind a delayed one whose
             // time has come); what is still in flight is lost.
-            if let spot = deliverDue(direction, now: now, rearm: false, in: &state) { woken.append(spot) }
-            direction.queue.removeAll()
-            direction.head = 0
-            if let timer = direction.deliveryTimer {
-                direction.deliveryTimer = nil
-                clock.cancelWake(timer)
+            if let spot = Self.deliverDue(side, now: now, rearm: false, in: &state, box: self.state, clock: clock) { woken.append(spot) }
+            let timer = state.withLane(side) { lane -> VirtualClock.Timer? in
+                defer { lane.deliveryTimer = nil }
+                lane.queue.removeAll()
+                lane.head = 0
+                lane.bufferedPacketEnds.removeAll()
+                lane.bufferedHead = 0
+                return lane.deliveryTimer
             }
-            direction.bufferedPacketEnds.removeAll()
-            direction.bufferedHead = 0
+            if let timer { clock.cancelWake(timer) }
         }
         state.closeReason = reason
-        for direction in [state.centralLane, state.peripheralLane] {
-            if let push = direction.pushReceiver, let event = closeEvent(direction, in: state) {
+        for side in [LinkSide.central, .peripheral] {
+            if let push = state.withLane(side, { $0.pushReceiver }), let event = closeEvent(side, in: &state) {
                 push(event)
-                direction.pushReceiver = nil
+                state.withLane(side) { $0.pushReceiver = nil }
             }
-            if let receiver = direction.receiver {
-                direction.receiver = nil
-                if !woken.contains(where: { $0 === receiver }) { woken.append(receiver) }
+            let receiver = state.withLane(side) { lane -> ParkingSpot? in
+                defer { lane.receiver = nil }
+                return lane.receiver
             }
+            if let receiver, !woken.contains(where: { $0 === receiver }) { woken.append(receiver) }
         }
         return woken
     }
 
     /// The close event, once per side.
-    private func closeEvent(_ direction: Direction, in state: LinkState) -> Event? {
-        guard let reason = state.closeReason, !direction.closeDelivered else { return nil }
-        direction.closeDelivered = true
-        return .closed(reason)
+    private func closeEvent(_ side: LinkSide, in state: inout LinkState) -> Event? {
+        guard let reason = state.closeReason else { return nil }
+        let first = state.withLane(side) { lane -> Bool in
+            defer { lane.closeDelivered = true }
+            return !lane.closeDelivered
+        }
+        return first ? .closed(reason) : nil
     }
 
-    /// Sets the clock timer that delivers `direction`'s head PDU at `instant`, or delivers at
-    /// once if that instant has come. Returns a parked receiver to wake.
-    private func armDelivery(_ direction: Direction, at instant: VirtualInstant, in state: inout LinkState) -> ParkingSpot? {
-        Self.armDelivery(direction, at: instant, in: &state, box: self.state, clock: clock)
-    }
-
-    /// Sets `direction`'s delivery timer for `instant` (or delivers at once when that has come).
-    /// The timer holds the link's state and clock, never the link: a weak reference to the link
-    /// would give it a side table, which slows every retain and release of it, and a strong one
-    /// would keep a dropped link alive until its timer fired.
+    /// Sets `side`'s delivery timer for `instant` (or delivers at once when that has come).
+    /// Returns a parked receiver to wake. The timer holds the link's state and clock, never the
+    /// link: a weak reference to the link would give it a side table, which slows every retain
+    /// and release of it, and a strong one would keep a dropped link alive until its timer fired.
     private static func armDelivery(
-        _ direction: Direction, at instant: VirtualInstant, in state: inout LinkState, box: Locked<LinkState>, clock: VirtualClock
+        _ side: LinkSide, at instant: VirtualInstant, in state: inout LinkState, box: Locked<LinkState>, clock: VirtualClock
     ) -> ParkingSpot? {
         // `unowned` clock: only the clock runs the action, so it is alive then; a strong
         // reference would make every pending timer a cycle through the clock.
-        if let token = clock.schedule(at: instant, { [side = direction.side, unowned clock] in deliveryTimerFired(side, box: box, clock: clock) }) {
-            direction.deliveryTimer = token
+        if let token = clock.schedule(at: instant, { [unowned clock] in deliveryTimerFired(side, box: box, clock: clock) }) {
+            state.withLane(side) { $0.deliveryTimer = token }
             return nil
         }
-        return deliverDue(direction, now: clock.now, rearm: true, in: &state, box: box, clock: clock)
+        return deliverDue(side, now: clock.now, rearm: true, in: &state, box: box, clock: clock)
     }
 
     private static func deliveryTimerFired(_ side: LinkSide, box: Locked<LinkState>, clock: VirtualClock) {
         let now = clock.now
         let woken = box.withLock { state in
-            let direction = state.receiving(side)
-            direction.deliveryTimer = nil
-            return deliverDue(direction, now: now, rearm: true, in: &state, box: box, clock: clock)
+            state.withLane(side) { $0.deliveryTimer = nil }
+            return deliverDue(side, now: now, rearm: true, in: &state, box: box, clock: clock)
         }
         woken?.wake()
     }
 
-    private func deliverDue(_ direction: Direction, now: VirtualInstant, rearm: Bool, in state: inout LinkState) -> ParkingSpot? {
-        Self.deliverDue(direction, now: now, rearm: rearm, in: &state, box: self.state, clock: clock)
-    }
-
-    /// Hands over every PDU of `direction` whose time has come, in order (to the push receiver,
-    /// or to the pull queue), and when `rearm` sets the timer for the next one. Returns a parked
+    /// Hands over every PDU for `side` whose time has come, in order (to the push receiver, or
+    /// to the pull queue), and when `rearm` sets the timer for the next one. Returns a parked
     /// receiver to wake.
     private static func deliverDue(
-        _ direction: Direction, now: VirtualInstant, rearm: Bool, in state: inout LinkState, box: Locked<LinkState>, clock: VirtualClock
+        _ side: LinkSide, now: VirtualInstant, rearm: Bool, in state: inout LinkState, box: Locked<LinkState>, clock: VirtualClock
     ) -> ParkingSpot? {
-        var woken: ParkingSpot?
-        while direction.head < direction.queue.count, direction.queue[direction.head].deliverAt <= now {
-            let bytes = direction.queue[direction.head].bytes
-            direction.head += 1
-            if let push = direction.pushReceiver {
-                push(.pdu(bytes))
-            } else {
-                direction.arrived.append(bytes)
-                if woken == nil, let receiver = direction.receiver {
-                    direction.receiver = nil
-                    woken = receiver
+        let (woken, next) = state.withLane(side) { lane -> (ParkingSpot?, VirtualInstant?) in
+            var woken: ParkingSpot?
+            // The push receiver does not call the link (see `deliverEvents(on:to:)`).
+            let push = lane.pushReceiver
+            while lane.head < lane.queue.count, lane.queue[lane.head].deliverAt <= now {
+                let bytes = lane.queue[lane.head].bytes
+                lane.head += 1
+                if let push {
+                    push(.pdu(bytes))
+                } else {
+                    lane.arrived.append(bytes)
+                    if woken == nil, let receiver = lane.receiver {
+                        lane.receiver = nil
+                        woken = receiver
+                    }
                 }
             }
+            if lane.head == lane.queue.count {
+                lane.queue.removeAllKeepingStorage()
+                lane.head = 0
+                return (woken, nil)
+            }
+            if lane.head > 64, lane.head * 2 > lane.queue.count {
+                lane.queue.removeFirst(lane.head)
+                lane.head = 0
+            }
+            guard rearm, lane.deliveryTimer == nil else { return (woken, nil) }
+            return (woken, lane.queue[lane.head].deliverAt)
         }
-        if direction.head == direction.queue.count {
-            direction.queue.removeAll(keepingCapacity: true)
-            direction.head = 0
-            return woken
-        }
-        if direction.head > 64, direction.head * 2 > direction.queue.count {
-            direction.queue.removeFirst(direction.head)
-            direction.head = 0
-        }
-        guard rearm, direction.deliveryTimer == nil else { return woken }
-        let later = armDelivery(direction, at: direction.queue[direction.head].deliverAt, in: &state, box: box, clock: clock)
+        guard let next else { return woken }
+        let later = armDelivery(side, at: next, in: &state, box: box, clock: clock)
         return woken ?? later
     }
 
-    /// Packets `lane`'s side has queued and not yet sent (`lane` comes from the locked state).
-    private func bufferedPackets(_ lane: Direction, now: VirtualInstant) -> Int {
-        while lane.bufferedHead < lane.bufferedPacketEnds.count, lane.bufferedPacketEnds[lane.bufferedHead] <= now {
-            lane.bufferedHead += 1
-        }
-        if lane.bufferedHead == lane.bufferedPacketEnds.count {
-            lane.bufferedPacketEnds.removeAll(keepingCapacity: true)
-            lane.bufferedHead = 0
-        }
-        return lane.bufferedPacketEnds.count - lane.bufferedHead
-    }
-
-    /// Assigns `count` packets to the side's next free slots; returns when the last one ends.
-    private func schedulePackets(_ count: Int, lane: Direction, now: VirtualInstant, in state: inout LinkState) -> VirtualInstant {
+    /// Assigns `count` packets to the side's next free slots and counts a PDU of `bytes` bytes
+    /// sent; returns when the last packet ends.
+    private func schedulePackets(_ count: Int, bytes: Int, from side: LinkSide, now: VirtualInstant, in state: inout LinkState) -> VirtualInstant {
         // The first slot that starts at or after now: later in the current event if the
         // event still has slots, else the first slot of the next event.
-        let sinceAnchor = max(anchor.duration(to: now), .zero)
-        // The event under way now (Duration division is costly: done once per call).
-        let currentEvent = Int64((sinceAnchor / interval).rounded(.down))
+        let (currentEvent, firstFreeSlot) = eventAndSlot(at: now)
         var earliestEvent = currentEvent
-        let intoEvent = sinceAnchor - interval * Int(earliestEvent)
-        var earliestSlot = Int((intoEvent / exchange).rounded(.up))
+        var earliestSlot = firstFreeSlot
         if earliestSlot >= perEvent {
             earliestEvent += 1
             earliestSlot = 0
         }
-        if (lane.nextEvent, lane.nextSlot) < (earliestEvent, earliestSlot) {
-            lane.nextEvent = earliestEvent
-            lane.nextSlot = earliestSlot
-        }
-        var end = now
-        for _ in 0..<count {
-            let event = lane.nextEvent
-            let slot = lane.nextSlot
-            end = anchor.advanced(by: interval * Int(event) + exchange * (slot + 1))
-            lane.bufferedPacketEnds.append(end)
-            if state.recentDataEvents.insert(event).inserted { state.eventsWithData += 1 }
-            state.eventsElapsed = max(state.eventsElapsed, Int(event) + 1)
-            lane.packetsSent += 1
-            state.airTime += packetAirTime
-            lane.nextSlot += 1
-            if lane.nextSlot == perEvent {
-                lane.nextSlot = 0
-                lane.nextEvent += 1
+        let end = state.withLaneAndTiming(side) { lane, timing -> VirtualInstant in
+            if (lane.nextEvent, lane.nextSlot) < (earliestEvent, earliestSlot) {
+                lane.nextEvent = earliestEvent
+                lane.nextSlot = earliestSlot
             }
+            var end = now
+            for _ in 0..<count {
+                let event = lane.nextEvent
+                end = slotEnd(event: event, slot: lane.nextSlot)
+                lane.bufferedPacketEnds.append(end)
+                // Events come in rising order per side, so a repeat is found near the end.
+                if !timing.recentDataEvents.reversed().contains(event) {
+                    timing.recentDataEvents.append(event)
+                    timing.eventsWithData += 1
+                }
+                timing.eventsElapsed = max(timing.eventsElapsed, Int(event) + 1)
+                lane.packetsSent += 1
+                timing.airTime += packetAirTime
+                lane.nextSlot += 1
+                if lane.nextSlot == perEvent {
+                    lane.nextSlot = 0
+                    lane.nextEvent += 1
+                }
+            }
+            lane.pdusSent += 1
+            lane.bytesSent += bytes
+            return end
         }
         // Events that both sides have passed can never carry data again: a side's next packet goes
         // no earlier than its next free slot, and never into an event that has already begun. (A
-        // side that stays silent must not hold the floor back, or the set grows with every event.)
-        let floor = min(max(state.centralLane.nextEvent, currentEvent), max(state.peripheralLane.nextEvent, currentEvent))
-        if state.recentDataEvents.count > 64 { state.recentDataEvents = state.recentDataEvents.filter { $0 >= floor } }
+        // side that stays silent must not hold the floor back, or the list grows with every event.)
+        if state.timing.recentDataEvents.count > 64 {
+            let floor = min(max(state.central.nextEvent, currentEvent), max(state.peripheral.nextEvent, currentEvent))
+            state.timing.recentDataEvents.removeAll { $0 < floor }
+        }
         return end
+    }
+
+    /// The connection event under way at `instant` (counted from the anchor) and the first slot
+    /// of it that starts at or after `instant` (which may be past the event's last slot).
+    private func eventAndSlot(at instant: VirtualInstant) -> (event: Int64, slot: Int) {
+        let sinceAnchor = max(anchor.duration(to: instant), .zero)
+        if let intervalNanoseconds, let exchangeNanoseconds {
+            // Whole nanoseconds, plus whether a fraction of one is left over (slot starts are
+            // whole nanoseconds from the anchor, so a fraction only matters for rounding up).
+            let (seconds, attoseconds) = sinceAnchor.components
+            let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+            let fraction = attoseconds % 1_000_000_000 != 0
+            let event = nanoseconds / intervalNanoseconds
+            let intoEvent = nanoseconds - event * intervalNanoseconds
+            let slot = intoEvent / exchangeNanoseconds + (intoEvent % exchangeNanoseconds != 0 || fraction ? 1 : 0)
+            return (event, Int(slot))
+        }
+        // Timing constants that are not whole nanoseconds: Duration arithmetic (slower).
+        let event = Int64((sinceAnchor / interval).rounded(.down))
+        let intoEvent = sinceAnchor - interval * Int(event)
+        return (event, Int((intoEvent / exchange).rounded(.up)))
+    }
+
+    /// When packet slot `slot` of connection event `event` ends.
+    private func slotEnd(event: Int64, slot: Int) -> VirtualInstant {
+        if let intervalNanoseconds, let exchangeNanoseconds {
+            return anchor.advanced(by: .nanoseconds(intervalNanoseconds * event + exchangeNanoseconds * Int64(slot + 1)))
+        }
+        return anchor.advanced(by: interval * Int(event) + exchange * (slot + 1))
+    }
+}
+
+/// `duration` in nanoseconds, or nil when it is not a whole number of them (or out of range).
+private func wholeNanoseconds(_ duration: Duration) -> Int64? {
+    let (seconds, attoseconds) = duration.components
+    guard attoseconds % 1_000_000_000 == 0, seconds >= 0, seconds < 1_000_000 else { return nil }
+    return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+}
+
+extension Array {
+    /// Empties the array and keeps its storage. For the few elements a drained queue holds this
+    /// costs a fraction of `removeAll(keepingCapacity: true)`, which goes through the generic
+    /// `replaceSubrange`.
+    mutating func removeAllKeepingStorage() {
+        while !isEmpty { removeLast() }
     }
 }

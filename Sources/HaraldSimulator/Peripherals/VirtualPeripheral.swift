@@ -133,13 +133,7 @@ public struct PeripheralSession: Sendable {
         let clock = runtime.clock
         let link = self.link
         let interval = max(interval, .nanoseconds(1))
-        @Sendable func schedule(at instant: VirtualInstant) {
-            _ = clock.schedule(at: instant) {
-                guard link.isOpen, tick(), link.isOpen else { return }
-                schedule(at: instant.advanced(by: interval))
-            }
-        }
-        schedule(at: clock.now.advanced(by: interval))
+        clock.repeating(from: clock.now.advanced(by: interval), every: interval) { link.isOpen && tick() && link.isOpen }
     }
 
     /// Sleeps on the simulation clock; false when the link closed or the script was cancelled.
@@ -188,7 +182,7 @@ public final class PeripheralRuntime: Sendable {
     }
 
     func attach(_ server: GATTServer) {
-        attached.withLock { $0 = Attachment(owned: server, referred: server) }
+        attached.withLock { $0 = Attachment(owned: server) }
     }
 
     /// Stops owning the server and the serving backend made from it (the simulation has ended).
@@ -198,7 +192,13 @@ public final class PeripheralRuntime: Sendable {
             defer { made = nil }
             return made
         }
-        attached.withLock { $0.owned = nil }
+        // The weak reference is made only now: the first one gives the server a side table,
+        // which slows every retain and release of it (one per notification) while it runs.
+        _ = attached.withLock { attachment in
+            defer { attachment.owned = nil }
+            if let owned = attachment.owned { attachment.referred = owned }
+            return attachment.owned
+        }
     }
 
     /// The device's GATT server. Available from the moment the simulator created the device
@@ -247,8 +247,10 @@ public final class PeripheralRuntime: Sendable {
     /// returns how many were sent.
     @discardableResult
     public func notifyWithoutWaiting(_ uuid: BluetoothUUID, _ value: [UInt8], to connection: GATTConnectionID? = nil) -> Int {
-        guard let server = liveServer, let handle = server.valueHandle(of: uuid) else { return 0 }
-        return server.notifyWithoutWaiting(handle: handle, value: value, to: connection)
+        guard let server = liveServer else { return 0 }
+        if let connection { return server.notifyWithoutWaiting(characteristic: uuid, value: value, to: connection) ? 1 : 0 }
+        guard let handle = server.valueHandle(of: uuid) else { return 0 }
+        return server.notifyWithoutWaiting(handle: handle, value: value)
     }
 
     /// Notifies `value` for characteristic `uuid` to every connection that enabled notifications

@@ -1,5 +1,6 @@
 import Foundation
 import HaraldCore
+import Synchronization
 
 /// Why a simulation run ended without a result.
 public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -90,14 +91,13 @@ public final class Simulation: Sendable {
         while true {
             executor.runUntilIdle()
             if finished.value, let result = outcome.withLock({ $0 }) { return try result.get() }
-            if let next = clock.nextDeadline {
-                if next > deadline {
-                    task.cancel()
-                    drainAfterCancel(finished)
-                    throw SimulationError.timeLimitExceeded(limit: timeLimit)
-                }
-                clock.advanceToNextDeadline()
-                continue
+            switch clock.advanceToNextDeadline(notAfter: deadline) {
+            case .advanced: continue
+            case .pastLimit:
+                task.cancel()
+                drainAfterCancel(finished)
+                throw SimulationError.timeLimitExceeded(limit: timeLimit)
+            case .idle: break
             }
             // Idle with no timer: wait briefly for work running on other threads, if any.
             if executor.waitForWork(realTimeout: stallGrace) { continue }
@@ -152,7 +152,7 @@ public final class Simulation: Sendable {
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked Sendable: every stored `var` is read and written only with `condition`'s lock
-    // held; jobs run outside the lock, on a batch the draining thread took out of `incoming`.
+    // held (the signal flag and the waiter count are atomics); jobs run outside the lock, on a batch the draining thread took out of `incoming`.
     // (An NSCondition rather than `Locked`: `waitForWork` needs a condition variable.)
     private let condition = NSCondition()
     /// Jobs enqueued since the drainer last took them, in arrival order.
@@ -160,9 +160,12 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     /// An empty array with capacity, swapped in for `incoming` when a batch is taken, so neither
     /// buffer reallocates in steady state.
     private var spare: [UnownedJob] = []
-    private var pendingSignal = false
+    /// Set by `signal` (a timer registered, the body finished) and taken by `waitForWork`. Atomic,
+    /// with `waiters`, so that a signal nobody waits for costs no lock: the clock signals on
+    /// every timer it registers, nearly always from the thread that runs the simulation.
+    private let pendingSignal = Atomic<Bool>(false)
     /// Threads blocked in `waitForWork`; enqueue and signal wake only when someone waits.
-    private var waiters = 0
+    private let waiters = Atomic<Int>(0)
     private var jobCount = 0
 
     /// Jobs run so far, across all runs.
@@ -186,7 +189,7 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
             return
         }
         incoming.append(unowned)
-        if waiters > 0 { condition.signal() }
+        if waiters.load(ordering: .sequentiallyConsistent) > 0 { condition.signal() }
         condition.unlock()
     }
 
@@ -237,9 +240,12 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Wakes a waiting ``waitForWork(realTimeout:)``.
     internal func signal() {
+        // Either this sees the waiter counted, and signals under the lock (which the waiter holds
+        // from its check until it waits), or the waiter, counted later, sees the flag.
+        pendingSignal.store(true, ordering: .sequentiallyConsistent)
+        guard waiters.load(ordering: .sequentiallyConsistent) > 0 else { return }
         condition.lock()
-        pendingSignal = true
-        if waiters > 0 { condition.signal() }
+        condition.signal()
         condition.unlock()
     }
 
@@ -249,13 +255,13 @@ public final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
         let limit = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }
-        waiters += 1
-        while incoming.isEmpty && !pendingSignal {
+        waiters.add(1, ordering: .sequentiallyConsistent)
+        while incoming.isEmpty && !pendingSignal.load(ordering: .sequentiallyConsistent) {
             if !condition.wait(until: limit) { break }
         }
-        waiters -= 1
-        let woke = !incoming.isEmpty || pendingSignal
-        pendingSignal = false
+        waiters.subtract(1, ordering: .sequentiallyConsistent)
+        let signalled = pendingSignal.exchange(false, ordering: .sequentiallyConsistent)
+        let woke = !incoming.isEmpty || signalled
         return woke
     }
 }

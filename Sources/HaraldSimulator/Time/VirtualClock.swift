@@ -33,40 +33,37 @@ public struct VirtualInstant: InstantProtocol, Hashable, Sendable, CustomStringC
 /// simulator builds on the clock starts its tasks in the simulation.
 public final class VirtualClock: Clock, Sendable {
     // Everything mutable — the time, the timer heap, the observers — is in `state` and touched only
-    // inside `state.withLock`; so are the `wake`/`cancelled` fields of every `Timer` (see there).
-    // Continuations are resumed and timer actions run after the lock is released. A timer's wake
-    // is taken out (set to nil) under the lock before it runs, so each continuation is resumed
-    // exactly once.
+    // inside `state.withLock`. A pending wake-up lives in its heap entry; it is taken out of the
+    // heap under the lock before it runs (by firing, cancelling or ending), so each continuation is
+    // resumed exactly once. Continuations are resumed and timer actions run after the lock is
+    // released.
     /// Its instants: durations since the clock started.
     public typealias Instant = VirtualInstant
     /// Standard durations.
     public typealias Duration = Swift.Duration
 
-    /// What a deadline wakes: a sleeping task, or an action run in place (see ``schedule(at:_:)``).
+    /// What a deadline wakes: a sleeping task, an action run in place (see ``schedule(at:_:)``),
+    /// or a repeating tick (see ``repeating(from:every:_:)``).
     fileprivate enum Wake {
         case task(UnsafeContinuation<Void, any Error>)
         case action(@Sendable () -> Void)
-
-        func resume() {
-            switch self {
-            case .task(let continuation): continuation.resume()
-            case .action(let action): action()
-            }
-        }
+        case tick(interval: Duration, tick: @Sendable () -> Bool)
     }
 
-    /// One pending wake-up; also the token ``cancelWake(_:)`` takes.
-    final class Timer: @unchecked Sendable {
-        // @unchecked Sendable: `deadline` is immutable; `wake` and `cancelled` are read and
-        // written only inside the owning clock's `state.withLock` (every access below is in a
-        // `ClockState` method or a `withLock` closure), so no two threads touch them at once.
-        let deadline: VirtualInstant
-        /// What to wake; nil once it has fired or was cancelled. Guarded by the clock's lock.
-        fileprivate var wake: Wake?
-        /// Set when a sleep is cancelled before it registered. Guarded by the clock's lock.
-        fileprivate var cancelled = false
+    /// A timer from ``schedule(at:_:)``, for ``cancelWake(_:)``: the order it was registered in.
+    struct Timer: Hashable, Sendable {
+        fileprivate let order: UInt64
+    }
 
-        fileprivate init(deadline: VirtualInstant) { self.deadline = deadline }
+    /// One sleeping task's registration, shared with its cancellation handler. Its fields are
+    /// read and written only inside the clock's `state.withLock`.
+    private final class Sleep: @unchecked Sendable {
+        // @unchecked Sendable: `order` and `cancelled` are touched only inside the owning clock's
+        // `state.withLock` (in `sleep(until:)`), so no two threads touch them at once.
+        /// The registration order of its heap entry, 0 until registered.
+        var order: UInt64 = 0
+        /// Set when the sleep was cancelled before it registered.
+        var cancelled = false
     }
 
     private let state = Locked(ClockState())
@@ -82,14 +79,11 @@ public final class VirtualClock: Clock, Sendable {
 
     /// The earliest deadline anyone is sleeping until, or nil when nobody sleeps.
     public var nextDeadline: VirtualInstant? {
-        state.withLock { state in
-            state.dropCancelledTop()
-            return state.queue.top?.element.deadline
-        }
+        state.withLock { state in state.queue.top.map { VirtualInstant(sinceStart: $0.deadline) } }
     }
 
     /// How many tasks (and timers) are sleeping on this clock.
-    public var sleeperCount: Int { state.withLock { $0.live } }
+    public var sleeperCount: Int { state.withLock { $0.queue.count } }
 
     /// Starts the tasks of what runs on this clock: on the executor of the ``Simulation`` that
     /// drives it, or as plain `Task { }`s for a clock no simulation drives.
@@ -109,19 +103,28 @@ public final class VirtualClock: Clock, Sendable {
     /// Returns when virtual time reaches `deadline` (the simulation jumps there once nothing else can run); throws on cancellation.
     public func sleep(until deadline: VirtualInstant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        let timer = Timer(deadline: deadline)
+        let sleep = Sleep()
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-                switch state.withLock({ $0.register(timer, .task(continuation)) }) {
-                case .registered(let observer): observer?()
+                let outcome = state.withLock { state -> Registration in
+                    if sleep.cancelled { return .cancelled }
+                    let outcome = state.register(.task(continuation), at: deadline)
+                    if case .registered(let order, _) = outcome { sleep.order = order }
+                    return outcome
+                }
+                switch outcome {
+                case .registered(_, let observer): observer?()
                 case .due: continuation.resume()
                 case .cancelled: continuation.resume(throwing: CancellationError())
                 }
             }
         } onCancel: {
-            let wake = state.withLock { state in
-                timer.cancelled = true
-                return state.takeWake(timer)
+            let wake = state.withLock { state -> Wake? in
+                guard sleep.order != 0 else {
+                    sleep.cancelled = true
+                    return nil
+                }
+                return state.queue.remove { $0.order == sleep.order }?.element
             }
             if case .task(let continuation)? = wake { continuation.resume(throwing: CancellationError()) }
         }
@@ -132,18 +135,28 @@ public final class VirtualClock: Clock, Sendable {
     /// executor job. Returns a token for ``cancelWake(_:)``, or nil when `deadline` has come
     /// already (the action is then not run: the caller does the work itself).
     internal func schedule(at deadline: VirtualInstant, _ action: @escaping @Sendable () -> Void) -> Timer? {
-        let timer = Timer(deadline: deadline)
-        switch state.withLock({ $0.register(timer, .action(action)) }) {
-        case .registered(let observer):
-            observer?()
-            return timer
-        case .due, .cancelled: return nil
+        let outcome = state.withLock { $0.register(.action(action), at: deadline) }
+        guard case .registered(let order, let observer) = outcome else { return nil }
+        observer?()
+        return Timer(order: order)
+    }
+
+    /// Calls `tick` at `first` and then every `interval` after it, on the thread that moves time
+    /// (outside the clock's lock), until it returns false: one timer re-armed in place, where a
+    /// chain of ``schedule(at:_:)`` calls would make a timer and a closure per tick. A tick whose
+    /// time has come already (`first` not in the future) runs at the next step of the clock.
+    internal func repeating(from first: VirtualInstant, every interval: Duration, _ tick: @escaping @Sendable () -> Bool) {
+        let interval = max(interval, .nanoseconds(1))
+        let observer = state.withLock { state in
+            state.push(.tick(interval: interval, tick: tick), at: max(first, state.current).sinceStart)
+            return state.onSleep
         }
+        observer?()
     }
 
     /// Cancels a timer from ``schedule(at:_:)`` that has not fired yet (its action does not run).
     internal func cancelWake(_ timer: Timer) {
-        _ = state.withLock { $0.takeWake(timer) }
+        _ = state.withLock { $0.queue.remove { $0.order == timer.order } }
     }
 
     /// Registers `action` to run when the simulation driving this clock ends, unless
@@ -173,19 +186,12 @@ public final class VirtualClock: Clock, Sendable {
     }
 
     /// Ends every pending timer without moving time: sleepers throw `CancellationError`, timer
-    /// actions are dropped unrun. Returns how many there were. What a simulation does when it
-    /// ends, since nothing will move its time again.
+    /// actions and ticks are dropped unrun. Returns how many there were. What a simulation does
+    /// when it ends, since nothing will move its time again.
     internal func endTimers() -> Int {
         let wakes = state.withLock { state -> [Wake] in
             var wakes: [Wake] = []
-            while let top = state.queue.top {
-                state.queue.pop()
-                if let wake = top.element.wake {
-                    top.element.wake = nil
-                    wakes.append(wake)
-                }
-            }
-            state.live = 0
+            while let top = state.queue.pop() { wakes.append(top.element) }
             return wakes
         }
         for wake in wakes {
@@ -202,20 +208,16 @@ public final class VirtualClock: Clock, Sendable {
     /// Moves time forward to `instant` (never backwards), waking every sleeper whose deadline has
     /// come, earliest first.
     public func advance(to instant: VirtualInstant) {
-        let due = state.withLock { state -> [Wake] in
+        let due = state.withLock { state -> [(Wake, Swift.Duration)] in
             if instant > state.current { state.current = instant }
-            var due: [Wake] = []
-            while let top = state.queue.top, top.element.deadline <= state.current {
+            var due: [(Wake, Swift.Duration)] = []
+            while let top = state.queue.top, top.deadline <= state.current.sinceStart {
                 state.queue.pop()
-                if let wake = top.element.wake {
-                    top.element.wake = nil
-                    state.live -= 1
-                    due.append(wake)
-                }
+                due.append((top.element, top.deadline))
             }
             return due
         }
-        for wake in due { wake.resume() }
+        for (wake, deadline) in due { run(wake, firedAt: deadline) }
     }
 
     /// Wakes only the sleepers of the earliest deadline (moving time to it); returns false when
@@ -223,37 +225,67 @@ public final class VirtualClock: Clock, Sendable {
     /// before the next deadline's sleepers wake.
     @discardableResult
     public func advanceToNextDeadline() -> Bool {
-        let woken = state.withLock { state -> (first: Wake?, more: [Wake])? in
-            state.dropCancelledTop()
-            guard let next = state.queue.top?.element.deadline else { return nil }
-            if next > state.current { state.current = next }
-            // Most deadlines wake one timer: keep it out of an array.
+        advanceToNextDeadline(notAfter: nil) == .advanced
+    }
+
+    /// What ``advanceToNextDeadline(notAfter:)`` did.
+    internal enum Step {
+        /// Time moved to the next deadline and its sleepers woke.
+        case advanced
+        /// Nobody sleeps.
+        case idle
+        /// The next deadline is later than the limit; time did not move.
+        case pastLimit
+    }
+
+    /// ``advanceToNextDeadline()`` unless the next deadline is later than `limit`: one lock for
+    /// what a simulation's loop asks after each batch of jobs.
+    internal func advanceToNextDeadline(notAfter limit: VirtualInstant?) -> Step {
+        let woken = state.withLock { state -> (step: Step, deadline: Swift.Duration, first: Wake?, more: [Wake]) in
+            guard let earliest = state.queue.top else { return (.idle, .zero, nil, []) }
+            let next = earliest.deadline
+            if let limit, next > limit.sinceStart { return (.pastLimit, .zero, nil, []) }
+            if next > state.current.sinceStart { state.current = VirtualInstant(sinceStart: next) }
+            // Most deadlines wake one timer: keep it out of an array. Entries are compared by
+            // their key's parts (cheaper than building a Duration per entry).
             var first: Wake?
             var more: [Wake] = []
-            while let top = state.queue.top, top.element.deadline == next {
+            while let top = state.queue.top, top.seconds == earliest.seconds, top.attoseconds == earliest.attoseconds {
                 state.queue.pop()
-                guard let wake = top.element.wake else { continue }
-                top.element.wake = nil
-                state.live -= 1
-                if first == nil { first = wake } else { more.append(wake) }
+                if first == nil { first = top.element } else { more.append(top.element) }
             }
-            return (first, more)
+            return (.advanced, next, first, more)
         }
-        guard let woken else { return false }
-        woken.first?.resume()
-        for wake in woken.more { wake.resume() }
-        return true
+        if let first = woken.first { run(first, firedAt: woken.deadline) }
+        for wake in woken.more { run(wake, firedAt: woken.deadline) }
+        return woken.step
+    }
+
+    /// Runs a wake taken out of the heap (outside the lock); a tick that asks for more is put
+    /// back one interval after the deadline it fired for.
+    private func run(_ wake: Wake, firedAt deadline: Swift.Duration) {
+        switch wake {
+        case .task(let continuation): continuation.resume()
+        case .action(let action): action()
+        case .tick(let interval, let tick):
+            guard tick() else { return }
+            _ = state.withLock { $0.push(wake, at: deadline + interval) }
+        }
+    }
+
+    fileprivate enum Registration {
+        case registered(order: UInt64, observer: (@Sendable () -> Void)?)
+        case due
+        case cancelled
     }
 }
 
 /// A ``VirtualClock``'s mutable state, reached only through its lock.
 private struct ClockState {
     var current = VirtualInstant.zero
-    /// Every registered timer, earliest (deadline, then registration order) first. Entries of
-    /// cancelled timers stay until they reach the top or are swept (lazy deletion).
-    var queue = DeadlineHeap<VirtualClock.Timer>()
-    /// Timers registered and neither fired nor cancelled.
-    var live = 0
+    /// Every pending wake-up, earliest (deadline, then registration order) first. Cancelling one
+    /// removes it.
+    var queue = DeadlineHeap<VirtualClock.Wake>()
     var nextOrder: UInt64 = 0
     var onSleep: (@Sendable () -> Void)?
     var starter = TaskStarter.default
@@ -261,34 +293,17 @@ private struct ClockState {
     var endActions: [UInt64: @Sendable () -> Void] = [:]
     var lastEndAction: UInt64 = 0
 
-    enum Registration {
-        case registered((@Sendable () -> Void)?)
-        case due
-        case cancelled
+    /// Adds `wake` at `deadline` unless that has come; returns its order and the observer to
+    /// tell, or `.due`.
+    mutating func register(_ wake: VirtualClock.Wake, at deadline: VirtualInstant) -> VirtualClock.Registration {
+        if deadline <= current { return .due }
+        return .registered(order: push(wake, at: deadline.sinceStart), observer: onSleep)
     }
 
-    mutating func register(_ timer: VirtualClock.Timer, _ wake: VirtualClock.Wake) -> Registration {
-        if timer.cancelled { return .cancelled }
-        if timer.deadline <= current { return .due }
+    @discardableResult
+    mutating func push(_ wake: VirtualClock.Wake, at deadline: Duration) -> UInt64 {
         nextOrder += 1
-        timer.wake = wake
-        queue.push(timer, at: timer.deadline.sinceStart, order: nextOrder)
-        live += 1
-        return .registered(onSleep)
-    }
-
-    /// Takes the wake of a timer that has neither fired nor been cancelled.
-    mutating func takeWake(_ timer: VirtualClock.Timer) -> VirtualClock.Wake? {
-        guard let wake = timer.wake else { return nil }
-        timer.wake = nil
-        live -= 1
-        // Keep the entries of cancelled timers left in the heap bounded.
-        if queue.count > 2 * live + 64 { queue.removeAll { $0.element.wake == nil } }
-        return wake
-    }
-
-    /// Pops entries of cancelled timers off the top.
-    mutating func dropCancelledTop() {
-        while let top = queue.top, top.element.wake == nil { queue.pop() }
+        queue.push(wake, at: deadline, order: nextOrder)
+        return nextOrder
     }
 }
