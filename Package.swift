@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // Deque: the FIFO queues on the notification path (a link's PDUs in flight).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // `swift package generate-documentation` (scripts/docs); a plugin, linked into nothing.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -68,7 +70,11 @@ let package = Package(
             dependencies: ["HaraldCodec", "HaraldCore", "HaraldATT", "HaraldSMP", "Harald", .product(name: "Logging", package: "swift-log")]),
         // Virtual clock, link model, virtual peripherals (SIG devices), the simulator backend.
         .target(
-            name: "HaraldSimulator", dependencies: ["HaraldGATTLink", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "Harald"]),
+            name: "HaraldSimulator",
+            dependencies: [
+                "HaraldGATTLink", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "Harald",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]),
         // The simulator's Open GoPro camera, written from the protocol (not from HaraldGoPro, which
         // its tests check against it).
         .target(name: "HaraldGoProSimulation", dependencies: ["HaraldSimulator", "HaraldATT", "HaraldCodec", "HaraldCore", "Harald"]),

@@ -47,6 +47,17 @@ final class GATTNotificationTable: Sendable {
         var entries: [GATTConnectionID: Entry] = [:]
         var sentTotal = 0
         var bytesTotal = 0
+        /// What a notification of a characteristic needs, by value handle and by the UUID of the
+        /// first characteristic with it: one lookup instead of three on the notification path.
+        var notifiableByHandle: [UInt16: Notifiable] = [:]
+        var notifiableByUUID: [BluetoothUUID: Notifiable] = [:]
+    }
+
+    /// A characteristic that has a CCCD: its value handle, its CCCD and its read security.
+    private struct Notifiable {
+        let valueHandle: UInt16
+        let cccd: UInt16
+        let requirement: GATTSecurityRequirement
     }
 
     private let state = Locked(State())
@@ -72,6 +83,12 @@ final class GATTNotificationTable: Sendable {
             state.cccdHandles = layout
             state.requirements = requirements
             state.valueHandles = valueHandles
+            state.notifiableByHandle = layout.reduce(into: [:]) { table, pair in
+                table[pair.key] = Notifiable(valueHandle: pair.key, cccd: pair.value, requirement: requirements[pair.key] ?? .none)
+            }
+            state.notifiableByUUID = valueHandles.reduce(into: [:]) { table, pair in
+                if let notifiable = state.notifiableByHandle[pair.value] { table[pair.key] = notifiable }
+            }
             guard !forgetting.isEmpty else { return }
             for connection in Array(state.entries.keys) { state.entries[connection]?.enabled.subtract(forgetting) }
         }
@@ -124,8 +141,10 @@ final class GATTNotificationTable: Sendable {
     /// counted as withheld).
     func target(_ connection: GATTConnectionID, valueHandle: UInt16) -> Target? {
         state.withLock { state in
-            guard let cccd = state.cccdHandles[valueHandle], let entry = state.entries[connection], entry.enabled.contains(cccd) else { return nil }
-            guard (state.requirements[valueHandle] ?? .none).refusal(for: entry.security) == nil else {
+            guard let notifiable = state.notifiableByHandle[valueHandle], let entry = state.entries[connection], entry.enabled.contains(notifiable.cccd) else {
+                return nil
+            }
+            guard notifiable.requirement.refusal(for: entry.security) == nil else {
                 state.withheld[valueHandle, default: 0] += 1
                 return nil
             }
@@ -142,23 +161,37 @@ final class GATTNotificationTable: Sendable {
         target: Target, valueHandle: UInt16, length: Int
     )? {
         state.withLock { state in
-            guard let handle = valueHandle ?? uuid.flatMap({ state.valueHandles[$0] }),
-                let cccd = state.cccdHandles[handle],
-                let index = state.entries.index(forKey: connection),
-                state.entries.values[index].enabled.contains(cccd)
+            guard let notifiable = valueHandle.map({ state.notifiableByHandle[$0] }) ?? uuid.flatMap({ state.notifiableByUUID[$0] }),
+                let index = state.entries.index(forKey: connection)
             else { return nil }
-            let entry = state.entries.values[index]
-            guard (state.requirements[handle] ?? .none).refusal(for: entry.security) == nil else {
-                state.withheld[handle, default: 0] += 1
+            // The entry is read and counted in place (a copy would retain its bearer and set).
+            let claimed = Self.claim(&state.entries.values[index], notifiable, valueLength: valueLength)
+            switch claimed {
+            case nil: return nil
+            case .withheld?:
+                state.withheld[notifiable.valueHandle, default: 0] += 1
                 return nil
+            case .claimed(let bearer, let mtu, let length)?:
+                state.sentTotal += 1
+                state.bytesTotal += length
+                return (Target(connection: connection, bearer: bearer, mtu: mtu), notifiable.valueHandle, length)
             }
-            let length = 3 + min(valueLength, entry.mtu - 3)
-            state.entries.values[index].sent += 1
-            state.entries.values[index].bytes += length
-            state.sentTotal += 1
-            state.bytesTotal += length
-            return (Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu), handle, length)
         }
+    }
+
+    private enum Claim {
+        case claimed(bearer: any ATTBearer, mtu: Int, length: Int)
+        case withheld
+    }
+
+    /// The part of ``claim(_:valueHandle:uuid:valueLength:)`` on one connection's entry.
+    private static func claim(_ entry: inout Entry, _ notifiable: Notifiable, valueLength: Int) -> Claim? {
+        guard entry.enabled.contains(notifiable.cccd) else { return nil }
+        guard notifiable.requirement.refusal(for: entry.security) == nil else { return .withheld }
+        let length = 3 + min(valueLength, entry.mtu - 3)
+        entry.sent += 1
+        entry.bytes += length
+        return .claimed(bearer: entry.bearer, mtu: entry.mtu, length: length)
     }
 
     /// Takes back a notification ``claim(_:valueHandle:uuid:valueLength:)`` counted and the
@@ -179,11 +212,10 @@ final class GATTNotificationTable: Sendable {
     /// subscribed connection left out is counted as withheld.
     func targets(valueHandle: UInt16) -> [Target] {
         state.withLock { state in
-            guard let cccd = state.cccdHandles[valueHandle] else { return [] }
-            let requirement = state.requirements[valueHandle] ?? .none
+            guard let notifiable = state.notifiableByHandle[valueHandle] else { return [] }
             var targets: [Target] = []
-            for (connection, entry) in state.entries where entry.enabled.contains(cccd) {
-                if requirement.refusal(for: entry.security) == nil {
+            for (connection, entry) in state.entries where entry.enabled.contains(notifiable.cccd) {
+                if notifiable.requirement.refusal(for: entry.security) == nil {
                     targets.append(Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu))
                 } else {
                     state.withheld[valueHandle, default: 0] += 1

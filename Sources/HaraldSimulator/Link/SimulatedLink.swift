@@ -1,3 +1,4 @@
+import DequeModule
 import HaraldCore
 
 /// An LE connection between two simulated devices, carrying L2CAP payloads (ATT PDUs) with the
@@ -41,13 +42,11 @@ public final class SimulatedLink: Sendable {
     private struct Direction {
         let side: LinkSide
         /// PDUs in flight to this side, in sending order (a delayed head holds back the rest).
-        var queue: [Scheduled] = []
-        var head = 0
+        var queue = Deque<Scheduled>()
         /// The clock timer at the head PDU's delivery instant, armed while `queue` has PDUs.
         var deliveryTimer: VirtualClock.Timer?
         /// Delivered PDUs not taken yet by ``SimulatedLink/receive(on:)`` (pull mode).
-        var arrived: [[UInt8]] = []
-        var arrivedHead = 0
+        var arrived = Deque<[UInt8]>()
         /// Push mode: called with each delivered PDU and the close event, under the link's lock.
         var pushReceiver: (@Sendable (Event) -> Void)?
         /// A task parked in ``SimulatedLink/receive(on:)``.
@@ -55,9 +54,8 @@ public final class SimulatedLink: Sendable {
         var closeDelivered = false
         // This side's transmit state.
         /// End times of packets this side scheduled but has not sent yet (transmit buffer),
-        /// oldest first, from `bufferedHead`.
-        var bufferedPacketEnds: [VirtualInstant] = []
-        var bufferedHead = 0
+        /// oldest first.
+        var bufferedPacketEnds = Deque<VirtualInstant>()
         /// This side's next free packet slot: event index and slot within the event.
         var nextEvent: Int64 = 0
         var nextSlot = 0
@@ -71,14 +69,8 @@ public final class SimulatedLink: Sendable {
 
         /// Packets this side has queued and not yet sent by `now`.
         mutating func bufferedPackets(now: VirtualInstant) -> Int {
-            while bufferedHead < bufferedPacketEnds.count, bufferedPacketEnds[bufferedHead] <= now {
-                bufferedHead += 1
-            }
-            if bufferedHead == bufferedPacketEnds.count {
-                bufferedPacketEnds.removeAllKeepingStorage()
-                bufferedHead = 0
-            }
-            return bufferedPacketEnds.count - bufferedHead
+            while let first = bufferedPacketEnds.first, first <= now { bufferedPacketEnds.removeFirst() }
+            return bufferedPacketEnds.count
         }
     }
 
@@ -248,8 +240,8 @@ public final class SimulatedLink: Sendable {
             let limit = parameters.transmitBufferPackets
             // The PDU's number on this side, or the instant its oldest buffered packet goes out.
             let admitted = state.withLane(side) { lane -> (number: Int, blockedUntil: VirtualInstant?) in
-                if lane.bufferedPackets(now: now) + needed > limit, lane.bufferedHead < lane.bufferedPacketEnds.count {
-                    return (0, lane.bufferedPacketEnds[lane.bufferedHead])
+                if lane.bufferedPackets(now: now) + needed > limit, let oldest = lane.bufferedPacketEnds.first {
+                    return (0, oldest)
                 }
                 lane.pduCount += 1
                 return (lane.pduCount, nil)
@@ -279,7 +271,7 @@ public final class SimulatedLink: Sendable {
             // The head of an idle direction gets a timer; later PDUs wait for the head's to fire.
             let armsTimer = state.withLane(peer) { lane -> Bool in
                 lane.queue.append(Scheduled(bytes: bytes, deliverAt: deliverAt))
-                return lane.deliveryTimer == nil && lane.head == lane.queue.count - 1
+                return lane.deliveryTimer == nil && lane.queue.count == 1
             }
             guard armsTimer, let spot = Self.armDelivery(peer, at: deliverAt, in: &state, box: self.state, clock: clock) else {
                 return (.sent, [])
@@ -318,16 +310,7 @@ public final class SimulatedLink: Sendable {
     /// park on until something arrives.
     private func nextArrival(_ side: LinkSide, cancelled: Bool) -> Arrival {
         state.withLock { state in
-            let taken = state.withLane(side) { lane -> [UInt8]? in
-                guard lane.arrivedHead < lane.arrived.count else { return nil }
-                let bytes = lane.arrived[lane.arrivedHead]
-                lane.arrivedHead += 1
-                if lane.arrivedHead == lane.arrived.count {
-                    lane.arrived.removeAllKeepingStorage()
-                    lane.arrivedHead = 0
-                }
-                return bytes
-            }
+            let taken = state.withLane(side) { $0.arrived.popFirst() }
             if let taken { return .event(.pdu(taken)) }
             if state.closeReason != nil || cancelled { return .event(closeEvent(side, in: &state)) }
             let spot = ParkingSpot()
@@ -344,9 +327,8 @@ public final class SimulatedLink: Sendable {
         state.withLock { state in
             state.withLane(side) { lane in
                 lane.pushReceiver = receiver
-                for bytes in lane.arrived[lane.arrivedHead...] { receiver(.pdu(bytes)) }
+                for bytes in lane.arrived { receiver(.pdu(bytes)) }
                 lane.arrived.removeAll()
-                lane.arrivedHead = 0
             }
             if state.closeReason != nil, let event = closeEvent(side, in: &state) {
                 receiver(event)
@@ -382,9 +364,7 @@ public final class SimulatedLink: Sendable {
             let timer = state.withLane(side) { lane -> VirtualClock.Timer? in
                 defer { lane.deliveryTimer = nil }
                 lane.queue.removeAll()
-                lane.head = 0
                 lane.bufferedPacketEnds.removeAll()
-                lane.bufferedHead = 0
                 return lane.deliveryTimer
             }
             if let timer { clock.cancelWake(timer) }
@@ -423,15 +403,14 @@ public final class SimulatedLink: Sendable {
     ) -> ParkingSpot? {
         // `unowned` clock: only the clock runs the action, so it is alive then; a strong
         // reference would make every pending timer a cycle through the clock.
-        if let token = clock.schedule(at: instant, { [unowned clock] in deliveryTimerFired(side, box: box, clock: clock) }) {
+        if let token = clock.schedule(at: instant, { [unowned clock] now in deliveryTimerFired(side, now: now, box: box, clock: clock) }) {
             state.withLane(side) { $0.deliveryTimer = token }
             return nil
         }
         return deliverDue(side, now: clock.now, rearm: true, in: &state, box: box, clock: clock)
     }
 
-    private static func deliveryTimerFired(_ side: LinkSide, box: Locked<LinkState>, clock: VirtualClock) {
-        let now = clock.now
+    private static func deliveryTimerFired(_ side: LinkSide, now: VirtualInstant, box: Locked<LinkState>, clock: VirtualClock) {
         let woken = box.withLock { state in
             state.withLane(side) { $0.deliveryTimer = nil }
             return deliverDue(side, now: now, rearm: true, in: &state, box: box, clock: clock)
@@ -449,9 +428,8 @@ public final class SimulatedLink: Sendable {
             var woken: ParkingSpot?
             // The push receiver does not call the link (see `deliverEvents(on:to:)`).
             let push = lane.pushReceiver
-            while lane.head < lane.queue.count, lane.queue[lane.head].deliverAt <= now {
-                let bytes = lane.queue[lane.head].bytes
-                lane.head += 1
+            while let first = lane.queue.first, first.deliverAt <= now {
+                let bytes = lane.queue.removeFirst().bytes
                 if let push {
                     push(.pdu(bytes))
                 } else {
@@ -462,17 +440,8 @@ public final class SimulatedLink: Sendable {
                     }
                 }
             }
-            if lane.head == lane.queue.count {
-                lane.queue.removeAllKeepingStorage()
-                lane.head = 0
-                return (woken, nil)
-            }
-            if lane.head > 64, lane.head * 2 > lane.queue.count {
-                lane.queue.removeFirst(lane.head)
-                lane.head = 0
-            }
-            guard rearm, lane.deliveryTimer == nil else { return (woken, nil) }
-            return (woken, lane.queue[lane.head].deliverAt)
+            guard let next = lane.queue.first, rearm, lane.deliveryTimer == nil else { return (woken, nil) }
+            return (woken, next.deliverAt)
         }
         guard let next else { return woken }
         let later = armDelivery(side, at: next, in: &state, box: box, clock: clock)
@@ -564,13 +533,4 @@ private func wholeNanoseconds(_ duration: Duration) -> Int64? {
     let (seconds, attoseconds) = duration.components
     guard attoseconds % 1_000_000_000 == 0, seconds >= 0, seconds < 1_000_000 else { return nil }
     return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-}
-
-extension Array {
-    /// Empties the array and keeps its storage. For the few elements a drained queue holds this
-    /// costs a fraction of `removeAll(keepingCapacity: true)`, which goes through the generic
-    /// `replaceSubrange`.
-    mutating func removeAllKeepingStorage() {
-        while !isEmpty { removeLast() }
-    }
 }

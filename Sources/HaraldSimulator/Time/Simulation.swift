@@ -78,19 +78,19 @@ public final class Simulation: Sendable {
         // The body's result, written once from whichever thread finishes it; and a flag set after
         // it, so the check after each batch of jobs costs no copy of a generic value.
         let outcome = Locked<Swift.Result<Result, any Error>?>(nil)
-        let finished = Locked(false)
+        let finished = FinishFlag()
         let deadline = clock.now.advanced(by: timeLimit)
         let task = Task(executorPreference: executor) {
             do {
                 let result = try await body()
                 outcome.withLock { $0 = .success(result) }
             } catch { outcome.withLock { $0 = .failure(error) } }
-            finished.withLock { $0 = true }
+            finished.set()
             self.executor.signal()
         }
         while true {
             executor.runUntilIdle()
-            if finished.value, let result = outcome.withLock({ $0 }) { return try result.get() }
+            if finished.isSet, let result = outcome.withLock({ $0 }) { return try result.get() }
             switch clock.advanceToNextDeadline(notAfter: deadline) {
             case .advanced: continue
             case .pastLimit:
@@ -138,13 +138,22 @@ public final class Simulation: Sendable {
     }
 
     /// After cancelling the body, runs what cancellation made ready so no job is left queued.
-    private func drainAfterCancel(_ finished: Locked<Bool>) {
+    private func drainAfterCancel(_ finished: FinishFlag) {
         for _ in 0..<1000 {
             executor.runUntilIdle()
-            if finished.value { return }
+            if finished.isSet { return }
             guard clock.advanceToNextDeadline() else { return }
         }
     }
+}
+
+/// Set once when a run's body has finished; read after every batch of jobs, so an atomic rather
+/// than a lock.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+private final class FinishFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func set() { flag.store(true, ordering: .releasing) }
+    var isSet: Bool { flag.load(ordering: .acquiring) }
 }
 
 /// The single-threaded task executor behind ``Simulation``: it queues jobs and runs them only

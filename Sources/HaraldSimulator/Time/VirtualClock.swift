@@ -46,7 +46,8 @@ public final class VirtualClock: Clock, Sendable {
     /// or a repeating tick (see ``repeating(from:every:_:)``).
     fileprivate enum Wake {
         case task(UnsafeContinuation<Void, any Error>)
-        case action(@Sendable () -> Void)
+        /// Called with the clock's time when it runs.
+        case action(@Sendable (VirtualInstant) -> Void)
         case tick(interval: Duration, tick: @Sendable () -> Bool)
     }
 
@@ -124,17 +125,18 @@ public final class VirtualClock: Clock, Sendable {
                     sleep.cancelled = true
                     return nil
                 }
-                return state.queue.remove { $0.order == sleep.order }?.element
+                return state.remove(order: sleep.order)
             }
             if case .task(let continuation)? = wake { continuation.resume(throwing: CancellationError()) }
         }
     }
 
     /// Runs `action` at `deadline`, on the thread that moves time there (outside the clock's
-    /// lock), in deadline order with the sleepers; no task is involved, so a timer costs no
-    /// executor job. Returns a token for ``cancelWake(_:)``, or nil when `deadline` has come
-    /// already (the action is then not run: the caller does the work itself).
-    internal func schedule(at deadline: VirtualInstant, _ action: @escaping @Sendable () -> Void) -> Timer? {
+    /// lock), in deadline order with the sleepers, handing it the clock's time then; no task is
+    /// involved, so a timer costs no executor job. Returns a token for ``cancelWake(_:)``, or nil
+    /// when `deadline` has come already (the action is then not run: the caller does the work
+    /// itself).
+    internal func schedule(at deadline: VirtualInstant, _ action: @escaping @Sendable (_ now: VirtualInstant) -> Void) -> Timer? {
         let outcome = state.withLock { $0.register(.action(action), at: deadline) }
         guard case .registered(let order, let observer) = outcome else { return nil }
         observer?()
@@ -156,7 +158,7 @@ public final class VirtualClock: Clock, Sendable {
 
     /// Cancels a timer from ``schedule(at:_:)`` that has not fired yet (its action does not run).
     internal func cancelWake(_ timer: Timer) {
-        _ = state.withLock { $0.queue.remove { $0.order == timer.order } }
+        _ = state.withLock { $0.remove(order: timer.order) }
     }
 
     /// Registers `action` to run when the simulation driving this clock ends, unless
@@ -191,7 +193,7 @@ public final class VirtualClock: Clock, Sendable {
     internal func endTimers() -> Int {
         let wakes = state.withLock { state -> [Wake] in
             var wakes: [Wake] = []
-            while let top = state.queue.pop() { wakes.append(top.element) }
+            while let wake = state.popWake() { wakes.append(wake) }
             return wakes
         }
         for wake in wakes {
@@ -208,16 +210,15 @@ public final class VirtualClock: Clock, Sendable {
     /// Moves time forward to `instant` (never backwards), waking every sleeper whose deadline has
     /// come, earliest first.
     public func advance(to instant: VirtualInstant) {
-        let due = state.withLock { state -> [(Wake, Swift.Duration)] in
+        let (now, due) = state.withLock { state -> (VirtualInstant, [(Wake, Swift.Duration)]) in
             if instant > state.current { state.current = instant }
             var due: [(Wake, Swift.Duration)] = []
-            while let top = state.queue.top, top.deadline <= state.current.sinceStart {
-                state.queue.pop()
-                due.append((top.element, top.deadline))
+            while let top = state.queue.top, top.deadline <= state.current.sinceStart, let popped = state.pop() {
+                due.append(popped)
             }
-            return due
+            return (state.current, due)
         }
-        for (wake, deadline) in due { run(wake, firedAt: deadline) }
+        for (wake, deadline) in due { run(wake, firedAt: deadline, now: now) }
     }
 
     /// Wakes only the sleepers of the earliest deadline (moving time to it); returns false when
@@ -250,23 +251,23 @@ public final class VirtualClock: Clock, Sendable {
             // their key's parts (cheaper than building a Duration per entry).
             var first: Wake?
             var more: [Wake] = []
-            while let top = state.queue.top, top.seconds == earliest.seconds, top.attoseconds == earliest.attoseconds {
-                state.queue.pop()
-                if first == nil { first = top.element } else { more.append(top.element) }
+            while let top = state.queue.top, top.seconds == earliest.seconds, top.attoseconds == earliest.attoseconds, let wake = state.popWake() {
+                if first == nil { first = wake } else { more.append(wake) }
             }
             return (.advanced, next, first, more)
         }
-        if let first = woken.first { run(first, firedAt: woken.deadline) }
-        for wake in woken.more { run(wake, firedAt: woken.deadline) }
+        let now = VirtualInstant(sinceStart: woken.deadline)
+        if let first = woken.first { run(first, firedAt: woken.deadline, now: now) }
+        for wake in woken.more { run(wake, firedAt: woken.deadline, now: now) }
         return woken.step
     }
 
     /// Runs a wake taken out of the heap (outside the lock); a tick that asks for more is put
     /// back one interval after the deadline it fired for.
-    private func run(_ wake: Wake, firedAt deadline: Swift.Duration) {
+    private func run(_ wake: Wake, firedAt deadline: Swift.Duration, now: VirtualInstant) {
         switch wake {
         case .task(let continuation): continuation.resume()
-        case .action(let action): action()
+        case .action(let action): action(now)
         case .tick(let interval, let tick):
             guard tick() else { return }
             _ = state.withLock { $0.push(wake, at: deadline + interval) }
@@ -283,9 +284,13 @@ public final class VirtualClock: Clock, Sendable {
 /// A ``VirtualClock``'s mutable state, reached only through its lock.
 private struct ClockState {
     var current = VirtualInstant.zero
-    /// Every pending wake-up, earliest (deadline, then registration order) first. Cancelling one
-    /// removes it.
-    var queue = DeadlineHeap<VirtualClock.Wake>()
+    /// Every pending wake-up's deadline and registration order, earliest (deadline, then order)
+    /// first, with the slot of `wakes` that holds it. The heap holds plain numbers, so moving
+    /// its entries copies no references.
+    var queue = DeadlineHeap<Int>()
+    /// The wakes, by slot; nil in a free slot.
+    var wakes: [VirtualClock.Wake?] = []
+    var freeSlots: [Int] = []
     var nextOrder: UInt64 = 0
     var onSleep: (@Sendable () -> Void)?
     var starter = TaskStarter.default
@@ -303,7 +308,41 @@ private struct ClockState {
     @discardableResult
     mutating func push(_ wake: VirtualClock.Wake, at deadline: Duration) -> UInt64 {
         nextOrder += 1
-        queue.push(wake, at: deadline, order: nextOrder)
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            wakes[slot] = wake
+        } else {
+            slot = wakes.count
+            wakes.append(wake)
+        }
+        queue.push(slot, at: deadline, order: nextOrder)
         return nextOrder
+    }
+
+    /// Takes out the earliest wake and its deadline.
+    mutating func pop() -> (VirtualClock.Wake, Duration)? {
+        guard let entry = queue.pop() else { return nil }
+        return (take(entry.element), entry.deadline)
+    }
+
+    /// Takes out the earliest wake.
+    mutating func popWake() -> VirtualClock.Wake? {
+        queue.pop().map { take($0.element) }
+    }
+
+    /// Takes out the wake registered as `order`, if it is still pending.
+    mutating func remove(order: UInt64) -> VirtualClock.Wake? {
+        guard let entry = queue.remove(where: { $0.order == order }) else { return nil }
+        return take(entry.element)
+    }
+
+    private mutating func take(_ slot: Int) -> VirtualClock.Wake {
+        defer {
+            wakes[slot] = nil
+            freeSlots.append(slot)
+        }
+        // Every slot in the heap holds a wake: it is filled before its entry goes in.
+        return wakes[slot]!
     }
 }
