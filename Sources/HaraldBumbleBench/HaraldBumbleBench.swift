@@ -79,6 +79,26 @@ func arguments() -> [String: String] {
     return result
 }
 
+/// ``take(_:from:)`` off any actor: under a task executor preference it runs on that executor.
+@concurrent
+func takeOffActor(_ wanted: Int, from subscription: Subscription<[UInt8]>) async throws -> (received: Int, outOfOrder: Int) {
+    try await take(wanted, from: subscription)
+}
+
+/// Takes `wanted` values from `subscription` on the caller's actor, counting those whose first
+/// four bytes (a little-endian sequence number) are not the next one.
+nonisolated(nonsending) func take(_ wanted: Int, from subscription: Subscription<[UInt8]>) async throws -> (received: Int, outOfOrder: Int) {
+    var received = 0
+    var outOfOrder = 0
+    for try await value in subscription {
+        let sequence = value.count >= 4 ? Int(value[0]) | Int(value[1]) << 8 | Int(value[2]) << 16 | Int(value[3]) << 24 : -1
+        if sequence != received { outOfOrder += 1 }
+        received += 1
+        if received == wanted { break }
+    }
+    return (received, outOfOrder)
+}
+
 /// CPU time this process has used (every thread: the HCI reader included), in seconds.
 func processCPUSeconds() -> Double {
     var time = timespec()
@@ -139,6 +159,9 @@ struct HaraldBumbleBench {
         else { fatalError("usage: --transport tcp:HOST:PORT --address ADDR") }
         let iterations = Int(options["iterations"] ?? "5") ?? 5
         let wanted = Int(options["notifications"] ?? "1000") ?? 1000
+        // `--loop transport`: the notification loop runs on the thread that reads the controller
+        // (HCIHost.taskExecutor) instead of the global executor's threads.
+        let loopOnTransportThread = options["loop"] == "transport"
         guard let streamUUID = BluetoothUUID(options["stream"] ?? "FFB1") else { fatalError("bad --stream") }
 
         let backend = CountingBackend(inner: try await HCICentralBackend.open(transport: transport))
@@ -199,13 +222,14 @@ struct HaraldBumbleBench {
             switches = processContextSwitches()
             let startedAt = monotonicSeconds()
             let subscription = try await connection.subscribe(stream, as: [UInt8].self, buffering: .oldest(wanted + 64))
-            var received = 0
-            var outOfOrder = 0
-            for try await value in subscription {
-                let sequence = value.count >= 4 ? Int(value[0]) | Int(value[1]) << 8 | Int(value[2]) << 16 | Int(value[3]) << 24 : -1
-                if sequence != received { outOfOrder += 1 }
-                received += 1
-                if received == wanted { break }
+            let received: Int
+            let outOfOrder: Int
+            if loopOnTransportThread {
+                guard let executor = backend.inner.host.taskExecutor else { fatalError("the transport has no thread of its own") }
+                (received, outOfOrder) = try await withTaskExecutorPreference(executor) { try await takeOffActor(wanted, from: subscription) }
+            } else {
+                // On the main actor, as an app's loop would be.
+                (received, outOfOrder) = try await take(wanted, from: subscription)
             }
             let endedAt = monotonicSeconds()
             step("notifications", start, await gatt.client.counters)
@@ -226,7 +250,7 @@ struct HaraldBumbleBench {
             try await clock.sleep(for: .milliseconds(300) + .microseconds(Int.random(in: 0..<20_000)))
         }
         await backend.inner.close()
-        let report: [String: Any] = ["central": "harald", "iterations": runs]
+        let report: [String: Any] = ["central": "harald", "loop": loopOnTransportThread ? "transport" : "default", "iterations": runs]
         let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }

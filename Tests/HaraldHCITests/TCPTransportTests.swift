@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import HaraldCodec
+import HaraldTestSupport
 import Testing
 
 @testable import HaraldHCI
@@ -156,5 +157,50 @@ struct TCPTransportBacklogTests {
         var received = 0
         for try await _ in transport.packets { received += 1 }
         #expect(received <= 2)
+    }
+}
+
+/// Whether code not isolated to any actor, once it has suspended, runs on `transport`'s reading
+/// thread. (Before its first suspension a task goes on running where it was; it is enqueued on its
+/// preferred executor when it resumes.)
+@concurrent
+private func runsOnReadingThread(of transport: TCPTransport) async -> Bool {
+    await Task.yield()
+    return transport.isReadingThread
+}
+
+/// The thread code not isolated to any actor runs on once it has suspended.
+@concurrent
+private func threadAfterSuspending() async -> pthread_t {
+    await Task.yield()
+    return pthread_self()
+}
+
+@Suite("TCP transport: its reading thread as a task executor")
+struct TCPTransportTaskExecutorTests {
+    @Test func aTaskThatPrefersTheTransportsTaskExecutorRunsOnTheThreadThatReadsTheSocket() async throws {
+        let server = try LoopbackServer()
+        let transport = try TCPTransport(host: "127.0.0.1", port: server.port)
+        server.accept()
+        let executor = try #require(transport.taskExecutor)
+        #expect(await withTaskExecutorPreference(executor) { await runsOnReadingThread(of: transport) })
+        #expect(await runsOnReadingThread(of: transport) == false, "without the preference the code runs elsewhere")
+        await transport.close()
+    }
+
+    @Test func aKeptTaskExecutorStillRunsJobsOnItsThreadAfterItsTransportIsGone() async throws {
+        let server = try LoopbackServer()
+        var transport: TCPTransport? = try TCPTransport(host: "127.0.0.1", port: server.port)
+        server.accept()
+        let executor = try #require(transport?.taskExecutor)
+        let before = await withTaskExecutorPreference(executor) { await threadAfterSuspending() }
+        await transport?.close()
+        transport = nil
+        // The thread lives while the executor does, so the job runs (a stopped thread would
+        // leave this call waiting for ever) and on the same thread.
+        let after = try await withHangGuard(seconds: 10) {
+            await withTaskExecutorPreference(executor) { await threadAfterSuspending() }
+        }
+        #expect(pthread_equal(before, after) != 0)
     }
 }

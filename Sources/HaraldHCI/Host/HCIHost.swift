@@ -136,6 +136,14 @@ public actor HCIHost: DeadlineOwner {
     /// or a dispatch queue of its own when the transport offers none.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
+    /// The thread that reads the controller, as a task executor, when the transport has one
+    /// (TCP and the Linux user channel do): run a notification loop with
+    /// `withTaskExecutorPreference(host.taskExecutor)` and each value is taken on the thread that
+    /// read it, with no other thread woken (a gateway's per-value work then costs no thread
+    /// switch). Keep that loop's work short: while it runs, the thread reads nothing.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    public nonisolated var taskExecutor: (any TaskExecutor)? { transport.taskExecutor }
+
     /// Starts reading from the transport and sets the controller up (see ``setUpController()``).
     @discardableResult
     public func start() async throws(HCIError) -> ControllerInfo {

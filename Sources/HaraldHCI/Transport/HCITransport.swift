@@ -20,8 +20,18 @@ public protocol HCITransport: AnyObject, Sendable {
     /// thread that read it, with no other thread woken. Nil (the default): the host runs on a
     /// dispatch queue of its own.
     var executor: (any SerialExecutor)? { get }
+
+    /// The same thread as a task executor, when the transport has one: a task that prefers it
+    /// (`withTaskExecutorPreference`) runs its nonisolated code on the thread that reads the
+    /// controller, so a loop over notifications takes each value where it arrived, with no other
+    /// thread woken. Nil (the default) when the transport has no thread of its own.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    var taskExecutor: (any TaskExecutor)? { get }
 }
 
 extension HCITransport {
     public var executor: (any SerialExecutor)? { nil }
+
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    public var taskExecutor: (any TaskExecutor)? { nil }
 }

@@ -55,6 +55,10 @@ public final class HCIUserChannelTransport: HCITransport {
     /// The transport's reading thread, as the host's executor.
     public var executor: (any SerialExecutor)? { connection.executor }
 
+    /// The reading thread as a task executor (see ``HCITransport/taskExecutor``).
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    public var taskExecutor: (any TaskExecutor)? { connection.taskExecutor }
+
     public func send(_ packet: HCIPacket) async throws(HCITransportError) {
         try connection.send(packet.h4Bytes)
     }

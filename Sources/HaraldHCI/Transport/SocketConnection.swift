@@ -22,6 +22,14 @@ final class SocketConnection: Sendable {
     private let loop: SocketLoop
     /// Runs its jobs on the socket's thread, between reads (see ``TransportExecutor``).
     let executor: TransportExecutor
+    /// A `TransportTaskExecutor` on the same thread, where task executors exist (held as an
+    /// object so the type needs no availability).
+    private let taskExecutorObject: (any AnyObject & Sendable)?
+
+    /// The socket's thread as a task executor: nonisolated code of a task that prefers it runs
+    /// on the thread that reads the socket (see ``TransportTaskExecutor``).
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    var taskExecutor: (any TaskExecutor)? { taskExecutorObject as? any TaskExecutor }
 
     /// Packets read and not yet taken by the host, bounded: when it is full the thread stops
     /// reading and the controller is held back (see ``HCIPacketInbox``).
@@ -31,11 +39,20 @@ final class SocketConnection: Sendable {
     init(descriptor: Int32, name: String, backlogCapacity: Int = HCIPacketInbox.defaultCapacity) throws(HCITransportError) {
         loop = try SocketLoop(descriptor: descriptor, capacity: backlogCapacity)
         executor = TransportExecutor(loop: loop)
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            taskExecutorObject = TransportTaskExecutor(loop: loop)
+        } else {
+            taskExecutorObject = nil
+            loop.taskExecutorReleased()
+        }
         let loop = self.loop
         let thread = Thread { loop.run() }
         thread.name = "HaraldHCI \(name)"
         thread.start()
     }
+
+    /// True when called on the thread that reads the socket.
+    var isReadingThread: Bool { loop.isCurrentThread }
 
     /// Writes the whole run of bytes as one unit (one packet never interleaves with another).
     func send(_ bytes: [UInt8]) throws(HCITransportError) {
@@ -80,6 +97,32 @@ final class TransportExecutor: SerialExecutor {
     deinit { loop.executorReleased() }
 }
 
+/// A task executor whose jobs run on a socket transport's thread, in the order they were enqueued
+/// (with the serial executor's), between reads of the socket.
+///
+/// A task that prefers it (`withTaskExecutorPreference`) runs its nonisolated code there: a loop
+/// over a subscription then takes each value on the thread that read it from the controller, with
+/// no other thread woken. While it lives, the thread lives.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+final class TransportTaskExecutor: TaskExecutor {
+    private let loop: SocketLoop
+
+    init(loop: SocketLoop) {
+        self.loop = loop
+        loop.taskExecutorCreated(UnownedTaskExecutor(ordinary: self))
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        loop.enqueue(UnownedJob(job), keepingTaskExecutor: self)
+    }
+
+    func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+
+    deinit { loop.taskExecutorReleased() }
+}
+
 /// What the transport's thread owns: the socket, the wake-up pipe, the jobs waiting to run and
 /// the packets waiting for the host. Everything the thread alone touches is confined to ``run()``;
 /// everything other threads touch is behind `control` or `writeSide`.
@@ -95,8 +138,15 @@ final class SocketLoop: Sendable {
     private let wakeRead: Int32
     let packets: HCIPacketInbox
 
+    /// A job and the executor it was enqueued on.
+    struct QueuedJob {
+        let job: UnownedJob
+        /// Enqueued on the task executor (else on the serial executor).
+        let onTaskExecutor: Bool
+    }
+
     private struct Control {
-        var jobs: [UnownedJob] = []
+        var jobs: [QueuedJob] = []
         /// True while the thread is (about to be) in poll with no job queued: an enqueue must
         /// wake it.
         var sleeping = false
@@ -105,6 +155,11 @@ final class SocketLoop: Sendable {
         var executor: UnownedSerialExecutor?
         /// The executor, held while jobs are queued for it, so it cannot go away under them.
         var executorWhileJobsWait: TransportExecutor?
+        /// The task executor on the same thread (`TransportTaskExecutor`), its end, and a hold
+        /// on it while its jobs wait (as an object: the type needs macOS 15).
+        var taskExecutorGone = false
+        var taskExecutor: UnownedTaskExecutor?
+        var taskExecutorWhileJobsWait: (any AnyObject & Sendable)?
         var wakeWrite: Int32
         /// The thread, once it runs (for `checkIsolated`).
         var thread: pthread_t?
@@ -135,9 +190,30 @@ final class SocketLoop: Sendable {
         control.withLock { state in state.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
+    func taskExecutorCreated(_ executor: UnownedTaskExecutor) {
+        control.withLock { $0.taskExecutor = executor }
+    }
+
+    func taskExecutorReleased() {
+        control.withLock { $0.taskExecutorGone = true }
+        Self.wake(control, always: true)
+    }
+
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    func enqueue(_ job: UnownedJob, keepingTaskExecutor executor: TransportTaskExecutor) {
+        let wakeWrite = control.withLock { state -> Int32 in
+            state.jobs.append(QueuedJob(job: job, onTaskExecutor: true))
+            if state.taskExecutorWhileJobsWait == nil { state.taskExecutorWhileJobsWait = executor }
+            guard state.sleeping else { return -1 }
+            state.sleeping = false
+            return state.wakeWrite
+        }
+        if wakeWrite >= 0 { Self.poke(wakeWrite) }
+    }
+
     func enqueue(_ job: UnownedJob, keeping executor: TransportExecutor) {
         let wakeWrite = control.withLock { state -> Int32 in
-            state.jobs.append(job)
+            state.jobs.append(QueuedJob(job: job, onTaskExecutor: false))
             if state.executorWhileJobsWait == nil { state.executorWhileJobsWait = executor }
             guard state.sleeping else { return -1 }
             state.sleeping = false
@@ -206,23 +282,36 @@ final class SocketLoop: Sendable {
         var heldBack: [HCIPacket] = []
         var heldBackHead = 0
         var socketOpen = true
-        var batch: [UnownedJob] = []
+        var batch: [QueuedJob] = []
         while true {
             // One batch of jobs per turn, so jobs that enqueue jobs cannot starve the socket.
-            var (executor, kept, stop) = control.withLock { state -> (UnownedSerialExecutor?, TransportExecutor?, Bool) in
+            var (executor, taskExecutor, kept, keptTask, stop) = control.withLock { state in
                 swap(&batch, &state.jobs)
-                defer { state.executorWhileJobsWait = nil }
-                return (state.executor, state.executorWhileJobsWait, state.executorGone)
+                defer {
+                    state.executorWhileJobsWait = nil
+                    state.taskExecutorWhileJobsWait = nil
+                }
+                return (
+                    state.executor, state.taskExecutor, state.executorWhileJobsWait, state.taskExecutorWhileJobsWait,
+                    state.executorGone && state.taskExecutorGone
+                )
             }
-            if let executor {
-                for job in batch { job.runSynchronously(on: executor) }
+            for queued in batch {
+                if queued.onTaskExecutor {
+                    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let taskExecutor {
+                        queued.job.runSynchronously(on: taskExecutor)
+                    }
+                } else if let executor {
+                    queued.job.runSynchronously(on: executor)
+                }
             }
             batch.removeAll(keepingCapacity: true)
-            // The batch's own reference to the executor goes; if it was the last, the executor's
-            // deinit has just marked it gone.
-            if kept != nil {
+            // The batch's own references to the executors go; if one was the last, its deinit
+            // has just marked it gone.
+            if kept != nil || keptTask != nil {
                 kept = nil
-                stop = control.withLock { $0.executorGone && $0.jobs.isEmpty }
+                keptTask = nil
+                stop = control.withLock { $0.executorGone && $0.taskExecutorGone && $0.jobs.isEmpty }
             }
             // A close ends the packets first: nothing held back is handed over after it.
             let closeRequested = control.withLock { $0.closeRequested }
@@ -244,7 +333,7 @@ final class SocketLoop: Sendable {
             }
             let readSocket = socketOpen && heldBack.isEmpty
             var hasJobs = control.withLock { state -> Bool in
-                if state.jobs.isEmpty, !state.closeRequested || !socketOpen, !state.executorGone {
+                if state.jobs.isEmpty, !state.closeRequested || !socketOpen, !(state.executorGone && state.taskExecutorGone) {
                     state.sleeping = true
                     return false
                 }

@@ -31,10 +31,17 @@ public final class TCPTransport: HCITransport {
     /// Packets read from the controller that the host has not taken yet (for tests).
     var waitingPackets: Int { connection.packets.count }
 
+    /// True when called on the thread that reads the socket (for tests).
+    var isReadingThread: Bool { connection.isReadingThread }
+
     public var packets: HCIPacketInbox { connection.packets }
 
     /// The transport's reading thread, as the host's executor.
     public var executor: (any SerialExecutor)? { connection.executor }
+
+    /// The reading thread as a task executor (see ``HCITransport/taskExecutor``).
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    public var taskExecutor: (any TaskExecutor)? { connection.taskExecutor }
 
     public func send(_ packet: HCIPacket) async throws(HCITransportError) {
         try connection.send(packet.h4Bytes)

@@ -146,7 +146,8 @@ public final class VirtualClock: Clock, Sendable {
     /// Calls `tick` at `first` and then every `interval` after it, on the thread that moves time
     /// (outside the clock's lock), until it returns false: one timer re-armed in place, where a
     /// chain of ``schedule(at:_:)`` calls would make a timer and a closure per tick. A tick whose
-    /// time has come already (`first` not in the future) runs at the next step of the clock.
+    /// time has come already (`first` not in the future) runs at the next step of the clock; when
+    /// time is moved by hand past several ticks, they all run then, in order.
     internal func repeating(from first: VirtualInstant, every interval: Duration, _ tick: @escaping @Sendable () -> Bool) {
         let interval = max(interval, .nanoseconds(1))
         let observer = state.withLock { state in
@@ -270,7 +271,13 @@ public final class VirtualClock: Clock, Sendable {
         case .action(let action): action(now)
         case .tick(let interval, let tick):
             guard tick() else { return }
-            _ = state.withLock { $0.push(wake, at: deadline + interval) }
+            // Time moved by hand past more ticks than one: they all run now, in order.
+            var next = deadline + interval
+            while next <= now.sinceStart {
+                guard tick() else { return }
+                next += interval
+            }
+            _ = state.withLock { $0.push(wake, at: next) }
         }
     }
 
