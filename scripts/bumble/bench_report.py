@@ -41,6 +41,22 @@ for central, runs in sessions.items():
     entry["tree"] = {k: runs[0][k] for k in ("services", "characteristics", "descriptors", "bytesRead", "mtu")}
     summary[central] = entry
 
+# Harald with its notification loop on the transport's thread (`--loop transport`): the
+# notification step only, per notification.
+loop_runs = []
+for path in sorted(glob.glob(os.path.join(work, "haraldloop-*.json"))):
+    loop_runs += json.load(open(path))["iterations"]
+if loop_runs:
+    cpu = [r["steps"]["notifications"]["cpuSeconds"] for r in loop_runs]
+    summary["haraldTransportLoop"] = {"notifications": {
+        "medianSeconds": round(statistics.median(r["steps"]["notifications"]["seconds"] for r in loop_runs), 5),
+        "medianCPUSeconds": round(statistics.median(cpu), 5),
+        "medianContextSwitches": statistics.median(r["steps"]["notifications"].get("contextSwitches", 0) for r in loop_runs),
+    }, "sessions": len(loop_runs), "notificationsAllReceivedInOrder": all(
+        r["notificationsReceived"] == notifications and r["notificationsOutOfOrder"] == 0 and r["notificationsDropped"] == 0 for r in loop_runs)}
+for entry in summary.values():
+    entry["notifications"]["medianCPUMicrosecondsPerNotification"] = round(entry["notifications"]["medianCPUSeconds"] / notifications * 1e6, 1)
+
 # The peer's own timing of each burst (BURST lines), matched to the session whose notification
 # step contains the CCCD write's arrival (all processes stamp CLOCK_MONOTONIC).
 bursts = []
@@ -190,7 +206,10 @@ report = {
         "peerCPUSeconds and controllersCPUSeconds = CPU the peer and the controllers' process used during the burst. "
         "Connect breakdown (medians): waitForLinkSeconds = the central's connect call until the peer saw the link come "
         "up (its CONNECTED line), afterLinkSeconds = from then until the MTU exchange was done. "
-        "contextSwitches: voluntary + involuntary, all threads of the central's process (getrusage)."),
+        "contextSwitches: voluntary + involuntary, all threads of the central's process (getrusage). "
+        "haraldTransportLoop: Harald's sessions with the notification loop run under a task executor preference for the "
+        "thread that reads the controller (HCIHost.taskExecutor); in the other Harald sessions the loop runs on the main "
+        "actor, as an app's would."),
     "comparison": comparison,
     "goals": goals,
     "floor": floor,
@@ -216,6 +235,9 @@ print(f"notification breakdown floor: {json.dumps(floor['notifications']['breakd
 for central in ("harald", "bumble"):
     print(f"connect breakdown {central}: {json.dumps(summary[central]['connect']['breakdown'])}")
 print(f"connect breakdown floor: {json.dumps(floor['connect']['breakdown'])}")
+for central in summary:
+    print(f"notification CPU per notification {central}: {summary[central]['notifications']['medianCPUMicrosecondsPerNotification']} us "
+          f"(median context switches {summary[central]['notifications']['medianContextSwitches']})")
 for central in sessions:
     print(f"{central}: {summary[central]['sessions']} sessions, tree {summary[central]['tree']}, "
           f"all notifications in order: {summary[central]['notificationsAllReceivedInOrder']}")

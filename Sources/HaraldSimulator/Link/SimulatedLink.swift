@@ -38,7 +38,8 @@ public final class SimulatedLink: Sendable {
 
     /// One side's state: what it receives (its direction, named after the receiving side) and
     /// its transmit state. A value inside `LinkState`, changed in place through
-    /// `LinkState[side]` (a class would cost a run-time exclusivity check on every field access).
+    /// `LinkState.withLane(_:_:)` (a class would cost a run-time exclusivity check on every field
+    /// access).
     private struct Direction {
         let side: LinkSide
         /// PDUs in flight to this side, in sending order (a delayed head holds back the rest).
