@@ -178,10 +178,20 @@ private func threadAfterSuspending() async -> pthread_t {
 
 @Suite("TCP transport: its reading thread as a task executor")
 struct TCPTransportTaskExecutorTests {
-    @Test func aTaskThatPrefersTheTransportsTaskExecutorRunsOnTheThreadThatReadsTheSocket() async throws {
+    /// Connects `transport` to a new loopback server, which it returns (the only other
+    /// reference to the transport is the caller's variable, so the caller can let it go).
+    private func connect(_ transport: inout TCPTransport?) throws -> LoopbackServer {
         let server = try LoopbackServer()
-        let transport = try TCPTransport(host: "127.0.0.1", port: server.port)
+        transport = try TCPTransport(host: "127.0.0.1", port: server.port)
         server.accept()
+        return server
+    }
+
+    @Test func aTaskThatPrefersTheTransportsTaskExecutorRunsOnTheThreadThatReadsTheSocket() async throws {
+        var opened: TCPTransport?
+        let server = try connect(&opened)
+        defer { withExtendedLifetime(server) {} }
+        let transport = try #require(opened)
         let executor = try #require(transport.taskExecutor)
         #expect(await withTaskExecutorPreference(executor) { await runsOnReadingThread(of: transport) })
         #expect(await runsOnReadingThread(of: transport) == false, "without the preference the code runs elsewhere")
@@ -189,9 +199,9 @@ struct TCPTransportTaskExecutorTests {
     }
 
     @Test func aKeptTaskExecutorStillRunsJobsOnItsThreadAfterItsTransportIsGone() async throws {
-        let server = try LoopbackServer()
-        var transport: TCPTransport? = try TCPTransport(host: "127.0.0.1", port: server.port)
-        server.accept()
+        var transport: TCPTransport?
+        let server = try connect(&transport)
+        defer { withExtendedLifetime(server) {} }
         let executor = try #require(transport?.taskExecutor)
         let before = await withTaskExecutorPreference(executor) { await threadAfterSuspending() }
         await transport?.close()

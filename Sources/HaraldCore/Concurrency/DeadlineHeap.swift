@@ -62,15 +62,7 @@ public struct DeadlineHeap<Element> {
     public mutating func push(_ element: Element, at deadline: Duration, order: UInt64) {
         let (seconds, attoseconds) = deadline.components
         entries.append(Entry(seconds: seconds, attoseconds: attoseconds, order: order, element: element))
-        entries.withUnsafeMutableBufferPointer { heap in
-            var child = heap.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard heap[child] < heap[parent] else { break }
-                heap.swapAt(child, parent)
-                child = parent
-            }
-        }
+        siftUp(from: entries.count - 1)
     }
 
     /// Removes and returns the earliest entry.
@@ -80,20 +72,7 @@ public struct DeadlineHeap<Element> {
         guard !entries.isEmpty else { return nil }
         entries.swapAt(0, entries.count - 1)
         let earliest = entries.removeLast()
-        entries.withUnsafeMutableBufferPointer { heap in
-            var parent = 0
-            let count = heap.count
-            while true {
-                let left = 2 * parent + 1
-                let right = left + 1
-                var smallest = parent
-                if left < count, heap[left] < heap[smallest] { smallest = left }
-                if right < count, heap[right] < heap[smallest] { smallest = right }
-                guard smallest != parent else { return }
-                heap.swapAt(parent, smallest)
-                parent = smallest
-            }
-        }
+        siftDown(from: 0)
         return earliest
     }
 
@@ -107,8 +86,16 @@ public struct DeadlineHeap<Element> {
         entries.swapAt(index, entries.count - 1)
         let removed = entries.removeLast()
         guard index < entries.count else { return removed }
+        // The entry moved into `index` may belong above or below it.
+        siftDown(from: siftUp(from: index))
+        return removed
+    }
+
+    /// Moves the entry at `index` up while it is earlier than its parent; returns where it ends.
+    @inlinable
+    @discardableResult
+    mutating func siftUp(from index: Int) -> Int {
         entries.withUnsafeMutableBufferPointer { heap in
-            // The entry moved into `index` may belong above or below it.
             var child = index
             while child > 0 {
                 let parent = (child - 1) / 2
@@ -116,7 +103,15 @@ public struct DeadlineHeap<Element> {
                 heap.swapAt(child, parent)
                 child = parent
             }
-            var parent = child
+            return child
+        }
+    }
+
+    /// Moves the entry at `index` down while a child is earlier than it.
+    @inlinable
+    mutating func siftDown(from index: Int) {
+        entries.withUnsafeMutableBufferPointer { heap in
+            var parent = index
             let count = heap.count
             while true {
                 let left = 2 * parent + 1
@@ -129,7 +124,6 @@ public struct DeadlineHeap<Element> {
                 parent = smallest
             }
         }
-        return removed
     }
 
     /// Drops the entries matching `shouldRemove` (for owners that delete lazily and sweep now
