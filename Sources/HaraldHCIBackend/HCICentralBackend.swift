@@ -20,6 +20,9 @@ public final class HCICentralBackend: CentralBackend {
     /// flight): connects to different peripherals wait here, first come first served, instead
     /// of failing as busy; a caller cancelled while waiting leaves the line.
     private let attemptTurns = Turns()
+    /// The task of the last scan started, so that a scan started right after another was
+    /// abandoned waits for that one to stop its own scan first (its stop would end the new one).
+    private let lastScan = Locked<Task<Void, Never>?>(nil)
     /// Bonds, pairing and the lost-bond policy; nil: links are never secured.
     private let security: HCISecurityConfiguration?
     /// Where bonds are kept: the security configuration's store, or the one given on its own.
@@ -190,7 +193,11 @@ public final class HCICentralBackend: CentralBackend {
     public func scan(_ request: ScanRequest) -> ScanReports {
         let (host, addressBook) = (self.host, self.addressBook)
         let (reports, continuation) = ScanReports.makeStream(bufferLimit: request.bufferLimit)
+        let previous = lastScan.withLock { $0 }
         let task = Task {
+            // Its consumer gone, the previous scan is ending: let it stop its scan before this
+            // one starts (a scan still iterated is another consumer's: the host refuses to run two).
+            if let previous, previous.isCancelled { await previous.value }
             do {
                 await addressBook?.refresh(force: true)
                 let found = try await host.scan(ScanOptions(active: request.active, filterDuplicates: request.duplicates == .reportOnce))
@@ -210,6 +217,7 @@ public final class HCICentralBackend: CentralBackend {
             }
             await host.stopScanning()
         }
+        lastScan.withLock { $0 = task }
         // The cancelled task stops the scan itself once its loop ends.
         continuation.onTermination { task.cancel() }
         return reports
