@@ -48,7 +48,13 @@ extension IdentityResolvingKey {
 
     /// A new resolvable private address from the system's cryptographically secure generator.
     public func resolvablePrivateAddress() -> BluetoothAddress {
-        var generator = SystemRandomNumberGenerator()
-        return resolvablePrivateAddress(using: &generator)
+        // `UInt32.random(in:)` draws from `SystemRandomNumberGenerator`. Not through
+        // `resolvablePrivateAddress(using:)` with a local one: that generator has no stored
+        // properties, so concurrent calls pass the same address `inout`, which ThreadSanitizer
+        // reports as an access race although nothing is shared.
+        while true {
+            let prand = 0x40_0000 | UInt32.random(in: 0...0x3F_FFFF)
+            if let address = resolvablePrivateAddress(prand: prand) { return address }
+        }
     }
 }
