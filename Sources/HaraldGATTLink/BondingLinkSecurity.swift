@@ -69,6 +69,9 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     private let clock: any Clock<Duration>
     private let taskStarter: TaskStarter
     private let attempts: PairingAttemptLimiter?
+    /// The link's serial domain, whose executor this and its pairings run on (see `SerialDomain`).
+    package nonisolated let serialDomain: any Actor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { serialDomain.unownedExecutor }
     /// The level the last encryption or pairing gave the link.
     private var level = SecurityLevel.none
     private var bonded = false
@@ -86,8 +89,9 @@ public actor BondingLinkSecurity: LinkSecurityManager {
 
     private init(
         link: any PairableLink, configuration: SecurityConfiguration, logger: Logger, clock: any Clock<Duration>, taskStarter: TaskStarter,
-        attempts: PairingAttemptLimiter?
+        attempts: PairingAttemptLimiter?, serialDomain: any Actor
     ) {
+        self.serialDomain = serialDomain
         self.link = link
         self.configuration = configuration
         self.logger = logger
@@ -106,12 +110,16 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     ///   - attempts: the backend's Repeated Attempts limiter, shared by its links (the
     ///     configuration's when nil).
     ///   - taskStarter: where its channel reader and shared raisings run (a simulation's executor).
+    ///   - serialDomain: the link's serial domain (the HCI host over HCI), shared with the link's
+    ///     GATT client; nil gives the link's security a domain of its own.
     public static func start(
         link: any PairableLink, configuration: SecurityConfiguration, logger: Logger = Logger(label: "harald.security"),
-        clock: any Clock<Duration> = ContinuousClock(), taskStarter: TaskStarter = .default, attempts: PairingAttemptLimiter? = nil
+        clock: any Clock<Duration> = ContinuousClock(), taskStarter: TaskStarter = .default, attempts: PairingAttemptLimiter? = nil,
+        serialDomain: (any Actor)? = nil
     ) -> BondingLinkSecurity {
         let security = BondingLinkSecurity(
-            link: link, configuration: configuration, logger: logger, clock: clock, taskStarter: taskStarter, attempts: attempts)
+            link: link, configuration: configuration, logger: logger, clock: clock, taskStarter: taskStarter, attempts: attempts,
+            serialDomain: serialDomain ?? SerialDomain())
         let incoming = link.securityManagerPDUs
         taskStarter.start { [weak security] in
             for await pdu in incoming {
@@ -382,7 +390,8 @@ public actor BondingLinkSecurity: LinkSecurityManager {
             bearer: ChannelBearer(link: link, incoming: pdus), configuration: pairing,
             addresses: PairingAddresses(initiator: ours, responder: link.peerAddress), agent: configuration.agent, clock: clock,
             localKeys: identity.map { LocalPairingKeys(identityResolvingKey: $0.identityResolvingKey, identityAddress: $0.address) },
-            taskStarter: taskStarter, checkPeerKeys: { keys in await admission.check(keys, knownIdentity: knownIdentity) }
+            taskStarter: taskStarter, checkPeerKeys: { keys in await admission.check(keys, knownIdentity: knownIdentity) },
+            serialDomain: serialDomain
         ) { key, ediv, rand in
             do throws(LinkEncryptionError) { try await link.encrypt(with: key, ediv: ediv, rand: rand) } catch {
                 switch error {

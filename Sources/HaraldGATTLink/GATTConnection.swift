@@ -43,7 +43,7 @@ public final class GATTConnection: ConnectionBackend {
     /// Reads the signal strength of the link under a connection, within a timeout.
     public typealias RSSISource = @Sendable (Duration) async throws(BluetoothError) -> RSSI
 
-    /// What secures the link, when the backend can (see ``open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:rssiSource:securityManager:raisesSecurityOnDemand:)``).
+    /// What secures the link, when the backend can (see ``open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:rssiSource:securityManager:raisesSecurityOnDemand:serialDomain:)``).
     private let securityManager: (any LinkSecurityManager)?
     /// Whether a request the peer refuses for lack of security is retried once after raising it.
     private let raisesSecurityOnDemand: Bool
@@ -78,12 +78,16 @@ public final class GATTConnection: ConnectionBackend {
     /// Service Changed, one on a peer without. Discovering the Generic Attribute service's
     /// characteristics and descriptors instead costs at least as many, and needs the service
     /// first. A peer that refuses is used without the indications.
+    ///
+    /// The GATT client runs on `serialDomain`, the link's serial domain (the HCI host over HCI),
+    /// which the link's Security Manager and the app's handles share; nil gives the connection a
+    /// domain of its own.
     public static func open(
         bearer: any ATTBearer, peripheral: PeripheralIdentifier, clock: any Clock<Duration>,
         exchangeMTU: Bool = true, watchesServiceChanged: Bool = true, timeout: Duration = .seconds(30), rssiSource: RSSISource? = nil,
-        securityManager: (any LinkSecurityManager)? = nil, raisesSecurityOnDemand: Bool = true
+        securityManager: (any LinkSecurityManager)? = nil, raisesSecurityOnDemand: Bool = true, serialDomain: (any Actor)? = nil
     ) async throws(BluetoothError) -> GATTConnection {
-        let client = GATTClient(bearer: bearer, clock: clock, configuration: .init(defaultTimeout: timeout))
+        let client = GATTClient(bearer: bearer, clock: clock, configuration: .init(defaultTimeout: timeout), serialDomain: serialDomain)
         let connection = GATTConnection(
             peripheral: peripheral, client: client, watchesServiceChanged: watchesServiceChanged, stopwatch: Stopwatch(clock),
             rssiSource: rssiSource, securityManager: securityManager, raisesSecurityOnDemand: raisesSecurityOnDemand)
@@ -115,6 +119,12 @@ public final class GATTConnection: ConnectionBackend {
     }
 
     public func mtu() async -> Int { await client.mtu }
+
+    /// The link's serial domain: the GATT client's (see `SerialDomain`).
+    public var serialDomain: (any Actor)? { client.serialDomain }
+
+    /// What secures the link, when the backend gave one (for tests).
+    package var linkSecurity: (any LinkSecurityManager)? { securityManager }
 
     /// Changes of the peer's database from now on; see the type's description.
     public func serviceChanges() -> AsyncStream<ServiceChange> { changes.makeStream() }

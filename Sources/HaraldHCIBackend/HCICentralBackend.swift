@@ -262,7 +262,7 @@ public final class HCICentralBackend: CentralBackend {
             try await security?.encryptBondedPeerFirst()
             return try await GATTConnection.open(
                 bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout ?? .seconds(30),
-                rssiSource: Self.rssiSource(of: link, clock: clock), securityManager: security)
+                rssiSource: Self.rssiSource(of: link, clock: clock), securityManager: security, serialDomain: host)
         } catch {
             // The GATT failure is what the caller needs; a failed HCI Disconnect on top of it is
             // only logged (a broken transport has closed the host and the link already).
@@ -301,7 +301,7 @@ public final class HCICentralBackend: CentralBackend {
         guard let security else { return nil }
         return BondingLinkSecurity.start(
             link: HCIPairableLink(link: link, host: host, peerIdentity: peerIdentity), configuration: security, logger: logger, clock: clock,
-            attempts: pairingAttempts)
+            attempts: pairingAttempts, serialDomain: host)
     }
 
     /// The identity of the peer on `link`: the identity address asked for when the link went to

@@ -1,5 +1,6 @@
 import Harald
 import HaraldCore
+import HaraldGATTLink
 import HaraldHCI
 import HaraldHCIBackend
 import HaraldScenarioSuite
@@ -27,6 +28,22 @@ struct VirtualControllerTests {
             await connection.disconnect()
         }
         #expect(controller.linkCount == 0)
+        await backend.close()
+    }
+
+    @Test func aLinksHandleAndGATTClientRunOnTheHostAsTheirSerialDomain() async throws {
+        let peripheral = try ScenarioPeripheral()
+        let controller = VirtualController(peers: [peripheral.virtualPeer])
+        let backend = try await HCICentralBackend.open(transport: controller, clock: ManualClock())
+        let central = Central(backend: backend, clock: ManualClock())
+        try await withHangGuard(seconds: 120) {
+            let connection = try await central.connect(to: PeripheralIdentifier(address: peripheral.address), services: [ScenarioSpecs.service])
+            let gatt = try #require(connection.backend as? GATTConnection)
+            #expect(connection.serialDomain === backend.host)
+            #expect(gatt.client.serialDomain === backend.host)
+            #expect(try await connection.read(ScenarioSpecs.setting) == 0x0201)
+            await connection.disconnect()
+        }
         await backend.close()
     }
 

@@ -87,6 +87,19 @@ struct SimulatedPairingTests {
         return (value, security)
     }
 
+    @Test func aLinksHandleGATTClientAndSecurityManagerShareOneSerialDomain() throws {
+        let shared = try inWorld(device: DeviceSecurity()) { world in
+            let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
+            let gatt = try #require(connection.backend as? GATTConnection)
+            let security = try #require(gatt.linkSecurity as? BondingLinkSecurity)
+            // The link works as before on it: a read that needs pairing first.
+            #expect(try await connection.readRaw(connection.characteristic(Self.encrypted, service: Self.service)) == [0x0E])
+            await connection.disconnect()
+            return connection.serialDomain === gatt.client.serialDomain && security.serialDomain === gatt.client.serialDomain
+        }
+        #expect(shared)
+    }
+
     @Test func aReadRefusedForLackOfEncryptionPairsWithJustWorksAndKeepsTheBond() throws {
         let (value, security, bonds) = try inWorld(device: DeviceSecurity()) { world in
             let (value, security) = try await Self.read(Self.encrypted, in: world)

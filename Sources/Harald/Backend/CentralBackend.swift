@@ -171,10 +171,17 @@ public protocol ConnectionBackend: Sendable {
     /// readers, say): the simulator's connections name the simulation's executor, so such tasks
     /// stay in virtual time; the default starts plain `Task { }`s.
     var taskStarter: TaskStarter { get }
+
+    /// The actor whose executor the link's engines run on (its serial domain: the HCI host's
+    /// transport thread over HCI), which the link's shared state and every handle to it take as
+    /// well; nil (the default) when the backend has none, and the link then gets one of its own.
+    var serialDomain: (any Actor)? { get }
 }
 
 extension ConnectionBackend {
     public var taskStarter: TaskStarter { .default }
+
+    public var serialDomain: (any Actor)? { nil }
 
     public func serviceChanges() -> AsyncStream<ServiceChange> { AsyncStream { $0.finish() } }
 

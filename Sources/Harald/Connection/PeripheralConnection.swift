@@ -29,7 +29,12 @@ public actor PeripheralConnection {
     public var defaultTimeout: Duration
 
     nonisolated let link: SharedLink
-    nonisolated var backend: any ConnectionBackend { link.backend }
+    package nonisolated var backend: any ConnectionBackend { link.backend }
+    /// The link's serial domain (see `SerialDomain`): a handle runs on it with the link's engines
+    /// (over HCI, on the transport's thread), so a call goes down the stack with no hop to
+    /// another thread.
+    package nonisolated var serialDomain: any Actor { link.serialDomain }
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { link.serialDomain.unownedExecutor }
     /// The clock the connection's timeouts run on (the simulation's virtual clock in a simulator).
     public nonisolated let clock: any Clock<Duration>
     /// Where this connection logs (operations at `trace`, failures at `debug`). Values are never

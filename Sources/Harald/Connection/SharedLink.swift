@@ -14,6 +14,10 @@ actor SharedLink {
     /// Service changes a ``changes()`` stream holds for a reader that falls behind; the oldest go first.
     static let changeBufferLimit = 16
 
+    /// The link's serial domain (the backend's, or one of its own), which every handle shares.
+    nonisolated let serialDomain: any Actor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { serialDomain.unownedExecutor }
+
     nonisolated let backend: any ConnectionBackend
     nonisolated let clock: any Clock<Duration>
     nonisolated let logger: Logger
@@ -64,6 +68,7 @@ actor SharedLink {
 
     init(backend: any ConnectionBackend, clock: any Clock<Duration>, logger: Logger, cleanUpTimeout: Duration) {
         self.backend = backend
+        self.serialDomain = backend.serialDomain ?? SerialDomain()
         self.clock = clock
         self.logger = logger
         self.cleanUpTimeout = cleanUpTimeout

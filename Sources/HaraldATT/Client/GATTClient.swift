@@ -50,6 +50,9 @@ public actor GATTClient: DeadlineOwner {
     }
 
     let bearer: any ATTBearer
+    /// The link's serial domain, whose executor this client runs on (see `SerialDomain`).
+    package nonisolated let serialDomain: any Actor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { serialDomain.unownedExecutor }
     /// What a deadline of this client ends.
     package enum DeadlineAction: Sendable {
         /// Operation `id`'s own timeout (queued or in flight).
@@ -142,10 +145,14 @@ public actor GATTClient: DeadlineOwner {
     ///   - configuration: the engine's timeouts and limits.
     ///   - taskStarter: starts the engine's tasks; nil takes the bearer's
     ///     (``ATTBearer/taskStarter``), so a client on a simulated bearer stays in its simulation.
+    ///   - serialDomain: the actor whose executor the client runs on: its link's serial domain
+    ///     (the HCI host for a link over HCI), shared with the link's other engines. Nil gives the
+    ///     client a domain of its own.
     public init(
         bearer: any ATTBearer, clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration(),
-        taskStarter: TaskStarter? = nil
+        taskStarter: TaskStarter? = nil, serialDomain: (any Actor)? = nil
     ) {
+        self.serialDomain = serialDomain ?? SerialDomain()
         self.bearer = bearer
         self.deadlines = DeadlineSchedule(anyClock: clock)
         self.configuration = configuration

@@ -31,6 +31,9 @@ public enum GATTServerEvent: Sendable, Hashable {
 /// (0x80–0x9F), which go to the client unchanged. Requests of one connection are handled one at
 /// a time, in order.
 public actor GATTServer {
+    /// The serial domain whose executor this server runs on (see `SerialDomain`).
+    package nonisolated let serialDomain: any Actor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { serialDomain.unownedExecutor }
     /// Engine settings.
     public struct Configuration: Sendable {
         /// Receive MTU offered in Exchange MTU responses; nil offers the bearer's `localMTU`.
@@ -158,13 +161,17 @@ public actor GATTServer {
     ///     without it such access is refused (Insufficient Authorization).
     ///   - taskStarter: starts the engine's tasks; nil takes each connection's bearer's, so a
     ///     server attached to simulated bearers stays in their simulation.
+    ///   - serialDomain: the actor whose executor the server runs on, shared with the engines of
+    ///     the links it serves (the HCI host for a peripheral over HCI). Nil gives the server a
+    ///     domain of its own.
     ///
     /// Unless the configuration says otherwise, a database without a Generic Attribute service
     /// gets one after its last attribute (``Configuration/addsGenericAttributeService``).
     public init(
         database: GATTDatabase, clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration(),
-        authorize: GATTAuthorizationHandler? = nil, taskStarter: TaskStarter? = nil
+        authorize: GATTAuthorizationHandler? = nil, taskStarter: TaskStarter? = nil, serialDomain: (any Actor)? = nil
     ) {
+        self.serialDomain = serialDomain ?? SerialDomain()
         var database = database
         if configuration.addsGenericAttributeService, !database.services.contains(where: { $0.uuid == GATTGenericAttributeService.uuid }) {
             // Only a database already holding 65535 handles has no room for it; it is served as given.
@@ -222,11 +229,11 @@ public actor GATTServer {
     /// A server for the services described, laid out with ``GATTDatabase/init(services:)``.
     package init(
         services: [GATTServiceDefinition], clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration(),
-        authorize: GATTAuthorizationHandler? = nil, taskStarter: TaskStarter? = nil
+        authorize: GATTAuthorizationHandler? = nil, taskStarter: TaskStarter? = nil, serialDomain: (any Actor)? = nil
     ) throws(GATTDatabaseError) {
         self.init(
             database: try GATTDatabase(services: services), clock: clock, configuration: configuration, authorize: authorize,
-            taskStarter: taskStarter)
+            taskStarter: taskStarter, serialDomain: serialDomain)
     }
 
     // A released server leaves no deadline sleeper behind on any connection's clock.

@@ -34,7 +34,14 @@ actor SMPInbox {
     /// Starts the pump and the timers (in a simulation, on its executor).
     private let starter: TaskStarter
 
-    init(starter: TaskStarter = .default) { self.starter = starter }
+    /// The serial domain of the pairing that owns the inbox (see `SerialDomain`).
+    nonisolated let serialDomain: any Actor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { serialDomain.unownedExecutor }
+
+    init(starter: TaskStarter = .default, serialDomain: any Actor = SerialDomain()) {
+        self.starter = starter
+        self.serialDomain = serialDomain
+    }
 
     /// Starts draining `incoming`; does nothing when already started.
     func start(_ incoming: AsyncStream<[UInt8]>) {

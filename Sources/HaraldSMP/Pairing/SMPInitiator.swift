@@ -39,6 +39,9 @@ public actor SMPInitiator {
     let checkPeerKeys: PeerKeysCheck?
 
     let inbox: SMPInbox
+    /// The link's serial domain, whose executor the pairing runs on (see `SerialDomain`).
+    package nonisolated let serialDomain: any Actor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { serialDomain.unownedExecutor }
     /// Where its background work runs (a simulation's executor, in virtual time).
     let taskStarter: TaskStarter
     /// True once the SMP timeout passed: nothing more is sent on this bearer.
@@ -71,13 +74,17 @@ public actor SMPInitiator {
     ///     with ``PairingError/keysRefused(_:_:)``. Nil accepts them.
     ///   - encrypt: starts encryption with the key pairing produced and returns once the link is
     ///     encrypted (see ``Encrypt``).
+    ///   - serialDomain: the actor whose executor the pairing runs on: its link's serial domain,
+    ///     shared with the link's other engines. Nil gives the pairing a domain of its own.
     public init(
         bearer: any SMPBearer, configuration: PairingConfiguration, addresses: PairingAddresses,
         agent: any PairingAgent, clock: any Clock<Duration> = ContinuousClock(), localKeys: LocalPairingKeys?,
         randomness: PairingRandomness = .system, taskStarter: TaskStarter = .default, checkPeerKeys: PeerKeysCheck? = nil,
-        encrypt: @escaping Encrypt
+        serialDomain: (any Actor)? = nil, encrypt: @escaping Encrypt
     ) {
-        self.inbox = SMPInbox(starter: taskStarter)
+        let serialDomain = serialDomain ?? SerialDomain()
+        self.serialDomain = serialDomain
+        self.inbox = SMPInbox(starter: taskStarter, serialDomain: serialDomain)
         self.taskStarter = taskStarter
         self.bearer = bearer
         self.configuration = configuration

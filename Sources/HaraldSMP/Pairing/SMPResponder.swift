@@ -64,6 +64,9 @@ public actor SMPResponder {
     public private(set) var negotiatedSecurity: (method: PairingMethod, keySize: Int)?
     /// What arrived and was not taken yet, with the Security Manager Timer on each wait.
     let inbox: SMPInbox
+    /// The link's serial domain, whose executor the pairing runs on (see `SerialDomain`).
+    package nonisolated let serialDomain: any Actor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { serialDomain.unownedExecutor }
 
     /// - Parameters:
     ///   - bearer: where SMP PDUs go and come from (after the first Pairing Request).
@@ -84,16 +87,20 @@ public actor SMPResponder {
     ///   - checkPeerKeys: decides, once the initiator distributed its keys, whether they may be
     ///     kept; a refusal sends Pairing Failed and fails the pairing with
     ///     ``PairingError/keysRefused(_:_:)``. Nil accepts them.
+    ///   - serialDomain: the actor whose executor the pairing runs on: its link's serial domain,
+    ///     shared with the link's other engines. Nil gives the pairing a domain of its own.
     ///   - awaitEncryption: see ``EncryptionWaiter``.
     public init(
         bearer: any SMPBearer, configuration: PairingConfiguration, addresses: PairingAddresses,
         agent: any PairingAgent, clock: any Clock<Duration> = ContinuousClock(),
         localKeys: SMPResponderLocalKeys, keyPair: P256KeyPair = P256KeyPair(),
         random: RandomSource = .system, taskStarter: TaskStarter = .default, attempts: PairingAttemptLimiter? = nil,
-        checkPeerKeys: PeerKeysCheck? = nil, awaitEncryption: @escaping EncryptionWaiter
+        checkPeerKeys: PeerKeysCheck? = nil, serialDomain: (any Actor)? = nil, awaitEncryption: @escaping EncryptionWaiter
     ) {
         self.taskStarter = taskStarter
-        inbox = SMPInbox(starter: taskStarter)
+        let serialDomain = serialDomain ?? SerialDomain()
+        self.serialDomain = serialDomain
+        inbox = SMPInbox(starter: taskStarter, serialDomain: serialDomain)
         self.bearer = bearer
         self.configuration = configuration
         self.addresses = addresses

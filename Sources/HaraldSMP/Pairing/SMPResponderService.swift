@@ -28,6 +28,7 @@ public struct SMPResponderService: Sendable {
     private let awaitEncryption: EncryptionWaiter
     private let checkPeerKeys: PeerKeysCheck?
     private let attempts: PairingAttemptLimiter?
+    private let serialDomain: (any Actor)?
 
     /// Returns once the central encrypted with `key` (the host answers the LTK Request with it),
     /// told the level the link will have (from the method both sides settled on) and the
@@ -52,11 +53,15 @@ public struct SMPResponderService: Sendable {
     ///   - checkPeerKeys: decides whether the central's distributed keys may be kept, before a
     ///     pairing ends (see ``SMPResponder``); nil accepts them. The peripheral's bond rules
     ///     (proven identity, no overwrite, no downgrade) live here.
+    ///   - serialDomain: the link's serial domain, which each pairing's ``SMPResponder`` runs on;
+    ///     nil gives each pairing a domain of its own.
     public init(
         configuration: PairingConfiguration, agent: any PairingAgent, addresses: PairingAddresses, localKeys: SMPResponderLocalKeys,
         clock: any Clock<Duration> = ContinuousClock(), taskStarter: TaskStarter = .default, attempts: PairingAttemptLimiter? = nil,
-        send: @escaping Send, checkPeerKeys: PeerKeysCheck? = nil, awaitEncryption: @escaping EncryptionWaiter
+        send: @escaping Send, checkPeerKeys: PeerKeysCheck? = nil, serialDomain: (any Actor)? = nil,
+        awaitEncryption: @escaping EncryptionWaiter
     ) {
+        self.serialDomain = serialDomain
         self.configuration = configuration
         self.agent = agent
         self.addresses = addresses
@@ -112,7 +117,8 @@ public struct SMPResponderService: Sendable {
         let responder = Locked(WeakResponder())
         let made = SMPResponder(
             bearer: ForwardingBearer(incoming: incoming, sender: send), configuration: configuration, addresses: addresses, agent: agent,
-            clock: clock, localKeys: localKeys, taskStarter: taskStarter, attempts: attempts, checkPeerKeys: checkPeerKeys
+            clock: clock, localKeys: localKeys, taskStarter: taskStarter, attempts: attempts, checkPeerKeys: checkPeerKeys,
+            serialDomain: serialDomain
         ) { key in
             // The responder waits here for the encryption; its negotiated method is settled.
             let negotiated = await responder.withLock { $0.value }?.negotiatedSecurity

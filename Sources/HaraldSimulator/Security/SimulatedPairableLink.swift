@@ -88,7 +88,8 @@ final class SimulatedPairableLink: PairableLink {
             configuration: device.configuration, agent: DevicePerson(security: device),
             addresses: PairingAddresses(initiator: centralAddress, responder: peerAddress),
             localKeys: SMPResponderLocalKeys(identity: device.distributedIdentity ?? deviceIdentity),
-            clock: clock, taskStarter: clock.taskStarter, send: { pdu in try await channel.send(pdu, from: .peripheral) }
+            clock: clock, taskStarter: clock.taskStarter, send: { pdu in try await channel.send(pdu, from: .peripheral) },
+            serialDomain: server.serialDomain
         ) { [weak self] key, level, keySize in
             guard let self else { throw PairingError.linkLost("the link closed") }
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in

@@ -322,8 +322,12 @@ public final class Simulator: Sendable {
         }
         let connection: GATTConnection
         do {
+            // The central's engines of this link share one serial domain, as over HCI.
+            let domain = SerialDomain()
             let linkSecurity = pairable.flatMap { [security] pairable in
-                security.map { BondingLinkSecurity.start(link: pairable, configuration: $0, clock: clock, taskStarter: clock.taskStarter) }
+                security.map {
+                    BondingLinkSecurity.start(link: pairable, configuration: $0, clock: clock, taskStarter: clock.taskStarter, serialDomain: domain)
+                }
             }
             // A bonded peer is encrypted with the bond before its first ATT request (BLESA).
             try await linkSecurity?.encryptBondedPeerFirst()
@@ -337,7 +341,7 @@ public final class Simulator: Sendable {
                     }
                     return rssi
                 },
-                securityManager: linkSecurity)
+                securityManager: linkSecurity, serialDomain: domain)
         } catch {
             pairable?.close()
             await link.close(reason: .terminated(by: .central))
