@@ -10,7 +10,7 @@ struct ReplyInboxTests {
         // The band notifies its steps once a second, growing by 2.
         let steps = try BandWorld().run { band in
             let subscription = try await band.stepUpdates()
-            let inbox = ReplyInbox(subscription)
+            let inbox = ReplyInbox(subscription, on: band.connection)
             let clock = band.clock
             return try await withThrowingTaskGroup(of: UInt32.self) { group in
                 for _ in 0..<2 {

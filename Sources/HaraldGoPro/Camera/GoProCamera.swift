@@ -46,6 +46,9 @@ public actor GoProCamera {
 
     /// The connection to the camera (the caller owns it and disconnects it).
     public nonisolated let connection: PeripheralConnection
+    /// The camera runs on its connection's executor, the link's serial domain (over HCI, the
+    /// transport's thread): its requests and the reassembly of the camera's answers take no hop.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.unownedExecutor }
     /// The clock timeouts and polls are measured on: the connection's, so a camera on a
     /// simulator connection runs in virtual time.
     public nonisolated var clock: any Clock<Duration> { connection.clock }

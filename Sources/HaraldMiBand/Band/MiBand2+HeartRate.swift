@@ -14,7 +14,7 @@ extension MiBand2 {
             {
                 try await connection.write(command, to: Characteristics.heartRateControl, timeout: replyTimeout)
             }
-            let measurement = try await ReplyInbox(subscription).next(
+            let measurement = try await ReplyInbox(subscription, on: connection).next(
                 within: measurementTimeout, clock: clock, operation: "heart-rate measurement")
             return measurement.heartRate
         }
@@ -65,6 +65,7 @@ public struct MiBandHeartRateUpdates: AsyncSequence, Sendable {
 /// however they are used, one value is awaited at a time.
 actor ContinuousHeartRateSession {
     private let band: MiBand2
+    nonisolated var unownedExecutor: UnownedSerialExecutor { band.connection.unownedExecutor }
     private let keepAliveInterval: Duration
     private let turns = Turns()
     private var inbox: ReplyInbox<HeartRateMeasurement>?
@@ -121,7 +122,7 @@ actor ContinuousHeartRateSession {
         for command: MiBandHeartRateCommand in [.setMode(.single, enabled: false), .setMode(.continuous, enabled: true)] {
             try await connection.write(command, to: MiBand2.Characteristics.heartRateControl, timeout: band.replyTimeout)
         }
-        let inbox = ReplyInbox(subscription)
+        let inbox = ReplyInbox(subscription, on: connection)
         self.inbox = inbox
         lastKeepAlive = elapsed()
         return inbox

@@ -77,7 +77,7 @@ public struct MiBand2: Sendable {
     public func authenticate(key: MiBandKey = .default, keySetup: KeySetup = .whenAsked) async throws -> Authentication {
         let subscription = try await connection.subscribe(Characteristics.auth, buffering: .oldest(8), timeout: replyTimeout)
         return try await connection.ending(subscription) {
-            try await handshake(key: key, keySetup: keySetup, inbox: ReplyInbox(subscription))
+            try await handshake(key: key, keySetup: keySetup, inbox: ReplyInbox(subscription, on: connection))
         }
     }
 

@@ -131,7 +131,7 @@ extension MiBand2 {
         return try await connection.ending(subscription) {
             let command = MiBandActivityFetchCommand.start(since: MiBandTimestamp(since))
             try await connection.write(try command.encodedBytes(), to: Characteristics.activityControl, timeout: replyTimeout)
-            let bytes = try await ReplyInbox(subscription).next(within: replyTimeout, clock: clock, operation: "activity fetch start")
+            let bytes = try await ReplyInbox(subscription, on: connection).next(within: replyTimeout, clock: clock, operation: "activity fetch start")
             switch try MiBandActivityFetchReply.miBandDecoding(bytes) {
             case let .started(count, from):
                 guard count <= Self.maximumActivityRecords else { throw MiBandError.tooManyRecords(announced: count) }
@@ -150,7 +150,7 @@ extension MiBand2 {
             try await connection.ending(data) {
                 try await connection.write(
                     try MiBandActivityFetchCommand.fetch.encodedBytes(), to: Characteristics.activityControl, timeout: replyTimeout)
-                let packets = ReplyInbox(data)
+                let packets = ReplyInbox(data, on: connection)
                 var received: UInt32 = 0
                 var counter: UInt8 = 0
                 while received < count {
@@ -166,7 +166,7 @@ extension MiBand2 {
                         received += 1
                     }
                 }
-                let bytes = try await ReplyInbox(control).next(within: replyTimeout, clock: clock, operation: "activity fetch end")
+                let bytes = try await ReplyInbox(control, on: connection).next(within: replyTimeout, clock: clock, operation: "activity fetch end")
                 switch try MiBandActivityFetchReply.miBandDecoding(bytes) {
                 case .finished(.success): return
                 case let .finished(status): throw MiBandError.fetchFailed(status: status.rawValue)

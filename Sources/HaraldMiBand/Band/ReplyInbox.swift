@@ -22,9 +22,13 @@ actor ReplyInbox<Value: ByteDecodable & Sendable> {
     private var iterator: Subscription<Value>.AsyncIterator
     private let turns = Turns()
     nonisolated let subscription: Subscription<Value>
+    /// The connection the subscription is on: the inbox runs on its link's serial domain.
+    private nonisolated let connection: PeripheralConnection
+    nonisolated var unownedExecutor: UnownedSerialExecutor { connection.unownedExecutor }
 
-    init(_ subscription: Subscription<Value>) {
+    init(_ subscription: Subscription<Value>, on connection: PeripheralConnection) {
         self.subscription = subscription
+        self.connection = connection
         self.iterator = subscription.makeAsyncIterator()
     }
 

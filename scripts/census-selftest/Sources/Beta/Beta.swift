@@ -37,6 +37,13 @@ actor Quiet {
     func visit(_ actors: [Quiet]) { for actor in actors { _ = actor } }   // `actor` as a name: no declaration
 }
 
+actor Guest {                                         // runs on another actor's executor
+    let host: Quiet
+    init(host: Quiet) { self.host = host }
+    nonisolated var unownedExecutor: UnownedSerialExecutor { host.unownedExecutor }
+    func borrow() { let unownedExecutor = 1; _ = unownedExecutor }   // a local of that name: no forward
+}
+
 distributed actor Remote {}                           // counted apart from the actors
 
 final class Locked<Value>: @unchecked Sendable {
