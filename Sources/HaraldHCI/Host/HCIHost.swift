@@ -83,8 +83,8 @@ public actor HCIHost: DeadlineOwner {
     // Scanning (HCIHost+Scanning.swift)
     var scan: ActiveScan?
 
-    // Connecting (HCIHost+Connecting.swift)
-    var pendingConnection: PendingConnection?
+    // Connecting (LECentralConnector.swift decides, HCIHost+Connecting.swift acts)
+    var connector = HostConnector()
     var connections: [UInt16: ConnectionState] = [:]
 
     // Our private address (HCIHost+PrivateAddress.swift)
@@ -222,7 +222,7 @@ public actor HCIHost: DeadlineOwner {
         for id in commandFlow.removeAll() { finishCommand(id, .failure(error)) }
         finishScan()
         finishIncomingConnections()
-        failPendingConnection(error)
+        failConnecting(error)
         // Sends waiting for controller buffers fail with the host's error, before the links end
         // (which would fail them as disconnected).
         for (_, waiter) in pduWaiters { waiter.resume(returning: .failure(error)) }
@@ -244,7 +244,7 @@ public actor HCIHost: DeadlineOwner {
     /// sends waiting for buffers, our signaling requests waiting for answers, close watchers. Zero once the host is closed (diagnostics, for
     /// tests and the soak run).
     package var liveContinuations: Int {
-        commandWaiters.count + (pendingConnection == nil ? 0 : 1) + pduWaiters.count + signalingWaiters.count
+        commandWaiters.count + (connector.isBusy ? 1 : 0) + pduWaiters.count + signalingWaiters.count
             + closeWatcherCount
     }
 

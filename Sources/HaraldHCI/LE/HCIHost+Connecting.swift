@@ -8,14 +8,8 @@ struct ConnectionState {
     var linkSetUp: Task<Void, Never>?
 }
 
-struct PendingConnection {
-    let id: UInt64
-    let peer: BluetoothAddress
-    let continuation: CheckedContinuation<Result<LEConnection, HCIError>, Never>
-    var timer: HostTimer?
-    /// Set once the attempt is being cancelled: the error to report when the controller confirms.
-    var cancelError: HCIError?
-}
+/// The host's connection attempt as central: the caller's continuation and the host's timers.
+typealias HostConnector = LECentralConnector<CheckedContinuation<Result<LEConnection, HCIError>, Never>, HostTimer>
 
 extension HCIHost {
     /// Connects to a peer as central.
@@ -30,7 +24,7 @@ extension HCIHost {
         to peer: BluetoothAddress, parameters: LEConnectionParameters = .default, timeout: Duration? = .seconds(10)
     ) async throws(HCIError) -> LEConnection {
         try ensureOpen()
-        guard pendingConnection == nil else { throw .busy("a connection attempt is already in progress") }
+        guard !connector.isBusy else { throw .busy("a connection attempt is already in progress") }
         let id = newRequestID()
         let extended = !configuration.preferLegacyCommands && (controller?.supports(.extendedAdvertising) ?? false)
         let command: HCICommand =
@@ -43,7 +37,8 @@ extension HCIHost {
                 parameters: parameters)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<LEConnection, HCIError>, Never>) in
-                pendingConnection = PendingConnection(id: id, peer: peer, continuation: continuation)
+                // Not busy: checked above, with no suspension since.
+                _ = connector.begin(id: id, peer: peer, waiter: continuation)
                 startBackground { host in await host.beginConnecting(id: id, command: command, timeout: timeout) }
             }
         } onCancel: {
@@ -55,24 +50,20 @@ extension HCIHost {
     }
 
     private func beginConnecting(id: UInt64, command: HCICommand, timeout: Duration?) async {
-        guard pendingConnection?.id == id else { return }
+        guard connector.isCurrent(id) else { return }
         do {
             try await executeAccepted(command)
         } catch {
-            if pendingConnection?.id == id { failPendingConnection(error) }
+            failConnecting(id: id, error)
             return
         }
-        guard pendingConnection?.id == id else { return }
-        if let cancelError = pendingConnection?.cancelError {
-            // Cancelled while the command was on its way.
-            pendingConnection?.cancelError = nil
-            await cancelConnecting(id: id, error: cancelError)
-            return
-        }
-        guard let timeout else { return }
-        pendingConnection?.timer = addDeadline(after: timeout) { host in
-            guard let peer = host.pendingConnection?.peer, host.pendingConnection?.id == id else { return }
-            await host.cancelConnecting(id: id, error: .connectionTimedOut(peer))
+        switch connector.accepted(id: id) {
+        case .nothing: return
+        case .cancel(let error): await cancelConnecting(id: id, error: error)
+        case .wait:
+            guard let timeout, let peer = connector.attempt?.peer else { return }
+            let timer = addDeadline(after: timeout) { host in await host.cancelConnecting(id: id, error: .connectionTimedOut(peer)) }
+            if !connector.arm(timer, id: id) { cancelDeadline(timer) }
         }
     }
 
@@ -80,33 +71,31 @@ extension HCIHost {
     /// LE Connection Complete; some controllers never send it, so the attempt fails anyway after
     /// the command timeout.
     func cancelConnecting(id: UInt64, error: HCIError) async {
-        guard var pending = pendingConnection, pending.id == id, pending.cancelError == nil else { return }
-        cancelDeadline(pending.timer)
-        pending.cancelError = error
-        pending.timer = addDeadline(after: configuration.commandTimeout) { host in
-            if host.pendingConnection?.id == id { host.failPendingConnection(error) }
-        }
-        pendingConnection = pending
+        guard case .sendCancel(let previousTimer) = connector.startCancelling(id: id, error: error) else { return }
+        cancelDeadline(previousTimer)
+        let bound = addDeadline(after: configuration.commandTimeout) { host in host.failConnecting(id: id, error) }
+        if !connector.arm(bound, id: id) { cancelDeadline(bound) }
         do {
             try await execute(.leCreateConnectionCancel)
         } catch {
             // Command Disallowed: no attempt is pending in the controller (it never started, or
             // completed just now; a completion would have arrived before this answer).
-            if pendingConnection?.id == id, case .commandFailed = error { failPendingConnection(pending.cancelError ?? .cancelled) }
+            if case .commandFailed = error { failConnecting(id: id, error) }
         }
     }
 
-    func failPendingConnection(_ error: HCIError) {
-        guard let pending = pendingConnection else { return }
-        pendingConnection = nil
-        cancelDeadline(pending.timer)
-        pending.continuation.resume(returning: .failure(error))
+    /// Ends the attempt (attempt `id`, when given) with `error`.
+    func failConnecting(id: UInt64? = nil, _ error: HCIError) {
+        guard let attempt = connector.end(id: id) else { return }
+        cancelDeadline(attempt.timer)
+        attempt.waiter.resume(returning: .failure(error))
     }
 
     func connectionCompleted(_ complete: LEConnectionComplete) {
         guard complete.status.isSuccess else {
-            if let pending = pendingConnection {
-                failPendingConnection(pending.cancelError ?? .connectionFailed(pending.peer, complete.status))
+            if case .failed(let waiter, let timer, let error) = connector.completed(status: complete.status) {
+                cancelDeadline(timer)
+                waiter.resume(returning: .failure(error))
             }
             return
         }
@@ -128,14 +117,13 @@ extension HCIHost {
             acceptedAsPeripheral(connection)
             return
         }
-        guard let pending = pendingConnection else {
+        // Even if the attempt was being cancelled, the link exists now: hand it over.
+        guard case .connected(let waiter, let timer) = connector.completed(status: complete.status) else {
             unexpectedConnection(handle: complete.handle, role: "central")
             return
         }
-        // Even if the attempt was being cancelled, the link exists now: hand it over.
-        pendingConnection = nil
-        cancelDeadline(pending.timer)
-        pending.continuation.resume(returning: .success(connection))
+        cancelDeadline(timer)
+        waiter.resume(returning: .success(connection))
     }
 
     /// Best-effort link set-up after connecting: Data Length Extension and the preferred PHY.

@@ -54,7 +54,7 @@ extension HCIHost {
     public func changeRandomAddress(to address: BluetoothAddress) async throws(HCIError) {
         try ensureOpen()
         guard controller != nil else { throw .busy("the controller is not set up yet") }
-        guard pendingConnection == nil else { throw .busy("a connection attempt uses the current address") }
+        guard !connector.isBusy else { throw .busy("a connection attempt uses the current address") }
         guard !isChangingAddress else { throw .busy("the address is being changed already") }
         isChangingAddress = true
         defer { isChangingAddress = false }
