@@ -80,8 +80,8 @@ public actor HCIHost: DeadlineOwner {
     var isSendingCommands = false
     var nextRequestID: UInt64 = 1
 
-    // Scanning (HCIHost+Scanning.swift)
-    var scan: ActiveScan?
+    // Scanning (LEScanner.swift decides, HCIHost+Scanning.swift acts)
+    var scanner = LEScanner()
 
     // Connecting (LECentralConnector.swift decides, HCIHost+Connecting.swift acts)
     var connector = HostConnector()
@@ -91,12 +91,11 @@ public actor HCIHost: DeadlineOwner {
     var addressRotation: HostTimer?
     var isChangingAddress = false
 
-    // Advertising and connections as peripheral (HCIHost+Advertising.swift)
-    var advertising: HostAdvertising?
-    var incomingConnectionWatchers: [UInt64: AsyncStream<LEConnection>.Continuation] = [:]
+    // Advertising and connections as peripheral (LEAdvertiser.swift decides, HCIHost+Advertising.swift acts)
+    var advertiser = LEAdvertiser()
 
-    // Encryption (HCIHost+Encryption.swift)
-    var encryptionWaiters: [UInt16: EncryptionWaiter] = [:]
+    // Encryption (LEEncryptionRequests.swift decides, HCIHost+Encryption.swift acts)
+    var encryption = HostEncryptionRequests()
     var longTermKeyProvider: LongTermKeyProvider?
 
     // L2CAP (the L2CAP folder): the channel manager and the ACL data flow to the controller are
@@ -221,7 +220,7 @@ public actor HCIHost: DeadlineOwner {
         }
         for id in commandFlow.removeAll() { finishCommand(id, .failure(error)) }
         finishScan()
-        finishIncomingConnections()
+        advertiser.finishWatchers()
         failConnecting(error)
         // Sends waiting for controller buffers fail with the host's error, before the links end
         // (which would fail them as disconnected).
@@ -343,9 +342,9 @@ public actor HCIHost: DeadlineOwner {
     func handleLE(_ event: LEMetaEvent) {
         switch event {
         case let .advertisingReport(reports):
-            for report in reports { scanReceived(report) }
+            for report in reports { scanner.received(report) }
         case let .extendedAdvertisingReport(reports):
-            for report in reports { scanReceived(report) }
+            for report in reports { scanner.received(report) }
         case let .connectionComplete(complete):
             connectionCompleted(complete)
         case let .connectionUpdateComplete(update):

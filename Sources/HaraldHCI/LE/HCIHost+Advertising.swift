@@ -119,9 +119,6 @@ public enum HostAdvertising: Hashable, Sendable {
 }
 
 extension HCIHost {
-    /// The advertising set Harald uses for extended advertising.
-    static let advertisingSet: UInt8 = 0
-
     /// Starts extended advertising on one advertising set (replacing what was on air): its random
     /// address (the host's), parameters, data and scan response in fragments of 251 octets, enable.
     /// Throws ``HCIError/unsupported(_:)`` when the controller has no extended advertising, the
@@ -132,47 +129,19 @@ extension HCIHost {
         guard let controller, controller.supports(.extendedAdvertising) else {
             throw .unsupported("this controller has no extended advertising")
         }
-        guard (32...0xFF_FFFF).contains(advertising.intervalMin), (32...0xFF_FFFF).contains(advertising.intervalMax),
-            advertising.intervalMin <= advertising.intervalMax
-        else { throw .unsupported("the advertising interval must lie within 20 ms…10,485 s, minimum ≤ maximum") }
-        if advertising.kind != .scannable, !advertising.scanResponse.structures.isEmpty {
-            throw .unsupported("only a scannable extended advertisement has a scan response")
-        }
+        try LEAdvertiser.check(advertising)
         let answer = try await execute(.leReadMaximumAdvertisingDataLength)
         let maximum = answer.count >= 2 ? Int(answer[0]) | Int(answer[1]) << 8 : 31
-        for (field, bytes) in [("advertising data", advertising.data.bytes), ("scan response data", advertising.scanResponse.bytes)]
-        where bytes.count > maximum {
-            throw .unsupported("\(field) is \(bytes.count) octets; this controller advertises at most \(maximum)")
-        }
+        let commands = try LEAdvertiser.startCommands(advertising, address: controller.randomAddress, maximumDataLength: maximum)
         try await stopAnyAdvertising()
-        let handle = Self.advertisingSet
-        try await execute(.leSetAdvertisingSetRandomAddress(handle: handle, address: controller.randomAddress))
-        try await execute(
-            .leSetExtendedAdvertisingParameters(
-                handle: handle, properties: advertising.kind.properties, intervalMin: advertising.intervalMin,
-                intervalMax: advertising.intervalMax, ownAddressType: .random))
-        for command in HCICommand.extendedDataFragments(advertising.data.bytes, handle: handle, scanResponse: false) {
-            try await execute(command)
-        }
-        if advertising.kind == .scannable {
-            for command in HCICommand.extendedDataFragments(advertising.scanResponse.bytes, handle: handle, scanResponse: true) {
-                try await execute(command)
-            }
-        }
-        try await execute(.leSetExtendedAdvertisingEnable(true, handle: handle))
-        self.advertising = .extended(advertising)
+        for command in commands { try await execute(command) }
+        advertiser.current = .extended(advertising)
     }
 
     /// Stops what is on air, legacy or extended.
     private func stopAnyAdvertising() async throws(HCIError) {
-        switch advertising {
-        case .legacy?: try await execute(.leSetAdvertisingEnable(false))
-        case .extended?:
-            try await execute(.leSetExtendedAdvertisingEnable(false, handle: Self.advertisingSet))
-            try await execute(.leRemoveAdvertisingSet(handle: Self.advertisingSet))
-        case nil: break
-        }
-        advertising = nil
+        for command in LEAdvertiser.stopCommands(advertiser.current) { try await execute(command) }
+        advertiser.current = nil
     }
 
     /// Starts legacy advertising (replacing what was on air): parameters, data, scan response,
@@ -180,17 +149,10 @@ extension HCIHost {
     /// to advertise for the next one. Our address is the host's random address.
     public func startAdvertising(_ advertising: LegacyAdvertising) async throws(HCIError) {
         try ensureOpen()
-        do throws(LegacyAdvertising.Problem) { try advertising.validate() } catch {
-            throw .unsupported(error.description)
-        }
+        let commands = try LEAdvertiser.startCommands(advertising)
         try await stopAnyAdvertising()
-        try await execute(
-            .leSetAdvertisingParameters(
-                intervalMin: advertising.intervalMin, intervalMax: advertising.intervalMax, type: advertising.kind, ownAddressType: .random))
-        try await execute(.leSetAdvertisingData(advertising.data.bytes))
-        try await execute(.leSetScanResponseData(advertising.scanResponse.bytes))
-        try await execute(.leSetAdvertisingEnable(true))
-        self.advertising = .legacy(advertising)
+        for command in commands { try await execute(command) }
+        advertiser.current = .legacy(advertising)
     }
 
     /// Starts `advertising`, legacy or extended.
@@ -207,7 +169,7 @@ extension HCIHost {
     }
 
     /// Whether something is on air now.
-    public var isAdvertising: Bool { advertising != nil }
+    public var isAdvertising: Bool { advertiser.current != nil }
 
     /// Connections centrals make to us (we are peripheral), from now on, until the host closes.
     /// Each call returns a new stream; each connection goes to every live stream.
@@ -218,7 +180,7 @@ extension HCIHost {
             return stream
         }
         let id = newRequestID()
-        incomingConnectionWatchers[id] = continuation
+        advertiser.watch(continuation, id: id)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.stopWatchingIncomingConnections(id) }
         }
@@ -226,18 +188,6 @@ extension HCIHost {
     }
 
     private func stopWatchingIncomingConnections(_ id: UInt64) {
-        incomingConnectionWatchers[id] = nil
-    }
-
-    /// A central connected to us: connectable legacy advertising has stopped on its own.
-    func acceptedAsPeripheral(_ connection: LEConnection) {
-        advertising = nil
-        for watcher in incomingConnectionWatchers.values { watcher.yield(connection) }
-    }
-
-    /// The host closed: no more incoming connections.
-    func finishIncomingConnections() {
-        for watcher in incomingConnectionWatchers.values { watcher.finish() }
-        incomingConnectionWatchers = [:]
+        advertiser.stopWatching(id)
     }
 }

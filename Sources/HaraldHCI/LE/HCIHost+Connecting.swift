@@ -110,11 +110,11 @@ extension HCIHost {
         l2cap.linkOpened(complete.handle, role: complete.role)
         aclFlow.linkOpened(complete.handle)
         if complete.role == .peripheral {
-            guard !incomingConnectionWatchers.isEmpty else {
+            guard !advertiser.watchers.isEmpty else {
                 unexpectedConnection(handle: complete.handle, role: "peripheral")
                 return
             }
-            acceptedAsPeripheral(connection)
+            advertiser.accepted(connection)
             return
         }
         // Even if the attempt was being cancelled, the link exists now: hand it over.

@@ -4,12 +4,8 @@ import HaraldCore
 /// name a legacy key (both 0 for Secure Connections). Nil answers the Negative Reply.
 public typealias LongTermKeyProvider = @Sendable (_ peer: BluetoothAddress, _ rand: UInt64, _ ediv: UInt16) async -> SecretKey128?
 
-/// One LE Enable Encryption waiting for its outcome.
-struct EncryptionWaiter {
-    let id: UInt64
-    let continuation: CheckedContinuation<Result<LinkEncryption, HCIError>, Never>
-    var timer: HostTimer?
-}
+/// The host's LE Enable Encryption requests: the callers' continuations and the host's timers.
+typealias HostEncryptionRequests = LEEncryptionRequests<CheckedContinuation<Result<LinkEncryption, HCIError>, Never>, HostTimer>
 
 extension HCIHost {
     /// Sets where LE Long Term Key Requests (peripheral role) get their keys; without a provider
@@ -27,15 +23,16 @@ extension HCIHost {
         try ensureOpen()
         guard let state = connections[handle] else { throw .disconnected(reason: .unknownConnectionIdentifier) }
         guard state.connection.role == .central else { throw .unsupported("only the central starts encryption") }
-        guard encryptionWaiters[handle] == nil else { throw .busy("encryption of this link is already under way") }
+        guard encryption.requests[handle] == nil else { throw .busy("encryption of this link is already under way") }
         let id = newRequestID()
         let command = HCICommand.leEnableEncryption(handle: handle, rand: rand, ediv: ediv, key: key)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<LinkEncryption, HCIError>, Never>) in
-            var waiter = EncryptionWaiter(id: id, continuation: continuation)
-            waiter.timer = addDeadline(after: timeout) { host in
+            // Not busy: checked above, with no suspension since.
+            _ = encryption.begin(handle: handle, id: id, waiter: continuation)
+            let timer = addDeadline(after: timeout) { host in
                 host.finishEncryption(handle: handle, id: id, .failure(.commandTimedOut(.leEnableEncryption)))
             }
-            encryptionWaiters[handle] = waiter
+            _ = encryption.arm(timer, handle: handle, id: id)
             startBackground { host in
                 do throws(HCIError) { try await host.executeAccepted(command) } catch {
                     host.finishEncryption(handle: handle, id: id, .failure(error))
@@ -47,10 +44,9 @@ extension HCIHost {
 
     /// Resumes the encryption waiter of `handle` (the one with `id`, when given) with `result`.
     func finishEncryption(handle: UInt16, id: UInt64? = nil, _ result: Result<LinkEncryption, HCIError>) {
-        guard let waiter = encryptionWaiters[handle], id == nil || waiter.id == id else { return }
-        encryptionWaiters[handle] = nil
-        cancelDeadline(waiter.timer)
-        waiter.continuation.resume(returning: result)
+        guard let request = encryption.end(handle: handle, id: id) else { return }
+        cancelDeadline(request.timer)
+        request.waiter.resume(returning: result)
     }
 
     func encryptionChanged(_ change: EncryptionChange) {
@@ -60,20 +56,14 @@ extension HCIHost {
                 if let size = change.keySize { $0.keySize = size }
             }
         }
-        let outcome: Result<LinkEncryption, HCIError> =
-            change.status.isSuccess && change.isEncrypted
-            ? .success(LinkEncryption(isEncrypted: true, keySize: change.keySize.map(Int.init)))
-            : .failure(.encryptionFailed(change.status.isSuccess ? .unspecifiedError : change.status))
+        let outcome = HostEncryptionRequests.outcome(of: change)
         if case .success(let encryption) = outcome { connections[change.handle]?.connection.reportEncryption(encryption) }
         finishEncryption(handle: change.handle, outcome)
     }
 
     func encryptionRefreshed(_ refresh: EncryptionKeyRefreshComplete) {
         let size = connections[refresh.handle]?.connection.info.value.keySize
-        let outcome: Result<LinkEncryption, HCIError> =
-            refresh.status.isSuccess
-            ? .success(LinkEncryption(isEncrypted: true, keySize: size.map(Int.init)))
-            : .failure(.encryptionFailed(refresh.status))
+        let outcome = HostEncryptionRequests.outcome(of: refresh, keySize: size)
         if case .success(let encryption) = outcome { connections[refresh.handle]?.connection.reportEncryption(encryption) }
         finishEncryption(handle: refresh.handle, outcome)
     }

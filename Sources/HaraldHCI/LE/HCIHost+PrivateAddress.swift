@@ -58,42 +58,32 @@ extension HCIHost {
         guard !isChangingAddress else { throw .busy("the address is being changed already") }
         isChangingAddress = true
         defer { isChangingAddress = false }
-        let pausedScan = scan
-        let pausedAdvertising = advertising
+        let pausedScan = scanner.current
+        let pausedAdvertising = advertiser.current
         var failure: HCIError?
         do {
             if let pausedScan {
-                try await execute(pausedScan.extended ? .leSetExtendedScanEnable(false) : .leSetScanEnable(false))
+                try await execute(LEScanner.disableCommand(extended: pausedScan.extended))
             }
-            switch pausedAdvertising {
-            case .legacy?: try await execute(.leSetAdvertisingEnable(false))
-            case .extended?: try await execute(.leSetExtendedAdvertisingEnable(false, handle: Self.advertisingSet))
-            case nil: break
-            }
+            if let pausedAdvertising { try await execute(LEAdvertiser.enableCommand(pausedAdvertising, false)) }
             try await execute(.leSetRandomAddress(address))
             controller?.randomAddress = address
             if case .extended? = pausedAdvertising {
-                try await execute(.leSetAdvertisingSetRandomAddress(handle: Self.advertisingSet, address: address))
+                try await execute(.leSetAdvertisingSetRandomAddress(handle: LEAdvertiser.advertisingSet, address: address))
             }
         } catch {
             failure = error
         }
         // Start again what was paused, if nobody changed it meanwhile.
         if closedError == nil {
-            if let pausedAdvertising, advertising == pausedAdvertising {
+            if let pausedAdvertising, advertiser.current == pausedAdvertising {
                 await bestEffort("advertising again after an address change") { host throws(HCIError) in
-                    switch pausedAdvertising {
-                    case .legacy: try await host.execute(.leSetAdvertisingEnable(true))
-                    case .extended: try await host.execute(.leSetExtendedAdvertisingEnable(true, handle: Self.advertisingSet))
-                    }
+                    try await host.execute(LEAdvertiser.enableCommand(pausedAdvertising, true))
                 }
             }
-            if let pausedScan, scan?.id == pausedScan.id {
+            if let pausedScan, scanner.current?.id == pausedScan.id {
                 await bestEffort("scanning again after an address change") { host throws(HCIError) in
-                    try await host.execute(
-                        pausedScan.extended
-                            ? .leSetExtendedScanEnable(true, filterDuplicates: pausedScan.filterDuplicates)
-                            : .leSetScanEnable(true, filterDuplicates: pausedScan.filterDuplicates))
+                    try await host.execute(LEScanner.resumeCommand(pausedScan))
                 }
             }
         }

@@ -31,15 +31,6 @@ public struct ScanOptions: Sendable, Hashable {
     }
 }
 
-struct ActiveScan {
-    let id: UInt64
-    let extended: Bool
-    /// Whether the controller filters duplicates (to enable the scan again as it was).
-    var filterDuplicates = false
-    let continuation: AsyncStream<Advertisement>.Continuation
-    var assembler: AdvertisementAssembler
-}
-
 extension HCIHost {
     /// Starts scanning and returns the advertisements as they come.
     ///
@@ -50,14 +41,13 @@ extension HCIHost {
     /// One scan at a time: a second call throws ``HCIError/busy(_:)``.
     public func scan(_ options: ScanOptions = ScanOptions()) async throws(HCIError) -> AsyncStream<Advertisement> {
         try ensureOpen()
-        guard scan == nil else { throw .busy("a scan is already running") }
         let extended = !configuration.preferLegacyCommands && (controller?.supports(.extendedAdvertising) ?? false)
         let id = newRequestID()
         let (stream, continuation) = AsyncStream.makeStream(
             of: Advertisement.self, bufferingPolicy: .bufferingNewest(max(1, options.bufferSize)))
-        scan = ActiveScan(
-            id: id, extended: extended, filterDuplicates: options.filterDuplicates, continuation: continuation,
-            assembler: AdvertisementAssembler(capacity: options.rememberedAdvertisers))
+        guard scanner.begin(id: id, extended: extended, options: options, continuation: continuation) else {
+            throw .busy("a scan is already running")
+        }
         continuation.onTermination = { [weak self] _ in
             self?.startBackground { host in await host.stopScanning(id: id) }
         }
@@ -67,68 +57,39 @@ extension HCIHost {
             } catch .commandFailed(_, .commandDisallowed) {
                 // The controller still scans for someone (a host that went away without stopping,
                 // or a controller that ignores Reset): stop that scan and try once more.
-                _ = try await executeOptional(extended ? .leSetExtendedScanEnable(false) : .leSetScanEnable(false))
+                _ = try await executeOptional(LEScanner.disableCommand(extended: extended))
                 try await enableScanning(options, extended: extended)
             }
         } catch {
-            if scan?.id == id {
-                scan = nil
-                continuation.finish()
-            }
+            scanner.end(id: id)?.continuation.finish()
             throw error
         }
         return stream
     }
 
     private func enableScanning(_ options: ScanOptions, extended: Bool) async throws(HCIError) {
-        if extended {
-            try await execute(
-                .leSetExtendedScanParameters(
-                    active: options.active, interval: options.interval, window: options.window, ownAddressType: .random))
-            try await execute(.leSetExtendedScanEnable(true, filterDuplicates: options.filterDuplicates))
-        } else {
-            try await execute(
-                .leSetScanParameters(
-                    active: options.active, interval: options.interval, window: options.window, ownAddressType: .random))
-            try await execute(.leSetScanEnable(true, filterDuplicates: options.filterDuplicates))
-        }
+        for command in LEScanner.enableCommands(options, extended: extended) { try await execute(command) }
     }
 
     /// Stops the running scan (if any) and finishes its stream.
     public func stopScanning() async {
-        guard let scan else { return }
+        guard let scan = scanner.current else { return }
         await stopScanning(id: scan.id)
     }
 
     func stopScanning(id: UInt64) async {
-        guard let current = scan, current.id == id else { return }
-        scan = nil
-        current.continuation.finish()
+        guard let scan = scanner.end(id: id) else { return }
+        scan.continuation.finish()
         guard closedError == nil else { return }
         await bestEffort("stopping the scan") { host throws(HCIError) in
-            try await host.execute(current.extended ? .leSetExtendedScanEnable(false) : .leSetScanEnable(false))
+            try await host.execute(LEScanner.disableCommand(extended: scan.extended))
         }
     }
 
     /// How many advertisers the running scan remembers now (0 without a scan).
-    var rememberedAdvertiserCount: Int { scan?.assembler.count ?? 0 }
+    var rememberedAdvertiserCount: Int { scanner.rememberedAdvertiserCount }
 
     func finishScan() {
-        scan?.continuation.finish()
-        scan = nil
-    }
-
-    func scanReceived(_ report: LEAdvertisingReport) {
-        guard var current = scan else { return }
-        let advertisement = current.assembler.add(report)
-        scan = current
-        current.continuation.yield(advertisement)
-    }
-
-    func scanReceived(_ report: LEExtendedAdvertisingReport) {
-        guard var current = scan else { return }
-        let advertisement = current.assembler.add(report)
-        scan = current
-        if let advertisement { current.continuation.yield(advertisement) }
+        scanner.end()?.continuation.finish()
     }
 }
