@@ -67,7 +67,11 @@ let package = Package(
         // pairing and bonds; the simulator and the HCI host stack share it (only their bearers differ).
         .target(
             name: "HaraldGATTLink",
-            dependencies: ["HaraldCodec", "HaraldCore", "HaraldATT", "HaraldSMP", "Harald", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["HaraldCodec", "HaraldCore", "HaraldATT", "HaraldSMP", "Harald", .product(name: "Logging", package: "swift-log")],
+            // Its async functions run on their caller's executor (the link's serial domain) instead
+            // of hopping to the global one and back: a GATT call crosses this module on its way
+            // from the connection to the GATT client, both on that domain.
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),
         // Virtual clock, link model, virtual peripherals (SIG devices), the simulator backend.
         .target(
             name: "HaraldSimulator",

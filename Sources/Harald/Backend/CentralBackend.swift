@@ -81,63 +81,70 @@ public protocol ConnectionBackend: Sendable {
     var peripheral: PeripheralIdentifier { get }
 
     /// The ATT_MTU in effect (23 until an MTU exchange raised it).
-    func mtu() async -> Int
+    nonisolated(nonsending) func mtu() async -> Int
 
     /// Primary services, all of them (`uuids == nil`) or only those listed.
-    func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws(BluetoothError) -> [DiscoveredService]
+    nonisolated(nonsending) func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws(BluetoothError) -> [DiscoveredService]
 
     /// Characteristics of `service`: all of them (`uuids == nil`), or at least those listed.
     /// CoreBluetooth discovers only the listed ones; ATT backends return every characteristic,
     /// since their discovery procedure finds them all anyway.
-    func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws(BluetoothError)
+    nonisolated(nonsending) func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration)
+        async throws(BluetoothError)
         -> [DiscoveredCharacteristic]
 
     /// Descriptors of `characteristic`.
-    func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [DiscoveredDescriptor]
+    nonisolated(nonsending) func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError)
+        -> [DiscoveredDescriptor]
 
     /// All characteristics of each service, one list per service in the given order. The
     /// default asks per service; ATT backends sweep all services at once.
-    func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredCharacteristic]]
+    nonisolated(nonsending) func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws(BluetoothError)
+        -> [[DiscoveredCharacteristic]]
 
     /// Descriptors of each characteristic, one list per characteristic in the given order. The
     /// default asks per characteristic; ATT backends sweep them all at once.
-    func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredDescriptor]]
+    nonisolated(nonsending) func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError)
+        -> [[DiscoveredDescriptor]]
 
     /// The whole values of many characteristics, one result per characteristic in the given
     /// order: the value, or the `BluetoothError/attribute(_:on:)` error the peripheral
     /// gave for it; failures of the connection are thrown. The default reads one at a time;
     /// ATT backends batch with Read Multiple Variable.
-    func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [Result<[UInt8], BluetoothError>]
+    nonisolated(nonsending) func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [Result<
+        [UInt8], BluetoothError
+    >]
 
     /// Reads the whole value (long values included).
-    func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [UInt8]
+    nonisolated(nonsending) func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [UInt8]
 
     /// Writes a value. `.withoutResponse` waits for the backend's readiness instead of dropping.
-    func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration) async throws(BluetoothError)
+    nonisolated(nonsending) func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration)
+        async throws(BluetoothError)
 
     /// Reads a descriptor's value.
-    func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) -> [UInt8]
+    nonisolated(nonsending) func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) -> [UInt8]
 
     /// Writes a descriptor's value.
-    func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError)
+    nonisolated(nonsending) func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError)
 
     /// Turns notifications or indications on (through the CCCD) or off. When `enabled`, values
     /// start flowing into `valueUpdates(for:)`.
-    func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError)
+    nonisolated(nonsending) func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError)
 
     /// Values the peripheral notifies or indicates for `characteristic` — never read responses —
     /// from now until the connection ends (then the stream finishes). Each call returns a new
     /// stream; values are copied to every live stream, each buffered by its own policy.
-    func valueUpdates(for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering) async -> ValueUpdates
+    nonisolated(nonsending) func valueUpdates(for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering) async -> ValueUpdates
 
     /// Largest value one write of `kind` carries without a long write (MTU − 3 for ATT).
-    func maximumWriteLength(for kind: WriteKind) async -> Int
+    nonisolated(nonsending) func maximumWriteLength(for kind: WriteKind) async -> Int
 
     /// Waits until the connection ends and returns why. Returns at once if it already ended.
-    func disconnection() async -> DisconnectReason
+    nonisolated(nonsending) func disconnection() async -> DisconnectReason
 
     /// Closes the connection; pending operations fail with `.disconnected(.localRequest)`.
-    func disconnect() async
+    nonisolated(nonsending) func disconnect() async
 
     /// Changes to the peripheral's GATT database from now on (Service Changed), one stream per
     /// call, finishing when the connection ends. Before yielding a change the backend has ended
@@ -147,25 +154,25 @@ public protocol ConnectionBackend: Sendable {
 
     /// Reads the received signal strength of the link now. The default throws
     /// ``BluetoothError/unsupported(_:)``.
-    func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI
+    nonisolated(nonsending) func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI
 
     /// How the link is secured now; nil when the backend cannot tell (CoreBluetooth pairs and
     /// encrypts on its own and does not say). The default is nil.
-    func security() async -> LinkSecurity?
+    nonisolated(nonsending) func security() async -> LinkSecurity?
 
     /// Secures the link now: encrypts with the bond's key when there is one, else pairs. The
     /// default throws `BluetoothError/unsupported(_:)` (on CoreBluetooth the system pairs when
     /// the peripheral first refuses a request for lack of security).
-    func secure(timeout: Duration) async throws(BluetoothError) -> LinkSecurity
+    nonisolated(nonsending) func secure(timeout: Duration) async throws(BluetoothError) -> LinkSecurity
 
     /// Pairs now, even when the peer is bonded or the link is encrypted already; the new keys
     /// replace the bond's. The default throws `BluetoothError/unsupported(_:)` (CoreBluetooth
     /// offers no way to start pairing).
-    func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity
+    nonisolated(nonsending) func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity
 
     /// The ATT traffic of the connection so far, or nil when the backend cannot see it (the
     /// default; see ``ProtocolCost``).
-    func protocolCost() async -> ProtocolCost?
+    nonisolated(nonsending) func protocolCost() async -> ProtocolCost?
 
     /// Where code working on this connection starts its background tasks (a kit's notification
     /// readers, say): the simulator's connections name the simulation's executor, so such tasks
@@ -185,17 +192,17 @@ extension ConnectionBackend {
 
     public func serviceChanges() -> AsyncStream<ServiceChange> { AsyncStream { $0.finish() } }
 
-    public func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI {
+    nonisolated(nonsending) public func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI {
         throw .unsupported("reading the RSSI of a connection on this backend")
     }
 
-    public func security() async -> LinkSecurity? { nil }
+    nonisolated(nonsending) public func security() async -> LinkSecurity? { nil }
 
-    public func secure(timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
+    nonisolated(nonsending) public func secure(timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
         throw .unsupported("securing a link on demand on this backend")
     }
 
-    public func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
+    nonisolated(nonsending) public func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
         throw .unsupported("starting pairing on this backend")
     }
 }

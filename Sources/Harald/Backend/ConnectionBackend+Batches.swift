@@ -1,13 +1,15 @@
 /// One-at-a-time defaults for the batch operations of ``ConnectionBackend``, for backends that
 /// cannot do better (CoreBluetooth). Results are the same as the batched versions'.
 extension ConnectionBackend {
-    public func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredCharacteristic]] {
+    nonisolated(nonsending) public func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws(BluetoothError)
+        -> [[DiscoveredCharacteristic]]
+    {
         var result: [[DiscoveredCharacteristic]] = []
         for service in services { result.append(try await discoverCharacteristics(nil, of: service, timeout: timeout)) }
         return result
     }
 
-    public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError)
+    nonisolated(nonsending) public func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError)
         -> [[DiscoveredDescriptor]]
     {
         var result: [[DiscoveredDescriptor]] = []
@@ -15,7 +17,9 @@ extension ConnectionBackend {
         return result
     }
 
-    public func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [Result<[UInt8], BluetoothError>] {
+    nonisolated(nonsending) public func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [Result<
+        [UInt8], BluetoothError
+    >] {
         var result: [Result<[UInt8], BluetoothError>] = []
         for characteristic in characteristics {
             do {

@@ -53,11 +53,11 @@ public struct ProtocolCost: Hashable, Sendable, CustomStringConvertible {
 
 extension ConnectionBackend {
     /// Backends without access to the ATT traffic (CoreBluetooth) cannot count it.
-    public func protocolCost() async -> ProtocolCost? { nil }
+    nonisolated(nonsending) public func protocolCost() async -> ProtocolCost? { nil }
 }
 
 extension PeripheralConnection {
     /// The ATT traffic this connection has caused so far, or nil when the backend cannot see it
     /// (CoreBluetooth). Counts only grow; subtract snapshots for the cost of single steps.
-    public func protocolCost() async -> ProtocolCost? { await backend.protocolCost() }
+    nonisolated(nonsending) public func protocolCost() async -> ProtocolCost? { await backend.protocolCost() }
 }
