@@ -17,17 +17,17 @@ struct HCIPairableLink: PairableLink {
     var peerAddress: BluetoothAddress { link.peer }
 
     /// The address this link was made from (our private address may have rotated since).
-    func localAddress() async -> BluetoothAddress? {
+    nonisolated(nonsending) func localAddress() async -> BluetoothAddress? {
         if let address = link.localAddress { return address }
         return await host.currentRandomAddress
     }
 
-    func encryption() async -> LinkEncryption {
+    nonisolated(nonsending) func encryption() async -> LinkEncryption {
         let parameters = link.parameters
         return LinkEncryption(isEncrypted: parameters.isEncrypted, keySize: parameters.keySize.map(Int.init))
     }
 
-    func encrypt(with key: SecretKey128, ediv: UInt16, rand: UInt64) async throws(LinkEncryptionError) {
+    nonisolated(nonsending) func encrypt(with key: SecretKey128, ediv: UInt16, rand: UInt64) async throws(LinkEncryptionError) {
         do throws(HCIError) {
             try await link.encrypt(with: key, rand: rand, ediv: ediv)
         } catch {
@@ -42,8 +42,8 @@ struct HCIPairableLink: PairableLink {
 
     var securityManagerPDUs: AsyncStream<[UInt8]> { link.securityManager.incoming }
 
-    func sendSecurityManagerPDU(_ pdu: [UInt8]) async throws { try await link.securityManager.send(pdu) }
+    nonisolated(nonsending) func sendSecurityManagerPDU(_ pdu: [UInt8]) async throws { try await link.securityManager.send(pdu) }
 
     /// HCI Disconnect with Authentication Failure (0x05); a link already gone needs nothing.
-    func disconnect() async { _ = try? await link.disconnect(reason: .authenticationFailure) }
+    nonisolated(nonsending) func disconnect() async { _ = try? await link.disconnect(reason: .authenticationFailure) }
 }

@@ -63,7 +63,7 @@ final class L2CAPATTBearer: ATTInboxBearer {
         do { try await connection.att.send(pdu) } catch { throw .closed }
     }
 
-    func close(_ reason: ATTCloseReason) async {
+    nonisolated(nonsending) func close(_ reason: ATTCloseReason) async {
         // HCI Disconnect allows only a few reason codes; "remote user terminated connection" is the
         // one a host sends for every deliberate close, a transaction timeout included.
         do {
@@ -82,7 +82,7 @@ final class L2CAPATTBearer: ATTInboxBearer {
         }
     }
 
-    func didNegotiateMTU(_ mtu: Int) async {
+    nonisolated(nonsending) func didNegotiateMTU(_ mtu: Int) async {
         connection.att.setMTU(mtu)
     }
 }

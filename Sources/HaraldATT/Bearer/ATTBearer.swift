@@ -66,10 +66,10 @@ public protocol ATTBearer: Sendable {
     nonisolated(nonsending) func send(_ pdu: [UInt8]) async throws(ATTBearerError)
 
     /// Closes the bearer; both sides get `.closed`. Closing twice does nothing.
-    func close(_ reason: ATTCloseReason) async
+    nonisolated(nonsending) func close(_ reason: ATTCloseReason) async
 
     /// Called by an engine once Exchange MTU has settled the ATT_MTU, in bytes.
-    func didNegotiateMTU(_ mtu: Int) async
+    nonisolated(nonsending) func didNegotiateMTU(_ mtu: Int) async
 
     /// Where an engine on this bearer starts its tasks (readers, deadline timers) unless it was
     /// given a starter of its own. The default starts plain `Task { }`s.

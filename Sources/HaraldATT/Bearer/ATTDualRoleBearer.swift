@@ -93,11 +93,11 @@ public final class ATTRoleBearer: ATTBearer {
         try await shared.send(pdu)
     }
 
-    public func close(_ reason: ATTCloseReason) async {
+    nonisolated(nonsending) public func close(_ reason: ATTCloseReason) async {
         await shared.close(reason)
     }
 
-    public func didNegotiateMTU(_ mtu: Int) async {
+    nonisolated(nonsending) public func didNegotiateMTU(_ mtu: Int) async {
         otherSide.yield(.mtuChanged(mtu))
         await shared.didNegotiateMTU(mtu)
     }

@@ -52,7 +52,7 @@ public final class ATTMemoryBearer: ATTBearer {
         if case .terminated = peerInbound.yield(.received(pdu)) { throw .closed }
     }
 
-    public func close(_ reason: ATTCloseReason) async {
+    nonisolated(nonsending) public func close(_ reason: ATTCloseReason) async {
         // A lost link is lost for both ends; any other close is the peer's doing for the other end.
         let peerReason: ATTCloseReason
         if case .linkLost = reason { peerReason = reason } else { peerReason = .closedByPeer }
@@ -62,7 +62,7 @@ public final class ATTMemoryBearer: ATTBearer {
         peerInbound.finish()
     }
 
-    public func didNegotiateMTU(_ mtu: Int) async {
+    nonisolated(nonsending) public func didNegotiateMTU(_ mtu: Int) async {
         await record.setMTU(mtu)
     }
 

@@ -81,7 +81,7 @@ public final class L2CAPFixedChannel: Sendable {
 
     /// Sends one SDU to the peer. Returns once the controller has taken all its fragments.
     /// Throws ``HCIError/disconnected(reason:)`` when the link is gone.
-    public func send(_ sdu: [UInt8]) async throws(HCIError) {
+    nonisolated(nonsending) public func send(_ sdu: [UInt8]) async throws(HCIError) {
         if let reason = closedSignal.current { throw .disconnected(reason: reason) }
         guard let host = hostReference.host else { throw .closed }
         try await host.sendL2CAP(handle: connectionHandle, cid: cid, sdu: sdu)
@@ -98,7 +98,7 @@ public final class L2CAPFixedChannel: Sendable {
 
     /// Waits until the link is gone and returns the disconnection reason (nil if the waiting task
     /// is cancelled first).
-    public func waitUntilClosed() async -> HCIStatus? { await closedSignal.wait() }
+    nonisolated(nonsending) public func waitUntilClosed() async -> HCIStatus? { await closedSignal.wait() }
 
     /// SDUs dropped because the reader fell more than the buffer size behind.
     public var droppedSDUCount: Int { dropped.value }

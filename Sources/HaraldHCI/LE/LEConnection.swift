@@ -102,12 +102,12 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     public var disconnectReason: HCIStatus? { disconnection.current }
 
     /// Waits until the link is gone; returns the reason (nil if the waiting task is cancelled).
-    public func waitUntilDisconnected() async -> HCIStatus? { await disconnection.wait() }
+    nonisolated(nonsending) public func waitUntilDisconnected() async -> HCIStatus? { await disconnection.wait() }
 
     /// Ends the link (HCI Disconnect) and waits for Disconnection Complete; returns its reason.
     /// If the controller never confirms, the link is dropped locally after the command timeout.
     @discardableResult
-    public func disconnect(reason: HCIStatus = .remoteUserTerminatedConnection) async throws(HCIError) -> HCIStatus {
+    nonisolated(nonsending) public func disconnect(reason: HCIStatus = .remoteUserTerminatedConnection) async throws(HCIError) -> HCIStatus {
         if let reason = disconnection.current { return reason }
         guard let host = hostReference.host else { throw .closed }
         return try await host.disconnect(handle: handle, reason: reason)
@@ -116,7 +116,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// The link's received signal strength now (HCI Read RSSI); nil when the controller cannot
     /// tell (it answers 127). A controller without the command fails with
     /// ``HCIError/commandFailed(_:_:)`` (Unknown HCI Command).
-    public func readRSSI() async throws(HCIError) -> RSSI? {
+    nonisolated(nonsending) public func readRSSI() async throws(HCIError) -> RSSI? {
         guard let host = hostReference.host else { throw .closed }
         let answer = try await host.execute(.readRSSI(handle: handle))
         guard answer.count >= 3 else { throw .unexpectedResponse(.readRSSI, "\(answer.count) bytes of return parameters") }
@@ -129,7 +129,8 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// it has no key for us — the link stays up), ``HCIError/disconnected(reason:)`` when the link
     /// drops meanwhile (0x3D MIC Failure: the peer's key differs).
     @discardableResult
-    public func encrypt(with key: SecretKey128, rand: UInt64 = 0, ediv: UInt16 = 0, timeout: Duration = .seconds(30)) async throws(HCIError)
+    nonisolated(nonsending) public func encrypt(with key: SecretKey128, rand: UInt64 = 0, ediv: UInt16 = 0, timeout: Duration = .seconds(30))
+        async throws(HCIError)
         -> LinkEncryption
     {
         guard let host = hostReference.host else { throw .closed }
@@ -139,13 +140,15 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// As peripheral, asks the central for new connection parameters (L2CAP Connection Parameter
     /// Update Request); true when it accepted — the new interval, latency and timeout then show
     /// in ``parameters`` once the link layer applied them — false when it refused.
-    public func requestConnectionParameters(_ parameters: LEConnectionParameters, timeout: Duration = .seconds(30)) async throws(HCIError) -> Bool {
+    nonisolated(nonsending) public func requestConnectionParameters(_ parameters: LEConnectionParameters, timeout: Duration = .seconds(30))
+        async throws(HCIError) -> Bool
+    {
         guard let host = hostReference.host else { throw .closed }
         return try await host.requestConnectionParameters(handle: handle, parameters, timeout: timeout)
     }
 
     /// Asks for a larger link-layer payload (Data Length Extension); `octets` 27…251.
-    public func setDataLength(octets: UInt16 = 251, time: UInt16 = 2120) async throws(HCIError) {
+    nonisolated(nonsending) public func setDataLength(octets: UInt16 = 251, time: UInt16 = 2120) async throws(HCIError) {
         guard let host = hostReference.host else { throw .closed }
         await host.linkSetUpFinished(handle: handle)  // after the host's own request, so this one wins
         try await host.execute(.leSetDataLength(handle: handle, txOctets: octets, txTime: time))
@@ -153,7 +156,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
     /// Asks for a PHY change (bits: 0x01 1M, 0x02 2M, 0x04 Coded); the outcome arrives as
     /// LE PHY Update Complete and shows in ``parameters``.
-    public func setPHY(tx: UInt8 = 0x02, rx: UInt8 = 0x02) async throws(HCIError) {
+    nonisolated(nonsending) public func setPHY(tx: UInt8 = 0x02, rx: UInt8 = 0x02) async throws(HCIError) {
         guard let host = hostReference.host else { throw .closed }
         await host.linkSetUpFinished(handle: handle)  // after the host's own request, so this one wins
         try await host.executeAccepted(.leSetPHY(handle: handle, txPHYs: tx, rxPHYs: rx))

@@ -4,7 +4,7 @@ import HaraldCore
 /// an in-memory pipe in tests.
 public protocol SMPBearer: Sendable {
     /// Sends one SMP PDU.
-    func send(_ pdu: [UInt8]) async throws
+    nonisolated(nonsending) func send(_ pdu: [UInt8]) async throws
     /// The PDUs the peer sends, in order; finishes when the link ends.
     var incoming: AsyncStream<[UInt8]> { get }
 }

@@ -139,6 +139,6 @@ public struct SMPResponderService: Sendable {
     private struct ForwardingBearer: SMPBearer {
         let incoming: AsyncStream<[UInt8]>
         let sender: Send
-        func send(_ pdu: [UInt8]) async throws { try await sender(pdu) }
+        nonisolated(nonsending) func send(_ pdu: [UInt8]) async throws { try await sender(pdu) }
     }
 }

@@ -176,7 +176,7 @@ public final class SimulatedATTBearer: ATTInboxBearer, Sendable {
         }
     }
 
-    public func close(_ reason: ATTCloseReason) async {
+    nonisolated(nonsending) public func close(_ reason: ATTCloseReason) async {
         localClose.withLock { if $0 == nil { $0 = reason } }
         switch reason {
         case .linkLost: await link.close(reason: .connectionTimeout)
@@ -185,7 +185,7 @@ public final class SimulatedATTBearer: ATTInboxBearer, Sendable {
         }
     }
 
-    public func didNegotiateMTU(_ mtu: Int) async {
+    nonisolated(nonsending) public func didNegotiateMTU(_ mtu: Int) async {
         negotiated.withLock { $0 = mtu }
     }
 

@@ -42,6 +42,6 @@ final class SimulatedSMPChannel: Sendable {
         let side: LinkSide
         let incoming: AsyncStream<[UInt8]>
 
-        func send(_ pdu: [UInt8]) async throws { try await channel.send(pdu, from: side) }
+        nonisolated(nonsending) func send(_ pdu: [UInt8]) async throws { try await channel.send(pdu, from: side) }
     }
 }
