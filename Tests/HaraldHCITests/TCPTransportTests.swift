@@ -215,6 +215,35 @@ struct TCPTransportTaskExecutorTests {
         #expect(host.linkTaskStarter.isDefault)
     }
 
+    @Test func anActorOnTheTransportsExecutorKeepsItsIsolationForTasksThatPreferTheThread() async throws {
+        var opened: TCPTransport?
+        let server = try connect(&opened)
+        defer { withExtendedLifetime(server) {} }
+        let transport = try #require(opened)
+        let inbox = ThreadBoundInbox(executor: try #require(transport.executor))
+        let executor = try #require(transport.taskExecutor)
+        let count = 2000
+        // A reader and a writer of the inbox, both preferring the transport's thread: every
+        // value must come out in order, and no delivery may land inside a wait (between its
+        // check of the queue and its registration), which only isolation prevents.
+        let reader = Task(executorPreference: executor) { () -> [Int] in
+            var taken: [Int] = []
+            for _ in 0..<count { taken.append(await inbox.next()) }
+            return taken
+        }
+        let writer = Task(executorPreference: executor) {
+            for value in 0..<count {
+                await inbox.deliver(value)
+                if value % 3 == 0 { await Task.yield() }
+            }
+        }
+        await writer.value
+        let taken = try await withHangGuard(seconds: 30) { await reader.value }
+        #expect(taken == Array(0..<count))
+        #expect(await inbox.deliveriesInsideAWait == 0)
+        await transport.close()
+    }
+
     @Test func aKeptTaskExecutorStillRunsJobsOnItsThreadAfterItsTransportIsGone() async throws {
         var transport: TCPTransport?
         let server = try connect(&transport)
@@ -229,5 +258,37 @@ struct TCPTransportTaskExecutorTests {
             await withTaskExecutorPreference(executor) { await threadAfterSuspending() }
         }
         #expect(pthread_equal(before, after) != 0)
+    }
+}
+
+/// A one-reader inbox on a given serial executor that counts the deliveries that came while a
+/// wait was between its look at the queue and its registration.
+private actor ThreadBoundInbox {
+    private let executor: any SerialExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    private var waiter: CheckedContinuation<Int, Never>?
+    private var queued: [Int] = []
+    private var waiting = false
+    private(set) var deliveriesInsideAWait = 0
+
+    init(executor: any SerialExecutor) { self.executor = executor }
+
+    func next() async -> Int {
+        if !queued.isEmpty { return queued.removeFirst() }
+        waiting = true
+        return await withCheckedContinuation { continuation in
+            waiting = false
+            waiter = continuation
+        }
+    }
+
+    func deliver(_ value: Int) {
+        if waiting { deliveriesInsideAWait += 1 }
+        if let waiter {
+            self.waiter = nil
+            waiter.resume(returning: value)
+        } else {
+            queued.append(value)
+        }
     }
 }
