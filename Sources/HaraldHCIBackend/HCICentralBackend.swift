@@ -255,7 +255,7 @@ public final class HCICentralBackend: CentralBackend {
         } catch {
             throw BluetoothError(error)
         }
-        let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, taskStarter: host.linkTaskStarter, logger: logger)
+        let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, logger: logger)
         do {
             let security = linkSecurity(for: link, peerIdentity: await peerIdentity(requested: requested, link: link))
             // A bonded peer is encrypted with the bond before its first ATT request (BLESA).
@@ -301,7 +301,7 @@ public final class HCICentralBackend: CentralBackend {
         guard let security else { return nil }
         return BondingLinkSecurity.start(
             link: HCIPairableLink(link: link, host: host, peerIdentity: peerIdentity), configuration: security, logger: logger, clock: clock,
-            taskStarter: host.linkTaskStarter, attempts: pairingAttempts, serialDomain: host)
+            attempts: pairingAttempts, serialDomain: host)
     }
 
     /// The identity of the peer on `link`: the identity address asked for when the link went to

@@ -222,7 +222,7 @@ public actor HCIPeripheral {
     /// Serves one central until its link ends.
     private func serve(_ link: LEConnection) async {
         report(.connected(link.peer))
-        let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, taskStarter: host.linkTaskStarter, logger: logger)
+        let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, logger: logger)
         // Whether the central has a key with us decides 0x0F (encrypt with it) against 0x05 (pair).
         if let bond = await bond(of: link.peer) { bondedLevels[link.handle] = bond.securityLevel }
         let serverConnection = await server.attach(bearer, security: gattSecurity(of: link, isEncrypted: false))
@@ -302,8 +302,7 @@ public actor HCIPeripheral {
         let admission = BondAdmission(bonds: security.bonds, agent: security.agent)
         let service = SMPResponderService(
             configuration: security.pairing, agent: security.agent, addresses: PairingAddresses(initiator: link.peer, responder: ours),
-            localKeys: SMPResponderLocalKeys(identity: identity), taskStarter: host.linkTaskStarter, attempts: pairingAttempts,
-            send: { pdu in try await channel.send(pdu) },
+            localKeys: SMPResponderLocalKeys(identity: identity), attempts: pairingAttempts, send: { pdu in try await channel.send(pdu) },
             checkPeerKeys: { keys in await admission.check(keys, knownIdentity: nil) }, serialDomain: host
         ) { [weak self] key, level, keySize in
             guard let self else { throw PairingError.linkLost("the peripheral closed") }

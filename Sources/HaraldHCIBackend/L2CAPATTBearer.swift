@@ -14,17 +14,14 @@ import Logging
 /// its own and needs no task.
 final class L2CAPATTBearer: ATTInboxBearer {
     let localMTU: Int
-    /// Where an engine on this bearer starts its tasks: the host's transport thread when it has one.
-    let taskStarter: TaskStarter
     private let connection: LEConnection
     private let logger: Logger
     /// The stream ``events`` returns, made on first use.
     private let eventStream = Locked<AsyncStream<ATTBearerEvent>?>(nil)
 
     /// A bearer on `connection`'s ATT channel, receiving PDUs of up to `localMTU` bytes.
-    init(connection: LEConnection, localMTU: Int = 517, taskStarter: TaskStarter = .default, logger: Logger) {
+    init(connection: LEConnection, localMTU: Int = 517, logger: Logger) {
         self.connection = connection
-        self.taskStarter = taskStarter
         self.localMTU = localMTU
         self.logger = logger
     }

@@ -198,23 +198,6 @@ struct TCPTransportTaskExecutorTests {
         await transport.close()
     }
 
-    @Test func aHostOverTheTransportStartsItsLinksTasksOnTheReadingThread() async throws {
-        var opened: TCPTransport?
-        let server = try connect(&opened)
-        defer { withExtendedLifetime(server) {} }
-        let transport = try #require(opened)
-        let host = HCIHost(transport: transport)
-        let starter = host.linkTaskStarter
-        #expect(starter.isDefault == false)
-        #expect(await starter.start { await runsOnReadingThread(of: transport) }.value)
-        await transport.close()
-    }
-
-    @Test func aHostOverATransportWithoutAThreadStartsPlainTasks() {
-        let host = HCIHost(transport: FakeController())
-        #expect(host.linkTaskStarter.isDefault)
-    }
-
     @Test func anActorOnTheTransportsExecutorKeepsItsIsolationForTasksThatPreferTheThread() async throws {
         var opened: TCPTransport?
         let server = try connect(&opened)

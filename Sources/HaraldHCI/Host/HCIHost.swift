@@ -143,16 +143,6 @@ public actor HCIHost: DeadlineOwner {
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     public nonisolated var taskExecutor: (any TaskExecutor)? { transport.taskExecutor }
 
-    /// Where the engines of this host's links start their tasks (a GATT client's reader and
-    /// timer sleeper, a pairing's timers): on the transport's thread when it has one
-    /// (``taskExecutor``), so a link's work wakes no other thread; else plain `Task { }`s.
-    public nonisolated var linkTaskStarter: TaskStarter {
-        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let executor = taskExecutor {
-            return TaskStarter(executor: executor)
-        }
-        return .default
-    }
-
     /// Starts reading from the transport and sets the controller up (see ``setUpController()``).
     @discardableResult
     public func start() async throws(HCIError) -> ControllerInfo {
