@@ -46,11 +46,8 @@ public actor HCIPeripheral {
         }
     }
 
-    /// The HCI host doing the work. The peripheral, its GATT server and each link's Security
-    /// Manager run on the host's executor (its transport's thread): the host is their serial
-    /// domain.
+    /// The HCI host doing the work.
     public let host: HCIHost
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { host.unownedExecutor }
     /// The GATT server every central talks to.
     public let server: GATTServer
     private let security: SecurityConfiguration?
@@ -130,7 +127,7 @@ public actor HCIPeripheral {
             }
         }
         let host = HCIHost(transport: transport, clock: clock, configuration: configuration)
-        let server = try GATTServer(services: services, configuration: .peripheral, serialDomain: host)
+        let server = try GATTServer(services: services, configuration: .peripheral)
         try await host.start()
         let peripheral = HCIPeripheral(host: host, server: server, security: security, localMTU: localMTU, logger: configuration.logger)
         await peripheral.startAccepting()
@@ -303,7 +300,7 @@ public actor HCIPeripheral {
         let service = SMPResponderService(
             configuration: security.pairing, agent: security.agent, addresses: PairingAddresses(initiator: link.peer, responder: ours),
             localKeys: SMPResponderLocalKeys(identity: identity), attempts: pairingAttempts, send: { pdu in try await channel.send(pdu) },
-            checkPeerKeys: { keys in await admission.check(keys, knownIdentity: nil) }, serialDomain: host
+            checkPeerKeys: { keys in await admission.check(keys, knownIdentity: nil) }
         ) { [weak self] key, level, keySize in
             guard let self else { throw PairingError.linkLost("the peripheral closed") }
             try await self.awaitEncryption(of: link, with: key, level: level, keySize: keySize)
