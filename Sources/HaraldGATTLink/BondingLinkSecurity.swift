@@ -71,6 +71,7 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     private let attempts: PairingAttemptLimiter?
     /// The link's serial domain, whose executor this and its pairings run on (see `SerialDomain`).
     package nonisolated let serialDomain: any Actor
+    /// The executor of the link's serial domain, where this actor runs.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { serialDomain.unownedExecutor }
     /// The level the last encryption or pairing gave the link.
     private var level = SecurityLevel.none

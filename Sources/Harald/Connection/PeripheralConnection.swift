@@ -33,6 +33,7 @@ public actor PeripheralConnection {
     /// The link's serial domain (see `SerialDomain`): a handle runs on it with the link's engines,
     /// so a call goes down the stack to the link's GATT client with no executor switch.
     package nonisolated var serialDomain: any Actor { link.serialDomain }
+    /// The executor of the link's serial domain, where this actor runs.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { link.serialDomain.unownedExecutor }
     /// The clock the connection's timeouts run on (the simulation's virtual clock in a simulator).
     public nonisolated let clock: any Clock<Duration>

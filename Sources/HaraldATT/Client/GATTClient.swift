@@ -52,6 +52,7 @@ public actor GATTClient: DeadlineOwner {
     let bearer: any ATTBearer
     /// The link's serial domain, whose executor this client runs on (see `SerialDomain`).
     package nonisolated let serialDomain: any Actor
+    /// The executor of the link's serial domain, where this actor runs.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { serialDomain.unownedExecutor }
     /// What a deadline of this client ends.
     package enum DeadlineAction: Sendable {

@@ -33,6 +33,7 @@ public enum GATTServerEvent: Sendable, Hashable {
 public actor GATTServer {
     /// The serial domain whose executor this server runs on (see `SerialDomain`).
     package nonisolated let serialDomain: any Actor
+    /// The executor of the link's serial domain, where this actor runs.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { serialDomain.unownedExecutor }
     /// Engine settings.
     public struct Configuration: Sendable {

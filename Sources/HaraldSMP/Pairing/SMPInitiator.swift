@@ -41,6 +41,7 @@ public actor SMPInitiator {
     let inbox: SMPInbox
     /// The link's serial domain, whose executor the pairing runs on (see `SerialDomain`).
     package nonisolated let serialDomain: any Actor
+    /// The executor of the link's serial domain, where this actor runs.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { serialDomain.unownedExecutor }
     /// Where its background work runs (a simulation's executor, in virtual time).
     let taskStarter: TaskStarter

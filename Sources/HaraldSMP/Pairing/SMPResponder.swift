@@ -66,6 +66,7 @@ public actor SMPResponder {
     let inbox: SMPInbox
     /// The link's serial domain, whose executor the pairing runs on (see `SerialDomain`).
     package nonisolated let serialDomain: any Actor
+    /// The executor of the link's serial domain, where this actor runs.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { serialDomain.unownedExecutor }
 
     /// - Parameters:
