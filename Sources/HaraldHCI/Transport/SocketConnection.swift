@@ -22,11 +22,14 @@ final class SocketConnection: Sendable {
     private let loop: SocketLoop
     /// Runs its jobs on the socket's thread, between reads (see ``TransportExecutor``).
     let executor: TransportExecutor
+    /// A `TransportTaskExecutor` on the same thread, where task executors exist (held as an
+    /// object so the type needs no availability).
+    private let taskExecutorObject: (any AnyObject & Sendable)?
 
     /// The socket's thread as a task executor: nonisolated code of a task that prefers it runs
-    /// on the thread that reads the socket. The same object as ``executor``.
+    /// on the thread that reads the socket (see ``TransportTaskExecutor``).
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
-    var taskExecutor: (any TaskExecutor)? { executor }
+    var taskExecutor: (any TaskExecutor)? { taskExecutorObject as? any TaskExecutor }
 
     /// Packets read and not yet taken by the host, bounded: when it is full the thread stops
     /// reading and the controller is held back (see ``HCIPacketInbox``).
@@ -36,6 +39,12 @@ final class SocketConnection: Sendable {
     init(descriptor: Int32, name: String, backlogCapacity: Int = HCIPacketInbox.defaultCapacity) throws(HCITransportError) {
         loop = try SocketLoop(descriptor: descriptor, capacity: backlogCapacity)
         executor = TransportExecutor(loop: loop)
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            taskExecutorObject = TransportTaskExecutor(loop: loop)
+        } else {
+            taskExecutorObject = nil
+            loop.taskExecutorReleased()
+        }
         let loop = self.loop
         let thread = Thread { loop.run() }
         thread.name = "HaraldHCI \(name)"
@@ -59,27 +68,18 @@ final class SocketConnection: Sendable {
     deinit { loop.requestClose() }
 }
 
-/// The executor of a socket transport's thread: its jobs run there, in the order they were
+/// A serial executor whose jobs run on a socket transport's thread, in the order they were
 /// enqueued, between reads of the socket.
 ///
-/// It is a serial executor — the HCI host runs on it (``HCIHost`` takes its transport's executor),
-/// and so does every link's serial domain over that host, so the packets the thread reads resume
-/// them on the same thread — and, where task executors exist, also a task executor: a task that
-/// prefers it (`withTaskExecutorPreference`) runs its nonisolated code there, so a loop over a
-/// subscription takes each value on the thread that read it from the controller.
-///
-/// One object in both roles, and every job run with it as both (`runSynchronously(isolatedTo:
-/// taskExecutor:)`): a job of a task that prefers the thread and hops onto an actor of this
-/// executor (the host, a link's engine) then runs isolated to that actor. Two executor objects on
-/// one thread, each job run as one of them only, let such a job run actor code without the actor's
-/// isolation (an inbox's wait and a delivery interleaved, and two SMP PDUs were taken out of
-/// order). While it lives, the thread lives; when the last reference to it goes, the thread ends
-/// after the jobs still queued.
+/// The HCI host runs on it (``HCIHost`` takes its transport's executor), so the packets the thread
+/// reads resume the host's reader on the same thread. While it lives, the thread lives; when the
+/// last reference to it goes, the thread ends after the jobs still queued.
 final class TransportExecutor: SerialExecutor {
     private let loop: SocketLoop
 
     init(loop: SocketLoop) {
         self.loop = loop
+        loop.executorCreated(UnownedSerialExecutor(ordinary: self))
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -94,23 +94,43 @@ final class TransportExecutor: SerialExecutor {
         precondition(loop.isCurrentThread, "expected to run on the transport's thread")
     }
 
-    /// Runs `job` on the calling thread (the transport's) as this executor in both roles.
-    func run(_ job: UnownedJob) {
-        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
-            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
-        } else {
-            job.runSynchronously(on: asUnownedSerialExecutor())
-        }
-    }
-
     deinit { loop.executorReleased() }
 }
 
+/// A task executor whose jobs run on a socket transport's thread, in the order they were enqueued
+/// (with the serial executor's), between reads of the socket.
+///
+/// A task that prefers it (`withTaskExecutorPreference`) runs its nonisolated code there: a loop
+/// over a subscription then takes each value on the thread that read it from the controller, with
+/// no other thread woken. While it lives, the thread lives.
+///
+/// The thread runs this executor's jobs as the serial executor's too (`runSynchronously(isolatedTo:
+/// taskExecutor:)`, while the serial executor lives): run as the task executor only, a job of a
+/// preferring task that hopped onto an actor of the serial executor (the host, an inbox on the
+/// thread) ran that actor's code without its isolation — a delivery landed inside a wait and
+/// values came out of order (`TCPTransportTaskExecutorTests`). The serial executor's own jobs run
+/// as the serial executor only: with one object in both roles and every job run as both (tried),
+/// pairings and writes of the Bumble integration suite lost their connections; the likely cause is
+/// that every task passing through the host then ran as if it preferred the thread, but it was not
+/// pinned down.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
-extension TransportExecutor: TaskExecutor {
+final class TransportTaskExecutor: TaskExecutor {
+    private let loop: SocketLoop
+
+    init(loop: SocketLoop) {
+        self.loop = loop
+        loop.taskExecutorCreated(UnownedTaskExecutor(ordinary: self))
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        loop.enqueue(UnownedJob(job), keepingTaskExecutor: self)
+    }
+
     func asUnownedTaskExecutor() -> UnownedTaskExecutor {
         UnownedTaskExecutor(ordinary: self)
     }
+
+    deinit { loop.taskExecutorReleased() }
 }
 
 /// What the transport's thread owns: the socket, the wake-up pipe, the jobs waiting to run and
@@ -128,16 +148,28 @@ final class SocketLoop: Sendable {
     private let wakeRead: Int32
     let packets: HCIPacketInbox
 
+    /// A job and the executor it was enqueued on.
+    struct QueuedJob {
+        let job: UnownedJob
+        /// Enqueued on the task executor (else on the serial executor).
+        let onTaskExecutor: Bool
+    }
+
     private struct Control {
-        var jobs: [UnownedJob] = []
+        var jobs: [QueuedJob] = []
         /// True while the thread is (about to be) in poll with no job queued: an enqueue must
         /// wake it.
         var sleeping = false
         var closeRequested = false
         var executorGone = false
-        /// The executor, held while jobs are queued for it, so it cannot go away under them (and
-        /// the thread runs them with it).
+        var executor: UnownedSerialExecutor?
+        /// The executor, held while jobs are queued for it, so it cannot go away under them.
         var executorWhileJobsWait: TransportExecutor?
+        /// The task executor on the same thread (`TransportTaskExecutor`), its end, and a hold
+        /// on it while its jobs wait (as an object: the type needs macOS 15).
+        var taskExecutorGone = false
+        var taskExecutor: UnownedTaskExecutor?
+        var taskExecutorWhileJobsWait: (any AnyObject & Sendable)?
         var wakeWrite: Int32
         /// The thread, once it runs (for `checkIsolated`).
         var thread: pthread_t?
@@ -160,13 +192,38 @@ final class SocketLoop: Sendable {
         packets = HCIPacketInbox(capacity: capacity) { SocketLoop.wake(control) }
     }
 
+    func executorCreated(_ executor: UnownedSerialExecutor) {
+        control.withLock { $0.executor = executor }
+    }
+
     var isCurrentThread: Bool {
         control.withLock { state in state.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
+    func taskExecutorCreated(_ executor: UnownedTaskExecutor) {
+        control.withLock { $0.taskExecutor = executor }
+    }
+
+    func taskExecutorReleased() {
+        control.withLock { $0.taskExecutorGone = true }
+        Self.wake(control, always: true)
+    }
+
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    func enqueue(_ job: UnownedJob, keepingTaskExecutor executor: TransportTaskExecutor) {
+        let wakeWrite = control.withLock { state -> Int32 in
+            state.jobs.append(QueuedJob(job: job, onTaskExecutor: true))
+            if state.taskExecutorWhileJobsWait == nil { state.taskExecutorWhileJobsWait = executor }
+            guard state.sleeping else { return -1 }
+            state.sleeping = false
+            return state.wakeWrite
+        }
+        if wakeWrite >= 0 { Self.poke(wakeWrite) }
+    }
+
     func enqueue(_ job: UnownedJob, keeping executor: TransportExecutor) {
         let wakeWrite = control.withLock { state -> Int32 in
-            state.jobs.append(job)
+            state.jobs.append(QueuedJob(job: job, onTaskExecutor: false))
             if state.executorWhileJobsWait == nil { state.executorWhileJobsWait = executor }
             guard state.sleeping else { return -1 }
             state.sleeping = false
@@ -235,24 +292,41 @@ final class SocketLoop: Sendable {
         var heldBack: [HCIPacket] = []
         var heldBackHead = 0
         var socketOpen = true
-        var batch: [UnownedJob] = []
+        var batch: [QueuedJob] = []
         while true {
             // One batch of jobs per turn, so jobs that enqueue jobs cannot starve the socket.
-            // Every enqueue keeps the executor while its job waits, so a batch comes with it.
-            var (kept, stop) = control.withLock { state in
+            var (executor, taskExecutor, kept, keptTask, stop) = control.withLock { state in
                 swap(&batch, &state.jobs)
-                defer { state.executorWhileJobsWait = nil }
-                return (state.executorWhileJobsWait, state.executorGone)
+                defer {
+                    state.executorWhileJobsWait = nil
+                    state.taskExecutorWhileJobsWait = nil
+                }
+                return (
+                    state.executorGone ? nil : state.executor, state.taskExecutor, state.executorWhileJobsWait,
+                    state.taskExecutorWhileJobsWait, state.executorGone && state.taskExecutorGone
+                )
             }
-            if let executor = kept {
-                for job in batch { executor.run(job) }
+            for queued in batch {
+                if queued.onTaskExecutor {
+                    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let taskExecutor {
+                        if let executor {
+                            // As the thread's serial executor too: see TransportTaskExecutor.
+                            queued.job.runSynchronously(isolatedTo: executor, taskExecutor: taskExecutor)
+                        } else {
+                            queued.job.runSynchronously(on: taskExecutor)
+                        }
+                    }
+                } else if let executor {
+                    queued.job.runSynchronously(on: executor)
+                }
             }
             batch.removeAll(keepingCapacity: true)
-            // The batch's own reference to the executor goes; if it was the last, its deinit has
-            // just marked it gone.
-            if kept != nil {
+            // The batch's own references to the executors go; if one was the last, its deinit
+            // has just marked it gone.
+            if kept != nil || keptTask != nil {
                 kept = nil
-                stop = control.withLock { $0.executorGone && $0.jobs.isEmpty }
+                keptTask = nil
+                stop = control.withLock { $0.executorGone && $0.taskExecutorGone && $0.jobs.isEmpty }
             }
             // A close ends the packets first: nothing held back is handed over after it.
             let closeRequested = control.withLock { $0.closeRequested }
@@ -274,7 +348,7 @@ final class SocketLoop: Sendable {
             }
             let readSocket = socketOpen && heldBack.isEmpty
             var hasJobs = control.withLock { state -> Bool in
-                if state.jobs.isEmpty, !state.closeRequested || !socketOpen, !state.executorGone {
+                if state.jobs.isEmpty, !state.closeRequested || !socketOpen, !(state.executorGone && state.taskExecutorGone) {
                     state.sleeping = true
                     return false
                 }
