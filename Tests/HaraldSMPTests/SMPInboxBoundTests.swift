@@ -27,7 +27,8 @@ struct SMPInboxBoundTests {
     }
 
     @Test func aFloodWhileNobodyWaitsLeavesTheInboxAtItsCapacity() async {
-        let inbox = SMPInbox()
+        let clock = ManualClock()
+        let inbox = SMPInbox(clock: clock)
         let (incoming, peer) = AsyncStream<[UInt8]>.makeStream()
         await inbox.start(incoming)
         let flood = 1_000
@@ -41,8 +42,7 @@ struct SMPInboxBoundTests {
         }
         #expect(drained)
         #expect(await inbox.queued.count == SMPPendingPDUs.capacity)
-        let clock = ManualClock()
-        guard case .pdu(let first) = await inbox.next(within: .seconds(30), on: clock) else {
+        guard case .pdu(let first) = await inbox.next(within: .seconds(30)) else {
             Issue.record("the oldest PDU was not kept")
             return
         }

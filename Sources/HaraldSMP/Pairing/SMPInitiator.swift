@@ -85,7 +85,7 @@ public actor SMPInitiator {
     ) {
         let serialDomain = serialDomain ?? SerialDomain()
         self.serialDomain = serialDomain
-        self.inbox = SMPInbox(starter: taskStarter, serialDomain: serialDomain)
+        self.inbox = SMPInbox(clock: clock, starter: taskStarter, serialDomain: serialDomain)
         self.taskStarter = taskStarter
         self.bearer = bearer
         self.configuration = configuration
@@ -221,7 +221,7 @@ public actor SMPInitiator {
             guard !isDead, let left = timeLeft() else { throw .timedOut }
             let bytes: [UInt8]
             do {
-                bytes = try await inbox.nextPDU(within: left, on: clock)
+                bytes = try await inbox.nextPDU(within: left)
             } catch {
                 if case .timedOut = error { isDead = true }
                 throw error
@@ -257,7 +257,7 @@ public actor SMPInitiator {
         guard let left = timeLeft() else { throw .timedOut }
         let answer: T?
         do {
-            answer = try await SMPDeadline.run(within: left, on: clock, starter: taskStarter) { await question(agent) }
+            answer = try await inbox.run(within: left) { await question(agent) }
         } catch {
             throw .linkLost("pairing was cancelled")
         }
@@ -275,7 +275,7 @@ public actor SMPInitiator {
         guard let left = timeLeft() else { throw .timedOut }
         let outcome: Result<Void, PairingError>?
         do {
-            outcome = try await SMPDeadline.run(within: left, on: clock, starter: taskStarter) { () async -> Result<Void, PairingError> in
+            outcome = try await inbox.run(within: left) { () async -> Result<Void, PairingError> in
                 do {
                     try await encrypt(key, 0, 0)
                     return .success(())

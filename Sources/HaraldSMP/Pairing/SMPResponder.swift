@@ -101,7 +101,7 @@ public actor SMPResponder {
         self.taskStarter = taskStarter
         let serialDomain = serialDomain ?? SerialDomain()
         self.serialDomain = serialDomain
-        inbox = SMPInbox(starter: taskStarter, serialDomain: serialDomain)
+        inbox = SMPInbox(clock: clock, starter: taskStarter, serialDomain: serialDomain)
         self.bearer = bearer
         self.configuration = configuration
         self.addresses = addresses
@@ -516,7 +516,7 @@ public actor SMPResponder {
     private func receive<T: SMPPDUCodable>(_ type: T.Type) async throws(PairingError) -> T {
         while true {
             guard let left = timeLeft() else { throw .timedOut }
-            let bytes = try await inbox.nextPDU(within: left, on: clock)
+            let bytes = try await inbox.nextPDU(within: left)
             let pdu: SMPPDU
             do {
                 pdu = try SMPPDU(decoding: bytes)
@@ -542,7 +542,7 @@ public actor SMPResponder {
         guard let left = timeLeft() else { throw .timedOut }
         let result: Value?
         do {
-            result = try await SMPDeadline.run(within: left, on: clock, starter: taskStarter, operation)
+            result = try await inbox.run(within: left, operation)
         } catch let error as PairingError {
             throw error
         } catch {
