@@ -455,6 +455,35 @@ struct PeripheralBackendTests {
         await serving.stop()
     }
 
+    @Test func indicationsWaitingForRoomShareOneTimerAndEachTimesOutAtItsOwnDeadline() async throws {
+        let clock = VirtualClock()
+        let (manager, backend) = FakePeripheralManager.make(clock: clock)
+        let serving = try await backend.serve(TestDevice.definition())
+        let phone = FakeRemoteCentral()
+        manager.subscribe(phone, to: TestDevice.stream)
+        manager.setRoom(false)
+        let id = CentralIdentifier(rawValue: phone.identifier.uuidString)
+        let indications = (1...5).map { seconds in
+            Task {
+                try await serving.indicate(
+                    [UInt8(seconds)], characteristic: TestDevice.stream, service: TestDevice.service, to: id, timeout: .seconds(seconds))
+            }
+        }
+        await until { backend.pendingOperationCount == 5 }
+        await waitForSleepers(clock)
+        #expect(clock.sleeperCount == 1, "five waiting indications, one sleeping timer")
+        for (offset, indication) in indications.enumerated() {
+            clock.advance(by: .seconds(1))
+            let seconds = offset + 1
+            await #expect(throws: BluetoothError.timeout(operation: "indication of \(TestDevice.stream)", after: .seconds(seconds))) {
+                try await indication.value
+            }
+            #expect(backend.pendingOperationCount == 4 - offset)
+        }
+        #expect(clock.sleeperCount == 0, "no timer is left once nothing waits")
+        await serving.stop()
+    }
+
     @Test func notifyOnACharacteristicThatDoesNotNotifyIsMisuse() async throws {
         let (_, _, serving) = try await served()
         await #expect(throws: BluetoothError.self) {

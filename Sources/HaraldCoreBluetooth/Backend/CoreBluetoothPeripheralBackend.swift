@@ -102,8 +102,13 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         self.queue = queue
         self.clock = clock
         queue.setSpecific(key: queueKey, value: true)
-        state.withLock { $0.makeManager = makeManager }
+        state.withLock {
+            $0.makeManager = makeManager
+            $0.deadlines = DeadlineSchedule(anyClock: clock)
+        }
     }
+
+    deinit { state.withLock { $0.deadlines.cancelSleeper() } }
 
     // MARK: State
 
@@ -122,6 +127,16 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         let index: Int
         let central: CentralIdentifier?
         let continuation: CheckedContinuation<Int, any Error>
+        /// Its timeout on `State.deadlines`; nil for an update that waits until cancelled.
+        let deadline: DeadlineSchedule<UpdateTimeout>.ID?
+    }
+
+    /// What an update's deadline ends when it passes: the update still waiting for
+    /// CoreBluetooth to take it.
+    struct UpdateTimeout: Sendable {
+        let id: UInt64
+        let operation: String
+        let timeout: Duration
     }
 
     /// What a step of publishing waits for.
@@ -199,6 +214,13 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         var removedServices: [Manager.MutableService] = []
         /// Objects the platform glue needs kept alive as long as the backend (the delegate proxy).
         var retainedObjects: [AnyObject] = []
+        /// The timeouts of updates waiting for CoreBluetooth, served by at most one sleeping task.
+        var deadlines = DeadlineSchedule<UpdateTimeout>(clock: ContinuousClock())
+
+        /// Forgets the timeouts of updates taken out of the session (lock held).
+        mutating func endTimeouts(of waiters: [UpdateWaiter]) {
+            for waiter in waiters { deadlines.cancel(waiter.deadline) }
+        }
 
         mutating func makeID() -> UInt64 {
             nextID += 1
@@ -406,6 +428,7 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
             guard let session = state.session, session.generation == generation else { return nil }
             state.session = nil
             state.teardowns.append(Teardown(services: session.services, requests: Array(session.requests.values)))
+            state.endTimeouts(of: session.waiters)
             return session
         }
         guard let session = ended else { return }
@@ -437,160 +460,6 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         }
     }
 
-    // MARK: What the served device does
-
-    /// Runs `body` on the session `generation` (nil when it ended).
-    func withSession<T>(_ generation: UInt64, _ body: (inout Session, RadioState) throws(BluetoothError) -> T) throws(BluetoothError) -> T {
-        try state.withLock { state throws(BluetoothError) -> T in
-            guard var session = state.session, session.generation == generation else {
-                throw .misuse("the served device was stopped")
-            }
-            defer { state.session = session }
-            return try body(&session, state.radio)
-        }
-    }
-
-    func update(
-        _ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier?, indication: Bool,
-        timeout: Duration?, generation: UInt64
-    ) async throws(BluetoothError) -> Int {
-        let count = try withSession(generation) { session, radio throws(BluetoothError) -> Int in
-            guard let index = session.index(of: uuid, in: service) else {
-                throw .notFound("characteristic \(uuid) in service \(service) is not in the served definition")
-            }
-            let served = session.characteristics[index]
-            let allowed: CharacteristicProperties = indication ? .indicate : [.notify, .indicate]
-            guard !served.definition.properties.isDisjoint(with: allowed) else {
-                throw .misuse("characteristic \(uuid) does not \(indication ? "indicate" : "notify")")
-            }
-            guard session.isPublished else { throw .radioUnavailable(radio) }
-            if let central {
-                guard served.subscribers.contains(central) else {
-                    if indication { throw .notFound("\(central) is not subscribed to \(uuid)") }
-                    return 0
-                }
-                return 1
-            }
-            return served.subscribers.count
-        }
-        guard count > 0 else { return 0 }
-        let id = state.withLock { $0.makeID() }
-        let timer: Task<Void, Never>? = timeout.map { timeout in
-            Task { [clock] in
-                do { try await clock.sleep(for: timeout) } catch { return }
-                self.failWaiter(id, with: .timeout(operation: "indication of \(uuid)", after: timeout))
-            }
-        }
-        defer { timer?.cancel() }
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
-                    let failure = state.withLock { state -> BluetoothError? in
-                        guard !Task.isCancelled else { return .cancelled }
-                        guard var session = state.session, session.generation == generation else { return .misuse("the served device was stopped") }
-                        guard let index = session.index(of: uuid, in: service) else { return .notFound("\(uuid)") }
-                        session.waiters.append(
-                            UpdateWaiter(id: id, data: Data(value), index: index, central: central, continuation: continuation))
-                        state.session = session
-                        return nil
-                    }
-                    if let failure { return continuation.resume(throwing: failure) }
-                    queue.async { self.sendWaiting() }
-                }
-            } onCancel: {
-                self.failWaiter(id, with: .cancelled)
-            }
-        } catch {
-            throw error as? BluetoothError ?? .backend("\(error)")
-        }
-    }
-
-    private func failWaiter(_ id: UInt64, with error: BluetoothError) {
-        let waiter = state.withLock { state -> UpdateWaiter? in
-            guard let index = state.session?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-            return state.session?.waiters.remove(at: index)
-        }
-        waiter?.continuation.resume(throwing: error)
-    }
-
-    /// On the queue: hands CoreBluetooth the waiting notifications, oldest first, until it has no
-    /// room (it then calls `peripheralManagerIsReady(toUpdateSubscribers:)`, which calls this).
-    func sendWaiting() {
-        while true {
-            let next = state.withLock { state -> NextUpdate? in
-                guard let manager = state.manager, var session = state.session, session.isPublished, let waiter = session.waiters.first,
-                    session.objects.indices.contains(waiter.index)
-                else { return nil }
-                let subscribers = session.characteristics[waiter.index].subscribers
-                var centrals: [Manager.RemoteCentral]?
-                if let central = waiter.central, let object = session.centrals[central], subscribers.contains(central) {
-                    centrals = [object]
-                } else if waiter.central != nil || subscribers.isEmpty {
-                    session.waiters.removeFirst()
-                    state.session = session
-                    return .drop(waiter)
-                }
-                return .send(manager, waiter, session.objects[waiter.index], centrals, count: centrals == nil ? subscribers.count : 1)
-            }
-            switch next {
-            case nil:
-                return
-            case .drop(let waiter):
-                waiter.continuation.resume(returning: 0)
-            case let .send(manager, waiter, characteristic, centrals, count):
-                var data = waiter.data
-                if let limit = centrals?.first?.maximumUpdateValueLength, limit >= 0, data.count > limit { data = data.prefix(limit) }
-                guard manager.updateValue(data, for: characteristic, onSubscribedCentrals: centrals) else { return }
-                let sent = state.withLock { state -> UpdateWaiter? in
-                    guard let index = state.session?.waiters.firstIndex(where: { $0.id == waiter.id }) else { return nil }
-                    return state.session?.waiters.remove(at: index)
-                }
-                sent?.continuation.resume(returning: count)
-            }
-        }
-    }
-
-    func setValue(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, generation: UInt64) throws(BluetoothError) {
-        try withSession(generation) { session, _ throws(BluetoothError) in
-            guard let index = session.index(of: uuid, in: service) else {
-                throw .notFound("characteristic \(uuid) in service \(service) is not in the served definition")
-            }
-            guard !session.characteristics[index].isCached else {
-                throw .unsupported(
-                    "CoreBluetooth caches the value of \(uuid), a read-only characteristic without a read handler, and never lets it change: "
-                        + "give it a read handler to serve a changing value")
-            }
-            session.characteristics[index].value = value
-        }
-    }
-
-    func events(generation: UInt64) -> AsyncStream<PeripheralEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: PeripheralEvent.self, bufferingPolicy: .bufferingNewest(256))
-        let id = state.withLock { state -> UInt64? in
-            guard state.session?.generation == generation else { return nil }
-            let id = state.makeID()
-            state.session?.watchers[id] = continuation
-            return id
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { state in
-                if state.session?.generation == generation { _ = state.session?.watchers.removeValue(forKey: id) }
-            }
-        }
-        return stream
-    }
-
-    func centrals(generation: UInt64) -> [CentralIdentifier] {
-        state.withLock { state in
-            guard let session = state.session, session.generation == generation else { return [] }
-            return session.centrals.keys.sorted { $0.rawValue < $1.rawValue }
-        }
-    }
-
     // MARK: Mapping
 
     static func radioState(_ rawValue: Int) -> RadioState {
@@ -615,36 +484,4 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
     }
 
     static var success: ATTErrorCode { ATTErrorCode(rawValue: 0) }
-}
-
-/// A definition served by ``CoreBluetoothPeripheralBackend``.
-struct CoreBluetoothServing<Manager: CoreBluetoothPeripheralManager>: ServingBackend {
-    let backend: CoreBluetoothPeripheralBackend<Manager>
-    let generation: UInt64
-
-    func notify(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier?) async throws(BluetoothError)
-        -> Int
-    {
-        try await backend.update(value, characteristic: uuid, service: service, to: central, indication: false, timeout: nil, generation: generation)
-    }
-
-    func indicate(
-        _ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier, timeout: Duration
-    ) async throws(BluetoothError) {
-        let sent = try await backend.update(
-            value, characteristic: uuid, service: service, to: central, indication: true, timeout: timeout, generation: generation)
-        if sent == 0 { throw .notFound("\(central) unsubscribed from \(uuid) before the indication went out") }
-    }
-
-    func setValue(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID) async throws(BluetoothError) {
-        try backend.setValue(value, characteristic: uuid, service: service, generation: generation)
-    }
-
-    func changeServices(removing: [BluetoothUUID], adding: [ServiceDefinition]) async throws(BluetoothError) {
-        try await backend.changeServices(removing: removing, adding: adding, generation: generation)
-    }
-
-    func events() -> AsyncStream<PeripheralEvent> { backend.events(generation: generation) }
-    func centrals() async -> [CentralIdentifier] { backend.centrals(generation: generation) }
-    func stop() async { await backend.end(generation) }
 }

@@ -43,6 +43,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
             }
             let waiters = session.waiters
             session.waiters = []
+            state.endTimeouts(of: waiters)
             session.centrals = [:]
             session.requests = [:]
             session.isPublished = false

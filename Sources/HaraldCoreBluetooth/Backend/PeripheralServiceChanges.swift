@@ -76,7 +76,9 @@ extension CoreBluetoothPeripheralBackend {
                     dropped.append(waiter)
                     return nil
                 }
-                return UpdateWaiter(id: waiter.id, data: waiter.data, index: index, central: waiter.central, continuation: waiter.continuation)
+                return UpdateWaiter(
+                    id: waiter.id, data: waiter.data, index: index, central: waiter.central, continuation: waiter.continuation,
+                    deadline: waiter.deadline)
             }
             session.definition.services = kept + adding
             session.characteristics = characteristics
@@ -90,7 +92,10 @@ extension CoreBluetoothPeripheralBackend {
                 watchers: session.allWatchers)
         }
         // The queue takes the removed services from the state (the objects stay on its side).
-        state.withLock { $0.removedServices += change.removed }
+        state.withLock { state in
+            state.removedServices += change.removed
+            state.endTimeouts(of: change.dropped)
+        }
         for waiter in change.dropped { waiter.continuation.resume(returning: 0) }
         for event in change.ended { for watcher in change.watchers { watcher.yield(event) } }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
