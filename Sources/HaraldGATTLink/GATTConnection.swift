@@ -30,7 +30,11 @@ public final class GATTConnection: ConnectionBackend {
     /// ``BluetoothError/serviceChanged(_:)`` until services are discovered again.
     private let staleRanges = Locked(StaleHandleRanges())
     /// The streams of ``serviceChanges()``.
-    private let changes = ServiceChangeStreams()
+    /// Service Changed indications a ``serviceChanges()`` stream holds for a reader that falls
+    /// behind; older ones are dropped (the peer decides how many indications it sends).
+    static let changeBufferLimit = 16
+    /// The streams ``serviceChanges()`` handed out; all finish when the connection ends.
+    private let changes = StreamBroadcast<ServiceChange>(bufferingNewest: changeBufferLimit)
     /// Whether the Service Changed indications are still to be turned on (before the first
     /// service discovery), being turned on, or settled (on, absent, refused, or not wanted).
     private let serviceChangedWatch: Locked<ServiceChangedWatch>

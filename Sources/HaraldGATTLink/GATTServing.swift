@@ -89,7 +89,7 @@ public final class GATTServing: ServingBackend {
     /// The GATT server holding the definition's attributes.
     public let server: GATTServer
     private let stopLink: @Sendable () async -> Void
-    private let watchers = Locked<(next: UInt64, streams: [UInt64: AsyncStream<PeripheralEvent>.Continuation])?>((0, [:]))
+    private let watchers = StreamBroadcast<PeripheralEvent>(bufferingNewest: eventBufferLimit)
     private let connected = Locked<Set<GATTConnectionID>>([])
     private let reader = Locked<Task<Void, Never>?>(nil)
     private let logger: Logger
@@ -195,26 +195,13 @@ public final class GATTServing: ServingBackend {
     }
 
     public func events() -> AsyncStream<PeripheralEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: PeripheralEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
-        let id = watchers.withLock { state -> UInt64? in
-            guard var current = state else { return nil }
-            current.next += 1
-            current.streams[current.next] = continuation
-            state = current
-            return current.next
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in self?.watchers.withLock { _ = $0?.streams.removeValue(forKey: id) } }
-        return stream
+        watchers.makeStream()
     }
 
     /// Hands `event` to every events stream: how what carries the links (the HCI peripheral's
     /// Security Manager, say) reports what the GATT server does not see.
     public func report(_ event: PeripheralEvent) {
-        for watcher in watchers.withLock({ $0.map { Array($0.streams.values) } ?? [] }) { watcher.yield(event) }
+        watchers.yield(event)
     }
 
     public func centrals() async -> [CentralIdentifier] {
@@ -248,7 +235,7 @@ public final class GATTServing: ServingBackend {
             translated = uuid.map { .read(Self.central(id), characteristic: $0) }
         }
         guard let translated else { return }
-        for watcher in watchers.withLock({ $0.map { Array($0.streams.values) } ?? [] }) { watcher.yield(translated) }
+        watchers.yield(translated)
     }
 
     /// The UUID of the characteristic whose value is at `valueHandle` (nil for a descriptor).
@@ -256,11 +243,5 @@ public final class GATTServing: ServingBackend {
         await server.database.characteristics.first { $0.characteristic.valueHandle == valueHandle }?.characteristic.uuid
     }
 
-    private func finishWatchers() {
-        let streams = watchers.withLock { state -> [AsyncStream<PeripheralEvent>.Continuation] in
-            defer { state = nil }
-            return state.map { Array($0.streams.values) } ?? []
-        }
-        for stream in streams { stream.finish() }
-    }
+    private func finishWatchers() { watchers.finish() }
 }

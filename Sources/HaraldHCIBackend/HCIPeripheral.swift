@@ -58,8 +58,8 @@ public actor HCIPeripheral {
     private let logger: Logger
     private var advertising: HostAdvertising?
     private var advertisesAgain = false
-    private var watchers: [UInt64: AsyncStream<Event>.Continuation] = [:]
-    private var nextWatcher: UInt64 = 0
+    /// The streams ``events()`` handed out.
+    private let watchers = StreamBroadcast<Event>(bufferingNewest: eventBufferLimit)
     private var acceptor: Task<Void, Never>?
     /// Keys the responder waits for the central to encrypt with, by peer (answers LTK Requests
     /// during pairing), and the encryption waits themselves.
@@ -156,14 +156,7 @@ public actor HCIPeripheral {
     }
 
     /// What happens from now on, until the peripheral closes. Each call returns a new stream.
-    public func events() -> AsyncStream<Event> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
-        nextWatcher += 1
-        let id = nextWatcher
-        watchers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.stopWatching(id) } }
-        return stream
-    }
+    public func events() -> AsyncStream<Event> { watchers.makeStream() }
 
     /// Disconnects every central and closes the host.
     public func close() async {
@@ -173,15 +166,12 @@ public actor HCIPeripheral {
             _ = try? await link.disconnect()
         }
         await host.close()
-        for watcher in watchers.values { watcher.finish() }
-        watchers = [:]
+        watchers.finish()
     }
-
-    private func stopWatching(_ id: UInt64) { watchers[id] = nil }
 
     private func report(_ event: Event) {
         logger.info("\(event)")
-        for watcher in watchers.values { watcher.yield(event) }
+        watchers.yield(event)
     }
 
     /// Reports an event of `link` to the watchers and, with the server connection it belongs

@@ -16,7 +16,7 @@ struct BackendDefaultLimitTests {
 
     @Test func aServiceChangeStreamKeepsTheNewest16() {
         // StaleHandleRangesTests.aServiceChangeStreamNobodyReadsKeepsTheNewestChanges reaches it.
-        #expect(ServiceChangeStreams.bufferLimit == 16)
+        #expect(GATTConnection.changeBufferLimit == 16)
     }
 
     @Test func aServedPeripheralsEventsStreamHoldsTheNewest256Events() {

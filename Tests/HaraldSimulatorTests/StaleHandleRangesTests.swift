@@ -65,12 +65,12 @@ struct StaleHandleRangesTests {
     }
 
     @Test func aServiceChangeStreamNobodyReadsKeepsTheNewestChanges() async {
-        let streams = ServiceChangeStreams()
+        let streams = StreamBroadcast<ServiceChange>(bufferingNewest: GATTConnection.changeBufferLimit)
         let stream = streams.makeStream()
         for index in 0..<100 { streams.yield(ServiceChange(handles: Self.range(UInt16(index + 1), UInt16(index + 1)))) }
         streams.finish()
         var received: [UInt16] = []
         for await change in stream { received.append(change.handles?.start ?? 0) }
-        #expect(received == Array(UInt16(101 - ServiceChangeStreams.bufferLimit)...100))
+        #expect(received == Array(UInt16(101 - GATTConnection.changeBufferLimit)...100))
     }
 }

@@ -63,8 +63,8 @@ actor SharedLink {
     /// CCCD writes of this link, one at a time, so that two subscribers racing for the first
     /// hold do not both write (or one return before notifications are on).
     private let cccdTurns = Turns()
-    /// The streams of ``changes()``, behind a lock so a stream's end removes it at once.
-    private nonisolated let changeContinuations = Locked((next: UInt64(0), live: [UInt64: AsyncStream<ServiceChange>.Continuation]()))
+    /// The streams of ``changes()``.
+    private nonisolated let changeStreams = StreamBroadcast<ServiceChange>(bufferingNewest: changeBufferLimit)
 
     init(backend: any ConnectionBackend, clock: any Clock<Duration>, logger: Logger, cleanUpTimeout: Duration) {
         self.backend = backend
@@ -240,36 +240,19 @@ actor SharedLink {
             holds[id] = nil
         }
         logger.debug("services changed", metadata: ["services": "\(forgotten)", "characteristics": "\(invalidated.count)"])
-        for continuation in changeContinuations.value.live.values { continuation.yield(change) }
+        changeStreams.yield(change)
     }
 
     /// Changes from now on, until the link ends.
     nonisolated func changes() -> AsyncStream<ServiceChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ServiceChange.self, bufferingPolicy: .bufferingNewest(Self.changeBufferLimit))
-        if ended.current != nil {
-            continuation.finish()
-            return stream
-        }
-        let id = changeContinuations.withLock { state in
-            state.next += 1
-            state.live[state.next] = continuation
-            return state.next
-        }
-        let registered = changeContinuations
-        continuation.onTermination = { _ in registered.withLock { _ = $0.live.removeValue(forKey: id) } }
-        // The link may have ended while the stream was being registered.
+        let stream = changeStreams.makeStream()
+        // The link may have ended before (or while) the stream was made.
         if ended.current != nil { finishChanges() }
         return stream
     }
 
-    /// Ends the change streams (the link is gone).
-    nonisolated func finishChanges() {
-        let live = changeContinuations.withLock { state in
-            defer { state.live.removeAll() }
-            return Array(state.live.values)
-        }
-        for continuation in live { continuation.finish() }
-    }
+    /// Ends the change streams, and every later one at once (the link is gone).
+    nonisolated func finishChanges() { changeStreams.finish() }
 
     // MARK: Notifications
 
