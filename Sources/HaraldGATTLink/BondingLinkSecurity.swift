@@ -111,7 +111,7 @@ public actor BondingLinkSecurity: LinkSecurityManager {
     ///   - attempts: the backend's Repeated Attempts limiter, shared by its links (the
     ///     configuration's when nil).
     ///   - taskStarter: where its channel reader and shared raisings run (a simulation's executor).
-    ///   - serialDomain: the link's serial domain, shared with the link's
+    ///   - serialDomain: the link's serial domain (the HCI host over HCI), shared with the link's
     ///     GATT client; nil gives the link's security a domain of its own.
     public static func start(
         link: any PairableLink, configuration: SecurityConfiguration, logger: Logger = Logger(label: "harald.security"),

@@ -83,7 +83,7 @@ public final class GATTConnection: ConnectionBackend {
     /// characteristics and descriptors instead costs at least as many, and needs the service
     /// first. A peer that refuses is used without the indications.
     ///
-    /// The GATT client runs on `serialDomain`, the link's serial domain,
+    /// The GATT client runs on `serialDomain`, the link's serial domain (the HCI host over HCI),
     /// which the link's Security Manager and the app's handles share; nil gives the connection a
     /// domain of its own.
     public static func open(

@@ -257,15 +257,12 @@ public final class HCICentralBackend: CentralBackend {
         }
         let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, logger: logger)
         do {
-            // The link's engines share one serial domain of the link's own (a default actor: a
-            // domain on the host's thread broke pairings under load, see ARCHITECTURE.md).
-            let domain = SerialDomain()
-            let security = linkSecurity(for: link, peerIdentity: await peerIdentity(requested: requested, link: link), domain: domain)
+            let security = linkSecurity(for: link, peerIdentity: await peerIdentity(requested: requested, link: link))
             // A bonded peer is encrypted with the bond before its first ATT request (BLESA).
             try await security?.encryptBondedPeerFirst()
             return try await GATTConnection.open(
                 bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout ?? .seconds(30),
-                rssiSource: Self.rssiSource(of: link, clock: clock), securityManager: security, serialDomain: domain)
+                rssiSource: Self.rssiSource(of: link, clock: clock), securityManager: security, serialDomain: host)
         } catch {
             // The GATT failure is what the caller needs; a failed HCI Disconnect on top of it is
             // only logged (a broken transport has closed the host and the link already).
@@ -300,11 +297,11 @@ public final class HCICentralBackend: CentralBackend {
     /// The security manager of a new link, when the backend secures links: pairing runs the
     /// Security Manager as initiator on the link's channel 0x0006, distributing this device's
     /// identity (from the bond store) and encrypting with LE Enable Encryption.
-    private func linkSecurity(for link: LEConnection, peerIdentity: BluetoothAddress?, domain: SerialDomain) -> BondingLinkSecurity? {
+    private func linkSecurity(for link: LEConnection, peerIdentity: BluetoothAddress?) -> BondingLinkSecurity? {
         guard let security else { return nil }
         return BondingLinkSecurity.start(
             link: HCIPairableLink(link: link, host: host, peerIdentity: peerIdentity), configuration: security, logger: logger, clock: clock,
-            attempts: pairingAttempts, serialDomain: domain)
+            attempts: pairingAttempts, serialDomain: host)
     }
 
     /// The identity of the peer on `link`: the identity address asked for when the link went to

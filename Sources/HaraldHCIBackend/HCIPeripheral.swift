@@ -46,8 +46,13 @@ public actor HCIPeripheral {
         }
     }
 
-    /// The HCI host doing the work.
+    /// The HCI host doing the work. The peripheral, its GATT server and each link's Security
+    /// Manager run on the host's executor (its transport's thread): the host is their serial
+    /// domain.
     public let host: HCIHost
+    /// The host's executor (its transport's thread, or its own queue over a transport without
+    /// one), where the peripheral runs.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { host.unownedExecutor }
     /// The GATT server every central talks to.
     public let server: GATTServer
     private let security: SecurityConfiguration?
@@ -127,7 +132,7 @@ public actor HCIPeripheral {
             }
         }
         let host = HCIHost(transport: transport, clock: clock, configuration: configuration)
-        let server = try GATTServer(services: services, configuration: .peripheral)
+        let server = try GATTServer(services: services, configuration: .peripheral, serialDomain: host)
         try await host.start()
         let peripheral = HCIPeripheral(host: host, server: server, security: security, localMTU: localMTU, logger: configuration.logger)
         await peripheral.startAccepting()
@@ -290,7 +295,7 @@ public actor HCIPeripheral {
         let service = SMPResponderService(
             configuration: security.pairing, agent: security.agent, addresses: PairingAddresses(initiator: link.peer, responder: ours),
             localKeys: SMPResponderLocalKeys(identity: identity), attempts: pairingAttempts, send: { pdu in try await channel.send(pdu) },
-            checkPeerKeys: { keys in await admission.check(keys, knownIdentity: nil) }
+            checkPeerKeys: { keys in await admission.check(keys, knownIdentity: nil) }, serialDomain: host
         ) { [weak self] key, level, keySize in
             guard let self else { throw PairingError.linkLost("the peripheral closed") }
             try await self.awaitEncryption(of: link, with: key, level: level, keySize: keySize)

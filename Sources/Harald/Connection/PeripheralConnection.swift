@@ -30,8 +30,9 @@ public actor PeripheralConnection {
 
     nonisolated let link: SharedLink
     package nonisolated var backend: any ConnectionBackend { link.backend }
-    /// The link's serial domain (see `SerialDomain`): a handle runs on it with the link's engines,
-    /// so a call goes down the stack to the link's GATT client with no executor switch.
+    /// The link's serial domain (see `SerialDomain`): a handle runs on it with the link's engines
+    /// (over HCI, on the transport's thread), so a call goes down the stack with no hop to
+    /// another thread.
     package nonisolated var serialDomain: any Actor { link.serialDomain }
     /// The executor of the link's serial domain, where this actor runs.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { link.serialDomain.unownedExecutor }
@@ -229,8 +230,10 @@ public actor PeripheralConnection {
     /// Subscribes for the duration of `body`: notifications are on while it runs and turned off
     /// (when no one else wants them) before this returns, however `body` ends.
     ///
-    /// `body` runs on this connection's actor, whose executor is the link's serial domain: the
-    /// link's engines wait while it computes, so hand long work to a task of its own.
+    /// `body` runs on this connection's actor, whose executor is the link's serial domain: over
+    /// HCI, the thread that reads the controller, so a loop in it gets each value without waking
+    /// another thread. Reading the controller waits while `body` computes: hand long work to a
+    /// task of its own.
     public func withSubscription<Value: ByteDecodable & Sendable, Access: SubscribeAccess, Result: Sendable>(
         to characteristic: Characteristic<Value, Access>, buffering: UpdateBuffering = .default,
         onDecodingFailure: DecodingFailurePolicy = .skip, timeout: Duration? = nil,

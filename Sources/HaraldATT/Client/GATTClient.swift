@@ -147,7 +147,7 @@ public actor GATTClient: DeadlineOwner {
     ///   - taskStarter: starts the engine's tasks; nil takes the bearer's
     ///     (``ATTBearer/taskStarter``), so a client on a simulated bearer stays in its simulation.
     ///   - serialDomain: the actor whose executor the client runs on: its link's serial domain
-    ///     shared with the link's other engines. Nil gives the
+    ///     (the HCI host for a link over HCI), shared with the link's other engines. Nil gives the
     ///     client a domain of its own.
     public init(
         bearer: any ATTBearer, clock: any Clock<Duration> = ContinuousClock(), configuration: Configuration = Configuration(),

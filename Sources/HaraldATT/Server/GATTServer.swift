@@ -163,7 +163,7 @@ public actor GATTServer {
     ///   - taskStarter: starts the engine's tasks; nil takes each connection's bearer's, so a
     ///     server attached to simulated bearers stays in their simulation.
     ///   - serialDomain: the actor whose executor the server runs on, shared with the engines of
-    ///     the links it serves. Nil gives the server a
+    ///     the links it serves (the HCI host for a peripheral over HCI). Nil gives the server a
     ///     domain of its own.
     ///
     /// Unless the configuration says otherwise, a database without a Generic Attribute service

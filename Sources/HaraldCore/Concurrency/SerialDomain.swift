@@ -7,11 +7,12 @@
 /// the same executor (the runtime switches in place, with no job enqueued and no thread woken),
 /// and their work never interleaves except where one of them suspends.
 ///
-/// Where the domain comes from: a `SerialDomain` made for the link (by the HCI backend and the
-/// simulator), a plain actor with no state whose executor is the runtime's default one (in a
-/// simulation, the simulation's executor, as for every actor). A simulated device's GATT server
-/// has its own, since it serves every link to the device. (A domain on the HCI host's own thread
-/// was tried and measured, and left out: pairings broke under load; see ARCHITECTURE.md.)
+/// Where the domain comes from:
+/// - over HCI, it is the `HCIHost`, which runs on its transport's thread: every link of a host
+///   shares the thread that reads the controller, as every channel of a swift-nio event loop does;
+/// - elsewhere (the simulator, memory bearers in tests, CoreBluetooth), a `SerialDomain` made for
+///   the link. It is a plain actor with no state: its executor is the runtime's default actor
+///   executor, so in a simulation it runs on the simulation's executor like every other actor.
 ///
 /// An engine takes the domain's root (never another engine that forwards), so that a link's
 /// executor is one hop from each of its engines.
