@@ -71,6 +71,20 @@ struct PeripheralBackendTests {
         return (manager, backend, serving)
     }
 
+    /// The test device served on a virtual clock to one central subscribed to its stream, with
+    /// CoreBluetooth's transmit queue full (updates wait for room).
+    func servedToASubscriberWithNoRoom() async throws -> (
+        VirtualClock, FakePeripheralManager, CoreBluetoothPeripheralBackend<FakePeripheralManager>, any ServingBackend, CentralIdentifier
+    ) {
+        let clock = VirtualClock()
+        let (manager, backend) = FakePeripheralManager.make(clock: clock)
+        let serving = try await backend.serve(TestDevice.definition())
+        let phone = FakeRemoteCentral()
+        manager.subscribe(phone, to: TestDevice.stream)
+        manager.setRoom(false)
+        return (clock, manager, backend, serving, CentralIdentifier(rawValue: phone.identifier.uuidString))
+    }
+
     /// The next `count` events of `stream`.
     func next(_ count: Int, of stream: AsyncStream<PeripheralEvent>) async -> [PeripheralEvent] {
         var events: [PeripheralEvent] = []
@@ -434,13 +448,7 @@ struct PeripheralBackendTests {
     }
 
     @Test func anIndicationThatFindsNoRoomWithinItsTimeoutTimesOut() async throws {
-        let clock = VirtualClock()
-        let (manager, backend) = FakePeripheralManager.make(clock: clock)
-        let serving = try await backend.serve(TestDevice.definition())
-        let phone = FakeRemoteCentral()
-        manager.subscribe(phone, to: TestDevice.stream)
-        manager.setRoom(false)
-        let id = CentralIdentifier(rawValue: phone.identifier.uuidString)
+        let (clock, manager, backend, serving, id) = try await servedToASubscriberWithNoRoom()
         let indication = Task {
             try await serving.indicate([5], characteristic: TestDevice.stream, service: TestDevice.service, to: id, timeout: .seconds(2))
         }
@@ -456,13 +464,7 @@ struct PeripheralBackendTests {
     }
 
     @Test func indicationsWaitingForRoomShareOneTimerAndEachTimesOutAtItsOwnDeadline() async throws {
-        let clock = VirtualClock()
-        let (manager, backend) = FakePeripheralManager.make(clock: clock)
-        let serving = try await backend.serve(TestDevice.definition())
-        let phone = FakeRemoteCentral()
-        manager.subscribe(phone, to: TestDevice.stream)
-        manager.setRoom(false)
-        let id = CentralIdentifier(rawValue: phone.identifier.uuidString)
+        let (clock, _, backend, serving, id) = try await servedToASubscriberWithNoRoom()
         let indications = (1...5).map { seconds in
             Task {
                 try await serving.indicate(

@@ -197,6 +197,22 @@ struct DeadlineScheduleTests {
         #expect(await engine.passed == ["late"])
     }
 
+    @Test func aWokenSleeperTakesOutEveryPassedDeadlineEarliestFirstAndIsForgotten() async {
+        let clock = StepClock()
+        var schedule = DeadlineSchedule<String>(clock: clock)
+        _ = schedule.add(at: .seconds(2), "b")
+        _ = schedule.add(at: .seconds(1), "a")
+        _ = schedule.add(at: .seconds(9), "later")
+        let woke = Locked<UInt64?>(nil)
+        schedule.arm(startedBy: { Task(operation: $0) }) { generation in woke.withLock { $0 = generation } }
+        while clock.sleeperCount < 1 { await Task.yield() }
+        clock.advance(by: .seconds(3))
+        while woke.value == nil { await Task.yield() }
+        #expect(schedule.takeDue(afterSleeperWoke: woke.value!) == ["a", "b"])
+        #expect(!schedule.hasSleeper, "the sleeper that woke is forgotten, so the next arm starts one")
+        #expect(schedule.count == 1)
+    }
+
     @Test func cancelSleeperStopsTheSleeperAndKeepsTheDeadlines() {
         let clock = StepClock()
         var schedule = DeadlineSchedule<String>(clock: clock)

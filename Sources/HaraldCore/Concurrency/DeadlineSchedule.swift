@@ -127,6 +127,16 @@ package struct DeadlineSchedule<Action: Sendable>: Sendable {
         if sleeper?.generation == generation { sleeper = nil }
     }
 
+    /// For an owner that keeps the schedule behind a lock: forgets the sleeper of `generation`
+    /// (see ``sleeperWoke(_:)``) and takes out every deadline that has passed, earliest first, for
+    /// the owner to act on once the lock is released. Call ``arm(startedBy:woke:)`` afterwards.
+    package mutating func takeDue(afterSleeperWoke generation: UInt64) -> [Action] {
+        sleeperWoke(generation)
+        var due: [Action] = []
+        while let action = popDue() { due.append(action) }
+        return due
+    }
+
     /// Cancels the sleeper, if one runs, and keeps the deadlines. For an owner's `deinit`: a
     /// released engine must not leave a task sleeping on its clock (on a clock that never reaches
     /// the deadline, a manual one in a test, the task and the clock would never be freed).

@@ -62,9 +62,7 @@ extension CoreBluetoothBackend {
     /// Ends every operation whose timeout has passed.
     private func timeoutsPassed(_ generation: UInt64) {
         let due = state.withLock { state -> [PendingTimeout] in
-            state.deadlines.sleeperWoke(generation)
-            var due: [PendingTimeout] = []
-            while let timeout = state.deadlines.popDue() { due.append(timeout) }
+            let due = state.deadlines.takeDue(afterSleeperWoke: generation)
             armTimeouts(in: &state)
             return due
         }

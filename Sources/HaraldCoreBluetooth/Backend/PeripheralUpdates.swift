@@ -92,9 +92,7 @@ extension CoreBluetoothPeripheralBackend {
     /// Fails every update whose timeout has passed.
     private func timeoutsPassed(_ generation: UInt64) {
         let due = state.withLock { state -> [UpdateTimeout] in
-            state.deadlines.sleeperWoke(generation)
-            var due: [UpdateTimeout] = []
-            while let timeout = state.deadlines.popDue() { due.append(timeout) }
+            let due = state.deadlines.takeDue(afterSleeperWoke: generation)
             armTimeouts(in: &state)
             return due
         }
