@@ -80,18 +80,25 @@ public actor HCIPeripheral {
     /// LTK Requests waiting for the key a pairing under way is about to register, by peer.
     private var keyWaiters: [BluetoothAddress: [UInt64: CheckedContinuation<Void, Never>]] = [:]
     private var nextKeyWaiter: UInt64 = 0
+    /// The limits of those waits, on the host's clock.
+    package var deadlines: DeadlineSchedule<DeadlineAction>
     /// Each link's connection at the GATT server.
     private var serverConnections: [UInt16: GATTConnectionID] = [:]
     private var linkEventSink: (@Sendable (GATTConnectionID, Event) -> Void)?
 
-    private init(host: HCIHost, server: GATTServer, security: SecurityConfiguration?, localMTU: Int, logger: Logger) {
+    private init(
+        host: HCIHost, server: GATTServer, security: SecurityConfiguration?, localMTU: Int, logger: Logger, clock: any Clock<Duration>
+    ) {
         self.host = host
+        self.deadlines = DeadlineSchedule(anyClock: clock)
         self.server = server
         self.security = security
         self.pairingAttempts = security?.attempts ?? PairingAttemptLimiter()
         self.localMTU = localMTU
         self.logger = logger
     }
+
+    deinit { deadlines.cancelSleeper() }
 
     /// Opens `transport` (`tcp:HOST:PORT` or `hci:N`), sets up the controller and serves
     /// `services`. With `security`, the host's random address is the identity kept in the bond
@@ -134,7 +141,8 @@ public actor HCIPeripheral {
         let host = HCIHost(transport: transport, clock: clock, configuration: configuration)
         let server = try GATTServer(services: services, configuration: .peripheral, serialDomain: host)
         try await host.start()
-        let peripheral = HCIPeripheral(host: host, server: server, security: security, localMTU: localMTU, logger: configuration.logger)
+        let peripheral = HCIPeripheral(
+            host: host, server: server, security: security, localMTU: localMTU, logger: configuration.logger, clock: clock)
         await peripheral.startAccepting()
         return peripheral
     }
@@ -325,13 +333,10 @@ public actor HCIPeripheral {
         guard pairingKeys[peer] == nil, pairingUnderWay.withLock({ $0.contains(peer) }) else { return }
         nextKeyWaiter += 1
         let id = nextKeyWaiter
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: limit)
-            await self?.stopWaitingForKey(of: peer, id: id)
-        }
-        // Registered before the actor is given up, so neither the key nor the timer can come first.
+        let deadline = addDeadline(after: limit, .keyWait(peer, id))
+        // Registered before the actor is given up, so neither the key nor the deadline can come first.
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in keyWaiters[peer, default: [:]][id] = waiter }
-        timer.cancel()
+        cancelDeadline(deadline)
     }
 
     private func stopWaitingForKey(of peer: BluetoothAddress, id: UInt64) {
@@ -417,6 +422,24 @@ public actor HCIPeripheral {
         } catch {
             logger.warning("could not store the bond", metadata: ["peer": "\(peer)", "error": "\(error)"])
             return false
+        }
+    }
+}
+
+extension HCIPeripheral: DeadlineOwner {
+    /// What a deadline of the peripheral ends.
+    package enum DeadlineAction: Sendable {
+        /// An LTK Request's wait for the key of a pairing under way with this peer.
+        case keyWait(BluetoothAddress, UInt64)
+    }
+
+    package nonisolated func startDeadlineSleeper(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never>? {
+        TaskStarter.default.start(work)
+    }
+
+    package func deadlinePassed(_ action: DeadlineAction) async {
+        switch action {
+        case let .keyWait(peer, id): stopWaitingForKey(of: peer, id: id)
         }
     }
 }
