@@ -79,7 +79,7 @@ final class TransportExecutor: SerialExecutor {
 
     init(loop: SocketLoop) {
         self.loop = loop
-        loop.executorCreated(UnownedSerialExecutor(ordinary: self))
+        loop.executorCreated(self)
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -162,7 +162,9 @@ final class SocketLoop: Sendable {
         var sleeping = false
         var closeRequested = false
         var executorGone = false
-        var executor: UnownedSerialExecutor?
+        /// The serial executor, not kept alive by the thread between batches (it ends the thread
+        /// when it goes).
+        weak var executor: TransportExecutor?
         /// The executor, held while jobs are queued for it, so it cannot go away under them.
         var executorWhileJobsWait: TransportExecutor?
         /// The task executor on the same thread (`TransportTaskExecutor`), its end, and a hold
@@ -192,7 +194,7 @@ final class SocketLoop: Sendable {
         packets = HCIPacketInbox(capacity: capacity) { SocketLoop.wake(control) }
     }
 
-    func executorCreated(_ executor: UnownedSerialExecutor) {
+    func executorCreated(_ executor: TransportExecutor) {
         control.withLock { $0.executor = executor }
     }
 
@@ -295,17 +297,20 @@ final class SocketLoop: Sendable {
         var batch: [QueuedJob] = []
         while true {
             // One batch of jobs per turn, so jobs that enqueue jobs cannot starve the socket.
-            var (executor, taskExecutor, kept, keptTask, stop) = control.withLock { state in
+            // The serial executor is held for the whole batch (when it still lives): its own jobs
+            // run on it, and the task executor's jobs run isolated to it, so no job may outlive it.
+            var (taskExecutor, kept, keptTask, stop) = control.withLock { state in
                 swap(&batch, &state.jobs)
                 defer {
                     state.executorWhileJobsWait = nil
                     state.taskExecutorWhileJobsWait = nil
                 }
                 return (
-                    state.executorGone ? nil : state.executor, state.taskExecutor, state.executorWhileJobsWait,
+                    state.taskExecutor, state.executorWhileJobsWait ?? (state.executorGone ? nil : state.executor),
                     state.taskExecutorWhileJobsWait, state.executorGone && state.taskExecutorGone
                 )
             }
+            let executor = kept?.asUnownedSerialExecutor()
             for queued in batch {
                 if queued.onTaskExecutor {
                     if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let taskExecutor {
