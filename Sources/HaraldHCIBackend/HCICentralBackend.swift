@@ -255,7 +255,7 @@ public final class HCICentralBackend: CentralBackend {
         } catch {
             throw BluetoothError(error)
         }
-        let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, logger: logger)
+        let bearer = L2CAPATTBearer(connection: link, host: host, localMTU: localMTU, logger: logger)
         do {
             let security = linkSecurity(for: link, peerIdentity: await peerIdentity(requested: requested, link: link))
             // A bonded peer is encrypted with the bond before its first ATT request (BLESA).

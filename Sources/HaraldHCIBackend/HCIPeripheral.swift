@@ -222,7 +222,7 @@ public actor HCIPeripheral {
     /// Serves one central until its link ends.
     private func serve(_ link: LEConnection) async {
         report(.connected(link.peer))
-        let bearer = L2CAPATTBearer(connection: link, localMTU: localMTU, logger: logger)
+        let bearer = L2CAPATTBearer(connection: link, host: host, localMTU: localMTU, logger: logger)
         // Whether the central has a key with us decides 0x0F (encrypt with it) against 0x05 (pair).
         if let bond = await bond(of: link.peer) { bondedLevels[link.handle] = bond.securityLevel }
         let serverConnection = await server.attach(bearer, security: gattSecurity(of: link, isEncrypted: false))

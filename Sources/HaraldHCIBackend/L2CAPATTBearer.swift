@@ -19,9 +19,13 @@ final class L2CAPATTBearer: ATTInboxBearer {
     /// The stream ``events`` returns, made on first use.
     private let eventStream = Locked<AsyncStream<ATTBearerEvent>?>(nil)
 
-    /// A bearer on `connection`'s ATT channel, receiving PDUs of up to `localMTU` bytes.
-    init(connection: LEConnection, localMTU: Int = 517, logger: Logger) {
+    /// The host that reassembles the channel's SDUs and yields them, always on its executor.
+    let deliveryDomain: (any Actor)?
+
+    /// A bearer on `connection`'s ATT channel of `host`, receiving PDUs of up to `localMTU` bytes.
+    init(connection: LEConnection, host: HCIHost, localMTU: Int = 517, logger: Logger) {
         self.connection = connection
+        self.deliveryDomain = host
         self.localMTU = localMTU
         self.logger = logger
     }

@@ -165,6 +165,15 @@ public actor GATTClient: DeadlineOwner {
         if let pushing = bearer as? any ATTInboxBearer {
             let inbox = ATTEventInbox(router: router)
             pushing.deliverEvents(to: inbox)
+            // A bearer that yields on this client's executor (over HCI: the host's, which is the
+            // link's serial domain) hands responses straight to the waiting caller. Set after
+            // the bearer handed over what it had kept, which the reader takes first.
+            if let domain = pushing.deliveryDomain, domain === self.serialDomain {
+                inbox.handleDirectly { [weak self] event in
+                    guard let self else { return false }
+                    return self.assumeIsolated { client in client.receiveDirectly(event) }
+                }
+            }
             starter.start { [weak self] in await self?.consume(inbox) }
         } else {
             let events = bearer.events
@@ -177,7 +186,17 @@ public actor GATTClient: DeadlineOwner {
     }
 
     private func consume(_ inbox: ATTEventInbox) async {
-        while let event = await inbox.next() { await handle(event) }
+        while let event = await inbox.next() {
+            await handle(event)
+            inbox.handled()
+        }
+    }
+
+    /// The synchronous receive entry (see ``ATTEventInbox/handleDirectly(with:)``): takes a
+    /// response, whose handling never waits; leaves everything else to the reader.
+    private func receiveDirectly(_ event: ATTBearerEvent) -> Bool {
+        guard case .received(let bytes) = event else { return false }
+        return receiveResponse(bytes)
     }
 
     /// True until the bearer closes.
@@ -396,6 +415,7 @@ public actor GATTClient: DeadlineOwner {
 
     private func received(_ bytes: [UInt8]) async {
         if router.route(bytes) { return }
+        if receiveResponse(bytes) { return }
         baseCounters.countReceived(bytes)
         guard let first = bytes.first else {
             baseCounters.ignoredPDUs += 1
@@ -413,16 +433,12 @@ public actor GATTClient: DeadlineOwner {
         do {
             pdu = try ATTPDU(decoding: bytes)
         } catch {
-            if opcode.kind == .response, inFlight != nil {
-                completeTransaction(with: .failure(.invalidResponse(error.description)))
-            } else {
-                baseCounters.ignoredPDUs += 1
-            }
+            baseCounters.ignoredPDUs += 1
             return
         }
         switch opcode.kind {
         case .response:
-            handleResponse(pdu)
+            break  // `receiveResponse` took it above.
         case .notification:
             break  // `router.route` took it above.
         case .indication:
@@ -451,6 +467,24 @@ public actor GATTClient: DeadlineOwner {
         case .command, .confirmation, .unknown:
             baseCounters.ignoredPDUs += 1
         }
+    }
+
+    /// Handles `bytes` if it is a response no longer than the server may send now: it answers
+    /// the request in flight, or fails it if malformed. False for every other PDU (and for an
+    /// oversized response, whose violation closes the bearer, which needs waiting).
+    private func receiveResponse(_ bytes: [UInt8]) -> Bool {
+        guard let first = bytes.first, ATTOpcode(first).kind == .response, bytes.count <= receiveLimit else { return false }
+        baseCounters.countReceived(bytes)
+        do {
+            handleResponse(try ATTPDU(decoding: bytes))
+        } catch {
+            if inFlight != nil {
+                completeTransaction(with: .failure(.invalidResponse(error.description)))
+            } else {
+                baseCounters.ignoredPDUs += 1
+            }
+        }
+        return true
     }
 
     private func handleResponse(_ pdu: ATTPDU) {
