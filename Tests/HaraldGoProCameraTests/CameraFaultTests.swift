@@ -6,9 +6,9 @@ import Testing
 
 @Suite("GoProCamera errors: timeouts, malformed responses, disconnection")
 struct CameraFaultTests {
-    @Test func anUnansweredCommandTimesOutAndTheChannelStaysUsable() throws {
+    @Test func anUnansweredCommandTimesOutAndTheChannelStaysUsable() async throws {
         let camera = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.command(0x3C), .neverAnswer)])
-        let (outcome, version) = try withSimulatedCamera(camera, requestTimeout: .seconds(2)) { camera, _ in
+        let (outcome, version) = try await withSimulatedCamera(camera, requestTimeout: .seconds(2)) { camera, _ in
             var outcome: GoProError?
             do { _ = try await camera.hardwareInfo() } catch let error as GoProError { outcome = error }
             return (outcome, try await camera.openGoProVersion())
@@ -17,13 +17,13 @@ struct CameraFaultTests {
         #expect(version.major == 2)
     }
 
-    @Test func aCameraMadeFromASimulatorConnectionWaitsInVirtualTime() throws {
+    @Test func aCameraMadeFromASimulatorConnectionWaitsInVirtualTime() async throws {
         let device = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.command(0x3C), .neverAnswer)])
         let simulation = Simulation()
         let simulator = try Simulator(clock: simulation.clock, devices: [device])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
         let clock = simulation.clock
-        let (error, waited) = try simulation.run {
+        let (error, waited) = try await simulation.run {
             let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
             let camera = GoProCamera(connection: connection, requestTimeout: .seconds(30))
             let start = clock.now
@@ -35,9 +35,9 @@ struct CameraFaultTests {
         #expect(waited >= .seconds(30))
     }
 
-    @Test func anAnswerMissingItsLastPacketTimesOutAndTheNextAnswerIsReadWhole() throws {
+    @Test func anAnswerMissingItsLastPacketTimesOutAndTheNextAnswerIsReadWhole() async throws {
         let camera = VirtualPeripheral.actionCamera(bootTime: .zero, faults: [ActionCameraFault(.query(0x13), .loseLastPacket)])
-        let (outcome, settings) = try withSimulatedCamera(camera, requestTimeout: .seconds(2)) { camera, _ in
+        let (outcome, settings) = try await withSimulatedCamera(camera, requestTimeout: .seconds(2)) { camera, _ in
             var outcome: GoProError?
             do { _ = try await camera.statuses() } catch let error as GoProError { outcome = error }
             // Same characteristic (GP-0077), a new answer: it must not be glued to the partial one.
@@ -47,9 +47,9 @@ struct CameraFaultTests {
         #expect(settings.integer(.videoResolution) == 9)
     }
 
-    @Test func anAnswerWhoseStartPacketIsLostIsAMalformedResponse() throws {
+    @Test func anAnswerWhoseStartPacketIsLostIsAMalformedResponse() async throws {
         let camera = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.query(0x13), .loseStartPacket)])
-        let (outcome, statistics) = try withSimulatedCamera(camera) { camera, _ in
+        let (outcome, statistics) = try await withSimulatedCamera(camera) { camera, _ in
             var outcome: GoProError?
             do { _ = try await camera.statuses() } catch let error as GoProError { outcome = error }
             return (outcome, await camera.statistics)
@@ -65,10 +65,10 @@ struct CameraFaultTests {
     /// start packet lost, or a header damaged mid-message), so the rest of its packets are still
     /// arriving when the retry is sent.
     @Test(arguments: [ActionCameraFault.Action.loseStartPacket, .corruptHeaderMidMessage])
-    func theSameRequestSucceedsRightAfterABrokenAnswer(_ breakage: ActionCameraFault.Action) throws {
+    func theSameRequestSucceedsRightAfterABrokenAnswer(_ breakage: ActionCameraFault.Action) async throws {
         let camera = VirtualPeripheral.actionCamera(
             bootTime: .zero, faults: [ActionCameraFault(.query(0x13), breakage, times: 1, delay: .milliseconds(200))])
-        let (outcome, retried) = try withSimulatedCamera(camera) { camera, _ in
+        let (outcome, retried) = try await withSimulatedCamera(camera) { camera, _ in
             var outcome: GoProError?
             do { _ = try await camera.statuses() } catch let error as GoProError { outcome = error }
             return (outcome, try await camera.statuses())
@@ -80,20 +80,20 @@ struct CameraFaultTests {
         #expect(retried.count == 88)
     }
 
-    @Test func anotherRequestOnTheChannelSucceedsRightAfterAnAnswerThatLostItsStartPacket() throws {
+    @Test func anotherRequestOnTheChannelSucceedsRightAfterAnAnswerThatLostItsStartPacket() async throws {
         let camera = VirtualPeripheral.actionCamera(
             bootTime: .zero, faults: [ActionCameraFault(.query(0x13), .loseStartPacket, delay: .milliseconds(200))])
-        let settings = try withSimulatedCamera(camera) { camera, _ in
+        let settings = try await withSimulatedCamera(camera) { camera, _ in
             _ = try? await camera.statuses()
             return try await camera.settings([.videoResolution])
         }
         #expect(settings.integer(.videoResolution) == 9)
     }
 
-    @Test func theContinuationPacketsOfAnAnswerThatLostItsStartAreCountedAsDiscarded() throws {
+    @Test func theContinuationPacketsOfAnAnswerThatLostItsStartAreCountedAsDiscarded() async throws {
         let camera = VirtualPeripheral.actionCamera(
             bootTime: .zero, faults: [ActionCameraFault(.query(0x13), .loseStartPacket, times: 1, delay: .milliseconds(200))])
-        let statistics = try withSimulatedCamera(camera) { camera, _ in
+        let statistics = try await withSimulatedCamera(camera) { camera, _ in
             _ = try? await camera.statuses()
             _ = try await camera.statuses()
             return await camera.statistics
@@ -104,22 +104,22 @@ struct CameraFaultTests {
         #expect(statistics.messages == 1)
     }
 
-    @Test func aCommandSucceedsRightAfterAMultiPacketAnswerThatLostItsStartPacket() throws {
+    @Test func aCommandSucceedsRightAfterAMultiPacketAnswerThatLostItsStartPacket() async throws {
         // Get Hardware Info answers in 6 packets on GP-0073; the version query follows on the same channel.
         let camera = VirtualPeripheral.actionCamera(
             bootTime: .zero, faults: [ActionCameraFault(.command(0x3C), .loseStartPacket, delay: .milliseconds(200))])
-        let version = try withSimulatedCamera(camera) { camera, _ in
+        let version = try await withSimulatedCamera(camera) { camera, _ in
             _ = try? await camera.hardwareInfo()
             return try await camera.openGoProVersion()
         }
         #expect(version == GoProOpenGoProVersion(major: 2, minor: 0))
     }
 
-    @Test func theRestOfAnAnswerAbandonedByATimeoutDoesNotFailTheNextRequest() throws {
+    @Test func theRestOfAnAnswerAbandonedByATimeoutDoesNotFailTheNextRequest() async throws {
         // The broken answer to 0x13 comes after its request gave up, while the next query waits.
         let camera = VirtualPeripheral.actionCamera(
             bootTime: .zero, faults: [ActionCameraFault(.query(0x13), .loseStartPacket, delay: .milliseconds(2500))])
-        let (outcome, settings) = try withSimulatedCamera(camera, requestTimeout: .seconds(2)) { camera, _ in
+        let (outcome, settings) = try await withSimulatedCamera(camera, requestTimeout: .seconds(2)) { camera, _ in
             var outcome: GoProError?
             do { _ = try await camera.statuses() } catch let error as GoProError { outcome = error }
             return (outcome, try await camera.settings([.videoResolution]))
@@ -128,9 +128,9 @@ struct CameraFaultTests {
         #expect(settings.integer(.videoResolution) == 9)
     }
 
-    @Test func anAnswerArrivingWhenNoRequestWaitsDoesNotDisturbTheNextRequest() throws {
+    @Test func anAnswerArrivingWhenNoRequestWaitsDoesNotDisturbTheNextRequest() async throws {
         let camera = VirtualPeripheral.actionCamera(bootTime: .zero, faults: [ActionCameraFault(.command(0x3C), .answerTwice)])
-        let (version, statistics) = try withSimulatedCamera(camera) { camera, _ in
+        let (version, statistics) = try await withSimulatedCamera(camera) { camera, _ in
             _ = try await camera.hardwareInfo()
             // Let the copy arrive while nothing waits on GP-0073.
             try await camera.clock.sleep(for: .seconds(1))
@@ -142,9 +142,9 @@ struct CameraFaultTests {
         #expect(statistics.1.malformedPackets == 0)
     }
 
-    @Test func aTLVTableThatRunsPastItsEndIsAMalformedResponse() throws {
+    @Test func aTLVTableThatRunsPastItsEndIsAMalformedResponse() async throws {
         let camera = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.query(0x13), .malformedPayload)])
-        let outcome = try withSimulatedCamera(camera) { camera, _ in
+        let outcome = try await withSimulatedCamera(camera) { camera, _ in
             do {
                 _ = try await camera.statuses([.encoding])
                 return GoProError?.none
@@ -158,9 +158,9 @@ struct CameraFaultTests {
         }
     }
 
-    @Test func aHardwareInfoPayloadThatDoesNotDecodeIsAMalformedResponse() throws {
+    @Test func aHardwareInfoPayloadThatDoesNotDecodeIsAMalformedResponse() async throws {
         let camera = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.command(0x51), .malformedPayload)])
-        let outcome = try withSimulatedCamera(camera) { camera, _ in
+        let outcome = try await withSimulatedCamera(camera) { camera, _ in
             do {
                 _ = try await camera.openGoProVersion()
                 return GoProError?.none
@@ -174,9 +174,9 @@ struct CameraFaultTests {
         }
     }
 
-    @Test func aRequestPendingWhenTheLinkDropsFailsWithDisconnected() throws {
+    @Test func aRequestPendingWhenTheLinkDropsFailsWithDisconnected() async throws {
         let camera = VirtualPeripheral.actionCamera(faults: [ActionCameraFault(.command(0x3C), .neverAnswer)])
-        let outcome = try withSimulatedCamera(camera, requestTimeout: .seconds(60)) { camera, simulator in
+        let outcome = try await withSimulatedCamera(camera, requestTimeout: .seconds(60)) { camera, simulator in
             try await camera.start()
             return try await withThrowingTaskGroup(of: GoProError?.self) { group in
                 group.addTask {
@@ -204,8 +204,8 @@ struct CameraFaultTests {
         }
     }
 
-    @Test func requestsAfterTheLinkIsGoneFailAtOnce() throws {
-        let outcome = try withSimulatedCamera { camera, _ in
+    @Test func requestsAfterTheLinkIsGoneFailAtOnce() async throws {
+        let outcome = try await withSimulatedCamera { camera, _ in
             try await camera.start()
             await camera.connection.disconnect()
             do {

@@ -7,8 +7,8 @@ import Testing
 
 @Suite("GoProCamera flows against the simulated camera")
 struct CameraFlowTests {
-    @Test func readinessPollsHardwareInfoUntilTheCameraHasBooted() throws {
-        let (info, messages) = try withSimulatedCamera(.actionCamera(bootTime: .seconds(2))) { camera, _ in
+    @Test func readinessPollsHardwareInfoUntilTheCameraHasBooted() async throws {
+        let (info, messages) = try await withSimulatedCamera(.actionCamera(bootTime: .seconds(2))) { camera, _ in
             let info = try await camera.waitUntilReady(timeout: .seconds(10), pollInterval: .milliseconds(500))
             return (info, await camera.statistics.messages)
         }
@@ -16,8 +16,8 @@ struct CameraFlowTests {
         #expect(messages > 1)
     }
 
-    @Test func readinessTimesOutWhenTheCameraNeverBoots() throws {
-        let outcome = try withSimulatedCamera(.actionCamera(bootTime: .seconds(3600))) { camera, _ in
+    @Test func readinessTimesOutWhenTheCameraNeverBoots() async throws {
+        let outcome = try await withSimulatedCamera(.actionCamera(bootTime: .seconds(3600))) { camera, _ in
             do {
                 _ = try await camera.waitUntilReady(timeout: .seconds(3))
                 return GoProError?.none
@@ -31,13 +31,13 @@ struct CameraFlowTests {
         }
     }
 
-    @Test func connectWhenReadyScansConnectsAndWaitsOnTheFlowMachinery() throws {
+    @Test func connectWhenReadyScansConnectsAndWaitsOnTheFlowMachinery() async throws {
         let simulation = Simulation()
         let device = VirtualPeripheral.actionCamera(bootTime: .seconds(1))
         let simulator = try Simulator(clock: simulation.clock, devices: [.heartRateStrap(), device])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
         let steps = StepLog()
-        let (peripheral, model) = try simulation.run {
+        let (peripheral, model) = try await simulation.run {
             let (camera, info) = try await GoProCamera.connectWhenReady(on: central, progress: { steps.add($0) })
             let peripheral = camera.connection.peripheral
             await camera.connection.disconnect()
@@ -48,8 +48,8 @@ struct CameraFlowTests {
         #expect(steps.names == ["scanning", "connecting", "waitingForReadiness", "ready"])
     }
 
-    @Test func startAndStopRecordingVerifyTheEncodingStatus() throws {
-        let encoding = try withSimulatedCamera { camera, _ in
+    @Test func startAndStopRecordingVerifyTheEncodingStatus() async throws {
+        let encoding = try await withSimulatedCamera { camera, _ in
             try await camera.startRecording()
             let during = try await camera.statuses([.encoding]).bool(.encoding)
             try await camera.stopRecording()
@@ -59,8 +59,8 @@ struct CameraFlowTests {
         #expect(encoding == [true, false])
     }
 
-    @Test func aConfigurationAppliesAndVerifiesEachSetting() throws {
-        let (applied, values) = try withSimulatedCamera { camera, _ in
+    @Test func aConfigurationAppliesAndVerifiesEachSetting() async throws {
+        let (applied, values) = try await withSimulatedCamera { camera, _ in
             let applied = try await camera.configure([(.videoResolution, 24), (.framesPerSecond, 5)])
             return (applied, try await camera.settings([.videoResolution, .framesPerSecond]))
         }
@@ -69,8 +69,8 @@ struct CameraFlowTests {
         #expect(values.integer(.framesPerSecond) == 5)
     }
 
-    @Test func aRefusedSettingRollsBackTheSettingsAppliedBeforeIt() throws {
-        let (failure, values) = try withSimulatedCamera { camera, _ in
+    @Test func aRefusedSettingRollsBackTheSettingsAppliedBeforeIt() async throws {
+        let (failure, values) = try await withSimulatedCamera { camera, _ in
             var failure: ConfigurationFlow.Failure?
             do {
                 try await camera.configure([(.videoResolution, 24), (.framesPerSecond, 0xEE)])
@@ -85,8 +85,8 @@ struct CameraFlowTests {
         #expect(values.integer(.framesPerSecond) == 0)
     }
 
-    @Test func theKeepAliveLoopSendsUntilCancelled() throws {
-        try withSimulatedCamera { camera, _ in
+    @Test func theKeepAliveLoopSendsUntilCancelled() async throws {
+        try await withSimulatedCamera { camera, _ in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await camera.keepAlive(every: .seconds(3)) }
                 try await camera.clock.sleep(for: .seconds(10))
@@ -98,10 +98,10 @@ struct CameraFlowTests {
         }
     }
 
-    @Test func cancellingTheKeepAliveLoopDuringAKeepAliveEndsItWithoutAnError() throws {
+    @Test func cancellingTheKeepAliveLoopDuringAKeepAliveEndsItWithoutAnError() async throws {
         // The camera never answers the keep-alive, so the first one is still waiting when the loop is cancelled.
         let camera = VirtualPeripheral.actionCamera(bootTime: .zero, faults: [ActionCameraFault(.setting(0x5B), .neverAnswer)])
-        let (outcome, written) = try withSimulatedCamera(camera, requestTimeout: .seconds(60)) { camera, simulator in
+        let (outcome, written) = try await withSimulatedCamera(camera, requestTimeout: .seconds(60)) { camera, simulator in
             try await withThrowingTaskGroup(of: GoProError?.self) { group in
                 group.addTask {
                     do throws(GoProError) {

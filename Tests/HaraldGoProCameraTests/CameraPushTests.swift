@@ -5,8 +5,8 @@ import Testing
 
 @Suite("GoProCamera pushes and registration against the simulated camera")
 struct CameraPushTests {
-    @Test func registeringReturnsTheCurrentValuesAndTheShutterPushesEncoding() throws {
-        let (current, updates) = try withSimulatedCamera { camera, _ in
+    @Test func registeringReturnsTheCurrentValuesAndTheShutterPushesEncoding() async throws {
+        let (current, updates) = try await withSimulatedCamera { camera, _ in
             let watch = try await camera.watchStatuses([.encoding])
             try await camera.setShutter(on: true)
             let updates = try await first(1, of: watch.statusUpdates)
@@ -18,8 +18,8 @@ struct CameraPushTests {
         #expect(updates.first?.contains(GoProStatusID.busy.rawValue) == false)
     }
 
-    @Test func whileRecordingTheVideoProgressIsPushedEverySecond() throws {
-        let progress = try withSimulatedCamera { camera, _ in
+    @Test func whileRecordingTheVideoProgressIsPushedEverySecond() async throws {
+        let progress = try await withSimulatedCamera { camera, _ in
             let watch = try await camera.watchStatuses([.videoEncodingDuration, .remainingVideoTime])
             try await camera.setShutter(on: true)
             var seen: [UInt64] = []
@@ -32,8 +32,8 @@ struct CameraPushTests {
         #expect(progress == [0, 1, 2, 3])
     }
 
-    @Test func aSettingChangeIsPushedToARegisteredCamera() throws {
-        let push = try withSimulatedCamera { camera, _ in
+    @Test func aSettingChangeIsPushedToARegisteredCamera() async throws {
+        let push = try await withSimulatedCamera { camera, _ in
             let pushes = await camera.pushes()
             let current = try await camera.registerForSettingUpdates([.videoResolution])
             #expect(current.integer(.videoResolution) == 9)
@@ -47,8 +47,8 @@ struct CameraPushTests {
         #expect(values.integer(.videoResolution) == 24)
     }
 
-    @Test func choosing5KPushesTheFrameRatesItStillAllows() throws {
-        let (before, push) = try withSimulatedCamera { camera, _ in
+    @Test func choosing5KPushesTheFrameRatesItStillAllows() async throws {
+        let (before, push) = try await withSimulatedCamera { camera, _ in
             let pushes = await camera.pushes()
             let before = try await camera.registerForSettingCapabilityUpdates([.framesPerSecond])
             try await camera.set(.videoResolution, to: 24)
@@ -63,8 +63,8 @@ struct CameraPushTests {
         #expect(values.map { $0.value.first ?? 0xFF } == [5, 8, 10])
     }
 
-    @Test func afterUnregisteringNoStatusIsPushed() throws {
-        let statistics = try withSimulatedCamera { camera, _ in
+    @Test func afterUnregisteringNoStatusIsPushed() async throws {
+        let statistics = try await withSimulatedCamera { camera, _ in
             try await camera.registerForStatusUpdates([.encoding])
             try await camera.unregisterFromStatusUpdates([.encoding])
             try await camera.setShutter(on: true)
@@ -75,8 +75,8 @@ struct CameraPushTests {
         #expect(statistics.pushes == 0)
     }
 
-    @Test func pushStreamsEndWhenTheConnectionEnds() throws {
-        let count = try withSimulatedCamera { camera, _ in
+    @Test func pushStreamsEndWhenTheConnectionEnds() async throws {
+        let count = try await withSimulatedCamera { camera, _ in
             let watch = try await camera.watchStatuses([.encoding])
             await camera.connection.disconnect()
             var count = 0

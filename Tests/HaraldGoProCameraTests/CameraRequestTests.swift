@@ -6,21 +6,21 @@ import Testing
 
 @Suite("GoProCamera requests against the simulated camera")
 struct CameraRequestTests {
-    @Test func hardwareInfoIsReassembledFromSeveralPacketsAndDecoded() throws {
-        let info = try withSimulatedCamera { camera, _ in try await camera.hardwareInfo() }
+    @Test func hardwareInfoIsReassembledFromSeveralPacketsAndDecoded() async throws {
+        let info = try await withSimulatedCamera { camera, _ in try await camera.hardwareInfo() }
         #expect(info.modelNumber == 62)
         #expect(info.modelName == "HERO12 Black")
         #expect(info.serialNumber == "C3501324500042")
         #expect(info.accessPointSSID == "GP24500042")
     }
 
-    @Test func openGoProVersionIsTwoPointZero() throws {
-        let version = try withSimulatedCamera { camera, _ in try await camera.openGoProVersion() }
+    @Test func openGoProVersionIsTwoPointZero() async throws {
+        let version = try await withSimulatedCamera { camera, _ in try await camera.openGoProVersion() }
         #expect(version == GoProOpenGoProVersion(major: 2, minor: 0))
     }
 
-    @Test func getAllStatusesReturnsEveryStatusOfTheMultiPacketResponse() throws {
-        let (values, messages) = try withSimulatedCamera { camera, _ in
+    @Test func getAllStatusesReturnsEveryStatusOfTheMultiPacketResponse() async throws {
+        let (values, messages) = try await withSimulatedCamera { camera, _ in
             let values = try await camera.statuses()
             return (values, await camera.statistics.messages)
         }
@@ -32,22 +32,22 @@ struct CameraRequestTests {
         #expect(messages == 1)
     }
 
-    @Test func statusesAskedByIDComeBackInTheOrderAsked() throws {
-        let values = try withSimulatedCamera { camera, _ in try await camera.statuses([.encoding, .busy, .remainingVideoTime]) }
+    @Test func statusesAskedByIDComeBackInTheOrderAsked() async throws {
+        let values = try await withSimulatedCamera { camera, _ in try await camera.statuses([.encoding, .busy, .remainingVideoTime]) }
         #expect(values.map(\.id) == [10, 8, 35])
         #expect(values.integer(.remainingVideoTime) == 4054)
     }
 
-    @Test func aSettingChangeIsReadBack() throws {
-        let value = try withSimulatedCamera { camera, _ in
+    @Test func aSettingChangeIsReadBack() async throws {
+        let value = try await withSimulatedCamera { camera, _ in
             try await camera.set(.videoResolution, to: 4)
             return try await camera.settings([.videoResolution]).integer(.videoResolution)
         }
         #expect(value == 4)
     }
 
-    @Test func aValueTheCameraDoesNotAllowIsRejectedAsInvalidParameter() throws {
-        let outcome = try withSimulatedCamera { camera, _ in
+    @Test func aValueTheCameraDoesNotAllowIsRejectedAsInvalidParameter() async throws {
+        let outcome = try await withSimulatedCamera { camera, _ in
             do {
                 try await camera.set(.videoResolution, to: 0xEE)
                 return GoProError?.none
@@ -58,8 +58,8 @@ struct CameraRequestTests {
         #expect(outcome == .rejected(request: "set videoResolution", status: .invalidParameter))
     }
 
-    @Test func anUnknownCommandIsRejectedWithStatusError() throws {
-        let outcome = try withSimulatedCamera { camera, _ in
+    @Test func anUnknownCommandIsRejectedWithStatusError() async throws {
+        let outcome = try await withSimulatedCamera { camera, _ in
             do {
                 try await camera.send(GoProCommand(GoProCommandID(0x77)))
                 return GoProStatusCode?.none
@@ -71,8 +71,8 @@ struct CameraRequestTests {
         #expect(outcome == .error)
     }
 
-    @Test func theKeepAliveSetsSetting91To0x42OnGP0074AndIsAnsweredOnGP0075() throws {
-        let (written, messages) = try withSimulatedCamera { camera, simulator in
+    @Test func theKeepAliveSetsSetting91To0x42OnGP0074AndIsAnsweredOnGP0075() async throws {
+        let (written, messages) = try await withSimulatedCamera { camera, simulator in
             try await camera.sendKeepAlive()
             return (await lastPacketWritten(to: .settings, in: simulator), await camera.statistics.messages)
         }
@@ -81,15 +81,15 @@ struct CameraRequestTests {
         #expect(messages == 1)
     }
 
-    @Test func settingCapabilitiesListEveryAllowedValue() throws {
-        let values = try withSimulatedCamera { camera, _ in try await camera.settingCapabilities([.framesPerSecond]) }
+    @Test func settingCapabilitiesListEveryAllowedValue() async throws {
+        let values = try await withSimulatedCamera { camera, _ in try await camera.settingCapabilities([.framesPerSecond]) }
         #expect(values.map(\.id).allSatisfy { $0 == 3 })
         #expect(values.map { $0.value.first ?? 0xFF } == [0, 1, 2, 5, 6, 8, 9, 10, 13])
     }
 
-    @Test func requestsOnOneChannelRunOneAtATimeAndEachGetsItsOwnAnswer() throws {
+    @Test func requestsOnOneChannelRunOneAtATimeAndEachGetsItsOwnAnswer() async throws {
         // Three requests at once, on first use: the camera starts once, the answers do not mix.
-        let (first, second, third, statistics) = try withSimulatedCamera { camera, _ in
+        let (first, second, third, statistics) = try await withSimulatedCamera { camera, _ in
             async let first = camera.statuses([.encoding])
             async let second = camera.statuses([.internalBatteryPercentage])
             async let third = camera.settings([.videoLens])
@@ -102,20 +102,20 @@ struct CameraRequestTests {
         #expect(third.map(\.id) == [121])
     }
 
-    @Test func aLongRequestIsSentInSeveralPackets() throws {
+    @Test func aLongRequestIsSentInSeveralPackets() async throws {
         // Ask for 40 statuses: a 41-byte query, three packets; the camera reassembles it.
         let ids = (1...40).map { GoProStatusID(UInt8($0)) }
-        let values = try withSimulatedCamera { camera, _ in try await camera.statuses(ids) }
+        let values = try await withSimulatedCamera { camera, _ in try await camera.statuses(ids) }
         #expect(values.map(\.id) == ids.map(\.rawValue))
     }
 
-    @Test func aCameraSizedToTheMTUSendsALongRequestInOnePacket() throws {
+    @Test func aCameraSizedToTheMTUSendsALongRequestInOnePacket() async throws {
         let simulation = Simulation()
         let device = VirtualPeripheral.actionCamera(bootTime: .zero)
         let simulator = try Simulator(clock: simulation.clock, devices: [device])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
         let ids = (1...40).map { GoProStatusID(UInt8($0)) }
-        let (mtu, packetSize, written, values) = try simulation.run {
+        let (mtu, packetSize, written, values) = try await simulation.run {
             let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
             let camera = await GoProCamera.sizedToMTU(connection: connection)
             let values = try await camera.statuses(ids)
@@ -131,8 +131,8 @@ struct CameraRequestTests {
         #expect(values.map(\.id) == ids.map(\.rawValue))
     }
 
-    @Test func aCameraKeepsTwentyBytePacketsUnlessAskedToUseTheMTU() throws {
-        let (packetSize, written) = try withSimulatedCamera { camera, simulator in
+    @Test func aCameraKeepsTwentyBytePacketsUnlessAskedToUseTheMTU() async throws {
+        let (packetSize, written) = try await withSimulatedCamera { camera, simulator in
             _ = try await camera.statuses((1...40).map { GoProStatusID(UInt8($0)) })
             return (camera.packetSize, await lastPacketWritten(to: .query, in: simulator))
         }

@@ -7,11 +7,11 @@ import HaraldSimulator
 func withSimulatedCamera<T: Sendable>(
     _ device: VirtualPeripheral = .actionCamera(bootTime: .zero), requestTimeout: Duration = .seconds(5),
     _ body: @escaping @Sendable (GoProCamera, Simulator) async throws -> T
-) throws -> T {
+) async throws -> T {
     let simulation = Simulation()
     let simulator = try Simulator(clock: simulation.clock, devices: [device])
     let central = Central(backend: simulator.backend, clock: simulation.clock)
-    return try simulation.run {
+    return try await simulation.run {
         let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
         let camera = GoProCamera(connection: connection, requestTimeout: requestTimeout)
         let result = try await body(camera, simulator)

@@ -29,11 +29,11 @@ func recordThreeSeconds(on central: Central) async throws -> UInt64? {
 
 @Suite("README GoPro camera example")
 struct ReadmeCameraExampleTests {
-    @Test func theExampleRecordsThreeSecondsOnTheSimulatedCamera() throws {
+    @Test func theExampleRecordsThreeSecondsOnTheSimulatedCamera() async throws {
         let simulation = Simulation()
         let simulator = try Simulator(clock: simulation.clock, devices: [.actionCamera()])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        let seconds = try simulation.run { try await recordThreeSeconds(on: central) }
+        let seconds = try await simulation.run { try await recordThreeSeconds(on: central) }
         #expect(seconds == 3)
     }
 

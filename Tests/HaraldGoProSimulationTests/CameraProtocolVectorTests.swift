@@ -35,15 +35,15 @@ struct CameraProtocolVectorTests {
     ]
 
     @Test(arguments: singlePacketVectors)
-    func aSinglePacketRequestGetsTheDocumentedAnswer(_ vector: Vector) throws {
-        let answer = try CameraWire.run { wire in
+    func aSinglePacketRequestGetsTheDocumentedAnswer(_ vector: Vector) async throws {
+        let answer = try await CameraWire.run { wire in
             try await wire.exchange(bytes(vector.request), on: vector.channel, answer: vector.response)
         }
         #expect(answer == bytes(vector.answer))
     }
 
-    @Test func aRegisteredSettingIsPushedWhenItChanges() throws {
-        let (registered, acknowledged, push) = try CameraWire.run { wire in
+    @Test func aRegisteredSettingIsPushedWhenItChanges() async throws {
+        let (registered, acknowledged, push) = try await CameraWire.run { wire in
             let registered = try await wire.exchange(bytes("02 52 02"), on: GP.query, answer: GP.queryResponse)
             let acknowledged = try await wire.exchange(bytes("03 02 01 04"), on: GP.settings, answer: GP.settingsResponse)
             return (registered, acknowledged, try await wire.packets(1, from: GP.queryResponse).first)
@@ -53,7 +53,7 @@ struct CameraProtocolVectorTests {
         #expect(push == bytes("05 92 00 02 01 04"))
     }
 
-    @Test func hardwareInfoOfTheTutorialsCameraIsTheTutorialsCapture() throws {
+    @Test func hardwareInfoOfTheTutorialsCameraIsTheTutorialsCapture() async throws {
         // A.6: a HERO12 Black whose AP is "HERO12 Blackdebug": 98 bytes in 6 packets.
         let identity = CameraIdentity(
             modelNumber: 62, modelName: "HERO12 Black", firmware: "H23.01.01.99.56", serial: "C3501324500702",
@@ -61,7 +61,7 @@ struct CameraProtocolVectorTests {
         let camera = VirtualPeripheral.actionCamera(
             identity: identity, address: BluetoothAddress("D4:D9:19:00:00:07", kind: .random)!, name: "GoPro 0702", rssi: -60,
             pairing: .reject, bootTime: .zero, faults: [])
-        let packets = try CameraWire.run(camera) { wire in
+        let packets = try await CameraWire.run(camera) { wire in
             try await wire.write(bytes("01 3C"), to: GP.command)
             return try await wire.packets(6, from: GP.commandResponse)
         }
@@ -77,22 +77,22 @@ struct CameraProtocolVectorTests {
                 ].map(bytes))
     }
 
-    @Test func allStatusesOfTheSDKsCameraAreTheSDKsCapture() throws {
+    @Test func allStatusesOfTheSDKsCameraAreTheSDKsCapture() async throws {
         // A.7: 370 bytes in 20 packets whose counter wraps; status 30 is the AP SSID.
         let identity = CameraIdentity(accessPointSSID: "GP24500456")
         let camera = VirtualPeripheral.actionCamera(
             identity: identity, address: BluetoothAddress("D4:D9:19:00:04:56", kind: .random)!, name: "GoPro 0456", rssi: -60,
             pairing: .reject, bootTime: .zero, faults: [])
-        let packets = try CameraWire.run(camera) { wire in
+        let packets = try await CameraWire.run(camera) { wire in
             try await wire.write(bytes("01 13"), to: GP.query)
             return try await wire.packets(20, from: GP.queryResponse)
         }
         #expect(packets == AllStatusesStream.packets)  // protocols.md A.7
     }
 
-    @Test func theDefaultCamerasHardwareInfoIsFivePacketsLikeTheTutorialsKotlinLog() throws {
+    @Test func theDefaultCamerasHardwareInfoIsFivePacketsLikeTheTutorialsKotlinLog() async throws {
         // A.6's Kotlin log: 91 bytes (a 10-character SSID), the last packet `83 …`.
-        let packets = try CameraWire.run { wire in
+        let packets = try await CameraWire.run { wire in
             try await wire.write(bytes("01 3C"), to: GP.command)
             return try await wire.packets(5, from: GP.commandResponse)
         }
@@ -101,16 +101,16 @@ struct CameraProtocolVectorTests {
         #expect(packets.dropFirst().map { $0[0] } == [0x80, 0x81, 0x82, 0x83])
     }
 
-    @Test func hardwareInfoIsAnErrorWhileTheCameraBoots() throws {
+    @Test func hardwareInfoIsAnErrorWhileTheCameraBoots() async throws {
         let camera = VirtualPeripheral.actionCamera(bootTime: .seconds(3600))
-        let answer = try CameraWire.run(camera) { wire in
+        let answer = try await CameraWire.run(camera) { wire in
             try await wire.exchange(bytes("01 3C"), on: GP.command, answer: GP.commandResponse)
         }
         #expect(answer == bytes("02 3C 01"))
     }
 
-    @Test func aBadShutterParameterIsAnInvalidParameterAndAnUnknownCommandAnError() throws {
-        let (shutter, unknown) = try CameraWire.run { wire in
+    @Test func aBadShutterParameterIsAnInvalidParameterAndAnUnknownCommandAnError() async throws {
+        let (shutter, unknown) = try await CameraWire.run { wire in
             (
                 try await wire.exchange(bytes("03 01 01 07"), on: GP.command, answer: GP.commandResponse),
                 try await wire.exchange(bytes("01 77"), on: GP.command, answer: GP.commandResponse)

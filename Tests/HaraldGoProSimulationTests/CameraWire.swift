@@ -16,11 +16,11 @@ struct CameraWire: Sendable {
     /// characteristics.
     static func run<T: Sendable>(
         _ camera: VirtualPeripheral = .actionCamera(bootTime: .zero), _ body: @escaping @Sendable (CameraWire) async throws -> T
-    ) throws -> T {
+    ) async throws -> T {
         let simulation = Simulation()
         let simulator = try Simulator(clock: simulation.clock, devices: [camera])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        return try simulation.run {
+        return try await simulation.run {
             let connection = try await central.connect(to: camera.identifier, timeout: .seconds(5))
             var responses: [BluetoothUUID: Subscription<[UInt8]>] = [:]
             for uuid in [VirtualPeripheral.OpenGoPro.commandResponse, VirtualPeripheral.OpenGoPro.settingsResponse, VirtualPeripheral.OpenGoPro.queryResponse] {

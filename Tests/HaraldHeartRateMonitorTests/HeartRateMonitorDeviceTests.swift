@@ -17,10 +17,10 @@ struct HeartRateMonitorDeviceTests {
     private func withServedMonitor<T: Sendable>(
         _ device: HeartRateMonitorDevice, pairing: PairingResponse = .accept(after: .milliseconds(500)),
         _ body: @escaping @Sendable (Central, ServedPeripheral) async throws -> T
-    ) throws -> T {
+    ) async throws -> T {
         let simulation = Simulation()
         let clock = simulation.clock
-        return try simulation.run {
+        return try await simulation.run {
             let simulator = try Simulator(clock: clock, devices: [])
             let served = try await ServedPeripheral.start(device.definition, on: simulator.peripheralBackend(at: Self.address, pairing: pairing))
             let central = Central(backend: simulator.backend, clock: clock)
@@ -30,9 +30,9 @@ struct HeartRateMonitorDeviceTests {
         }
     }
 
-    @Test func aCentralFindsItByNameAndReadsItsTypedValues() throws {
+    @Test func aCentralFindsItByNameAndReadsItsTypedValues() async throws {
         let device = try HeartRateMonitorDevice(name: "Served HRM", location: .wrist, battery: 64)
-        let (name, location, battery, model) = try withServedMonitor(device) { central, _ in
+        let (name, location, battery, model) = try await withServedMonitor(device) { central, _ in
             let found = try await central.scan(ScanRequest(namePrefix: "Served")).first(timeout: .seconds(5))
             let connection = try await central.connect(to: found, timeout: .seconds(5))
             let values = (
@@ -48,9 +48,9 @@ struct HeartRateMonitorDeviceTests {
         #expect(model.text == "HRM-1")
     }
 
-    @Test func measurementsTheDeviceNotifiesArriveDecodedAtTheCentral() throws {
+    @Test func measurementsTheDeviceNotifiesArriveDecodedAtTheCentral() async throws {
         let device = try HeartRateMonitorDevice()
-        let rates = try withServedMonitor(device) { central, served in
+        let rates = try await withServedMonitor(device) { central, served in
             let connection = try await central.connect(to: PeripheralIdentifier(address: Self.address), timeout: .seconds(5))
             let rates = try await withThrowingTaskGroup(of: [UInt16]?.self) { group in
                 group.addTask {
@@ -83,9 +83,9 @@ struct HeartRateMonitorDeviceTests {
         #expect(rates.allSatisfy { (62...100).contains($0) })
     }
 
-    @Test func theControlPointResetsEnergyExpendedAndRefusesOtherOpCodesWithTheProfilesError() throws {
+    @Test func theControlPointResetsEnergyExpendedAndRefusesOtherOpCodesWithTheProfilesError() async throws {
         let device = try HeartRateMonitorDevice()
-        let refusal = try withServedMonitor(device) { central, _ in
+        let refusal = try await withServedMonitor(device) { central, _ in
             _ = device.nextMeasurement()
             _ = device.nextMeasurement()
             let connection = try await central.connect(to: PeripheralIdentifier(address: Self.address), timeout: .seconds(5))
@@ -101,9 +101,9 @@ struct HeartRateMonitorDeviceTests {
         #expect(code == ATTErrorCode(HeartRateControlPoint.controlPointNotSupported))
     }
 
-    @Test func aSerialNumberThatNeedsEncryptionIsReadAfterThePhonesPairing() throws {
+    @Test func aSerialNumberThatNeedsEncryptionIsReadAfterThePhonesPairing() async throws {
         let device = try HeartRateMonitorDevice(serialNumberSecurity: .encrypted)
-        let serial = try withServedMonitor(device) { central, _ in
+        let serial = try await withServedMonitor(device) { central, _ in
             let connection = try await central.connect(to: PeripheralIdentifier(address: Self.address), timeout: .seconds(5))
             // The simulated phone pairs on the first refusal; the app retries, as on iOS.
             let first = try? await connection.read(.serialNumber)
@@ -116,9 +116,9 @@ struct HeartRateMonitorDeviceTests {
         #expect(serial.1.text == "HRM-000042")
     }
 
-    @Test func theServedDeviceReportsConnectionsAndSubscriptions() throws {
+    @Test func theServedDeviceReportsConnectionsAndSubscriptions() async throws {
         let device = try HeartRateMonitorDevice()
-        let events = try withServedMonitor(device) { central, served in
+        let events = try await withServedMonitor(device) { central, served in
             let stream = served.events()
             let connection = try await central.connect(to: PeripheralIdentifier(address: Self.address), timeout: .seconds(5))
             let subscription = try await connection.subscribe(.heartRateMeasurement)

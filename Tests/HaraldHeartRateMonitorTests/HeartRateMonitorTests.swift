@@ -7,8 +7,8 @@ import Testing
 /// The kit against the simulator's strap, in virtual time.
 @Suite("Heart-rate monitor kit on the simulated strap")
 struct HeartRateMonitorTests {
-    @Test func readingsCarryHeartRateContactEnergyAndRRIntervals() throws {
-        let readings = try SimulatedStrap.withMonitor { monitor, _ in
+    @Test func readingsCarryHeartRateContactEnergyAndRRIntervals() async throws {
+        let readings = try await SimulatedStrap.withMonitor { monitor, _ in
             let stream = try await monitor.readings()
             let taken = try await stream.prefix(4)
             await monitor.stop(stream)
@@ -28,8 +28,8 @@ struct HeartRateMonitorTests {
         #expect(zip(energy, energy.dropFirst()).allSatisfy { $1 == $0 + 1 })
     }
 
-    @Test func stoppingAStreamEndsItsLoopAndTurnsNotificationsOff() throws {
-        let notifiedAfterStop = try SimulatedStrap.withMonitor { monitor, world in
+    @Test func stoppingAStreamEndsItsLoopAndTurnsNotificationsOff() async throws {
+        let notifiedAfterStop = try await SimulatedStrap.withMonitor { monitor, world in
             let stream = try await monitor.readings()
             _ = try await stream.prefix(1)
             await monitor.stop(stream)
@@ -42,8 +42,8 @@ struct HeartRateMonitorTests {
         #expect(notifiedAfterStop == 0)
     }
 
-    @Test func resettingEnergyExpendedRestartsTheTotal() throws {
-        let (before, after) = try SimulatedStrap.withMonitor { monitor, _ in
+    @Test func resettingEnergyExpendedRestartsTheTotal() async throws {
+        let (before, after) = try await SimulatedStrap.withMonitor { monitor, _ in
             let first = try await monitor.readings()
             let before = try await first.prefix(5).last?.energyExpended
             await monitor.stop(first)
@@ -58,8 +58,8 @@ struct HeartRateMonitorTests {
         #expect(restarted < total)
     }
 
-    @Test func aControlPointCommandTheStrapRefusesIsATypedError() throws {
-        let error = try SimulatedStrap.withMonitor { monitor, _ in
+    @Test func aControlPointCommandTheStrapRefusesIsATypedError() async throws {
+        let error = try await SimulatedStrap.withMonitor { monitor, _ in
             do throws(HeartRateMonitorError) {
                 try await monitor.send(.reserved(0x7F))
                 return nil as HeartRateMonitorError?
@@ -68,18 +68,18 @@ struct HeartRateMonitorTests {
         #expect(error == .controlPointNotSupported(.reserved(0x7F)))
     }
 
-    @Test func bodySensorLocationIsRead() throws {
-        let location = try SimulatedStrap.withMonitor { monitor, _ in try await monitor.bodySensorLocation() }
+    @Test func bodySensorLocationIsRead() async throws {
+        let location = try await SimulatedStrap.withMonitor { monitor, _ in try await monitor.bodySensorLocation() }
         #expect(location == .chest)
     }
 
-    @Test func batteryLevelIsReadInPercent() throws {
-        let level = try SimulatedStrap.withMonitor { monitor, _ in try await monitor.batteryLevel() }
+    @Test func batteryLevelIsReadInPercent() async throws {
+        let level = try await SimulatedStrap.withMonitor { monitor, _ in try await monitor.batteryLevel() }
         #expect(level == 87)
     }
 
-    @Test func batteryNotificationsAreOfferedAndCanBeStartedAndStopped() throws {
-        let offered = try SimulatedStrap.withMonitor { monitor, world in
+    @Test func batteryNotificationsAreOfferedAndCanBeStartedAndStopped() async throws {
+        let offered = try await SimulatedStrap.withMonitor { monitor, world in
             let offered = try await monitor.offersBatteryNotifications()
             let levels = try await monitor.batteryLevels()
             // The strap notifies a change of charge; the simulator's script stands in for it.
@@ -93,8 +93,8 @@ struct HeartRateMonitorTests {
         #expect(offered.1 == 86)
     }
 
-    @Test func aBatteryLevelTheStrapDoesNotKnowArrivesAsNil() throws {
-        let level = try SimulatedStrap.withMonitor { monitor, world in
+    @Test func aBatteryLevelTheStrapDoesNotKnowArrivesAsNil() async throws {
+        let level = try await SimulatedStrap.withMonitor { monitor, world in
             let levels = try await monitor.batteryLevels()
             // Straps without a fuel gauge send 0xFF.
             await world.runtime(of: SimulatedStrap.address)?.notify(BatteryLevel.uuid, [0xFF])
@@ -106,8 +106,8 @@ struct HeartRateMonitorTests {
         #expect(level == .some(nil))
     }
 
-    @Test func aSensorWithoutControlPointOrBatteryReportsNotSupported() throws {
-        let errors = try SimulatedStrap.withMonitor(devices: [SimulatedStrap.bareSensor()]) { monitor, _ in
+    @Test func aSensorWithoutControlPointOrBatteryReportsNotSupported() async throws {
+        let errors = try await SimulatedStrap.withMonitor(devices: [SimulatedStrap.bareSensor()]) { monitor, _ in
             var errors: [HeartRateMonitorError] = []
             do throws(HeartRateMonitorError) { try await monitor.resetEnergyExpended() } catch { errors.append(error) }
             do throws(HeartRateMonitorError) { _ = try await monitor.batteryLevel() } catch { errors.append(error) }
@@ -123,9 +123,9 @@ struct HeartRateMonitorTests {
         }
     }
 
-    @Test func aSilentSensorEndsTheStreamWithAStallTimeoutAndTheLinkStaysUsable() throws {
+    @Test func aSilentSensorEndsTheStreamWithAStallTimeoutAndTheLinkStaysUsable() async throws {
         let silent = VirtualPeripheral.heartRateStrap(measurementInterval: .seconds(600))
-        let (error, location) = try SimulatedStrap.withMonitor(devices: [silent]) { monitor, _ in
+        let (error, location) = try await SimulatedStrap.withMonitor(devices: [silent]) { monitor, _ in
             let stream = try await monitor.readings(stallTimeout: .seconds(3))
             var failure: HeartRateMonitorError?
             do {
@@ -139,8 +139,8 @@ struct HeartRateMonitorTests {
         #expect(location == .chest)
     }
 
-    @Test func aReadTheStrapNeverAnswersTimesOutWithATypedError() throws {
-        let error = try SimulatedStrap.withMonitor { monitor, world in
+    @Test func aReadTheStrapNeverAnswersTimesOutWithATypedError() async throws {
+        let error = try await SimulatedStrap.withMonitor { monitor, world in
             world.connection(to: SimulatedStrap.address)?.injectOnNext(.readRequest, .neverAnswer)
             var impatient = monitor
             impatient.timeout = .seconds(2)
@@ -156,8 +156,8 @@ struct HeartRateMonitorTests {
         #expect(after == .seconds(2))
     }
 
-    @Test func aLinkLostMidStreamEndsTheStreamWithDisconnected() throws {
-        let error = try SimulatedStrap.withMonitor { monitor, world in
+    @Test func aLinkLostMidStreamEndsTheStreamWithDisconnected() async throws {
+        let error = try await SimulatedStrap.withMonitor { monitor, world in
             let stream = try await monitor.readings()
             _ = try await stream.prefix(1)
             // The strap's next PDU never arrives: the link drops instead.

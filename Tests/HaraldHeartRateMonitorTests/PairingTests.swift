@@ -6,9 +6,9 @@ import Testing
 /// The kit's pairing flow example against a strap that keeps its serial number for paired centrals.
 @Suite("Heart-rate monitor pairing on the simulated strap")
 struct PairingTests {
-    @Test func pairingReadsTheProtectedSerialNumberAfterOneRefusal() throws {
+    @Test func pairingReadsTheProtectedSerialNumberAfterOneRefusal() async throws {
         let progress = Log<PairingFlow.Progress>()
-        let serial = try SimulatedStrap.run(devices: [.heartRateStrap(protectedSerialNumber: true)]) { central, _ in
+        let serial = try await SimulatedStrap.run(devices: [.heartRateStrap(protectedSerialNumber: true)]) { central, _ in
             let paired = try await HeartRateMonitor.pair(on: central, protected: .serialNumber, timeout: .seconds(15)) { progress.add($0) }
             let location = try await paired.monitor.bodySensorLocation()
             await paired.monitor.connection.disconnect()
@@ -20,10 +20,10 @@ struct PairingTests {
         #expect(progress.all.last == .paired)
     }
 
-    @Test func aStrapThatRejectsPairingFailsWithTheRefusalAndLeavesNothingConnected() throws {
+    @Test func aStrapThatRejectsPairingFailsWithTheRefusalAndLeavesNothingConnected() async throws {
         var strap = VirtualPeripheral.heartRateStrap(protectedSerialNumber: true)
         strap.pairing = .reject
-        let (error, open) = try SimulatedStrap.run(devices: [strap]) { central, world in
+        let (error, open) = try await SimulatedStrap.run(devices: [strap]) { central, world in
             var failure: HeartRateMonitorError?
             do throws(HeartRateMonitorError) {
                 _ = try await HeartRateMonitor.pair(on: central, protected: .serialNumber, timeout: .seconds(15))
@@ -36,8 +36,8 @@ struct PairingTests {
         #expect(open == 0)
     }
 
-    @Test func noStrapInRangeTimesTheFlowOutWhileScanning() throws {
-        let error = try SimulatedStrap.run(devices: [.heartRateStrap(rssi: nil, protectedSerialNumber: true)]) { central, _ in
+    @Test func noStrapInRangeTimesTheFlowOutWhileScanning() async throws {
+        let error = try await SimulatedStrap.run(devices: [.heartRateStrap(rssi: nil, protectedSerialNumber: true)]) { central, _ in
             do throws(HeartRateMonitorError) {
                 _ = try await HeartRateMonitor.pair(on: central, protected: .serialNumber, timeout: .seconds(5))
                 return nil as HeartRateMonitorError?

@@ -6,8 +6,8 @@ import Testing
 /// `PeripheralConnection.protocolCost()` on a backend that runs Harald's GATT client.
 @Suite("Protocol cost of a connection")
 struct ProtocolCostTests {
-    @Test func aReadCostsOneRequestAndOneResponseWithTheirBytes() throws {
-        let (before, after) = try SimulatedStrap.run { central, _ in
+    @Test func aReadCostsOneRequestAndOneResponseWithTheirBytes() async throws {
+        let (before, after) = try await SimulatedStrap.run { central, _ in
             let connection = try await central.connect(to: VirtualPeripheral.heartRateStrap().identifier, services: [.battery])
             _ = try await connection.characteristic(BatteryLevel.uuid, service: ServiceSpec.battery.uuid)
             let before = try #require(await connection.protocolCost())
@@ -21,8 +21,8 @@ struct ProtocolCostTests {
         #expect(read == ProtocolCost(attRequests: 1, roundTrips: 1, pdusSent: 1, pdusReceived: 1, bytesSent: 3, bytesReceived: 2))
     }
 
-    @Test func theCostMatchesTheGATTClientsCountersAndCountsConnectionSetUp() throws {
-        let (cost, counters) = try SimulatedStrap.run { central, world in
+    @Test func theCostMatchesTheGATTClientsCountersAndCountsConnectionSetUp() async throws {
+        let (cost, counters) = try await SimulatedStrap.run { central, world in
             let connection = try await central.connect(to: VirtualPeripheral.heartRateStrap().identifier, services: [.heartRate])
             _ = try await connection.read(.bodySensorLocation)
             let cost = try #require(await connection.protocolCost())

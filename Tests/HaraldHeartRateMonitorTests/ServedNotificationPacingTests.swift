@@ -11,12 +11,12 @@ import Testing
 /// nothing queues up without bound; every value still arrives, in order.
 @Suite("Served notifications are paced by the link")
 struct ServedNotificationPacingTests {
-    @Test func aProducerFasterThanTheLinkIsSlowedToItsPaceAndLosesNothing() throws {
+    @Test func aProducerFasterThanTheLinkIsSlowedToItsPaceAndLosesNothing() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
         let link = LinkParameters(connectionInterval: .milliseconds(30), packetsPerEvent: 2, transmitBufferPackets: 4)
         let count = 120
-        let (received, elapsed, sentTo) = try simulation.run {
+        let (received, elapsed, sentTo) = try await simulation.run {
             let simulator = try Simulator(clock: clock, devices: [], link: link)
             let device = try HeartRateMonitorDevice()
             let address = BluetoothAddress("C2:00:00:00:00:02", kind: .random)!

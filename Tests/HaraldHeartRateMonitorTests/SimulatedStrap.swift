@@ -15,18 +15,18 @@ enum SimulatedStrap {
     /// told otherwise).
     static func run<R: Sendable>(
         devices: [VirtualPeripheral] = [.heartRateStrap()], _ body: @escaping @Sendable (Central, Simulator) async throws -> R
-    ) throws -> R {
+    ) async throws -> R {
         let simulation = Simulation()
         let world = try Simulator(clock: simulation.clock, devices: devices)
         let central = Central(backend: world.backend, clock: simulation.clock, defaultTimeout: .seconds(5))
-        return try simulation.run(timeLimit: .seconds(3600)) { try await body(central, world) }
+        return try await simulation.run(timeLimit: .seconds(3600)) { try await body(central, world) }
     }
 
     /// Runs `body` with a monitor connected to the first device.
     static func withMonitor<R: Sendable>(
         devices: [VirtualPeripheral] = [.heartRateStrap()], _ body: @escaping @Sendable (HeartRateMonitor, Simulator) async throws -> R
-    ) throws -> R {
-        try run(devices: devices) { central, world in
+    ) async throws -> R {
+        try await run(devices: devices) { central, world in
             let monitor = try await HeartRateMonitor.connect(on: central, to: devices[0].identifier)
             let result = try await body(monitor, world)
             await monitor.connection.disconnect()

@@ -26,14 +26,14 @@ struct BandProtocolVectorTests {
         #expect(Array(bytes[3...9]) == Array(repeating: 0, count: 7) && Array(bytes[11...17]) == Array(repeating: 0, count: 7))
     }
 
-    @Test func realtimeStepsAre409Steps253MetresAnd8KilocaloriesAtFirst() throws {
+    @Test func realtimeStepsAre409Steps253MetresAnd8KilocaloriesAtFirst() async throws {
         // B.3's first vector.
-        let steps = try BandWire.run { try await $0.read(BandUUID.realtimeSteps, in: Self.feeZero) }
+        let steps = try await BandWire.run { try await $0.read(BandUUID.realtimeSteps, in: Self.feeZero) }
         #expect(steps == bytes("0C 99 01 00 00 FD 00 00 00 08 00 00 00"))
     }
 
-    @Test func theAuthHandshakeTakesTheDefaultKeysAnswer() throws {
-        let (challenge, accepted, refused) = try BandWire.run { wire in
+    @Test func theAuthHandshakeTakesTheDefaultKeysAnswer() async throws {
+        let (challenge, accepted, refused) = try await BandWire.run { wire in
             let challenge = try await wire.exchange(bytes("02 08"), on: BandUUID.auth, in: Self.feeOne) ?? []
             let cipher = try #require(AES128(key: FitnessBandState.defaultKey))
             let answer = cipher.encrypt(block: Array(challenge.dropFirst(3))) ?? []
@@ -48,8 +48,8 @@ struct BandProtocolVectorTests {
         #expect(refused == bytes("10 03 04"))
     }
 
-    @Test func aBandWithoutAKeyRefusesTheChallengeUntilOneIsInstalled() throws {
-        let replies = try BandWire.run(.fitnessBand(key: nil)) { wire in
+    @Test func aBandWithoutAKeyRefusesTheChallengeUntilOneIsInstalled() async throws {
+        let replies = try await BandWire.run(.fitnessBand(key: nil)) { wire in
             [
                 try await wire.exchange(bytes("02 08"), on: BandUUID.auth, in: Self.feeOne),
                 try await wire.exchange([0x01, 0x08] + FitnessBandState.defaultKey, on: BandUUID.auth, in: Self.feeOne),
@@ -59,11 +59,11 @@ struct BandProtocolVectorTests {
         #expect(replies == [bytes("10 02 04"), bytes("10 01 01"), bytes("10 02 01")])
     }
 
-    @Test func anActivityFetchAnnouncesSendsAndEnds() throws {
+    @Test func anActivityFetchAnnouncesSendsAndEnds() async throws {
         // B.5's start command: 2026-11-21 13:50 at UTC+2 (offset 8 quarter hours), which is
         // 11:50 UTC, ten minutes before the history ends.
         let start = bytes("01 01 EA 07 0B 15 0D 32 00 08")
-        let (announcement, packets, end) = try BandWire.run { wire in
+        let (announcement, packets, end) = try await BandWire.run { wire in
             let announcement = try await wire.exchange(start, on: BandUUID.activityControl, in: Self.feeZero)
             let control = try await wire.subscribe(BandUUID.activityControl, in: Self.feeZero)
             let data = try await wire.subscribe(BandUUID.activityData, in: Self.feeZero)
@@ -85,13 +85,13 @@ struct BandProtocolVectorTests {
         #expect(end == bytes("10 02 01"))
     }
 
-    @Test func aFetchWithoutAStartEndsInFailure() throws {
-        let reply = try BandWire.run { wire in try await wire.exchange([0x02], on: BandUUID.activityControl, in: Self.feeZero) }
+    @Test func aFetchWithoutAStartEndsInFailure() async throws {
+        let reply = try await BandWire.run { wire in try await wire.exchange([0x02], on: BandUUID.activityControl, in: Self.feeZero) }
         #expect(reply == bytes("10 02 04"))
     }
 
-    @Test func aSingleHeartRateMeasurementComesTwoSecondsLaterAsFlagsZeroAndBPM() throws {
-        let (measurement, waited) = try BandWire.run { wire in
+    @Test func aSingleHeartRateMeasurementComesTwoSecondsLaterAsFlagsZeroAndBPM() async throws {
+        let (measurement, waited) = try await BandWire.run { wire in
             let measurements = try await wire.subscribe(BandUUID.heartRateMeasurement, in: BandUUID.heartRateService)
             let start = wire.clock.now
             try await wire.write(bytes("15 02 01"), to: BandUUID.heartRateControlPoint, in: BandUUID.heartRateService)
@@ -103,8 +103,8 @@ struct BandProtocolVectorTests {
         #expect(waited >= .seconds(2) && waited < .seconds(3))
     }
 
-    @Test func anUnknownControlPointCommandIsRefused() throws {
-        let refused = try BandWire.run { wire in
+    @Test func anUnknownControlPointCommandIsRefused() async throws {
+        let refused = try await BandWire.run { wire in
             do {
                 try await wire.write(bytes("15 07 01"), to: BandUUID.heartRateControlPoint, in: BandUUID.heartRateService)
                 return false

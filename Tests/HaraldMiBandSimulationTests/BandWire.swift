@@ -14,11 +14,11 @@ struct BandWire: Sendable {
     let clock: VirtualClock
 
     /// Runs `body` in virtual time against `band`.
-    static func run<T: Sendable>(_ band: VirtualPeripheral = .fitnessBand(), _ body: @escaping @Sendable (BandWire) async throws -> T) throws -> T {
+    static func run<T: Sendable>(_ band: VirtualPeripheral = .fitnessBand(), _ body: @escaping @Sendable (BandWire) async throws -> T) async throws -> T {
         let simulation = Simulation()
         let simulator = try Simulator(clock: simulation.clock, devices: [band])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        return try simulation.run {
+        return try await simulation.run {
             let connection = try await central.connect(to: band.identifier, timeout: .seconds(5))
             let result = try await body(BandWire(connection: connection, clock: simulation.clock))
             await connection.disconnect()

@@ -21,10 +21,10 @@ struct BandWorld {
     }
 
     /// Connects the kit to the band, and runs `body` in virtual time.
-    func run<R: Sendable>(_ body: @escaping @Sendable (MiBand2) async throws -> R) throws -> R {
+    func run<R: Sendable>(_ body: @escaping @Sendable (MiBand2) async throws -> R) async throws -> R {
         let central = self.central
         let identifier = band.identifier
-        return try simulation.run {
+        return try await simulation.run {
             let miBand = try await MiBand2.connect(central, to: identifier, timeout: .seconds(5))
             return try await body(miBand)
         }
@@ -33,50 +33,50 @@ struct BandWorld {
 
 @Suite("Mi Band kit: authentication against the simulated band")
 struct MiBandAuthenticationTests {
-    @Test func theRightKeyAuthenticates() throws {
-        let outcome = try BandWorld().run { try await $0.authenticate(key: .default) }
+    @Test func theRightKeyAuthenticates() async throws {
+        let outcome = try await BandWorld().run { try await $0.authenticate(key: .default) }
         #expect(outcome == .authenticated)
     }
 
-    @Test func aBandWorldIsFreedOnceItsRunIsOver() throws {
+    @Test func aBandWorldIsFreedOnceItsRunIsOver() async throws {
         weak var weakClock: VirtualClock?
         do {
             let world = try BandWorld()
             weakClock = world.simulation.clock
-            #expect(try world.run { try await $0.authenticate(key: .default) } == .authenticated)
+            #expect(try await world.run { try await $0.authenticate(key: .default) } == .authenticated)
         }
         // The band's handlers live in its server, which its serving backend holds: they must
         // not hold that backend in turn.
         let limit = ContinuousClock.now.advanced(by: .seconds(10))
-        while weakClock != nil && ContinuousClock.now < limit { usleep(1000) }
+        while weakClock != nil && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(1)) }
         #expect(weakClock == nil)
     }
 
-    @Test func aWrongKeyIsRefusedAtTheAnswerStep() throws {
+    @Test func aWrongKeyIsRefusedAtTheAnswerStep() async throws {
         let wrong = try #require(MiBandKey(Array(repeating: 0x55, count: 16)))
-        #expect(throws: MiBandError.authenticationRefused(step: 3, status: 0x04)) {
-            try BandWorld().run { try await $0.authenticate(key: wrong, keySetup: .never) }
+        await #expect(throws: MiBandError.authenticationRefused(step: 3, status: 0x04)) {
+            try await BandWorld().run { try await $0.authenticate(key: wrong, keySetup: .never) }
         }
     }
 
-    @Test func aBandWithoutAKeyGetsOneAndThenAuthenticates() throws {
+    @Test func aBandWithoutAKeyGetsOneAndThenAuthenticates() async throws {
         let key = try #require(MiBandKey(hex: "00112233445566778899aabbccddeeff"))
-        let (first, second) = try BandWorld(.fitnessBand(key: nil)).run { band in
+        let (first, second) = try await BandWorld(.fitnessBand(key: nil)).run { band in
             (try await band.authenticate(key: key), try await band.authenticate(key: key))
         }
         #expect(first == .authenticatedAfterKeySetup)
         #expect(second == .authenticated)
     }
 
-    @Test func aBandWithoutAKeyFailsWhenKeySetupIsNotAllowed() throws {
-        #expect(throws: MiBandError.keySetupRequired) {
-            try BandWorld(.fitnessBand(key: nil)).run { try await $0.authenticate(keySetup: .never) }
+    @Test func aBandWithoutAKeyFailsWhenKeySetupIsNotAllowed() async throws {
+        await #expect(throws: MiBandError.keySetupRequired) {
+            try await BandWorld(.fitnessBand(key: nil)).run { try await $0.authenticate(keySetup: .never) }
         }
     }
 
-    @Test func keySetupFirstReplacesTheBandsKey() throws {
+    @Test func keySetupFirstReplacesTheBandsKey() async throws {
         let key = try #require(MiBandKey(hex: "ffeeddccbbaa99887766554433221100"))
-        let (outcome, oldKeyRefused) = try BandWorld().run { band in
+        let (outcome, oldKeyRefused) = try await BandWorld().run { band in
             let outcome = try await band.authenticate(key: key, keySetup: .always)
             do {
                 try await band.authenticate(key: .default, keySetup: .never)
@@ -89,12 +89,12 @@ struct MiBandAuthenticationTests {
         #expect(oldKeyRefused)
     }
 
-    @Test func aBandThatNeverSendsItsChallengeTimesOut() throws {
+    @Test func aBandThatNeverSendsItsChallengeTimesOut() async throws {
         let world = try BandWorld()
         let address = world.band.address
         let simulator = world.simulator
-        #expect(throws: MiBandError.noReply("auth challenge request", after: .seconds(10))) {
-            try world.run { band in
+        await #expect(throws: MiBandError.noReply("auth challenge request", after: .seconds(10))) {
+            try await world.run { band in
                 try await warmUp(band, MiBand2.Characteristics.auth)
                 let link = try #require(simulator.connection(to: address))
                 // After the CCCD write's response, the band's next PDU is the challenge: lose it.
@@ -108,11 +108,11 @@ struct MiBandAuthenticationTests {
 
 @Suite("Mi Band kit: deadlines on the connection's clock")
 struct MiBandClockTests {
-    @Test func aBandMadeFromASimulatorConnectionWaitsForRepliesInVirtualTime() throws {
+    @Test func aBandMadeFromASimulatorConnectionWaitsForRepliesInVirtualTime() async throws {
         let world = try BandWorld()
         let (central, identifier, address) = (world.central, world.band.identifier, world.band.address)
         let (simulator, clock) = (world.simulator, world.simulation.clock)
-        let (error, waited) = try world.simulation.run {
+        let (error, waited) = try await world.simulation.run {
             let connection = try await central.connect(to: identifier, services: MiBand2.services, timeout: .seconds(5))
             var band = MiBand2(connection: connection)
             band.replyTimeout = .seconds(30)
@@ -133,15 +133,15 @@ struct MiBandClockTests {
 
 @Suite("Mi Band kit: steps and battery from the simulated band")
 struct MiBandStepsAndBatteryTests {
-    @Test func stepsAreReadWithDistanceAndCalories() throws {
-        let steps = try BandWorld().run { try await $0.steps() }
+    @Test func stepsAreReadWithDistanceAndCalories() async throws {
+        let steps = try await BandWorld().run { try await $0.steps() }
         #expect(steps.steps >= 409)
         #expect(steps.meters == steps.steps * 62 / 100)
         #expect(steps.calories == steps.steps / 50)
     }
 
-    @Test func stepUpdatesArriveAndGrow() throws {
-        let seen = try BandWorld().run { band in
+    @Test func stepUpdatesArriveAndGrow() async throws {
+        let seen = try await BandWorld().run { band in
             var seen: [UInt32] = []
             for try await value in try await band.stepUpdates() {
                 seen.append(value.steps)
@@ -153,14 +153,14 @@ struct MiBandStepsAndBatteryTests {
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 })
     }
 
-    @Test func batteryInfoCarriesLevelChargingStateAndLastCharge() throws {
+    @Test func batteryInfoCarriesLevelChargingStateAndLastCharge() async throws {
         let battery = FitnessBandBattery(
             level: 12, isCharging: true, lastOff: DateComponents(year: 2026, month: 1, day: 2, hour: 3, minute: 4, second: 5), chargeCount: 9,
             lastCharge: DateComponents(year: 2026, month: 1, day: 1, hour: 0, minute: 0, second: 0), lastChargeLevel: 98)
         let expected = MiBandBatteryInfo(
             level: 12, chargingState: .charging, lastOff: MiBandDateTime(year: 2026, month: 1, day: 2, hour: 3, minute: 4, second: 5),
             chargeCount: 9, lastCharge: MiBandDateTime(year: 2026, month: 1, day: 1), lastChargeLevel: 98)
-        let info = try BandWorld(.fitnessBand(battery: battery)).run { try await $0.battery() }
+        let info = try await BandWorld(.fitnessBand(battery: battery)).run { try await $0.battery() }
         #expect(info == expected)
         #expect(info.isCharging)
     }
@@ -168,16 +168,16 @@ struct MiBandStepsAndBatteryTests {
 
 @Suite("Mi Band kit: heart rate from the simulated band")
 struct MiBandHeartRateTests {
-    @Test func aSingleMeasurementReturnsTheBandsValue() throws {
-        let bpm = try BandWorld().run { try await $0.heartRate() }
+    @Test func aSingleMeasurementReturnsTheBandsValue() async throws {
+        let bpm = try await BandWorld().run { try await $0.heartRate() }
         #expect((40...200).contains(bpm))
     }
 
-    @Test func aControlPointWriteThatIsNeverAnsweredTimesOut() throws {
+    @Test func aControlPointWriteThatIsNeverAnsweredTimesOut() async throws {
         let world = try BandWorld()
         world.simulator.injectOnNextConnection(to: world.band.address, peer: [PeerFault(answering: .writeRequest, .neverAnswer)])
-        #expect(throws: BluetoothError.self) {
-            try world.run { band in
+        await #expect(throws: BluetoothError.self) {
+            try await world.run { band in
                 var quick = band
                 quick.replyTimeout = .seconds(2)
                 return try await quick.heartRate()
@@ -185,9 +185,9 @@ struct MiBandHeartRateTests {
         }
     }
 
-    @Test func continuousModeRunsPastTheBandsTimeoutWhileKeptAlive() throws {
+    @Test func continuousModeRunsPastTheBandsTimeoutWhileKeptAlive() async throws {
         // The band stops after 15 s without a keep-alive; 40 values take about 40 s.
-        let values = try BandWorld().run { band in
+        let values = try await BandWorld().run { band in
             var values: [UInt16] = []
             for try await bpm in band.heartRateUpdates(keepAliveInterval: .seconds(10)) {
                 values.append(bpm)
@@ -198,11 +198,11 @@ struct MiBandHeartRateTests {
         #expect(values.count == 40)
     }
 
-    @Test func continuousModeLapsesWithoutKeepAlives() throws {
+    @Test func continuousModeLapsesWithoutKeepAlives() async throws {
         let world = try BandWorld()
         let clock = world.simulation.clock
-        #expect(throws: MiBandError.noReply("continuous heart rate", after: .seconds(20))) {
-            try world.run { band in
+        await #expect(throws: MiBandError.noReply("continuous heart rate", after: .seconds(20))) {
+            try await world.run { band in
                 var band = band
                 band.measurementTimeout = .seconds(20)
                 var count = 0
@@ -215,10 +215,10 @@ struct MiBandHeartRateTests {
         }
     }
 
-    @Test func leavingTheLoopStopsContinuousMode() throws {
+    @Test func leavingTheLoopStopsContinuousMode() async throws {
         let world = try BandWorld()
         let clock = world.simulation.clock
-        let afterStop = try world.run { band in
+        let afterStop = try await world.run { band in
             for try await _ in band.heartRateUpdates() { break }
             // Give the stop command time to reach the band, then listen for 5 s.
             try await clock.sleep(for: .seconds(1))
@@ -242,9 +242,9 @@ struct MiBandHeartRateTests {
 struct MiBandActivityTests {
     static let end = FitnessBandState.defaultHistoryEnd
 
-    @Test func fetchesEveryMinuteSinceTheGivenTimeWithTimestamps() throws {
+    @Test func fetchesEveryMinuteSinceTheGivenTimeWithTimestamps() async throws {
         let since = Self.end.addingTimeInterval(-90 * 60)
-        let records = try BandWorld().run { band in
+        let records = try await BandWorld().run { band in
             try await band.authenticate()
             return try await band.fetchActivity(since: since)
         }
@@ -255,9 +255,9 @@ struct MiBandActivityTests {
         #expect(try records.map(\.sample) == bandHistory(270..<360))
     }
 
-    @Test func progressAnnouncesTheTotalCountsUpAndFinishes() throws {
+    @Test func progressAnnouncesTheTotalCountsUpAndFinishes() async throws {
         let log = ProgressLog()
-        let records = try BandWorld().run { band in
+        let records = try await BandWorld().run { band in
             try await band.fetchActivity(since: Self.end.addingTimeInterval(-30 * 60)) { log.add($0) }
         }
         let events = log.events
@@ -268,20 +268,20 @@ struct MiBandActivityTests {
         #expect(records.count == 30)
     }
 
-    @Test func aFetchFromBeforeTheHistoryStartsAtItsFirstMinute() throws {
-        let records = try BandWorld(.fitnessBand(historyMinutes: 20)).run { band in
+    @Test func aFetchFromBeforeTheHistoryStartsAtItsFirstMinute() async throws {
+        let records = try await BandWorld(.fitnessBand(historyMinutes: 20)).run { band in
             try await band.fetchActivity(since: Self.end.addingTimeInterval(-86_400))
         }
         #expect(records.count == 20)
         #expect(records.first?.timestamp == Self.end.addingTimeInterval(-20 * 60))
     }
 
-    @Test func theSynchronizationFlowConnectsAuthenticatesAndFetches() throws {
+    @Test func theSynchronizationFlowConnectsAuthenticatesAndFetches() async throws {
         let world = try BandWorld()
         let central = world.central
         let identifier = world.band.identifier
         let log = ProgressLog()
-        let records = try world.simulation.run {
+        let records = try await world.simulation.run {
             try await MiBand2.activitySynchronization(central: central, peripheral: identifier, since: Self.end.addingTimeInterval(-45 * 60))
                 .run { log.add($0) }
         }
@@ -290,14 +290,14 @@ struct MiBandActivityTests {
         #expect(log.events.last == "finished 45")
     }
 
-    @Test func theSynchronizationResumesAfterTheLinkDropsMidTransfer() throws {
+    @Test func theSynchronizationResumesAfterTheLinkDropsMidTransfer() async throws {
         let since = Self.end.addingTimeInterval(-45 * 60)
         // A clean run first, to learn how many PDUs the band sends: the last data packet is the
         // third from the end (then the end reply and two CCCD responses).
         let clean = try BandWorld()
         let cleanSimulator = clean.simulator
         let cleanAddress = clean.band.address
-        let total = try clean.run { band in
+        let total = try await clean.run { band in
             try await band.authenticate()
             let link = try #require(cleanSimulator.connection(to: cleanAddress))
             _ = try await band.fetchActivity(since: since)
@@ -310,7 +310,7 @@ struct MiBandActivityTests {
         let central = world.central
         let identifier = world.band.identifier
         let log = ProgressLog()
-        let records = try world.simulation.run {
+        let records = try await world.simulation.run {
             try await MiBand2.activitySynchronization(central: central, peripheral: identifier, since: since).run { log.add($0) }
         }
         #expect(log.events.contains("reconnecting 1"))
@@ -323,11 +323,11 @@ struct MiBandActivityTests {
     }
 
     /// Fetches 10 minutes (3 packets) with the band's `lost`-th data packet lost on the link.
-    static func fetchLosingPacket(_ lost: Int) throws -> Int {
+    static func fetchLosingPacket(_ lost: Int) async throws -> Int {
         let world = try BandWorld()
         let address = world.band.address
         let simulator = world.simulator
-        return try world.run { band in
+        return try await world.run { band in
             try await warmUp(band, MiBand2.Characteristics.activityControl)
             try await warmUp(band, MiBand2.Characteristics.activityData)
             let link = try #require(simulator.connection(to: address))
@@ -338,12 +338,12 @@ struct MiBandActivityTests {
         }
     }
 
-    @Test func aLostLastPacketEndsInATimeout() throws {
-        #expect(throws: MiBandError.noReply("activity data", after: .seconds(10))) { try Self.fetchLosingPacket(3) }
+    @Test func aLostLastPacketEndsInATimeout() async throws {
+        await #expect(throws: MiBandError.noReply("activity data", after: .seconds(10))) { try await Self.fetchLosingPacket(3) }
     }
 
-    @Test func aLostPacketInTheMiddleIsAnOutOfOrderError() throws {
-        #expect(throws: MiBandError.packetOutOfOrder(expected: 1, received: 2)) { try Self.fetchLosingPacket(2) }
+    @Test func aLostPacketInTheMiddleIsAnOutOfOrderError() async throws {
+        await #expect(throws: MiBandError.packetOutOfOrder(expected: 1, received: 2)) { try await Self.fetchLosingPacket(2) }
     }
 }
 
@@ -401,44 +401,44 @@ struct MiBandWrongReplyTests {
         }
     }
 
-    static func authenticate(against reply: [UInt8]) throws {
-        _ = try BandWorld(band(answeringAuthWith: reply)).run { try await $0.authenticate() }
+    static func authenticate(against reply: [UInt8]) async throws {
+        _ = try await BandWorld(band(answeringAuthWith: reply)).run { try await $0.authenticate() }
     }
 
-    @Test func aReplyToAnotherCommandIsAnUnexpectedReply() {
-        #expect(throws: MiBandError.unexpectedReply(expected: "a reply to auth command 2", received: [0x10, 0x03, 0x01])) {
-            try Self.authenticate(against: [0x10, 0x03, 0x01])
+    @Test func aReplyToAnotherCommandIsAnUnexpectedReply() async {
+        await #expect(throws: MiBandError.unexpectedReply(expected: "a reply to auth command 2", received: [0x10, 0x03, 0x01])) {
+            try await Self.authenticate(against: [0x10, 0x03, 0x01])
         }
     }
 
-    @Test func aChallengeCutShortIsMalformed() throws {
-        let error = try #require(throws: MiBandError.self) { try Self.authenticate(against: [0x10, 0x02, 0x01, 0xAA, 0xBB]) }
+    @Test func aChallengeCutShortIsMalformed() async throws {
+        let error = try await #require(throws: MiBandError.self) { try await Self.authenticate(against: [0x10, 0x02, 0x01, 0xAA, 0xBB]) }
         guard case let .malformed(decoding) = error else { Issue.record("expected malformed, got \(error)"); return }
         #expect(decoding.field == "challenge")
     }
 
-    @Test func aReplyWithTheWrongResponseCodeIsMalformed() throws {
-        let error = try #require(throws: MiBandError.self) { try Self.authenticate(against: [0x20, 0x02, 0x01]) }
+    @Test func aReplyWithTheWrongResponseCodeIsMalformed() async throws {
+        let error = try await #require(throws: MiBandError.self) { try await Self.authenticate(against: [0x20, 0x02, 0x01]) }
         guard case let .malformed(decoding) = error else { Issue.record("expected malformed, got \(error)"); return }
         #expect(decoding.field == "response")
     }
 
-    @Test func anUnknownStatusIsARefusal() {
-        #expect(throws: MiBandError.authenticationRefused(step: 2, status: 0x07)) { try Self.authenticate(against: [0x10, 0x02, 0x07]) }
+    @Test func anUnknownStatusIsARefusal() async {
+        await #expect(throws: MiBandError.authenticationRefused(step: 2, status: 0x07)) { try await Self.authenticate(against: [0x10, 0x02, 0x07]) }
     }
 
-    @Test func aBandWithoutTheAuthCharacteristicSaysSo() throws {
-        let has = try BandWorld(VirtualPeripheral.heartRateStrap()).run { try await $0.hasAuthCharacteristic() }
+    @Test func aBandWithoutTheAuthCharacteristicSaysSo() async throws {
+        let has = try await BandWorld(VirtualPeripheral.heartRateStrap()).run { try await $0.hasAuthCharacteristic() }
         #expect(!has)
     }
 }
 
 @Suite("Mi Band kit: continuous heart rate and cancellation")
 struct MiBandCancellationTests {
-    @Test func cancellingTheLoopsTaskStopsContinuousMode() throws {
+    @Test func cancellingTheLoopsTaskStopsContinuousMode() async throws {
         let world = try BandWorld()
         let clock = world.simulation.clock
-        let afterStop = try world.run { band in
+        let afterStop = try await world.run { band in
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     do {
@@ -502,10 +502,10 @@ struct MiBandActivityBoundTests {
         }
     }
 
-    @Test func aCountAboveAYearOfMinutesIsRefusedBeforeAnyRecordIsFetched() throws {
+    @Test func aCountAboveAYearOfMinutesIsRefusedBeforeAnyRecordIsFetched() async throws {
         let count = MiBand2.maximumActivityRecords + 1
-        #expect(throws: MiBandError.tooManyRecords(announced: count)) {
-            _ = try BandWorld(Self.band(announcing: count)).run { try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600)) }
+        await #expect(throws: MiBandError.tooManyRecords(announced: count)) {
+            _ = try await BandWorld(Self.band(announcing: count)).run { try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600)) }
         }
     }
 
@@ -513,23 +513,25 @@ struct MiBandActivityBoundTests {
         #expect(MiBand2.maximumActivityRecords == 527_040)
     }
 
-    @Test func aBandThatSendsMoreRecordsThanItAnnouncedEndsTheFetchWithTooManyRecords() throws {
+    @Test func aBandThatSendsMoreRecordsThanItAnnouncedEndsTheFetchWithTooManyRecords() async throws {
         // 6 announced; the second packet of 4 would make 8.
-        #expect(throws: MiBandError.tooManyRecords(announced: 6)) {
-            _ = try BandWorld(Self.band(announcing: 6, sending: [4, 4])).run { try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600)) }
+        await #expect(throws: MiBandError.tooManyRecords(announced: 6)) {
+            _ = try await BandWorld(Self.band(announcing: 6, sending: [4, 4])).run {
+                try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600))
+            }
         }
     }
 
-    @Test func aBandThatSendsWhatItAnnouncedIsFetchedWhole() throws {
-        let records = try BandWorld(Self.band(announcing: 6, sending: [4, 2])).run {
+    @Test func aBandThatSendsWhatItAnnouncedIsFetchedWhole() async throws {
+        let records = try await BandWorld(Self.band(announcing: 6, sending: [4, 2])).run {
             try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600))
         }
         #expect(records.count == 6)
     }
 
-    @Test func theLargestCountABandCanAnnounceIsRefused() throws {
-        #expect(throws: MiBandError.tooManyRecords(announced: .max)) {
-            _ = try BandWorld(Self.band(announcing: .max)).run { try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600)) }
+    @Test func theLargestCountABandCanAnnounceIsRefused() async throws {
+        await #expect(throws: MiBandError.tooManyRecords(announced: .max)) {
+            _ = try await BandWorld(Self.band(announcing: .max)).run { try await $0.fetchActivity(since: Date(timeIntervalSince1970: 1_767_225_600)) }
         }
     }
 }

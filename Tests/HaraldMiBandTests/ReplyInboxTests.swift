@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Mi Band kit: overlapping reads of one reply inbox take turns")
 struct ReplyInboxTests {
-    @Test func twoOverlappingReadsOfOneInboxBothGetAValueInOrder() throws {
+    @Test func twoOverlappingReadsOfOneInboxBothGetAValueInOrder() async throws {
         // The band notifies its steps once a second, growing by 2.
-        let steps = try BandWorld().run { band in
+        let steps = try await BandWorld().run { band in
             let subscription = try await band.stepUpdates()
             let inbox = ReplyInbox(subscription, on: band.connection)
             let clock = band.clock

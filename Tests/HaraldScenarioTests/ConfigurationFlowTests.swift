@@ -36,13 +36,13 @@ private enum SettingsDevice {
 
 @Suite("Configuration flow on the simulator")
 struct ConfigurationFlowTests {
-    private func run(_ steps: [ConfigurationFlow.Step]) throws
+    private func run(_ steps: [ConfigurationFlow.Step]) async throws
         -> (outcome: Result<[String], ConfigurationFlow.Failure>, values: [UInt16])
     {
         let simulation = Simulation()
         let simulator = try Simulator(clock: simulation.clock, devices: [SettingsDevice.device()])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        return try simulation.run(timeLimit: .seconds(600)) {
+        return try await simulation.run(timeLimit: .seconds(600)) {
             let connection = try await central.connect(to: PeripheralIdentifier(address: SettingsDevice.address), timeout: .seconds(5))
             let outcome: Result<[String], ConfigurationFlow.Failure>
             do throws(ConfigurationFlow.Failure) {
@@ -59,8 +59,8 @@ struct ConfigurationFlowTests {
         }
     }
 
-    @Test func everySettingIsWrittenAndVerified() throws {
-        let (outcome, values) = try run([
+    @Test func everySettingIsWrittenAndVerified() async throws {
+        let (outcome, values) = try await run([
             .setting(SettingsDevice.mode, to: 3, name: "mode"),
             .setting(SettingsDevice.interval, to: 250, name: "interval"),
             .setting(SettingsDevice.gain, to: 7, name: "gain"),
@@ -69,8 +69,8 @@ struct ConfigurationFlowTests {
         #expect(values == [3, 250, 7])
     }
 
-    @Test func aRefusedSettingRollsBackTheOnesAppliedBeforeIt() throws {
-        let (outcome, values) = try run([
+    @Test func aRefusedSettingRollsBackTheOnesAppliedBeforeIt() async throws {
+        let (outcome, values) = try await run([
             .setting(SettingsDevice.mode, to: 3, name: "mode"),
             .setting(SettingsDevice.interval, to: 250, name: "interval"),
             .setting(SettingsDevice.gain, to: 99, name: "gain"),
@@ -90,7 +90,7 @@ struct ConfigurationFlowTests {
         #expect(values == [1, 1000, 5])
     }
 
-    @Test func aSettingThatDoesNotReadBackIsUndoneToo() throws {
+    @Test func aSettingThatDoesNotReadBackIsUndoneToo() async throws {
         // The step writes 9 but verifies against a value the device never holds.
         let impossible = ConfigurationFlow.Step(
             name: "mode-check",
@@ -100,7 +100,7 @@ struct ConfigurationFlowTests {
                 return { try await $0.write(previous, to: SettingsDevice.mode) }
             },
             verify: { connection in try await connection.read(SettingsDevice.mode) == 10 })
-        let (outcome, values) = try run([.setting(SettingsDevice.interval, to: 250, name: "interval"), impossible])
+        let (outcome, values) = try await run([.setting(SettingsDevice.interval, to: 250, name: "interval"), impossible])
         guard case let .failure(failure) = outcome else {
             Issue.record("the flow should fail")
             return

@@ -13,16 +13,16 @@ struct ConnectionLifecycleTests {
     /// A world with one heart-rate strap, run in virtual time.
     private func inWorld<T: Sendable>(
         _ body: @escaping @Sendable (Central, Simulator, VirtualPeripheral, VirtualClock) async throws -> T
-    ) throws -> T {
+    ) async throws -> T {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap()
         let simulator = try Simulator(clock: simulation.clock, devices: [strap])
         let central = Central(backend: simulator.backend, clock: simulation.clock, defaultTimeout: .seconds(5))
-        return try simulation.run(timeLimit: .seconds(7200)) { try await body(central, simulator, strap, simulation.clock) }
+        return try await simulation.run(timeLimit: .seconds(7200)) { try await body(central, simulator, strap, simulation.clock) }
     }
 
-    @Test func aConnectWithoutTimeoutWaitsUntilTheDeviceComesBackInRange() throws {
-        let waited = try inWorld { central, simulator, strap, clock in
+    @Test func aConnectWithoutTimeoutWaitsUntilTheDeviceComesBackInRange() async throws {
+        let waited = try await inWorld { central, simulator, strap, clock in
             await simulator.setRSSI(nil, of: strap.address)
             let start = clock.now
             async let connection = central.connect(to: strap.identifier)
@@ -38,8 +38,8 @@ struct ConnectionLifecycleTests {
         #expect(waited < .seconds(602))
     }
 
-    @Test func aPendingConnectEndsWithItsTaskAndLeavesNoLink() throws {
-        let (error, links) = try inWorld { central, simulator, strap, clock in
+    @Test func aPendingConnectEndsWithItsTaskAndLeavesNoLink() async throws {
+        let (error, links) = try await inWorld { central, simulator, strap, clock in
             await simulator.setRSSI(nil, of: strap.address)
             // A child task (an unstructured one would leave the simulation's executor).
             let error = await withTaskGroup(of: BluetoothError?.self) { group in
@@ -62,8 +62,8 @@ struct ConnectionLifecycleTests {
         #expect(links == 0)
     }
 
-    @Test func aConnectBeforePowerOnWaitsForThePower() throws {
-        let waited = try inWorld { central, simulator, strap, clock in
+    @Test func aConnectBeforePowerOnWaitsForThePower() async throws {
+        let waited = try await inWorld { central, simulator, strap, clock in
             await simulator.setRadioState(.poweredOff)
             simulator.setRadioState(.poweredOn, after: .seconds(3))
             let start = clock.now
@@ -74,8 +74,8 @@ struct ConnectionLifecycleTests {
         #expect(waited >= .seconds(3))
     }
 
-    @Test func aConnectsTimeoutCoversTheWaitForPowerOn() throws {
-        let error = try inWorld { central, simulator, strap, _ in
+    @Test func aConnectsTimeoutCoversTheWaitForPowerOn() async throws {
+        let error = try await inWorld { central, simulator, strap, _ in
             await simulator.setRadioState(.poweredOff)
             simulator.setRadioState(.poweredOn, after: .seconds(60))
             return await #expect(throws: BluetoothError.self) { _ = try await central.connect(to: strap.identifier, timeout: .seconds(10)) }
@@ -83,16 +83,16 @@ struct ConnectionLifecycleTests {
         #expect(error == .timeout(operation: "waiting for the radio", after: .seconds(10)))
     }
 
-    @Test func anUnauthorizedRadioFailsAConnectAtOnce() throws {
-        let error = try inWorld { central, simulator, strap, _ in
+    @Test func anUnauthorizedRadioFailsAConnectAtOnce() async throws {
+        let error = try await inWorld { central, simulator, strap, _ in
             await simulator.setRadioState(.unauthorized)
             return await #expect(throws: BluetoothError.self) { _ = try await central.connect(to: strap.identifier) }
         }
         #expect(error == .radioUnavailable(.unauthorized))
     }
 
-    @Test func twoConcurrentConnectsShareOneAttemptAndOneLink() throws {
-        let (owners, links) = try inWorld { central, simulator, strap, _ in
+    @Test func twoConcurrentConnectsShareOneAttemptAndOneLink() async throws {
+        let (owners, links) = try await inWorld { central, simulator, strap, _ in
             async let first = central.connect(to: strap.identifier, timeout: .seconds(5))
             async let second = central.connect(to: strap.identifier, timeout: .seconds(5))
             let (a, b) = try await (first, second)
@@ -106,8 +106,8 @@ struct ConnectionLifecycleTests {
         #expect(links == 1)
     }
 
-    @Test func releasingTheLastHandleDisconnectsTheLink() throws {
-        let reason = try inWorld { central, simulator, strap, _ in
+    @Test func releasingTheLastHandleDisconnectsTheLink() async throws {
+        let reason = try await inWorld { central, simulator, strap, _ in
             do {
                 let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
                 _ = try await connection.read(.batteryLevel)
@@ -118,8 +118,8 @@ struct ConnectionLifecycleTests {
         #expect(reason == .localRequest)
     }
 
-    @Test func aSubscriptionKeepsItsConnectionAlive() throws {
-        let count = try inWorld { central, _, strap, _ in
+    @Test func aSubscriptionKeepsItsConnectionAlive() async throws {
+        let count = try await inWorld { central, _, strap, _ in
             let subscription = try await { () async throws -> Subscription<HeartRateMeasurement> in
                 let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
                 return try await connection.subscribe(.heartRateMeasurement)
@@ -135,8 +135,8 @@ struct ConnectionLifecycleTests {
         #expect(count == 3)
     }
 
-    @Test func aConnectAfterTheLinkDroppedMakesANewLink() throws {
-        let (firstEnd, owners) = try inWorld { central, simulator, strap, _ in
+    @Test func aConnectAfterTheLinkDroppedMakesANewLink() async throws {
+        let (firstEnd, owners) = try await inWorld { central, simulator, strap, _ in
             let first = try await central.connect(to: strap.identifier, timeout: .seconds(5))
             guard let link = simulator.connection(to: strap.address) else { throw BluetoothError.notFound("the strap's link") }
             await link.link.close(reason: .terminated(by: .peripheral))
@@ -151,8 +151,8 @@ struct ConnectionLifecycleTests {
         #expect(owners == 1)
     }
 
-    @Test func theStateStreamReportsConnectedThenHowTheLinkEnded() throws {
-        let states = try inWorld { central, simulator, strap, _ in
+    @Test func theStateStreamReportsConnectedThenHowTheLinkEnded() async throws {
+        let states = try await inWorld { central, simulator, strap, _ in
             let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
             async let collected = connection.states().reduce(into: [ConnectionState]()) { $0.append($1) }
             guard let link = simulator.connection(to: strap.address) else { throw BluetoothError.notFound("the strap's link") }
@@ -163,8 +163,8 @@ struct ConnectionLifecycleTests {
         #expect(states == [.connected, .disconnected(.remoteRequest)])
     }
 
-    @Test func aHandlesOwnDisconnectEndsItsStateStreamWhileTheLinkStays() throws {
-        let (states, otherReads) = try inWorld { central, _, strap, _ in
+    @Test func aHandlesOwnDisconnectEndsItsStateStreamWhileTheLinkStays() async throws {
+        let (states, otherReads) = try await inWorld { central, _, strap, _ in
             let app = try await central.connect(to: strap.identifier, timeout: .seconds(5))
             let kit = try await central.connect(to: strap.identifier, timeout: .seconds(5))
             async let collected = app.states().reduce(into: [ConnectionState]()) { $0.append($1) }
@@ -179,8 +179,8 @@ struct ConnectionLifecycleTests {
         #expect(otherReads)
     }
 
-    @Test func aReadThatMustDiscoverFirstFailsOneTimeoutAfterItsStartNotAfterEachStep() throws {
-        let (error, elapsed, discoveryAlone) = try inWorld { central, simulator, strap, clock in
+    @Test func aReadThatMustDiscoverFirstFailsOneTimeoutAfterItsStartNotAfterEachStep() async throws {
+        let (error, elapsed, discoveryAlone) = try await inWorld { central, simulator, strap, clock in
             // How long discovery takes on this link, measured on a first connection.
             let probe = try await central.connect(to: strap.identifier, timeout: .seconds(5))
             let probeStart = clock.now
@@ -202,8 +202,8 @@ struct ConnectionLifecycleTests {
         #expect(elapsed == .zero, "the read fails exactly one timeout after the call started")
     }
 
-    @Test func rssiUpdatesFollowTheLevelTheDeviceIsHeardAt() throws {
-        let levels = try inWorld { central, simulator, strap, clock in
+    @Test func rssiUpdatesFollowTheLevelTheDeviceIsHeardAt() async throws {
+        let levels = try await inWorld { central, simulator, strap, clock in
             let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
             await simulator.setRSSI(RSSI(dBm: -40), of: strap.address)
             var levels: [RSSI] = []
@@ -218,8 +218,8 @@ struct ConnectionLifecycleTests {
         #expect(levels == [RSSI(dBm: -40), RSSI(dBm: -70), RSSI(dBm: -70)])
     }
 
-    @Test func aLoopThatStopsReadingRSSIGetsTheNewest8Readings() throws {
-        let levels = try inWorld { central, simulator, strap, clock in
+    @Test func aLoopThatStopsReadingRSSIGetsTheNewest8Readings() async throws {
+        let levels = try await inWorld { central, simulator, strap, clock in
             let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
             await simulator.setRSSI(RSSI(dBm: -40), of: strap.address)
             var updates = connection.rssiUpdates(every: .seconds(1)).makeAsyncIterator()
@@ -245,8 +245,8 @@ struct ConnectionLifecycleTests {
         #expect(levels.last == RSSI(dBm: -100))
     }
 
-    @Test func linkStatesFollowEveryConnectAndTheLinksEndWhoeverCausesThem() throws {
-        let states = try inWorld { central, simulator, strap, clock in
+    @Test func linkStatesFollowEveryConnectAndTheLinksEndWhoeverCausesThem() async throws {
+        let states = try await inWorld { central, simulator, strap, clock in
             var states = central.linkStates(of: strap.identifier).makeAsyncIterator()
             var seen: [PeripheralLinkState] = [await states.next()!]
             let app = try await central.connect(to: strap.identifier, timeout: .seconds(5))

@@ -73,13 +73,13 @@ struct FlowFloodTests {
         var dropped: Int
     }
 
-    private func flood(count: Int, buffering: UpdateBuffering, policy: ReconnectPolicy) throws -> Outcome {
+    private func flood(count: Int, buffering: UpdateBuffering, policy: ReconnectPolicy) async throws -> Outcome {
         let simulation = Simulation()
         let simulator = try Simulator(clock: simulation.clock, devices: [FloodingSensor.device(count: count)])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
         let dropped = Locked(0)
         let progress = Locked<(received: Int, reconnections: Int)>((0, 0))
-        return try simulation.run(timeLimit: .seconds(3600)) {
+        return try await simulation.run(timeLimit: .seconds(3600)) {
             let flow = SynchronizationFlow(
                 central: central, peripheral: PeripheralIdentifier(address: FloodingSensor.address),
                 transfer: BusyTransfer(buffering: buffering, dropped: dropped), reconnect: policy)
@@ -101,8 +101,8 @@ struct FlowFloodTests {
     }
 
     @Test(arguments: [UpdateBuffering.oldest(64), .newest(64)])
-    func aFlowFloodedPastItsBufferStillSeesTheDisconnection(buffering: UpdateBuffering) throws {
-        let outcome = try flood(count: 5_000, buffering: buffering, policy: .never)
+    func aFlowFloodedPastItsBufferStillSeesTheDisconnection(buffering: UpdateBuffering) async throws {
+        let outcome = try await flood(count: 5_000, buffering: buffering, policy: .never)
         guard case .disconnected? = outcome.error as? BluetoothError else {
             Issue.record("the flow ended with \(String(describing: outcome.error)), not the disconnection")
             return
@@ -111,8 +111,8 @@ struct FlowFloodTests {
         #expect(outcome.dropped == 5_000 - 64)
     }
 
-    @Test func anUnboundedFlowTakesEveryFloodedValueAndThenSeesTheDisconnection() throws {
-        let outcome = try flood(count: 5_000, buffering: .unbounded, policy: .never)
+    @Test func anUnboundedFlowTakesEveryFloodedValueAndThenSeesTheDisconnection() async throws {
+        let outcome = try await flood(count: 5_000, buffering: .unbounded, policy: .never)
         guard case .disconnected? = outcome.error as? BluetoothError else {
             Issue.record("the flow ended with \(String(describing: outcome.error)), not the disconnection")
             return
@@ -121,9 +121,9 @@ struct FlowFloodTests {
         #expect(outcome.dropped == 0)
     }
 
-    @Test func aFlowFloodedPastItsBufferReconnectsAfterTheDisconnection() throws {
+    @Test func aFlowFloodedPastItsBufferReconnectsAfterTheDisconnection() async throws {
         let once = ReconnectPolicy(maximumAttempts: 1, initialDelay: .milliseconds(10))
-        let outcome = try flood(count: 5_000, buffering: .oldest(64), policy: once)
+        let outcome = try await flood(count: 5_000, buffering: .oldest(64), policy: once)
         // Each of the two connections is flooded and then lost: one reconnection, then the end.
         #expect(outcome.reconnections == 1)
         #expect(outcome.received == 2 * 64)

@@ -19,14 +19,14 @@ private final class ProgressLog: @unchecked Sendable {
 struct PairingFlowTests {
     private static let ssid = Characteristic<[UInt8], Read>(VirtualPeripheral.OpenGoPro.wifiSSID, service: VirtualPeripheral.OpenGoPro.wifiService)
 
-    private func runFlow(camera: VirtualPeripheral, timeout: Duration = .seconds(15), security: SecurityConfiguration? = nil) throws
+    private func runFlow(camera: VirtualPeripheral, timeout: Duration = .seconds(15), security: SecurityConfiguration? = nil) async throws
         -> (result: Result<[UInt8], PairingFlow.Failure>, progress: [PairingFlow.Progress], linksOpen: Int, bonds: [Bond])
     {
         let simulation = Simulation()
         let simulator = try Simulator(clock: simulation.clock, devices: [.heartRateStrap(), camera], security: security)
         let central = Central(backend: simulator.backend, clock: simulation.clock)
         let log = ProgressLog()
-        let (result, open, bonds) = try simulation.run(timeLimit: .seconds(600)) { () -> (Result<[UInt8], PairingFlow.Failure>, Int, [Bond]) in
+        let (result, open, bonds) = try await simulation.run(timeLimit: .seconds(600)) { () -> (Result<[UInt8], PairingFlow.Failure>, Int, [Bond]) in
             let flow = PairingFlow(central: central, match: .namePrefix("GoPro"), protected: Self.ssid, timeout: timeout, retryDelay: .seconds(1))
             let result: Result<[UInt8], PairingFlow.Failure>
             do throws(PairingFlow.Failure) {
@@ -44,15 +44,15 @@ struct PairingFlowTests {
         return (result, log.all, open, bonds)
     }
 
-    @Test func aCameraThatAcceptsPairingIsPairedAfterOneRefusal() throws {
-        let (result, progress, _, _) = try runFlow(camera: .actionCamera())
+    @Test func aCameraThatAcceptsPairingIsPairedAfterOneRefusal() async throws {
+        let (result, progress, _, _) = try await runFlow(camera: .actionCamera())
         #expect(try result.get() == Array("GP24500042".utf8))
         #expect(progress.contains(.pairingRequired(attempt: 1)))
         #expect(progress.last == .paired)
     }
 
-    @Test func withItsOwnSecurityManagerTheCentralPairsBeforeTheProtectedReadAndKeepsTheBond() throws {
-        let (result, progress, _, bonds) = try runFlow(
+    @Test func withItsOwnSecurityManagerTheCentralPairsBeforeTheProtectedReadAndKeepsTheBond() async throws {
+        let (result, progress, _, bonds) = try await runFlow(
             camera: .actionCamera(pairing: .securityManager(DeviceSecurity())), security: SecurityConfiguration(bonds: InMemoryBondStore()))
         #expect(try result.get() == Array("GP24500042".utf8))
         #expect(progress.contains(.securing))
@@ -61,8 +61,8 @@ struct PairingFlowTests {
         #expect(bonds.count == 1)
     }
 
-    @Test func aWrongPasskeyFailsTheFlowWithThePairingFailureAndLeavesNothingConnected() throws {
-        let (result, _, linksOpen, _) = try runFlow(
+    @Test func aWrongPasskeyFailsTheFlowWithThePairingFailureAndLeavesNothingConnected() async throws {
+        let (result, _, linksOpen, _) = try await runFlow(
             camera: .actionCamera(pairing: .securityManager(.displaying(123_456))),
             security: SecurityConfiguration(
                 bonds: InMemoryBondStore(), pairing: PairingConfiguration(ioCapability: .keyboardOnly), agent: AutomaticPairingAgent(passkey: 111_111)))
@@ -74,15 +74,15 @@ struct PairingFlowTests {
         #expect(linksOpen == 0)
     }
 
-    @Test func aCameraThatRejectsPairingFailsTheFlowAndLeavesNothingConnected() throws {
-        let (result, _, linksOpen, _) = try runFlow(camera: .actionCamera(pairing: .reject))
+    @Test func aCameraThatRejectsPairingFailsTheFlowAndLeavesNothingConnected() async throws {
+        let (result, _, linksOpen, _) = try await runFlow(camera: .actionCamera(pairing: .reject))
         // The camera has no key for this central: Insufficient Authentication (Part C §10.3).
         #expect(throws: PairingFlow.Failure.pairingRejected(.insufficientAuthentication)) { try result.get() }
         #expect(linksOpen == 0)
     }
 
-    @Test func aCameraOutOfRangeTimesTheFlowOutWhileScanning() throws {
-        let (result, _, linksOpen, _) = try runFlow(camera: .actionCamera(rssi: nil), timeout: .seconds(5))
+    @Test func aCameraOutOfRangeTimesTheFlowOutWhileScanning() async throws {
+        let (result, _, linksOpen, _) = try await runFlow(camera: .actionCamera(rssi: nil), timeout: .seconds(5))
         #expect(throws: PairingFlow.Failure.timedOut(stage: "scanning")) { try result.get() }
         #expect(linksOpen == 0)
     }

@@ -12,16 +12,16 @@ struct ReconnectionTests {
         var disconnectReason: DisconnectReason? { self == .linkGone ? .connectionLost : nil }
     }
 
-    private func inWorld<T: Sendable>(_ body: @escaping @Sendable (Central, Simulator, VirtualPeripheral) async throws -> T) throws -> T {
+    private func inWorld<T: Sendable>(_ body: @escaping @Sendable (Central, Simulator, VirtualPeripheral) async throws -> T) async throws -> T {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap()
         let simulator = try Simulator(clock: simulation.clock, devices: [strap])
         let central = Central(backend: simulator.backend, clock: simulation.clock, defaultTimeout: .seconds(5))
-        return try simulation.run(timeLimit: .seconds(3600)) { try await body(central, simulator, strap) }
+        return try await simulation.run(timeLimit: .seconds(3600)) { try await body(central, simulator, strap) }
     }
 
-    @Test func aKitErrorThatReportsADisconnectionIsReconnectedAfter() throws {
-        let runs = try inWorld { central, _, strap in
+    @Test func aKitErrorThatReportsADisconnectionIsReconnectedAfter() async throws {
+        let runs = try await inWorld { central, _, strap in
             try await central.withReconnection(to: strap.identifier, policy: ReconnectPolicy(maximumAttempts: 1), connectTimeout: .seconds(5)) {
                 _, run in
                 if run == 0 { throw KitError.linkGone }
@@ -31,8 +31,8 @@ struct ReconnectionTests {
         #expect(runs == 1)
     }
 
-    @Test func aKitErrorThatIsNotADisconnectionEndsTheLoop() throws {
-        let error = try inWorld { central, _, strap in
+    @Test func aKitErrorThatIsNotADisconnectionEndsTheLoop() async throws {
+        let error = try await inWorld { central, _, strap in
             await #expect(throws: KitError.refused) {
                 try await central.withReconnection(to: strap.identifier, policy: ReconnectPolicy(maximumAttempts: 5), connectTimeout: .seconds(5)) {
                     _, _ in throw KitError.refused
@@ -42,8 +42,8 @@ struct ReconnectionTests {
         #expect(error == .refused)
     }
 
-    @Test func resettingAfterEachConnectionReconnectsEveryTimeTheLinkDrops() throws {
-        let runs = try inWorld { central, _, strap in
+    @Test func resettingAfterEachConnectionReconnectsEveryTimeTheLinkDrops() async throws {
+        let runs = try await inWorld { central, _, strap in
             let policy = ReconnectPolicy(maximumAttempts: 1, resetsAfterConnecting: true)
             return try await central.withReconnection(to: strap.identifier, policy: policy, connectTimeout: .seconds(5)) { _, run in
                 if run < 4 { throw BluetoothError.disconnected(.connectionLost) }
@@ -53,8 +53,8 @@ struct ReconnectionTests {
         #expect(runs == 4)
     }
 
-    @Test func withoutResettingTheAttemptsOfTheWholeSessionAreCounted() throws {
-        let error = try inWorld { central, _, strap in
+    @Test func withoutResettingTheAttemptsOfTheWholeSessionAreCounted() async throws {
+        let error = try await inWorld { central, _, strap in
             await #expect(throws: BluetoothError.disconnected(.connectionLost)) {
                 try await central.withReconnection(to: strap.identifier, policy: ReconnectPolicy(maximumAttempts: 1), connectTimeout: .seconds(5)) {
                     _, run in
@@ -66,8 +66,8 @@ struct ReconnectionTests {
         #expect(error != nil)
     }
 
-    @Test func anUnauthorizedRadioEndsTheLoopWithoutRetrying() throws {
-        let error = try inWorld { central, simulator, strap in
+    @Test func anUnauthorizedRadioEndsTheLoopWithoutRetrying() async throws {
+        let error = try await inWorld { central, simulator, strap in
             await simulator.setRadioState(.unauthorized)
             return await #expect(throws: BluetoothError.self) {
                 try await central.withReconnection(to: strap.identifier, policy: ReconnectPolicy(maximumAttempts: 100)) { _, _ in () }

@@ -10,10 +10,10 @@ import Testing
 @Suite("Peripheral scenarios on the simulator backend")
 struct SimulatorPeripheralScenarioTests {
     @Test(arguments: PeripheralScenario.allCases)
-    func scenario(_ scenario: PeripheralScenario) throws {
+    func scenario(_ scenario: PeripheralScenario) async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        try simulation.run(timeLimit: .seconds(600)) {
+        try await simulation.run(timeLimit: .seconds(600)) {
             // A strap advertises nearby, so the scan has something else to skip.
             let simulator = try Simulator(clock: clock, devices: [.heartRateStrap()])
             let harness = PeripheralScenarioHarness(

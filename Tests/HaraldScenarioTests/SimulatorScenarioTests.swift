@@ -10,7 +10,7 @@ import Testing
 /// and an action camera around it), in virtual time.
 private func inSimulation(
     _ body: @escaping @Sendable (ScenarioHarness, Simulator, SimulatorScenarioPeer) async throws -> Void
-) throws {
+) async throws {
     let simulation = Simulation()
     let state = ScenarioPeerState()
     let device = VirtualPeripheral.scenarioPeer(state)
@@ -24,20 +24,20 @@ private func inSimulation(
             guard let connection = simulator.connection(to: address) else { return 0 }
             return await connection.client.liveContinuations
         })
-    try simulation.run(timeLimit: .seconds(600)) { try await body(harness, simulator, peer) }
+    try await simulation.run(timeLimit: .seconds(600)) { try await body(harness, simulator, peer) }
 }
 
 @Suite("Public API scenarios on the simulator backend")
 struct SimulatorScenarioTests {
     @Test(arguments: Scenario.allCases)
-    func scenario(_ scenario: Scenario) throws {
-        try inSimulation { harness, _, _ in try await scenario.run(harness) }
+    func scenario(_ scenario: Scenario) async throws {
+        try await inSimulation { harness, _, _ in try await scenario.run(harness) }
     }
 
     /// The peer's half of a Service Changed scenario: its service moves to new handles with its
     /// values, and the central confirmed the indication by the time the peer returns.
-    @Test func thePeerMovesItsServiceAndTheCentralConfirmsTheIndication() throws {
-        try inSimulation { harness, simulator, peer in
+    @Test func thePeerMovesItsServiceAndTheCentralConfirmsTheIndication() async throws {
+        try await inSimulation { harness, simulator, peer in
             let connection = try await harness.central.connect(to: peer.identifier, services: [ScenarioSpecs.service])
             _ = try await connection.characteristic(ScenarioProfile.setting, service: ScenarioProfile.service)
             let server = try #require(simulator.runtime(of: peer.address)).server
@@ -54,8 +54,8 @@ struct SimulatorScenarioTests {
 
     /// Beyond the shared suite: the ATT transaction timeout, which only a link with an ATT bearer
     /// under the app's control has (30 s, run in virtual time).
-    @Test func anUnansweredRequestClosesTheLinkAfterTheATTTransactionTimeout() throws {
-        try inSimulation { harness, _, peer in
+    @Test func anUnansweredRequestClosesTheLinkAfterTheATTTransactionTimeout() async throws {
+        try await inSimulation { harness, _, peer in
             let connection = try await harness.central.connect(to: peer.identifier, services: [ScenarioSpecs.service])
             _ = try await connection.characteristic(ScenarioProfile.setting, service: ScenarioProfile.service)
             try await peer.holdAnswers()

@@ -7,11 +7,11 @@ import HaraldSimulator
 import Testing
 
 /// Runs `body` with a central in a simulated world of a heart-rate strap and an action camera.
-private func withStrapAndCamera(_ body: @escaping @Sendable (Central) async throws -> Void) throws {
+private func withStrapAndCamera(_ body: @escaping @Sendable (Central) async throws -> Void) async throws {
     let simulation = Simulation()
     let simulator = try Simulator(clock: simulation.clock, devices: [.heartRateStrap(), .actionCamera()])
     let central = Central(backend: simulator.backend, clock: simulation.clock, defaultTimeout: .seconds(5))
-    try simulation.run(timeLimit: .seconds(600)) { try await body(central) }
+    try await simulation.run(timeLimit: .seconds(600)) { try await body(central) }
 }
 
 /// The predefined SIG specs through the public API, against the simulator's standard devices:
@@ -20,16 +20,16 @@ private func withStrapAndCamera(_ body: @escaping @Sendable (Central) async thro
 struct StandardProfileTests {
     private static let strap = VirtualPeripheral.heartRateStrap().identifier
 
-    @Test func scanningForHeartRateFindsTheStrap() throws {
-        try withStrapAndCamera { central in
+    @Test func scanningForHeartRateFindsTheStrap() async throws {
+        try await withStrapAndCamera { central in
             let found = try await central.scan(for: .heartRate).first(timeout: .seconds(5))
             #expect(found.peripheral == Self.strap)
             #expect(found.isConnectable)
         }
     }
 
-    @Test func discoveryListsTheStandardServicesAndHeartRateCharacteristicsInOrder() throws {
-        try withStrapAndCamera { central in
+    @Test func discoveryListsTheStandardServicesAndHeartRateCharacteristicsInOrder() async throws {
+        try await withStrapAndCamera { central in
             let connection = try await central.connect(to: Self.strap)
             let tree = try await connection.discoverAll()
             #expect(Set(tree.map(\.service.uuid)).isSuperset(of: [BluetoothUUID(0x180D), BluetoothUUID(0x180F), BluetoothUUID(0x180A)]))
@@ -39,8 +39,8 @@ struct StandardProfileTests {
         }
     }
 
-    @Test func typedReadsDecodeBatteryLocationAndManufacturer() throws {
-        try withStrapAndCamera { central in
+    @Test func typedReadsDecodeBatteryLocationAndManufacturer() async throws {
+        try await withStrapAndCamera { central in
             let connection = try await central.connect(to: Self.strap, services: [.battery, .heartRate, .deviceInformation])
             #expect(try await connection.read(.batteryLevel).percent == 87)
             #expect(try await connection.read(.bodySensorLocation) == .chest)
@@ -49,8 +49,8 @@ struct StandardProfileTests {
         }
     }
 
-    @Test func controlPointAcceptsResetAndRefusesReservedOpCodesWithTheATTError() throws {
-        try withStrapAndCamera { central in
+    @Test func controlPointAcceptsResetAndRefusesReservedOpCodesWithTheATTError() async throws {
+        try await withStrapAndCamera { central in
             let connection = try await central.connect(to: Self.strap, services: [.heartRate])
             try await connection.write(.resetEnergyExpended, to: .heartRateControlPoint)
             let controlPoint = try await connection.characteristic(BluetoothUUID(0x2A39), service: BluetoothUUID(0x180D))
@@ -61,8 +61,8 @@ struct StandardProfileTests {
         }
     }
 
-    @Test func heartRateSubscriptionDeliversDecodedMeasurements() throws {
-        try withStrapAndCamera { central in
+    @Test func heartRateSubscriptionDeliversDecodedMeasurements() async throws {
+        try await withStrapAndCamera { central in
             let connection = try await central.connect(to: Self.strap, services: [.heartRate])
             let measurements = try await connection.subscribe(.heartRateMeasurement)
             var received: [HeartRateMeasurement] = []
@@ -78,8 +78,8 @@ struct StandardProfileTests {
         }
     }
 
-    @Test func cameraCommandRequestReturnsItsResponse() throws {
-        try withStrapAndCamera { central in
+    @Test func cameraCommandRequestReturnsItsResponse() async throws {
+        try await withStrapAndCamera { central in
             let command = Characteristic<[UInt8], Write>("B5F90072-AA8D-11E3-9046-0002A5D5C51B", service: BluetoothUUID(0xFEA6))
             let response = Characteristic<[UInt8], Notify>("B5F90073-AA8D-11E3-9046-0002A5D5C51B", service: BluetoothUUID(0xFEA6))
             let connection = try await central.connect(to: VirtualPeripheral.actionCamera().identifier)

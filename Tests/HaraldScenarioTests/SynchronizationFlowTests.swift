@@ -116,7 +116,7 @@ private final class SyncLog: @unchecked Sendable {
 @Suite("Synchronization flow on the simulator")
 struct SynchronizationFlowTests {
     private func run(recordCount: Int, dropLinkAtPDU: Int? = nil, policy: ReconnectPolicy = ReconnectPolicy())
-        throws -> (records: Result<[UInt32], any Error>, progress: [SynchronizationFlow<RecordStoreTransfer>.Progress], linksOpen: Int)
+        async throws -> (records: Result<[UInt32], any Error>, progress: [SynchronizationFlow<RecordStoreTransfer>.Progress], linksOpen: Int)
     {
         let simulation = Simulation()
         let simulator = try Simulator(clock: simulation.clock, devices: [RecordStore.device(recordCount: recordCount)])
@@ -126,7 +126,7 @@ struct SynchronizationFlowTests {
         }
         let central = Central(backend: simulator.backend, clock: simulation.clock)
         let log = SyncLog()
-        return try simulation.run(timeLimit: .seconds(3600)) {
+        return try await simulation.run(timeLimit: .seconds(3600)) {
             let flow = SynchronizationFlow(
                 central: central, peripheral: PeripheralIdentifier(address: RecordStore.address), transfer: RecordStoreTransfer(),
                 reconnect: policy)
@@ -138,8 +138,8 @@ struct SynchronizationFlowTests {
         }
     }
 
-    @Test func fetchesEveryRecordInOrderAndReportsProgress() throws {
-        let (records, progress, linksOpen) = try run(recordCount: 40)
+    @Test func fetchesEveryRecordInOrderAndReportsProgress() async throws {
+        let (records, progress, linksOpen) = try await run(recordCount: 40)
         #expect(try records.get() == (0..<40).map(RecordStore.payload))
         #expect(linksOpen == 0)
         let received = progress.compactMap { if case let .received(count, total) = $0 { return (count, total) } else { return nil } }
@@ -148,10 +148,10 @@ struct SynchronizationFlowTests {
         if case .finished(40) = progress.last {} else { Issue.record("last progress \(String(describing: progress.last))") }
     }
 
-    @Test func aDroppedLinkIsResumedFromTheNextRecordWithoutDuplicates() throws {
+    @Test func aDroppedLinkIsResumedFromTheNextRecordWithoutDuplicates() async throws {
         // The peripheral's PDUs: discovery and read answers first, then records; PDU 30 falls
         // in the middle of the record stream.
-        let (records, progress, linksOpen) = try run(recordCount: 60, dropLinkAtPDU: 30)
+        let (records, progress, linksOpen) = try await run(recordCount: 60, dropLinkAtPDU: 30)
         let fetched = try records.get()
         #expect(fetched == (0..<60).map(RecordStore.payload))
         #expect(progress.contains { if case .reconnecting = $0 { return true } else { return false } })
@@ -159,9 +159,9 @@ struct SynchronizationFlowTests {
         #expect(linksOpen == 0)
     }
 
-    @Test func aPolicyThatVetoesReconnectingEndsTheFlowWithTheDisconnection() throws {
+    @Test func aPolicyThatVetoesReconnectingEndsTheFlowWithTheDisconnection() async throws {
         let never = ReconnectPolicy(maximumAttempts: 3, shouldReconnect: { _, _ in false })
-        let (records, _, linksOpen) = try run(recordCount: 60, dropLinkAtPDU: 30, policy: never)
+        let (records, _, linksOpen) = try await run(recordCount: 60, dropLinkAtPDU: 30, policy: never)
         #expect(throws: BluetoothError.self) { try records.get() }
         #expect(linksOpen == 0)
     }

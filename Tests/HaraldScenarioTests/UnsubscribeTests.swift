@@ -6,12 +6,12 @@ import Testing
 
 @Suite("Unsubscribing turns notifications off with the last subscription")
 struct UnsubscribeTests {
-    @Test func notificationsStayOnWhileAnySubscriptionRemains() throws {
+    @Test func notificationsStayOnWhileAnySubscriptionRemains() async throws {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap()
         let simulator = try Simulator(clock: simulation.clock, devices: [strap])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        let states = try simulation.run(timeLimit: .seconds(60)) { () -> [ClientCharacteristicConfiguration] in
+        let states = try await simulation.run(timeLimit: .seconds(60)) { () -> [ClientCharacteristicConfiguration] in
             let connection = try await central.connect(to: strap.identifier)
             let first = try await connection.subscribe(.heartRateMeasurement)
             let second = try await connection.subscribe(.heartRateMeasurement)

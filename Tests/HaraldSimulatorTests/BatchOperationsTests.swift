@@ -33,12 +33,12 @@ struct BatchOperationsTests {
     }
 
     @Test(arguments: [23, 247])
-    func sweepsFindTheSameTreeAsOneCallPerServiceAndCharacteristic(maximumMTU: Int) throws {
+    func sweepsFindTheSameTreeAsOneCallPerServiceAndCharacteristic(maximumMTU: Int) async throws {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap()
         let simulator = try Simulator(clock: simulation.clock, devices: [strap], link: LinkParameters(maximumATTMTU: maximumMTU))
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        try simulation.run {
+        try await simulation.run {
             let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
             let client = simulator.connection(to: strap.address)!.client
             let before = await client.counters.roundTrips
@@ -64,12 +64,12 @@ struct BatchOperationsTests {
     }
 
     @Test(arguments: [false, true])
-    func batchedReadsGiveWhatSingleReadsGive(refusingBatches: Bool) throws {
+    func batchedReadsGiveWhatSingleReadsGive(refusingBatches: Bool) async throws {
         let simulation = Simulation()
         let device = Self.device(refusingBatches: refusingBatches)
         let simulator = try Simulator(clock: simulation.clock, devices: [device], link: LinkParameters(maximumATTMTU: 23))
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        try simulation.run {
+        try await simulation.run {
             let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
             let characteristics = try await connection.discoverAll().flatMap(\.characteristics)
             let batched = try await connection.readRawValues(of: characteristics)
@@ -93,12 +93,12 @@ struct BatchOperationsTests {
         }
     }
 
-    @Test func readsOfValuesThatFitOneResponseCostOneRoundTrip() throws {
+    @Test func readsOfValuesThatFitOneResponseCostOneRoundTrip() async throws {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap()
         let simulator = try Simulator(clock: simulation.clock, devices: [strap], link: LinkParameters(maximumATTMTU: 247))
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        try simulation.run {
+        try await simulation.run {
             let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
             let readable = try await connection.discoverAll().flatMap(\.characteristics).filter { $0.properties.contains(.read) }
             let client = simulator.connection(to: strap.address)!.client

@@ -53,10 +53,10 @@ struct BondRulesTests {
         devices: [VirtualPeripheral], bonds: InMemoryBondStore, pairing: PairingConfiguration = PairingConfiguration(),
         agent: any PairingAgent = AutomaticPairingAgent(passkey: passkey), lostBond: LostBondPolicy = .fail,
         encryptsBondedPeersFirst: Bool = true, _ body: @escaping @Sendable (World) async throws -> T
-    ) throws -> T {
+    ) async throws -> T {
         let simulation = Simulation()
         let clock = simulation.clock
-        return try simulation.run {
+        return try await simulation.run {
             let simulator = try Simulator(
                 clock: clock, devices: devices,
                 security: SecurityConfiguration(
@@ -86,9 +86,9 @@ struct BondRulesTests {
     /// A store holding the bond a first world made with the device (`security`, over `pairing`).
     private static func bonded(
         _ security: DeviceSecurity, pairing: PairingConfiguration = PairingConfiguration(), reading uuid: BluetoothUUID = encrypted
-    ) throws -> (InMemoryBondStore, Bond) {
+    ) async throws -> (InMemoryBondStore, Bond) {
         let bonds = InMemoryBondStore()
-        let bond = try inWorld(devices: [lock(security)], bonds: bonds, pairing: pairing) { world in
+        let bond = try await inWorld(devices: [lock(security)], bonds: bonds, pairing: pairing) { world in
             _ = try await read(uuid, in: world)
             return try #require(await world.bonds.allBonds().first)
         }
@@ -97,14 +97,14 @@ struct BondRulesTests {
 
     // MARK: 1, 2. A claimed identity must be proven; another device's bond is never overwritten
 
-    @Test func aJustWorksDeviceClaimingABondedDevicesIdentityIsRefusedAndTheBondIsKept() throws {
-        let (bonds, bond) = try Self.bonded(Self.displaying, pairing: Self.typing, reading: Self.authenticated)
+    @Test func aJustWorksDeviceClaimingABondedDevicesIdentityIsRefusedAndTheBondIsKept() async throws {
+        let (bonds, bond) = try await Self.bonded(Self.displaying, pairing: Self.typing, reading: Self.authenticated)
         #expect(bond.isAuthenticated)
         // Another device pairs Just Works and distributes the bonded device's identity address.
         let impostorIdentity = try LocalIdentity(
             address: Self.device, identityResolvingKey: IdentityResolvingKey(key: SecretKey128(littleEndianBytes: Array(repeating: 0x5A, count: 16))!))
         let attacker = Self.lock(at: Self.attacker, DeviceSecurity(distributedIdentity: impostorIdentity))
-        let (error, after) = try Self.inWorld(devices: [Self.lock(Self.displaying), attacker], bonds: bonds, pairing: Self.typing) { world in
+        let (error, after) = try await Self.inWorld(devices: [Self.lock(Self.displaying), attacker], bonds: bonds, pairing: Self.typing) { world in
             let error = await #expect(throws: BluetoothError.self) { try await Self.read(Self.encrypted, from: Self.attacker, in: world) }
             return (error, await world.bonds.allBonds())
         }
@@ -112,11 +112,11 @@ struct BondRulesTests {
         #expect(after == [bond], "the bonded device's bond is untouched and nothing is stored for the attacker")
     }
 
-    @Test func theBondedDeviceStillReEncryptsAfterTheRefusedClaim() throws {
+    @Test func theBondedDeviceStillReEncryptsAfterTheRefusedClaim() async throws {
         let impostorIdentity = try LocalIdentity(
             address: Self.device, identityResolvingKey: IdentityResolvingKey(key: SecretKey128(littleEndianBytes: Array(repeating: 0x11, count: 16))!))
         let attacker = Self.lock(at: Self.attacker, DeviceSecurity(distributedIdentity: impostorIdentity))
-        let (security, pairings, bonds) = try Self.inWorld(devices: [Self.lock(DeviceSecurity()), attacker], bonds: InMemoryBondStore()) { world in
+        let (security, pairings, bonds) = try await Self.inWorld(devices: [Self.lock(DeviceSecurity()), attacker], bonds: InMemoryBondStore()) { world in
             _ = try await Self.read(Self.encrypted, in: world)
             await #expect(throws: BluetoothError.self) { try await Self.read(Self.encrypted, from: Self.attacker, in: world) }
             let (_, security) = try await Self.read(Self.encrypted, in: world)
@@ -129,10 +129,10 @@ struct BondRulesTests {
 
     // MARK: 3. No downgrade of the same device's bond
 
-    @Test func aJustWorksPairingNeverReplacesAnAuthenticatedBondOfTheSameDevice() throws {
-        let (bonds, bond) = try Self.bonded(Self.displaying, pairing: Self.typing, reading: Self.authenticated)
+    @Test func aJustWorksPairingNeverReplacesAnAuthenticatedBondOfTheSameDevice() async throws {
+        let (bonds, bond) = try await Self.bonded(Self.displaying, pairing: Self.typing, reading: Self.authenticated)
         // An impostor at the device's address that pairs Just Works, asked to pair explicitly.
-        let (error, after) = try Self.inWorld(
+        let (error, after) = try await Self.inWorld(
             devices: [Self.lock(DeviceSecurity())], bonds: bonds, pairing: Self.typing, encryptsBondedPeersFirst: false
         ) { world in
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
@@ -146,9 +146,9 @@ struct BondRulesTests {
         #expect(after == [bond])
     }
 
-    @Test func anUnauthenticatedPairingNeverReplacesEvenAnUnauthenticatedBond() throws {
-        let (bonds, bond) = try Self.bonded(DeviceSecurity())
-        let (error, after) = try Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds, encryptsBondedPeersFirst: false) { world in
+    @Test func anUnauthenticatedPairingNeverReplacesEvenAnUnauthenticatedBond() async throws {
+        let (bonds, bond) = try await Self.bonded(DeviceSecurity())
+        let (error, after) = try await Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds, encryptsBondedPeersFirst: false) { world in
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
             let error = await #expect(throws: BluetoothError.self) { try await connection.pair() }
             await connection.disconnect()
@@ -175,10 +175,10 @@ struct BondRulesTests {
         var lastLevels: (SecurityLevel, SecurityLevel)? { asked.last.map { ($0.0.level, $0.1.level) } }
     }
 
-    @Test func theAgentCanConfirmAWeakerReplacementAndIsToldBothLevels() throws {
-        let (bonds, _) = try Self.bonded(Self.displaying, pairing: Self.typing, reading: Self.authenticated)
+    @Test func theAgentCanConfirmAWeakerReplacementAndIsToldBothLevels() async throws {
+        let (bonds, _) = try await Self.bonded(Self.displaying, pairing: Self.typing, reading: Self.authenticated)
         let agent = ReplacementAgent(allows: true)
-        let (security, after, levels) = try Self.inWorld(
+        let (security, after, levels) = try await Self.inWorld(
             devices: [Self.lock(DeviceSecurity())], bonds: bonds, pairing: Self.typing, agent: agent, encryptsBondedPeersFirst: false
         ) { world in
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
@@ -191,10 +191,10 @@ struct BondRulesTests {
         #expect(levels?.0 == .authenticatedSecureConnections && levels?.1 == .encrypted)
     }
 
-    @Test func anAuthenticatedPairingAtTheSameLevelReplacesTheBondWithoutAsking() throws {
-        let (bonds, old) = try Self.bonded(Self.displaying, pairing: Self.typing, reading: Self.authenticated)
+    @Test func anAuthenticatedPairingAtTheSameLevelReplacesTheBondWithoutAsking() async throws {
+        let (bonds, old) = try await Self.bonded(Self.displaying, pairing: Self.typing, reading: Self.authenticated)
         let agent = ReplacementAgent(allows: false)
-        let (after, questions) = try Self.inWorld(
+        let (after, questions) = try await Self.inWorld(
             devices: [Self.lock(Self.displaying)], bonds: bonds, pairing: Self.typing, agent: agent, encryptsBondedPeersFirst: false
         ) { world in
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
@@ -208,9 +208,9 @@ struct BondRulesTests {
 
     // MARK: 5. Encrypt bonded peers first (BLESA)
 
-    @Test func anOpenCharacteristicOfABondedPeerIsReadOverAnEncryptedLink() throws {
+    @Test func anOpenCharacteristicOfABondedPeerIsReadOverAnEncryptedLink() async throws {
         let bonds = InMemoryBondStore()
-        let (first, second, pairings) = try Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds) { world in
+        let (first, second, pairings) = try await Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds) { world in
             _ = try await Self.read(Self.encrypted, in: world)
             let (_, first) = try await Self.read(Self.open, in: world)
             let (_, second) = try await Self.read(Self.open, in: world)
@@ -221,10 +221,10 @@ struct BondRulesTests {
         #expect(pairings == 1)
     }
 
-    @Test func anImpostorWithoutTheKeyThatNeverAsksForSecurityLosesTheLinkUnderTheFailPolicy() throws {
-        let (bonds, bond) = try Self.bonded(DeviceSecurity())
+    @Test func anImpostorWithoutTheKeyThatNeverAsksForSecurityLosesTheLinkUnderTheFailPolicy() async throws {
+        let (bonds, bond) = try await Self.bonded(DeviceSecurity())
         // A new world: the device at the bonded address has no key (an impostor, or a reset device).
-        let (error, pairings, after) = try Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds, lostBond: .fail) { world in
+        let (error, pairings, after) = try await Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds, lostBond: .fail) { world in
             let error = await #expect(throws: BluetoothError.self) { try await Self.read(Self.open, in: world) }
             return (error, world.simulator.pairingsServed(by: Self.device), await world.bonds.allBonds())
         }
@@ -233,18 +233,18 @@ struct BondRulesTests {
         #expect(after == [bond])
     }
 
-    @Test func turningEncryptFirstOffReadsOpenCharacteristicsInClear() throws {
-        let (bonds, _) = try Self.bonded(DeviceSecurity())
-        let security = try Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds, encryptsBondedPeersFirst: false) { world in
+    @Test func turningEncryptFirstOffReadsOpenCharacteristicsInClear() async throws {
+        let (bonds, _) = try await Self.bonded(DeviceSecurity())
+        let security = try await Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds, encryptsBondedPeersFirst: false) { world in
             try await Self.read(Self.open, in: world).1
         }
         #expect(security?.level == SecurityLevel.none)
     }
 
-    @Test func underThePairAgainPolicyAnImpostorWithoutTheKeyCannotPairJustWorks() throws {
-        let (bonds, bond) = try Self.bonded(Self.displaying, pairing: Self.typing, reading: Self.authenticated)
+    @Test func underThePairAgainPolicyAnImpostorWithoutTheKeyCannotPairJustWorks() async throws {
+        let (bonds, bond) = try await Self.bonded(Self.displaying, pairing: Self.typing, reading: Self.authenticated)
         // The impostor pairs Just Works only: pairing again needs MITM, so it fails and the link ends.
-        let (error, after) = try Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds, pairing: Self.typing, lostBond: .pairAgain) {
+        let (error, after) = try await Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds, pairing: Self.typing, lostBond: .pairAgain) {
             world in
             let error = await #expect(throws: BluetoothError.self) { try await Self.read(Self.open, in: world) }
             return (error, await world.bonds.allBonds())
@@ -253,9 +253,9 @@ struct BondRulesTests {
         #expect(after == [bond])
     }
 
-    @Test func underThePairAgainPolicyWithoutIOForMITMNothingIsAttemptedAndTheLinkEnds() throws {
-        let (bonds, bond) = try Self.bonded(DeviceSecurity())
-        let (error, pairings, after) = try Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds, lostBond: .pairAgain) { world in
+    @Test func underThePairAgainPolicyWithoutIOForMITMNothingIsAttemptedAndTheLinkEnds() async throws {
+        let (bonds, bond) = try await Self.bonded(DeviceSecurity())
+        let (error, pairings, after) = try await Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: bonds, lostBond: .pairAgain) { world in
             let error = await #expect(throws: BluetoothError.self) { try await Self.read(Self.open, in: world) }
             return (error, world.simulator.pairingsServed(by: Self.device), await world.bonds.allBonds())
         }
@@ -264,9 +264,9 @@ struct BondRulesTests {
         #expect(after == [bond])
     }
 
-    @Test func underThePairAgainPolicyTheRealDeviceThatLostItsKeysPairsAgainWithMITM() throws {
-        let (bonds, old) = try Self.bonded(Self.displaying, pairing: Self.typing, reading: Self.authenticated)
-        let (value, after) = try Self.inWorld(devices: [Self.lock(Self.displaying)], bonds: bonds, pairing: Self.typing, lostBond: .pairAgain) {
+    @Test func underThePairAgainPolicyTheRealDeviceThatLostItsKeysPairsAgainWithMITM() async throws {
+        let (bonds, old) = try await Self.bonded(Self.displaying, pairing: Self.typing, reading: Self.authenticated)
+        let (value, after) = try await Self.inWorld(devices: [Self.lock(Self.displaying)], bonds: bonds, pairing: Self.typing, lostBond: .pairAgain) {
             world in
             (try await Self.read(Self.authenticated, in: world).0, await world.bonds.allBonds())
         }
@@ -276,10 +276,10 @@ struct BondRulesTests {
 
     // MARK: 6. No endless re-pairing
 
-    @Test func aPeerThatKeepsRefusingCannotMakeTheLinkPairAgain() throws {
+    @Test func aPeerThatKeepsRefusingCannotMakeTheLinkPairAgain() async throws {
         // The device pairs Just Works only but its value needs authentication: one pairing, then
         // the refusal on the encrypted link does not start another.
-        let (errors, pairings) = try Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: InMemoryBondStore(), pairing: Self.typing) {
+        let (errors, pairings) = try await Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: InMemoryBondStore(), pairing: Self.typing) {
             world in
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
             let characteristic = try await connection.characteristic(Self.authenticated, service: Self.service)
@@ -295,8 +295,8 @@ struct BondRulesTests {
         #expect(errors.dropFirst().allSatisfy { $0 == .securityNotRaised(.alreadyRaisedOnThisLink(current: .encrypted)) })
     }
 
-    @Test func withoutIOForMITMAnEncryptedLinkIsNotPairedAgainForAuthentication() throws {
-        let (errors, pairings) = try Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: InMemoryBondStore()) { world in
+    @Test func withoutIOForMITMAnEncryptedLinkIsNotPairedAgainForAuthentication() async throws {
+        let (errors, pairings) = try await Self.inWorld(devices: [Self.lock(DeviceSecurity())], bonds: InMemoryBondStore()) { world in
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
             let characteristic = try await connection.characteristic(Self.authenticated, service: Self.service)
             var errors: [BluetoothError] = []

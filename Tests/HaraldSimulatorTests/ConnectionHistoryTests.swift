@@ -5,14 +5,14 @@ import Testing
 /// A world that runs for hours connecting again and again keeps a bounded record of its links.
 @Suite("The simulated world remembers a bounded number of closed connections")
 struct ConnectionHistoryTests {
-    @Test func manyConnectionsOneAfterAnotherLeaveAtMostTheHistoryOfClosedOnesAndTheNewest() throws {
+    @Test func manyConnectionsOneAfterAnotherLeaveAtMostTheHistoryOfClosedOnesAndTheNewest() async throws {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap()
         let simulator = try Simulator(clock: simulation.clock, devices: [strap])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
         #expect(Simulator.closedConnectionHistory == 64)
         let cycles = Simulator.closedConnectionHistory + 40
-        try simulation.run {
+        try await simulation.run {
             for _ in 0..<cycles {
                 let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
                 await connection.disconnect()

@@ -65,11 +65,11 @@ struct DatabaseHashTests {
 
     /// A central of a served definition reads the hash; writing a value leaves it, changing the
     /// services changes it.
-    @Test func theServedHashFollowsTheLayoutAndNotTheValues() throws {
+    @Test func theServedHashFollowsTheLayoutAndNotTheValues() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
         let address = BluetoothAddress("C2:00:00:00:00:05", kind: .random)!
-        let (first, afterWrite, afterChange) = try simulation.run {
+        let (first, afterWrite, afterChange) = try await simulation.run {
             let simulator = try Simulator(clock: clock, devices: [])
             let definition = PeripheralDefinition(advertisement: PeripheralAdvertisement(name: "Hashed")) {
                 ServiceDefinition(BluetoothUUID(0x180F)) {

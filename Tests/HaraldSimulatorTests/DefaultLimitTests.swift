@@ -27,11 +27,11 @@ struct BackendDefaultLimitTests {
         #expect(BondingLinkSecurity.pairingPDUBufferLimit == 64)
     }
 
-    @Test func aLinkWithTheDefaultParametersBuffers8PacketsAndTheSenderWaitsForTheNinth() throws {
+    @Test func aLinkWithTheDefaultParametersBuffers8PacketsAndTheSenderWaitsForTheNinth() async throws {
         #expect(LinkParameters().transmitBufferPackets == 8)
         let simulation = Simulation()
         let clock = simulation.clock
-        let readiness = try simulation.run {
+        let readiness = try await simulation.run {
             let link = SimulatedLink(clock: clock)
             var ready: [Bool] = []
             // One-byte PDUs: one 27-byte packet each.

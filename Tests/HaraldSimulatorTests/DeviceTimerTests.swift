@@ -7,18 +7,18 @@ import Testing
 /// notifies without waiting (`notifyWithoutWaiting`).
 @Suite("Simulated devices: timer ticks and notifications that never wait")
 struct DeviceTimerTests {
-    @Test func aSensorTickingEvery20msDeliversOneValuePerTickAtOneExecutorJobEach() throws {
+    @Test func aSensorTickingEvery20msDeliversOneValuePerTickAtOneExecutorJobEach() async throws {
         let simulation = Simulation()
         let sensor = VirtualPeripheral.streamingSensor(number: 1, interval: .milliseconds(20))
         let simulator = try Simulator(clock: simulation.clock, devices: [sensor])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        let (connection, samples) = try simulation.run {
+        let (connection, samples) = try await simulation.run {
             let connection = try await central.connect(to: sensor.identifier, timeout: .seconds(5))
             return (connection, try await connection.subscribe(VirtualPeripheral.StreamingSensor.samples, buffering: .oldest(1000)))
         }
         let start = simulation.clock.now
         let jobs = simulation.executor.jobsRun
-        let sequence = try simulation.run {
+        let sequence = try await simulation.run {
             var numbers: [UInt32] = []
             for try await sample in samples {
                 numbers.append(UInt32(sample[0]) | UInt32(sample[1]) << 8 | UInt32(sample[2]) << 16 | UInt32(sample[3]) << 24)
@@ -34,10 +34,10 @@ struct DeviceTimerTests {
         #expect(elapsed >= .milliseconds(3_900) && elapsed <= .milliseconds(4_100))
         // The subscriber's loop resuming is the only job a value costs; the ticks cost none.
         #expect(jobsPerValue <= 1.05)
-        try simulation.run { await connection.disconnect() }
+        try await simulation.run { await connection.disconnect() }
     }
 
-    @Test func ticksStopOnceTheLinkHasClosed() throws {
+    @Test func ticksStopOnceTheLinkHasClosed() async throws {
         let simulation = Simulation()
         let ticks = TickCount()
         let device = Self.ticker(address: "C0:00:00:00:00:7A") {
@@ -46,7 +46,7 @@ struct DeviceTimerTests {
         }
         let simulator = try Simulator(clock: simulation.clock, devices: [device])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        let whileOpen = try simulation.run {
+        let whileOpen = try await simulation.run {
             let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
             try await simulation.clock.sleep(for: .milliseconds(105))
             let counted = ticks.value
@@ -55,11 +55,11 @@ struct DeviceTimerTests {
         }
         #expect(whileOpen >= 9 && whileOpen <= 11)
         let atClose = ticks.value
-        try simulation.run { try await simulation.clock.sleep(for: .seconds(1)) }
+        try await simulation.run { try await simulation.clock.sleep(for: .seconds(1)) }
         #expect(ticks.value <= atClose + 1)  // at most a tick already due when the link closed
     }
 
-    @Test func aTickThatReturnsFalseIsTheLast() throws {
+    @Test func aTickThatReturnsFalseIsTheLast() async throws {
         let simulation = Simulation()
         let ticks = TickCount()
         let device = Self.ticker(address: "C0:00:00:00:00:7B") {
@@ -68,7 +68,7 @@ struct DeviceTimerTests {
         }
         let simulator = try Simulator(clock: simulation.clock, devices: [device])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        try simulation.run {
+        try await simulation.run {
             let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
             try await simulation.clock.sleep(for: .seconds(1))
             await connection.disconnect()

@@ -19,10 +19,10 @@ struct DiscoveryCostTests {
         var minimum: DiscoveryCost
     }
 
-    private func discoverEverything(maximumMTU: Int, device strap: VirtualPeripheral = .heartRateStrap()) throws -> Measured {
+    private func discoverEverything(maximumMTU: Int, device strap: VirtualPeripheral = .heartRateStrap()) async throws -> Measured {
         let simulation = Simulation()
         let simulator = try Simulator(clock: simulation.clock, devices: [strap], link: LinkParameters(maximumATTMTU: maximumMTU))
-        return try simulation.run {
+        return try await simulation.run {
             _ = try await simulator.backend.connect(to: strap.identifier, timeout: .seconds(5))
             let client = simulator.connection(to: strap.address)!.client
             let services = try await client.discoverPrimaryServices()
@@ -48,8 +48,8 @@ struct DiscoveryCostTests {
     private func ceilDiv(_ a: Int, _ b: Int) -> Int { (a + b - 1) / b }
 
     @Test(arguments: [23, 247])
-    func discoveringEverythingCostsTheMinimumRoundTrips(maximumMTU: Int) throws {
-        let measured = try discoverEverything(maximumMTU: maximumMTU)
+    func discoveringEverythingCostsTheMinimumRoundTrips(maximumMTU: Int) async throws {
+        let measured = try await discoverEverything(maximumMTU: maximumMTU)
         let mtu = measured.mtu
         #expect(mtu == maximumMTU)
         // All of the strap's UUIDs are 16-bit: 6-byte service entries, 7-byte declarations,
@@ -71,17 +71,17 @@ struct DiscoveryCostTests {
         #expect(measured.minimum.total == measured.roundTrips.values.reduce(0, +))
     }
 
-    @Test func aLargerMTUNeedsFewerCharacteristicDiscoveryRoundTrips() throws {
-        let small = try discoverEverything(maximumMTU: 23)
-        let large = try discoverEverything(maximumMTU: 247)
+    @Test func aLargerMTUNeedsFewerCharacteristicDiscoveryRoundTrips() async throws {
+        let small = try await discoverEverything(maximumMTU: 23)
+        let large = try await discoverEverything(maximumMTU: 247)
         // Device Information has 5 characteristics: two responses at MTU 23 (3 per response), one at 247.
         #expect(small.roundTrips[.readByTypeRequest]! > large.roundTrips[.readByTypeRequest]!)
     }
 
     @Test(arguments: [23, 247])
-    func theCameraAndTheBandWithVendorUUIDsAreDiscoveredAtTheMinimumCost(maximumMTU: Int) throws {
+    func theCameraAndTheBandWithVendorUUIDsAreDiscoveredAtTheMinimumCost(maximumMTU: Int) async throws {
         for device in [VirtualPeripheral.actionCamera(), .fitnessBand()] {
-            let measured = try discoverEverything(maximumMTU: maximumMTU, device: device)
+            let measured = try await discoverEverything(maximumMTU: maximumMTU, device: device)
             #expect(measured.roundTrips.values.reduce(0, +) == measured.minimum.total, "\(device.name ?? "?") at MTU \(maximumMTU)")
         }
     }
@@ -92,12 +92,12 @@ struct DiscoveryCostTests {
 @Suite("Discovery sweeps match their minimum")
 struct SweepDiscoveryCostTests {
     @Test(arguments: [23, 247])
-    func everyDemoDeviceIsDiscoveredBySweepsAtTheMinimumCost(maximumMTU: Int) throws {
+    func everyDemoDeviceIsDiscoveredBySweepsAtTheMinimumCost(maximumMTU: Int) async throws {
         for device in [VirtualPeripheral.heartRateStrap(), .actionCamera(), .fitnessBand()] {
             let simulation = Simulation()
             let simulator = try Simulator(clock: simulation.clock, devices: [device], link: LinkParameters(maximumATTMTU: maximumMTU))
             let central = Central(backend: simulator.backend, clock: simulation.clock)
-            let (spent, minimum) = try simulation.run {
+            let (spent, minimum) = try await simulation.run {
                 let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
                 let characteristics = try await connection.discoverAll().flatMap(\.characteristics)
                 _ = try await connection.discoverDescriptors(ofAll: characteristics)

@@ -22,10 +22,10 @@ private actor Log {
 @Suite("GATT engines run deterministically inside a simulation")
 struct EngineDeterminismTests {
     /// Three concurrent reads over a simulated link, logged with their virtual completion times.
-    private func concurrentReads() throws -> [String] {
+    private func concurrentReads() async throws -> [String] {
         let simulation = Simulation()
         let clock = simulation.clock
-        return try simulation.run {
+        return try await simulation.run {
             let link = SimulatedLink(parameters: .typical, clock: clock)
             let central = SimulatedATTBearer(link: link, side: .central)
             let peripheral = SimulatedATTBearer(link: link, side: .peripheral)
@@ -48,17 +48,17 @@ struct EngineDeterminismTests {
         }
     }
 
-    @Test func aClientOverASimulatedLinkProducesTheSameEventLogEveryRun() throws {
-        let first = try concurrentReads()
+    @Test func aClientOverASimulatedLinkProducesTheSameEventLogEveryRun() async throws {
+        let first = try await concurrentReads()
         #expect(first.count == 3)
-        #expect(try concurrentReads() == first)
-        #expect(try concurrentReads() == first)
+        await #expect(try concurrentReads() == first)
+        await #expect(try concurrentReads() == first)
     }
 
-    @Test func theThirtySecondTransactionTimeoutPassesInVirtualTimeAndClosesTheLink() throws {
+    @Test func theThirtySecondTransactionTimeoutPassesInVirtualTimeAndClosesTheLink() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let (error, elapsed, reason, pending, linkReason) = try simulation.run {
+        let (error, elapsed, reason, pending, linkReason) = try await simulation.run {
             let link = SimulatedLink(parameters: .typical, clock: clock)
             let central = SimulatedATTBearer(link: link, side: .central)
             let peripheral = SimulatedATTBearer(link: link, side: .peripheral)
@@ -79,10 +79,10 @@ struct EngineDeterminismTests {
         #expect(linkReason != nil)
     }
 
-    @Test func anUnconfirmedIndicationTimesOutInVirtualTimeAndTheServerClosesTheLink() throws {
+    @Test func anUnconfirmedIndicationTimesOutInVirtualTimeAndTheServerClosesTheLink() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let (error, elapsed, linkReason, pending) = try simulation.run {
+        let (error, elapsed, linkReason, pending) = try await simulation.run {
             let link = SimulatedLink(parameters: .typical, clock: clock)
             let central = SimulatedATTBearer(link: link, side: .central)
             let peripheral = SimulatedATTBearer(link: link, side: .peripheral)

@@ -20,12 +20,12 @@ struct FaultOutcome: Sendable {
 private func readBattery(
     timeout: Duration = .seconds(5), waitForDisconnect: Bool = false, settle: Duration = .zero,
     _ arrange: @escaping @Sendable (SimulatedConnection, LinkStatistics) async -> Void
-) throws -> FaultOutcome {
+) async throws -> FaultOutcome {
     let simulation = Simulation()
     let strap = VirtualPeripheral.heartRateStrap()
     let simulator = try Simulator(clock: simulation.clock, devices: [strap])
     let central = Central(backend: simulator.backend, clock: simulation.clock)
-    return try simulation.run(timeLimit: .seconds(300)) {
+    return try await simulation.run(timeLimit: .seconds(300)) {
         let connection = try await central.connect(to: strap.identifier, services: [.battery], timeout: .seconds(5))
         _ = try await connection.characteristic(BluetoothUUID(0x2A19), service: BluetoothUUID(0x180F))
         let simulated = simulator.connection(to: strap.address)!
@@ -58,13 +58,13 @@ struct SequenceOutcome: Sendable {
 /// Connects to the strap (no MTU exchange on connect, so that every PDU is sent after the
 /// connection is recorded), then exchanges MTUs, discovers Battery and reads Battery Level,
 /// with `fault` injected from the link's first PDU.
-func connectDiscoverRead(with fault: LinkFault?) throws -> SequenceOutcome {
+func connectDiscoverRead(with fault: LinkFault?) async throws -> SequenceOutcome {
     let simulation = Simulation()
     let strap = VirtualPeripheral.heartRateStrap()
     let simulator = try Simulator(clock: simulation.clock, devices: [strap], exchangesMTUOnConnect: false)
     if let fault { simulator.injectOnNextConnection(to: strap.address, link: [fault]) }
     let central = Central(backend: simulator.backend, clock: simulation.clock)
-    return try simulation.run(timeLimit: .seconds(300)) {
+    return try await simulation.run(timeLimit: .seconds(300)) {
         let connection = try await central.connect(to: strap.identifier, services: [.battery], timeout: .seconds(5))
         let simulated = simulator.connection(to: strap.address)!
         var outcome = SequenceOutcome()
@@ -86,8 +86,8 @@ func connectDiscoverRead(with fault: LinkFault?) throws -> SequenceOutcome {
 
 @Suite("Every injected fault ends in a typed error or a disconnection, with nothing pending")
 struct FaultTests {
-    @Test func theLinkDroppingAtTheRequestFailsTheReadWithConnectionLost() throws {
-        let outcome = try readBattery { connection, stats in
+    @Test func theLinkDroppingAtTheRequestFailsTheReadWithConnectionLost() async throws {
+        let outcome = try await readBattery { connection, stats in
             await connection.inject(LinkFault(from: .central, pduNumber: stats.pdusSent[.central]! + 1, action: .dropLink))
         }
         #expect(outcome.error == .disconnected(.connectionLost))
@@ -98,15 +98,15 @@ struct FaultTests {
     /// Exchange MTU, turning Service Changed on before the first discovery (Read By Type 0x2A05,
     /// Find Information, the CCCD write), Find By Type Value ×2, Read By Type ×2 and Read: nine
     /// requests, nine answers.
-    @Test func theConnectDiscoverReadSequenceSendsNinePDUsEachWay() throws {
-        let outcome = try connectDiscoverRead(with: nil)
+    @Test func theConnectDiscoverReadSequenceSendsNinePDUsEachWay() async throws {
+        let outcome = try await connectDiscoverRead(with: nil)
         #expect(outcome.percent == 87)
         #expect(outcome.pdusSent == [.central: 9, .peripheral: 9])
     }
 
     @Test(arguments: [LinkSide.central, .peripheral], 1...9)
-    func theLinkDroppingAtAnyPDUOfConnectDiscoverReadEndsInDisconnectedWithNothingPending(side: LinkSide, pdu: Int) throws {
-        let outcome = try connectDiscoverRead(with: LinkFault(from: side, pduNumber: pdu, action: .dropLink))
+    func theLinkDroppingAtAnyPDUOfConnectDiscoverReadEndsInDisconnectedWithNothingPending(side: LinkSide, pdu: Int) async throws {
+        let outcome = try await connectDiscoverRead(with: LinkFault(from: side, pduNumber: pdu, action: .dropLink))
         // The link went down in place of that PDU: the ones before it were sent, it was not.
         #expect(outcome.pdusSent[side] == pdu - 1)
         #expect(!outcome.linkOpen)
@@ -122,8 +122,8 @@ struct FaultTests {
         #expect(outcome.serverPending == 0)
     }
 
-    @Test func aLostResponseTimesOutThenTheTransactionTimeoutClosesTheLink() throws {
-        let outcome = try readBattery(timeout: .seconds(2), waitForDisconnect: true) { connection, stats in
+    @Test func aLostResponseTimesOutThenTheTransactionTimeoutClosesTheLink() async throws {
+        let outcome = try await readBattery(timeout: .seconds(2), waitForDisconnect: true) { connection, stats in
             await connection.inject(LinkFault(from: .peripheral, pduNumber: stats.pdusSent[.peripheral]! + 1, action: .drop))
         }
         #expect(outcome.error == .timeout(operation: "read of \(BluetoothUUID(0x2A19))", after: .seconds(2)))
@@ -131,9 +131,9 @@ struct FaultTests {
         #expect(outcome.liveContinuations == 0)
     }
 
-    @Test func aLateResponseTimesOutTheOperationButTheConnectionRecovers() throws {
+    @Test func aLateResponseTimesOutTheOperationButTheConnectionRecovers() async throws {
         // The second read goes out after the late response closed the transaction.
-        let outcome = try readBattery(timeout: .seconds(2), settle: .seconds(5)) { connection, stats in
+        let outcome = try await readBattery(timeout: .seconds(2), settle: .seconds(5)) { connection, stats in
             await connection.inject(LinkFault(from: .peripheral, pduNumber: stats.pdusSent[.peripheral]! + 1, action: .delay(.seconds(5))))
         }
         #expect(outcome.error == .timeout(operation: "read of \(BluetoothUUID(0x2A19))", after: .seconds(2)))
@@ -141,8 +141,8 @@ struct FaultTests {
         #expect(outcome.liveContinuations == 0)
     }
 
-    @Test func aCorruptedResponseOpcodeIsAProtocolViolation() throws {
-        let outcome = try readBattery { connection, stats in
+    @Test func aCorruptedResponseOpcodeIsAProtocolViolation() async throws {
+        let outcome = try await readBattery { connection, stats in
             await connection.inject(LinkFault(from: .peripheral, pduNumber: stats.pdusSent[.peripheral]! + 1, action: .corrupt(byteIndex: 0, xor: 0x02)))
         }
         guard case .protocolViolation? = outcome.error else {
@@ -152,9 +152,9 @@ struct FaultTests {
         #expect(outcome.liveContinuations == 0)
     }
 
-    @Test func aTruncatedResponseIsDeliveredShortAndFailsDecoding() throws {
+    @Test func aTruncatedResponseIsDeliveredShortAndFailsDecoding() async throws {
         // Read Response cut to its opcode: an empty value, which Battery Level cannot decode.
-        let outcome = try readBattery { connection, stats in
+        let outcome = try await readBattery { connection, stats in
             await connection.inject(LinkFault(from: .peripheral, pduNumber: stats.pdusSent[.peripheral]! + 1, action: .truncate(toLength: 1)))
         }
         guard case .decoding? = outcome.error else {
@@ -165,16 +165,16 @@ struct FaultTests {
         #expect(outcome.liveContinuations == 0)
     }
 
-    @Test func aResponseWithTheWrongOpcodeIsAProtocolViolation() throws {
-        let outcome = try readBattery { connection, _ in connection.injectOnNext(.readRequest, .wrongOpcode(.readBlobResponse)) }
+    @Test func aResponseWithTheWrongOpcodeIsAProtocolViolation() async throws {
+        let outcome = try await readBattery { connection, _ in connection.injectOnNext(.readRequest, .wrongOpcode(.readBlobResponse)) }
         #expect(outcome.error == .protocolViolation(GATTError.unexpectedResponse(expected: .readResponse, received: .readBlobResponse).description))
         #expect(outcome.liveContinuations == 0)
     }
 
-    @Test func anUnsolicitedResponseIsIgnoredAndCounted() throws {
+    @Test func anUnsolicitedResponseIsIgnoredAndCounted() async throws {
         // Arriving while no request is outstanding, it answers nothing. (Arriving during the next
         // request it would be taken for that request's answer: ATT cannot tell them apart.)
-        let outcome = try readBattery(settle: .seconds(1)) { connection, _ in
+        let outcome = try await readBattery(settle: .seconds(1)) { connection, _ in
             connection.injectOnNext(.readRequest, .unsolicitedResponse([ATTOpcode.writeResponse.rawValue]))
         }
         #expect(outcome.error == nil)
@@ -183,8 +183,8 @@ struct FaultTests {
         #expect(outcome.liveContinuations == 0)
     }
 
-    @Test func aPeerThatNeverAnswersTimesOutAndLosesTheLink() throws {
-        let outcome = try readBattery(timeout: .seconds(3), waitForDisconnect: true) { connection, _ in
+    @Test func aPeerThatNeverAnswersTimesOutAndLosesTheLink() async throws {
+        let outcome = try await readBattery(timeout: .seconds(3), waitForDisconnect: true) { connection, _ in
             connection.injectOnNext(.readRequest, .neverAnswer)
         }
         #expect(outcome.error == .timeout(operation: "read of \(BluetoothUUID(0x2A19))", after: .seconds(3)))
@@ -192,19 +192,19 @@ struct FaultTests {
         #expect(outcome.liveContinuations == 0)
     }
 
-    @Test func aPeerTerminatingInsteadOfAnsweringFailsTheReadWithRemoteRequest() throws {
-        let outcome = try readBattery(waitForDisconnect: true) { connection, _ in connection.injectOnNext(.readRequest, .disconnect) }
+    @Test func aPeerTerminatingInsteadOfAnsweringFailsTheReadWithRemoteRequest() async throws {
+        let outcome = try await readBattery(waitForDisconnect: true) { connection, _ in connection.injectOnNext(.readRequest, .disconnect) }
         #expect(outcome.error == .disconnected(.remoteRequest))
         #expect(outcome.disconnect == .remoteRequest)
         #expect(outcome.liveContinuations == 0)
     }
 
-    @Test func aNotificationFloodIsDroppedByTheBoundedBufferAndCounted() throws {
+    @Test func aNotificationFloodIsDroppedByTheBoundedBufferAndCounted() async throws {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap(measurementInterval: .seconds(3600))
         let simulator = try Simulator(clock: simulation.clock, devices: [strap])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        let (dropped, battery, pending) = try simulation.run {
+        let (dropped, battery, pending) = try await simulation.run {
             let connection = try await central.connect(to: strap.identifier, services: [.heartRate, .battery], timeout: .seconds(5))
             let measurement = try await connection.characteristic(BluetoothUUID(0x2A37), service: BluetoothUUID(0x180D))
             let simulated = simulator.connection(to: strap.address)!

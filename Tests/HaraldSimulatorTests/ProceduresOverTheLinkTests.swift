@@ -47,19 +47,19 @@ struct ProceduresOverTheLinkTests {
     /// Connects at ATT_MTU 23 and runs `body` with the connection the simulator recorded.
     private func withConnection<T: Sendable>(
         _ body: @escaping @Sendable (SimulatedConnection, GATTDatabase) async throws -> T
-    ) throws -> T {
+    ) async throws -> T {
         let simulation = Simulation()
         let device = Self.device
         let simulator = try Simulator(clock: simulation.clock, devices: [device], link: LinkParameters(maximumATTMTU: 23))
-        return try simulation.run {
+        return try await simulation.run {
             _ = try await simulator.backend.connect(to: device.identifier, timeout: .seconds(5))
             let connection = simulator.connection(to: device.address)!
             return try await body(connection, await connection.server.database)
         }
     }
 
-    @Test func aLongWriteIsSentAsPreparedWritesThenOneExecuteWrite() throws {
-        let (stored, roundTrips) = try withConnection { connection, database in
+    @Test func aLongWriteIsSentAsPreparedWritesThenOneExecuteWrite() async throws {
+        let (stored, roundTrips) = try await withConnection { connection, database in
             let handle = database.characteristic(Self.longWritable)!.valueHandle
             try await connection.client.writeLong(handle: handle, value: Self.longValue)
             return (await connection.server.value(handle: handle), await connection.client.counters.roundTrips)
@@ -69,8 +69,8 @@ struct ProceduresOverTheLinkTests {
         #expect(roundTrips[.executeWriteRequest] == 1)
     }
 
-    @Test func aReliableWriteWhoseEchoesMatchStoresTheValue() throws {
-        let (stored, queued, roundTrips) = try withConnection { connection, database in
+    @Test func aReliableWriteWhoseEchoesMatchStoresTheValue() async throws {
+        let (stored, queued, roundTrips) = try await withConnection { connection, database in
             let handle = database.characteristic(Self.longWritable)!.valueHandle
             try await connection.client.writeLong(handle: handle, value: Self.longValue, reliable: true)
             return (
@@ -84,8 +84,8 @@ struct ProceduresOverTheLinkTests {
         #expect(roundTrips[.executeWriteRequest] == 1)
     }
 
-    @Test func aReliableWriteWhoseEchoIsCorruptedOnTheLinkIsCancelledAndLeavesTheValue() throws {
-        let (error, handle, stored, queued, pending) = try withConnection { connection, database in
+    @Test func aReliableWriteWhoseEchoIsCorruptedOnTheLinkIsCancelledAndLeavesTheValue() async throws {
+        let (error, handle, stored, queued, pending) = try await withConnection { connection, database in
             let handle = database.characteristic(Self.longWritable)!.valueHandle
             let sent = await connection.statistics.pdusSent[.peripheral]!
             // The second Prepare Write Response: opcode, handle, offset, then the echoed value.
@@ -103,8 +103,8 @@ struct ProceduresOverTheLinkTests {
         #expect(pending == 0)
     }
 
-    @Test func includedServicesAreFoundWithTheirRangesAndUUIDs() throws {
-        let (included, secondary, reads) = try withConnection { connection, database in
+    @Test func includedServicesAreFoundWithTheirRangesAndUUIDs() async throws {
+        let (included, secondary, reads) = try await withConnection { connection, database in
             let primary = database.services.first { $0.isPrimary }!
             let included = try await connection.client.discoverIncludedServices(of: primary)
             return (included.map(\.service), database.services.filter { !$0.isPrimary }, await connection.client.counters.roundTrips[.readRequest])
@@ -115,8 +115,8 @@ struct ProceduresOverTheLinkTests {
         #expect(reads == 1)
     }
 
-    @Test func readingByTypeReturnsEveryValueOfThatTypeInOneRoundTrip() throws {
-        let (entries, handles, roundTrips) = try withConnection { connection, database in
+    @Test func readingByTypeReturnsEveryValueOfThatTypeInOneRoundTrip() async throws {
+        let (entries, handles, roundTrips) = try await withConnection { connection, database in
             let before = await connection.client.counters.totalRoundTrips
             let entries = try await connection.client.read(type: BluetoothUUID(0x2A19))
             let handles = database.characteristics.map(\.characteristic).filter { $0.uuid == BluetoothUUID(0x2A19) }.map(\.valueHandle)
@@ -127,8 +127,8 @@ struct ProceduresOverTheLinkTests {
         #expect(roundTrips == 1)
     }
 
-    @Test func anIndicationReachesTheSubscriberAndTheServerReturnsOnceItIsConfirmed() throws {
-        let (received, handle, confirmed, confirmationsSent) = try withConnection { connection, database in
+    @Test func anIndicationReachesTheSubscriberAndTheServerReturnsOnceItIsConfirmed() async throws {
+        let (received, handle, confirmed, confirmationsSent) = try await withConnection { connection, database in
             let handle = database.characteristic(Self.indicated)!.valueHandle
             let client = connection.client
             let subscription = await client.subscribe(handle: handle)

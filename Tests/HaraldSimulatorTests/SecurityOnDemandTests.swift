@@ -44,10 +44,10 @@ struct SecurityOnDemandTests {
     private func withProtectedValue<T: Sendable>(
         succeeds: Bool = true, raisesOnDemand: Bool = true,
         _ body: @escaping @Sendable (GATTConnection, DiscoveredCharacteristic, ServerSideSecurity) async throws -> T
-    ) throws -> T {
+    ) async throws -> T {
         let simulation = Simulation()
         let clock = simulation.clock
-        return try simulation.run {
+        return try await simulation.run {
             let server = try GATTServer(services: [
                 GATTServiceDefinition(
                     uuid: BluetoothUUID(0xFFF0),
@@ -70,8 +70,8 @@ struct SecurityOnDemandTests {
         }
     }
 
-    @Test func aReadRefusedForLackOfEncryptionIsRetriedOnceAfterSecuring() throws {
-        let (value, requests) = try withProtectedValue { connection, characteristic, security in
+    @Test func aReadRefusedForLackOfEncryptionIsRetriedOnceAfterSecuring() async throws {
+        let (value, requests) = try await withProtectedValue { connection, characteristic, security in
             (try await connection.read(characteristic, timeout: .seconds(5)), await security.requests)
         }
         #expect(value == [0x2A])
@@ -79,16 +79,16 @@ struct SecurityOnDemandTests {
         #expect(requests.first?.requiresPairing == true)
     }
 
-    @Test func aWriteRefusedForLackOfEncryptionIsRetriedOnceAfterSecuring() throws {
-        let requests = try withProtectedValue { connection, characteristic, security in
+    @Test func aWriteRefusedForLackOfEncryptionIsRetriedOnceAfterSecuring() async throws {
+        let requests = try await withProtectedValue { connection, characteristic, security in
             try await connection.write([0x01], to: characteristic, kind: .withResponse, timeout: .seconds(5))
             return await security.requests
         }
         #expect(requests.count == 1)
     }
 
-    @Test func whenSecuringFailsTheCallerGetsThatFailure() throws {
-        let error = try withProtectedValue(succeeds: false) { connection, characteristic, _ in
+    @Test func whenSecuringFailsTheCallerGetsThatFailure() async throws {
+        let error = try await withProtectedValue(succeeds: false) { connection, characteristic, _ in
             do {
                 _ = try await connection.read(characteristic, timeout: .seconds(5))
                 return nil as BluetoothError?
@@ -97,8 +97,8 @@ struct SecurityOnDemandTests {
         #expect(error == .backend("pairing failed: confirm value failed"))
     }
 
-    @Test func withRaisingTurnedOffTheRefusalReachesTheCaller() throws {
-        let (error, requests) = try withProtectedValue(raisesOnDemand: false) { connection, characteristic, security in
+    @Test func withRaisingTurnedOffTheRefusalReachesTheCaller() async throws {
+        let (error, requests) = try await withProtectedValue(raisesOnDemand: false) { connection, characteristic, security in
             let refusal: BluetoothError?
             do {
                 _ = try await connection.read(characteristic, timeout: .seconds(5))
@@ -111,8 +111,8 @@ struct SecurityOnDemandTests {
         #expect(requests.isEmpty)
     }
 
-    @Test func securingOnRequestReportsTheNewLevel() throws {
-        let security = try withProtectedValue { connection, _, _ in try await connection.secure(timeout: .seconds(5)) }
+    @Test func securingOnRequestReportsTheNewLevel() async throws {
+        let security = try await withProtectedValue { connection, _, _ in try await connection.secure(timeout: .seconds(5)) }
         #expect(security.level == .encrypted)
     }
 }

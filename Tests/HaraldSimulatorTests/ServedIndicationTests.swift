@@ -20,10 +20,10 @@ struct ServedIndicationTests {
     /// Runs `body` with a served thermometer and a central connected to it.
     private func withThermometer<T: Sendable>(
         _ body: @escaping @Sendable (ServedPeripheral, PeripheralConnection, CentralIdentifier) async throws -> T
-    ) throws -> T {
+    ) async throws -> T {
         let simulation = Simulation()
         let clock = simulation.clock
-        return try simulation.run {
+        return try await simulation.run {
             let simulator = try Simulator(clock: clock, devices: [])
             let served = try await ServedPeripheral.start(Self.thermometer, on: simulator.peripheralBackend(at: Self.address))
             let central = Central(backend: simulator.backend, clock: clock)
@@ -36,9 +36,9 @@ struct ServedIndicationTests {
         }
     }
 
-    @Test func anIndicationReturnsOnceTheCentralConfirmedAndArrivesDecoded() throws {
+    @Test func anIndicationReturnsOnceTheCentralConfirmedAndArrivesDecoded() async throws {
         let temperature = MedicalFloat32(mantissa: 3712, exponent: -2)!
-        let received = try withThermometer { served, connection, central -> MedicalFloat32? in
+        let received = try await withThermometer { served, connection, central -> MedicalFloat32? in
             let subscription = try await connection.subscribe(.temperatureMeasurement)
             try await served.indicate(.temperatureMeasurement, TemperatureMeasurement(temperature: temperature), to: central, timeout: .seconds(5))
             for try await measurement in subscription { return measurement.temperature }
@@ -47,8 +47,8 @@ struct ServedIndicationTests {
         #expect(received == temperature)
     }
 
-    @Test func indicatingToACentralThatDidNotTurnIndicationsOnIsRefused() throws {
-        let error = try withThermometer { served, _, central in
+    @Test func indicatingToACentralThatDidNotTurnIndicationsOnIsRefused() async throws {
+        let error = try await withThermometer { served, _, central in
             await #expect(throws: BluetoothError.self) {
                 try await served.indicate(.temperatureMeasurement, TemperatureMeasurement(temperature: MedicalFloat32(36.6)), to: central)
             }
@@ -65,10 +65,10 @@ struct ServedServiceChangeTests {
     static let extra = BluetoothUUID(0xFFA0)
     static let extraValue = BluetoothUUID(0xFFA1)
 
-    @Test func aConnectedCentralIsToldOfTheChangeAndFindsTheNewService() throws {
+    @Test func aConnectedCentralIsToldOfTheChangeAndFindsTheNewService() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let (change, value, batteryGone) = try simulation.run {
+        let (change, value, batteryGone) = try await simulation.run {
             let simulator = try Simulator(clock: clock, devices: [])
             let definition = PeripheralDefinition(advertisement: PeripheralAdvertisement(name: "Changer")) {
                 ServiceDefinition(BluetoothUUID(0x180F)) { CharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read], value: [50]) }

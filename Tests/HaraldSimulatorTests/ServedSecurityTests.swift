@@ -27,10 +27,10 @@ struct ServedSecurityTests {
     private func withServed<T: Sendable>(
         _ definition: PeripheralDefinition, pairing: PairingResponse,
         _ body: @escaping @Sendable (ServedPeripheral, PeripheralConnection, Central) async throws -> T
-    ) throws -> T {
+    ) async throws -> T {
         let simulation = Simulation()
         let clock = simulation.clock
-        return try simulation.run(timeLimit: .seconds(600)) {
+        return try await simulation.run(timeLimit: .seconds(600)) {
             let simulator = try Simulator(clock: clock, devices: [])
             let served = try await ServedPeripheral.start(definition, on: simulator.peripheralBackend(at: Self.address, pairing: pairing))
             let central = Central(backend: simulator.backend, clock: clock)
@@ -48,8 +48,8 @@ struct ServedSecurityTests {
     }
 
     @Test("a central that never pairs cannot subscribe to an encrypted notify-only value and is sent nothing")
-    func anUnpairedCentralGetsNoProtectedNotification() throws {
-        let (refusal, sent, withheld) = try withServed(try Self.strap(), pairing: .reject) { served, connection, _ in
+    func anUnpairedCentralGetsNoProtectedNotification() async throws {
+        let (refusal, sent, withheld) = try await withServed(try Self.strap(), pairing: .reject) { served, connection, _ in
             let refusal = await #expect(throws: BluetoothError.self) { _ = try await connection.subscribe(.heartRateMeasurement) }
             let sent = try await served.notify(.heartRateMeasurement, HeartRateMeasurement(heartRate: 72))
             return (refusal, sent, await served.withheldNotifications(.heartRateMeasurement))
@@ -59,16 +59,16 @@ struct ServedSecurityTests {
         #expect(withheld == 0)  // refused at the CCCD write: there was no subscription to skip
     }
 
-    @Test func anUnpairedCentralCannotReadAnEncryptedValue() throws {
-        let refusal = try withServed(try Self.strap(), pairing: .reject) { _, connection, _ in
+    @Test func anUnpairedCentralCannotReadAnEncryptedValue() async throws {
+        let refusal = try await withServed(try Self.strap(), pairing: .reject) { _, connection, _ in
             await #expect(throws: BluetoothError.self) { _ = try await connection.read(.bodySensorLocation) }
         }
         #expect(Self.code(of: refusal) == .insufficientAuthentication)
     }
 
     @Test("a central that pairs after the refusal subscribes and gets the value")
-    func aPairedCentralSubscribesAndGetsTheValue() throws {
-        let (first, heartRate) = try withServed(try Self.strap(), pairing: .accept(after: .milliseconds(500))) { served, connection, central in
+    func aPairedCentralSubscribesAndGetsTheValue() async throws {
+        let (first, heartRate) = try await withServed(try Self.strap(), pairing: .accept(after: .milliseconds(500))) { served, connection, central in
             // The simulated phone pairs on the first refusal; the app retries, as on iOS.
             let first = await #expect(throws: BluetoothError.self) { _ = try await connection.subscribe(.heartRateMeasurement) }
             try await central.clock.sleep(for: .seconds(1))
@@ -82,18 +82,18 @@ struct ServedSecurityTests {
     }
 
     @Test("requiring Level 4 of every characteristic: an open value refuses a central that never pairs")
-    func requiringLevel4CoversEveryCharacteristic() throws {
+    func requiringLevel4CoversEveryCharacteristic() async throws {
         let definition = try PeripheralDefinition(advertisement: PeripheralAdvertisement(name: "SC only", services: [BluetoothUUID(0x180F)])) {
             try ServiceDefinition(BluetoothUUID(0x180F)) { try CharacteristicDefinition(.batteryLevel, value: BatteryLevel(percent: 87)!) }
         }.requiring(.authenticatedSecureConnections)
         #expect(definition.services[0].characteristics[0].readSecurity == .authenticatedSecureConnections)
         #expect(definition.services[0].characteristics[0].writeSecurity == .authenticatedSecureConnections)
-        let refusal = try withServed(definition, pairing: .reject) { _, connection, _ in
+        let refusal = try await withServed(definition, pairing: .reject) { _, connection, _ in
             await #expect(throws: BluetoothError.self) { _ = try await connection.read(.batteryLevel) }
         }
         #expect(Self.code(of: refusal) == .insufficientAuthentication)
         // The simulated phone pairs with LE Secure Connections and MITM (Level 4): it reads.
-        let level = try withServed(definition, pairing: .accept(after: .milliseconds(500))) { _, connection, central in
+        let level = try await withServed(definition, pairing: .accept(after: .milliseconds(500))) { _, connection, central in
             _ = try? await connection.read(.batteryLevel)
             try await central.clock.sleep(for: .seconds(1))
             return try await connection.read(.batteryLevel)

@@ -8,11 +8,11 @@ import Testing
 /// what the client under measurement read.
 @Suite("Asking a virtual peripheral's server for a value")
 struct ServerAnswerTests {
-    @Test func theServerGivesWhatAReadWouldGetOrTheErrorItWouldAnswerWithoutAnyPDU() throws {
+    @Test func theServerGivesWhatAReadWouldGetOrTheErrorItWouldAnswerWithoutAnyPDU() async throws {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap(protectedSerialNumber: true)
         let simulator = try Simulator(clock: simulation.clock, devices: [strap])
-        let (battery, serial, sentBefore, sentAfter, read) = try simulation.run {
+        let (battery, serial, sentBefore, sentAfter, read) = try await simulation.run {
             _ = try await simulator.backend.connect(to: strap.identifier, timeout: .seconds(5))
             let connection = simulator.connection(to: strap.address)!
             let database = await connection.server.database

@@ -79,10 +79,10 @@ private struct World: Sendable {
 private func inWorld<T: Sendable>(
     _ device: VirtualPeripheral = ChangingDevice.peripheral(), watchesServiceChanged: Bool = true,
     _ body: @escaping @Sendable (World) async throws -> T
-) throws -> T {
+) async throws -> T {
     let simulation = Simulation()
     let simulator = try Simulator(clock: simulation.clock, devices: [device], watchesServiceChanged: watchesServiceChanged)
-    return try simulation.run {
+    return try await simulation.run {
         _ = try await simulator.backend.connect(to: device.identifier, timeout: .seconds(5))
         return try await body(World(simulator: simulator, device: device, backend: simulator.connection(to: device.address)!.connection))
     }
@@ -90,8 +90,8 @@ private func inWorld<T: Sendable>(
 
 @Suite("Service Changed on an ATT backend (simulator)")
 struct ServiceChangedTests {
-    @Test func aValueStreamInTheChangedServiceEndsWithServiceChangedNamingItsCharacteristic() throws {
-        let (end, reading) = try inWorld { world in
+    @Test func aValueStreamInTheChangedServiceEndsWithServiceChangedNamingItsCharacteristic() async throws {
+        let (end, reading) = try await inWorld { world in
             let reading = try world.characteristic(ChangingDevice.reading, in: try await world.discover())
             let updates = await world.backend.valueUpdates(for: reading, buffering: .default)
             try await world.backend.setNotifications(true, for: reading, timeout: .seconds(5))
@@ -102,8 +102,8 @@ struct ServiceChangedTests {
         #expect(end == .serviceChanged(reading.id))
     }
 
-    @Test func serviceChangesYieldsTheRangeTheDeviceIndicated() throws {
-        let (changes, range) = try inWorld { world in
+    @Test func serviceChangesYieldsTheRangeTheDeviceIndicated() async throws {
+        let (changes, range) = try await inWorld { world in
             _ = try await world.discover()
             let stream = world.backend.serviceChanges()
             let range = try await world.moveSensorService()
@@ -113,8 +113,8 @@ struct ServiceChangedTests {
         #expect(changes == ServiceChange(handles: range))
     }
 
-    @Test func everyServiceChangesStreamGetsTheChange() throws {
-        let (first, second) = try inWorld { world in
+    @Test func everyServiceChangesStreamGetsTheChange() async throws {
+        let (first, second) = try await inWorld { world in
             _ = try await world.discover()
             let (one, two) = (world.backend.serviceChanges(), world.backend.serviceChanges())
             _ = try await world.moveSensorService()
@@ -125,8 +125,8 @@ struct ServiceChangedTests {
         #expect(first == second)
     }
 
-    @Test func theRangeCoversTheServicesOldAndNewHandles() throws {
-        let (before, after, range) = try inWorld { world in
+    @Test func theRangeCoversTheServicesOldAndNewHandles() async throws {
+        let (before, after, range) = try await inWorld { world in
             let before = try #require(try await world.discover()[ChangingDevice.sensor]?.service.handles)
             let range = try await world.moveSensorService()
             let after = try #require(try await world.discover()[ChangingDevice.sensor]?.service.handles)
@@ -136,8 +136,8 @@ struct ServiceChangedTests {
         #expect(range == ATTHandleRange(start: before.start, end: after.end))
     }
 
-    @Test func aReadAfterTheChangeWorksOnceTheServiceIsDiscoveredAgain() throws {
-        let value = try inWorld { world in
+    @Test func aReadAfterTheChangeWorksOnceTheServiceIsDiscoveredAgain() async throws {
+        let value = try await inWorld { world in
             _ = try await world.discover()
             _ = try await world.moveSensorService()
             let label = try world.characteristic(ChangingDevice.label, in: try await world.discover())
@@ -146,8 +146,8 @@ struct ServiceChangedTests {
         #expect(value == Array("left".utf8))
     }
 
-    @Test func anIdentityFromBeforeTheChangeIsRefusedUntilServicesAreDiscoveredAgain() throws {
-        let (stale, fresh) = try inWorld { world in
+    @Test func anIdentityFromBeforeTheChangeIsRefusedUntilServicesAreDiscoveredAgain() async throws {
+        let (stale, fresh) = try await inWorld { world in
             let old = try world.characteristic(ChangingDevice.label, in: try await world.discover())
             _ = try await world.moveSensorService()
             let stale: BluetoothError?
@@ -162,8 +162,8 @@ struct ServiceChangedTests {
         #expect(fresh == Array("left".utf8))
     }
 
-    @Test func aSubscriptionOutsideTheChangeKeepsItsValuesAndItsCCCD() throws {
-        let (value, findInformation) = try inWorld { world in
+    @Test func aSubscriptionOutsideTheChangeKeepsItsValuesAndItsCCCD() async throws {
+        let (value, findInformation) = try await inWorld { world in
             let level = try world.characteristic(ChangingDevice.level, in: try await world.discover())
             let updates = await world.backend.valueUpdates(for: level, buffering: .default)
             try await world.backend.setNotifications(true, for: level, timeout: .seconds(5))
@@ -180,8 +180,8 @@ struct ServiceChangedTests {
         #expect(findInformation == 0)
     }
 
-    @Test func theCCCDOfACharacteristicInTheChangeIsForgottenAndNotWrittenAgain() throws {
-        let (error, writes, reading) = try inWorld { world in
+    @Test func theCCCDOfACharacteristicInTheChangeIsForgottenAndNotWrittenAgain() async throws {
+        let (error, writes, reading) = try await inWorld { world in
             let reading = try world.characteristic(ChangingDevice.reading, in: try await world.discover())
             try await world.backend.setNotifications(true, for: reading, timeout: .seconds(5))
             _ = try await world.moveSensorService()
@@ -195,8 +195,8 @@ struct ServiceChangedTests {
         #expect(writes == 0)
     }
 
-    @Test func theIndicationIsConfirmed() throws {
-        let (indications, confirmations) = try inWorld { world in
+    @Test func theIndicationIsConfirmed() async throws {
+        let (indications, confirmations) = try await inWorld { world in
             _ = try await world.discover()
             _ = try await world.moveSensorService()
             let server = await world.simulated.server.counters(for: world.simulated.serverConnection)
@@ -206,8 +206,8 @@ struct ServiceChangedTests {
         #expect(confirmations == 1)
     }
 
-    @Test func theFirstDiscoveryTurnsServiceChangedOnWithThreeRequestsAndLaterOnesSpendNone() throws {
-        let (first, second) = try inWorld { world in
+    @Test func theFirstDiscoveryTurnsServiceChangedOnWithThreeRequestsAndLaterOnesSpendNone() async throws {
+        let (first, second) = try await inWorld { world in
             let start = await world.requests()
             _ = try await world.backend.discoverServices(nil, timeout: .seconds(5))
             let afterFirst = await world.requests()
@@ -224,24 +224,25 @@ struct ServiceChangedTests {
         #expect(second[.readByGroupTypeRequest] == first[.readByGroupTypeRequest])
     }
 
-    @Test func aPeripheralWithoutServiceChangedCostsOneRequestAndIsUsedAsBefore() throws {
+    @Test func aPeripheralWithoutServiceChangedCostsOneRequestAndIsUsedAsBefore() async throws {
         let device = ChangingDevice.peripheral(serverConfiguration: .init(addsGenericAttributeService: false))
-        let (watching, notWatching) = try [true, false].map { watches in
-            try inWorld(device, watchesServiceChanged: watches) { world in
+        let measure = { (watches: Bool) async throws in
+            try await inWorld(device, watchesServiceChanged: watches) { world in
                 let start = await world.requests()
                 let label = try world.characteristic(ChangingDevice.label, in: try await world.discover())
                 let spent = await world.requests().subtracting(start)
                 return (spent, try await world.backend.read(label, timeout: .seconds(5)))
             }
-        }.pair
+        }
+        let (watching, notWatching) = (try await measure(true), try await measure(false))
         // One Read By Type, answered Attribute Not Found.
         #expect(watching.0.subtracting(notWatching.0) == [.readByTypeRequest: 1])
         #expect(watching.1 == Array("left".utf8))
     }
 
-    @Test func withWatchingOffNoRequestIsSpentAndNoIndicationIsSent() throws {
-        let (watching, notWatching) = try [true, false].map { watches in
-            try inWorld(watchesServiceChanged: watches) { world in
+    @Test func withWatchingOffNoRequestIsSpentAndNoIndicationIsSent() async throws {
+        let measure = { (watches: Bool) async throws in
+            try await inWorld(watchesServiceChanged: watches) { world in
                 let start = await world.requests()
                 _ = try await world.discover()
                 let spent = await world.requests().subtracting(start).values.reduce(0, +)
@@ -249,14 +250,15 @@ struct ServiceChangedTests {
                 let server = await world.simulated.server.counters(for: world.simulated.serverConnection)
                 return (spent, server?.pdusSent[.handleValueIndication] ?? 0)
             }
-        }.pair
+        }
+        let (watching, notWatching) = (try await measure(true), try await measure(false))
         #expect(watching.0 - notWatching.0 == 3)
         #expect(watching.1 == 1)
         #expect(notWatching.1 == 0)
     }
 
-    @Test func databaseOutOfSyncFailsTheRequestWithServiceChangedAndReportsEveryHandle() throws {
-        let (error, change, end, reading) = try inWorld(ChangingDevice.peripheral(outOfSync: true)) { world in
+    @Test func databaseOutOfSyncFailsTheRequestWithServiceChangedAndReportsEveryHandle() async throws {
+        let (error, change, end, reading) = try await inWorld(ChangingDevice.peripheral(outOfSync: true)) { world in
             let found = try await world.discover()
             let (label, reading) = (try world.characteristic(ChangingDevice.label, in: found), try world.characteristic(ChangingDevice.reading, in: found))
             let updates = await world.backend.valueUpdates(for: reading, buffering: .default)
@@ -272,8 +274,8 @@ struct ServiceChangedTests {
         #expect(end == .serviceChanged(reading.id))
     }
 
-    @Test func serviceChangesStreamsFinishWhenTheConnectionEnds() throws {
-        let (before, after) = try inWorld { world in
+    @Test func serviceChangesStreamsFinishWhenTheConnectionEnds() async throws {
+        let (before, after) = try await inWorld { world in
             let early = world.backend.serviceChanges()
             await world.backend.disconnect()
             let late = world.backend.serviceChanges()
@@ -290,9 +292,4 @@ extension Dictionary where Key == ATTOpcode, Value == Int {
     fileprivate func subtracting(_ earlier: Self) -> Self {
         merging(earlier.mapValues { -$0 }, uniquingKeysWith: +).filter { $0.value != 0 }
     }
-}
-
-extension Array {
-    /// The two elements of a two-element array.
-    fileprivate var pair: (Element, Element) { (self[0], self[1]) }
 }

@@ -5,10 +5,10 @@ import Testing
 @Suite("ATT bearer over a simulated link")
 struct SimulatedATTBearerTests {
     /// Closes one side's bearer with `reason` and returns the close event each side receives.
-    private func closeEvents(closing side: LinkSide, with reason: ATTCloseReason) throws -> (ATTCloseReason?, ATTCloseReason?) {
+    private func closeEvents(closing side: LinkSide, with reason: ATTCloseReason) async throws -> (ATTCloseReason?, ATTCloseReason?) {
         let simulation = Simulation()
         let clock = simulation.clock
-        return try simulation.run {
+        return try await simulation.run {
             let link = SimulatedLink(parameters: .typical, clock: clock)
             let central = SimulatedATTBearer(link: link, side: .central)
             let peripheral = SimulatedATTBearer(link: link, side: .peripheral)
@@ -21,28 +21,28 @@ struct SimulatedATTBearerTests {
         }
     }
 
-    @Test func aLocalCloseReadsAsClosedByPeerOnTheOtherSide() throws {
-        let (central, peripheral) = try closeEvents(closing: .central, with: .closedLocally)
+    @Test func aLocalCloseReadsAsClosedByPeerOnTheOtherSide() async throws {
+        let (central, peripheral) = try await closeEvents(closing: .central, with: .closedLocally)
         #expect(central == .closedLocally)
         #expect(peripheral == .closedByPeer)
     }
 
-    @Test func aLostLinkReadsAsAConnectionTimeoutOnBothSides() throws {
-        let (central, peripheral) = try closeEvents(closing: .peripheral, with: .linkLost(code: nil))
+    @Test func aLostLinkReadsAsAConnectionTimeoutOnBothSides() async throws {
+        let (central, peripheral) = try await closeEvents(closing: .peripheral, with: .linkLost(code: nil))
         #expect(central == .linkLost(code: 0x08))
         #expect(peripheral == .linkLost(code: nil))
     }
 
-    @Test func aTransactionTimeoutCloseIsReportedToThePeerAsItsClosing() throws {
-        let (central, peripheral) = try closeEvents(closing: .central, with: .transactionTimeout)
+    @Test func aTransactionTimeoutCloseIsReportedToThePeerAsItsClosing() async throws {
+        let (central, peripheral) = try await closeEvents(closing: .central, with: .transactionTimeout)
         #expect(central == .transactionTimeout)
         #expect(peripheral == .closedByPeer)
     }
 
-    @Test func eventsEndAfterTheCloseEventAndSendsThenFail() throws {
+    @Test func eventsEndAfterTheCloseEventAndSendsThenFail() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let (events, sendError) = try simulation.run { () -> ([ATTBearerEvent], ATTBearerError?) in
+        let (events, sendError) = try await simulation.run { () -> ([ATTBearerEvent], ATTBearerError?) in
             let link = SimulatedLink(parameters: .typical, clock: clock)
             let central = SimulatedATTBearer(link: link, side: .central)
             let peripheral = SimulatedATTBearer(link: link, side: .peripheral)
@@ -60,10 +60,10 @@ struct SimulatedATTBearerTests {
         #expect(sendError == .closed)
     }
 
-    @Test func aPDULongerThanTheLinksMTUIsRefused() throws {
+    @Test func aPDULongerThanTheLinksMTUIsRefused() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let error = try simulation.run { () -> ATTBearerError? in
+        let error = try await simulation.run { () -> ATTBearerError? in
             let link = SimulatedLink(parameters: LinkParameters(maximumATTMTU: 23), clock: clock)
             let central = SimulatedATTBearer(link: link, side: .central)
             do { try await central.send(Array(repeating: 0, count: 24)) } catch { return error as? ATTBearerError }
@@ -72,11 +72,11 @@ struct SimulatedATTBearerTests {
         #expect(error == .pduTooLong(size: 24, limit: 23))
     }
 
-    @Test func anInboxGetsEachPDUAtItsDeliveryInstantThenTheCloseEvent() throws {
+    @Test func anInboxGetsEachPDUAtItsDeliveryInstantThenTheCloseEvent() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
         let parameters = LinkParameters.typical
-        let (first, arrival, rest) = try simulation.run {
+        let (first, arrival, rest) = try await simulation.run {
             let link = SimulatedLink(parameters: parameters, clock: clock)
             let central = SimulatedATTBearer(link: link, side: .central)
             let inbox = ATTEventInbox()

@@ -29,10 +29,10 @@ struct SimulatedKeySizeTests {
         }
     }
 
-    @Test func aDeviceOfferingSevenOctetsIsRefusedAndTheErrorNamesTheKeySizes() throws {
+    @Test func aDeviceOfferingSevenOctetsIsRefusedAndTheErrorNamesTheKeySizes() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let (error, bonds) = try simulation.run {
+        let (error, bonds) = try await simulation.run {
             let bonds = InMemoryBondStore()
             let simulator = try Simulator(clock: clock, devices: [Self.shortKeyDevice()], security: SecurityConfiguration(bonds: bonds))
             let central = Central(backend: simulator.backend, clock: clock)
@@ -51,10 +51,10 @@ struct SimulatedKeySizeTests {
         #expect(bonds.isEmpty)
     }
 
-    @Test func aSevenOctetKeyBothSidesOptedIntoNeverReadsAValueThatNeedsSixteen() throws {
+    @Test func aSevenOctetKeyBothSidesOptedIntoNeverReadsAValueThatNeedsSixteen() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let (result, keySize) = try simulation.run { () -> (Result<[UInt8], BluetoothError>, Int?) in
+        let (result, keySize) = try await simulation.run { () -> (Result<[UInt8], BluetoothError>, Int?) in
             // Both sides weakened on purpose: the pairing succeeds with a 7-octet key, and the
             // device's server must judge the link by that size from the Encryption Change on.
             let weak = PairingConfiguration(maxEncryptionKeySize: 7, minEncryptionKeySize: 7)

@@ -3,11 +3,11 @@ import Testing
 
 @Suite("Simulated link timing, flow control and faults")
 struct SimulatedLinkTests {
-    @Test func aSmallPDUArrivesAtTheEndOfItsFirstPacketSlot() throws {
+    @Test func aSmallPDUArrivesAtTheEndOfItsFirstPacketSlot() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
         let parameters = LinkParameters.typical
-        let arrival = try simulation.run {
+        let arrival = try await simulation.run {
             let link = SimulatedLink(parameters: parameters, clock: clock)
             try await link.send([0x1B, 0x0C, 0x00, 0x55], from: .peripheral)
             let event = await link.receive(on: .central)
@@ -17,11 +17,11 @@ struct SimulatedLinkTests {
         #expect(arrival == parameters.exchangeTime)
     }
 
-    @Test func aPDULargerThanOnePacketSpansConnectionEvents() throws {
+    @Test func aPDULargerThanOnePacketSpansConnectionEvents() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
         let parameters = LinkParameters(connectionInterval: .milliseconds(30), packetsPerEvent: 4, linkLayerPayload: 27)
-        let (arrival, stats) = try simulation.run {
+        let (arrival, stats) = try await simulation.run {
             let link = SimulatedLink(parameters: parameters, clock: clock)
             // 247-byte ATT PDU + 4-byte L2CAP header = 251 bytes = 10 packets of 27 → 3 events.
             try await link.send(Array(repeating: 0xAB, count: 247), from: .central)
@@ -34,11 +34,11 @@ struct SimulatedLinkTests {
     }
 
     @Test(arguments: [(LinkParameters.typical, 20), (LinkParameters.typical, 244), (LinkParameters.fast, 244)])
-    func notificationStreamReachesAtLeast95PercentOfTheModelThroughput(parameters: LinkParameters, payload: Int) throws {
+    func notificationStreamReachesAtLeast95PercentOfTheModelThroughput(parameters: LinkParameters, payload: Int) async throws {
         let simulation = Simulation()
         let clock = simulation.clock
         let count = 2000
-        let (elapsed, stats) = try simulation.run {
+        let (elapsed, stats) = try await simulation.run {
             let link = SimulatedLink(parameters: parameters, clock: clock)
             return await withTaskGroup(of: Duration?.self) { group in
                 group.addTask {
@@ -65,11 +65,11 @@ struct SimulatedLinkTests {
         #expect(stats.eventsWithData * parameters.effectivePacketsPerEvent >= packets)
     }
 
-    @Test func aFullTransmitBufferMakesTheSenderWait() throws {
+    @Test func aFullTransmitBufferMakesTheSenderWait() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
         let parameters = LinkParameters(transmitBufferPackets: 2)
-        let readiness = try simulation.run {
+        let readiness = try await simulation.run {
             let link = SimulatedLink(parameters: parameters, clock: clock)
             var ready: [Bool] = []
             ready.append(await link.canSend(length: 20, from: .central))
@@ -83,10 +83,10 @@ struct SimulatedLinkTests {
         #expect(readiness == [true, false, true])
     }
 
-    @Test func droppedPDUNeverArrivesAndIsCounted() throws {
+    @Test func droppedPDUNeverArrivesAndIsCounted() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let (first, stats) = try simulation.run {
+        let (first, stats) = try await simulation.run {
             let link = SimulatedLink(clock: clock)
             await link.inject(LinkFault(from: .central, pduNumber: 1, action: .drop))
             try await link.send([1], from: .central)
@@ -97,10 +97,10 @@ struct SimulatedLinkTests {
         #expect(stats.pdusDropped == 1)
     }
 
-    @Test func corruptedAndTruncatedPDUsArriveAltered() throws {
+    @Test func corruptedAndTruncatedPDUsArriveAltered() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let events = try simulation.run {
+        let events = try await simulation.run {
             let link = SimulatedLink(clock: clock)
             await link.inject(LinkFault(from: .peripheral, pduNumber: 1, action: .corrupt(byteIndex: 0, xor: 0xFF)))
             await link.inject(LinkFault(from: .peripheral, pduNumber: 2, action: .truncate(toLength: 1)))
@@ -111,11 +111,11 @@ struct SimulatedLinkTests {
         #expect(events == [.pdu([0xF4, 0x64]), .pdu([0x0B])])
     }
 
-    @Test func delayedPDUArrivesLaterByTheDelay() throws {
+    @Test func delayedPDUArrivesLaterByTheDelay() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
         let parameters = LinkParameters.typical
-        let arrival = try simulation.run {
+        let arrival = try await simulation.run {
             let link = SimulatedLink(parameters: parameters, clock: clock)
             await link.inject(LinkFault(from: .central, pduNumber: 1, action: .delay(.seconds(5))))
             try await link.send([1], from: .central)
@@ -125,10 +125,10 @@ struct SimulatedLinkTests {
         #expect(arrival == parameters.exchangeTime + .seconds(5))
     }
 
-    @Test func droppingTheLinkClosesBothSidesAndLosesInFlightPDUs() throws {
+    @Test func droppingTheLinkClosesBothSidesAndLosesInFlightPDUs() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let (central, peripheral, sendError) = try simulation.run {
+        let (central, peripheral, sendError) = try await simulation.run {
             let link = SimulatedLink(clock: clock)
             await link.inject(LinkFault(from: .central, pduNumber: 2, action: .dropLink))
             try await link.send([1], from: .central)
@@ -144,10 +144,10 @@ struct SimulatedLinkTests {
         #expect(sendError == SimulatedLinkClosed(reason: .connectionTimeout))
     }
 
-    @Test func cancellingAWaitingReceiverEndsItsWait() throws {
+    @Test func cancellingAWaitingReceiverEndsItsWait() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let result = try simulation.run {
+        let result = try await simulation.run {
             let link = SimulatedLink(clock: clock)
             return await withTaskGroup(of: String.self) { group in
                 group.addTask { await link.receive(on: .central) == nil ? "ended" : "event" }

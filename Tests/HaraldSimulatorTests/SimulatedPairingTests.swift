@@ -64,10 +64,10 @@ struct SimulatedPairingTests {
     private func inWorld<T: Sendable>(
         device security: DeviceSecurity, agent: any PairingAgent = AutomaticPairingAgent(), pairing: PairingConfiguration = PairingConfiguration(),
         lostBond: LostBondPolicy = .fail, _ body: @escaping @Sendable (World) async throws -> T
-    ) throws -> T {
+    ) async throws -> T {
         let simulation = Simulation()
         let clock = simulation.clock
-        return try simulation.run {
+        return try await simulation.run {
             let bonds = InMemoryBondStore()
             let simulator = try Simulator(
                 clock: clock, devices: [Self.lock(security)],
@@ -87,8 +87,8 @@ struct SimulatedPairingTests {
         return (value, security)
     }
 
-    @Test func aLinksHandleGATTClientAndSecurityManagerShareOneSerialDomain() throws {
-        let shared = try inWorld(device: DeviceSecurity()) { world in
+    @Test func aLinksHandleGATTClientAndSecurityManagerShareOneSerialDomain() async throws {
+        let shared = try await inWorld(device: DeviceSecurity()) { world in
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
             let gatt = try #require(connection.backend as? GATTConnection)
             let security = try #require(gatt.linkSecurity as? BondingLinkSecurity)
@@ -100,8 +100,8 @@ struct SimulatedPairingTests {
         #expect(shared)
     }
 
-    @Test func aReadRefusedForLackOfEncryptionPairsWithJustWorksAndKeepsTheBond() throws {
-        let (value, security, bonds) = try inWorld(device: DeviceSecurity()) { world in
+    @Test func aReadRefusedForLackOfEncryptionPairsWithJustWorksAndKeepsTheBond() async throws {
+        let (value, security, bonds) = try await inWorld(device: DeviceSecurity()) { world in
             let (value, security) = try await Self.read(Self.encrypted, in: world)
             return (value, security, try await world.central.bonds())
         }
@@ -113,8 +113,8 @@ struct SimulatedPairingTests {
         #expect(bonds.first?.isAuthenticated == false)
     }
 
-    @Test func aBondedCentralReEncryptsOnTheNextConnectionWithoutPairing() throws {
-        let (pairingsAfterFirst, pairingsAfterSecond, security) = try inWorld(device: DeviceSecurity()) { world in
+    @Test func aBondedCentralReEncryptsOnTheNextConnectionWithoutPairing() async throws {
+        let (pairingsAfterFirst, pairingsAfterSecond, security) = try await inWorld(device: DeviceSecurity()) { world in
             _ = try await Self.read(Self.encrypted, in: world)
             let first = world.simulator.pairingsServed(by: Self.device)
             let (_, security) = try await Self.read(Self.encrypted, in: world)
@@ -126,18 +126,18 @@ struct SimulatedPairingTests {
         #expect(security?.isBonded == true)
     }
 
-    @Test func thePasskeyTheDeviceDisplaysAuthenticatesTheLink() throws {
+    @Test func thePasskeyTheDeviceDisplaysAuthenticatesTheLink() async throws {
         let agent = RecordingAgent(passkey: 123_456)
-        let (value, security) = try inWorld(device: .displaying(123_456), agent: agent, pairing: PairingConfiguration(ioCapability: .keyboardOnly)) {
+        let (value, security) = try await inWorld(device: .displaying(123_456), agent: agent, pairing: PairingConfiguration(ioCapability: .keyboardOnly)) {
             try await Self.read(Self.authenticated, in: $0)
         }
         #expect(value == [0x0A])
         #expect(security?.level == .authenticatedSecureConnections)
     }
 
-    @Test func aWrongPasskeyFailsPairingWithConfirmValueFailedAndStoresNoBond() throws {
+    @Test func aWrongPasskeyFailsPairingWithConfirmValueFailedAndStoresNoBond() async throws {
         let agent = RecordingAgent(passkey: 654_321)
-        let (error, bonds) = try inWorld(device: .displaying(123_456), agent: agent, pairing: PairingConfiguration(ioCapability: .keyboardOnly)) {
+        let (error, bonds) = try await inWorld(device: .displaying(123_456), agent: agent, pairing: PairingConfiguration(ioCapability: .keyboardOnly)) {
             world in
             let error = await #expect(throws: BluetoothError.self) { try await Self.read(Self.authenticated, in: world) }
             return (error, try await world.central.bonds())
@@ -147,10 +147,10 @@ struct SimulatedPairingTests {
         #expect(bonds.isEmpty)
     }
 
-    @Test func numericComparisonShowsTheCentralsPersonSixDigits() throws {
+    @Test func numericComparisonShowsTheCentralsPersonSixDigits() async throws {
         let agent = RecordingAgent()
         let device = DeviceSecurity(configuration: PairingConfiguration(ioCapability: .displayYesNo, authReq: [.bonding, .mitm, .secureConnections]))
-        let (security, compared) = try inWorld(device: device, agent: agent, pairing: PairingConfiguration(ioCapability: .displayYesNo)) { world in
+        let (security, compared) = try await inWorld(device: device, agent: agent, pairing: PairingConfiguration(ioCapability: .displayYesNo)) { world in
             let (_, security) = try await Self.read(Self.authenticated, in: world)
             return (security, await agent.compared)
         }
@@ -159,18 +159,18 @@ struct SimulatedPairingTests {
         #expect(compared.first.map { $0.value <= 999_999 } == true)
     }
 
-    @Test func refusingNumericComparisonFailsPairing() throws {
+    @Test func refusingNumericComparisonFailsPairing() async throws {
         let agent = RecordingAgent(acceptsComparison: false)
         let device = DeviceSecurity(configuration: PairingConfiguration(ioCapability: .displayYesNo, authReq: [.bonding, .mitm, .secureConnections]))
-        let error = try inWorld(device: device, agent: agent, pairing: PairingConfiguration(ioCapability: .displayYesNo)) { world in
+        let error = try await inWorld(device: device, agent: agent, pairing: PairingConfiguration(ioCapability: .displayYesNo)) { world in
             await #expect(throws: BluetoothError.self) { try await Self.read(Self.authenticated, in: world) }
         }
         guard case .pairingFailed? = error else { Issue.record("expected pairingFailed, got \(String(describing: error))"); return }
     }
 
-    @Test func legacyPairingBondsAndReEncryptsWithTheDistributedKey() throws {
+    @Test func legacyPairingBondsAndReEncryptsWithTheDistributedKey() async throws {
         let device = DeviceSecurity(configuration: PairingConfiguration(authReq: [.bonding]))
-        let (bond, pairings, security) = try inWorld(device: device) { world in
+        let (bond, pairings, security) = try await inWorld(device: device) { world in
             _ = try await Self.read(Self.encrypted, in: world)
             let (_, security) = try await Self.read(Self.encrypted, in: world)
             return (try await world.central.bonds().first, world.simulator.pairingsServed(by: Self.device), security)
@@ -180,8 +180,8 @@ struct SimulatedPairingTests {
         #expect(security?.isBonded == true)
     }
 
-    @Test func aDeviceThatLostItsBondFailsTheNextConnectionWhenThePolicyIsToFail() throws {
-        let (error, bonds) = try inWorld(device: DeviceSecurity(), lostBond: .fail) { world in
+    @Test func aDeviceThatLostItsBondFailsTheNextConnectionWhenThePolicyIsToFail() async throws {
+        let (error, bonds) = try await inWorld(device: DeviceSecurity(), lostBond: .fail) { world in
             _ = try await Self.read(Self.encrypted, in: world)
             world.simulator.forgetBonds(of: Self.device)
             let error = await #expect(throws: BluetoothError.self) { try await Self.read(Self.encrypted, in: world) }
@@ -191,9 +191,9 @@ struct SimulatedPairingTests {
         #expect(bonds.count == 1)
     }
 
-    @Test func aDeviceThatLostItsBondIsPairedAgainWhenThePolicySaysSo() throws {
+    @Test func aDeviceThatLostItsBondIsPairedAgainWhenThePolicySaysSo() async throws {
         // Pairing again needs MITM protection (a Just Works pairing would let an impostor in).
-        let (value, pairings, bonds) = try inWorld(
+        let (value, pairings, bonds) = try await inWorld(
             device: .displaying(123_456), agent: RecordingAgent(passkey: 123_456), pairing: PairingConfiguration(ioCapability: .keyboardOnly),
             lostBond: .pairAgain
         ) { world in
@@ -207,9 +207,9 @@ struct SimulatedPairingTests {
         #expect(bonds.count == 1)
     }
 
-    @Test func withoutBondingTheLinkIsEncryptedButNothingIsStored() throws {
+    @Test func withoutBondingTheLinkIsEncryptedButNothingIsStored() async throws {
         let device = DeviceSecurity(configuration: PairingConfiguration(authReq: [.secureConnections]))
-        let (security, bonds) = try inWorld(device: device) { world in
+        let (security, bonds) = try await inWorld(device: device) { world in
             let (_, security) = try await Self.read(Self.encrypted, in: world)
             return (security, try await world.central.bonds())
         }
@@ -218,10 +218,10 @@ struct SimulatedPairingTests {
         #expect(bonds.isEmpty)
     }
 
-    @Test func pairOnDemandPairsBeforeAnyRefusalAndReplacesTheBond() throws {
+    @Test func pairOnDemandPairsBeforeAnyRefusalAndReplacesTheBond() async throws {
         // A second Just Works bond replaces the first only because the agent allows it.
         let agent = AutomaticPairingAgent(allowsWeakerBondReplacement: true)
-        let (first, second, pairings) = try inWorld(device: DeviceSecurity(), agent: agent) { world in
+        let (first, second, pairings) = try await inWorld(device: DeviceSecurity(), agent: agent) { world in
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
             let first = try await connection.pair()
             await connection.disconnect()
@@ -234,8 +234,8 @@ struct SimulatedPairingTests {
         #expect(pairings == 2)
     }
 
-    @Test func removingTheBondMakesTheNextProtectedReadPairAgain() throws {
-        let (removed, pairings) = try inWorld(device: DeviceSecurity()) { world in
+    @Test func removingTheBondMakesTheNextProtectedReadPairAgain() async throws {
+        let (removed, pairings) = try await inWorld(device: DeviceSecurity()) { world in
             _ = try await Self.read(Self.encrypted, in: world)
             let removed = try await world.central.removeBond(for: PeripheralIdentifier(address: Self.device))
             _ = try await Self.read(Self.encrypted, in: world)
@@ -245,8 +245,8 @@ struct SimulatedPairingTests {
         #expect(pairings == 2)
     }
 
-    @Test func twoReadsRefusedAtOnceStartOnePairing() throws {
-        let pairings = try inWorld(device: DeviceSecurity()) { world in
+    @Test func twoReadsRefusedAtOnceStartOnePairing() async throws {
+        let pairings = try await inWorld(device: DeviceSecurity()) { world in
             let connection = try await world.central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))
             let characteristic = try await connection.characteristic(Self.encrypted, service: Self.service)
             try await withThrowingTaskGroup(of: [UInt8].self) { group in
@@ -260,10 +260,10 @@ struct SimulatedPairingTests {
         #expect(pairings == 1)
     }
 
-    @Test func aSimulatorWithoutASecurityManagerCannotPairOnDemand() throws {
+    @Test func aSimulatorWithoutASecurityManagerCannotPairOnDemand() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let error = try simulation.run {
+        let error = try await simulation.run {
             let simulator = try Simulator(clock: clock, devices: [Self.lock(DeviceSecurity())])
             let central = Central(backend: simulator.backend, clock: clock)
             let connection = try await central.connect(to: PeripheralIdentifier(address: Self.device), timeout: .seconds(5))

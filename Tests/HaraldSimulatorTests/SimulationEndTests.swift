@@ -9,12 +9,12 @@ import Testing
 /// jobs or move its time again, so whatever still waits there is ended rather than leaked.
 @Suite("Ending a simulation: what still waits in it is ended, not leaked")
 struct SimulationEndTests {
-    @Test func aTaskStillSleepingWhenTheSimulationEndsIsCancelled() throws {
+    @Test func aTaskStillSleepingWhenTheSimulationEndsIsCancelled() async throws {
         let outcome = Locked<String?>(nil)
         do {
             let simulation = Simulation()
             let clock = simulation.clock
-            try simulation.run {
+            try await simulation.run {
                 clock.taskStarter.start {
                     do {
                         try await clock.sleep(for: .seconds(3600))
@@ -28,18 +28,18 @@ struct SimulationEndTests {
         #expect(outcome.value == "CancellationError")
     }
 
-    @Test func aTaskThatEndedBeforeTheEndRanOnceAndIsLeftAlone() throws {
+    @Test func aTaskThatEndedBeforeTheEndRanOnceAndIsLeftAlone() async throws {
         let runs = Locked(0)
         do {
             let simulation = Simulation()
-            try simulation.run {
+            try await simulation.run {
                 await simulation.taskStarter.start { runs.withLock { $0 += 1 } }.value
             }
         }
         #expect(runs.value == 1)
     }
 
-    @Test func aDeviceTickStillPendingIsDroppedUnrunAndFreesWhatItHolds() throws {
+    @Test func aDeviceTickStillPendingIsDroppedUnrunAndFreesWhatItHolds() async throws {
         weak var weakWitness: Witness?
         let ticks = TickCount()
         do {
@@ -51,7 +51,7 @@ struct SimulationEndTests {
                 return true
             }
             let simulator = try Simulator(clock: simulation.clock, devices: [device])
-            try simulation.run {
+            try await simulation.run {
                 let connection = try await simulator.backend.connect(to: device.identifier, timeout: .seconds(5))
                 try await simulation.clock.sleep(for: .milliseconds(55))
                 _ = connection  // left open
@@ -63,7 +63,7 @@ struct SimulationEndTests {
         #expect(ticks.value == atEnd)
     }
 
-    @Test func aWorldLeftWithAnOpenConnectionIsFreedWithItsSimulation() throws {
+    @Test func aWorldLeftWithAnOpenConnectionIsFreedWithItsSimulation() async throws {
         weak var weakClock: VirtualClock?
         weak var weakSimulator: Simulator?
         weak var weakConnection: PeripheralConnection?
@@ -74,7 +74,7 @@ struct SimulationEndTests {
             let simulator = try Simulator(clock: simulation.clock, devices: [strap])
             weakSimulator = simulator
             let central = Central(backend: simulator.backend, clock: simulation.clock)
-            let connection = try simulation.run {
+            let connection = try await simulation.run {
                 let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
                 _ = try await connection.read(.batteryLevel)
                 return connection
@@ -83,13 +83,13 @@ struct SimulationEndTests {
         }
         // The handle's release starts a task that closes the link; with the simulation over, it
         // runs on a global thread, so the last references may go a moment later.
-        Self.waitUntil { weakConnection == nil && weakSimulator == nil && weakClock == nil }
+        await Self.waitUntil { weakConnection == nil && weakSimulator == nil && weakClock == nil }
         #expect(weakConnection == nil)
         #expect(weakSimulator == nil)
         #expect(weakClock == nil)
     }
 
-    @Test func aWorldWhereACentralPairedAndBondedIsFreedWithItsSimulation() throws {
+    @Test func aWorldWhereACentralPairedAndBondedIsFreedWithItsSimulation() async throws {
         weak var weakClock: VirtualClock?
         weak var weakSimulator: Simulator?
         let bonds = InMemoryBondStore()
@@ -103,7 +103,7 @@ struct SimulationEndTests {
                     bonds: bonds, pairing: BondRulesTests.typing, agent: AutomaticPairingAgent(passkey: BondRulesTests.passkey)))
             weakSimulator = simulator
             let central = Central(backend: simulator.backend, clock: simulation.clock)
-            try simulation.run {
+            try await simulation.run {
                 // Reading the encrypted value pairs (MITM, passkey) and bonds.
                 let connection = try await central.connect(to: lock.identifier, timeout: .seconds(5))
                 let characteristic = try await connection.characteristic(BondRulesTests.encrypted, service: BondRulesTests.service)
@@ -111,14 +111,14 @@ struct SimulationEndTests {
                 await connection.disconnect()
             }
         }
-        #expect(try Self.bondCount(bonds) == 1)
-        Self.waitUntil { weakSimulator == nil && weakClock == nil }
+        await #expect(try Self.bondCount(bonds) == 1)
+        await Self.waitUntil { weakSimulator == nil && weakClock == nil }
         // The device's pairing side and the central's link security each held the world.
         #expect(weakSimulator == nil)
         #expect(weakClock == nil)
     }
 
-    @Test func aDeviceWhoseHandlersHoldItsRuntimeIsFreedWithItsWorld() throws {
+    @Test func aDeviceWhoseHandlersHoldItsRuntimeIsFreedWithItsWorld() async throws {
         weak var weakClock: VirtualClock?
         weak var weakRuntime: PeripheralRuntime?
         do {
@@ -142,19 +142,19 @@ struct SimulationEndTests {
             let simulator = try Simulator(clock: simulation.clock, devices: [echo])
             weakRuntime = simulator.runtime(of: echo.address)
             let central = Central(backend: simulator.backend, clock: simulation.clock)
-            try simulation.run {
+            try await simulation.run {
                 let connection = try await central.connect(to: echo.identifier, timeout: .seconds(5))
                 await connection.disconnect()
             }
         }
-        Self.waitUntil { weakRuntime == nil && weakClock == nil }
+        await Self.waitUntil { weakRuntime == nil && weakClock == nil }
         #expect(weakRuntime == nil)
         #expect(weakClock == nil)
     }
 
     /// A clock no simulation drives (moved by hand, or not at all) never ends, so nothing on it
     /// may hold the world: released, a simulator and its devices go, even while the clock stays.
-    @Test func aWorldOnAClockNoSimulationDrivesIsFreedWhenReleased() throws {
+    @Test func aWorldOnAClockNoSimulationDrivesIsFreedWhenReleased() async throws {
         let clock = VirtualClock()
         weak var weakRuntime: PeripheralRuntime?
         do {
@@ -163,22 +163,23 @@ struct SimulationEndTests {
             weakRuntime = simulator.runtime(of: strap.address)
             #expect(weakRuntime != nil)
         }
-        Self.waitUntil { weakRuntime == nil }
+        await Self.waitUntil { weakRuntime == nil }
         #expect(weakRuntime == nil)
         withExtendedLifetime(clock) {}
     }
 
     /// How many bonds `bonds` holds.
-    static func bondCount(_ bonds: InMemoryBondStore) throws -> Int {
-        try Simulation().run { await bonds.allBonds().count }
+    static func bondCount(_ bonds: InMemoryBondStore) async throws -> Int {
+        try await Simulation().run { await bonds.allBonds().count }
     }
 }
 
 extension SimulationEndTests {
-    /// Waits, in real time, until `condition` holds or 10 seconds have passed.
-    static func waitUntil(_ condition: () -> Bool) {
+    /// Waits, in real time, until `condition` holds or 10 seconds have passed, giving its thread
+    /// back between looks (what it waits for may need a thread of the cooperative pool).
+    static func waitUntil(_ condition: () -> Bool) async {
         let limit = ContinuousClock.now.advanced(by: .seconds(10))
-        while !condition() && ContinuousClock.now < limit { usleep(1000) }
+        while !condition() && ContinuousClock.now < limit { try? await Task.sleep(for: .milliseconds(1)) }
     }
 }
 

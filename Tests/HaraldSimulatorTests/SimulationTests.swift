@@ -9,10 +9,10 @@ private actor EventLog {
 
 @Suite("Simulation runs async code in virtual time")
 struct SimulationTests {
-    @Test func thirtySecondTimeoutPassesInVirtualTime() throws {
+    @Test func thirtySecondTimeoutPassesInVirtualTime() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let elapsed = try simulation.run {
+        let elapsed = try await simulation.run {
             let start = clock.now
             try await clock.sleep(for: .seconds(30))
             return start.duration(to: clock.now)
@@ -21,11 +21,11 @@ struct SimulationTests {
         #expect(simulation.clock.now == VirtualInstant(sinceStart: .seconds(30)))
     }
 
-    @Test func childTasksAndActorsInterleaveTheSameWayEveryRun() throws {
-        func scenario() throws -> [String] {
+    @Test func childTasksAndActorsInterleaveTheSameWayEveryRun() async throws {
+        func scenario() async throws -> [String] {
             let simulation = Simulation()
             let clock = simulation.clock
-            return try simulation.run {
+            return try await simulation.run {
                 let log = EventLog()
                 await withTaskGroup(of: Void.self) { group in
                     for name in ["a", "b", "c"] {
@@ -40,16 +40,16 @@ struct SimulationTests {
                 return await log.entries
             }
         }
-        let first = try scenario()
+        let first = try await scenario()
         #expect(first.count == 9)
-        #expect(try scenario() == first)
+        #expect(try await scenario() == first)
         #expect(first.first == "a0@0.005 seconds")
     }
 
-    @Test func sleepersWithEqualDeadlinesWakeInTheOrderTheySlept() throws {
+    @Test func sleepersWithEqualDeadlinesWakeInTheOrderTheySlept() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let order = try simulation.run {
+        let order = try await simulation.run {
             let log = EventLog()
             await withTaskGroup(of: Void.self) { group in
                 for index in 0..<5 {
@@ -66,11 +66,11 @@ struct SimulationTests {
         #expect(order == ["0", "1", "2", "3", "4"])
     }
 
-    @Test func waitingForSomethingThatNeverHappensIsReportedAsStalled() {
+    @Test func waitingForSomethingThatNeverHappensIsReportedAsStalled() async {
         let simulation = Simulation()
         simulation.stallGrace = .milliseconds(50)
-        #expect(throws: SimulationError.self) {
-            try simulation.run {
+        await #expect(throws: SimulationError.self) {
+            try await simulation.run {
                 let (never, _) = AsyncStream<Int>.makeStream()
                 for await _ in never {}
                 return 0
@@ -78,21 +78,21 @@ struct SimulationTests {
         }
     }
 
-    @Test func aBodyThatNeverFinishesHitsTheVirtualTimeLimit() {
+    @Test func aBodyThatNeverFinishesHitsTheVirtualTimeLimit() async {
         let simulation = Simulation()
         let clock = simulation.clock
-        #expect(throws: SimulationError.timeLimitExceeded(limit: .seconds(60))) {
-            try simulation.run(timeLimit: .seconds(60)) {
+        await #expect(throws: SimulationError.timeLimitExceeded(limit: .seconds(60))) {
+            try await simulation.run(timeLimit: .seconds(60)) {
                 while !Task.isCancelled { try? await clock.sleep(for: .seconds(1)) }
                 return 0
             }
         }
     }
 
-    @Test func cancellingASleeperWakesItWithCancellationError() throws {
+    @Test func cancellingASleeperWakesItWithCancellationError() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let outcome = try simulation.run {
+        let outcome = try await simulation.run {
             await withTaskGroup(of: String.self) { group in
                 group.addTask {
                     do {

@@ -5,12 +5,12 @@ import Testing
 
 @Suite("The simulated world: radio, scanning, connecting, many devices")
 struct SimulatorWorldTests {
-    @Test func scanningHearsEachInRangeDeviceOncePerAdvertisingInterval() throws {
+    @Test func scanningHearsEachInRangeDeviceOncePerAdvertisingInterval() async throws {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap()
         let camera = VirtualPeripheral.actionCamera(rssi: nil)
         let simulator = try Simulator(clock: simulation.clock, devices: [strap, camera])
-        let heard = try simulation.run {
+        let heard = try await simulation.run {
             var heard: [Advertisement] = []
             for try await advertisement in simulator.backend.scan(ScanRequest(duplicates: .reportAll)) {
                 heard.append(advertisement)
@@ -24,11 +24,11 @@ struct SimulatorWorldTests {
         #expect(gaps.allSatisfy { $0 >= .milliseconds(100) && $0 <= .milliseconds(110) })
     }
 
-    @Test func connectingToADeviceOutOfRangeTimesOut() throws {
+    @Test func connectingToADeviceOutOfRangeTimesOut() async throws {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap(rssi: nil)
         let simulator = try Simulator(clock: simulation.clock, devices: [strap])
-        let (error, elapsed) = try simulation.run {
+        let (error, elapsed) = try await simulation.run {
             let start = simulation.clock.now
             do { _ = try await simulator.backend.connect(to: strap.identifier, timeout: .seconds(3)) } catch {
                 return (error as? BluetoothError, start.duration(to: simulation.clock.now))
@@ -39,25 +39,25 @@ struct SimulatorWorldTests {
         #expect(elapsed == .seconds(3))
     }
 
-    @Test func connectingToANonConnectableDeviceTimesOut() throws {
+    @Test func connectingToANonConnectableDeviceTimesOut() async throws {
         let simulation = Simulation()
         var description = VirtualPeripheral.heartRateStrap()
         description.isConnectable = false
         let beacon = description
         let simulator = try Simulator(clock: simulation.clock, devices: [beacon])
-        let error = try simulation.run { () -> BluetoothError? in
+        let error = try await simulation.run { () -> BluetoothError? in
             do { _ = try await simulator.backend.connect(to: beacon.identifier, timeout: .seconds(2)) } catch { return error as? BluetoothError }
             return nil
         }
         #expect(error == .timeout(operation: "connection to \(beacon.identifier)", after: .seconds(2)))
     }
 
-    @Test func poweringTheRadioOffDropsLinksAndEndsScans() throws {
+    @Test func poweringTheRadioOffDropsLinksAndEndsScans() async throws {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap()
         let simulator = try Simulator(clock: simulation.clock, devices: [strap])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        let (reason, scanError, states) = try simulation.run {
+        let (reason, scanError, states) = try await simulation.run {
             var stateIterator = central.radioStates().makeAsyncIterator()
             var states = [await stateIterator.next()]
             let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
@@ -73,11 +73,11 @@ struct SimulatorWorldTests {
         #expect(scanError == .radioUnavailable(.poweredOff))
     }
 
-    @Test func aScriptedPowerCycleIsSeenByACentralWaitingForPower() throws {
+    @Test func aScriptedPowerCycleIsSeenByACentralWaitingForPower() async throws {
         let simulation = Simulation()
         let simulator = try Simulator(clock: simulation.clock, devices: [.heartRateStrap()])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        let poweredOnAt = try simulation.run {
+        let poweredOnAt = try await simulation.run {
             await simulator.setRadioState(.poweredOff)
             simulator.setRadioState(.poweredOn, after: .seconds(5))
             try await central.waitUntilPoweredOn(timeout: .seconds(10))
@@ -86,12 +86,12 @@ struct SimulatorWorldTests {
         #expect(poweredOnAt == .seconds(5))
     }
 
-    @Test func aDeviceWalkingOutOfRangeLosesItsLink() throws {
+    @Test func aDeviceWalkingOutOfRangeLosesItsLink() async throws {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap()
         let simulator = try Simulator(clock: simulation.clock, devices: [strap])
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        let reason = try simulation.run {
+        let reason = try await simulation.run {
             let connection = try await central.connect(to: strap.identifier, timeout: .seconds(5))
             await simulator.setRSSI(nil, of: strap.address)
             return await connection.disconnection()
@@ -99,12 +99,12 @@ struct SimulatorWorldTests {
         #expect(reason == .connectionLost)
     }
 
-    @Test func manySensorsStreamIntoOneCentralWithoutLoss() throws {
+    @Test func manySensorsStreamIntoOneCentralWithoutLoss() async throws {
         let simulation = Simulation()
         let sensors = (1...10).map { VirtualPeripheral.streamingSensor(number: $0, interval: .milliseconds(20)) }
         let simulator = try Simulator(clock: simulation.clock, devices: sensors)
         let central = Central(backend: simulator.backend, clock: simulation.clock)
-        let counts = try simulation.run {
+        let counts = try await simulation.run {
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for sensor in sensors {
                     group.addTask {

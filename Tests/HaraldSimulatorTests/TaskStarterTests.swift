@@ -18,12 +18,12 @@ struct TaskStarterTests {
         #expect(simulation.taskStarter != Simulation().taskStarter)
     }
 
-    @Test func bearersEnginesAndConnectionsOnTheSimulatorCarryTheSimulationsStarter() throws {
+    @Test func bearersEnginesAndConnectionsOnTheSimulatorCarryTheSimulationsStarter() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
         let strap = VirtualPeripheral.heartRateStrap()
         let simulator = try Simulator(clock: clock, devices: [strap])
-        let (bearer, client, connection) = try simulation.run {
+        let (bearer, client, connection) = try await simulation.run {
             let link = SimulatedLink(parameters: .typical, clock: clock)
             let bearer = SimulatedATTBearer(link: link, side: .central)
             let client = GATTClient(bearer: bearer, clock: clock)
@@ -45,10 +45,10 @@ struct TaskStarterTests {
         #expect(GATTClient(bearer: central, taskStarter: simulation.taskStarter).taskStarter == simulation.taskStarter)
     }
 
-    @Test func aTaskFromTheSimulationsStarterRunsInVirtualTime() throws {
+    @Test func aTaskFromTheSimulationsStarterRunsInVirtualTime() async throws {
         let simulation = Simulation()
         let clock = simulation.clock
-        let woke = try simulation.run {
+        let woke = try await simulation.run {
             // An hour of sleep in a started task: it finishes at once in real time, at t+1h.
             await simulation.taskStarter.start { () -> VirtualInstant in
                 try? await clock.sleep(for: .seconds(3600))

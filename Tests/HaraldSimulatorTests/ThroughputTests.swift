@@ -25,13 +25,13 @@ struct ThroughputTests {
     }
 
     @Test(arguments: [LinkParameters.typical, LinkParameters.fast])
-    func writesWithoutResponseReach95PercentOfTheModel(parameters: LinkParameters) throws {
+    func writesWithoutResponseReach95PercentOfTheModel(parameters: LinkParameters) async throws {
         let simulation = Simulation()
         let device = Self.bulkDevice()
         let simulator = try Simulator(clock: simulation.clock, devices: [device], link: parameters)
         let central = Central(backend: simulator.backend, clock: simulation.clock)
         let count = 1000
-        let (payload, elapsed) = try simulation.run(timeLimit: .seconds(3600)) {
+        let (payload, elapsed) = try await simulation.run(timeLimit: .seconds(3600)) {
             let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
             let payload = await connection.mtu() - 3
             _ = try await connection.characteristic(BluetoothUUID(0xFFF2), service: BluetoothUUID(0xFFF0))
@@ -54,13 +54,13 @@ struct ThroughputTests {
     }
 
     @Test(arguments: [LinkParameters.typical, LinkParameters.fast])
-    func notificationsReach95PercentOfTheModel(parameters: LinkParameters) throws {
+    func notificationsReach95PercentOfTheModel(parameters: LinkParameters) async throws {
         let simulation = Simulation()
         let device = Self.bulkDevice()
         let simulator = try Simulator(clock: simulation.clock, devices: [device], link: parameters)
         let central = Central(backend: simulator.backend, clock: simulation.clock)
         let count = 1000
-        let (payload, elapsed, received) = try simulation.run(timeLimit: .seconds(3600)) {
+        let (payload, elapsed, received) = try await simulation.run(timeLimit: .seconds(3600)) {
             let connection = try await central.connect(to: device.identifier, timeout: .seconds(5))
             let payload = await connection.mtu() - 3
             let values = try await connection.subscribe(Self.sink, buffering: .oldest(count))

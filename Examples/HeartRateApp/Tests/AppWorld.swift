@@ -60,8 +60,8 @@ struct WorldSetUp: Sendable {
 func inWorld<T: Sendable>(
     _ setUp: WorldSetUp = WorldSetUp(), policy: ReconnectPolicy = HeartRateCore.defaultReconnectPolicy,
     timeLimit: Duration = .seconds(4 * 3600), _ body: @escaping @Sendable (AppWorld) async throws -> T
-) throws -> T {
-    try simulate(setUp, policy: policy, timeLimit: timeLimit) { world in
+) async throws -> T {
+    try await simulate(setUp, policy: policy, timeLimit: timeLimit) { world in
         try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
             group.addTask { await world.core.run() }
             defer { group.cancelAll() }
@@ -74,12 +74,12 @@ func inWorld<T: Sendable>(
 func simulate<T: Sendable>(
     _ setUp: WorldSetUp = WorldSetUp(), policy: ReconnectPolicy = HeartRateCore.defaultReconnectPolicy,
     timeLimit: Duration = .seconds(4 * 3600), _ body: @escaping @Sendable (AppWorld) async throws -> T
-) throws -> T {
+) async throws -> T {
     let simulation = Simulation()
     let strap = VirtualPeripheral.heartRateStrap()
     let simulator = try Simulator(clock: simulation.clock, devices: [strap])
     let memory = InMemoryStrapMemory(setUp.remembersStrap ? strap.identifier : nil)
-    return try simulation.run(timeLimit: timeLimit) {
+    return try await simulation.run(timeLimit: timeLimit) {
         if !setUp.strapInRange { await simulator.setRSSI(nil, of: strap.address) }
         var backend = simulator.backend
         if setUp.restoresConnection {

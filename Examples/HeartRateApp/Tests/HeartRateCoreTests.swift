@@ -8,8 +8,8 @@ import Testing
 struct HeartRateCoreTests {
     // MARK: Finding and connecting
 
-    @Test func aScanListsTheStrap() throws {
-        let state = try inWorld { world in
+    @Test func aScanListsTheStrap() async throws {
+        let state = try await inWorld { world in
             world.core.scan()
             return try await world.state { !$0.straps.isEmpty }
         }
@@ -17,8 +17,8 @@ struct HeartRateCoreTests {
         #expect(state.straps.map(\.name) == ["Harald HR"])
     }
 
-    @Test func choosingAFoundStrapConnectsAndShowsItsHeartRate() throws {
-        let (strap, state) = try inWorld { world in
+    @Test func choosingAFoundStrapConnectsAndShowsItsHeartRate() async throws {
+        let (strap, state) = try await inWorld { world in
             world.core.scan()
             let found = try await world.state { !$0.straps.isEmpty }.straps[0]
             world.core.connect(to: found.id)
@@ -31,8 +31,8 @@ struct HeartRateCoreTests {
         #expect((60...100).contains(beatsPerMinute))
     }
 
-    @Test func theReadingShowsRRIntervalsSkinContactAndBattery() throws {
-        let state = try inWorld { world in
+    @Test func theReadingShowsRRIntervalsSkinContactAndBattery() async throws {
+        let state = try await inWorld { world in
             try await world.connectAndWaitForAReading()
             return try await world.state { $0.batteryLevel != nil && $0.beatsPerMinute != nil }
         }
@@ -44,8 +44,8 @@ struct HeartRateCoreTests {
         #expect(state.batteryLevel == 87)
     }
 
-    @Test func theConnectedStrapIsRemembered() throws {
-        let (remembered, strap) = try inWorld { world in
+    @Test func theConnectedStrapIsRemembered() async throws {
+        let (remembered, strap) = try await inWorld { world in
             try await world.connectAndWaitForAReading()
             return (world.memory.recall(), world.strap.identifier)
         }
@@ -54,8 +54,8 @@ struct HeartRateCoreTests {
 
     // MARK: Launching
 
-    @Test func atLaunchAPendingConnectWaitsForTheRememberedStrapThroughALongAbsence() throws {
-        let (waiting, waited, shown) = try inWorld(WorldSetUp(remembersStrap: true, strapInRange: false)) { world in
+    @Test func atLaunchAPendingConnectWaitsForTheRememberedStrapThroughALongAbsence() async throws {
+        let (waiting, waited, shown) = try await inWorld(WorldSetUp(remembersStrap: true, strapInRange: false)) { world in
             let start = world.clock.now
             let waiting = try await world.state { $0.status != .idle }.status
             try await world.sleep(for: .seconds(2 * 3600))
@@ -69,8 +69,8 @@ struct HeartRateCoreTests {
         #expect(shown == .connected(VirtualPeripheral.heartRateStrap().identifier))
     }
 
-    @Test func aConnectionTheSystemRestoredIsTakenOverWithoutANewLink() throws {
-        let (status, links) = try inWorld(WorldSetUp(restoresConnection: true)) { world in
+    @Test func aConnectionTheSystemRestoredIsTakenOverWithoutANewLink() async throws {
+        let (status, links) = try await inWorld(WorldSetUp(restoresConnection: true)) { world in
             let shown = try await world.heartRateShown()
             return (shown.status, world.simulator.connections.count)
         }
@@ -80,8 +80,8 @@ struct HeartRateCoreTests {
 
     // MARK: Disconnecting and reconnecting
 
-    @Test func aLostLinkIsReconnectedWhenTheStrapIsBack() throws {
-        let (lost, back, links) = try inWorld { world in
+    @Test func aLostLinkIsReconnectedWhenTheStrapIsBack() async throws {
+        let (lost, back, links) = try await inWorld { world in
             try await world.connectAndWaitForAReading()
             await world.takeStrapAway()
             let lost = try await world.state { $0.status.isConnecting }
@@ -96,8 +96,8 @@ struct HeartRateCoreTests {
         #expect(links == 2)
     }
 
-    @Test func theUsersDisconnectDoesNotReconnect() throws {
-        let (status, open, links) = try inWorld { world in
+    @Test func theUsersDisconnectDoesNotReconnect() async throws {
+        let (status, open, links) = try await inWorld { world in
             try await world.connectAndWaitForAReading()
             world.core.disconnect()
             try await world.state { if case .disconnected = $0.status { true } else { false } }
@@ -109,8 +109,8 @@ struct HeartRateCoreTests {
         #expect(links == 1)
     }
 
-    @Test func cancellingAPendingConnectLeavesNothingConnected() throws {
-        let (status, links) = try inWorld(WorldSetUp(strapInRange: false)) { world in
+    @Test func cancellingAPendingConnectLeavesNothingConnected() async throws {
+        let (status, links) = try await inWorld(WorldSetUp(strapInRange: false)) { world in
             world.core.connect(to: world.strap.identifier)
             try await world.state { $0.status.isConnecting }
             try await world.sleep(for: .seconds(600))
@@ -125,8 +125,8 @@ struct HeartRateCoreTests {
         #expect(links == 0)
     }
 
-    @Test func theUsersDisconnectForgetsTheStrapForTheNextLaunch() throws {
-        let remembered = try inWorld { world in
+    @Test func theUsersDisconnectForgetsTheStrapForTheNextLaunch() async throws {
+        let remembered = try await inWorld { world in
             try await world.connectAndWaitForAReading()
             world.core.disconnect()
             try await world.state { if case .disconnected = $0.status { true } else { false } }
@@ -135,8 +135,8 @@ struct HeartRateCoreTests {
         #expect(remembered == nil)
     }
 
-    @Test func cancellingAPendingConnectForgetsTheStrapForTheNextLaunch() throws {
-        let remembered = try inWorld(WorldSetUp(remembersStrap: true, strapInRange: false)) { world in
+    @Test func cancellingAPendingConnectForgetsTheStrapForTheNextLaunch() async throws {
+        let remembered = try await inWorld(WorldSetUp(remembersStrap: true, strapInRange: false)) { world in
             try await world.state { $0.status.isConnecting }
             world.core.cancel()
             try await world.state { $0.status == .idle }
@@ -145,8 +145,8 @@ struct HeartRateCoreTests {
         #expect(remembered == nil)
     }
 
-    @Test func anUnauthorizedRadioFailsTheConnectInsteadOfRetrying() throws {
-        let status = try inWorld { world in
+    @Test func anUnauthorizedRadioFailsTheConnectInsteadOfRetrying() async throws {
+        let status = try await inWorld { world in
             await world.simulator.setRadioState(.unauthorized)
             try await world.state { $0.radio == .unauthorized }
             world.core.connect(to: world.strap.identifier)
@@ -157,8 +157,8 @@ struct HeartRateCoreTests {
 
     // MARK: Ending
 
-    @Test func aLinkLostForGoodKeepsTheStrapForTheNextLaunch() throws {
-        let (status, remembered) = try inWorld(policy: ReconnectPolicy(maximumAttempts: 0)) { world in
+    @Test func aLinkLostForGoodKeepsTheStrapForTheNextLaunch() async throws {
+        let (status, remembered) = try await inWorld(policy: ReconnectPolicy(maximumAttempts: 0)) { world in
             try await world.connectAndWaitForAReading()
             await world.takeStrapAway()
             let ended = try await world.state { if case .disconnected = $0.status { true } else { false } }
@@ -169,8 +169,8 @@ struct HeartRateCoreTests {
         #expect(remembered == strap)
     }
 
-    @Test func cancellingTheRunDisconnectsAndEndsTheStateStream() throws {
-        let open = try simulate { world in
+    @Test func cancellingTheRunDisconnectsAndEndsTheStateStream() async throws {
+        let open = try await simulate { world in
             let states = await world.core.states()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await world.core.run() }
@@ -184,8 +184,8 @@ struct HeartRateCoreTests {
         #expect(open == 0)
     }
 
-    @Test func aNewRunAfterACancelledOneReconnectsToTheStrap() throws {
-        let (first, second, links) = try simulate { world in
+    @Test func aNewRunAfterACancelledOneReconnectsToTheStrap() async throws {
+        let (first, second, links) = try await simulate { world in
             var shown: [HeartRateAppState.Status] = []
             for _ in 1...2 {
                 try await withThrowingTaskGroup(of: Void.self) { group in

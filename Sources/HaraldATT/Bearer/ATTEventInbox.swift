@@ -16,7 +16,7 @@ public protocol ATTInboxBearer: ATTBearer {
 
     /// The actor on whose executor the bearer always yields into its inbox, if there is one (the
     /// HCI host, for the ATT channel over HCI). An engine that runs on the same executor may take
-    /// events synchronously as they arrive (``ATTEventInbox/handleDirectly(with:)``). Nil, the
+    /// events synchronously as they arrive (`ATTEventInbox.handleDirectly(with:)`). Nil, the
     /// default, when events come from more than one place.
     var deliveryDomain: (any Actor)? { get }
 }
@@ -33,7 +33,7 @@ extension ATTInboxBearer {
 /// ``next(isolation:)`` from one task at a time and ``handled()`` after each event. The GATT
 /// client's inbox hands notifications to its subscribers at once, in ``yield(_:)``, so they cost
 /// no executor job at all; and when the bearer yields on the client's own executor, the client
-/// takes responses there too (``handleDirectly(with:)``), so a response costs only the job that
+/// takes responses there too (`handleDirectly(with:)`), so a response costs only the job that
 /// resumes the caller waiting for it.
 public final class ATTEventInbox: Sendable {
     private let queue = Inbox<ATTBearerEvent, Never>(capacity: .max)

@@ -192,7 +192,7 @@ public actor GATTClient: DeadlineOwner {
         }
     }
 
-    /// The synchronous receive entry (see ``ATTEventInbox/handleDirectly(with:)``): takes a
+    /// The synchronous receive entry (see `ATTEventInbox.handleDirectly(with:)`): takes a
     /// response, whose handling never waits; leaves everything else to the reader.
     private func receiveDirectly(_ event: ATTBearerEvent) -> Bool {
         guard case .received(let bytes) = event else { return false }

@@ -75,6 +75,13 @@ public final class Simulation: Sendable {
         timeLimit: Duration = .seconds(24 * 3600),
         _ body: @escaping @Sendable () async throws -> Result
     ) throws -> Result {
+        try run(timeLimit: timeLimit, body, started: { _ in })
+    }
+
+    /// The blocking run; `started` is told the body's task as soon as it exists.
+    private func run<Result: Sendable>(
+        timeLimit: Duration, _ body: @escaping @Sendable () async throws -> Result, started: (Task<Void, Never>) -> Void
+    ) throws -> Result {
         // The body's result, written once from whichever thread finishes it; and a flag set after
         // it, so the check after each batch of jobs costs no copy of a generic value.
         let outcome = Locked<Swift.Result<Result, any Error>?>(nil)
@@ -88,6 +95,7 @@ public final class Simulation: Sendable {
             finished.set()
             self.executor.signal()
         }
+        started(task)
         while true {
             executor.runUntilIdle()
             if finished.isSet, let result = outcome.withLock({ $0 }) { return try result.get() }
@@ -106,6 +114,48 @@ public final class Simulation: Sendable {
             throw SimulationError.stalled(at: clock.now)
         }
     }
+
+    /// Runs `body` to completion in virtual time, like the blocking ``run(timeLimit:_:)``, on a
+    /// thread of its own, and suspends the caller until it has.
+    ///
+    /// Use it from async code (a `swift-testing` test, an app): the blocking form would hold one
+    /// of the few threads of Swift's cooperative pool for the whole run, and other work waiting
+    /// for that pool (another test's host, a timer) would stall behind it. Cancelling the calling
+    /// task cancels the body's task. Throws what the blocking form throws.
+    public func run<Result: Sendable>(
+        timeLimit: Duration = .seconds(24 * 3600),
+        _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        let started = Locked<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+                let thread = Thread {
+                    continuation.resume(
+                        with: Swift.Result {
+                            try self.run(timeLimit: timeLimit, body) { task in
+                                if started.withLock({
+                                    $0.task = task; return $0.cancelled
+                                }) {
+                                    task.cancel()
+                                }
+                            }
+                        })
+                }
+                thread.name = "Harald simulation"
+                thread.stackSize = Self.runThreadStackSize
+                thread.start()
+            }
+        } onCancel: {
+            started.withLock { started -> Task<Void, Never>? in
+                started.cancelled = true
+                return started.task
+            }?.cancel()
+        }
+    }
+
+    /// The stack of a thread that runs a simulation for an async caller: the main thread's usual
+    /// 8 MiB, since the jobs of a whole world (and the tests' deep `#expect` expansions) run on it.
+    static let runThreadStackSize = 8 << 20
 
     /// Ends the simulated world. Nothing moves its time or runs its jobs once the simulation is
     /// gone, so a task still waiting in it (a server reading a link that was never closed, a

@@ -34,7 +34,7 @@ enum RadioSession {
             let simulator = try Simulator(clock: simulation.clock, devices: [.heartRateStrap(), .actionCamera(), .fitnessBand()])
             let central = Central(backend: simulator.backend, clock: simulation.clock)
             do {
-                try simulation.run(timeLimit: .seconds(24 * 3600)) { try await body(central, nil) }
+                try await simulation.run(timeLimit: .seconds(24 * 3600)) { try await body(central, nil) }
             } catch {
                 Output.fail(Self.message(for: error), status: ExitStatus.of(error))
             }
