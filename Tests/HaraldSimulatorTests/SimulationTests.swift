@@ -132,3 +132,55 @@ struct SimulationTests {
         #expect(await woke.entries == ["woke"])
     }
 }
+
+@Suite("An awaited simulation run")
+struct AwaitedSimulationRunTests {
+    @Test func cancellingTheCallerCancelsTheBody() async {
+        let simulation = Simulation()
+        let clock = simulation.clock
+        let started = AsyncStream<Void>.makeStream()
+        let run = Task {
+            try await simulation.run {
+                started.continuation.yield()
+                // Sleeps in virtual time until cancelled; only the 24-hour limit would end it otherwise.
+                while true { try await clock.sleep(for: .seconds(1)) }
+            }
+        }
+        var iterator = started.stream.makeAsyncIterator()
+        await iterator.next()
+        run.cancel()
+        await #expect(throws: CancellationError.self) { try await run.value }
+    }
+
+    @Test func aCallerCancelledBeforeTheRunStartsGetsACancelledBody() async {
+        let simulation = Simulation()
+        let clock = simulation.clock
+        let ran = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await simulation.run {
+                try await clock.sleep(for: .seconds(1))
+                return true
+            }
+        }.result
+        #expect(throws: CancellationError.self) { try ran.get() }
+    }
+
+    @Test func theBlockingAndTheAwaitedFormsTakeTheSameSteps() async throws {
+        func steps(_ simulation: Simulation) -> @Sendable () async throws -> [Duration] {
+            let clock = simulation.clock
+            return {
+                var seen: [Duration] = []
+                for delay in [3, 1, 2] {
+                    try await clock.sleep(for: .milliseconds(delay))
+                    seen.append(clock.now.sinceStart)
+                }
+                return seen
+            }
+        }
+        let blocking = Simulation()
+        let awaited = Simulation()
+        let first = try await Task.detached { try blocking.run(steps(blocking)) }.value
+        #expect(try await awaited.run(steps(awaited)) == first)
+        #expect(first == [.milliseconds(3), .milliseconds(4), .milliseconds(6)])
+    }
+}

@@ -133,11 +133,11 @@ public final class Simulation: Sendable {
                     continuation.resume(
                         with: Swift.Result {
                             try self.run(timeLimit: timeLimit, body) { task in
-                                if started.withLock({
-                                    $0.task = task; return $0.cancelled
-                                }) {
-                                    task.cancel()
+                                let cancelled = started.withLock { started in
+                                    started.task = task
+                                    return started.cancelled
                                 }
+                                if cancelled { task.cancel() }
                             }
                         })
                 }
