@@ -42,3 +42,17 @@ actor Engine {
         _ = addDeadline(after: .seconds(30), 1)        // DeadlineSchedule use
     }
 }
+
+/// A schedule kept inside a locked state: `state.deadlines.add(at:)` is a use; the helper's own
+/// `deadlines.add(` (no owner before it) is the implementation, not a use.
+final class LockedEngine {
+    struct State { var deadlines = Schedule() }
+    struct Schedule { mutating func add(at deadline: Int, _ action: Int) -> Int { action } }
+    var state = State()
+    var deadlines = Schedule()
+
+    func request() {
+        _ = state.deadlines.add(at: 5, 2)              // DeadlineSchedule use
+        _ = deadlines.add(at: 5, 3)                    // the helper's own call: not a use
+    }
+}
