@@ -73,7 +73,7 @@ func arguments() -> [String: String] {
     var result: [String: String] = [:]
     var iterator = CommandLine.arguments.dropFirst().makeIterator()
     while let key = iterator.next() {
-        guard key.hasPrefix("--"), let value = iterator.next() else { fatalError("usage: --transport tcp:HOST:PORT --address ADDR") }
+        guard key.hasPrefix("--"), let value = iterator.next() else { usageError("usage: --transport tcp:HOST:PORT --address ADDR") }
         result[String(key.dropFirst(2))] = value
     }
     return result
@@ -138,31 +138,31 @@ struct HaraldBumbleBench {
         switch options["role"] {
         case "pairing-central":
             guard let transport = options["transport"], let name = options["name"], let model = options["model"] else {
-                fatalError("usage: --role pairing-central --transport T --name NAME --model M [--iterations N]")
+                usageError("usage: --role pairing-central --transport T --name NAME --model M [--iterations N]")
             }
             return try await PairingBench.runCentral(
                 transport: transport, name: name, model: model, iterations: Int(options["iterations"] ?? "10") ?? 10)
         case "pairing-peripheral":
             guard let transport = options["transport"], let name = options["name"], let model = options["model"] else {
-                fatalError("usage: --role pairing-peripheral --transport T --name NAME --model M")
+                usageError("usage: --role pairing-peripheral --transport T --name NAME --model M")
             }
             return try await PairingBench.runPeripheral(transport: transport, name: name, model: model)
         case "stream-peripheral":
             guard let transport = options["transport"], let text = options["address"], let address = BluetoothAddress(text, kind: .random) else {
-                fatalError("usage: --role stream-peripheral --transport T --address ADDR [--notify-count N]")
+                usageError("usage: --role stream-peripheral --transport T --address ADDR [--notify-count N]")
             }
             return try await StreamPeripheral.run(transport: transport, address: address, count: Int(options["notify-count"] ?? "1000") ?? 1000)
         default: break
         }
         guard let transport = options["transport"], let addressText = options["address"],
             let address = BluetoothAddress(addressText, kind: .random)
-        else { fatalError("usage: --transport tcp:HOST:PORT --address ADDR") }
+        else { usageError("usage: --transport tcp:HOST:PORT --address ADDR") }
         let iterations = Int(options["iterations"] ?? "5") ?? 5
         let wanted = Int(options["notifications"] ?? "1000") ?? 1000
         // `--loop transport`: the notification loop runs on the thread that reads the controller
         // (HCIHost.taskExecutor) instead of the global executor's threads.
         let loopOnTransportThread = options["loop"] == "transport"
-        guard let streamUUID = BluetoothUUID(options["stream"] ?? "FFB1") else { fatalError("bad --stream") }
+        guard let streamUUID = BluetoothUUID(options["stream"] ?? "FFB1") else { usageError("bad --stream") }
 
         let backend = CountingBackend(inner: try await HCICentralBackend.open(transport: transport))
         let central = Central(backend: backend)
@@ -193,7 +193,7 @@ struct HaraldBumbleBench {
             let connectStartedAt = monotonicSeconds()
             let connection = try await central.connect(to: PeripheralIdentifier(address: address), timeout: .seconds(20))
             let connectEndedAt = monotonicSeconds()
-            guard let gatt = backend.latest else { fatalError("the HCI backend did not return a GATT connection") }
+            guard let gatt = backend.latest else { failure("the HCI backend did not return a GATT connection") }
             step("connect", start, await gatt.client.counters)
             steps["connect"]?.startedAt = connectStartedAt
             steps["connect"]?.endedAt = connectEndedAt
@@ -216,7 +216,7 @@ struct HaraldBumbleBench {
             }
             step("read", start, await gatt.client.counters)
 
-            guard let stream = characteristics.first(where: { $0.uuid == streamUUID }) else { fatalError("no \(streamUUID) on the peer") }
+            guard let stream = characteristics.first(where: { $0.uuid == streamUUID }) else { failure("no \(streamUUID) on the peer") }
             start = clock.now
             cpu = processCPUSeconds()
             switches = processContextSwitches()
@@ -225,7 +225,7 @@ struct HaraldBumbleBench {
             let received: Int
             let outOfOrder: Int
             if loopOnTransportThread {
-                guard let executor = backend.inner.host.taskExecutor else { fatalError("the transport has no thread of its own") }
+                guard let executor = backend.inner.host.taskExecutor else { failure("the transport has no thread of its own") }
                 (received, outOfOrder) = try await withTaskExecutorPreference(executor) { try await takeOffActor(wanted, from: subscription) }
             } else {
                 // On the main actor, as an app's loop would be.
@@ -254,4 +254,18 @@ struct HaraldBumbleBench {
         let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
+}
+
+/// Ends the process on a command-line mistake: the message on standard error and exit status 64
+/// (EX_USAGE), not a trap.
+func usageError(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("HaraldBumbleBench: \(message)\n".utf8))
+    exit(64)
+}
+
+/// Ends the process when the peer or the stack is not what the benchmark needs: the message on
+/// standard error and exit status 1, not a trap.
+func failure(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("HaraldBumbleBench: \(message)\n".utf8))
+    exit(1)
 }
