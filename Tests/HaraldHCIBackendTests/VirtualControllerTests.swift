@@ -117,17 +117,9 @@ struct VirtualControllerTests {
 
     @Test func connectingToAPeripheralOutOfRangeTimesOutAndCancelsTheAttempt() async throws {
         // Real time, but no timing assertion: however long the machine takes, an attempt to a
-        // peripheral that never answers can only end in the timeout it was given. The commands
-        // get five minutes (not the default five seconds), which is not what this test is about:
-        // the in-process controller answers on the cooperative pool, and in the whole suite under
-        // ThreadSanitizer the synchronous simulation tests (`Simulation.run` from a synchronous
-        // test, and the tests that poll in real time for a world to be freed) hold the pool's
-        // threads for long stretches; Reset then went unanswered for more than 60 s in 3 of 4 runs
-        // (30 Nov 2026), while the suite run alone passes in a second.
+        // peripheral that never answers can only end in the timeout it was given.
         let controller = VirtualController(peers: [])
-        var configuration = HCIHost.Configuration()
-        configuration.commandTimeout = .seconds(300)
-        let backend = try await HCICentralBackend.open(transport: controller, configuration: configuration)
+        let backend = try await HCICentralBackend.open(transport: controller)
         let absent = PeripheralIdentifier(address: BluetoothAddress("C0:00:00:00:0A:B5", kind: .random)!)
         try await withHangGuard(seconds: 120) {
             await #expect(throws: BluetoothError.timeout(operation: "connect to \(absent)", after: .milliseconds(300))) {
