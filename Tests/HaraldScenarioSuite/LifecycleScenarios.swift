@@ -67,6 +67,27 @@ extension Scenario {
         await connection.disconnect()
     }
 
+    static func aLoopKeepsItsConnectionWhenNothingElseHoldsIt(_ harness: ScenarioHarness) async throws {
+        // The handle and the subscription live only in this function; once the loop has started,
+        // only its iterator refers to them.
+        func subscriptionAlone() async throws -> Subscription<[UInt8]> {
+            let connection = try await connect(harness)
+            let values = try await connection.subscribe(ScenarioSpecs.status, buffering: .oldest(64))
+            try await harness.peer.notify([0x01], on: ScenarioProfile.status)
+            return values
+        }
+        var received: [[UInt8]] = []
+        for try await value in try await subscriptionAlone() {
+            received.append(value)
+            // A value the peer sends while the loop runs still arrives: the link is up.
+            if received.count == 1 { try await harness.peer.notify([0x02], on: ScenarioProfile.status) }
+            if received.count == 2 { break }
+        }
+        try checkEqual(received, [[0x01], [0x02]], "values of a loop over a subscription nothing else holds")
+        // The loop's end let go of the last owner: the link closes by itself.
+        for await state in harness.central.linkStates(of: harness.peer.identifier) where state == .disconnected { break }
+    }
+
     static func aLoopEndingWithAnErrorTurnsNotificationsOff(_ harness: ScenarioHarness) async throws {
         struct Stop: Error {}
         let connection = try await connect(harness)

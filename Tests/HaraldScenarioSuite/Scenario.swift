@@ -23,6 +23,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
     case reconnectGivesAFreshConnection
     case twoConnectsShareOneLink
     case breakingTheLoopTurnsNotificationsOff
+    case aLoopKeepsItsConnectionWhenNothingElseHoldsIt
     case aLoopEndingWithAnErrorTurnsNotificationsOff
     case cancellingTheLoopsTaskTurnsNotificationsOff
     case requestKeepsAnExistingSubscription
@@ -53,6 +54,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
         case .reconnectGivesAFreshConnection: try await Self.reconnect(harness)
         case .twoConnectsShareOneLink: try await Self.twoConnectsShareOneLink(harness)
         case .breakingTheLoopTurnsNotificationsOff: try await Self.breakingTheLoopTurnsNotificationsOff(harness)
+        case .aLoopKeepsItsConnectionWhenNothingElseHoldsIt: try await Self.aLoopKeepsItsConnectionWhenNothingElseHoldsIt(harness)
         case .aLoopEndingWithAnErrorTurnsNotificationsOff: try await Self.aLoopEndingWithAnErrorTurnsNotificationsOff(harness)
         case .cancellingTheLoopsTaskTurnsNotificationsOff: try await Self.cancellingTheLoopsTaskTurnsNotificationsOff(harness)
         case .requestKeepsAnExistingSubscription: try await Self.requestKeepsAnExistingSubscription(harness)

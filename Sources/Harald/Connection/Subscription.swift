@@ -27,7 +27,8 @@ public enum DecodingFailurePolicy: Hashable, Sendable {
 /// ends it the moment the loop ends, by `break`, `return` or an error. The clean-up's CCCD write
 /// has its own deadline; a failure is logged and counted, never thrown at a later call. A second loop waiting on the same subscription while
 /// one already waits throws ``BluetoothError/misuse(_:)`` (subscribe twice for two consumers).
-/// A subscription keeps its ``PeripheralConnection`` alive while it exists.
+/// A subscription, and each iterator made from it, keeps its ``PeripheralConnection`` alive while
+/// it exists: a loop over a subscription that nothing else holds keeps the connection to the end.
 public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Sendable {
     /// One decoded value per notification or indication.
     public typealias Element = Value
@@ -53,6 +54,9 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
         @usableFromInline let failures: FailureCounter
         @usableFromInline let policy: DecodingFailurePolicy
         @usableFromInline let ended: EndFlag
+        /// The connection handle, kept alive while the loop runs: `for try await v in try await
+        /// makeSubscription()` keeps no other reference to the subscription once the loop started.
+        @usableFromInline let owner: (any AnyObject & Sendable)?
 
         /// The next decoded value; nil when the subscription ended normally, ``BluetoothError`` when the
         /// link dropped or decoding failed under the failing policy.
@@ -99,7 +103,7 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
     /// The loop over the subscription's values; only one loop may wait at a time.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
-            base: updates.makeAsyncIterator(), updates: updates, failures: failures, policy: policy, ended: ended)
+            base: updates.makeAsyncIterator(), updates: updates, failures: failures, policy: policy, ended: ended, owner: owner)
     }
 }
 
