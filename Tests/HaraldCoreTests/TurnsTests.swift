@@ -48,6 +48,22 @@ struct TurnsTests {
         #expect(await !record.overlapped)
     }
 
+    @Test func aWiderLineRunsThatManyTurnsAtOnceAndQueuesTheRest() async {
+        let turns = Turns(width: 2)
+        #expect(await turns.take())
+        #expect(await turns.take(), "a second turn runs beside the first")
+        let third = Task { await turns.take() }
+        while turns.waitingCount < 1 { await Task.yield() }
+        turns.end()
+        #expect(await third.value, "the third gets the turn the first ended")
+        turns.end()
+        turns.end()
+        #expect(await turns.take(), "every turn ended: the line is free")
+        #expect(await turns.take())
+        turns.end()
+        turns.end()
+    }
+
     @Test func aCancelledCallerLeavesTheLineAndTheNextOneGetsTheTurn() async {
         let turns = Turns()
         #expect(await turns.take())

@@ -4,10 +4,12 @@
 ///
 /// Each caller waits for its turn with ``take()``, works, then calls ``end()``; callers get their
 /// turns in the order they asked. A caller whose task is cancelled while waiting leaves the line
-/// (``take()`` returns false) and must not call ``end()``.
+/// (``take()`` returns false) and must not call ``end()``. With a width above one, that many
+/// turns run at once (a bound on concurrent work, such as simulations on threads of their own).
 package final class Turns: Sendable {
     private struct State {
-        var busy = false
+        /// Turns under way.
+        var busy = 0
         var waiting: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
         var nextID: UInt64 = 0
     }
@@ -15,9 +17,11 @@ package final class Turns: Sendable {
     /// Everything mutable; a waiter is resumed after the lock is released, exactly once (by
     /// whoever removes it from the line).
     private let state = Locked(State())
+    /// How many turns may be under way at once.
+    private let width: Int
 
-    /// No turn under way, nobody waiting.
-    package init() {}
+    /// No turn under way, nobody waiting; `width` turns at a time (one unless said).
+    package init(width: Int = 1) { self.width = max(1, width) }
 
     /// Waits for the turn: true once it is this caller's, false when its task was cancelled first.
     package func take() async -> Bool {
@@ -39,8 +43,8 @@ package final class Turns: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let now: Bool? = state.withLock { state in
                     if leavingOnCancel, Task.isCancelled { return false }
-                    if !state.busy {
-                        state.busy = true
+                    if state.busy < width {
+                        state.busy += 1
                         return true
                     }
                     state.waiting.append((id, continuation))
@@ -61,11 +65,11 @@ package final class Turns: Sendable {
     /// How many callers wait in line now.
     package var waitingCount: Int { state.withLock { $0.waiting.count } }
 
-    /// Ends the turn under way: the next caller in line gets it, if any.
+    /// Ends a turn under way: the next caller in line gets it, if any.
     package func end() {
         let next: CheckedContinuation<Bool, Never>? = state.withLock { state in
             guard !state.waiting.isEmpty else {
-                state.busy = false
+                state.busy -= 1
                 return nil
             }
             return state.waiting.removeFirst().continuation

@@ -122,24 +122,25 @@ public final class Simulation: Sendable {
     /// of the few threads of Swift's cooperative pool for the whole run, and other work waiting
     /// for that pool (another test's host, a timer) would stall behind it. Cancelling the calling
     /// task cancels the body's task. Throws what the blocking form throws.
+    ///
+    /// At most as many awaited runs as the machine has active processors run at once, each on its
+    /// thread; later ones wait for a turn, suspended, in the order they came (a caller cancelled
+    /// while it waits throws `CancellationError`). Without that bound, a test suite's simulations
+    /// would all run at once on threads of their own and starve everything else of the CPU.
     public func run<Result: Sendable>(
         timeLimit: Duration = .seconds(24 * 3600),
         _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
+        guard await Self.runTurns.take() else { throw CancellationError() }
+        defer { Self.runTurns.end() }
         let started = Locked<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+        // The thread lets go of the simulation and the body before it resumes the caller, so
+        // that, as with the blocking form, nothing of the run is left alive once `run` returns.
+        let work = Locked<(simulation: Simulation, body: @Sendable () async throws -> Result)?>((self, body))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
                 let thread = Thread {
-                    continuation.resume(
-                        with: Swift.Result {
-                            try self.run(timeLimit: timeLimit, body) { task in
-                                let cancelled = started.withLock { started in
-                                    started.task = task
-                                    return started.cancelled
-                                }
-                                if cancelled { task.cancel() }
-                            }
-                        })
+                    continuation.resume(with: Self.runTaking(work, timeLimit: timeLimit, started: started))
                 }
                 thread.name = "Harald simulation"
                 thread.stackSize = Self.runThreadStackSize
@@ -152,6 +153,34 @@ public final class Simulation: Sendable {
             }?.cancel()
         }
     }
+
+    /// Takes the simulation and the body out of `work` and runs them, blocking; when it returns,
+    /// it holds neither, nor the body's task.
+    private static func runTaking<Result: Sendable>(
+        _ work: Locked<(simulation: Simulation, body: @Sendable () async throws -> Result)?>, timeLimit: Duration,
+        started: Locked<(task: Task<Void, Never>?, cancelled: Bool)>
+    ) -> Swift.Result<Result, any Error> {
+        guard
+            let (simulation, body) = work.withLock({ work in
+                defer { work = nil }; return work
+            })
+        else {
+            return .failure(CancellationError())
+        }
+        defer { started.withLock { $0.task = nil } }
+        return Swift.Result {
+            try simulation.run(timeLimit: timeLimit, body) { task in
+                let cancelled = started.withLock { started in
+                    started.task = task
+                    return started.cancelled
+                }
+                if cancelled { task.cancel() }
+            }
+        }
+    }
+
+    /// The awaited runs under way, at most one per active processor.
+    static let runTurns = Turns(width: ProcessInfo.processInfo.activeProcessorCount)
 
     /// The stack of a thread that runs a simulation for an async caller: the main thread's usual
     /// 8 MiB, since the jobs of a whole world (and the tests' deep `#expect` expansions) run on it.
