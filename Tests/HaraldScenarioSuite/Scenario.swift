@@ -15,6 +15,8 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
     case notificationsArriveInOrder
     case readResponseIsNotANotification
     case requestListensBeforeWritingAndReturnsTheResponse
+    case concurrentRequestsFromTwoHandlesGetTheirOwnAnswers
+    case aRequestWaitingForItsTurnEndsAtItsOwnDeadline
     case peerDisconnectMidOperationFailsPendingOperations
     case peerDisconnectEndsSubscriptions
     case unansweredReadTimesOut
@@ -46,6 +48,8 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
         case .notificationsArriveInOrder: try await Self.subscribe(harness)
         case .readResponseIsNotANotification: try await Self.readResponseIsNotANotification(harness)
         case .requestListensBeforeWritingAndReturnsTheResponse: try await Self.requestResponse(harness)
+        case .concurrentRequestsFromTwoHandlesGetTheirOwnAnswers: try await Self.concurrentRequests(harness)
+        case .aRequestWaitingForItsTurnEndsAtItsOwnDeadline: try await Self.aRequestWaitingForItsTurnEndsAtItsOwnDeadline(harness)
         case .peerDisconnectMidOperationFailsPendingOperations: try await Self.disconnectMidOperation(harness)
         case .peerDisconnectEndsSubscriptions: try await Self.peerDisconnectEndsSubscriptions(harness)
         case .unansweredReadTimesOut: try await Self.timeout(harness)

@@ -112,6 +112,57 @@ extension Scenario {
         await connection.disconnect()
     }
 
+    static func concurrentRequests(_ harness: ScenarioHarness) async throws {
+        // Two handles on one link (an app and a kit, say), each with three requests in flight at
+        // once on the same response characteristic.
+        let app = try await connect(harness)
+        let kit = try await connect(harness)
+        let commands: [[UInt8]] = (1...6).map { [UInt8($0), UInt8(0x10 + $0)] }
+        let answers = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+            for (index, command) in commands.enumerated() {
+                let handle = index.isMultiple(of: 2) ? app : kit
+                group.addTask {
+                    (index, try await handle.request(write: command, to: ScenarioSpecs.command, response: ScenarioSpecs.response))
+                }
+            }
+            var answers = [[UInt8]](repeating: [], count: commands.count)
+            for try await (index, answer) in group { answers[index] = answer }
+            return answers
+        }
+        try checkEqual(answers, commands.map(ScenarioProfile.answer(to:)), "the answer each concurrent request got")
+        await kit.disconnect()
+        await app.disconnect()
+    }
+
+    static func aRequestWaitingForItsTurnEndsAtItsOwnDeadline(_ harness: ScenarioHarness) async throws {
+        let connection = try await connect(harness)
+        // A first request resolves both characteristics and turns the responses on.
+        _ = try await connection.request(write: [0x01], to: ScenarioSpecs.command, response: ScenarioSpecs.response)
+        try await harness.peer.holdAnswers()
+        async let first = connection.request(write: [0x02, 0x01], to: ScenarioSpecs.command, response: ScenarioSpecs.response)
+        try await harness.peer.waitForHeldRequests(1)
+        // The first request's command is unanswered: the second waits for its turn, and its own
+        // short deadline passes while it waits.
+        let short = harness.shortTimeout
+        async let second: (any Error)? = {
+            do {
+                _ = try await connection.request(write: [0x03], to: ScenarioSpecs.command, response: ScenarioSpecs.response, timeout: short)
+                return nil
+            } catch { return error }
+        }()
+        while try await connection.requestsWaitingForTheirTurn(on: ScenarioSpecs.response) == 0 { await Task.yield() }
+        await harness.elapse(short)
+        let error = await second
+        guard case let BluetoothError.timeout(_, after)? = error else { throw ScenarioFailure("expected a timeout, got \(String(describing: error))") }
+        try checkEqual(after, short, "reported timeout of the request that waited for its turn")
+        try await harness.peer.resumeAnswering()
+        try checkEqual(try await first, ScenarioProfile.answer(to: [0x02, 0x01]), "the first request's answer")
+        // The line moved on: a later request gets its turn and its answer.
+        let third = try await connection.request(write: [0x04], to: ScenarioSpecs.command, response: ScenarioSpecs.response)
+        try checkEqual(third, ScenarioProfile.answer(to: [0x04]), "a later request's answer")
+        await connection.disconnect()
+    }
+
     static func disconnectMidOperation(_ harness: ScenarioHarness) async throws {
         let connection = try await connect(harness)
         _ = try await connection.characteristic(ScenarioProfile.setting, service: ScenarioProfile.service)

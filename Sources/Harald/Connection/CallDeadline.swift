@@ -18,6 +18,11 @@ struct CallDeadline: Sendable {
     }
 
     /// Time left; throws the call's timeout error once none is.
+    /// Sleeps until the deadline passes (throws `CancellationError` if the task is cancelled first).
+    func sleepUntilPassed() async throws {
+        try await stopwatch.sleep(untilElapsed: timeout)
+    }
+
     func remaining(_ operation: @autoclosure () -> String) throws(BluetoothError) -> Duration {
         let left = timeout - stopwatch.elapsed
         guard left > .zero else { throw .timeout(operation: operation(), after: timeout) }

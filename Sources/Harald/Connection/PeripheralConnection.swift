@@ -253,6 +253,12 @@ public actor PeripheralConnection {
     /// Writes a command and returns the first value the peripheral then notifies on the response
     /// characteristic. Listens before writing, so a fast answer is not missed.
     ///
+    /// Requests answered on one response characteristic take turns, first come first served,
+    /// across every handle of the link (two buttons, or a kit and the app): each writes its
+    /// command only once the request before it has its answer (or has failed), so each gets the
+    /// answer to its own command. The wait for the turn counts against `timeout`, and a cancelled
+    /// caller leaves the line.
+    ///
     /// The first request turns notifications on for the response characteristic and leaves them
     /// on while this handle is open (a request/response protocol would otherwise write the CCCD
     /// twice per request); an existing subscription to it is shared, never toggled. Values
@@ -268,6 +274,9 @@ public actor PeripheralConnection {
         guard responder.properties.contains(.notify) || responder.properties.contains(.indicate) else {
             throw .notPermitted("\(responder.uuid) neither notifies nor indicates")
         }
+        let turns = await link.requestTurns(for: responder)
+        try await takeTurn(turns, deadline: deadline, operation: "response on \(responseCharacteristic.uuid)")
+        defer { turns.end() }
         // Open the stream before enabling and writing, so nothing sent right after is lost.
         let updates = await backend.valueUpdates(for: responder, buffering: .oldest(16))
         defer { updates.finish() }
@@ -296,6 +305,48 @@ public actor PeripheralConnection {
             throw .timeout(operation: "response on \(responseCharacteristic.uuid)", after: deadline.timeout)
         }
         do { return try Response(decoding: answer) } catch { throw .decoding(error) }
+    }
+
+    /// How many requests (from every handle of the link) wait for their turn on `response`'s
+    /// characteristic now, not counting the one under way; for tests.
+    package func requestsWaitingForTheirTurn<Response, S: SubscribeAccess>(
+        on response: Characteristic<Response, S>
+    ) async throws(BluetoothError) -> Int {
+        let responder = try await resolve(response, deadline: try start(nil))
+        return await link.requestTurns(for: responder).waitingCount
+    }
+
+    /// Waits for a turn in `turns` within what is left of `deadline`; throws (holding no turn)
+    /// when the deadline passes or the task is cancelled first.
+    private func takeTurn(_ turns: Turns, deadline: CallDeadline, operation: String) async throws(BluetoothError) {
+        _ = try deadline.remaining(operation)
+        // Whether the waiting child got the turn, known once the race is over (the group waits
+        // for its children): a turn that came as the deadline passed is handed on, not kept.
+        let took = Locked(false)
+        let got: Bool
+        do {
+            got = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    let taken = await turns.take()
+                    took.withLock { $0 = taken }
+                    return taken
+                }
+                group.addTask {
+                    try await deadline.sleepUntilPassed()
+                    return false
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? false
+            }
+        } catch {
+            if took.value { turns.end() }
+            throw Task.isCancelled ? .cancelled : BluetoothError(error)
+        }
+        guard got else {
+            if took.value { turns.end() }
+            if Task.isCancelled { throw .cancelled }
+            throw .timeout(operation: operation, after: deadline.timeout)
+        }
     }
 
     /// Ends a subscription: its loop finishes normally, and notifications are turned off when it

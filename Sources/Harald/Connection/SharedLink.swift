@@ -63,6 +63,9 @@ actor SharedLink {
     /// CCCD writes of this link, one at a time, so that two subscribers racing for the first
     /// hold do not both write (or one return before notifications are on).
     private let cccdTurns = Turns()
+    /// Requests (`PeripheralConnection.request`) waiting on each response characteristic, from
+    /// every handle of the link, one at a time: a notification answers the request under way.
+    private var requestTurns: [AttributeID: Turns] = [:]
     /// The streams of ``changes()``.
     private nonisolated let changeStreams = StreamBroadcast<ServiceChange>(bufferingNewest: changeBufferLimit)
 
@@ -260,6 +263,15 @@ actor SharedLink {
     struct NotificationHold: Sendable {
         let characteristic: DiscoveredCharacteristic
         let epoch: Int
+    }
+
+    /// The line of requests answered on `characteristic` (made on first use; one per response
+    /// characteristic of the link, so their number is bounded by the database).
+    func requestTurns(for characteristic: DiscoveredCharacteristic) -> Turns {
+        if let turns = requestTurns[characteristic.id] { return turns }
+        let turns = Turns()
+        requestTurns[characteristic.id] = turns
+        return turns
     }
 
     /// Takes a hold on `characteristic`'s notifications, turning them on for the first one.
