@@ -1,3 +1,4 @@
+import Foundation
 import HaraldCodec
 import HaraldCore
 
@@ -24,6 +25,18 @@ public struct PeripheralIdentifier: Hashable, Sendable, Codable, Identifiable, C
         self.rawValue = address.description
         self.address = address
     }
+
+    /// An identifier for a peripheral CoreBluetooth names by a UUID (`CBPeripheral.identifier`,
+    /// AccessorySetupKit's `ASAccessory.bluetoothIdentifier`, one kept from an earlier launch);
+    /// what the CoreBluetooth backend reports for that peripheral.
+    public init(uuid: UUID) {
+        self.rawValue = uuid.uuidString
+        self.address = nil
+    }
+
+    /// The identifier as CoreBluetooth's UUID (for `retrievePeripherals(withIdentifiers:)` and
+    /// the like), or nil when it is not one (a device address on the other backends).
+    public var uuid: UUID? { address == nil ? UUID(uuidString: rawValue) : nil }
 
     /// The identifier itself.
     public var id: PeripheralIdentifier { self }

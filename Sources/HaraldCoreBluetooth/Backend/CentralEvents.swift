@@ -91,7 +91,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
     public func centralManager(_ central: Central, didDiscover peripheral: Central.Peripheral, advertisementData: [String: Any], rssi strength: NSNumber) {
         let data = AdvertisementMapping.advertisingData(from: advertisementData, keys: keys) { ($0 as? Peripheral.UUIDValue)?.bluetoothUUID }
         let advertisement = Advertisement(
-            peripheral: PeripheralIdentifier(rawValue: peripheral.identifier.uuidString), rssi: RSSI(dBm: strength.intValue),
+            peripheral: PeripheralIdentifier(uuid: peripheral.identifier), rssi: RSSI(dBm: strength.intValue),
             isConnectable: AdvertisementMapping.isConnectable(advertisementData, keys: keys), data: data, receivedAt: stopwatch.elapsed)
         state.withLock { state in
             let uuid = register(peripheral, in: &state)

@@ -32,7 +32,7 @@ extension CoreBluetoothBackend {
         -> any ConnectionBackend
     {
         try await withBluetoothErrors {
-            guard let uuid = UUID(uuidString: peripheral.rawValue) else {
+            guard let uuid = peripheral.uuid else {
                 throw BluetoothError.connectionFailed("\(peripheral) is not a CoreBluetooth peripheral identifier")
             }
             let reply = try await perform("connect", timeout: timeout, cleanup: .connect(uuid)) { state, id in

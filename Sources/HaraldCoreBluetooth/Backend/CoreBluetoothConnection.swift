@@ -12,7 +12,7 @@ public struct CoreBluetoothConnection<Central: CoreBluetoothCentral>: Connection
     let identifier: UUID
     let generation: UInt64
 
-    public var peripheral: PeripheralIdentifier { PeripheralIdentifier(rawValue: identifier.uuidString) }
+    public var peripheral: PeripheralIdentifier { PeripheralIdentifier(uuid: identifier) }
 
     /// ATT_MTU: what CoreBluetooth allows in a write without response, plus the 3-byte ATT header.
     public func mtu() async -> Int {

@@ -68,7 +68,7 @@ extension CoreBluetoothBackend {
                 }
                 restored.append(
                     .init(
-                        identifier: PeripheralIdentifier(rawValue: uuid.uuidString), name: peripheral.name,
+                        identifier: PeripheralIdentifier(uuid: uuid), name: peripheral.name,
                         isConnected: peripheral.state.rawValue == 2))
             }
             state.restored = CoreBluetoothRestoredState(peripherals: restored, scanServices: services ?? [])

@@ -22,7 +22,7 @@ extension CoreBluetoothBackend {
                     })
             }
             guard case .identifiers(let identifiers) = reply else { throw BluetoothError.backend("unexpected reply to a retrieval") }
-            return identifiers.map { PeripheralIdentifier(rawValue: $0.uuidString) }
+            return identifiers.map { PeripheralIdentifier(uuid: $0) }
         }
     }
 
