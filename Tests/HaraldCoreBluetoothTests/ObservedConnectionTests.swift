@@ -11,7 +11,8 @@ struct ObservedConnectionTests {
         let world = FakeWorld.make()
         let central = Central(backend: world.backend, clock: world.clock)
         let connection = try await central.connect(to: world.identifier, timeout: .seconds(10))
-        let observed = ObservedConnection(connection, rssiInterval: nil)
+        let observed = ObservedConnection(connection)
+        #expect(observed.rssiInterval == nil, "no RSSI polling unless asked for")
         #expect(observed.state == .connected)
         let following = Task { await observed.follow() }
         while observed.mtu == nil { await Task.yield() }

@@ -29,8 +29,10 @@ public final class ObservedConnection {
     /// How often ``follow()`` reads the RSSI; nil reads none.
     public let rssiInterval: Duration?
 
-    /// Observes `connection`, reading its RSSI every `rssiInterval` (nil: never).
-    public init(_ connection: PeripheralConnection, rssiInterval: Duration? = .seconds(1)) {
+    /// Observes `connection`, reading its RSSI every `rssiInterval`: nil, the default, reads
+    /// none (each read is a radio request and, on CoreBluetooth, a delegate round trip; ask for
+    /// it when a screen shows the signal).
+    public init(_ connection: PeripheralConnection, rssiInterval: Duration? = nil) {
         self.connection = connection
         self.rssiInterval = rssiInterval
         self.state = connection.isEnded ? .disconnected(.localRequest) : .connected
