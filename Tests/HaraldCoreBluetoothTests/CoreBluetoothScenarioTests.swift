@@ -112,7 +112,45 @@ struct CoreBluetoothScenarioTests {
     @Test(.timeLimit(.minutes(2)), arguments: Scenario.allCases)
     func scenario(_ scenario: Scenario) async throws {
         let world = FakeWorld.make()
-        // The scenario peer advertises all along: every scan hears it at once.
+        try await scenario.run(Self.harness(world))
+        #expect(world.peripheral.dropped == 0, "no write without response was sent without room for it")
+    }
+
+    /// CoreBluetooth answers `setNotifyValue` itself, so (unlike ATT peers, whose servers answer
+    /// CCCD writes on their own) the fake can hold that answer past the subscribe's deadline.
+    @Test(.timeLimit(.minutes(2)))
+    func aSubscribeThatTimesOutLeavesNotificationsOff() async throws {
+        let world = FakeWorld.make()
+        let harness = Self.harness(world)
+        let connection = try await harness.central.connect(to: harness.peer.identifier, timeout: harness.timeout)
+        _ = try await connection.characteristic(ScenarioProfile.status, service: ScenarioProfile.service)
+        try await harness.peer.holdAnswers()
+        let short = harness.shortTimeout
+        async let outcome: (any Error)? = {
+            do {
+                _ = try await connection.subscribe(ScenarioSpecs.status, timeout: short)
+                return nil
+            } catch { return error }
+        }()
+        try await harness.peer.waitForHeldRequests(1)
+        await harness.elapse(short)
+        let error = await outcome
+        guard case BluetoothError.timeout? = error as? BluetoothError else {
+            Issue.record("expected the subscribe to time out, got \(String(describing: error))")
+            return
+        }
+        // The late change lands; the subscription that wanted it is gone, so the central turns
+        // notifications off again.
+        try await harness.peer.resumeAnswering()
+        await connection.settle()
+        #expect(try await harness.peer.notificationsEnabled(on: ScenarioProfile.status) == false)
+        #expect(connection.cleanUpFailures == 0)
+        await connection.disconnect()
+    }
+
+    /// The scenario harness over `world`, whose peer advertises all along (every scan hears it at
+    /// once).
+    static func harness(_ world: FakeWorld) -> ScenarioHarness {
         world.central.advertisingOnScan = [
             (
                 world.peripheral,
@@ -124,15 +162,13 @@ struct CoreBluetoothScenarioTests {
         ]
         let backend = world.backend
         let clock = world.clock
-        try await scenario.run(
-            ScenarioHarness(
-                central: Central(backend: backend, clock: clock, defaultTimeout: .seconds(5)),
-                peer: FakeScenarioPeer(world: world), timeout: .seconds(5), shortTimeout: .seconds(3),
-                elapse: { duration in
-                    await waitForSleepers(clock)
-                    clock.advance(by: duration)
-                },
-                pendingOperations: { backend.pendingOperationCount }))
-        #expect(world.peripheral.dropped == 0, "no write without response was sent without room for it")
+        return ScenarioHarness(
+            central: Central(backend: backend, clock: clock, defaultTimeout: .seconds(5)),
+            peer: FakeScenarioPeer(world: world), timeout: .seconds(5), shortTimeout: .seconds(3),
+            elapse: { duration in
+                await waitForSleepers(clock)
+                clock.advance(by: duration)
+            },
+            pendingOperations: { backend.pendingOperationCount })
     }
 }

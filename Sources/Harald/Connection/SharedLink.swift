@@ -281,13 +281,41 @@ actor SharedLink {
         let id = characteristic.id
         let hold = NotificationHold(characteristic: characteristic, epoch: epoch)
         if (holds[id] ?? 0) == 0 {
-            try await deadline.run {
-                try await backend.setNotifications(
-                    true, for: characteristic, timeout: try deadline.remaining("CCCD write for \(characteristic.uuid)"))
+            do {
+                try await deadline.run {
+                    try await backend.setNotifications(
+                        true, for: characteristic, timeout: try deadline.remaining("CCCD write for \(characteristic.uuid)"))
+                }
+            } catch {
+                // Timed out or cancelled, the write may have gone out and turned notifications
+                // on with no one to own them: turn them off again once this turn is over.
+                switch error {
+                case .timeout, .cancelled: turnOffLater(characteristic)
+                default: break
+                }
+                throw error
             }
         }
         holds[id, default: 0] += 1
         return hold
+    }
+
+    /// Turns `characteristic`'s notifications off in a clean-up of its own (tracked like
+    /// ``releaseLater(_:attributeIsStale:)``), unless someone holds them by then.
+    private nonisolated func turnOffLater(_ characteristic: DiscoveredCharacteristic) {
+        cleanUps.withLock { $0.inFlight += 1 }
+        let link = self
+        backend.taskStarter.start {
+            await link.turnOffUnheld(characteristic)
+            link.cleanUpFinished()
+        }
+    }
+
+    private func turnOffUnheld(_ characteristic: DiscoveredCharacteristic) async {
+        await cccdTurns.takeEvenIfCancelled()
+        defer { cccdTurns.end() }
+        guard (holds[characteristic.id] ?? 0) == 0, !owners.value.closing, ended.current == nil else { return }
+        await turnOff(characteristic)
     }
 
     /// Gives `hold` back from a context that cannot wait (a stream's end): the clean-up runs
@@ -318,14 +346,18 @@ actor SharedLink {
         }
         holds[id] = nil
         if attributeIsStale || owners.value.closing || ended.current != nil { return }
+        await turnOff(hold.characteristic)
+    }
+
+    /// Writes the CCCD off with the clean-up deadline; a failure is logged and counted.
+    private func turnOff(_ characteristic: DiscoveredCharacteristic) async {
         do {
-            try await backend.setNotifications(false, for: hold.characteristic, timeout: cleanUpTimeout)
-            logger.trace("notifications off", metadata: ["uuid": "\(hold.characteristic.uuid)"])
+            try await backend.setNotifications(false, for: characteristic, timeout: cleanUpTimeout)
+            logger.trace("notifications off", metadata: ["uuid": "\(characteristic.uuid)"])
         } catch {
             if case .disconnected = error { return }
             cleanUps.withLock { $0.failures += 1 }
-            logger.warning(
-                "turning notifications off failed", metadata: ["uuid": "\(hold.characteristic.uuid)", "error": "\(error)"])
+            logger.warning("turning notifications off failed", metadata: ["uuid": "\(characteristic.uuid)", "error": "\(error)"])
         }
     }
 

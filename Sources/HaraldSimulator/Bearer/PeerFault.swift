@@ -14,6 +14,7 @@ import HaraldCore
 /// | ``Action/unsolicitedResponse(_:)`` | the extra response is ignored and counted (`ATTCounters.ignoredPDUs`) |
 /// | ``Action/floodNotifications(handle:value:count:)`` | values beyond a subscription's buffer are dropped and counted |
 /// | ``Action/disconnect`` | everything pending fails with `disconnected` (peer terminated) |
+/// | ``Action/answerAfter(_:)`` | an operation with a shorter timeout times out; the late answer then ends the transaction |
 public struct PeerFault: Hashable, Sendable {
     /// What the server does instead of (or besides) answering normally.
     public enum Action: Hashable, Sendable {
@@ -28,6 +29,9 @@ public struct PeerFault: Hashable, Sendable {
         case floodNotifications(handle: UInt16, value: [UInt8], count: Int)
         /// Instead of answering, the peripheral terminates the connection.
         case disconnect
+        /// The response goes out this long (virtual time) after the server had it ready, as
+        /// from a slow device; the server answers nothing else meanwhile.
+        case answerAfter(Duration)
     }
 
     /// The request whose answer is affected.
@@ -100,15 +104,17 @@ final class PeerFaultState: Sendable {
         }
     }
 
-    /// The PDUs to send in place of `pdu`, and whether to terminate the link instead.
-    func outgoing(_ pdu: [UInt8]) -> (pdus: [[UInt8]], disconnect: Bool) {
-        guard let first = pdu.first, ATTOpcode(first).kind == .response else { return ([pdu], false) }
+    /// The PDUs to send in place of `pdu`, whether to terminate the link instead, and how long to
+    /// wait before sending them.
+    func outgoing(_ pdu: [UInt8]) -> (pdus: [[UInt8]], disconnect: Bool, delay: Duration) {
+        guard let first = pdu.first, ATTOpcode(first).kind == .response else { return ([pdu], false, .zero) }
         return state.withLock { state in
-            guard !state.pendingRequests.isEmpty else { return ([pdu], false) }
+            guard !state.pendingRequests.isEmpty else { return ([pdu], false, .zero) }
             let request = state.pendingRequests.removeFirst()
             let occurrence = state.requestCounts[request] ?? 0
             var out = [pdu]
             var disconnect = false
+            var delay = Duration.zero
             for fault in state.faults where fault.request == request && fault.occurrence == occurrence {
                 state.appliedFaults.append(fault)
                 switch fault.action {
@@ -124,9 +130,11 @@ final class PeerFaultState: Sendable {
                 case .disconnect:
                     out = []
                     disconnect = true
+                case .answerAfter(let wait):
+                    delay = max(delay, wait)
                 }
             }
-            return (out, disconnect)
+            return (out, disconnect, delay)
         }
     }
 }

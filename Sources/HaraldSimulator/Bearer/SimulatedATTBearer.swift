@@ -134,7 +134,8 @@ public final class SimulatedATTBearer: ATTInboxBearer, Sendable {
     nonisolated(nonsending) public func send(_ pdu: [UInt8]) async throws(ATTBearerError) {
         guard pdu.count <= localMTU else { throw .pduTooLong(size: pdu.count, limit: localMTU) }
         guard let faults else { return try await transmit(pdu) }
-        let (pdus, disconnect) = faults.outgoing(pdu)
+        let (pdus, disconnect, delay) = faults.outgoing(pdu)
+        if delay > .zero { try? await link.clock.sleep(for: delay) }
         if disconnect {
             await link.close(reason: .terminated(by: side))
             return
