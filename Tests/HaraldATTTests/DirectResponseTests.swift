@@ -9,6 +9,12 @@ private actor LinkDomain {
 
     func attach(_ inbox: ATTEventInbox) { self.inbox = inbox }
 
+    /// Closes the bearer's side: the client's reader gets the close and ends.
+    func close(_ reason: ATTCloseReason) {
+        inbox?.yield(.closed(reason))
+        inbox?.finish()
+    }
+
     /// Yields `events` in one job, as the HCI host yields the SDUs of one batch of ACL data, and
     /// says how many of `client`'s requests were still unanswered right after (in the same job).
     func yield(_ events: [ATTBearerEvent], thenCountUnansweredOf client: GATTClient) -> Int {
@@ -41,7 +47,7 @@ private final class DomainBearer: ATTInboxBearer {
     }
 
     nonisolated(nonsending) func send(_ pdu: [UInt8]) async throws(ATTBearerError) { sentContinuation.yield(pdu) }
-    nonisolated(nonsending) func close(_ reason: ATTCloseReason) async {}
+    nonisolated(nonsending) func close(_ reason: ATTCloseReason) async { await domain.close(reason) }
     nonisolated(nonsending) func didNegotiateMTU(_ mtu: Int) async {}
 }
 
@@ -66,12 +72,14 @@ struct DirectResponseTests {
         let (domain, client, read) = await readInFlight(declaresDomain: true)
         #expect(await domain.yield([.received([0x0B, 0x01, 0x02])], thenCountUnansweredOf: client) == 0)
         #expect(try await read.value == [0x01, 0x02])
+        await client.disconnect()
     }
 
     @Test func aResponseFromABearerThatYieldsElsewhereWaitsForTheReader() async throws {
         let (domain, client, read) = await readInFlight(declaresDomain: false)
         #expect(await domain.yield([.received([0x0B, 0x01, 0x02])], thenCountUnansweredOf: client) == 1)
         #expect(try await read.value == [0x01, 0x02])
+        await client.disconnect()
     }
 
     @Test func aResponseQueuesBehindAnEventTheReaderHasNotHandled() async throws {
@@ -85,6 +93,7 @@ struct DirectResponseTests {
         while await client.counters.totalPDUsSent < 2 { await Task.yield() }
         #expect(await domain.yield([.received([0x0B, 0x07])], thenCountUnansweredOf: client) == 0)
         #expect(try await second.value == [0x07])
+        await client.disconnect()
     }
 
     @Test func aMalformedResponseTakenDirectlyFailsItsRequest() async {
@@ -92,5 +101,6 @@ struct DirectResponseTests {
         // A Read By Type Response cannot answer a Read Request.
         #expect(await domain.yield([.received([0x09, 0x03, 0x01, 0x00, 0x05])], thenCountUnansweredOf: client) == 0)
         await #expect(throws: GATTError.self) { try await read.value }
+        await client.disconnect()
     }
 }
