@@ -26,7 +26,8 @@ struct ErrorMappingTests {
         #expect(reason(cbError(7)) == .remoteRequest)
         #expect(reason(cbError(6)) == .connectionLost)
         #expect(reason(cbError(5)) == .localRequest)
-        #expect(reason(cbError(14)) == .other("CBError 14 (peer removed pairing information)"))
+        #expect(reason(cbError(14)) == .peerRemovedPairingInformation)
+        #expect(reason(cbError(15)) == .other("CBError 15 (encryption timed out)"))
     }
 
     @Test func operationErrorsFromALostLinkMeanDisconnected() {

@@ -31,6 +31,22 @@ struct ReconnectionTests {
         #expect(runs == 1)
     }
 
+    @Test func aPeerThatRemovedItsPairingInformationEndsTheLoopAtOnce() async throws {
+        let (error, runs) = try await inWorld { central, _, strap in
+            let runs = Locked(0)
+            let error = await #expect(throws: BluetoothError.self) {
+                try await central.withReconnection(to: strap.identifier, policy: ReconnectPolicy(maximumAttempts: 5), connectTimeout: .seconds(5)) {
+                    _, _ in
+                    runs.withLock { $0 += 1 }
+                    throw BluetoothError.disconnected(.peerRemovedPairingInformation)
+                }
+            }
+            return (error, runs.value)
+        }
+        #expect(error == .disconnected(.peerRemovedPairingInformation))
+        #expect(runs == 1, "no reconnection can help: the bond must be renewed")
+    }
+
     @Test func aKitErrorThatIsNotADisconnectionEndsTheLoop() async throws {
         let error = try await inWorld { central, _, strap in
             await #expect(throws: KitError.refused) {

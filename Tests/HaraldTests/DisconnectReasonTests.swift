@@ -12,6 +12,11 @@ struct DisconnectReasonTests {
         #expect(DisconnectReason(hciReason: 0x16) == .localRequest)
     }
 
+    @Test func pinOrKeyMissingMeansThePeerRemovedItsPairingInformation() {
+        #expect(DisconnectReason(hciReason: 0x06) == .peerRemovedPairingInformation)
+        #expect(DisconnectReason.peerRemovedPairingInformation.description == "the peer removed its pairing information")
+    }
+
     @Test(arguments: [UInt8(0x08), 0x22, 0x3B, 0x3D, 0x3E, 0x00, 0xFF])
     func everyOtherCodeIsALostConnection(code: UInt8) {
         #expect(DisconnectReason(hciReason: code) == .connectionLost)

@@ -129,6 +129,7 @@ extension DisconnectReason {
         switch code {
         case 0x13, 0x14, 0x15: self = .remoteRequest
         case 0x16: self = .localRequest
+        case 0x06: self = .peerRemovedPairingInformation
         default: self = .connectionLost
         }
     }
@@ -146,6 +147,11 @@ public enum DisconnectReason: Hashable, Sendable, CustomStringConvertible {
     case attTimeout
     /// The peer broke the protocol and the link was closed.
     case protocolViolation(String)
+    /// The peer no longer has this device's pairing keys (it was reset, or told to forget this
+    /// device), so the bonded link could not be encrypted: CoreBluetooth's error 14, HCI's
+    /// PIN or Key Missing (0x06). Reconnecting will not help; the bond must be removed here (on
+    /// Apple platforms, by the user in Settings) and the devices paired again.
+    case peerRemovedPairingInformation
     /// Any other reason, with the backend's code or text.
     case other(String)
 
@@ -158,6 +164,7 @@ public enum DisconnectReason: Hashable, Sendable, CustomStringConvertible {
         case .connectionLost: "connection lost"
         case .attTimeout: "ATT transaction timeout"
         case let .protocolViolation(detail): "protocol violation: \(detail)"
+        case .peerRemovedPairingInformation: "the peer removed its pairing information"
         case let .other(detail): detail
         }
     }

@@ -58,7 +58,9 @@ extension Central {
     ///
     /// A failed connect counts as an attempt too; `shouldReconnect` then sees
     /// ``DisconnectReason/other(_:)`` with the connect error's description. A radio that is
-    /// unsupported or unauthorized ends the loop at once (waiting does not change it). Errors
+    /// unsupported or unauthorized ends the loop at once (waiting does not change it), and so
+    /// does a peer that removed its pairing information (no attempt can encrypt with the bond;
+    /// the bond must be removed and the devices paired again). Errors
     /// other than a disconnection end the loop at once. The last connection is closed before
     /// returning, whatever happens.
     public func withReconnection<Result: Sendable>(
@@ -75,6 +77,8 @@ extension Central {
             } catch {
                 if case .radioUnavailable(let state) = error, state == .unsupported || state == .unauthorized { throw error }
                 if case .cancelled = error { throw error }
+                // The peer forgot its keys: no retry can encrypt the bonded link.
+                if case .peerRemovedPairingInformation = error { throw error }
                 attempt += 1
                 guard attempt <= policy.maximumAttempts, policy.shouldReconnect(.other(error.description), attempt) else { throw error }
                 try await clock.sleep(for: policy.delay(beforeAttempt: attempt))
@@ -88,6 +92,7 @@ extension Central {
             } catch {
                 await connection.disconnect()
                 guard let reason = (error as? any DisconnectionReporting)?.disconnectReason else { throw error }
+                if reason == .peerRemovedPairingInformation { throw error }
                 run += 1
                 attempt += 1
                 guard attempt <= policy.maximumAttempts, policy.shouldReconnect(reason, attempt) else { throw error }

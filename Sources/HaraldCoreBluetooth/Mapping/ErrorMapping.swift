@@ -18,8 +18,8 @@ import HaraldCore
 ///   devices → `.connectionFailed`; anything else → `.backend` with the code and text. The same
 ///   codes mean the same errors when a connection attempt fails (`didFailToConnect`).
 /// - Disconnect reasons: no error (the app cancelled) → `.localRequest`; 7 → `.remoteRequest`;
-///   6 (supervision timeout) and 3 (not connected) → `.connectionLost`; 5 → `.localRequest`; others → `.other` with
-///   the code and text.
+///   6 (supervision timeout) and 3 (not connected) → `.connectionLost`; 5 → `.localRequest`; 14
+///   → `.peerRemovedPairingInformation`; others → `.other` with the code and text.
 public enum CoreBluetoothErrorMapping {
     /// Names of `CBError.Code` values, for messages.
     static let names: [Int: String] = [
@@ -79,6 +79,7 @@ public enum CoreBluetoothErrorMapping {
         case 7: return .remoteRequest
         case 3, 6: return .connectionLost
         case 5: return .localRequest
+        case 14: return .peerRemovedPairingInformation
         default: return .other(text(nsError))
         }
     }
