@@ -46,12 +46,20 @@ func startedHost(
 /// Lets a connection attempt to a controller that never connects time out: the attempt's own
 /// timeout (`timeout`) fires, the host sends LE Create Connection Cancel, and the controller
 /// never confirms it either, so the host's 5 s wait for the confirmation runs out too.
+///
+/// The attempt's timer is armed when the connecting task resumes after the command's status,
+/// which can come after the host's command queue is empty, and a sleeper left from an earlier
+/// timer can already be waiting: one advance could then come before the timer exists, and the
+/// timer would count from the later time. So time moves on by `timeout` until the host cancels.
+/// The confirmation's bound is added before the cancel is sent, so one advance ends it.
 func letAttemptTimeOut(on controller: FakeController, host: HCIHost, clock: ManualClock, after timeout: Duration) async {
     await controller.waitForCommand(.leCreateConnection)
-    await host.settleCommands()
-    await clock.waitForSleepers(atLeast: 1)  // the connection timeout
-    clock.advance(by: timeout)
-    await controller.waitForCommand(.leCreateConnectionCancel)
+    while !controller.sentCommands.contains(where: { $0.opcode == .leCreateConnectionCancel }) {
+        await host.settleCommands()
+        await clock.waitForSleepers(atLeast: 1)  // the connection timeout (or an earlier sleeper)
+        clock.advance(by: timeout)
+        await Task.yield()
+    }
     await host.settleCommands()
     await clock.waitForSleepers(atLeast: 1)  // the wait for the controller's confirmation
     clock.advance(by: .seconds(5))

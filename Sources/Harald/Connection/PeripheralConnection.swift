@@ -230,11 +230,11 @@ public actor PeripheralConnection {
     /// Subscribes for the duration of `body`: notifications are on while it runs and turned off
     /// (when no one else wants them) before this returns, however `body` ends.
     ///
-    /// `body` runs on this connection's actor, whose executor is the link's serial domain: over
-    /// HCI, the thread that reads the controller, so a loop in it gets each value without waking
-    /// another thread. Reading the controller waits while `body` computes: hand long work to a
-    /// task of its own.
-    public func withSubscription<Value: ByteDecodable & Sendable, Access: SubscribeAccess, Result: Sendable>(
+    /// `body` runs where the caller runs: a `@MainActor` model (or any actor) can call this and
+    /// touch its own state in the loop. A loop that must not wake a thread per value (a gateway)
+    /// can run on the transport's thread over HCI with `withTaskExecutorPreference` (see the
+    /// concurrency model article).
+    nonisolated(nonsending) public func withSubscription<Value: ByteDecodable & Sendable, Access: SubscribeAccess, Result>(
         to characteristic: Characteristic<Value, Access>, buffering: UpdateBuffering = .default,
         onDecodingFailure: DecodingFailurePolicy = .skip, timeout: Duration? = nil,
         _ body: (Subscription<Value>) async throws -> Result
