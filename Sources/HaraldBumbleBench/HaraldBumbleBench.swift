@@ -256,16 +256,15 @@ struct HaraldBumbleBench {
     }
 }
 
-/// Ends the process on a command-line mistake: the message on standard error and exit status 64
-/// (EX_USAGE), not a trap.
-func usageError(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("HaraldBumbleBench: \(message)\n".utf8))
-    exit(64)
-}
+/// Ends the process on a command-line mistake: exit status 64 (EX_USAGE), not a trap.
+func usageError(_ message: String) -> Never { end(message, status: 64) }
 
-/// Ends the process when the peer or the stack is not what the benchmark needs: the message on
-/// standard error and exit status 1, not a trap.
-func failure(_ message: String) -> Never {
+/// Ends the process when the peer or the stack is not what the benchmark needs: exit status 1,
+/// not a trap.
+func failure(_ message: String) -> Never { end(message, status: 1) }
+
+/// Writes `message` to standard error and exits with `status`.
+private func end(_ message: String, status: Int32) -> Never {
     FileHandle.standardError.write(Data("HaraldBumbleBench: \(message)\n".utf8))
-    exit(1)
+    exit(status)
 }

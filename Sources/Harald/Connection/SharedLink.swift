@@ -303,12 +303,7 @@ actor SharedLink {
     /// Turns `characteristic`'s notifications off in a clean-up of its own (tracked like
     /// ``releaseLater(_:attributeIsStale:)``), unless someone holds them by then.
     private nonisolated func turnOffLater(_ characteristic: DiscoveredCharacteristic) {
-        cleanUps.withLock { $0.inFlight += 1 }
-        let link = self
-        backend.taskStarter.start {
-            await link.turnOffUnheld(characteristic)
-            link.cleanUpFinished()
-        }
+        cleanUpLater { link in await link.turnOffUnheld(characteristic) }
     }
 
     private func turnOffUnheld(_ characteristic: DiscoveredCharacteristic) async {
@@ -321,10 +316,16 @@ actor SharedLink {
     /// Gives `hold` back from a context that cannot wait (a stream's end): the clean-up runs
     /// at once as a task of its own, tracked so ``settle()`` can wait for it.
     nonisolated func releaseLater(_ hold: NotificationHold, attributeIsStale: Bool = false) {
+        cleanUpLater { link in await link.release(hold, attributeIsStale: attributeIsStale) }
+    }
+
+    /// Runs `work` at once as a clean-up task of its own, counted until it ends so ``settle()``
+    /// can wait for it.
+    private nonisolated func cleanUpLater(_ work: @escaping @Sendable (SharedLink) async -> Void) {
         cleanUps.withLock { $0.inFlight += 1 }
         let link = self
         backend.taskStarter.start {
-            await link.release(hold, attributeIsStale: attributeIsStale)
+            await work(link)
             link.cleanUpFinished()
         }
     }
