@@ -112,16 +112,77 @@ struct ConnectSemanticsTests {
         #expect(try await second.discoverServices(nil, timeout: timeout).count == 2)
     }
 
-    @Test func disconnectingStopsTheSystemsReconnection() async throws {
+    @Test func disconnectingAConnectionThatEndedLeavesTheSystemsReconnectionAlone() async throws {
         let world = FakeWorld.make()
         let first = try await world.backend.connect(to: world.identifier, options: ConnectionOptions(enableAutoReconnect: true), timeout: timeout)
         world.central.dropConnection(world.peripheral, error: cbError(6))
+        #expect(await first.disconnection() == .connectionLost)
         await first.disconnect()
         await world.settle()
+        #expect(cancels(world) == 0, "letting go of the lost connection does not cancel the system's reconnection")
+        world.central.completeConnection(world.peripheral)
+        await world.settle()
+        #expect(cancels(world) == 0)
+        _ = try await world.backend.connect(to: world.identifier, timeout: timeout)
+        #expect(connects(world) == 1, "the system's reconnection is returned")
+    }
+
+    @Test func cancellingTheSystemConnectionStopsTheSystemsReconnection() async throws {
+        let world = FakeWorld.make()
+        let first = try await world.backend.connect(to: world.identifier, options: ConnectionOptions(enableAutoReconnect: true), timeout: timeout)
+        world.central.dropConnection(world.peripheral, error: cbError(6))
+        _ = await first.disconnection()
+        await world.backend.cancelSystemConnection(to: world.identifier)
+        await world.settle()
         #expect(cancels(world) == 1)
+        #expect(!first.isReconnectingBySystem)
         world.central.completeConnection(world.peripheral)
         await world.settle()
         #expect(cancels(world) == 2, "a late reconnection is unwanted now")
+    }
+
+    @Test func aConnectionReportsTheSystemsReconnectionAndHandsOverTheNewOne() async throws {
+        let world = FakeWorld.make()
+        let first = try await world.backend.connect(to: world.identifier, options: ConnectionOptions(enableAutoReconnect: true), timeout: timeout)
+        world.central.dropConnection(world.peripheral, error: cbError(6))
+        _ = await first.disconnection()
+        #expect(first.isReconnectingBySystem)
+        let next = Task { await first.systemReconnection() }
+        world.central.completeConnection(world.peripheral)
+        let second = try #require(await next.value)
+        #expect(try await second.discoverServices(nil, timeout: timeout).count == 2)
+        #expect(connects(world) == 1, "the system made it: no connect call")
+    }
+
+    @Test func whetherTheSystemReconnectsIsWhatItSaysNotGuessedFromTheError() async throws {
+        let world = FakeWorld.make()
+        let first = try await world.backend.connect(to: world.identifier, options: ConnectionOptions(enableAutoReconnect: true), timeout: timeout)
+        world.central.dropConnection(world.peripheral, error: cbError(6), isReconnecting: false)
+        _ = await first.disconnection()
+        #expect(!first.isReconnectingBySystem)
+        #expect(await first.systemReconnection() == nil)
+        world.central.completeConnection(world.peripheral)
+        await world.settle()
+        #expect(cancels(world) == 1, "a connection nobody asked for is cancelled")
+    }
+
+    @Test func aSystemWithoutAutomaticReconnectionNeverReconnects() async throws {
+        let world = FakeWorld.make()
+        let first = try await world.backend.connect(to: world.identifier, options: ConnectionOptions(enableAutoReconnect: true), timeout: timeout)
+        world.central.dropConnection(world.peripheral, error: cbError(6), legacy: true)
+        _ = await first.disconnection()
+        #expect(!first.isReconnectingBySystem)
+    }
+
+    @Test func theSystemsReconnectionStopsWithTheRadio() async throws {
+        let world = FakeWorld.make()
+        let first = try await world.backend.connect(to: world.identifier, options: ConnectionOptions(enableAutoReconnect: true), timeout: timeout)
+        world.central.dropConnection(world.peripheral, error: cbError(6))
+        _ = await first.disconnection()
+        let next = Task { await first.systemReconnection() }
+        await until { world.backend.pendingReconnectionWaiters == 1 }
+        world.central.setRadio(.poweredOff)
+        #expect(await next.value == nil)
     }
 
     @Test func aConnectionWithoutAutoReconnectThatTheSystemCompletesUnaskedIsCancelled() async throws {

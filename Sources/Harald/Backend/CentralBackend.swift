@@ -28,6 +28,12 @@ public protocol CentralBackend: Sendable {
     /// for a consumer that arrives later. The default never restores anything (the stream ends).
     func restorations() -> AsyncStream<BackendRestoration>
 
+    /// Stops a connection the system is making for the app by itself — an automatic
+    /// reconnection after a link loss, a pending connect handed back by state restoration —
+    /// when no `connect` of the app waits for it. The default does nothing (only CoreBluetooth
+    /// makes such connections).
+    func cancelSystemConnection(to peripheral: PeripheralIdentifier) async
+
     /// Where the public API starts the tasks that work for this backend (connection attempts
     /// shared by several callers, link watchers): the simulator's executor in a simulation, so
     /// they run in virtual time. The default starts plain `Task { }`s.
@@ -61,6 +67,8 @@ extension CentralBackend {
     }
 
     public func restorations() -> AsyncStream<BackendRestoration> { AsyncStream { $0.finish() } }
+
+    public func cancelSystemConnection(to peripheral: PeripheralIdentifier) async {}
 
     public var taskStarter: TaskStarter { .default }
 }
@@ -143,8 +151,22 @@ public protocol ConnectionBackend: Sendable {
     /// Waits until the connection ends and returns why. Returns at once if it already ended.
     nonisolated(nonsending) func disconnection() async -> DisconnectReason
 
-    /// Closes the connection; pending operations fail with `.disconnected(.localRequest)`.
+    /// Closes the connection; pending operations fail with `.disconnected(.localRequest)`. The
+    /// system does not reconnect a connection the app closed. Once the connection has ended this
+    /// does nothing: a reconnection the system is making of it carries on (stop that with
+    /// ``CentralBackend/cancelSystemConnection(to:)``).
     nonisolated(nonsending) func disconnect() async
+
+    /// Once the connection ended: whether the system is making it again by itself
+    /// (CoreBluetooth's automatic reconnection, iOS 17 and macOS 14, for a connection made with
+    /// ``ConnectionOptions/enableAutoReconnect``), or has made it again. The default is false.
+    var isReconnectingBySystem: Bool { get }
+
+    /// Once the connection ended and ``isReconnectingBySystem``: the new connection, when the
+    /// system has brought it up; nil at once when nothing reconnects it, or when the
+    /// reconnection stops (cancelled, the radio went off) or the waiting task is cancelled. The
+    /// default returns nil.
+    nonisolated(nonsending) func systemReconnection() async -> (any ConnectionBackend)?
 
     /// Changes to the peripheral's GATT database from now on (Service Changed), one stream per
     /// call, finishing when the connection ends. Before yielding a change the backend has ended
@@ -191,6 +213,10 @@ extension ConnectionBackend {
     public var serialDomain: (any Actor)? { nil }
 
     public func serviceChanges() -> AsyncStream<ServiceChange> { AsyncStream { $0.finish() } }
+
+    public var isReconnectingBySystem: Bool { false }
+
+    nonisolated(nonsending) public func systemReconnection() async -> (any ConnectionBackend)? { nil }
 
     nonisolated(nonsending) public func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI {
         throw .unsupported("reading the RSSI of a connection on this backend")

@@ -139,10 +139,19 @@ public struct Central: Sendable {
         registry.states(of: peripheral)
     }
 
+    /// The state of this central's link to `peripheral` now (what ``linkStates(of:)`` starts with).
+    package func linkStateNow(of peripheral: PeripheralIdentifier) -> PeripheralLinkState {
+        registry.state(of: peripheral)
+    }
+
     /// Disconnects the link to `peripheral` for every handle on it (a connection a kit holds
-    /// too). Their calls fail with ``BluetoothError/disconnected(_:)`` (`.localRequest`).
+    /// too). Their calls fail with ``BluetoothError/disconnected(_:)`` (`.localRequest`). Also
+    /// stops a connection the system is making by itself — an automatic reconnection
+    /// (``PeripheralLinkState/reconnecting``), a pending connect handed back by state
+    /// restoration — unless a `connect` of the app waits for it (cancel that task instead).
     public func disconnectAll(from peripheral: PeripheralIdentifier) async {
         await registry.currentLink(to: peripheral)?.close()
+        await backend.cancelSystemConnection(to: peripheral)
     }
 
     /// The peers this device is bonded with (identity address, keys present, security level;

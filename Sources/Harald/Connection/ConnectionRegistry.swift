@@ -10,6 +10,9 @@ final class ConnectionRegistry: Sendable {
     private enum Entry {
         case connecting(ConnectAttempt)
         case connected(SharedLink)
+        /// The link was lost and the system is making it again by itself (CoreBluetooth's
+        /// automatic reconnection); a connect starts an attempt, which joins the system's.
+        case reconnecting
     }
 
     private let entries = Locked<[PeripheralIdentifier: Entry]>([:])
@@ -41,16 +44,17 @@ final class ConnectionRegistry: Sendable {
                 case .connecting(let attempt):
                     attempt.join()
                     return .attempt(attempt, isNew: false)
-                case nil:
+                case .reconnecting, nil:
                     break
                 }
+                let announce = entries[peripheral] == nil
                 let attempt = ConnectAttempt(
                     starter: starter, connect: connect,
                     adopt: { [weak self] backend in self?.adopt(backend, settings: settings) ?? SharedLink(backend: backend, settings: settings) },
                     failed: { [weak self] in self?.forgetAttempt(to: peripheral) })
                 attempt.join()
                 entries[peripheral] = .connecting(attempt)
-                return .attempt(attempt, isNew: true)
+                return .attempt(attempt, isNew: announce)
             }
             let attempt: ConnectAttempt
             switch found {
@@ -113,12 +117,14 @@ final class ConnectionRegistry: Sendable {
     /// link, and watches it so it leaves the registry when it ends.
     ///
     /// A peripheral that already has a live link keeps it (the system reporting a connection
-    /// again, a second consumer of restorations): that link is returned.
+    /// again, a second consumer of restorations, an attempt and the system's reconnection of
+    /// the same link): that link is returned. A link the system brought up by itself is
+    /// adopted with no owner, and stays up until the app disconnects it or owns it and lets go.
     func adopt(_ backend: any ConnectionBackend, settings: LinkSettings) -> SharedLink {
         let peripheral = backend.peripheral
         let fresh = SharedLink(backend: backend, settings: settings)
         let link: SharedLink = entries.withLock { entries in
-            if case .connected(let existing) = entries[peripheral], existing.ended.current == nil, existing.ownerCount > 0 {
+            if case .connected(let existing) = entries[peripheral], existing.ended.current == nil, !existing.isClosing {
                 return existing
             }
             entries[peripheral] = .connected(fresh)
@@ -130,18 +136,41 @@ final class ConnectionRegistry: Sendable {
             let reason = await backend.disconnection()
             link.ended.set(reason)
             link.finishChanges()
+            let reconnecting = backend.isReconnectingBySystem
             let removed: Bool =
                 self?.entries.withLock { entries in
                     guard case .connected(let current) = entries[peripheral], current === link else { return false }
-                    entries[peripheral] = nil
+                    entries[peripheral] = reconnecting ? .reconnecting : nil
                     return true
                 } ?? false
-            if removed { self?.publish(.disconnected, for: peripheral) }
+            guard removed else { return }
+            guard reconnecting else {
+                self?.publish(.disconnected, for: peripheral)
+                return
+            }
+            self?.publish(.reconnecting, for: peripheral)
+            await self?.followSystemReconnection(of: backend, settings: settings)
         }
         backend.taskStarter.start {
             for await change in backend.serviceChanges() { await link.apply(change) }
         }
         return link
+    }
+
+    /// Waits for the system to bring `ended`'s link up again by itself, and adopts the new
+    /// connection; when the reconnection stops, the peripheral is disconnected.
+    private func followSystemReconnection(of ended: any ConnectionBackend, settings: LinkSettings) async {
+        let peripheral = ended.peripheral
+        if let next = await ended.systemReconnection() {
+            _ = adopt(next, settings: settings)
+            return
+        }
+        let forgotten: Bool = entries.withLock { entries in
+            guard case .reconnecting = entries[peripheral] else { return false }
+            entries[peripheral] = nil
+            return true
+        }
+        if forgotten { publish(.disconnected, for: peripheral) }
     }
 
     private func forgetAttempt(to peripheral: PeripheralIdentifier) {
@@ -168,6 +197,7 @@ final class ConnectionRegistry: Sendable {
             switch entries[peripheral] {
             case .connecting: .connecting
             case .connected(let link): link.ended.current == nil ? .connected : .disconnected
+            case .reconnecting: .reconnecting
             case nil: .disconnected
             }
         }
@@ -197,7 +227,7 @@ final class ConnectionRegistry: Sendable {
         for continuation in watching { continuation.yield(state) }
     }
 
-    /// The live link to `peripheral`, if there is one.
+    /// The live link to `peripheral`, if there is one (a closing one included).
     func currentLink(to peripheral: PeripheralIdentifier) -> SharedLink? {
         entries.withLock { entries in
             if case .connected(let link) = entries[peripheral] { return link }
@@ -224,6 +254,12 @@ public enum PeripheralLinkState: Hashable, Sendable {
     case disconnected
     /// A connect is under way (pending connects included).
     case connecting
+    /// The link was lost and the system is making it again by itself (CoreBluetooth's automatic
+    /// reconnection, iOS 17 and macOS 14, for a connection made with
+    /// ``ConnectionOptions/enableAutoReconnect``): `.connected` follows when it is up, and
+    /// ``Central/connect(to:services:options:timeout:)`` returns it then; `.disconnected` if the
+    /// system stops (``Central/disconnectAll(from:)`` stops it).
+    case reconnecting
     /// A link is up.
     case connected
 }

@@ -6,6 +6,12 @@ public enum ConnectionState: Hashable, Sendable {
     case connected
     /// The connection ended, and why (the link went down, or this handle disconnected).
     case disconnected(DisconnectReason)
+    /// The link was lost (the reason) and the system is making it again by itself
+    /// (CoreBluetooth's automatic reconnection, for a connection made with
+    /// ``ConnectionOptions/enableAutoReconnect``). This handle has ended like a disconnected
+    /// one; ``Central/connect(to:services:options:timeout:)`` returns the reconnected link, and
+    /// ``Central/linkStates(of:)`` says when it is up.
+    case reconnecting(after: DisconnectReason)
 }
 
 extension PeripheralConnection {
@@ -16,7 +22,7 @@ extension PeripheralConnection {
         let task = taskStarter.start { [self] in
             if !isEnded { continuation.yield(.connected) }
             let reason = await disconnection()
-            if !Task.isCancelled { continuation.yield(.disconnected(reason)) }
+            if !Task.isCancelled { continuation.yield(isReconnectingBySystem ? .reconnecting(after: reason) : .disconnected(reason)) }
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }
@@ -65,4 +71,8 @@ extension PeripheralConnection {
 
     /// True once this handle disconnected or the link ended.
     nonisolated var isEnded: Bool { link.ended.current != nil || isReleased }
+
+    /// True when the link ended (this handle did not let go first) and the system is making it
+    /// again by itself.
+    nonisolated var isReconnectingBySystem: Bool { !isReleased && link.ended.current != nil && backend.isReconnectingBySystem }
 }

@@ -102,10 +102,14 @@ actor SharedLink {
     /// How many handles own the link.
     nonisolated var ownerCount: Int { owners.value.count }
 
-    /// Disconnects for every owner.
+    /// True once the last owner left or the app forced a disconnection.
+    nonisolated var isClosing: Bool { owners.value.closing }
+
+    /// Disconnects for every owner. A link that has already ended has nothing to close: a
+    /// reconnection the system is making of it carries on.
     func close() async {
         owners.withLock { $0.closing = true }
-        await backend.disconnect()
+        if ended.current == nil { await backend.disconnect() }
         ended.set(.localRequest)
     }
 

@@ -58,22 +58,28 @@ public typealias SystemCoreBluetoothBackend = CoreBluetoothBackend<CBCentralMana
 
 extension CoreBluetoothBackend where Central == CBCentralManager {
     /// A backend on a `CBCentralManager` whose delegate calls arrive on `queue`, where the
-    /// backend also makes its calls. The manager is made on first use (see
-    /// ``CoreBluetoothBackend``), which is when the system asks the user for permission.
+    /// backend also makes its calls. Without a restore identifier the manager is made on first
+    /// use (see ``CoreBluetoothBackend``), which is when the system asks the user for permission;
+    /// with one it is made now, as restoration needs (make this backend in
+    /// `application(_:didFinishLaunchingWithOptions:)`).
     /// - Parameters:
     ///   - queue: the serial queue of CoreBluetooth's delegate calls and of the backend's calls
     ///     into CoreBluetooth.
     ///   - restoreIdentifier: set it to have the system relaunch the app for Bluetooth events and
-    ///     hand back its connections (see ``restorations()``; call it early in the launch); needs
-    ///     the `bluetooth-central` background mode.
+    ///     hand back its connections (see ``restorations()``); needs the `bluetooth-central`
+    ///     background mode.
     ///   - showPowerAlert: whether the system alerts the user when Bluetooth is off as the
     ///     manager is made (CoreBluetooth's default: yes).
     ///   - clock: the clock of the backend's timeouts (connection attempts, GATT operations).
+    ///   - forwarding: an object of the app that gets, on `queue`, the delegate calls Harald does
+    ///     not handle (L2CAP channel opens, ANCS authorization changes, connection events); kept
+    ///     as long as the backend.
     public convenience init(
         queue: DispatchQueue = DispatchQueue(label: "Harald.CoreBluetooth"), restoreIdentifier: String? = nil,
-        showPowerAlert: Bool = true, clock: any Clock<Duration> = ContinuousClock()
+        showPowerAlert: Bool = true, clock: any Clock<Duration> = ContinuousClock(), forwarding: (any CoreBluetoothForwardedEvents)? = nil
     ) {
         let proxy = CoreBluetoothDelegateProxy()
+        proxy.forwarded = forwarding
         var options: [String: Any] = [CBCentralManagerOptionShowPowerAlertKey: NSNumber(value: showPowerAlert)]
         if let restoreIdentifier { options[CBCentralManagerOptionRestoreIdentifierKey] = restoreIdentifier }
         self.init(queue: queue, clock: clock) { backend in
@@ -81,7 +87,45 @@ extension CoreBluetoothBackend where Central == CBCentralManager {
             return CBCentralManager(delegate: proxy, queue: queue, options: options)
         }
         state.withLock { $0.retainedObjects.append(proxy) }
+        if restoreIdentifier != nil { makeCentralNow() }
     }
+}
+
+/// The delegate calls of CoreBluetooth that Harald leaves to the app, forwarded unchanged on the
+/// backend's queue (see `SystemCoreBluetoothBackend.init(queue:restoreIdentifier:showPowerAlert:clock:forwarding:)`).
+/// Every method has an empty default. Use the objects only on that queue, and don't change a
+/// peripheral's delegate: the backend relies on it.
+public protocol CoreBluetoothForwardedEvents: AnyObject {
+    /// An L2CAP channel the app opened with `CBPeripheral.openL2CAPChannel(_:)` is open (or
+    /// failed); the callback does not say which PSM, so open one channel at a time per peripheral.
+    func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: (any Error)?)
+    /// The peripheral's authorization to receive Apple Notification Center Service data changed
+    /// (iOS, watchOS).
+    @available(iOS 13.0, watchOS 6.0, *)
+    @available(macOS, unavailable)
+    @available(tvOS, unavailable)
+    func centralManager(_ central: CBCentralManager, didUpdateANCSAuthorizationFor peripheral: CBPeripheral)
+    /// A connection event the app registered for with `registerForConnectionEvents(options:)`
+    /// happened (iOS, watchOS).
+    @available(iOS 13.0, watchOS 6.0, *)
+    @available(macOS, unavailable)
+    @available(tvOS, unavailable)
+    func centralManager(_ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral)
+}
+
+extension CoreBluetoothForwardedEvents {
+    /// Does nothing.
+    public func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: (any Error)?) {}
+    /// Does nothing.
+    @available(iOS 13.0, watchOS 6.0, *)
+    @available(macOS, unavailable)
+    @available(tvOS, unavailable)
+    public func centralManager(_ central: CBCentralManager, didUpdateANCSAuthorizationFor peripheral: CBPeripheral) {}
+    /// Does nothing.
+    @available(iOS 13.0, watchOS 6.0, *)
+    @available(macOS, unavailable)
+    @available(tvOS, unavailable)
+    public func centralManager(_ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral) {}
 }
 
 /// Receives CoreBluetooth's delegate calls (on the backend's queue) and forwards each one unchanged
@@ -89,6 +133,8 @@ extension CoreBluetoothBackend where Central == CBCentralManager {
 /// (set before the peripheral can report anything: on discovery, connection and restoration).
 final class CoreBluetoothDelegateProxy: NSObject, CBCentralManagerDelegate, CBPeripheralDelegate {
     weak var backend: CoreBluetoothBackend<CBCentralManager>?
+    /// The app's object for the calls Harald does not handle.
+    var forwarded: (any CoreBluetoothForwardedEvents)?
 
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
         backend?.centralManagerDidUpdateState(central)
@@ -115,6 +161,34 @@ final class CoreBluetoothDelegateProxy: NSObject, CBCentralManagerDelegate, CBPe
 
     func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
         backend?.centralManager(central, didDisconnectPeripheral: peripheral, error: error)
+    }
+
+    // iOS 17 and macOS 14 call this one instead of the method above: it says whether the system
+    // is reconnecting (automatic reconnection).
+    @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, timestamp: CFAbsoluteTime, isReconnecting: Bool,
+        error: (any Error)?
+    ) {
+        backend?.centralManager(central, didDisconnectPeripheral: peripheral, timestamp: timestamp, isReconnecting: isReconnecting, error: error)
+    }
+
+    @available(iOS 13.0, watchOS 6.0, *)
+    @available(macOS, unavailable)
+    @available(tvOS, unavailable)
+    func centralManager(_ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral) {
+        forwarded?.centralManager(central, connectionEventDidOccur: event, for: peripheral)
+    }
+
+    @available(iOS 13.0, watchOS 6.0, *)
+    @available(macOS, unavailable)
+    @available(tvOS, unavailable)
+    func centralManager(_ central: CBCentralManager, didUpdateANCSAuthorizationFor peripheral: CBPeripheral) {
+        forwarded?.centralManager(central, didUpdateANCSAuthorizationFor: peripheral)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: (any Error)?) {
+        forwarded?.peripheral(peripheral, didOpen: channel, error: error)
     }
 
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {

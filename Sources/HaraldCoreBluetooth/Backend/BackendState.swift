@@ -108,6 +108,13 @@ extension CoreBluetoothBackend {
         /// The last connection was made with ``ConnectionOptions/enableAutoReconnect`` and the
         /// app has not disconnected it.
         var autoReconnect = false
+        /// The system said it is reconnecting connection `from` by itself
+        /// (`didDisconnectPeripheral:timestamp:isReconnecting:error:`); `to` is the generation
+        /// it brought up, once up. Cleared when that reconnection stops.
+        var systemReconnection: (from: UInt64, to: UInt64?)?
+        /// Waiting for the system's reconnection (``CoreBluetoothConnection/systemReconnection()``):
+        /// resumed with the new generation, or nil when the reconnection stops.
+        var reconnectionWaiters: [UInt64: CheckedContinuation<UInt64?, Never>] = [:]
         var requests: [RequestKey: [UInt64]] = [:]
         /// What was discovered on the current connection, by identity (emptied when it ends).
         var attributes = AttributeTable()
@@ -135,6 +142,7 @@ extension CoreBluetoothBackend {
         var isUnused: Bool {
             phase == .idle && !systemConnecting && connectWaiters.isEmpty && requests.isEmpty && writeQueue.isEmpty && !pumping
                 && subscribers.isEmpty && disconnectWaiters.isEmpty && serviceChangeObservers.isEmpty && nameObservers.isEmpty
+                && reconnectionWaiters.isEmpty
         }
     }
 
@@ -211,6 +219,9 @@ extension CoreBluetoothBackend {
         var outbox: [OutgoingCall] = []
         /// True while the queue is making the outbox's calls.
         var sending = false
+        /// Waiters of system reconnections that came up (with their generation) or stopped
+        /// (nil), to resume once the lock is released (``answerReconnectionWaiters()``).
+        var reconnectionAnswers: [(waiter: CheckedContinuation<UInt64?, Never>, generation: UInt64?)] = []
 
         mutating func makeID() -> UInt64 {
             nextID += 1

@@ -47,6 +47,10 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
                 guard var link = state.links[uuid], link.phase == .connecting else { continue }
                 link.connectIssued = false
                 link.systemConnecting = false
+                state.links[uuid] = link
+                // The system drops its own reconnections with the radio.
+                systemConnectionStopped(uuid, in: &state)
+                link = state.links[uuid] ?? link
                 if Self.refuses(radio) || link.connectWaiters.isEmpty {
                     refused += link.connectWaiters.compactMap { state.pending.removeValue(forKey: $0) }
                     link.connectWaiters = []
@@ -59,6 +63,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
                 state.awaitingPower = [:]
             }
         }
+        answerReconnectionWaiters()
         for observer in authorizationChanged { observer.yield(authorization) }
         for observer in unrestored { observer.finish() }
         endTimeouts(of: refused)
@@ -119,6 +124,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
             }
         }
         sendOutbox()
+        answerReconnectionWaiters()
         deliver(waiters.map { ($0, .success(.connection(generation: generation))) })
     }
 
@@ -134,23 +140,44 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
             link.connectIssued = false
             link.systemConnecting = false
             state.links[uuid] = link
+            systemConnectionStopped(uuid, in: &state)
             return waiters
         }
+        answerReconnectionWaiters()
         deliver(waiters.map { ($0, .failure(failure)) })
     }
 
-    /// Reported for a connection that is up. When the app already closed it (or is connecting
-    /// again) the call only confirms what the backend did, and is ignored. A connection made with
-    /// `ConnectionOptions/enableAutoReconnect` that the peer or the link ended is then being
-    /// reconnected by the system: the record waits for it (see ``connect(to:options:timeout:)``).
+    /// Reported for a connection that is up, by systems without automatic reconnection (before
+    /// iOS 17 and macOS 14; later ones call
+    /// ``centralManager(_:didDisconnectPeripheral:timestamp:isReconnecting:error:)``). When the
+    /// app already closed the connection (or is connecting again) the call only confirms what
+    /// the backend did, and is ignored.
     public func centralManager(_ central: Central, didDisconnectPeripheral peripheral: Central.Peripheral, error: (any Error)?) {
+        disconnected(peripheral, isReconnecting: false, error: error)
+    }
+
+    /// Reported for a connection that is up. With `isReconnecting` the system is making the
+    /// connection again by itself (one made with ``ConnectionOptions/enableAutoReconnect``): the
+    /// record waits for it, a `connect` to the peripheral joins it, and the connection's
+    /// ``CoreBluetoothConnection/systemReconnection()`` returns the new connection once it is up.
+    public func centralManager(
+        _ central: Central, didDisconnectPeripheral peripheral: Central.Peripheral, timestamp: Double, isReconnecting: Bool, error: (any Error)?
+    ) {
+        disconnected(peripheral, isReconnecting: isReconnecting, error: error)
+    }
+
+    private func disconnected(_ peripheral: Central.Peripheral, isReconnecting: Bool, error: (any Error)?) {
         let reason = CoreBluetoothErrorMapping.disconnectReason(error, keys: keys)
         let fallout = state.withLock { state in
             let uuid = register(peripheral, in: &state)
             let fallout = endConnection(uuid, reason: reason, in: &state)
-            if fallout.ended, error != nil, state.links[uuid]?.autoReconnect == true {
-                state.links[uuid]?.phase = .connecting
-                state.links[uuid]?.systemConnecting = true
+            if fallout.ended, isReconnecting, var link = state.links[uuid] {
+                link.phase = .connecting
+                link.systemConnecting = true
+                // The system's own attempt: a connect joins it without asking for another.
+                link.connectIssued = true
+                link.systemReconnection = (from: link.generation, to: nil)
+                state.links[uuid] = link
             }
             return fallout
         }

@@ -138,6 +138,11 @@ extension CoreBluetoothBackend {
         if !link.systemConnecting { link.autoReconnect = link.attemptOptions.enableAutoReconnect }
         link.phase = .connected
         link.generation = state.makeID()
+        if let reconnection = link.systemReconnection, reconnection.to == nil {
+            link.systemReconnection = (reconnection.from, link.generation)
+            state.reconnectionAnswers += link.reconnectionWaiters.values.map { ($0, link.generation) }
+            link.reconnectionWaiters = [:]
+        }
         link.connectIssued = false
         link.systemConnecting = false
         let waiters = link.connectWaiters.compactMap { state.pending.removeValue(forKey: $0) }
@@ -180,23 +185,17 @@ extension CoreBluetoothBackend {
         return fallout
     }
 
-    /// Closes connection `generation` of `uuid` at the app's request. When the system is
-    /// reconnecting that connection by itself (``ConnectionOptions/enableAutoReconnect``), stops it.
+    /// Closes connection `generation` of `uuid` at the app's request; the system does not
+    /// reconnect a connection the app closed. A connection that has already ended is left alone:
+    /// when the system is reconnecting it by itself (``ConnectionOptions/enableAutoReconnect``)
+    /// the reconnection carries on, whoever lets go of the old handle (stop it with
+    /// ``cancelSystemConnection(to:)``).
     func disconnect(_ uuid: UUID, generation: UInt64) {
         let fallout: Fallout? = state.withLock { state in
-            guard var link = state.links[uuid], link.generation == generation else { return nil }
+            guard var link = state.links[uuid], link.generation == generation, link.phase == .connected else { return nil }
             let peripheral = link.peripheral
             link.autoReconnect = false
-            if link.phase == .connecting, link.systemConnecting, link.connectWaiters.isEmpty {
-                link.phase = .idle
-                link.systemConnecting = false
-                link.connectIssued = false
-                state.links[uuid] = link
-                state.outbox.append(OutgoingCall { central in central.cancelPeripheralConnection(peripheral) })
-                return nil
-            }
             state.links[uuid] = link
-            guard link.phase == .connected else { return nil }
             state.outbox.append(OutgoingCall { central in central.cancelPeripheralConnection(peripheral) })
             return endConnection(uuid, reason: .localRequest, in: &state)
         }

@@ -99,6 +99,11 @@ public final class CoreBluetoothBackend<Central: CoreBluetoothCentral>: CentralB
 
     // MARK: Diagnostics
 
+    /// Tasks waiting for the system to reconnect a lost connection (`systemReconnection()`).
+    package var pendingReconnectionWaiters: Int {
+        state.withLock { state in state.links.values.reduce(0) { $0 + $1.reconnectionWaiters.count } }
+    }
+
     /// Operations waiting for CoreBluetooth (connects, GATT requests, queued writes, queries)
     /// plus `disconnection()` waiters: 0 when nothing is in flight, so tests can prove no
     /// continuation leaked.

@@ -114,4 +114,17 @@ public struct CoreBluetoothConnection<Central: CoreBluetoothCentral>: Connection
     public func disconnect() async {
         backend.disconnect(identifier, generation: generation)
     }
+
+    /// True once the system said, as this connection ended, that it is reconnecting the
+    /// peripheral by itself (`didDisconnectPeripheral:timestamp:isReconnecting:error:`).
+    public var isReconnectingBySystem: Bool {
+        backend.isReconnectingBySystem(identifier, generation: generation)
+    }
+
+    /// The connection the system made again by itself after this one was lost, once it is up;
+    /// nil when it is not reconnecting, or stopped.
+    public func systemReconnection() async -> (any ConnectionBackend)? {
+        guard let next = await backend.systemReconnection(of: identifier, generation: generation) else { return nil }
+        return CoreBluetoothConnection(backend: backend, identifier: identifier, generation: next)
+    }
 }

@@ -78,6 +78,22 @@ extension CoreBluetoothBackend {
         }
     }
 
+    /// Makes the central now rather than on first use, and returns once it exists (on the
+    /// queue; from the queue itself it is made at once).
+    ///
+    /// An app the system relaunches for Bluetooth (a central with a restore identifier) must
+    /// make its central while it launches — in `application(_:didFinishLaunchingWithOptions:)` —
+    /// or the system hands back nothing: `SystemCoreBluetoothBackend(restoreIdentifier:)` calls
+    /// this as it is made. Calls already waiting in the outbox are sent.
+    public func makeCentralNow() {
+        if DispatchQueue.getSpecific(key: queueKey) != nil {
+            _ = centralOnQueue()
+        } else {
+            queue.sync { _ = centralOnQueue() }
+        }
+        sendOutbox()
+    }
+
     /// The central, made now if this is the first use (on the queue, lock released).
     ///
     /// Made lazily rather than in `init`: making a `CBCentralManager` is what asks the user for

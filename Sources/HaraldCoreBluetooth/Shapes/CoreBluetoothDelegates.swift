@@ -18,8 +18,15 @@ public protocol CoreBluetoothCentralDelegate<Central>: AnyObject {
     func centralManager(_ central: Central, didConnect peripheral: Central.Peripheral)
     /// A connection to `peripheral` could not be made.
     func centralManager(_ central: Central, didFailToConnect peripheral: Central.Peripheral, error: (any Error)?)
-    /// The link to `peripheral` went down; `error` is nil when the app disconnected.
+    /// The link to `peripheral` went down; `error` is nil when the app disconnected (systems
+    /// before iOS 17 and macOS 14).
     func centralManager(_ central: Central, didDisconnectPeripheral peripheral: Central.Peripheral, error: (any Error)?)
+    /// The link to `peripheral` went down, and whether the system is reconnecting it by itself
+    /// (`isReconnecting`, for a connection made with automatic reconnection); `timestamp` is the
+    /// system's absolute time of the loss, in seconds. iOS 17 and macOS 14 call this instead of
+    /// the method without it.
+    func centralManager(
+        _ central: Central, didDisconnectPeripheral peripheral: Central.Peripheral, timestamp: Double, isReconnecting: Bool, error: (any Error)?)
 }
 
 /// The `CBPeripheralDelegate` calls the backend handles, over the shaped types.

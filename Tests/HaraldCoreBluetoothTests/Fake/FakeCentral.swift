@@ -143,8 +143,9 @@ final class FakeCentral: CoreBluetoothCentral, @unchecked Sendable {
             peripheral.connectionState = .disconnected
             return wasUp
         }
-        // CoreBluetooth confirms a cancelled connection (or attempt) with a nil-error disconnect.
-        if wasUp { backend?.centralManager(self, didDisconnectPeripheral: peripheral, error: nil) }
+        // CoreBluetooth confirms a cancelled connection (or attempt) with a nil-error disconnect,
+        // and never reconnects one the app cancelled.
+        if wasUp { backend?.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: 0, isReconnecting: false, error: nil) }
     }
 
     func retrievePeripherals(withIdentifiers identifiers: [UUID]) -> [FakePeripheral] {
@@ -222,9 +223,14 @@ final class FakeCentral: CoreBluetoothCentral, @unchecked Sendable {
         }
     }
 
-    /// The link drops (peer disconnected: `CBError.peripheralDisconnected`, 7, by default).
-    func dropConnection(_ peripheral: FakePeripheral, error: NSError? = cbError(7)) {
+    /// The link drops (peer disconnected: `CBError.peripheralDisconnected`, 7, by default),
+    /// reported as iOS 17 does: the system says it is reconnecting when the connection was made
+    /// with the auto-reconnect option (and the app did not end it). `isReconnecting` overrides
+    /// that; `legacy` reports the drop through the method without `isReconnecting` instead.
+    func dropConnection(_ peripheral: FakePeripheral, error: NSError? = cbError(7), isReconnecting: Bool? = nil, legacy: Bool = false) {
         system.onQueue {
+            let reconnecting =
+                isReconnecting ?? (error != nil && connectOptions(of: peripheral)?[fakeKeys.enableAutoReconnect ?? ""] == true)
             lock.withLock {
                 peripheral.connectionState = .disconnected
                 for service in peripheral.database {
@@ -232,7 +238,12 @@ final class FakeCentral: CoreBluetoothCentral, @unchecked Sendable {
                 }
             }
             peripheral.discardHeld()
-            backend?.centralManager(self, didDisconnectPeripheral: peripheral, error: error)
+            if reconnecting { lock.withLock { peripheral.connectionState = .connecting } }
+            if legacy {
+                backend?.centralManager(self, didDisconnectPeripheral: peripheral, error: error)
+            } else {
+                backend?.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: 0, isReconnecting: reconnecting, error: error)
+            }
         }
     }
 
