@@ -7,9 +7,11 @@ import HaraldScenarioSuite
 import HaraldSimulator
 import Testing
 
-/// Yields until `condition` holds: for states reached by other tasks without any timing.
+/// Yields until `condition` holds: for states reached by other tasks without any timing. Gives
+/// up when the test is cancelled (its time limit), so a state never reached fails the test's
+/// next expectation instead of hanging the run.
 func until(_ condition: () -> Bool) async {
-    while !condition() { await Task.yield() }
+    while !condition() && !Task.isCancelled { await Task.yield() }
 }
 
 /// Waits (without sleeping on real time) until `count` timers sleep on the virtual clock, so that

@@ -170,8 +170,17 @@ public struct Central: Sendable {
 
     /// The connections the system restored when it relaunched the app (CoreBluetooth state
     /// restoration), as they arrive; a consumer that starts late still gets them. Each restored
-    /// connection is a handle owned by the app, with the services the system had discovered
-    /// and the subscriptions it kept. Backends without restoration end the stream at once.
+    /// connection is a handle owned by the app, with the services the system had discovered.
+    /// Characteristics the system left notifying are owned by that handle: a subscription to one
+    /// takes it over (its values held since the relaunch come first), and those nobody
+    /// subscribes to are turned off when the handle disconnects or is released. The connects the
+    /// system was still making are listed too: ``connect(to:services:options:timeout:)`` without
+    /// a timeout waits for one, ``disconnectAll(from:)`` stops it. Backends without restoration
+    /// end the stream at once.
+    ///
+    /// On CoreBluetooth, make the central (with a restore identifier) while the app launches —
+    /// in `application(_:didFinishLaunchingWithOptions:)` — and call this there: a relaunched app
+    /// may show no window, so a view's `.task` may never run.
     public func restorations() -> AsyncStream<Restoration> {
         let (registry, settings, defaultTimeout) = (self.registry, linkSettings, self.defaultTimeout)
         let loggerFor: @Sendable (PeripheralIdentifier) -> Logger = { [self] peripheral in connectionLogger(peripheral) }
@@ -183,10 +192,14 @@ public struct Central: Sendable {
                     for backend in restoration.connections {
                         let link = registry.adopt(backend, settings: settings)
                         guard link.addOwner() else { continue }
-                        connections.append(
-                            PeripheralConnection(link: link, services: [], defaultTimeout: defaultTimeout, logger: loggerFor(backend.peripheral)))
+                        let connection = PeripheralConnection(
+                            link: link, services: [], defaultTimeout: defaultTimeout, logger: loggerFor(backend.peripheral))
+                        await connection.adoptRestoredNotifications(restoration.notifying[backend.peripheral] ?? [])
+                        connections.append(connection)
                     }
-                    continuation.yield(Restoration(connections: connections, scanServices: restoration.scanServices))
+                    continuation.yield(
+                        Restoration(
+                            connections: connections, pendingConnects: restoration.pendingConnections, scanServices: restoration.scanServices))
                 }
                 continuation.finish()
             }
@@ -212,6 +225,11 @@ public struct Central: Sendable {
 public struct Restoration: Sendable {
     /// The connections it kept for the app, each a handle the app now owns.
     public var connections: [PeripheralConnection]
+    /// The peripherals the system is still connecting for the app (pending connects it kept
+    /// across the relaunch): ``Central/connect(to:services:options:timeout:)`` without a
+    /// timeout returns the connection when the system makes it; ``Central/disconnectAll(from:)``
+    /// stops it.
+    public var pendingConnects: [PeripheralIdentifier]
     /// The services of the scan that was running, if one was; scan again with them to resume.
     public var scanServices: [BluetoothUUID]?
 }

@@ -56,6 +56,9 @@ public actor PeripheralConnection {
         /// Response characteristics that ``request(write:to:response:timeout:)`` turned
         /// notifications on for; held until this handle goes away.
         var requestHolds: [AttributeID: SharedLink.NotificationHold] = [:]
+        /// Characteristics the system left notifying when it restored the link, held by this
+        /// (restored) handle until a subscription to each takes over or the handle goes away.
+        var restoredHolds: [AttributeID: SharedLink.NotificationHold] = [:]
     }
 
     private nonisolated let ownership = Locked(Ownership())
@@ -77,6 +80,23 @@ public actor PeripheralConnection {
             link.closeLater()
         }
     }
+
+    /// Takes the holds on the characteristics the system left notifying on a restored link
+    /// (``Central/restorations()``): this handle owns them until a subscription to each takes
+    /// over, or until it disconnects or is released, which turns the rest off.
+    func adoptRestoredNotifications(_ characteristics: [DiscoveredCharacteristic]) async {
+        guard !characteristics.isEmpty else { return }
+        let holds = await link.adoptRestored(characteristics)
+        let refused: [SharedLink.NotificationHold]? = ownership.withLock { state in
+            guard state.released == nil else { return holds }
+            for hold in holds { state.restoredHolds[hold.characteristic.id] = hold }
+            return nil
+        }
+        for hold in refused ?? [] { link.releaseLater(hold) }
+    }
+
+    /// How many characteristics this handle holds on behalf of a restoration.
+    package nonisolated var restoredNotificationCount: Int { ownership.withLock { $0.restoredHolds.count } }
 
     /// Changes the timeout used by operations that are not given one.
     public func setDefaultTimeout(_ timeout: Duration) { defaultTimeout = timeout }
@@ -574,6 +594,11 @@ public actor PeripheralConnection {
             updates.finish()
             throw .disconnected(ownership.withLock { $0.released } ?? .localRequest)
         }
+        // A subscription to a characteristic the restoration left on takes over its hold: when
+        // its loop ends, notifications are turned off like any other subscription's.
+        if let restored = ownership.withLock({ $0.restoredHolds.removeValue(forKey: characteristic.id) }) {
+            link.releaseLater(restored)
+        }
         let (link, ownership) = (self.link, self.ownership)
         updates.onEnd {
             ownership.withLock { _ = $0.streams.removeValue(forKey: streamID) }
@@ -600,8 +625,9 @@ public actor PeripheralConnection {
             defer {
                 state.streams.removeAll()
                 state.requestHolds.removeAll()
+                state.restoredHolds.removeAll()
             }
-            return (Array(state.streams.values), Array(state.requestHolds.values))
+            return (Array(state.streams.values), Array(state.requestHolds.values) + Array(state.restoredHolds.values))
         }
         guard let taken else { return nil }
         releasedSignal.set(reason)

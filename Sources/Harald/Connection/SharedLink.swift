@@ -304,6 +304,16 @@ actor SharedLink {
         return hold
     }
 
+    /// Holds on characteristics whose notifications the system left on when it restored the
+    /// link: counted like a subscriber's, without a CCCD write (it is written already), so the
+    /// last one given back turns them off.
+    func adoptRestored(_ characteristics: [DiscoveredCharacteristic]) -> [NotificationHold] {
+        characteristics.map { characteristic in
+            holds[characteristic.id, default: 0] += 1
+            return NotificationHold(characteristic: characteristic, epoch: epoch)
+        }
+    }
+
     /// Turns `characteristic`'s notifications off in a clean-up of its own (tracked like
     /// ``releaseLater(_:attributeIsStale:)``), unless someone holds them by then.
     private nonisolated func turnOffLater(_ characteristic: DiscoveredCharacteristic) {

@@ -52,18 +52,22 @@ extension CoreBluetoothBackend {
         let (observers, restoration) = state.withLock { state in
             var restored: [CoreBluetoothRestoredState.RestoredPeripheral] = []
             var connections: [(identifier: UUID, generation: UInt64)] = []
+            var pending: [PeripheralIdentifier] = []
+            var notifying: [PeripheralIdentifier: [DiscoveredCharacteristic]] = [:]
             for peripheral in peripherals {
                 let uuid = register(peripheral, in: &state)
                 // CBPeripheralState: 1 connecting, 2 connected.
                 switch peripheral.state.rawValue {
                 case 2:
                     let generation = connectionCame(uuid, in: &state).generation
-                    seedAttributes(of: peripheral, uuid: uuid, in: &state)
+                    let on = seedAttributes(of: peripheral, uuid: uuid, in: &state)
+                    if !on.isEmpty { notifying[PeripheralIdentifier(uuid: uuid)] = on }
                     connections.append((uuid, generation))
                 case 1:
                     state.links[uuid]?.phase = .connecting
                     state.links[uuid]?.systemConnecting = true
                     state.links[uuid]?.connectIssued = true
+                    pending.append(PeripheralIdentifier(uuid: uuid))
                 default: break
                 }
                 restored.append(
@@ -72,7 +76,7 @@ extension CoreBluetoothBackend {
                         isConnected: peripheral.state.rawValue == 2))
             }
             state.restored = CoreBluetoothRestoredState(peripherals: restored, scanServices: services ?? [])
-            let record = RestorationRecord(connections: connections, scanServices: services)
+            let record = RestorationRecord(connections: connections, pending: pending, notifying: notifying, scanServices: services)
             state.restoration = record
             state.restorationSettled = true
             defer { state.restorationObservers = [:] }
@@ -89,24 +93,31 @@ extension CoreBluetoothBackend {
     private func handOut(_ restoration: RestorationRecord) -> BackendRestoration {
         BackendRestoration(
             connections: restoration.connections.map { CoreBluetoothConnection(backend: self, identifier: $0.identifier, generation: $0.generation) },
-            scanServices: restoration.scanServices)
+            pendingConnections: restoration.pending, notifying: restoration.notifying, scanServices: restoration.scanServices)
     }
 
     /// Registers what CoreBluetooth had discovered on a restored connected peripheral, and starts
-    /// holding values for the characteristics that are notifying (lock held, on the queue).
-    private func seedAttributes(of peripheral: Peripheral, uuid: UUID, in state: inout State) {
-        guard var link = state.links[uuid] else { return }
+    /// holding values for the characteristics that are notifying, which it returns (lock held,
+    /// on the queue).
+    private func seedAttributes(of peripheral: Peripheral, uuid: UUID, in state: inout State) -> [DiscoveredCharacteristic] {
+        guard var link = state.links[uuid] else { return [] }
+        var notifying: [DiscoveredCharacteristic] = []
+        defer { state.links[uuid] = link }
         for service in peripheral.services ?? [] {
             let serviceID = link.attributes.register(service, numbering: &state.nextID).id
             for characteristic in service.characteristics ?? [] {
-                guard let characteristicID = link.attributes.register(characteristic, in: serviceID, numbering: &state.nextID)?.id else { continue }
-                if characteristic.isNotifying { link.heldValues[characteristicID] = HeldValues() }
+                guard let discovered = link.attributes.register(characteristic, in: serviceID, numbering: &state.nextID) else { continue }
+                let characteristicID = discovered.id
+                if characteristic.isNotifying {
+                    link.heldValues[characteristicID] = HeldValues()
+                    notifying.append(discovered)
+                }
                 for descriptor in characteristic.descriptors ?? [] {
                     _ = link.attributes.register(descriptor, of: characteristicID, numbering: &state.nextID)
                 }
             }
         }
-        state.links[uuid] = link
+        return notifying
     }
 
     /// Holds a notified value for a restored characteristic no stream has taken yet (lock held).
@@ -125,5 +136,9 @@ extension CoreBluetoothBackend {
 /// peripheral and connection generation, and the services the restored scan filtered on.
 struct RestorationRecord: Sendable {
     var connections: [(identifier: UUID, generation: UInt64)]
+    /// Peripherals the system was still connecting.
+    var pending: [PeripheralIdentifier]
+    /// The characteristics notifying on each restored connection.
+    var notifying: [PeripheralIdentifier: [DiscoveredCharacteristic]]
     var scanServices: [BluetoothUUID]?
 }

@@ -271,6 +271,11 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
         }
     }
 
+    /// The state CoreBluetooth hands back for a connect it is still making at restoration.
+    func restoreConnecting() {
+        lock.withLock { connectionState = .connecting }
+    }
+
     /// Drops held requests unanswered (as a dying link does).
     func discardHeld() { lock.withLock { held = [] } }
 
