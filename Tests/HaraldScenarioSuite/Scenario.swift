@@ -21,6 +21,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
     case peerDisconnectEndsSubscriptions
     case unansweredReadTimesOut
     case cancelledReadThrowsCancelledAndLeavesTheLinkUsable
+    case aCancelledCallIsACancellationWhereItIsCaught
     case localDisconnectEndsTheConnection
     case reconnectGivesAFreshConnection
     case twoConnectsShareOneLink
@@ -54,6 +55,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
         case .peerDisconnectEndsSubscriptions: try await Self.peerDisconnectEndsSubscriptions(harness)
         case .unansweredReadTimesOut: try await Self.timeout(harness)
         case .cancelledReadThrowsCancelledAndLeavesTheLinkUsable: try await Self.cancellation(harness)
+        case .aCancelledCallIsACancellationWhereItIsCaught: try await Self.aCancelledCallIsACancellationWhereItIsCaught(harness)
         case .localDisconnectEndsTheConnection: try await Self.localDisconnect(harness)
         case .reconnectGivesAFreshConnection: try await Self.reconnect(harness)
         case .twoConnectsShareOneLink: try await Self.twoConnectsShareOneLink(harness)
