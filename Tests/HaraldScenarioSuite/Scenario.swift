@@ -34,6 +34,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
     case aFloodThenADisconnectionEndsTheLoopWithTheDisconnection
     case oneDeadlineCoversDiscoveryAndTheRead
     case serviceChangedMidStreamEndsTheStreamAndRediscovers
+    case resubscribingRightAfterServiceChangedRediscovers
 
     public var description: String { rawValue }
 
@@ -69,6 +70,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
             try await Self.aFloodThenADisconnectionEndsTheLoopWithTheDisconnection(harness)
         case .oneDeadlineCoversDiscoveryAndTheRead: try await Self.oneDeadlineCoversDiscoveryAndTheRead(harness)
         case .serviceChangedMidStreamEndsTheStreamAndRediscovers: try await Self.serviceChangedMidStreamEndsTheStreamAndRediscovers(harness)
+        case .resubscribingRightAfterServiceChangedRediscovers: try await Self.resubscribingRightAfterServiceChangedRediscovers(harness)
         }
         if let pending = await harness.pendingOperations() { try checkEqual(pending, 0, "operations left pending in the backend") }
     }

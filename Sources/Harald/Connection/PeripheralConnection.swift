@@ -589,7 +589,8 @@ public actor PeripheralConnection {
             }
         }
         return Subscription<Value>(
-            updates: updates, failures: FailureCounter(DecodingFailures()), policy: onDecodingFailure, ended: EndFlag(false), owner: self)
+            updates: updates, failures: FailureCounter(DecodingFailures()), policy: onDecodingFailure, ended: EndFlag(false), owner: self,
+            settleServiceChange: { await link.settleChange(forgetting: hold) })
     }
 
     /// Marks this handle released: ends its streams, gives back its request holds and its owner

@@ -246,6 +246,30 @@ actor SharedLink {
         changeStreams.yield(change)
     }
 
+    /// Returns once a service change has made `hold` stale (its characteristic forgotten by the
+    /// discovery cache), so that a subscription ended by that change reports it only then: the
+    /// backend ends the subscription before the change reaches this link (through the registry's
+    /// task), and an app that subscribes again at once must discover the characteristic anew,
+    /// not reuse the forgotten one. Also returns when the link ends, the task is cancelled, or
+    /// `cleanUpTimeout` passes (a backend that never reports the change).
+    func settleChange(forgetting hold: NotificationHold) async {
+        guard !isForgotten(hold) else { return }
+        let link = self
+        _ = try? await withDeadline(cleanUpTimeout, clock: clock) { await link.waitUntilForgotten(hold) }
+    }
+
+    private func waitUntilForgotten(_ hold: NotificationHold) async {
+        let changes = changes()
+        guard !isForgotten(hold) else { return }
+        for await _ in changes where isForgotten(hold) { return }
+    }
+
+    /// True once a change after `hold` was taken invalidated its characteristic.
+    private func isForgotten(_ hold: NotificationHold) -> Bool {
+        guard let invalidated = invalidatedAt[hold.characteristic.id] else { return false }
+        return invalidated > hold.epoch
+    }
+
     /// Changes from now on, until the link ends.
     nonisolated func changes() -> AsyncStream<ServiceChange> {
         let stream = changeStreams.makeStream()

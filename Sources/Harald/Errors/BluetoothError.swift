@@ -48,7 +48,8 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     case cancelled
     /// The peripheral changed its services (Service Changed) and the attribute is gone or moved;
     /// the connection discovers again on the next use. Subscriptions on a changed service end
-    /// with this error.
+    /// with this error, once the connection has forgotten the changed characteristic: a loop
+    /// that subscribes again as soon as it catches it gets the rediscovered one.
     case serviceChanged(AttributeID?)
     /// The backend cannot do this (CoreBluetooth hides handles, the simulator has no RSSI…).
     case unsupported(String)
