@@ -198,9 +198,11 @@ actor SharedLink {
 
     private func discoveredService(_ uuid: BluetoothUUID, deadline: CallDeadline) async throws(BluetoothError) -> DiscoveredService {
         if let known = services[uuid] { return known }
+        let hidden = backend.hiddenServices
+        if let reason = hidden[uuid] { throw .unsupported(reason) }
         if !discoveredAllServices {
             // Discover every declared service not yet known in one go, plus this one.
-            var wanted = Set(declared.keys).subtracting(services.keys)
+            var wanted = Set(declared.keys).subtracting(services.keys).subtracting(hidden.keys)
             wanted.insert(uuid)
             let epochBefore = epoch
             let found = try await deadline.run {
