@@ -2,7 +2,7 @@ import Harald
 import HaraldCodec
 import HaraldProfiles
 
-/// A sensor found, connected and paired by ``HeartRateMonitor/pair(on:match:protected:timeout:attempts:retryDelay:progress:)``.
+/// A sensor found, connected and paired by ``HeartRateMonitor/pair(on:match:protected:timeout:pairingDialogTimeout:attempts:retryDelay:progress:)``.
 public struct PairedHeartRateMonitor<Protected: Sendable>: Sendable {
     /// The advertisement the sensor was found by.
     public let advertisement: Advertisement

@@ -182,7 +182,7 @@ public protocol ConnectionBackend: Sendable {
     /// The services this backend can never reach, each with why: the system it runs on keeps them
     /// to itself (CoreBluetooth: Generic Access, 0x1800, and Generic Attribute, 0x1801). A typed
     /// call that needs one of them, or one of its characteristics, fails with
-    /// ``BluetoothError/unsupported(_:)`` before anything is sent. The default is empty.
+    /// `BluetoothError.unsupported` before anything is sent. The default is empty.
     var hiddenServices: [BluetoothUUID: String] { get }
 
     /// The actor whose executor the link's engines run on (its serial domain: the HCI host's

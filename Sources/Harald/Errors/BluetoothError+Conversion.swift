@@ -15,9 +15,10 @@ extension BluetoothError {
     }
 }
 
+/// Telling a cancelled task from a failure, whatever threw.
 extension Error {
     /// True when this error reports that the task doing the work was cancelled: a
-    /// `CancellationError`, or ``BluetoothError/cancelled``, which every typed-throwing Harald call
+    /// `CancellationError`, or `BluetoothError.cancelled`, which every typed-throwing Harald call
     /// throws in its place (a `throws(BluetoothError)` call cannot throw a `CancellationError`,
     /// so `catch is CancellationError` never matches one). One test for both, where the errors of
     /// Harald and of other code meet:
