@@ -2,7 +2,7 @@ import Harald
 import HaraldCodec
 import HaraldProfiles
 
-/// A sensor found, connected and paired by ``HeartRateMonitor/pair(on:match:protected:timeout:attempts:retryDelay:progress:)``.
+/// A sensor found, connected and paired by ``HeartRateMonitor/pair(on:match:protected:timeout:pairingDialogTimeout:attempts:retryDelay:progress:)``.
 public struct PairedHeartRateMonitor<Protected: Sendable>: Sendable {
     /// The advertisement the sensor was found by.
     public let advertisement: Advertisement
@@ -22,7 +22,8 @@ extension HeartRateMonitor {
     /// sensor only gives out over an encrypted link. The first refusal (Insufficient
     /// Authentication or Encryption) makes the system pair; the flow retries, and once the read
     /// succeeds it reads the value once more with its type to verify the paired link. On any
-    /// failure nothing stays connected.
+    /// failure nothing stays connected. `timeout` bounds finding and connecting (and the last
+    /// read); `pairingDialogTimeout` bounds the steps where a person answers the pairing dialog.
     ///
     /// ```swift
     /// let paired = try await HeartRateMonitor.pair(on: central, protected: .serialNumber) { print($0) }
@@ -30,11 +31,12 @@ extension HeartRateMonitor {
     /// ```
     public static func pair<Value: ByteDecodable & Sendable, Access: ReadAccess>(
         on central: Central, match: PairingFlow.Match = .service(ServiceSpec.heartRate.uuid),
-        protected: Characteristic<Value, Access>, timeout: Duration = .seconds(30), attempts: Int = 3,
+        protected: Characteristic<Value, Access>, timeout: Duration = .seconds(30), pairingDialogTimeout: Duration = .seconds(180), attempts: Int = 3,
         retryDelay: Duration = .seconds(1), progress: @escaping @Sendable (PairingFlow.Progress) -> Void = { _ in }
     ) async throws(HeartRateMonitorError) -> PairedHeartRateMonitor<Value> {
         let flow = PairingFlow(
-            central: central, match: match, protected: protected, timeout: timeout, attempts: attempts, retryDelay: retryDelay)
+            central: central, match: match, protected: protected, timeout: timeout, pairingDialogTimeout: pairingDialogTimeout, attempts: attempts,
+            retryDelay: retryDelay)
         let paired: PairingFlow.Paired
         do { paired = try await flow.run(progress: progress) } catch { throw .pairing(error) }
         do {

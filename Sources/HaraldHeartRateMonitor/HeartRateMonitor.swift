@@ -20,19 +20,23 @@ import HaraldProfiles
 public struct HeartRateMonitor: Sendable {
     /// The connection to the sensor. The monitor never closes it: the caller owns it.
     public let connection: PeripheralConnection
-    /// Timeout of each read and write (nil: the connection's default).
+    /// Timeout of each read and write (nil: the connection's `defaultTimeout`).
     public var timeout: Duration?
 
     /// The services the kit uses, declared so one discovery finds them all.
     public static let services: [ServiceSpec] = [.heartRate, .battery]
 
-    /// A monitor on `connection`; `timeout` bounds each call (nil: the central's default).
+    /// A monitor on `connection`; `timeout` bounds each read and write (nil: the connection's
+    /// `defaultTimeout`).
     public init(connection: PeripheralConnection, timeout: Duration? = nil) {
         self.connection = connection
         self.timeout = timeout
     }
 
-    /// Connects to a sensor and returns its monitor.
+    /// Connects to a sensor and returns its monitor. `timeout` bounds the connect and then each
+    /// of the monitor's reads and writes; with none the connect is pending (it waits for the
+    /// sensor without limit, until the calling task is cancelled) and reads and writes take the
+    /// connection's `defaultTimeout`.
     public static func connect(
         on central: Central, to peripheral: PeripheralIdentifier, timeout: Duration? = nil
     ) async throws(HeartRateMonitorError) -> HeartRateMonitor {

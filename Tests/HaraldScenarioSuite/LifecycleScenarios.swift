@@ -211,4 +211,31 @@ extension Scenario {
         try checkEqual(connection.cleanUpFailures, 0, "clean-ups that wrote a stale CCCD and failed")
         await connection.disconnect()
     }
+
+    /// An app that subscribes again as soon as its loop ends with `.serviceChanged` (without
+    /// waiting for `serviceChanges()`) gets a subscription on the rediscovered characteristic.
+    static func resubscribingRightAfterServiceChangedRediscovers(_ harness: ScenarioHarness) async throws {
+        let connection = try await connect(harness)
+        var iterator = try await connection.subscribe(ScenarioSpecs.status, buffering: .oldest(64)).makeAsyncIterator()
+        try await harness.peer.notify([0x01], on: ScenarioProfile.status)
+        try checkEqual(try await iterator.next(), [0x01], "the value before the change")
+
+        try await harness.peer.changeServices()
+        do {
+            while try await iterator.next() != nil {}
+            throw ScenarioFailure("the subscription on the changed service ended normally")
+        } catch let error as BluetoothError {
+            guard case .serviceChanged = error else { throw ScenarioFailure("the subscription ended with \(error), not serviceChanged") }
+        }
+        let again: Subscription<[UInt8]>
+        do { again = try await connection.subscribe(ScenarioSpecs.status, buffering: .oldest(64)) } catch {
+            throw ScenarioFailure("subscribing again right after the change failed: \(error)")
+        }
+        var againIterator = again.makeAsyncIterator()
+        try await harness.peer.notify([0x02], on: ScenarioProfile.status)
+        try checkEqual(try await againIterator.next(), [0x02], "a value on the new subscription")
+        await connection.settle()
+        try checkEqual(connection.cleanUpFailures, 0, "clean-ups that wrote a stale CCCD and failed")
+        await connection.disconnect()
+    }
 }

@@ -21,6 +21,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
     case peerDisconnectEndsSubscriptions
     case unansweredReadTimesOut
     case cancelledReadThrowsCancelledAndLeavesTheLinkUsable
+    case aCancelledCallIsACancellationWhereItIsCaught
     case localDisconnectEndsTheConnection
     case reconnectGivesAFreshConnection
     case twoConnectsShareOneLink
@@ -33,6 +34,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
     case aFloodThenADisconnectionEndsTheLoopWithTheDisconnection
     case oneDeadlineCoversDiscoveryAndTheRead
     case serviceChangedMidStreamEndsTheStreamAndRediscovers
+    case resubscribingRightAfterServiceChangedRediscovers
 
     public var description: String { rawValue }
 
@@ -54,6 +56,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
         case .peerDisconnectEndsSubscriptions: try await Self.peerDisconnectEndsSubscriptions(harness)
         case .unansweredReadTimesOut: try await Self.timeout(harness)
         case .cancelledReadThrowsCancelledAndLeavesTheLinkUsable: try await Self.cancellation(harness)
+        case .aCancelledCallIsACancellationWhereItIsCaught: try await Self.aCancelledCallIsACancellationWhereItIsCaught(harness)
         case .localDisconnectEndsTheConnection: try await Self.localDisconnect(harness)
         case .reconnectGivesAFreshConnection: try await Self.reconnect(harness)
         case .twoConnectsShareOneLink: try await Self.twoConnectsShareOneLink(harness)
@@ -67,6 +70,7 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
             try await Self.aFloodThenADisconnectionEndsTheLoopWithTheDisconnection(harness)
         case .oneDeadlineCoversDiscoveryAndTheRead: try await Self.oneDeadlineCoversDiscoveryAndTheRead(harness)
         case .serviceChangedMidStreamEndsTheStreamAndRediscovers: try await Self.serviceChangedMidStreamEndsTheStreamAndRediscovers(harness)
+        case .resubscribingRightAfterServiceChangedRediscovers: try await Self.resubscribingRightAfterServiceChangedRediscovers(harness)
         }
         if let pending = await harness.pendingOperations() { try checkEqual(pending, 0, "operations left pending in the backend") }
     }

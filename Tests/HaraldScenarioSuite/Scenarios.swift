@@ -228,6 +228,33 @@ extension Scenario {
         await connection.disconnect()
     }
 
+    /// App code that mixes Harald's calls with others (so its `catch` sees `any Error`) tells a
+    /// cancellation from a failure with one test, `error.isCancellation`, and its task is
+    /// cancelled when it does.
+    static func aCancelledCallIsACancellationWhereItIsCaught(_ harness: ScenarioHarness) async throws {
+        let connection = try await connect(harness)
+        _ = try await connection.characteristic(ScenarioProfile.setting, service: ScenarioProfile.service)
+        try await harness.peer.holdAnswers()
+        let results = try await whilePending(
+            [
+                {
+                    do {
+                        try Task.checkCancellation()
+                        _ = try await connection.read(ScenarioSpecs.setting)
+                        throw ScenarioFailure("the held read answered")
+                    } catch  where error.isCancellation {
+                        guard Task.isCancelled else { throw ScenarioFailure("a cancellation was reported to a task that is not cancelled") }
+                    }
+                }
+            ], cancelling: true
+        ) {
+            try await harness.peer.waitForHeldRequests(1)
+        }
+        if case .failure(let error) = results[0] { throw ScenarioFailure("the cancelled read was not a cancellation where caught: \(error)") }
+        try await harness.peer.resumeAnswering()
+        await connection.disconnect()
+    }
+
     static func localDisconnect(_ harness: ScenarioHarness) async throws {
         let connection = try await connect(harness)
         await connection.disconnect()

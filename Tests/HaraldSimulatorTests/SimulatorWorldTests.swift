@@ -86,6 +86,21 @@ struct SimulatorWorldTests {
         #expect(poweredOnAt == .seconds(5))
     }
 
+    /// `timeout: nil` on a call that waits on the world (here, the person turning Bluetooth on)
+    /// waits without limit, not the central's `defaultTimeout`.
+    @Test func waitingForPowerWithoutATimeoutOutlastsTheDefaultTimeout() async throws {
+        let simulation = Simulation()
+        let simulator = try Simulator(clock: simulation.clock, devices: [.heartRateStrap()])
+        let central = Central(backend: simulator.backend, clock: simulation.clock, defaultTimeout: .seconds(30))
+        let poweredOnAt = try await simulation.run {
+            await simulator.setRadioState(.poweredOff)
+            simulator.setRadioState(.poweredOn, after: .seconds(90))
+            try await central.waitUntilPoweredOn()
+            return simulation.clock.now.sinceStart
+        }
+        #expect(poweredOnAt == .seconds(90))
+    }
+
     @Test func aDeviceWalkingOutOfRangeLosesItsLink() async throws {
         let simulation = Simulation()
         let strap = VirtualPeripheral.heartRateStrap()

@@ -201,6 +201,12 @@ public protocol ConnectionBackend: Sendable {
     /// stay in virtual time; the default starts plain `Task { }`s.
     var taskStarter: TaskStarter { get }
 
+    /// The services this backend can never reach, each with why: the system it runs on keeps them
+    /// to itself (CoreBluetooth: Generic Access, 0x1800, and Generic Attribute, 0x1801). A typed
+    /// call that needs one of them, or one of its characteristics, fails with
+    /// `BluetoothError.unsupported` before anything is sent. The default is empty.
+    var hiddenServices: [BluetoothUUID: String] { get }
+
     /// The actor whose executor the link's engines run on (its serial domain: the HCI host's
     /// transport thread over HCI), which the link's shared state and every handle to it take as
     /// well; nil (the default) when the backend has none, and the link then gets one of its own.
@@ -211,6 +217,8 @@ extension ConnectionBackend {
     public var taskStarter: TaskStarter { .default }
 
     public var serialDomain: (any Actor)? { nil }
+
+    public var hiddenServices: [BluetoothUUID: String] { [:] }
 
     public func serviceChanges() -> AsyncStream<ServiceChange> { AsyncStream { $0.finish() } }
 

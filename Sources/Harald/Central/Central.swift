@@ -19,8 +19,9 @@ public struct Central: Sendable {
     public let backend: any CentralBackend
     /// The clock timeouts are measured on (a virtual clock in simulations).
     public let clock: any Clock<Duration>
-    /// Timeout for operations that are not given one (connects excepted: see
-    /// `connect(to:services:options:timeout:)`).
+    /// Timeout for the calls that wait on a device's answer (GATT operations, RSSI, pairing)
+    /// when they are given none. Calls that wait on the world (``waitUntilPoweredOn(timeout:)``,
+    /// `connect(to:services:options:timeout:)`) wait without limit instead.
     public let defaultTimeout: Duration
     /// Deadline of the CCCD write that turns notifications off when a subscription's last loop
     /// ends (that clean-up runs on its own, after the loop, so it cannot use the loop's timeout).
@@ -30,7 +31,8 @@ public struct Central: Sendable {
     /// The live links, one per peripheral, shared by every copy of this central.
     let registry = ConnectionRegistry()
 
-    /// A central on `backend`. Calls without a timeout of their own get `defaultTimeout`; turning notifications off after a loop ends gets `cleanUpTimeout`; both are measured on `clock`.
+    /// A central on `backend`. Calls that wait on a device's answer and have no timeout of their
+    /// own get `defaultTimeout` (power-on waits and connects wait without limit); turning notifications off after a loop ends gets `cleanUpTimeout`; both are measured on `clock`.
     public init(
         backend: any CentralBackend, clock: any Clock<Duration> = ContinuousClock(), defaultTimeout: Duration = .seconds(30),
         cleanUpTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "harald.central")
@@ -52,10 +54,12 @@ public struct Central: Sendable {
     }
 
     /// Waits until the radio is powered on. Throws ``BluetoothError/radioUnavailable(_:)`` at once
-    /// for `unsupported` and `unauthorized` (they do not change by waiting), and a timeout error
-    /// if the radio stays off.
+    /// for `unsupported` and `unauthorized` (they do not change by waiting). With a `timeout`, a
+    /// radio still off when it passes gives ``BluetoothError/timeout(operation:after:)``; with
+    /// none, the call waits for the radio (the person turning Bluetooth on) without limit, until
+    /// it is on or the calling task is cancelled.
     public func waitUntilPoweredOn(timeout: Duration? = nil) async throws(BluetoothError) {
-        try await waitUntilPoweredOn(deadline: CallDeadline(timeout: timeout ?? defaultTimeout, clock: clock))
+        try await waitUntilPoweredOn(deadline: timeout.map { CallDeadline(timeout: $0, clock: clock) })
     }
 
     /// Waits for power-on until `deadline`, or without limit when it is nil.

@@ -16,7 +16,8 @@ import Logging
 /// Services and characteristics are discovered lazily, the first time the app touches them, and
 /// only those the app declared (``ServiceSpec``) unless a tool asks for ``discoverAll(timeout:)``.
 ///
-/// Every public call takes one timeout (``defaultTimeout`` unless given) covering all its steps —
+/// Every public call takes one timeout (``defaultTimeout`` when it is nil: each call waits on the
+/// device's answer, and a device that never answers must not hang the app) covering all its steps —
 /// discovery, the CCCD write, the operation itself — measured on ``clock`` from the call's start,
 /// so time suspended waiting for other operations counts. Calls honour task cancellation; once
 /// the link is gone (or this handle disconnected) every call fails with
@@ -25,7 +26,8 @@ import Logging
 public actor PeripheralConnection {
     /// The peripheral at the other end.
     public nonisolated let peripheral: PeripheralIdentifier
-    /// Timeout for operations that are not given one.
+    /// Timeout of the calls on this handle that are given none (`timeout: nil`): the central's
+    /// `defaultTimeout` unless changed with ``setDefaultTimeout(_:)``.
     public var defaultTimeout: Duration
 
     nonisolated let link: SharedLink
@@ -477,13 +479,14 @@ public actor PeripheralConnection {
     /// the association model both sides' IO capabilities choose (asking the backend's pairing
     /// agent to confirm, compare or enter a passkey), encrypts the link with the new key and, when
     /// both sides bond, replaces the stored bond. Each pairing step has the SMP timeout (30 s);
-    /// `timeout` is not applied on top, since a person may be typing. Throws
+    /// `timeout` (``defaultTimeout`` when nil) is handed to the backend, and Harald's own Security
+    /// Manager does not apply it on top, since a person may be typing. Throws
     /// ``BluetoothError/pairingFailed(_:)`` with the reason when pairing fails, and
     /// ``BluetoothError/unsupported(_:)`` on CoreBluetooth, where only the system starts pairing
     /// (when the peripheral refuses a request for lack of security).
     public func pair(timeout: Duration? = nil) async throws(BluetoothError) -> LinkSecurity {
         try checkOpen()
-        return try await backend.pair(timeout: timeout ?? .seconds(30))
+        return try await backend.pair(timeout: timeout ?? defaultTimeout)
     }
 
     /// Changes to the peripheral's services from now on (Service Changed), until the link ends.
@@ -611,7 +614,8 @@ public actor PeripheralConnection {
             }
         }
         return Subscription<Value>(
-            updates: updates, failures: FailureCounter(DecodingFailures()), policy: onDecodingFailure, ended: EndFlag(false), owner: self)
+            updates: updates, failures: FailureCounter(DecodingFailures()), policy: onDecodingFailure, ended: EndFlag(false), owner: self,
+            settleServiceChange: { await link.settleChange(forgetting: hold) })
     }
 
     /// Marks this handle released: ends its streams, gives back its request holds and its owner

@@ -202,9 +202,11 @@ actor SharedLink {
 
     private func discoveredService(_ uuid: BluetoothUUID, deadline: CallDeadline) async throws(BluetoothError) -> DiscoveredService {
         if let known = services[uuid] { return known }
+        let hidden = backend.hiddenServices
+        if let reason = hidden[uuid] { throw .unsupported(reason) }
         if !discoveredAllServices {
             // Discover every declared service not yet known in one go, plus this one.
-            var wanted = Set(declared.keys).subtracting(services.keys)
+            var wanted = Set(declared.keys).subtracting(services.keys).subtracting(hidden.keys)
             wanted.insert(uuid)
             let epochBefore = epoch
             let found = try await deadline.run {
@@ -248,6 +250,30 @@ actor SharedLink {
         }
         logger.debug("services changed", metadata: ["services": "\(forgotten)", "characteristics": "\(invalidated.count)"])
         changeStreams.yield(change)
+    }
+
+    /// Returns once a service change has made `hold` stale (its characteristic forgotten by the
+    /// discovery cache), so that a subscription ended by that change reports it only then: the
+    /// backend ends the subscription before the change reaches this link (through the registry's
+    /// task), and an app that subscribes again at once must discover the characteristic anew,
+    /// not reuse the forgotten one. Also returns when the link ends, the task is cancelled, or
+    /// `cleanUpTimeout` passes (a backend that never reports the change).
+    func settleChange(forgetting hold: NotificationHold) async {
+        guard !isForgotten(hold) else { return }
+        let link = self
+        _ = try? await withDeadline(cleanUpTimeout, clock: clock) { await link.waitUntilForgotten(hold) }
+    }
+
+    private func waitUntilForgotten(_ hold: NotificationHold) async {
+        let changes = changes()
+        guard !isForgotten(hold) else { return }
+        for await _ in changes where isForgotten(hold) { return }
+    }
+
+    /// True once a change after `hold` was taken invalidated its characteristic.
+    private func isForgotten(_ hold: NotificationHold) -> Bool {
+        guard let invalidated = invalidatedAt[hold.characteristic.id] else { return false }
+        return invalidated > hold.epoch
     }
 
     /// Changes from now on, until the link ends.

@@ -57,6 +57,9 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
         /// The connection handle, kept alive while the loop runs: `for try await v in try await
         /// makeSubscription()` keeps no other reference to the subscription once the loop started.
         @usableFromInline let owner: (any AnyObject & Sendable)?
+        /// Waits until the connection has forgotten the characteristic a Service Changed ended
+        /// the subscription on, so that subscribing again right after finds it anew.
+        @usableFromInline let settleServiceChange: (@Sendable () async -> Void)?
 
         /// The next decoded value; nil when the subscription ended normally, ``BluetoothError`` when the
         /// link dropped or decoding failed under the failing policy.
@@ -83,7 +86,10 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
             // The stream ended: by unsubscribing or because the value source went away (normal
             // ends), or because the link dropped (the backend says so).
             if ended.value { return nil }
-            if let error = updates.endError { throw error }
+            if let error = updates.endError {
+                if case .serviceChanged = error, let settleServiceChange { await settleServiceChange() }
+                throw error
+            }
             return nil
         }
     }
@@ -91,19 +97,25 @@ public struct Subscription<Value: ByteDecodable & Sendable>: AsyncSequence, Send
     let ended: EndFlag
     /// The connection handle the subscription came from, kept alive while the subscription is.
     let owner: (any AnyObject & Sendable)?
+    let settleServiceChange: (@Sendable () async -> Void)?
 
-    init(updates: ValueUpdates, failures: FailureCounter, policy: DecodingFailurePolicy, ended: EndFlag, owner: (any AnyObject & Sendable)? = nil) {
+    init(
+        updates: ValueUpdates, failures: FailureCounter, policy: DecodingFailurePolicy, ended: EndFlag, owner: (any AnyObject & Sendable)? = nil,
+        settleServiceChange: (@Sendable () async -> Void)? = nil
+    ) {
         self.updates = updates
         self.failures = failures
         self.policy = policy
         self.ended = ended
         self.owner = owner
+        self.settleServiceChange = settleServiceChange
     }
 
     /// The loop over the subscription's values; only one loop may wait at a time.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
-            base: updates.makeAsyncIterator(), updates: updates, failures: failures, policy: policy, ended: ended, owner: owner)
+            base: updates.makeAsyncIterator(), updates: updates, failures: failures, policy: policy, ended: ended, owner: owner,
+            settleServiceChange: settleServiceChange)
     }
 }
 

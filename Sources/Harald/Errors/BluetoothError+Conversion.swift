@@ -15,6 +15,33 @@ extension BluetoothError {
     }
 }
 
+/// Telling a cancelled task from a failure, whatever threw.
+extension Error {
+    /// True when this error reports that the task doing the work was cancelled: a
+    /// `CancellationError`, or `BluetoothError.cancelled`, which every typed-throwing Harald call
+    /// throws in its place (a `throws(BluetoothError)` call cannot throw a `CancellationError`,
+    /// so `catch is CancellationError` never matches one). One test for both, where the errors of
+    /// Harald and of other code meet:
+    ///
+    /// ```swift
+    /// do {
+    ///     try await Task.sleep(for: .seconds(1))
+    ///     let level = try await connection.read(.batteryLevel)
+    /// } catch where error.isCancellation {
+    ///     return  // the view went away: not a failure to show
+    /// } catch {
+    ///     show(error)
+    /// }
+    /// ```
+    public var isCancellation: Bool {
+        switch self {
+        case is CancellationError: true
+        case let error as BluetoothError: error == .cancelled
+        default: false
+        }
+    }
+}
+
 /// Runs `body` on the caller's actor and rethrows whatever it throws as a ``BluetoothError``
 /// (see ``BluetoothError/init(_:)``): how the public API and backends give their callers the one
 /// error type when the code underneath throws others.

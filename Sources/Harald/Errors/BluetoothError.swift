@@ -38,11 +38,18 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     case connectionFailed(String)
     /// Another failure reported by the backend.
     case backend(String)
-    /// The task doing the operation was cancelled.
+    /// The task doing the operation was cancelled: Harald's typed stand-in for
+    /// `CancellationError`. A central's calls throw it only to a task that is cancelled
+    /// (`Task.isCancelled` is true where it is caught); a peripheral backend also ends the calls
+    /// of a served device that is stopped with it. `catch is CancellationError` never matches it; catch it with
+    /// `catch .cancelled` (in a `do throws(BluetoothError)` block),
+    /// `catch BluetoothError.cancelled`, or test any error with `error.isCancellation`
+    /// (true for this case and for `CancellationError`).
     case cancelled
     /// The peripheral changed its services (Service Changed) and the attribute is gone or moved;
     /// the connection discovers again on the next use. Subscriptions on a changed service end
-    /// with this error.
+    /// with this error, once the connection has forgotten the changed characteristic: a loop
+    /// that subscribes again as soon as it catches it gets the rediscovered one.
     case serviceChanged(AttributeID?)
     /// The backend cannot do this (CoreBluetooth hides handles, the simulator has no RSSI…).
     case unsupported(String)

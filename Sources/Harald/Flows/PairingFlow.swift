@@ -12,12 +12,16 @@ import HaraldCore
 /// which the read succeeds; the flow retries the read a few times for that reason, then reports
 /// success or why it failed.
 ///
-/// The whole flow has one overall timeout. Cancelling the task running it, or any failure,
-/// leaves nothing connected and nothing pending.
+/// Two budgets bound the flow: `timeout` covers finding the device and connecting (the radio, the
+/// scan, the connect), and `pairingDialogTimeout` covers the steps that wait on a person once
+/// connected: securing the link (a passkey prompt from the pairing agent) and the protected reads
+/// (on CoreBluetooth, the system shows its pairing dialog and holds the read until the person
+/// answers). Cancelling the task running it, or any failure, leaves nothing connected and nothing
+/// pending.
 ///
 /// ```swift
 /// let paired = try await PairingFlow(central: central, match: .namePrefix("GoPro"), protected: .gopro.pairingProbe,
-///                                    timeout: .seconds(15)).run { print($0) }
+///                                    timeout: .seconds(15), pairingDialogTimeout: .minutes(2)).run { print($0) }
 /// ```
 public struct PairingFlow: Sendable {
     /// Which advertisement to pair with.
@@ -66,7 +70,8 @@ public struct PairingFlow: Sendable {
 
     /// Why pairing failed.
     public enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
-        /// The flow's overall timeout passed (at the given stage).
+        /// The flow's `timeout` (finding and connecting) or its `pairingDialogTimeout` (securing
+        /// and the protected reads) passed, at the given stage.
         case timedOut(stage: String)
         /// The device kept refusing the protected read.
         case pairingRejected(ATTErrorCode)
@@ -89,22 +94,32 @@ public struct PairingFlow: Sendable {
     public let match: Match
     /// The characteristic whose read needs a paired link.
     public let protectedCharacteristic: (uuid: BluetoothUUID, service: BluetoothUUID)
-    /// The limit for the whole flow, scan to protected read.
+    /// The limit for finding the device and connecting: waiting for the radio, the scan and the
+    /// connect.
     public let timeout: Duration
+    /// The limit for the steps that wait on a person once the link is up: securing the link
+    /// (the pairing agent may ask for a passkey) and the protected reads, retries included (on
+    /// CoreBluetooth the system's pairing dialog holds the read until the person answers it).
+    /// Long enough to read and type a PIN: 3 minutes by default.
+    public let pairingDialogTimeout: Duration
     /// Reads of the protected characteristic before giving up.
     public let attempts: Int
     /// Wait between attempts (the system's pairing dialog runs meanwhile).
     public let retryDelay: Duration
 
-    /// A flow that pairs by reading `protected`, a characteristic that needs a secured link, up to `attempts` times `retryDelay` apart.
+    /// A flow that pairs by reading `protected`, a characteristic that needs a secured link, up to
+    /// `attempts` times `retryDelay` apart. `timeout` bounds finding and connecting;
+    /// `pairingDialogTimeout` bounds securing and the protected reads, where a person may be
+    /// answering a pairing dialog.
     public init<V, A: ReadAccess>(
         central: Central, match: Match, protected characteristic: Characteristic<V, A>, timeout: Duration = .seconds(30),
-        attempts: Int = 3, retryDelay: Duration = .seconds(2)
+        pairingDialogTimeout: Duration = .seconds(180), attempts: Int = 3, retryDelay: Duration = .seconds(2)
     ) {
         self.central = central
         self.match = match
         self.protectedCharacteristic = (characteristic.uuid, characteristic.service)
         self.timeout = timeout
+        self.pairingDialogTimeout = pairingDialogTimeout
         self.attempts = max(1, attempts)
         self.retryDelay = retryDelay
     }
@@ -121,12 +136,22 @@ public struct PairingFlow: Sendable {
     public func run(progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws(Failure) -> Paired {
         let stage = Locked("starting")  // readable after a timeout cancelled the flow
         let flow = self
+        let report: @Sendable (Progress) -> Void = { step in
+            stage.withLock { $0 = step.description }
+            progress(step)
+        }
         do {
-            return try await withTimeout(timeout, clock: central.clock, operation: "pairing") {
-                try await flow.steps(stage: stage) { step in
-                    stage.withLock { $0 = step.description }
-                    progress(step)
+            let (advertisement, connection) = try await withTimeout(timeout, clock: central.clock, operation: "pairing") {
+                try await flow.connect(progress: report)
+            }
+            do {
+                return try await withTimeout(pairingDialogTimeout, clock: central.clock, operation: "pairing") {
+                    try await flow.pair(advertisement, connection, progress: report)
                 }
+            } catch {
+                // Failure or cancellation: leave nothing connected.
+                await connection.disconnect()
+                throw error
             }
         } catch let BluetoothError.timeout(operation, _) where operation == "pairing" {
             throw .timedOut(stage: stage.value)
@@ -139,7 +164,8 @@ public struct PairingFlow: Sendable {
         }
     }
 
-    private func steps(stage: Locked<String>, progress: @Sendable (Progress) -> Void) async throws -> Paired {
+    /// Finds the device and connects, within `timeout`.
+    private func connect(progress: @Sendable (Progress) -> Void) async throws -> (Advertisement, PeripheralConnection) {
         progress(.waitingForRadio)
         try await central.waitUntilPoweredOn(timeout: timeout)
         progress(.scanning)
@@ -153,34 +179,48 @@ public struct PairingFlow: Sendable {
         progress(.connecting)
         let connection = try await central.connect(to: advertisement, timeout: timeout)
         progress(.connected)
+        return (advertisement, connection)
+    }
+
+    /// Secures the link and reads the protected characteristic, within `pairingDialogTimeout`:
+    /// each step gets what is left of it, since a person may be answering a dialog meanwhile.
+    private func pair(_ advertisement: Advertisement, _ connection: PeripheralConnection, progress: @Sendable (Progress) -> Void) async throws
+        -> Paired
+    {
         do {
-            // Backends with their own Security Manager pair (or encrypt with the bond) now; on
-            // CoreBluetooth only the system pairs, when the probe below is refused.
-            progress(.securing)
-            do {
-                _ = try await connection.secure(timeout: timeout)
-            } catch {
-                guard case .unsupported = error else { throw error }
-            }
-            let probe = Characteristic<[UInt8], Read>(protectedCharacteristic.uuid, service: protectedCharacteristic.service)
-            var lastRefusal: ATTErrorCode = .insufficientAuthentication
-            for attempt in 1...attempts {
-                do {
-                    _ = try await connection.readRaw(probe)
-                    progress(.paired)
-                    return Paired(advertisement: advertisement, connection: connection)
-                } catch {
-                    guard case let .attribute(status, _) = error, status.requiresPairing else { throw error }
-                    lastRefusal = status
-                    progress(.pairingRequired(attempt: attempt))
-                    if attempt < attempts { try await central.clock.sleep(for: retryDelay) }
-                }
-            }
-            throw Failure.pairingRejected(lastRefusal)
-        } catch {
-            // Failure or cancellation: leave nothing connected.
-            await connection.disconnect()
-            throw error
+            return try await securedAndProbed(advertisement, connection, progress: progress)
+        } catch BluetoothError.timeout {
+            // The steps had what was left of the budget: theirs ran out with it.
+            throw BluetoothError.timeout(operation: "pairing", after: pairingDialogTimeout)
         }
+    }
+
+    private func securedAndProbed(_ advertisement: Advertisement, _ connection: PeripheralConnection, progress: @Sendable (Progress) -> Void)
+        async throws -> Paired
+    {
+        let deadline = CallDeadline(timeout: pairingDialogTimeout, clock: central.clock)
+        // Backends with their own Security Manager pair (or encrypt with the bond) now; on
+        // CoreBluetooth only the system pairs, when the probe below is refused.
+        progress(.securing)
+        do {
+            _ = try await connection.secure(timeout: try deadline.remaining("pairing"))
+        } catch {
+            guard case .unsupported = error else { throw error }
+        }
+        let probe = Characteristic<[UInt8], Read>(protectedCharacteristic.uuid, service: protectedCharacteristic.service)
+        var lastRefusal: ATTErrorCode = .insufficientAuthentication
+        for attempt in 1...attempts {
+            do {
+                _ = try await connection.readRaw(probe, timeout: try deadline.remaining("pairing"))
+                progress(.paired)
+                return Paired(advertisement: advertisement, connection: connection)
+            } catch {
+                guard case let .attribute(status, _) = error, status.requiresPairing else { throw error }
+                lastRefusal = status
+                progress(.pairingRequired(attempt: attempt))
+                if attempt < attempts { try await central.clock.sleep(for: retryDelay) }
+            }
+        }
+        throw Failure.pairingRejected(lastRefusal)
     }
 }

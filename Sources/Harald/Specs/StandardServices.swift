@@ -30,8 +30,17 @@ extension ServiceSpec {
     /// Current Time (0x1805).
     public static let currentTime = ServiceSpec(0x1805, characteristics: [0x2A2B, 0x2A0F])
     /// Generic Access (0x1800).
+    ///
+    /// Not reachable on CoreBluetooth: the system keeps this service to itself and never shows
+    /// it to apps, so a call that needs it fails with ``BluetoothError/unsupported(_:)`` before
+    /// anything is sent. The device's name is in its advertisement (``Advertisement/localName``).
     public static let genericAccess = ServiceSpec(0x1800, characteristics: [0x2A00, 0x2A01])
     /// Generic Attribute (0x1801).
+    ///
+    /// Not reachable on CoreBluetooth: the system keeps this service to itself (it subscribes to
+    /// Service Changed on its own), so a call that needs it fails with
+    /// ``BluetoothError/unsupported(_:)`` before anything is sent; changes reach
+    /// ``PeripheralConnection/serviceChanges()`` on every backend.
     public static let genericAttribute = ServiceSpec(0x1801, characteristics: [0x2A05])
 }
 
@@ -189,15 +198,28 @@ extension Characteristic where Value == LocalTimeInformation, Access == Read {
 
 extension Characteristic where Value == DeviceName, Access == Read {
     /// Device Name (0x2A00).
+    ///
+    /// Not readable on CoreBluetooth: the system keeps the Generic Access service, so the read
+    /// fails with ``BluetoothError/unsupported(_:)`` before anything is sent. The name is in the
+    /// device's advertisement (``Advertisement/localName``).
     public static var deviceName: Self { .init(DeviceName.self, service: 0x1800) }
 }
 
 extension Characteristic where Value == Appearance, Access == Read {
     /// Appearance (0x2A01).
+    ///
+    /// Not readable on CoreBluetooth: the system keeps the Generic Access service, so the read
+    /// fails with ``BluetoothError/unsupported(_:)`` before anything is sent. A device may
+    /// advertise its appearance (AD type 0x19).
     public static var appearance: Self { .init(Appearance.self, service: 0x1800) }
 }
 
 extension Characteristic where Value == ServiceChanged, Access == Indicate {
     /// Service Changed (0x2A05).
+    ///
+    /// Not reachable on CoreBluetooth: the system keeps the Generic Attribute service and
+    /// subscribes to this characteristic itself, so subscribing fails with
+    /// ``BluetoothError/unsupported(_:)`` before anything is sent. Every backend reports the
+    /// changes through ``PeripheralConnection/serviceChanges()``.
     public static var serviceChanged: Self { .init(ServiceChanged.self, service: 0x1801) }
 }

@@ -14,6 +14,19 @@ public struct CoreBluetoothConnection<Central: CoreBluetoothCentral>: Connection
 
     public var peripheral: PeripheralIdentifier { PeripheralIdentifier(uuid: identifier) }
 
+    /// Generic Access (0x1800) and Generic Attribute (0x1801): CoreBluetooth never shows them to
+    /// apps, so their characteristics (Device Name, Appearance, Service Changed…) are out of reach.
+    public var hiddenServices: [BluetoothUUID: String] {
+        [
+            BluetoothUUID(0x1800):
+                "Generic Access (0x1800) is hidden by CoreBluetooth: the system keeps it; the device's name is in its advertisement "
+                + "(localName) and in CBPeripheral.name",
+            BluetoothUUID(0x1801):
+                "Generic Attribute (0x1801) is hidden by CoreBluetooth: the system keeps it and handles Service Changed itself "
+                + "(changes reach PeripheralConnection.serviceChanges())",
+        ]
+    }
+
     /// ATT_MTU: what CoreBluetooth allows in a write without response, plus the 3-byte ATT header.
     public func mtu() async -> Int {
         await backend.maximumWriteLength(for: .withoutResponse, on: identifier) + 3

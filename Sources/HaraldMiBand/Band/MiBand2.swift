@@ -32,7 +32,8 @@ public struct MiBand2: Sendable {
         self.connection = connection
     }
 
-    /// Connects to the band, declaring the kit's services.
+    /// Connects to the band, declaring the kit's services. With no `timeout` the connect is
+    /// pending: it waits for the band without limit, until the calling task is cancelled.
     public static func connect(_ central: Central, to peripheral: PeripheralIdentifier, timeout: Duration? = nil) async throws -> MiBand2 {
         let connection = try await central.connect(to: peripheral, services: services, timeout: timeout)
         return MiBand2(connection: connection)
