@@ -29,15 +29,47 @@ struct ArticleExamplesCompileTests {
         return blocks
     }
 
-    /// Manifests are not Swift the compiler checks alone; the system CoreBluetooth backend exists
-    /// only where Apple's CoreBluetooth does (HaraldCoreBluetooth builds on Linux without it).
+    /// Manifests are not Swift the compiler checks alone. A block that needs Apple's frameworks
+    /// (it imports SwiftUI or CoreBluetooth, or its code names HaraldCoreBluetooth's system
+    /// backends, which exist only where CoreBluetooth does) is checked here on Apple platforms
+    /// only; on Linux `scripts/check-corebluetooth` compiles it against Tools/AppleSurface, by the
+    /// same rule (scripts/article_blocks.py).
     static func isCheckable(_ block: String) -> Bool {
         if block.hasPrefix("// Package.swift") { return false }
-        #if canImport(CoreBluetooth)
+        #if canImport(CoreBluetooth) && canImport(SwiftUI)
         return true
         #else
-        return !block.contains("SystemCoreBluetooth")
+        return !needsAppleFrameworks(block)
         #endif
+    }
+
+    /// The rule of scripts/article_blocks.py: an `import` of SwiftUI or CoreBluetooth, or
+    /// `SystemCoreBluetooth` in the code (comments aside).
+    static func needsAppleFrameworks(_ block: String) -> Bool {
+        let lines = block.split(separator: "\n", omittingEmptySubsequences: false)
+        let imports = lines.compactMap { line -> Substring? in
+            let words = line.split(separator: " ").filter { !$0.hasPrefix("@") }
+            guard words.count >= 2, words[0] == "import" else { return nil }
+            let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "func", "var", "let", "typealias"]
+            let path = kinds.contains(words[1]) && words.count >= 3 ? words[2] : words[1]
+            return path.split(separator: ".").first
+        }
+        if imports.contains("SwiftUI") || imports.contains("CoreBluetooth") { return true }
+        return lines.contains { $0.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false)[0].contains("SystemCoreBluetooth") }
+    }
+
+    /// A block with an `@main` type is a file of an app, not a script: it is compiled as one.
+    static func isAppFile(_ block: String) -> Bool {
+        block.split(separator: "\n").contains { $0.hasPrefix("@main") }
+    }
+
+    @Test func blocksThatNeedAppleFrameworksAreToldApartByTheirImportsAndCode() {
+        #expect(Self.needsAppleFrameworks("import Harald\nimport SwiftUI // the view"))
+        #expect(Self.needsAppleFrameworks("@preconcurrency import CoreBluetooth"))
+        #expect(Self.needsAppleFrameworks("import struct SwiftUI.Text"))
+        #expect(Self.needsAppleFrameworks("import HaraldCoreBluetooth\nlet backend = SystemCoreBluetoothBackend()"))
+        #expect(!Self.needsAppleFrameworks("import Harald\n// on Apple platforms: SystemCoreBluetoothBackend()\nlet x = 1"))
+        #expect(!Self.needsAppleFrameworks("import Harald\nimport SwiftUIStyle"))
     }
 
     /// README's "Be the device" block has no imports of its own (the section names its modules):
@@ -67,7 +99,7 @@ struct ArticleExamplesCompileTests {
         let blocks = try Self.swiftBlocks(of: article)
         #expect(!blocks.isEmpty, "\(article).md has no Swift block")
         for (index, block) in blocks.enumerated() where Self.isCheckable(block) {
-            let result = try CharacteristicAccessCompileTests().typeCheck(block + "\n")
+            let result = try CharacteristicAccessCompileTests().typeCheck(block + "\n", parseAsLibrary: Self.isAppFile(block))
             #expect(result.status == 0, "\(article).md, Swift block \(index + 1):\n\(result.output)")
         }
     }

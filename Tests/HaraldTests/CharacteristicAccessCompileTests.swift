@@ -55,8 +55,9 @@ struct CharacteristicAccessCompileTests {
         #expect(result.status == 0, "\(result.output)")
     }
 
-    /// Runs `swiftc -typecheck` on `source` against the modules this test binary was built with.
-    func typeCheck(_ source: String) throws -> (status: Int32, output: String) {
+    /// Runs `swiftc -typecheck` on `source` against the modules this test binary was built with;
+    /// `parseAsLibrary` for a file with an `@main` type (an app's), not top-level code.
+    func typeCheck(_ source: String, parseAsLibrary: Bool = false) throws -> (status: Int32, output: String) {
         let modules = try #require(Self.modulesDirectory(), "built Harald modules not found")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("harald-compile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -65,10 +66,11 @@ struct CharacteristicAccessCompileTests {
         try source.write(to: file, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path,
-            "-module-cache-path", Self.moduleCache.path, file.path,
-        ]
+        process.arguments =
+            [
+                "swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path,
+                "-module-cache-path", Self.moduleCache.path, file.path,
+            ] + (parseAsLibrary ? ["-parse-as-library"] : [])
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
