@@ -8,7 +8,7 @@ Linux, by the same rule (keep the two alike):
   - a block is the text between a line "```swift" and the next line "```", in every article of
     every DocC catalog under Sources/ and in README.md; each is a whole file with its own imports;
   - one whose first line is "// Package.swift" is a manifest, never compiled;
-  - it needs Apple's frameworks when it imports SwiftUI or CoreBluetooth, or its code (comments
+  - it needs Apple's frameworks when it imports SwiftUI, CoreBluetooth or UIKit, or its code (comments
     aside) names SystemCoreBluetooth (HaraldCoreBluetooth's system backends exist only where
     CoreBluetooth does).
 
@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import package_targets  # noqa: E402
 
 IMPORT = re.compile(r"^\s*(?:@\w+\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)", re.M)
-FRAMEWORKS = ("CoreBluetooth", "SwiftUI")
+FRAMEWORKS = ("CoreBluetooth", "SwiftUI", "UIKit")
 
 
 def code_of(block):

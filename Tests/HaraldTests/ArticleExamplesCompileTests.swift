@@ -30,20 +30,20 @@ struct ArticleExamplesCompileTests {
     }
 
     /// Manifests are not Swift the compiler checks alone. A block that needs Apple's frameworks
-    /// (it imports SwiftUI or CoreBluetooth, or its code names HaraldCoreBluetooth's system
+    /// (it imports SwiftUI, CoreBluetooth or UIKit, or its code names HaraldCoreBluetooth's system
     /// backends, which exist only where CoreBluetooth does) is checked here on Apple platforms
     /// only; on Linux `scripts/check-corebluetooth` compiles it against Tools/AppleSurface, by the
     /// same rule (scripts/article_blocks.py).
     static func isCheckable(_ block: String) -> Bool {
         if block.hasPrefix("// Package.swift") { return false }
-        #if canImport(CoreBluetooth) && canImport(SwiftUI)
+        #if canImport(CoreBluetooth) && canImport(SwiftUI) && canImport(UIKit)
         return true
         #else
         return !needsAppleFrameworks(block)
         #endif
     }
 
-    /// The rule of scripts/article_blocks.py: an `import` of SwiftUI or CoreBluetooth, or
+    /// The rule of scripts/article_blocks.py: an `import` of SwiftUI, CoreBluetooth or UIKit, or
     /// `SystemCoreBluetooth` in the code (comments aside).
     static func needsAppleFrameworks(_ block: String) -> Bool {
         let lines = block.split(separator: "\n", omittingEmptySubsequences: false)
@@ -54,7 +54,7 @@ struct ArticleExamplesCompileTests {
             let path = kinds.contains(words[1]) && words.count >= 3 ? words[2] : words[1]
             return path.split(separator: ".").first
         }
-        if imports.contains("SwiftUI") || imports.contains("CoreBluetooth") { return true }
+        if imports.contains("SwiftUI") || imports.contains("CoreBluetooth") || imports.contains("UIKit") { return true }
         return lines.contains { $0.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false)[0].contains("SystemCoreBluetooth") }
     }
 

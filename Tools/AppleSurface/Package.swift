@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Compile-only stand-ins for two Apple frameworks, so that Harald's Apple-only Swift can be
+// Compile-only stand-ins for Apple frameworks (CoreBluetooth, SwiftUI and the bit of UIKit an app's launch needs), so that Harald's Apple-only Swift can be
 // type-checked on Linux (scripts/check-corebluetooth). Every declaration follows Apple's published
 // Swift interface; nothing in it runs (bodies trap). Not part of the main package: nothing the
 // project builds or ships depends on it, and an Apple platform never sees it.
@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "CoreBluetooth", targets: ["CoreBluetooth"]),
         .library(name: "SwiftUI", targets: ["SwiftUI"]),
+        .library(name: "UIKit", targets: ["UIKit"]),
     ],
     targets: [
         .target(
@@ -27,7 +28,9 @@ let package = Package(
             ]),
         // SwiftUI is a Swift module with explicit annotations (`@MainActor @preconcurrency` views,
         // `nonisolated` initializers and modifiers), written here as they are.
-        .target(name: "SwiftUI"),
+        .target(name: "SwiftUI", dependencies: ["UIKit"]),
+        // UIKit's application delegate, for an app's launch path (state restoration).
+        .target(name: "UIKit"),
     ],
     swiftLanguageModes: [.v6]
 )

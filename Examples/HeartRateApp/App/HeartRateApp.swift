@@ -9,27 +9,46 @@
 //   UIBackgroundModes                   [bluetooth-central]   (readings go on while the app is
 //                                                              in the background, and the system
 //                                                              relaunches it for its strap)
-#if canImport(SwiftUI) && canImport(CoreBluetooth)
+#if canImport(SwiftUI) && canImport(CoreBluetooth) && canImport(UIKit)
 import Foundation
 import Harald
 import HaraldCoreBluetooth
 import HeartRateAppModel
 import SwiftUI
+import UIKit
 
 @main
 struct HeartRateApp: App {
-    /// One central for the app's lifetime. The restore identifier lets the system relaunch the app
-    /// for Bluetooth events and hand back its connection (`Central.restorations()`).
-    @State private var model = HeartRateModel(
-        central: Central(backend: SystemCoreBluetoothBackend(restoreIdentifier: "HeartRateApp.central")),
-        memory: DefaultsStrapMemory())
+    /// The delegate makes the central and runs the model from the launch on.
+    @UIApplicationDelegateAdaptor(AppDelegate.self) private var appDelegate
 
     var body: some Scene {
         WindowGroup {
-            HeartRateScreen(model: model)
-                // Runs while the window exists; cancelled, it stops the scan and disconnects.
-                .task { await model.run() }
+            HeartRateScreen(model: appDelegate.model)
         }
+    }
+}
+
+/// Makes the app's one central while the app launches and runs the model for the app's lifetime.
+///
+/// When the system relaunches the app in the background for its strap (a reading, a pending
+/// connect completing), no window may ever show, so no view's `.task` runs: the central — with
+/// its restore identifier, so the system hands back the connection — and the model's run must
+/// start here, in `application(_:didFinishLaunchingWithOptions:)`.
+final class AppDelegate: NSObject, UIApplicationDelegate {
+    /// One central for the app's lifetime, made with the manager (the restore identifier makes
+    /// the backend create it at once, as restoration requires).
+    let model = HeartRateModel(
+        central: Central(backend: SystemCoreBluetoothBackend(restoreIdentifier: "HeartRateApp.central")),
+        memory: DefaultsStrapMemory())
+    private var running: Task<Void, Never>?
+
+    func application(_ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+        // Takes the restoration (if any), reconnects to the remembered strap, and keeps the
+        // state current until the process ends.
+        let model = self.model
+        running = Task { await model.run() }
+        return true
     }
 }
 

@@ -86,7 +86,7 @@ public actor HeartRateCore {
     private var lastID: UInt64 = 0
     private var scanning: Job?
     private var session: Session?
-    /// Restored connections kept until the session's own connection shares their link.
+    /// Restored connections kept until the session shares their link and shows its first reading.
     private var restored: [PeripheralConnection] = []
 
     public init(central: Central, memory: any StrapMemory, reconnectPolicy: ReconnectPolicy = HeartRateCore.defaultReconnectPolicy) {
@@ -324,12 +324,14 @@ public actor HeartRateCore {
         guard session?.id == id else { return }
         state.status = .connected(strap)
         memory.remember(strap)
-        await releaseRestored()
     }
 
-    private func show(_ reading: HeartRateReading, session id: UInt64) {
+    private func show(_ reading: HeartRateReading, session id: UInt64) async {
         guard session?.id == id else { return }
         state.reading = reading
+        // The session's own subscription holds the measurements now: a restored handle can go
+        // without turning off what the system left on (it would, were it let go before).
+        if !restored.isEmpty { await releaseRestored() }
     }
 
     private func show(batteryLevel: Int?, session id: UInt64) {
@@ -374,12 +376,20 @@ public actor HeartRateCore {
 
     /// Takes over what the system restored: the connection to the strap in use (else to the
     /// remembered strap, else the first) becomes the session's; other connections are released.
-    /// A restored heart-rate scan resumes when no strap is in use.
+    /// With no such connection, a connect the system was still making to that strap (or the
+    /// first, when no strap is in use) becomes the session's: its pending connect joins the
+    /// system's. A restored heart-rate scan resumes when no strap is in use.
     private func adopt(_ restoration: Restoration) async {
         let wanted = session?.strap ?? memory.recall()
         let kept = restoration.connections.first { $0.peripheral == wanted } ?? (session == nil ? restoration.connections.first : nil)
         for connection in restoration.connections where connection !== kept { await connection.disconnect() }
         guard let kept else {
+            let pending = restoration.pendingConnects.first { $0 == wanted } ?? (session == nil ? restoration.pendingConnects.first : nil)
+            if let pending {
+                if session?.strap != pending { await startSession(pending) }
+                for other in restoration.pendingConnects where other != pending { await central.disconnectAll(from: other) }
+                return
+            }
             if session == nil, restoration.scanServices?.contains(ServiceSpec.heartRate.uuid) == true { await startScan() }
             return
         }

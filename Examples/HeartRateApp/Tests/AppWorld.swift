@@ -1,4 +1,5 @@
 import Harald
+import HaraldCodec
 import HaraldSimulator
 import HeartRateAppModel
 
@@ -9,6 +10,9 @@ struct AppWorld: Sendable {
     let clock: VirtualClock
     let memory: InMemoryStrapMemory
     let core: HeartRateCore
+    /// The connection the system restored (``WorldSetUp/restoresConnection``), counting the CCCD
+    /// writes made through it.
+    var restoredConnection: CCCDRecordingConnection? = nil
 
     /// Waits (in virtual time) until the app shows a state that satisfies `condition`.
     @discardableResult
@@ -53,6 +57,10 @@ struct WorldSetUp: Sendable {
     var strapInRange = true
     /// The system restored a connection to the strap (CoreBluetooth state restoration).
     var restoresConnection = false
+    /// The system restored a connect to the strap it was still making.
+    var restoresPendingConnect = false
+    /// The restored connection's heart-rate measurements were notifying.
+    var restoresNotifying = false
 }
 
 /// Runs `body` in virtual time with the app's core running; the core's run is cancelled (and
@@ -82,13 +90,30 @@ func simulate<T: Sendable>(
     return try await simulation.run(timeLimit: timeLimit) {
         if !setUp.strapInRange { await simulator.setRSSI(nil, of: strap.address) }
         var backend = simulator.backend
+        var recorder: CCCDRecordingConnection?
         if setUp.restoresConnection {
-            let connection = try await backend.connect(to: strap.identifier, timeout: .seconds(5))
-            backend = RestoringBackend(base: backend, restoration: BackendRestoration(connections: [connection], scanServices: nil))
+            let connection = CCCDRecordingConnection(inner: try await backend.connect(to: strap.identifier, timeout: .seconds(5)))
+            recorder = connection
+            var notifying: [PeripheralIdentifier: [DiscoveredCharacteristic]] = [:]
+            if setUp.restoresNotifying {
+                // As the system hands it back: the measurement's CCCD written before the relaunch.
+                let service = try await connection.discoverServices([ServiceSpec.heartRate.uuid], timeout: .seconds(5))[0]
+                let characteristics = try await connection.discoverCharacteristics(nil, of: service, timeout: .seconds(5))
+                let measurementUUID = BluetoothUUID(0x2A37)  // Heart Rate Measurement
+                guard let measurement = characteristics.first(where: { $0.uuid == measurementUUID }) else { throw AppWorldError.runEnded }
+                try await connection.inner.setNotifications(true, for: measurement, timeout: .seconds(5))
+                notifying[strap.identifier] = [measurement]
+            }
+            backend = RestoringBackend(
+                base: backend, restoration: BackendRestoration(connections: [connection], notifying: notifying, scanServices: nil))
+        } else if setUp.restoresPendingConnect {
+            backend = RestoringBackend(
+                base: backend, restoration: BackendRestoration(connections: [], pendingConnections: [strap.identifier], scanServices: nil))
         }
         let central = Central(backend: backend, clock: simulation.clock, defaultTimeout: .seconds(5))
         let core = HeartRateCore(central: central, memory: memory, reconnectPolicy: policy)
-        return try await body(AppWorld(simulator: simulator, strap: strap, clock: simulation.clock, memory: memory, core: core))
+        return try await body(
+            AppWorld(simulator: simulator, strap: strap, clock: simulation.clock, memory: memory, core: core, restoredConnection: recorder))
     }
 }
 

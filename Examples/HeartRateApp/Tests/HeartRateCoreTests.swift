@@ -1,4 +1,5 @@
 import Harald
+import HaraldCodec
 import HaraldSimulator
 import HeartRateAppModel
 import Testing
@@ -76,6 +77,29 @@ struct HeartRateCoreTests {
         }
         #expect(status == .connected(VirtualPeripheral.heartRateStrap().identifier))
         #expect(links == 1)
+    }
+
+    @Test func aConnectTheSystemWasStillMakingAtRelaunchBecomesTheSession() async throws {
+        let setUp = WorldSetUp(strapInRange: false, restoresPendingConnect: true)
+        let (waiting, shown) = try await inWorld(setUp, timeLimit: .seconds(3600)) { world in
+            let waiting = try await world.state { $0.status != .idle }.status
+            await world.bringStrapBack()
+            return (waiting, try await world.heartRateShown().status)
+        }
+        #expect(waiting == .connecting(VirtualPeripheral.heartRateStrap().identifier))
+        #expect(shown == .connected(VirtualPeripheral.heartRateStrap().identifier))
+    }
+
+    @Test func measurementsTheSystemKeptNotifyingAreTakenOverWithoutWritingTheirCCCDAgain() async throws {
+        let measurement = BluetoothUUID(0x2A37)
+        let writes = try await inWorld(WorldSetUp(restoresConnection: true, restoresNotifying: true)) { world in
+            try await world.heartRateShown()
+            // The restored handle is let go once the session shares the link: the session's
+            // subscription holds the measurements on.
+            try await world.sleep(for: .seconds(10))
+            return world.restoredConnection?.writes.value.filter { $0.characteristic == measurement }.map(\.enabled) ?? [true]
+        }
+        #expect(writes == [], "no CCCD write for the measurement: it was on, and stays on")
     }
 
     // MARK: Disconnecting and reconnecting

@@ -154,7 +154,7 @@ public protocol ConnectionBackend: Sendable {
     /// Closes the connection; pending operations fail with `.disconnected(.localRequest)`. The
     /// system does not reconnect a connection the app closed. Once the connection has ended this
     /// does nothing: a reconnection the system is making of it carries on (stop that with
-    /// ``CentralBackend/cancelSystemConnection(to:)``).
+    /// `CentralBackend/cancelSystemConnection(to:)`).
     nonisolated(nonsending) func disconnect() async
 
     /// Once the connection ended: whether the system is making it again by itself

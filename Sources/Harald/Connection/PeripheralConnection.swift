@@ -526,7 +526,7 @@ public actor PeripheralConnection {
     /// True once this handle disconnected (or was released).
     nonisolated var isReleased: Bool { ownership.withLock { $0.released != nil } }
 
-    private nonisolated func checkOpen() throws(BluetoothError) {
+    package nonisolated func checkOpen() throws(BluetoothError) {
         if let released = ownership.withLock({ $0.released }) { throw .disconnected(released) }
     }
 

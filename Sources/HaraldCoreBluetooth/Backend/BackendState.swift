@@ -102,10 +102,10 @@ extension CoreBluetoothBackend {
         var attemptOptions = ConnectionOptions.default
         /// The system is connecting this peripheral for the app on its own: a pending connection
         /// handed back by state restoration, or a reconnection after a link loss of a connection
-        /// made with ``ConnectionOptions/enableAutoReconnect``. The app giving up waiting does
+        /// made with `ConnectionOptions/enableAutoReconnect`. The app giving up waiting does
         /// not cancel it.
         var systemConnecting = false
-        /// The last connection was made with ``ConnectionOptions/enableAutoReconnect`` and the
+        /// The last connection was made with `ConnectionOptions/enableAutoReconnect` and the
         /// app has not disconnected it.
         var autoReconnect = false
         /// The system said it is reconnecting connection `from` by itself

@@ -157,7 +157,7 @@ extension CoreBluetoothBackend: CoreBluetoothCentralDelegate {
     }
 
     /// Reported for a connection that is up. With `isReconnecting` the system is making the
-    /// connection again by itself (one made with ``ConnectionOptions/enableAutoReconnect``): the
+    /// connection again by itself (one made with `ConnectionOptions/enableAutoReconnect`): the
     /// record waits for it, a `connect` to the peripheral joins it, and the connection's
     /// ``CoreBluetoothConnection/systemReconnection()`` returns the new connection once it is up.
     public func centralManager(

@@ -187,7 +187,7 @@ extension CoreBluetoothBackend {
 
     /// Closes connection `generation` of `uuid` at the app's request; the system does not
     /// reconnect a connection the app closed. A connection that has already ended is left alone:
-    /// when the system is reconnecting it by itself (``ConnectionOptions/enableAutoReconnect``)
+    /// when the system is reconnecting it by itself (`ConnectionOptions/enableAutoReconnect`)
     /// the reconnection carries on, whoever lets go of the old handle (stop it with
     /// ``cancelSystemConnection(to:)``).
     func disconnect(_ uuid: UUID, generation: UInt64) {

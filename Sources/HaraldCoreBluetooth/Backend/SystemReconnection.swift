@@ -4,7 +4,7 @@ import HaraldCore
 
 extension CoreBluetoothBackend {
     /// Stops a connection the system is making for the app by itself — an automatic
-    /// reconnection (``ConnectionOptions/enableAutoReconnect``) or a pending connect handed back
+    /// reconnection (`ConnectionOptions/enableAutoReconnect`) or a pending connect handed back
     /// by state restoration — with `cancelPeripheralConnection`. An attempt a `connect` of the
     /// app waits for is left to that call (cancel its task to stop it).
     public func cancelSystemConnection(to peripheral: PeripheralIdentifier) async {

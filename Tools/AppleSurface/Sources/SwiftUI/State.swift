@@ -35,3 +35,17 @@ public struct Binding<Value> {
     /// A binding to a property of the value.
     public subscript<Subject>(dynamicMember keyPath: WritableKeyPath<Value, Subject>) -> Binding<Subject> { surfaceOnly() }
 }
+
+#if canImport(UIKit)
+import UIKit
+
+/// Makes the app's UIKit delegate of the given type and keeps it for the app's lifetime, so a
+/// SwiftUI app gets `application(_:didFinishLaunchingWithOptions:)`.
+@MainActor @preconcurrency @propertyWrapper
+public struct UIApplicationDelegateAdaptor<DelegateType: NSObject & UIApplicationDelegate>: DynamicProperty {
+    /// An adaptor making a delegate of `delegateType`.
+    public init(_ delegateType: DelegateType.Type = DelegateType.self) { surfaceOnly() }
+    /// The delegate.
+    public var wrappedValue: DelegateType { surfaceOnly() }
+}
+#endif
