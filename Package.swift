@@ -339,7 +339,7 @@ let package = Package(
         // The app's model on the simulator's strap, in virtual time.
         .testTarget(
             name: "HeartRateAppModelTests",
-            dependencies: ["HeartRateAppModel", "Harald", "HaraldSimulator"],
+            dependencies: ["HeartRateAppModel", "Harald", "HaraldCodec", "HaraldCore", "HaraldSimulator"],
             path: "Examples/HeartRateApp/Tests"),
     ],
     swiftLanguageModes: [.v6]

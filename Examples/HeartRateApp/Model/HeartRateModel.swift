@@ -6,15 +6,16 @@ import Observation
 /// ``HeartRateCore``, which does the work.
 ///
 /// ```swift
-/// @State private var model = HeartRateModel(central: central, memory: memory)
-/// var body: some View {
-///     Text(model.state.status.description)
-///         .task { await model.run() }
-/// }
+/// // In the app delegate's application(_:didFinishLaunchingWithOptions:), so that a relaunch in
+/// // the background (state restoration) runs it too:
+/// let model = HeartRateModel(central: central, memory: memory)
+/// running = Task { await model.run() }
+/// // In a view:
+/// Text(model.state.status.description)
 /// ```
 ///
-/// ``state`` changes on the main actor while ``run()`` runs; cancelling its task (the view going
-/// away) stops the scan and disconnects, and a later ``run()`` starts over.
+/// ``state`` changes on the main actor while ``run()`` runs; cancelling its task stops the scan
+/// and disconnects, and a later ``run()`` starts over.
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, *)
 @MainActor
 @Observable

@@ -13,6 +13,7 @@ extension CoreBluetoothConnection where Central == CBCentralManager {
     }
 }
 
+/// The `CBPeripheral` behind a connection on the system's CoreBluetooth.
 extension PeripheralConnection {
     /// Runs `body` on the CoreBluetooth queue with the `CBPeripheral` of this connection, for
     /// what Harald does not cover: opening an L2CAP channel (its `peripheral(_:didOpen:error:)`

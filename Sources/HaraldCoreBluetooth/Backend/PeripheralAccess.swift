@@ -1,11 +1,12 @@
 import Harald
 import HaraldCore
 
+/// The CoreBluetooth peripheral object behind a connection, for what Harald does not cover.
 extension PeripheralConnection {
     /// Runs `body` on the CoreBluetooth backend's queue with this connection's peripheral
     /// object (`CBPeripheral` on Apple platforms: see `withCBPeripheral(_:)` there), for what
-    /// Harald does not cover. Throws ``BluetoothError/disconnected(_:)`` once this handle or its
-    /// link has ended, and ``BluetoothError/unsupported(_:)`` when the connection is not on a
+    /// Harald does not cover. Throws `BluetoothError.disconnected` once this handle or its
+    /// link has ended, and `BluetoothError.unsupported` when the connection is not on a
     /// CoreBluetooth backend of `central`.
     ///
     /// The link stays Harald's: don't change the peripheral's delegate, disconnect it, or keep
