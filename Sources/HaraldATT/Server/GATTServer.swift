@@ -280,7 +280,9 @@ public actor GATTServer {
     /// How many notifications and indications of the characteristic whose value is at
     /// `valueHandle` were not sent because the link of a subscribed client did not meet the
     /// value's read security (its encryption was lost, or the subscription was left from an
-    /// earlier, better secured link). Readable without entering the actor.
+    /// earlier, better secured link), and notifications of it not sent to a subscribed client
+    /// because the value was longer than its link's ATT_MTU − 3 (values are never cut).
+    /// Readable without entering the actor.
     public nonisolated func withheldNotifications(valueHandle: UInt16) -> Int {
         notificationTable.withheldCount(valueHandle: valueHandle)
     }
@@ -330,8 +332,10 @@ public actor GATTServer {
     }
 
     // MARK: Notifications and indications
-    /// Sends a Handle Value Indication of `value` (cut to ATT_MTU − 3 bytes) to `connection` and
-    /// waits for its confirmation. Indications to one connection go one at a time, in call order.
+    /// Sends a Handle Value Indication of `value` to `connection` and waits for its confirmation.
+    /// Indications to one connection go one at a time, in call order. An indication carries at
+    /// most ATT_MTU − 3 bytes of the value: a longer value is refused with
+    /// ``GATTError/invalidArgument(_:)``, never sent cut.
     ///
     /// Throws ``GATTError/attribute(_:handle:request:)`` with CCCD Improperly Configured when the
     /// client has not enabled indications, with the code a read would get (Insufficient
@@ -350,9 +354,12 @@ public actor GATTServer {
             notificationTable.countWithheld(valueHandle: handle)
             throw .attribute(refusal, handle: handle, request: .handleValueIndication)
         }
+        guard value.count <= state.mtu - 3 else {
+            throw .invalidArgument("an indication carries at most ATT_MTU − 3 = \(state.mtu - 3) bytes on this link, this value has \(value.count)")
+        }
         if Task.isCancelled { throw .cancelled }
         let bytes: [UInt8]
-        do { bytes = try ATTHandleValueIndication(handle: handle, value: Array(value.prefix(state.mtu - 3))).pduBytes() } catch {
+        do { bytes = try ATTHandleValueIndication(handle: handle, value: value).pduBytes() } catch {
             throw .invalidArgument(error.description)
         }
         let id = nextID
