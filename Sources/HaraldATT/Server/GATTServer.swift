@@ -135,6 +135,12 @@ public actor GATTServer {
         /// CCCD handle → configuration bits.
         var clientConfigurations: [UInt16: UInt16] = [:]
         var prepareQueue: [ATTPrepareWriteRequest] = []
+        /// Value handle → the value a read handler produced for the long read this connection is
+        /// in the middle of (a Read Request, or a Read Blob at offset 0, whose answer was cut):
+        /// its Read Blobs are answered from it, so the central gets one version, not parts of
+        /// several. At most one per attribute, at most 512 bytes each; dropped when the read
+        /// ends, starts again, or the value is written or set.
+        var longReads: [UInt16: [UInt8]] = [:]
         var counters = ATTCounters()
         var indicationQueue: [PendingIndication] = []
         var indicationInFlight: PendingIndication?
@@ -318,10 +324,11 @@ public actor GATTServer {
     }
 
     /// Replaces the stored value at `handle` (no notification is sent). Values longer than 512
-    /// bytes are cut.
+    /// bytes are cut. A long read in progress of the attribute continues with the new value.
     public func setValue(_ value: [UInt8], handle: UInt16) {
         guard let index = database.index(of: handle) else { return }
         database.attributes[index].value = Array(value.prefix(ATT.maximumValueLength))
+        forgetLongReads(of: handle)
     }
 
     /// Closes one connection's bearer.
@@ -576,5 +583,11 @@ public actor GATTServer {
     func storeValue(_ value: [UInt8], handle: UInt16) {
         guard let index = database.index(of: handle) else { return }
         database.attributes[index].value = value
+        forgetLongReads(of: handle)
+    }
+
+    /// Drops every connection's long-read value of `handle` (its value changed).
+    func forgetLongReads(of handle: UInt16) {
+        for (id, state) in connections where state.longReads[handle] != nil { connections[id]?.longReads[handle] = nil }
     }
 }

@@ -44,7 +44,12 @@ import HaraldCore
 ///   CoreBluetooth reports them after it has accepted them.
 /// - **Reads** are answered with the read handler's bytes (or the stored value) from
 ///   `request.offset` on (an offset past the end: Invalid Offset); a handler's `ATTErrorCode`
-///   goes back as the request's result.
+///   goes back as the request's result. A long read runs the handler once, at offset 0, when its
+///   value does not fit the central's Read Response (`maximumUpdateValueLength` + 2 bytes): the
+///   central's Read Blobs are answered from that value until one carries its last part, the
+///   central reads at offset 0 again, or the characteristic is written or set. At most
+///   64 such values (of at most 512 bytes) are kept, the oldest going first: CoreBluetooth
+///   reports no disconnections, so a central that left mid-read is never seen leaving.
 /// - **Writes** arrive as a batch CoreBluetooth answers once, through its first request. The batch
 ///   is checked as a whole first (characteristic known and writable, offsets within the value,
 ///   at most ``maximumValueLength`` bytes): the first failure answers the batch and no handler
@@ -187,6 +192,8 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         var waiters: [UpdateWaiter] = []
         /// Requests waiting for their handler, to be answered on the queue.
         var requests: [UInt64: Manager.Request] = [:]
+        /// Values read handlers produced for long reads in progress, for their Read Blobs.
+        var longReads = LongReads()
         let jobs: AsyncStream<Job>.Continuation
         var queuedJobs = 0
         let worker: Task<Void, Never>

@@ -82,6 +82,7 @@ extension CoreBluetoothPeripheralBackend {
                     deadline: waiter.deadline)
             }
             session.definition.services = kept + adding
+            session.longReads.forgetAll()
             session.characteristics = characteristics
             session.objects = objects
             session.services = services

@@ -180,6 +180,7 @@ extension CoreBluetoothPeripheralBackend {
                         + "give it a read handler to serve a changing value")
             }
             session.characteristics[index].value = value
+            session.longReads.forget(characteristic: uuid, service: service)
         }
     }
 
