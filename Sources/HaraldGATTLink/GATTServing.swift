@@ -144,6 +144,13 @@ public final class GATTServing: ServingBackend {
         let sent: Int
         if let central {
             guard let id = connection(for: central) else { throw .notFound("\(central) is not connected") }
+            // A value this central's link cannot carry whole is refused, not cut (nor skipped
+            // quietly): the caller named the central.
+            if let mtu = await server.mtu(for: id), value.count > mtu - 3,
+                await server.clientConfiguration(valueHandle: handle, connection: id).contains(.notifications)
+            {
+                throw .misuse(Self.tooLong(value.count, limit: mtu - 3, for: "a notification"))
+            }
             sent = await server.notify(handle: handle, value: value, to: id)
         } else {
             sent = await server.notify(handle: handle, value: value)
@@ -157,13 +164,20 @@ public final class GATTServing: ServingBackend {
         return server.withheldNotifications(valueHandle: handle)
     }
 
+    /// What refuses a value longer than a link's ATT_MTU − 3.
+    static func tooLong(_ count: Int, limit: Int, for update: String) -> String {
+        "\(update) carries at most ATT_MTU − 3 = \(limit) bytes on this central's link, this value has \(count): "
+            + "shorten it, or let the central read the whole value"
+    }
+
     /// Logs, once per characteristic, that values of it were withheld from a central whose link
-    /// does not meet its read security: never silent, never once per value.
+    /// does not meet its read security or cannot carry the whole value: never silent, never once
+    /// per value.
     private func noteWithheld(_ handle: UInt16, characteristic uuid: BluetoothUUID) {
         let withheld = server.withheldNotifications(valueHandle: handle)
         guard withheld > 0, loggedWithheld.withLock({ $0.insert(handle).inserted }) else { return }
         logger.notice(
-            "values withheld from a subscribed central whose link does not meet the characteristic's read security",
+            "values withheld from a subscribed central whose link does not meet the characteristic's read security or cannot carry the value",
             metadata: ["characteristic": "\(uuid)", "withheld": "\(withheld)"])
     }
 
@@ -179,6 +193,7 @@ public final class GATTServing: ServingBackend {
             case .disconnected: throw .disconnected(.connectionLost)
             case .cancelled: throw .cancelled
             case let .attribute(code, _, _): throw .attribute(code, on: nil)
+            case .invalidArgument(let detail): throw .misuse("indication of \(uuid): \(detail)")
             default: throw .backend("indication of \(uuid): \(error)")
             }
         }

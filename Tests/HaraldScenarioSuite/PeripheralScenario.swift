@@ -44,6 +44,7 @@ public enum PeripheralScenario: String, CaseIterable, Sendable, CustomStringConv
     case writesWithoutResponseReachTheHandlerInOrder
     case subscribingIsReportedAndNotificationsArriveInOrder
     case notifyingWithoutASubscriberReachesNobody
+    case aNotificationLongerThanTheLinkCarriesIsRefusedNotCut
     case endingASubscriptionIsReported
     case anIndicationReturnsOnceTheCentralConfirmed
     case connectionAndDisconnectionAreReported
@@ -86,6 +87,7 @@ public enum PeripheralScenario: String, CaseIterable, Sendable, CustomStringConv
         case .writesWithoutResponseReachTheHandlerInOrder: try await Self.writesWithoutResponse(context)
         case .subscribingIsReportedAndNotificationsArriveInOrder: try await Self.notifications(context)
         case .notifyingWithoutASubscriberReachesNobody: try await Self.notifyingNobody(context)
+        case .aNotificationLongerThanTheLinkCarriesIsRefusedNotCut: try await Self.tooLongNotification(context)
         case .endingASubscriptionIsReported: try await Self.unsubscribe(context)
         case .anIndicationReturnsOnceTheCentralConfirmed: try await Self.indication(context)
         case .connectionAndDisconnectionAreReported: try await Self.connectionEvents(context)

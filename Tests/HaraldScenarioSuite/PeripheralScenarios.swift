@@ -145,6 +145,27 @@ extension PeripheralScenario {
         await connection.disconnect()
     }
 
+    static func tooLongNotification(_ context: PeripheralScenarioContext) async throws {
+        let connection = try await context.connect()
+        let central = try await context.connectedCentral()
+        let subscription = try await connection.subscribe(Device.level, buffering: .oldest(16))
+        try await context.events.wait(
+            for: .subscriptionChanged(central, characteristic: Device.level.uuid, notifying: true), within: context.harness.timeout,
+            sleep: context.harness.sleep)
+        // Longer than ATT_MTU − 3 on any link (an ATT_MTU is at most 517 here).
+        let long = [UInt8](repeating: 0x4C, count: 600)
+        do {
+            try await context.served.notify(Device.level, long, to: central)
+            throw ScenarioFailure("a value longer than the link carries was notified to the central named")
+        } catch BluetoothError.misuse {}
+        try checkEqual(try await context.served.notify(Device.level, long), 0, "centrals a too-long notification to every subscriber reached")
+        try checkEqual(await context.served.withheldNotifications(Device.level), 1, "notifications withheld for the link's ATT_MTU")
+        try checkEqual(try await context.served.notify(Device.level, [0x01, 0x02]), 1, "centrals a short notification reached")
+        let received = try await collect(1, from: subscription, within: context.harness.timeout, sleep: context.harness.sleep)
+        try checkEqual(received, [[0x01, 0x02]], "what arrived: the short value, nothing cut before it")
+        await connection.disconnect()
+    }
+
     static func unsubscribe(_ context: PeripheralScenarioContext) async throws {
         let connection = try await context.connect()
         let central = try await context.connectedCentral()

@@ -2,9 +2,11 @@ import HaraldCodec
 import HaraldCore
 import HaraldProfiles
 
-/// Produces a characteristic's value for a read: the whole value (the server cuts it for the
-/// MTU and for Read Blob offsets). Throw an `ATTErrorCode` to refuse (an application error
-/// 0x80–0x9F, say).
+/// Produces a characteristic's value for a read: the whole value, at most 512 bytes (the server
+/// cuts it for the MTU and for Read Blob offsets). A value longer than a Read Response holds
+/// (ATT_MTU − 1 bytes) is read in parts; the handler runs once, for the first, and the central's
+/// Read Blobs for the rest are answered from what it returned, so a changing value is read as one
+/// version. Throw an `ATTErrorCode` to refuse (an application error 0x80–0x9F, say).
 public typealias AttributeReadHandler = @Sendable (AttributeRequest) async throws(ATTErrorCode) -> [UInt8]
 
 /// Takes a written value (the whole value: prepared writes are assembled first). Throw an

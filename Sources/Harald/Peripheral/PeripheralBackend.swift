@@ -48,23 +48,28 @@ public protocol PeripheralBackend: Sendable {
 
 /// One served definition, seen from the backend.
 public protocol ServingBackend: Sendable {
-    /// Notifies `value` (cut to each link's ATT_MTU − 3) of the characteristic `uuid` in
-    /// `service` to every subscribed central whose link meets the characteristic's read
-    /// security, or only to `central`; returns how many got it. Subscribed centrals left out for
-    /// their link's security are counted (``withheldNotifications(characteristic:service:)``).
-    /// Waits while the link's buffers are full, so a fast producer slows to the link's pace.
+    /// Notifies `value` of the characteristic `uuid` in `service` to every subscribed central
+    /// whose link meets the characteristic's read security, or only to `central`; returns how
+    /// many got it. A notification carries at most ATT_MTU − 3 bytes of a value and a value is
+    /// never cut: sent to every subscriber, it goes whole to each central whose link carries it;
+    /// sent to `central` whose link cannot carry it, it is refused with
+    /// `BluetoothError/misuse(_:)`. Subscribed centrals left out for their link's security or
+    /// ATT_MTU are counted (``withheldNotifications(characteristic:service:)``). Waits while the
+    /// link's buffers are full, so a fast producer slows to the link's pace.
     func notify(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier?) async throws(BluetoothError)
         -> Int
     /// Indicates `value` to `central` and waits for its confirmation. A central whose link does
     /// not meet the characteristic's read security is refused with `BluetoothError/attribute(_:on:)`
-    /// carrying the code a read would get (and counted as withheld).
+    /// carrying the code a read would get (and counted as withheld); a value longer than the
+    /// link's ATT_MTU − 3 is refused with `BluetoothError/misuse(_:)`, never sent cut.
     func indicate(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID, to central: CentralIdentifier, timeout: Duration)
         async throws(BluetoothError)
     /// How many notifications and indications of the characteristic `uuid` in `service` were
     /// not sent because a subscribed central's link did not meet the characteristic's read
-    /// security (its encryption was lost, or a subscription was left from an earlier link). The
-    /// default is 0: a backend whose system refuses such centrals itself (CoreBluetooth) never
-    /// gets to send to them.
+    /// security (its encryption was lost, or a subscription was left from an earlier link), and
+    /// how many notifications sent to every subscriber left a subscribed central out because the
+    /// value was longer than its link's ATT_MTU − 3. The default is 0. CoreBluetooth refuses
+    /// centrals that fall short of the security itself, so there only the second kind is counted.
     func withheldNotifications(characteristic uuid: BluetoothUUID, service: BluetoothUUID) async -> Int
     /// Replaces the stored value reads return (for characteristics without a read handler).
     func setValue(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID) async throws(BluetoothError)
@@ -113,6 +118,12 @@ public struct ServedPeripheral: Sendable {
     }
 
     /// Notifies a typed value to every subscribed central (or one); returns how many got it.
+    ///
+    /// A notification carries at most ATT_MTU − 3 bytes (20 on a link that kept the default
+    /// ATT_MTU of 23), and a value is never cut: to every subscriber, it goes whole to each
+    /// central whose link carries it, and the others are left out and counted in
+    /// ``withheldNotifications(_:)``; to one `central` whose link cannot carry it, it is refused
+    /// with ``BluetoothError/misuse(_:)``.
     @discardableResult
     public func notify<V: ByteEncodable, A: NotifyAccess>(
         _ characteristic: Characteristic<V, A>, _ value: V, to central: CentralIdentifier? = nil
@@ -122,7 +133,8 @@ public struct ServedPeripheral: Sendable {
         return try await backend.notify(bytes, characteristic: characteristic.uuid, service: characteristic.service, to: central)
     }
 
-    /// Indicates a typed value to `central` and waits for the confirmation.
+    /// Indicates a typed value to `central` and waits for the confirmation. A value longer than
+    /// the link's ATT_MTU − 3 is refused with ``BluetoothError/misuse(_:)``, never sent cut.
     public func indicate<V: ByteEncodable, A: IndicateAccess>(
         _ characteristic: Characteristic<V, A>, _ value: V, to central: CentralIdentifier, timeout: Duration = .seconds(30)
     ) async throws(BluetoothError) {
@@ -132,7 +144,8 @@ public struct ServedPeripheral: Sendable {
     }
 
     /// How many values of `characteristic` were not notified or indicated to a subscribed
-    /// central because its link did not meet the characteristic's read security.
+    /// central because its link did not meet the characteristic's read security, or (notified to
+    /// every subscriber) could not carry the whole value in its ATT_MTU − 3.
     public func withheldNotifications<V, A: SubscribeAccess>(_ characteristic: Characteristic<V, A>) async -> Int {
         await backend.withheldNotifications(characteristic: characteristic.uuid, service: characteristic.service)
     }

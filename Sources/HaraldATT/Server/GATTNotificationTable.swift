@@ -42,7 +42,8 @@ final class GATTNotificationTable: Sendable {
         /// Value handle → what reading it needs: notifications of it go only to links that meet it.
         var requirements: [UInt16: GATTSecurityRequirement] = [:]
         /// Value handle → notifications and indications not sent because the link's security did
-        /// not meet the value's read security.
+        /// not meet the value's read security, or (notifications) its ATT_MTU − 3 was shorter
+        /// than the value.
         var withheld: [UInt16: Int] = [:]
         var entries: [GATTConnectionID: Entry] = [:]
         var sentTotal = 0
@@ -117,7 +118,8 @@ final class GATTNotificationTable: Sendable {
         }
     }
 
-    /// Notifications and indications of the value at `valueHandle` not sent for lack of security.
+    /// Notifications and indications of the value at `valueHandle` not sent for lack of security,
+    /// and notifications of it not sent because the link could not carry the whole value.
     func withheldCount(valueHandle: UInt16) -> Int {
         state.withLock { $0.withheld[valueHandle] ?? 0 }
     }
@@ -138,13 +140,14 @@ final class GATTNotificationTable: Sendable {
 
     /// The connection, if it has notifications on for the characteristic whose value is at
     /// `valueHandle` and its link meets the value's read security (one that does not is
-    /// counted as withheld).
-    func target(_ connection: GATTConnectionID, valueHandle: UInt16) -> Target? {
+    /// counted as withheld) and carries `valueLength` bytes in a notification (ATT_MTU − 3; one
+    /// that does not is counted as withheld too).
+    func target(_ connection: GATTConnectionID, valueHandle: UInt16, valueLength: Int) -> Target? {
         state.withLock { state in
             guard let notifiable = state.notifiableByHandle[valueHandle], let entry = state.entries[connection], entry.enabled.contains(notifiable.cccd) else {
                 return nil
             }
-            guard notifiable.requirement.refusal(for: entry.security) == nil else {
+            guard notifiable.requirement.refusal(for: entry.security) == nil, valueLength <= entry.mtu - 3 else {
                 state.withheld[valueHandle, default: 0] += 1
                 return nil
             }
@@ -156,7 +159,8 @@ final class GATTNotificationTable: Sendable {
     /// characteristic with `uuid` when `valueHandle` is nil, with the notification counted as
     /// sent at once (one lock for both): the caller takes the count back with
     /// ``uncount(_:to:)`` if its bearer refuses the PDU. Returns the target, the value handle and
-    /// the PDU's length (the value cut to ATT_MTU − 3 bytes, plus the 3-byte header).
+    /// the PDU's length (the value plus the 3-byte header). A connection whose ATT_MTU − 3 is
+    /// shorter than the value is not claimed: the value is counted as withheld, never cut.
     func claim(_ connection: GATTConnectionID, valueHandle: UInt16?, uuid: BluetoothUUID?, valueLength: Int) -> (
         target: Target, valueHandle: UInt16, length: Int
     )? {
@@ -187,8 +191,8 @@ final class GATTNotificationTable: Sendable {
     /// The part of ``claim(_:valueHandle:uuid:valueLength:)`` on one connection's entry.
     private static func claim(_ entry: inout Entry, _ notifiable: Notifiable, valueLength: Int) -> Claim? {
         guard entry.enabled.contains(notifiable.cccd) else { return nil }
-        guard notifiable.requirement.refusal(for: entry.security) == nil else { return .withheld }
-        let length = 3 + min(valueLength, entry.mtu - 3)
+        guard notifiable.requirement.refusal(for: entry.security) == nil, valueLength <= entry.mtu - 3 else { return .withheld }
+        let length = 3 + valueLength
         entry.sent += 1
         entry.bytes += length
         return .claimed(bearer: entry.bearer, mtu: entry.mtu, length: length)
@@ -208,14 +212,15 @@ final class GATTNotificationTable: Sendable {
     }
 
     /// Every connection with notifications on for the characteristic whose value is at
-    /// `valueHandle` whose link meets the value's read security, in connection order; each
-    /// subscribed connection left out is counted as withheld.
-    func targets(valueHandle: UInt16) -> [Target] {
+    /// `valueHandle` whose link meets the value's read security and carries `valueLength` bytes
+    /// in a notification (ATT_MTU − 3), in connection order; each subscribed connection left out
+    /// is counted as withheld.
+    func targets(valueHandle: UInt16, valueLength: Int) -> [Target] {
         state.withLock { state in
             guard let notifiable = state.notifiableByHandle[valueHandle] else { return [] }
             var targets: [Target] = []
             for (connection, entry) in state.entries where entry.enabled.contains(notifiable.cccd) {
-                if notifiable.requirement.refusal(for: entry.security) == nil {
+                if notifiable.requirement.refusal(for: entry.security) == nil, valueLength <= entry.mtu - 3 {
                     targets.append(Target(connection: connection, bearer: entry.bearer, mtu: entry.mtu))
                 } else {
                     state.withheld[valueHandle, default: 0] += 1

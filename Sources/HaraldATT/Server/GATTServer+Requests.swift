@@ -100,13 +100,17 @@ extension GATTServer {
             return try readByGroupType(request, mtu: mtu)
         case .readRequest(let request):
             let value = try await read(request.handle, connection: connection)
+            keepLongRead(value, handle: request.handle, mtu: mtu, connection: connection)
             return ATTReadResponse(value: Array(value.prefix(mtu - 1)))
         case .readBlobRequest(let request):
             // The rest of a long read: the Read Request before it was the read to report.
-            let value = try await read(request.handle, connection: connection, reporting: false)
             let offset = Int(request.offset)
+            let value = try await longReadValue(request.handle, offset: offset, connection: connection)
+            if offset == 0 { keepLongRead(value, handle: request.handle, mtu: mtu, connection: connection) }
             guard offset <= value.count else { throw ATTRequestFailure(.invalidOffset, request.handle) }
             guard value.count > mtu - 1 else { throw ATTRequestFailure(.attributeNotLong, request.handle) }
+            // A part shorter than ATT_MTU − 1 is the last: the central's read ends with it.
+            if offset + mtu - 1 > value.count { connections[connection]?.longReads[request.handle] = nil }
             return ATTReadBlobResponse(value: Array(value[offset..<min(value.count, offset + mtu - 1)]))
         case .readMultipleRequest(let request):
             var values: [UInt8] = []
@@ -287,6 +291,30 @@ extension GATTServer {
             do { return try await onRead(context) } catch { throw ATTRequestFailure(error as? ATTErrorCode ?? .unlikelyError, handle) }
         }
         return attribute.value
+    }
+
+    /// The value a Read Blob at `offset` reads: the one kept from the start of the connection's
+    /// long read of `handle` (after the access checks, which every request passes again), else
+    /// the attribute's value read now (a read starting again at 0, or a central that started at
+    /// another offset).
+    private func longReadValue(_ handle: UInt16, offset: Int, connection: GATTConnectionID) async throws(ATTRequestFailure) -> [UInt8] {
+        if offset > 0, connections[connection]?.longReads[handle] != nil, let attribute = database.attribute(handle) {
+            try await checkAccess(attribute, isWrite: false, connection: connection)
+            // Unless a write dropped it while the access checks ran.
+            if let kept = connections[connection]?.longReads[handle] { return kept }
+        }
+        return try await read(handle, connection: connection, reporting: false)
+    }
+
+    /// Keeps `value`, just read through a read handler at offset 0, for the Read Blobs that
+    /// follow when the answer is cut (longer than ATT_MTU − 1); otherwise drops what was kept.
+    private func keepLongRead(_ value: [UInt8], handle: UInt16, mtu: Int, connection: GATTConnectionID) {
+        guard connections[connection] != nil else { return }
+        guard value.count > mtu - 1, database.attribute(handle)?.onRead != nil else {
+            connections[connection]?.longReads[handle] = nil
+            return
+        }
+        connections[connection]?.longReads[handle] = Array(value.prefix(ATT.maximumValueLength))
     }
 
     /// Writes a whole value to the attribute at `handle`, after the access and length checks.

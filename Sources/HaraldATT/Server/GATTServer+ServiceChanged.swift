@@ -98,6 +98,7 @@ extension GATTServer {
             let prepared = state.prepareQueue.filter { !inRemoved($0.handle) }
             connections[id]?.clientConfigurations = configurations
             connections[id]?.prepareQueue = prepared
+            connections[id]?.longReads = state.longReads.filter { !inRemoved($0.key) }
         }
     }
 

@@ -135,6 +135,12 @@ public actor GATTServer {
         /// CCCD handle → configuration bits.
         var clientConfigurations: [UInt16: UInt16] = [:]
         var prepareQueue: [ATTPrepareWriteRequest] = []
+        /// Value handle → the value a read handler produced for the long read this connection is
+        /// in the middle of (a Read Request, or a Read Blob at offset 0, whose answer was cut):
+        /// its Read Blobs are answered from it, so the central gets one version, not parts of
+        /// several. At most one per attribute, at most 512 bytes each; dropped when the read
+        /// ends, starts again, or the value is written or set.
+        var longReads: [UInt16: [UInt8]] = [:]
         var counters = ATTCounters()
         var indicationQueue: [PendingIndication] = []
         var indicationInFlight: PendingIndication?
@@ -280,7 +286,9 @@ public actor GATTServer {
     /// How many notifications and indications of the characteristic whose value is at
     /// `valueHandle` were not sent because the link of a subscribed client did not meet the
     /// value's read security (its encryption was lost, or the subscription was left from an
-    /// earlier, better secured link). Readable without entering the actor.
+    /// earlier, better secured link), and notifications of it not sent to a subscribed client
+    /// because the value was longer than its link's ATT_MTU − 3 (values are never cut).
+    /// Readable without entering the actor.
     public nonisolated func withheldNotifications(valueHandle: UInt16) -> Int {
         notificationTable.withheldCount(valueHandle: valueHandle)
     }
@@ -316,10 +324,11 @@ public actor GATTServer {
     }
 
     /// Replaces the stored value at `handle` (no notification is sent). Values longer than 512
-    /// bytes are cut.
+    /// bytes are cut. A long read in progress of the attribute continues with the new value.
     public func setValue(_ value: [UInt8], handle: UInt16) {
         guard let index = database.index(of: handle) else { return }
         database.attributes[index].value = Array(value.prefix(ATT.maximumValueLength))
+        forgetLongReads(of: handle)
     }
 
     /// Closes one connection's bearer.
@@ -330,8 +339,10 @@ public actor GATTServer {
     }
 
     // MARK: Notifications and indications
-    /// Sends a Handle Value Indication of `value` (cut to ATT_MTU − 3 bytes) to `connection` and
-    /// waits for its confirmation. Indications to one connection go one at a time, in call order.
+    /// Sends a Handle Value Indication of `value` to `connection` and waits for its confirmation.
+    /// Indications to one connection go one at a time, in call order. An indication carries at
+    /// most ATT_MTU − 3 bytes of the value: a longer value is refused with
+    /// ``GATTError/invalidArgument(_:)``, never sent cut.
     ///
     /// Throws ``GATTError/attribute(_:handle:request:)`` with CCCD Improperly Configured when the
     /// client has not enabled indications, with the code a read would get (Insufficient
@@ -350,9 +361,12 @@ public actor GATTServer {
             notificationTable.countWithheld(valueHandle: handle)
             throw .attribute(refusal, handle: handle, request: .handleValueIndication)
         }
+        guard value.count <= state.mtu - 3 else {
+            throw .invalidArgument("an indication carries at most ATT_MTU − 3 = \(state.mtu - 3) bytes on this link, this value has \(value.count)")
+        }
         if Task.isCancelled { throw .cancelled }
         let bytes: [UInt8]
-        do { bytes = try ATTHandleValueIndication(handle: handle, value: Array(value.prefix(state.mtu - 3))).pduBytes() } catch {
+        do { bytes = try ATTHandleValueIndication(handle: handle, value: value).pduBytes() } catch {
             throw .invalidArgument(error.description)
         }
         let id = nextID
@@ -569,5 +583,11 @@ public actor GATTServer {
     func storeValue(_ value: [UInt8], handle: UInt16) {
         guard let index = database.index(of: handle) else { return }
         database.attributes[index].value = value
+        forgetLongReads(of: handle)
+    }
+
+    /// Drops every connection's long-read value of `handle` (its value changed).
+    func forgetLongReads(of handle: UInt16) {
+        for (id, state) in connections where state.longReads[handle] != nil { connections[id]?.longReads[handle] = nil }
     }
 }

@@ -156,7 +156,10 @@ public struct GATTRequestContext: Sendable, Hashable {
 /// Produces an attribute value on demand. Throw an `ATTErrorCode` (an application error
 /// 0x80–0x9F, say) to refuse; the client gets it in an Error Response. Any other error is
 /// answered with Unlikely Error (0x0E). The whole value is returned: the server cuts it for the
-/// MTU and for long-read offsets.
+/// MTU and for long-read offsets. A long read (a Read Request or a Read Blob at offset 0 whose
+/// answer is cut, then Read Blobs) runs the handler once: that connection's Read Blobs are
+/// answered from the value it returned (at most 512 bytes kept), until the last part is read, the
+/// read starts again at 0, or the value is written or set.
 public typealias GATTReadHandler = @Sendable (GATTRequestContext) async throws -> [UInt8]
 
 /// Accepts a written value (the whole value; prepared writes are assembled first). Throw an

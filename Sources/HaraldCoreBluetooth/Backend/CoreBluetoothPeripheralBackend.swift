@@ -44,7 +44,12 @@ import HaraldCore
 ///   CoreBluetooth reports them after it has accepted them.
 /// - **Reads** are answered with the read handler's bytes (or the stored value) from
 ///   `request.offset` on (an offset past the end: Invalid Offset); a handler's `ATTErrorCode`
-///   goes back as the request's result.
+///   goes back as the request's result. A long read runs the handler once, at offset 0, when its
+///   value does not fit the central's Read Response (`maximumUpdateValueLength` + 2 bytes): the
+///   central's Read Blobs are answered from that value until one carries its last part, the
+///   central reads at offset 0 again, or the characteristic is written or set. At most
+///   64 such values (of at most 512 bytes) are kept, the oldest going first: CoreBluetooth
+///   reports no disconnections, so a central that left mid-read is never seen leaving.
 /// - **Writes** arrive as a batch CoreBluetooth answers once, through its first request. The batch
 ///   is checked as a whole first (characteristic known and writable, offsets within the value,
 ///   at most ``maximumValueLength`` bytes): the first failure answers the batch and no handler
@@ -63,9 +68,12 @@ import HaraldCore
 /// - **Notifications** (`updateValue`): when CoreBluetooth's transmit queue is full it returns
 ///   false; the notification then waits, with every later one behind it in order, until
 ///   `peripheralManagerIsReady(toUpdateSubscribers:)`, and is retried. Nothing is queued beyond
-///   the callers waiting: a fast producer slows to the links' pace. A notification to one
-///   central is cut to its `maximumUpdateValueLength`; to all of them, CoreBluetooth cuts it per
-///   central.
+///   the callers waiting: a fast producer slows to the links' pace. A value is never cut: a
+///   notification or indication to one central whose `maximumUpdateValueLength` (its
+///   ATT_MTU − 3) is shorter than the value is refused with `BluetoothError/misuse(_:)`; one to
+///   every subscriber goes whole to each central whose link carries it (named to CoreBluetooth,
+///   which would otherwise cut it) and the others are left out and counted in
+///   `ServingBackend/withheldNotifications(characteristic:service:)`.
 /// - **Indications** go through the same call: CoreBluetooth sends an indication when the central
 ///   subscribed for indications, and never tells the app when it is confirmed. `indicate` returns
 ///   once CoreBluetooth has taken the value (its `timeout` bounds the wait for room), not at the
@@ -118,6 +126,8 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         let isCached: Bool
         var value: [UInt8]
         var subscribers: Set<CentralIdentifier> = []
+        /// Notifications not sent to a subscribed central whose link could not carry the value.
+        var withheld = 0
     }
 
     /// A notification or indication waiting for CoreBluetooth to take it.
@@ -126,6 +136,7 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         let data: Data
         let index: Int
         let central: CentralIdentifier?
+        let indication: Bool
         let continuation: CheckedContinuation<Int, any Error>
         /// Its timeout on `State.deadlines`; nil for an update that waits until cancelled.
         let deadline: DeadlineSchedule<UpdateTimeout>.ID?
@@ -148,10 +159,15 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
 
     /// What `sendWaiting` does with the oldest waiting notification.
     enum NextUpdate {
-        /// To send, and how many centrals it reaches.
-        case send(Manager, UpdateWaiter, Manager.MutableCharacteristic, [Manager.RemoteCentral]?, count: Int)
-        /// Every central it was for unsubscribed meanwhile: it reaches no one.
+        /// To send, how many centrals it reaches and how many subscribed centrals' links are too
+        /// short for it (left out, counted as withheld once it is sent).
+        case send(Manager, UpdateWaiter, Manager.MutableCharacteristic, [Manager.RemoteCentral], count: Int, withheld: Int)
+        /// Every central it was for unsubscribed meanwhile, or (sent to all) no subscribed
+        /// central's link carries it: it reaches no one.
         case drop(UpdateWaiter)
+        /// Sent to one central whose link (`maximumUpdateValueLength`, this limit) is too short for
+        /// it: refused, never cut.
+        case refuse(UpdateWaiter, limit: Int)
     }
 
     struct StepWaiter {
@@ -176,6 +192,8 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         var waiters: [UpdateWaiter] = []
         /// Requests waiting for their handler, to be answered on the queue.
         var requests: [UInt64: Manager.Request] = [:]
+        /// Values read handlers produced for long reads in progress, for their Read Blobs.
+        var longReads = LongReads()
         let jobs: AsyncStream<Job>.Continuation
         var queuedJobs = 0
         let worker: Task<Void, Never>

@@ -10,7 +10,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
 
     enum ReadPlan {
         case answer(Result<[UInt8], ATTErrorCode>)
-        case run(AttributeReadHandler, AttributeRequest, id: UInt64, generation: UInt64, jobs: AsyncStream<Job>.Continuation)
+        case run(AttributeReadHandler, AttributeRequest, id: UInt64, generation: UInt64, jobs: AsyncStream<Job>.Continuation, longRead: LongReadKey?)
     }
 
     enum WritePlan {
@@ -46,6 +46,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
             state.endTimeouts(of: waiters)
             session.centrals = [:]
             session.requests = [:]
+            session.longReads.forgetAll()
             session.isPublished = false
             state.session = session
             return (.suspend, (events, session.allWatchers, waiters))
@@ -126,10 +127,12 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
     // MARK: Reads
 
     /// Answers an ATT read from the definition's handler for the characteristic, with the value's
-    /// slice from the request's offset (Read Blob).
+    /// slice from the request's offset (Read Blob). A long read runs the handler once, at offset
+    /// 0: the central's Read Blobs that follow are answered from the value it returned.
     public func peripheralManager(_ peripheral: Manager, didReceiveRead request: Manager.Request) {
         let central = Self.central(request.central)
         let offset = request.offset
+        let limit = request.central.maximumUpdateValueLength
         var report: (PeripheralEvent, [AsyncStream<PeripheralEvent>.Continuation])?
         let plan = state.withLock { state -> ReadPlan in
             guard var session = state.session, let index = session.index(of: request.characteristic) else {
@@ -139,24 +142,37 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
             guard served.definition.properties.contains(.read) else { return .answer(.failure(.readNotPermitted)) }
             // One event per read: a long read's later parts come with offsets.
             if offset == 0 { report = (.read(central, characteristic: served.definition.uuid), session.allWatchers) }
-            guard let handler = Self.readHandler(served.definition, stored: served.value) else { return .answer(.success(served.value)) }
-            guard session.queuedJobs < Self.handlerQueueLimit else { return .answer(.failure(.insufficientResources)) }
+            guard var handler = Self.readHandler(served.definition, stored: served.value) else { return .answer(.success(served.value)) }
+            let key = LongReadKey(central: central, characteristic: served.definition.uuid, service: served.service)
+            if offset > 0, let kept = session.longReads.value(key) {
+                handler = Self.keptValueHandler(kept, served.definition)
+            } else if offset == 0 {
+                session.longReads.forget(key)
+            }
+            guard session.queuedJobs < Self.handlerQueueLimit else {
+                state.session = session
+                return .answer(.failure(.insufficientResources))
+            }
             let id = state.makeID()
             session.requests[id] = request
             session.queuedJobs += 1
             state.session = session
             return .run(
-                handler, Self.attributeRequest(central, security: served.definition.readSecurity), id: id, generation: session.generation, jobs: session.jobs)
+                handler, Self.attributeRequest(central, security: served.definition.readSecurity), id: id, generation: session.generation, jobs: session.jobs,
+                longRead: served.definition.onRead == nil ? nil : key)
         }
         if let (event, watchers) = report { for watcher in watchers { watcher.yield(event) } }
         switch plan {
         case .answer(let result):
             answerRead(request, offset: offset, result, manager: peripheral)
-        case let .run(handler, attributeRequest, id, generation, jobs):
+        case let .run(handler, attributeRequest, id, generation, jobs, longRead):
             jobs.yield {
                 let result: Result<[UInt8], ATTErrorCode>
                 do throws(ATTErrorCode) { result = .success(try await handler(attributeRequest)) } catch { result = .failure(error) }
-                self.queue.async { self.finishRead(id, generation: generation, offset: offset, result) }
+                self.queue.async {
+                    if let longRead { self.noteLongRead(longRead, offset: offset, limit: limit, result, generation: generation) }
+                    self.finishRead(id, generation: generation, offset: offset, result)
+                }
             }
         }
     }
@@ -301,6 +317,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
             for write in writes {
                 guard let index = session.index(of: write.uuid, in: write.service) else { continue }
                 session.characteristics[index].value = write.value
+                session.longReads.forget(characteristic: write.uuid, service: write.service)
             }
             state.session = session
             return session.allWatchers

@@ -77,10 +77,12 @@ extension CoreBluetoothPeripheralBackend {
                     return nil
                 }
                 return UpdateWaiter(
-                    id: waiter.id, data: waiter.data, index: index, central: waiter.central, continuation: waiter.continuation,
+                    id: waiter.id, data: waiter.data, index: index, central: waiter.central, indication: waiter.indication,
+                    continuation: waiter.continuation,
                     deadline: waiter.deadline)
             }
             session.definition.services = kept + adding
+            session.longReads.forgetAll()
             session.characteristics = characteristics
             session.objects = objects
             session.services = services

@@ -56,7 +56,9 @@ extension CoreBluetoothPeripheralBackend {
                                 UpdateTimeout(id: id, operation: "\(indication ? "indication" : "notification") of \(uuid)", timeout: timeout))
                         }
                         session.waiters.append(
-                            UpdateWaiter(id: id, data: Data(value), index: index, central: central, continuation: continuation, deadline: deadline))
+                            UpdateWaiter(
+                                id: id, data: Data(value), index: index, central: central, indication: indication, continuation: continuation,
+                                deadline: deadline))
                         state.session = session
                         if deadline != nil { armTimeouts(in: &state) }
                         return nil
@@ -108,35 +110,62 @@ extension CoreBluetoothPeripheralBackend {
                     session.objects.indices.contains(waiter.index)
                 else { return nil }
                 let subscribers = session.characteristics[waiter.index].subscribers
-                var centrals: [Manager.RemoteCentral]?
-                if let central = waiter.central, let object = session.centrals[central], subscribers.contains(central) {
-                    centrals = [object]
-                } else if waiter.central != nil || subscribers.isEmpty {
-                    session.waiters.removeFirst()
-                    state.session = session
-                    state.deadlines.cancel(waiter.deadline)
-                    return .drop(waiter)
+                // Always a list of centrals, never nil ("every subscriber"): CoreBluetooth would cut
+                // the value for a central whose link cannot carry it. A value is never cut.
+                var centrals: [Manager.RemoteCentral] = []
+                var tooShort: [Manager.RemoteCentral] = []
+                for id in waiter.central.map({ [$0] }) ?? subscribers.sorted(by: { $0.rawValue < $1.rawValue }) {
+                    guard subscribers.contains(id), let object = session.centrals[id] else { continue }
+                    let limit = object.maximumUpdateValueLength
+                    if limit >= 0, waiter.data.count > limit { tooShort.append(object) } else { centrals.append(object) }
                 }
-                return .send(manager, waiter, session.objects[waiter.index], centrals, count: centrals == nil ? subscribers.count : 1)
+                guard centrals.isEmpty else {
+                    return .send(manager, waiter, session.objects[waiter.index], centrals, count: centrals.count, withheld: tooShort.count)
+                }
+                session.waiters.removeFirst()
+                state.deadlines.cancel(waiter.deadline)
+                if let refused = tooShort.first, waiter.central != nil {
+                    state.session = session
+                    return .refuse(waiter, limit: refused.maximumUpdateValueLength)
+                }
+                session.characteristics[waiter.index].withheld += tooShort.count
+                state.session = session
+                return .drop(waiter)
             }
             switch next {
             case nil:
                 return
             case .drop(let waiter):
                 waiter.continuation.resume(returning: 0)
-            case let .send(manager, waiter, characteristic, centrals, count):
-                var data = waiter.data
-                if let limit = centrals?.first?.maximumUpdateValueLength, limit >= 0, data.count > limit { data = data.prefix(limit) }
-                guard manager.updateValue(data, for: characteristic, onSubscribedCentrals: centrals) else { return }
+            case let .refuse(waiter, limit):
+                let update = waiter.indication ? "an indication" : "a notification"
+                waiter.continuation.resume(
+                    throwing: BluetoothError.misuse(
+                        "\(update) carries at most ATT_MTU − 3 = \(limit) bytes on this central's link (maximumUpdateValueLength), "
+                            + "this value has \(waiter.data.count): shorten it, or let the central read the whole value"))
+            case let .send(manager, waiter, characteristic, centrals, count, withheld):
+                guard manager.updateValue(waiter.data, for: characteristic, onSubscribedCentrals: centrals) else { return }
                 let sent = state.withLock { state -> UpdateWaiter? in
                     guard let index = state.session?.waiters.firstIndex(where: { $0.id == waiter.id }),
                         let sent = state.session?.waiters.remove(at: index)
                     else { return nil }
+                    if state.session?.characteristics.indices.contains(sent.index) == true {
+                        state.session?.characteristics[sent.index].withheld += withheld
+                    }
                     state.deadlines.cancel(sent.deadline)
                     return sent
                 }
                 sent?.continuation.resume(returning: count)
             }
+        }
+    }
+
+    /// Notifications of the characteristic not sent to a subscribed central whose link could not
+    /// carry the whole value.
+    func withheldNotifications(characteristic uuid: BluetoothUUID, service: BluetoothUUID, generation: UInt64) -> Int {
+        state.withLock { state in
+            guard let session = state.session, session.generation == generation, let index = session.index(of: uuid, in: service) else { return 0 }
+            return session.characteristics[index].withheld
         }
     }
 
@@ -151,6 +180,7 @@ extension CoreBluetoothPeripheralBackend {
                         + "give it a read handler to serve a changing value")
             }
             session.characteristics[index].value = value
+            session.longReads.forget(characteristic: uuid, service: service)
         }
     }
 
@@ -199,6 +229,10 @@ struct CoreBluetoothServing<Manager: CoreBluetoothPeripheralManager>: ServingBac
         let sent = try await backend.update(
             value, characteristic: uuid, service: service, to: central, indication: true, timeout: timeout, generation: generation)
         if sent == 0 { throw .notFound("\(central) unsubscribed from \(uuid) before the indication went out") }
+    }
+
+    func withheldNotifications(characteristic uuid: BluetoothUUID, service: BluetoothUUID) async -> Int {
+        backend.withheldNotifications(characteristic: uuid, service: service, generation: generation)
     }
 
     func setValue(_ value: [UInt8], characteristic uuid: BluetoothUUID, service: BluetoothUUID) async throws(BluetoothError) {
