@@ -122,7 +122,8 @@ struct SystemReconnectionTests {
                 return try await connection.discoverAll().count
             }
         }
-        await until { central.linkStateNow(of: world.identifier) == .reconnecting || runs.value == 2 }
+        // The link was lost (the loop may already be connecting again, joining the system's attempt).
+        await until { runs.value == 1 && central.linkStateNow(of: world.identifier) != .connected }
         world.central.completeConnection(world.peripheral)
         #expect(try await loop.value == 2)
         await world.settle()

@@ -262,7 +262,9 @@ public actor HeartRateCore {
         let (central, policy) = (self.central, sessionPolicy)
         let task = central.backend.taskStarter.start { [self] in
             do {
-                try await central.withReconnection(to: strap, services: HeartRateMonitor.services, policy: policy) { connection, _ in
+                try await central.withReconnection(
+                    to: strap, services: HeartRateMonitor.services, options: Self.connectionOptions, policy: policy
+                ) { connection, _ in
                     try await self.serve(connection, session: id)
                 }
             } catch {
@@ -273,6 +275,11 @@ public actor HeartRateCore {
         state.strapName = name
         state.status = .connecting(strap)
     }
+
+    /// The connect options of a session: the system reconnects a lost link by itself where it
+    /// can (iOS 17, macOS 14), which goes on while the app is suspended; the session's own
+    /// reconnection joins it.
+    static let connectionOptions = ConnectionOptions(enableAutoReconnect: true)
 
     /// The reconnect policy, vetoed while the radio cannot work at all (unauthorized or
     /// unsupported): connects then fail at once, and retrying them would only spin.
@@ -368,6 +375,9 @@ public actor HeartRateCore {
         ending.task.cancel()
         await ending.task.value
         await releaseRestored()
+        // The person chose to stop: the system must not bring the link back by itself either
+        // (its automatic reconnection, or a restored pending connect).
+        if byUser { await central.disconnectAll(from: ending.strap) }
         state.reading = nil
         state.batteryLevel = nil
     }

@@ -104,6 +104,21 @@ struct HeartRateCoreTests {
 
     // MARK: Disconnecting and reconnecting
 
+    @Test func theUsersDisconnectStopsTheSystemsOwnReconnection() async throws {
+        let (status, links) = try await inWorld { world in
+            try await world.connectAndWaitForAReading()
+            await world.takeStrapAway()
+            try await world.state { if case .reconnecting = $0.status { true } else { false } }
+            world.core.disconnect()
+            let status = try await world.state { if case .disconnected = $0.status { true } else { false } }.status
+            await world.bringStrapBack()
+            try await world.sleep(for: .seconds(120))
+            return (status, world.openLinks)
+        }
+        #expect(status == .disconnected(VirtualPeripheral.heartRateStrap().identifier, .localRequest))
+        #expect(links == 0, "the system's reconnection (the session connects with enableAutoReconnect) was stopped too")
+    }
+
     @Test func aLostLinkIsReconnectedWhenTheStrapIsBack() async throws {
         let (lost, back, links) = try await inWorld { world in
             try await world.connectAndWaitForAReading()

@@ -178,7 +178,7 @@ public struct Central: Sendable {
     /// Characteristics the system left notifying are owned by that handle: a subscription to one
     /// takes it over (its values held since the relaunch come first), and those nobody
     /// subscribes to are turned off when the handle disconnects or is released. The connects the
-    /// system was still making are listed too: ``connect(to:services:options:timeout:)`` without
+    /// system was still making are listed too: ``connect(to:services:options:timeout:)-(PeripheralIdentifier,_,_,_)`` without
     /// a timeout waits for one, ``disconnectAll(from:)`` stops it. Backends without restoration
     /// end the stream at once.
     ///
@@ -230,7 +230,7 @@ public struct Restoration: Sendable {
     /// The connections it kept for the app, each a handle the app now owns.
     public var connections: [PeripheralConnection]
     /// The peripherals the system is still connecting for the app (pending connects it kept
-    /// across the relaunch): ``Central/connect(to:services:options:timeout:)`` without a
+    /// across the relaunch): ``Central/connect(to:services:options:timeout:)-(PeripheralIdentifier,_,_,_)`` without a
     /// timeout returns the connection when the system makes it; ``Central/disconnectAll(from:)``
     /// stops it.
     public var pendingConnects: [PeripheralIdentifier]

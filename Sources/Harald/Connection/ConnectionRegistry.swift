@@ -257,7 +257,7 @@ public enum PeripheralLinkState: Hashable, Sendable {
     /// The link was lost and the system is making it again by itself (CoreBluetooth's automatic
     /// reconnection, iOS 17 and macOS 14, for a connection made with
     /// ``ConnectionOptions/enableAutoReconnect``): `.connected` follows when it is up, and
-    /// ``Central/connect(to:services:options:timeout:)`` returns it then; `.disconnected` if the
+    /// ``Central/connect(to:services:options:timeout:)-(PeripheralIdentifier,_,_,_)`` returns it then; `.disconnected` if the
     /// system stops (``Central/disconnectAll(from:)`` stops it).
     case reconnecting
     /// A link is up.

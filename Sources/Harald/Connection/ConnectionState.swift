@@ -9,7 +9,7 @@ public enum ConnectionState: Hashable, Sendable {
     /// The link was lost (the reason) and the system is making it again by itself
     /// (CoreBluetooth's automatic reconnection, for a connection made with
     /// ``ConnectionOptions/enableAutoReconnect``). This handle has ended like a disconnected
-    /// one; ``Central/connect(to:services:options:timeout:)`` returns the reconnected link, and
+    /// one; ``Central/connect(to:services:options:timeout:)-(PeripheralIdentifier,_,_,_)`` returns the reconnected link, and
     /// ``Central/linkStates(of:)`` says when it is up.
     case reconnecting(after: DisconnectReason)
 }

@@ -56,6 +56,10 @@ extension Central {
     /// waits per `policy`, reconnects and runs `body` again with the new connection. `run` tells
     /// the body which run it is (0 first), so it can resume where the last one stopped.
     ///
+    /// `options` are those of every connect. With ``ConnectionOptions/enableAutoReconnect`` the
+    /// system (CoreBluetooth on iOS 17 and macOS 14, and the simulator, which models it) makes a
+    /// lost link again by itself: the loop's next connect joins that attempt instead of racing it.
+    ///
     /// A failed connect counts as an attempt too; `shouldReconnect` then sees
     /// ``DisconnectReason/other(_:)`` with the connect error's description. A radio that is
     /// unsupported or unauthorized ends the loop at once (waiting does not change it), and so
@@ -64,7 +68,7 @@ extension Central {
     /// other than a disconnection end the loop at once. The last connection is closed before
     /// returning, whatever happens.
     public func withReconnection<Result: Sendable>(
-        to peripheral: PeripheralIdentifier, services: [ServiceSpec] = [], policy: ReconnectPolicy,
+        to peripheral: PeripheralIdentifier, services: [ServiceSpec] = [], options: ConnectionOptions = .default, policy: ReconnectPolicy,
         connectTimeout: Duration? = nil,
         _ body: @Sendable (_ connection: PeripheralConnection, _ run: Int) async throws -> Result
     ) async throws -> Result {
@@ -73,7 +77,7 @@ extension Central {
         while true {
             let connection: PeripheralConnection
             do {
-                connection = try await connect(to: peripheral, services: services, timeout: connectTimeout)
+                connection = try await connect(to: peripheral, services: services, options: options, timeout: connectTimeout)
             } catch {
                 if case .radioUnavailable(let state) = error, state == .unsupported || state == .unauthorized { throw error }
                 if case .cancelled = error { throw error }

@@ -39,6 +39,8 @@ public final class Simulator: Sendable {
     // after its lock is released.
     /// The clock everything runs on.
     public let clock: VirtualClock
+    /// The system's automatic reconnections in flight (``ConnectionOptions/enableAutoReconnect``).
+    let reconnections = SystemReconnections()
     /// The timing model of every new connection.
     public let linkParameters: LinkParameters
     /// Whether connections exchange MTUs when they open (true, as phones do).
@@ -405,10 +407,47 @@ struct SimulatedCentralBackend: CentralBackend {
         return ScanReports(unfolding: { try await cursor.next() })
     }
 
+    /// Connects as the world's central. A connection made with `enableAutoReconnect` is made
+    /// again by the "system" when the link or the peer ends it, as iOS 17 does (see
+    /// ``ConnectionOptions/enableAutoReconnect``); a connect while that runs joins it.
     func connect(to peripheral: PeripheralIdentifier, options: ConnectionOptions, timeout: Duration?) async throws(BluetoothError)
         -> any ConnectionBackend
     {
-        try await withBluetoothErrors { try await world.connect(to: peripheral, timeout: timeout) }
+        let world = self.world
+        if let reconnecting = world.reconnections.inFlight(to: peripheral) {
+            let outcome: SystemReconnections.Outcome?
+            if let timeout {
+                outcome = await Self.outcome(of: reconnecting, within: timeout, clock: world.clock)
+                guard outcome != nil else { throw .timeout(operation: "connect to \(peripheral)", after: timeout) }
+            } else {
+                outcome = await reconnecting.wait()
+            }
+            if Task.isCancelled { throw .cancelled }
+            if case .connected(let joined) = outcome { return joined }
+        }
+        let connection = try await withBluetoothErrors { try await world.connect(to: peripheral, timeout: timeout) }
+        return options.enableAutoReconnect ? AutoReconnectingConnection(inner: connection, world: world) : connection
+    }
+
+    /// How the system's attempt ended, or nil when `timeout` passes first (or the task is cancelled).
+    private static func outcome(
+        of attempt: Latch<SystemReconnections.Outcome>, within timeout: Duration, clock: VirtualClock
+    ) async -> SystemReconnections.Outcome? {
+        await withTaskGroup(of: SystemReconnections.Outcome?.self) { group in
+            group.addTask { await attempt.wait() }
+            group.addTask {
+                try? await clock.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Stops the system's automatic reconnection of `peripheral`, if one runs.
+    func cancelSystemConnection(to peripheral: PeripheralIdentifier) async {
+        world.reconnections.cancel(peripheral)
     }
 
     func bonds() async throws(BluetoothError) -> [Bond] {

@@ -1,0 +1,151 @@
+import Harald
+import HaraldCodec
+import HaraldCore
+
+/// The system's automatic reconnection as iOS 17 and macOS 14 make it
+/// (`ConnectionOptions.enableAutoReconnect`), modelled for the simulator: a connection made with
+/// the option that the link or the peer ended — not the app — is made again by the "system" as
+/// a pending connect, in virtual time, whenever the device is in range. A `connect` to the
+/// device meanwhile joins that attempt; `cancelSystemConnection(to:)` stops it.
+final class SystemReconnections: Sendable {
+    /// How an attempt ended.
+    enum Outcome: Sendable {
+        case connected(any ConnectionBackend)
+        case stopped
+    }
+
+    private struct Attempt {
+        /// The connection whose loss started it.
+        let after: ObjectIdentifier
+        let task: Task<Void, Never>
+        let outcome: Latch<Outcome>
+    }
+
+    private let attempts = Locked<[PeripheralIdentifier: Attempt]>([:])
+
+    /// Starts the reconnection of `lost`'s peripheral (once per lost connection).
+    func start(after lost: AutoReconnectingConnection, world: Simulator) {
+        let peripheral = lost.peripheral
+        let key = ObjectIdentifier(lost.identity)
+        attempts.withLock { attempts in
+            if let running = attempts[peripheral], running.after == key { return }
+            let outcome = Latch<Outcome>()
+            let task = world.clock.taskStarter.start {
+                do {
+                    let connection = try await world.connect(to: peripheral, timeout: nil)
+                    outcome.set(.connected(AutoReconnectingConnection(inner: connection, world: world)))
+                } catch {
+                    outcome.set(.stopped)
+                }
+            }
+            attempts[peripheral] = Attempt(after: key, task: task, outcome: outcome)
+        }
+    }
+
+    /// True when the loss of `lost` started a reconnection that has not been stopped.
+    func isReconnecting(after lost: AutoReconnectingConnection) -> Bool {
+        attempts.withLock { $0[lost.peripheral]?.after == ObjectIdentifier(lost.identity) }
+    }
+
+    /// The connection the reconnection after `lost` made; nil when there is none, it stopped,
+    /// or the waiting task is cancelled.
+    func result(after lost: AutoReconnectingConnection) async -> (any ConnectionBackend)? {
+        let key = ObjectIdentifier(lost.identity)
+        guard let outcome = attempts.withLock({ $0[lost.peripheral] }).flatMap({ $0.after == key ? $0.outcome : nil }) else { return nil }
+        guard case .connected(let connection) = await outcome.wait() else { return nil }
+        return connection
+    }
+
+    /// The outcome of the reconnection of `peripheral` still under way, for a connect to join.
+    func inFlight(to peripheral: PeripheralIdentifier) -> Latch<Outcome>? {
+        attempts.withLock { attempts in
+            guard let attempt = attempts[peripheral], attempt.outcome.current == nil else { return nil }
+            return attempt.outcome
+        }
+    }
+
+    /// Stops the reconnection of `peripheral`, if one runs.
+    func cancel(_ peripheral: PeripheralIdentifier) {
+        let stopped = attempts.withLock { $0.removeValue(forKey: peripheral) }
+        stopped?.task.cancel()
+        stopped?.outcome.set(.stopped)
+    }
+}
+
+/// A simulated connection made with `ConnectionOptions.enableAutoReconnect`: the simulator's
+/// connection, whose loss (not the app's disconnect) starts the system's reconnection.
+struct AutoReconnectingConnection: ConnectionBackend {
+    /// One object per connection: what the reconnection after its loss is keyed by.
+    final class Identity: Sendable {
+        /// The app closed the connection: the system does not reconnect it.
+        let closedByApp = Locked(false)
+    }
+
+    let inner: any ConnectionBackend
+    let world: Simulator
+    let identity = Identity()
+
+    var peripheral: PeripheralIdentifier { inner.peripheral }
+    var taskStarter: TaskStarter { inner.taskStarter }
+    var serialDomain: (any Actor)? { inner.serialDomain }
+    var hiddenServices: [BluetoothUUID: String] { inner.hiddenServices }
+
+    func disconnection() async -> DisconnectReason {
+        let reason = await inner.disconnection()
+        if !identity.closedByApp.value && reason != .localRequest { world.reconnections.start(after: self, world: world) }
+        return reason
+    }
+    func disconnect() async {
+        identity.closedByApp.withLock { $0 = true }
+        await inner.disconnect()
+    }
+    var isReconnectingBySystem: Bool { world.reconnections.isReconnecting(after: self) }
+    func systemReconnection() async -> (any ConnectionBackend)? { await world.reconnections.result(after: self) }
+
+    func mtu() async -> Int { await inner.mtu() }
+    func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws(BluetoothError) -> [DiscoveredService] {
+        try await inner.discoverServices(uuids, timeout: timeout)
+    }
+    func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws(BluetoothError)
+        -> [DiscoveredCharacteristic]
+    {
+        try await inner.discoverCharacteristics(uuids, of: service, timeout: timeout)
+    }
+    func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [DiscoveredDescriptor] {
+        try await inner.discoverDescriptors(of: characteristic, timeout: timeout)
+    }
+    func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredCharacteristic]] {
+        try await inner.discoverCharacteristics(ofAll: services, timeout: timeout)
+    }
+    func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredDescriptor]] {
+        try await inner.discoverDescriptors(ofAll: characteristics, timeout: timeout)
+    }
+    func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [Result<[UInt8], BluetoothError>] {
+        try await inner.read(characteristics, timeout: timeout)
+    }
+    func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [UInt8] {
+        try await inner.read(characteristic, timeout: timeout)
+    }
+    func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration) async throws(BluetoothError) {
+        try await inner.write(value, to: characteristic, kind: kind, timeout: timeout)
+    }
+    func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) -> [UInt8] {
+        try await inner.readDescriptor(descriptor, timeout: timeout)
+    }
+    func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) {
+        try await inner.writeDescriptor(value, to: descriptor, timeout: timeout)
+    }
+    func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) {
+        try await inner.setNotifications(enabled, for: characteristic, timeout: timeout)
+    }
+    func valueUpdates(for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering) async -> ValueUpdates {
+        await inner.valueUpdates(for: characteristic, buffering: buffering)
+    }
+    func maximumWriteLength(for kind: WriteKind) async -> Int { await inner.maximumWriteLength(for: kind) }
+    func serviceChanges() -> AsyncStream<ServiceChange> { inner.serviceChanges() }
+    func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI { try await inner.readRSSI(timeout: timeout) }
+    func security() async -> LinkSecurity? { await inner.security() }
+    func secure(timeout: Duration) async throws(BluetoothError) -> LinkSecurity { try await inner.secure(timeout: timeout) }
+    func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity { try await inner.pair(timeout: timeout) }
+    func protocolCost() async -> ProtocolCost? { await inner.protocolCost() }
+}
