@@ -113,7 +113,7 @@ struct SystemReconnectionTests {
         let runs = Locked(0)
         let policy = ReconnectPolicy(maximumAttempts: 3, initialDelay: .zero)
         let loop = Task {
-            try await central.withReconnection(to: world.identifier, policy: policy, connectTimeout: timeout) { connection, run in
+            try await central.withReconnection(to: world.identifier, options: autoReconnect, policy: policy, connectTimeout: timeout) { connection, run in
                 runs.withLock { $0 = run + 1 }
                 if run == 0 {
                     world.central.dropConnection(world.peripheral, error: cbError(6))
@@ -128,6 +128,7 @@ struct SystemReconnectionTests {
         #expect(try await loop.value == 2)
         await world.settle()
         #expect(cancels(world) == 1, "only the loop's own disconnect at its end")
+        #expect(connects(world) == 1, "the loop's second connect joined the system's attempt")
     }
 
     @Test func disconnectAllStopsTheSystemsReconnection() async throws {
