@@ -159,7 +159,7 @@ public protocol ConnectionBackend: Sendable {
 
     /// Once the connection ended: whether the system is making it again by itself
     /// (CoreBluetooth's automatic reconnection, iOS 17 and macOS 14, for a connection made with
-    /// ``ConnectionOptions/enableAutoReconnect``), or has made it again. The default is false.
+    /// `ConnectionOptions.enableAutoReconnect`), or has made it again. The default is false.
     var isReconnectingBySystem: Bool { get }
 
     /// Once the connection ended and ``isReconnectingBySystem``: the new connection, when the
