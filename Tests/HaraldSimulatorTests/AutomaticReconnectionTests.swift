@@ -73,3 +73,31 @@ struct AutomaticReconnectionTests {
         #expect(open == 0)
     }
 }
+
+/// A wrapper that overrides nothing is the connection it wraps, call for call.
+@Suite("ForwardingConnectionBackend")
+struct ForwardingConnectionBackendTests {
+    struct Plain: ForwardingConnectionBackend {
+        let forwarded: any ConnectionBackend
+    }
+
+    @Test func aWrapperThatOverridesNothingBehavesAsTheConnectionItWraps() async throws {
+        let simulation = Simulation()
+        let strap = VirtualPeripheral.heartRateStrap()
+        let simulator = try Simulator(clock: simulation.clock, devices: [strap])
+        let (services, sameDomain, peripheral, level) = try await simulation.run {
+            let inner = try await simulator.backend.connect(to: strap.identifier, timeout: .seconds(5))
+            let wrapped = Plain(forwarded: inner)
+            let services = try await wrapped.discoverServices(nil, timeout: .seconds(5))
+            let battery = try #require(services.first { $0.uuid == ServiceSpec.battery.uuid })
+            let characteristics = try await wrapped.discoverCharacteristics(nil, of: battery, timeout: .seconds(5))
+            let level = try await wrapped.read(try #require(characteristics.first), timeout: .seconds(5))
+            await wrapped.disconnect()
+            return (services.count, wrapped.serialDomain === inner.serialDomain, wrapped.peripheral, level)
+        }
+        #expect(services >= 2)
+        #expect(sameDomain)
+        #expect(peripheral == strap.identifier)
+        #expect(level.count == 1)
+    }
+}

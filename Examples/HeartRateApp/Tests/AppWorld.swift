@@ -92,7 +92,7 @@ func simulate<T: Sendable>(
         var backend = simulator.backend
         var recorder: CCCDRecordingConnection?
         if setUp.restoresConnection {
-            let connection = CCCDRecordingConnection(inner: try await backend.connect(to: strap.identifier, timeout: .seconds(5)))
+            let connection = CCCDRecordingConnection(forwarded: try await backend.connect(to: strap.identifier, timeout: .seconds(5)))
             recorder = connection
             var notifying: [PeripheralIdentifier: [DiscoveredCharacteristic]] = [:]
             if setUp.restoresNotifying {
@@ -101,7 +101,7 @@ func simulate<T: Sendable>(
                 let characteristics = try await connection.discoverCharacteristics(nil, of: service, timeout: .seconds(5))
                 let measurementUUID = BluetoothUUID(0x2A37)  // Heart Rate Measurement
                 guard let measurement = characteristics.first(where: { $0.uuid == measurementUUID }) else { throw AppWorldError.runEnded }
-                try await connection.inner.setNotifications(true, for: measurement, timeout: .seconds(5))
+                try await connection.forwarded.setNotifications(true, for: measurement, timeout: .seconds(5))
                 notifying[strap.identifier] = [measurement]
             }
             backend = RestoringBackend(

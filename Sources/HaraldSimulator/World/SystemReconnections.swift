@@ -74,78 +74,34 @@ final class SystemReconnections: Sendable {
 
 /// A simulated connection made with `ConnectionOptions.enableAutoReconnect`: the simulator's
 /// connection, whose loss (not the app's disconnect) starts the system's reconnection.
-struct AutoReconnectingConnection: ConnectionBackend {
+struct AutoReconnectingConnection: ForwardingConnectionBackend {
     /// One object per connection: what the reconnection after its loss is keyed by.
     final class Identity: Sendable {
         /// The app closed the connection: the system does not reconnect it.
         let closedByApp = Locked(false)
     }
 
-    let inner: any ConnectionBackend
+    let forwarded: any ConnectionBackend
     let world: Simulator
     let identity = Identity()
 
-    var peripheral: PeripheralIdentifier { inner.peripheral }
-    var taskStarter: TaskStarter { inner.taskStarter }
-    var serialDomain: (any Actor)? { inner.serialDomain }
-    var hiddenServices: [BluetoothUUID: String] { inner.hiddenServices }
+    init(inner: any ConnectionBackend, world: Simulator) {
+        self.forwarded = inner
+        self.world = world
+    }
 
     func disconnection() async -> DisconnectReason {
-        let reason = await inner.disconnection()
+        let reason = await forwarded.disconnection()
         if !identity.closedByApp.value && reason != .localRequest { world.reconnections.start(after: self, world: world) }
         return reason
     }
+
     func disconnect() async {
         identity.closedByApp.withLock { $0 = true }
-        await inner.disconnect()
+        await forwarded.disconnect()
     }
-    var isReconnectingBySystem: Bool { world.reconnections.isReconnecting(after: self) }
-    func systemReconnection() async -> (any ConnectionBackend)? { await world.reconnections.result(after: self) }
 
-    func mtu() async -> Int { await inner.mtu() }
-    func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws(BluetoothError) -> [DiscoveredService] {
-        try await inner.discoverServices(uuids, timeout: timeout)
-    }
-    func discoverCharacteristics(_ uuids: [BluetoothUUID]?, of service: DiscoveredService, timeout: Duration) async throws(BluetoothError)
-        -> [DiscoveredCharacteristic]
-    {
-        try await inner.discoverCharacteristics(uuids, of: service, timeout: timeout)
-    }
-    func discoverDescriptors(of characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [DiscoveredDescriptor] {
-        try await inner.discoverDescriptors(of: characteristic, timeout: timeout)
-    }
-    func discoverCharacteristics(ofAll services: [DiscoveredService], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredCharacteristic]] {
-        try await inner.discoverCharacteristics(ofAll: services, timeout: timeout)
-    }
-    func discoverDescriptors(ofAll characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [[DiscoveredDescriptor]] {
-        try await inner.discoverDescriptors(ofAll: characteristics, timeout: timeout)
-    }
-    func read(_ characteristics: [DiscoveredCharacteristic], timeout: Duration) async throws(BluetoothError) -> [Result<[UInt8], BluetoothError>] {
-        try await inner.read(characteristics, timeout: timeout)
-    }
-    func read(_ characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) -> [UInt8] {
-        try await inner.read(characteristic, timeout: timeout)
-    }
-    func write(_ value: [UInt8], to characteristic: DiscoveredCharacteristic, kind: WriteKind, timeout: Duration) async throws(BluetoothError) {
-        try await inner.write(value, to: characteristic, kind: kind, timeout: timeout)
-    }
-    func readDescriptor(_ descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) -> [UInt8] {
-        try await inner.readDescriptor(descriptor, timeout: timeout)
-    }
-    func writeDescriptor(_ value: [UInt8], to descriptor: DiscoveredDescriptor, timeout: Duration) async throws(BluetoothError) {
-        try await inner.writeDescriptor(value, to: descriptor, timeout: timeout)
-    }
-    func setNotifications(_ enabled: Bool, for characteristic: DiscoveredCharacteristic, timeout: Duration) async throws(BluetoothError) {
-        try await inner.setNotifications(enabled, for: characteristic, timeout: timeout)
-    }
-    func valueUpdates(for characteristic: DiscoveredCharacteristic, buffering: UpdateBuffering) async -> ValueUpdates {
-        await inner.valueUpdates(for: characteristic, buffering: buffering)
-    }
-    func maximumWriteLength(for kind: WriteKind) async -> Int { await inner.maximumWriteLength(for: kind) }
-    func serviceChanges() -> AsyncStream<ServiceChange> { inner.serviceChanges() }
-    func readRSSI(timeout: Duration) async throws(BluetoothError) -> RSSI { try await inner.readRSSI(timeout: timeout) }
-    func security() async -> LinkSecurity? { await inner.security() }
-    func secure(timeout: Duration) async throws(BluetoothError) -> LinkSecurity { try await inner.secure(timeout: timeout) }
-    func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity { try await inner.pair(timeout: timeout) }
-    func protocolCost() async -> ProtocolCost? { await inner.protocolCost() }
+    var isReconnectingBySystem: Bool { world.reconnections.isReconnecting(after: self) }
+
+    func systemReconnection() async -> (any ConnectionBackend)? { await world.reconnections.result(after: self) }
 }
