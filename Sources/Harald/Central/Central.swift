@@ -13,7 +13,10 @@ import Logging
 /// let connection = try await central.connect(to: strap, timeout: .seconds(10))
 /// ```
 ///
-/// A `Central` is a value holding its backend and settings; copies share the backend.
+/// A `Central` is a value holding its backend and settings; copies share the backend and the
+/// record of the app's links (one per peripheral, with who wants which notifications). Make one
+/// per backend per app, at launch, and pass copies down: two centrals made on one backend keep
+/// a record each, so neither sees the other's links.
 public struct Central: Sendable {
     /// The backend doing the work.
     public let backend: any CentralBackend
