@@ -16,6 +16,13 @@ final class ConnectionRegistry: Sendable {
     }
 
     private let entries = Locked<[PeripheralIdentifier: Entry]>([:])
+    /// The tasks waiting for the system to bring a lost link back, one per peripheral; cancelled
+    /// when the registry goes (the central they work for is gone), so none waits for ever.
+    private let reconnectionWaits = Locked<[PeripheralIdentifier: Task<Void, Never>]>([:])
+
+    deinit {
+        for wait in reconnectionWaits.value.values { wait.cancel() }
+    }
 
     /// Everything a new link is made with.
     struct LinkSettings: Sendable {
@@ -148,8 +155,7 @@ final class ConnectionRegistry: Sendable {
                 self?.publish(.disconnected, for: peripheral)
                 return
             }
-            self?.publish(.reconnecting, for: peripheral)
-            await self?.followSystemReconnection(of: backend, settings: settings)
+            self?.followSystemReconnection(of: backend, settings: settings)
         }
         backend.taskStarter.start {
             for await change in backend.serviceChanges() { await link.apply(change) }
@@ -157,11 +163,23 @@ final class ConnectionRegistry: Sendable {
         return link
     }
 
-    /// Waits for the system to bring `ended`'s link up again by itself, and adopts the new
-    /// connection; when the reconnection stops, the peripheral is disconnected.
-    private func followSystemReconnection(of ended: any ConnectionBackend, settings: LinkSettings) async {
+    /// Announces that the system is bringing `ended`'s link up again by itself, and waits for
+    /// it in a task of its own (holding the registry only weakly): the new connection is adopted;
+    /// when the reconnection stops, the peripheral is disconnected.
+    private func followSystemReconnection(of ended: any ConnectionBackend, settings: LinkSettings) {
         let peripheral = ended.peripheral
-        if let next = await ended.systemReconnection() {
+        publish(.reconnecting, for: peripheral)
+        let wait = ended.taskStarter.start { [weak self] in
+            let next = await ended.systemReconnection()
+            self?.systemReconnectionEnded(of: peripheral, with: next, settings: settings)
+        }
+        let replaced = reconnectionWaits.withLock { $0.updateValue(wait, forKey: peripheral) }
+        replaced?.cancel()
+    }
+
+    private func systemReconnectionEnded(of peripheral: PeripheralIdentifier, with next: (any ConnectionBackend)?, settings: LinkSettings) {
+        reconnectionWaits.withLock { _ = $0.removeValue(forKey: peripheral) }
+        if let next {
             _ = adopt(next, settings: settings)
             return
         }

@@ -82,7 +82,8 @@ struct AutoReconnectingConnection: ForwardingConnectionBackend {
     }
 
     let forwarded: any ConnectionBackend
-    let world: Simulator
+    /// Weak: the world keeps the reconnections, which keep the connections they made.
+    weak var world: Simulator?
     let identity = Identity()
 
     init(inner: any ConnectionBackend, world: Simulator) {
@@ -92,7 +93,7 @@ struct AutoReconnectingConnection: ForwardingConnectionBackend {
 
     func disconnection() async -> DisconnectReason {
         let reason = await forwarded.disconnection()
-        if !identity.closedByApp.value && reason != .localRequest { world.reconnections.start(after: self, world: world) }
+        if !identity.closedByApp.value && reason != .localRequest, let world { world.reconnections.start(after: self, world: world) }
         return reason
     }
 
@@ -101,7 +102,7 @@ struct AutoReconnectingConnection: ForwardingConnectionBackend {
         await forwarded.disconnect()
     }
 
-    var isReconnectingBySystem: Bool { world.reconnections.isReconnecting(after: self) }
+    var isReconnectingBySystem: Bool { world?.reconnections.isReconnecting(after: self) ?? false }
 
-    func systemReconnection() async -> (any ConnectionBackend)? { await world.reconnections.result(after: self) }
+    func systemReconnection() async -> (any ConnectionBackend)? { await world?.reconnections.result(after: self) }
 }
