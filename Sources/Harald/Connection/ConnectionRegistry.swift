@@ -22,6 +22,11 @@ final class ConnectionRegistry: Sendable {
 
     deinit {
         for wait in reconnectionWaits.value.values { wait.cancel() }
+        // A link the system brought back by itself that no handle ever took: with the central
+        // gone, nothing can take it any more.
+        for case .connected(let link) in entries.value.values where link.ownerCount == 0 && !link.isClosing {
+            link.closeLater()
+        }
     }
 
     /// Everything a new link is made with.
