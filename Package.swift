@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "HaraldHCIBackend", targets: ["HaraldHCIBackend"]),
         .library(name: "HaraldHeartRateMonitor", targets: ["HaraldHeartRateMonitor"]),
         .library(name: "HaraldGoPro", targets: ["HaraldGoPro"]),
+        .library(name: "HaraldAdvertisements", targets: ["HaraldAdvertisements"]),
+        .library(name: "HaraldFleet", targets: ["HaraldFleet"]),
         .executable(name: "harald", targets: ["harald"]),
         // The example app's model (Examples/HeartRateApp), for the Xcode app target that runs it.
         .library(name: "HeartRateAppModel", targets: ["HeartRateAppModel"]),
@@ -120,6 +122,20 @@ let package = Package(
         // fragmentation, command/setting/query messages and the TLV value walker; and, in
         // Camera/, the camera over a PeripheralConnection (requests, pushes, flows).
         .target(name: "HaraldGoPro", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
+        // Sensor data carried in advertisements as typed readings: BTHome v2 (with its AES-CCM
+        // encryption, over swift-crypto's AES block), SIG service data, company names, beacons;
+        // and the decoder registry a gateway and the kits extend.
+        .target(
+            name: "HaraldAdvertisements",
+            dependencies: [
+                "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldAssignedNumbers",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // Many gateways hearing the same devices, as one: which gateway owns each device (smoothed
+        // RSSI with hysteresis), presence and gateway liveness. Pure logic; times are passed in.
+        .target(name: "HaraldFleet", dependencies: ["HaraldCodec", "HaraldCore"]),
         // Text for terminals, as pure functions of values: SIG-named labels, the live scan table,
         // the GATT tree, sparklines, progress bars (the `harald` CLI's output; unit-tested).
         .target(name: "HaraldTerminal", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldAssignedNumbers"]),
@@ -222,6 +238,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaraldTests", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
+        .testTarget(
+            name: "HaraldAdvertisementsTests",
+            dependencies: [
+                "HaraldAdvertisements", "HaraldCodec", "HaraldCore", "HaraldProfiles",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(
+            name: "HaraldFleetTests",
+            dependencies: ["HaraldFleet", "HaraldCodec", "HaraldCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         // The terminal renderings: labels with SIG names, the scan table, the GATT tree, sparklines.
         .testTarget(name: "HaraldTerminalTests", dependencies: ["HaraldTerminal", "HaraldCodec", "HaraldCore", "HaraldProfiles"]),
         // Every committed fuzz corpus input (Fuzz/corpus/TARGET/) through its target: a crash once
