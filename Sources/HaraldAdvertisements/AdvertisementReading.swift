@@ -13,6 +13,7 @@ public enum AdvertisementValue: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// The value as text: the number, `true` or `false`, or the text itself.
     public var description: String {
         switch self {
         case let .number(value): "\(value)"
