@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "HaraldHCIBackend", targets: ["HaraldHCIBackend"]),
         .library(name: "HaraldHeartRateMonitor", targets: ["HaraldHeartRateMonitor"]),
         .library(name: "HaraldGoPro", targets: ["HaraldGoPro"]),
+        .library(name: "HaraldMQTT", targets: ["HaraldMQTT"]),
         .executable(name: "harald", targets: ["harald"]),
         // The example app's model (Examples/HeartRateApp), for the Xcode app target that runs it.
         .library(name: "HeartRateAppModel", targets: ["HeartRateAppModel"]),
@@ -39,6 +40,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // `swift package generate-documentation` (scripts/docs); a plugin, linked into nothing.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The MQTT client's TCP (and TLS) channel: no maintained Swift MQTT client is in the mirror.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .target(
@@ -120,6 +124,16 @@ let package = Package(
         // fragmentation, command/setting/query messages and the TLV value walker; and, in
         // Camera/, the camera over a PeripheralConnection (requests, pushes, flows).
         .target(name: "HaraldGoPro", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
+        // An MQTT 3.1.1 client on swift-nio (packets, frame decoder, reconnecting client with a
+        // bounded outgoing queue); above the BLE stack, it imports no Harald module.
+        .target(
+            name: "HaraldMQTT",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         // Text for terminals, as pure functions of values: SIG-named labels, the live scan table,
         // the GATT tree, sparklines, progress bars (the `harald` CLI's output; unit-tested).
         .target(name: "HaraldTerminal", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldAssignedNumbers"]),
@@ -222,6 +236,17 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaraldTests", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
+        // The MQTT packets and frame decoder, the client against an in-process NIO broker, and
+        // (when HARALD_MQTT_BROKER is set, see scripts/mosquitto) against a real Mosquitto.
+        .testTarget(
+            name: "HaraldMQTTTests",
+            dependencies: [
+                "HaraldMQTT", "HaraldTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         // The terminal renderings: labels with SIG names, the scan table, the GATT tree, sparklines.
         .testTarget(name: "HaraldTerminalTests", dependencies: ["HaraldTerminal", "HaraldCodec", "HaraldCore", "HaraldProfiles"]),
         // Every committed fuzz corpus input (Fuzz/corpus/TARGET/) through its target: a crash once
