@@ -10,6 +10,7 @@ import NIOSSL
 /// Waits (backoff, keep-alive) run on the clock given to `init`, so tests drive them with a
 /// manual clock.
 public actor MQTTClient {
+    /// Where and how this client connects (fixed for its lifetime).
     public let configuration: Configuration
     private let clock: any Clock<Duration>
     private let group: any EventLoopGroup

@@ -27,6 +27,7 @@ public struct MQTTBackoff: Sendable, Equatable {
     /// The longest wait (default 60 s).
     public var maximum: Duration
 
+    /// A schedule from `initial` doubling up to `maximum` (raised to `initial` if below it).
     public init(initial: Duration = .seconds(1), maximum: Duration = .seconds(60)) {
         self.initial = max(.zero, initial)
         self.maximum = max(self.initial, maximum)
@@ -51,17 +52,22 @@ extension MQTTClient {
         public var host: String
         /// Broker TCP port (1883 plain, 8883 with TLS, by convention).
         public var port: Int
+        /// Identifies this client to the broker, e.g. the gateway's name; unique per broker.
         public var clientIdentifier: String
         /// PINGREQ interval, whole seconds (zero: no keep-alive). A PINGRESP that has not come by
         /// the next interval closes the connection, which then reconnects.
         public var keepAlive: Duration
+        /// Whether the broker forgets the previous session on connect (the client subscribes again anyway).
         public var cleanSession: Bool
         /// Published by the broker if the connection ends without ``MQTTClient/disconnect()``.
         public var will: MQTTLastWill?
+        /// User name for the broker's authentication (nil: anonymous).
         public var username: String?
+        /// Password bytes; sent only with a ``username``.
         public var password: [UInt8]?
         /// TLS through NIOSSL when set (nil: plain TCP).
         public var tls: TLSConfiguration?
+        /// The waits between connection attempts.
         public var backoff: MQTTBackoff
         /// Droppable messages held while the broker is away (default 1,000).
         public var droppableQueueLimit: Int
@@ -72,6 +78,7 @@ extension MQTTClient {
         /// Messages a subscription holds for a slow reader; the newest are kept (default 1,000).
         public var subscriptionBufferLimit: Int
 
+        /// A configuration with the given connection settings and the default bounds (1,000 messages per queue share and subscription buffer, 1 MiB packets).
         public init(
             host: String, port: Int = 1883, clientIdentifier: String, keepAlive: Duration = .seconds(60), cleanSession: Bool = true,
             will: MQTTLastWill? = nil, username: String? = nil, password: [UInt8]? = nil, tls: TLSConfiguration? = nil,
@@ -103,13 +110,17 @@ extension MQTTClient {
 
 /// One message received on a subscription.
 public struct MQTTMessage: Sendable, Equatable {
+    /// The topic name the message was published to.
     public var topic: String
+    /// The application bytes, as published.
     public var payload: [UInt8]
     /// Whether the broker sent it as the topic's retained value (it was published before the
     /// subscription), not as a live message.
     public var retain: Bool
+    /// The QoS it was delivered with (the lower of the publisher's and the subscription's).
     public var qos: MQTTQoS
 
+    /// A received message.
     public init(topic: String, payload: [UInt8], retain: Bool, qos: MQTTQoS) {
         self.topic = topic
         self.payload = payload

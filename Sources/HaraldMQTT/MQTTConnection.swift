@@ -3,8 +3,13 @@ import NIOPosix
 import NIOSSL
 
 /// One TCP (or TLS) connection to a broker: packets written as bytes, packets read through the
-/// frame decoder into an async stream that ends when the connection closes.
+/// frame decoder into an async stream that ends when the connection closes. The stream holds at
+/// most ``inboundLimit`` packets the client has not handled yet: a broker that sends faster than
+/// that gets its connection closed (the client reconnects), instead of memory growing.
 struct MQTTConnection: Sendable {
+    /// Packets read and not yet handled by the client.
+    static let inboundLimit = 4_096
+
     let channel: any Channel
     let packets: AsyncThrowingStream<MQTTPacket, any Error>
 
@@ -12,7 +17,7 @@ struct MQTTConnection: Sendable {
     static func open(
         host: String, port: Int, tls: NIOSSLContext?, maximumPacketSize: Int, group: any EventLoopGroup
     ) async throws -> MQTTConnection {
-        let (packets, continuation) = AsyncThrowingStream.makeStream(of: MQTTPacket.self)
+        let (packets, continuation) = AsyncThrowingStream.makeStream(of: MQTTPacket.self, bufferingPolicy: .bufferingOldest(inboundLimit))
         let serverHostname = tls == nil ? nil : host
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.seconds(10))
@@ -68,7 +73,9 @@ final class MQTTPacketReader: ChannelInboundHandler {
         let buffer = unwrapInboundIn(data)
         decoder.append(buffer.readableBytesView)
         do {
-            while let packet = try decoder.next() { continuation.yield(packet) }
+            while let packet = try decoder.next() {
+                if case .dropped = continuation.yield(packet) { throw InboundOverflow() }
+            }
         } catch {
             continuation.finish(throwing: error)
             context.close(promise: nil)
@@ -85,3 +92,6 @@ final class MQTTPacketReader: ChannelInboundHandler {
         context.close(promise: nil)
     }
 }
+
+/// The client fell more than ``MQTTConnection/inboundLimit`` packets behind the broker.
+struct InboundOverflow: Error {}

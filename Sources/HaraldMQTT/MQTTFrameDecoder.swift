@@ -13,6 +13,7 @@ public struct MQTTFrameDecoder: Sendable {
     /// The default of ``maximumPacketSize``: 1 MiB.
     public static let defaultMaximumPacketSize = 1_048_576
 
+    /// A decoder refusing packets longer than `maximumPacketSize` bytes (clamped to 0...268,435,455).
     public init(maximumPacketSize: Int = MQTTFrameDecoder.defaultMaximumPacketSize) {
         self.maximumPacketSize = min(max(0, maximumPacketSize), MQTTRemainingLength.maximum)
     }

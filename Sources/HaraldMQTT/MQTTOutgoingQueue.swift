@@ -4,7 +4,7 @@ public enum MQTTDeliveryClass: Sendable, Equatable {
     /// oldest droppable message goes, counted in ``MQTTClient/droppedMessageCount``.
     case droppable
     /// A message that must arrive (a state change, a discovery config): never dropped; when its
-    /// share of the queue is full, publishing throws ``MQTTClientError/queueFull``.
+    /// share of the queue is full, publishing throws ``MQTTClientError/queueFull(limit:)``.
     case kept
 }
 

@@ -4,9 +4,11 @@
 /// It ends after ``MQTTClient/disconnect()``; across reconnections it goes on (the client
 /// subscribes again on each new connection).
 public struct MQTTSubscription: AsyncSequence, Sendable {
+    /// Each element is one received message.
     public typealias Element = MQTTMessage
     let stream: AsyncStream<MQTTMessage>
 
+    /// An iterator over the messages; one loop at a time.
     public func makeAsyncIterator() -> AsyncStream<MQTTMessage>.Iterator { stream.makeAsyncIterator() }
 }
 
