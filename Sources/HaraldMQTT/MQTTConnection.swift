@@ -18,7 +18,10 @@ struct MQTTConnection: Sendable {
         host: String, port: Int, tls: NIOSSLContext?, maximumPacketSize: Int, group: any EventLoopGroup
     ) async throws -> MQTTConnection {
         let (packets, continuation) = AsyncThrowingStream.makeStream(of: MQTTPacket.self, bufferingPolicy: .bufferingOldest(inboundLimit))
-        let serverHostname = tls == nil ? nil : host
+        // SNI and name checks take a host name; for an IP address NIOSSL checks the peer's
+        // address against the certificate instead (and refuses an address as SNI).
+        let isAddress = host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
+        let serverHostname = tls == nil || isAddress ? nil : host
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.seconds(10))
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)

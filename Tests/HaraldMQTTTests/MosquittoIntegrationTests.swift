@@ -1,6 +1,7 @@
 import Foundation
 import HaraldTestSupport
 import NIOConcurrencyHelpers
+import NIOSSL
 import Testing
 
 @testable import HaraldMQTT
@@ -54,12 +55,34 @@ struct MosquittoIntegrationTests {
         #expect(line == "MSG 0 1 \(topic) {\"rssi\":-60}")
         await gateway.disconnect()
     }
+
+    @Test(.enabled(if: Mosquitto.tlsBroker != nil, "set HARALD_MQTT_TLS_BROKER and HARALD_MQTT_CA_FILE (scripts/mosquitto test)"))
+    func aClientConnectsOverTLSTrustingTheBrokersCA() async throws {
+        let (host, port) = try #require(Mosquitto.tlsBroker)
+        let caFile = try #require(ProcessInfo.processInfo.environment["HARALD_MQTT_CA_FILE"])
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(caFile)
+        let topic = "harald-test/\(run)/tls"
+        let consumer = try MosquittoSub(topic: topic, qos: 1)
+        try await consumer.waitUntilSubscribed()
+        let configuration = MQTTClient.Configuration(host: host, port: port, clientIdentifier: "harald-tls-\(run)", keepAlive: .seconds(30), tls: tls)
+        let gateway = MQTTClient(configuration: configuration, clock: ManualClock())
+        // A failed handshake is retried after a backoff the manual clock never ends: a guard.
+        try await withHangGuard(seconds: 20) { try await gateway.connect() }
+        try await gateway.publish(topic: topic, payload: Array("over TLS".utf8), qos: .atLeastOnce)
+        let line = try await consumer.nextMessage()
+        #expect(line == "MSG 0 1 \(topic) over TLS")
+        await gateway.disconnect()
+    }
 }
 
-/// Where the broker is, from HARALD_MQTT_BROKER.
+/// Where the brokers are, from HARALD_MQTT_BROKER (plain) and HARALD_MQTT_TLS_BROKER (TLS).
 enum Mosquitto {
-    static var broker: (host: String, port: Int)? {
-        guard let value = ProcessInfo.processInfo.environment["HARALD_MQTT_BROKER"],
+    static var broker: (host: String, port: Int)? { address("HARALD_MQTT_BROKER") }
+    static var tlsBroker: (host: String, port: Int)? { address("HARALD_MQTT_TLS_BROKER") }
+
+    private static func address(_ variable: String) -> (host: String, port: Int)? {
+        guard let value = ProcessInfo.processInfo.environment[variable],
             let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...])
         else { return nil }
         return (String(value[..<colon]), port)
