@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "HaraldGoPro", targets: ["HaraldGoPro"]),
         .library(name: "HaraldAdvertisements", targets: ["HaraldAdvertisements"]),
         .library(name: "HaraldFleet", targets: ["HaraldFleet"]),
+        .library(name: "HaraldMQTT", targets: ["HaraldMQTT"]),
         .executable(name: "harald", targets: ["harald"]),
         // The example app's model (Examples/HeartRateApp), for the Xcode app target that runs it.
         .library(name: "HeartRateAppModel", targets: ["HeartRateAppModel"]),
@@ -41,6 +42,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // `swift package generate-documentation` (scripts/docs); a plugin, linked into nothing.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The MQTT client's TCP (and TLS) channel: no maintained Swift MQTT client is in the mirror.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .target(
@@ -136,6 +140,16 @@ let package = Package(
         // Many gateways hearing the same devices, as one: which gateway owns each device (smoothed
         // RSSI with hysteresis), presence and gateway liveness. Pure logic; times are passed in.
         .target(name: "HaraldFleet", dependencies: ["HaraldCodec", "HaraldCore"]),
+        // An MQTT 3.1.1 client on swift-nio (packets, frame decoder, reconnecting client with a
+        // bounded outgoing queue); above the BLE stack, it imports no Harald module.
+        .target(
+            name: "HaraldMQTT",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         // Text for terminals, as pure functions of values: SIG-named labels, the live scan table,
         // the GATT tree, sparklines, progress bars (the `harald` CLI's output; unit-tested).
         .target(name: "HaraldTerminal", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldAssignedNumbers"]),
@@ -247,6 +261,19 @@ let package = Package(
         .testTarget(
             name: "HaraldFleetTests",
             dependencies: ["HaraldFleet", "HaraldCodec", "HaraldCore", .product(name: "PropertyBased", package: "swift-property-based")]),
+        // The MQTT packets and frame decoder, the client against an in-process NIO broker, and
+        // (when HARALD_MQTT_BROKER is set, see scripts/mosquitto) against a real Mosquitto.
+        .testTarget(
+            name: "HaraldMQTTTests",
+            dependencies: [
+                "HaraldMQTT", "HaraldTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         // The terminal renderings: labels with SIG names, the scan table, the GATT tree, sparklines.
         .testTarget(name: "HaraldTerminalTests", dependencies: ["HaraldTerminal", "HaraldCodec", "HaraldCore", "HaraldProfiles"]),
         // Every committed fuzz corpus input (Fuzz/corpus/TARGET/) through its target: a crash once
