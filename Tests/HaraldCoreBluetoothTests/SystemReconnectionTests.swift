@@ -15,6 +15,17 @@ struct SystemReconnectionTests {
     func connects(_ world: FakeWorld) -> Int { world.central.calls.filter { $0 == .connect(world.peripheral.identifier) }.count }
     func cancels(_ world: FakeWorld) -> Int { world.central.calls.filter { $0 == .cancelConnection(world.peripheral.identifier) }.count }
 
+    /// A central's link made with automatic reconnection, lost (CoreBluetooth error 6, the
+    /// connection timed out), with the system now reconnecting it; the lost handle is returned.
+    func aLostLinkTheSystemReconnects() async throws -> (FakeWorld, Central, PeripheralConnection) {
+        let world = FakeWorld.make()
+        let central = Central(backend: world.backend, clock: world.clock)
+        let connection = try await central.connect(to: world.identifier, options: autoReconnect, timeout: timeout)
+        world.central.dropConnection(world.peripheral, error: cbError(6))
+        _ = await connection.disconnection()
+        return (world, central, connection)
+    }
+
     /// Collects link states into a box the test can poll.
     final class States: Sendable {
         let seen = Locked<[PeripheralLinkState]>([])
@@ -45,11 +56,7 @@ struct SystemReconnectionTests {
     }
 
     @Test func anExplicitDisconnectOfTheLostHandleKeepsTheSystemsReconnection() async throws {
-        let world = FakeWorld.make()
-        let central = Central(backend: world.backend, clock: world.clock)
-        let connection = try await central.connect(to: world.identifier, options: autoReconnect, timeout: timeout)
-        world.central.dropConnection(world.peripheral, error: cbError(6))
-        _ = await connection.disconnection()
+        let (world, _, connection) = try await aLostLinkTheSystemReconnects()
         await connection.disconnect()
         await world.settle()
         #expect(cancels(world) == 0)
@@ -92,11 +99,7 @@ struct SystemReconnectionTests {
     }
 
     @Test func aConnectDuringTheReconnectionJoinsIt() async throws {
-        let world = FakeWorld.make()
-        let central = Central(backend: world.backend, clock: world.clock)
-        let connection = try await central.connect(to: world.identifier, options: autoReconnect, timeout: timeout)
-        world.central.dropConnection(world.peripheral, error: cbError(6))
-        _ = await connection.disconnection()
+        let (world, central, _) = try await aLostLinkTheSystemReconnects()
         await until { central.linkStateNow(of: world.identifier) == .reconnecting }
         let joining = Task { try await central.connect(to: world.identifier, timeout: timeout) }
         await until { world.backend.pendingOperationCount == 1 }
@@ -132,11 +135,7 @@ struct SystemReconnectionTests {
     }
 
     @Test func disconnectAllStopsTheSystemsReconnection() async throws {
-        let world = FakeWorld.make()
-        let central = Central(backend: world.backend, clock: world.clock)
-        let connection = try await central.connect(to: world.identifier, options: autoReconnect, timeout: timeout)
-        world.central.dropConnection(world.peripheral, error: cbError(6))
-        _ = await connection.disconnection()
+        let (world, central, _) = try await aLostLinkTheSystemReconnects()
         await until { central.linkStateNow(of: world.identifier) == .reconnecting }
         await central.disconnectAll(from: world.identifier)
         await until { central.linkStateNow(of: world.identifier) == .disconnected }
