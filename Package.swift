@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HaraldProfiles", targets: ["HaraldProfiles"]),
         .library(name: "HaraldATT", targets: ["HaraldATT"]),
         .library(name: "HaraldSMP", targets: ["HaraldSMP"]),
+        .library(name: "HaraldL2CAP", targets: ["HaraldL2CAP"]),
         .library(name: "Harald", targets: ["Harald"]),
         .library(name: "HaraldGATTLink", targets: ["HaraldGATTLink"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
@@ -106,9 +107,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // L2CAP's connection-oriented channels without a transport: the LE signaling commands,
+        // K-frames, credits and the per-link engine of LE Credit Based and Enhanced Credit Based
+        // Flow Control Mode; the HCI host and the simulator each carry its PDUs.
+        .target(name: "HaraldL2CAP", dependencies: ["HaraldCodec", "HaraldCore"]),
         // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
-        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldCore", "HaraldL2CAP", .product(name: "Logging", package: "swift-log")]),
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
         .target(
             name: "HaraldHCIBackend",
@@ -222,6 +227,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaraldTests", dependencies: ["HaraldCodec", "HaraldCore", "Harald"]),
+        // The credit-based channel engine fed PDUs by hand: every rule of Core Vol 3 Part A §10.1.
+        .testTarget(
+            name: "HaraldL2CAPTests",
+            dependencies: ["HaraldCodec", "HaraldCore", "HaraldL2CAP", .product(name: "PropertyBased", package: "swift-property-based")]),
         // The terminal renderings: labels with SIG names, the scan table, the GATT tree, sparklines.
         .testTarget(name: "HaraldTerminalTests", dependencies: ["HaraldTerminal", "HaraldCodec", "HaraldCore", "HaraldProfiles"]),
         // Every committed fuzz corpus input (Fuzz/corpus/TARGET/) through its target: a crash once
@@ -303,7 +312,7 @@ let package = Package(
             name: "HaraldHCITests",
             dependencies: [
                 "HaraldATT", "HaraldProfiles",
-                "HaraldHCI", "HaraldTestSupport",
+                "HaraldHCI", "HaraldL2CAP", "HaraldTestSupport",
                 "HaraldCodec", "HaraldCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

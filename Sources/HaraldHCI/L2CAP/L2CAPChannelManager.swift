@@ -1,3 +1,4 @@
+import HaraldL2CAP
 /// One signaling request of ours on one link, waiting for its response: the link and the
 /// identifier the response will carry (Core spec Vol 3 Part A §4).
 package struct L2CAPSignalingRequest: Hashable, Sendable {

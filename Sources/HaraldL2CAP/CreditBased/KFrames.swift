@@ -29,8 +29,8 @@ public struct KFrameReassembler: Sendable {
     /// The MTU and MPS this end announced.
     public let mtu: Int
     public let mps: Int
-    private var expected: Int?
-    private var collected: [UInt8] = []
+    fileprivate var expected: Int?
+    fileprivate var collected: [UInt8] = []
 
     public init(mtu: Int, mps: Int) {
         self.mtu = mtu
@@ -80,4 +80,15 @@ public enum KFrameError: Error, Hashable, Sendable {
     case sduOverrun(expected: Int, received: Int)
     /// An MPS too small to carry the SDU length and a byte of payload.
     case mpsTooSmall(Int)
+}
+
+extension KFrameReassembler {
+    /// Takes larger SDUs and K-frames from now on (an enhanced-mode reconfiguration of ours was
+    /// accepted); an SDU part-way in keeps its length.
+    mutating func raiseLimits(mtu: Int, mps: Int) {
+        let partial = self
+        self = KFrameReassembler(mtu: mtu, mps: mps)
+        self.expected = partial.expected
+        self.collected = partial.collected
+    }
 }

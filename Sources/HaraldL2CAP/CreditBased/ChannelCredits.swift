@@ -29,6 +29,10 @@ public struct ChannelCredits: Hashable, Sendable {
 
 /// A credit grant that would have taken a channel past 65,535 credits.
 public struct CreditOverflow: Error, Hashable, Sendable {
+    /// Credits the sender held before the grant.
     public var held: Int
+    /// Credits the grant added.
     public var granted: Int
+
+    public init(held: Int, granted: Int) { (self.held, self.granted) = (held, granted) }
 }

@@ -128,14 +128,7 @@ public struct CreditBasedConnectionRequest: ByteCodable, Hashable, Sendable {
         mtu = try reader.read(field: "mtu")
         mps = try reader.read(field: "mps")
         initialCredits = try reader.read(field: "initialCredits")
-        guard reader.remainingCount % 2 == 0 else { throw reader.invalidValue("an odd number of bytes", field: "sourceCIDs") }
-        let count = reader.remainingCount / 2
-        guard (1...Self.maximumChannels).contains(count) else {
-            throw reader.invalidValue("\(count) channels (1 to \(Self.maximumChannels) allowed)", field: "sourceCIDs")
-        }
-        var cids: [UInt16] = []
-        for _ in 0..<count { cids.append(try reader.read(field: "sourceCIDs")) }
-        sourceCIDs = cids
+        sourceCIDs = try readCIDs(&reader, field: "sourceCIDs", allowingNone: false)
     }
 
     public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
@@ -144,4 +137,100 @@ public struct CreditBasedConnectionRequest: ByteCodable, Hashable, Sendable {
         }
         for field in [spsm, mtu, mps, initialCredits] + sourceCIDs { writer.write(field) }
     }
+}
+
+/// L2CAP_CREDIT_BASED_CONNECTION_RSP (code 0x18): the answer to a
+/// ``CreditBasedConnectionRequest``, one destination CID per channel asked for, in the request's
+/// order; 0 marks a channel that was refused.
+public struct CreditBasedConnectionResponse: ByteCodable, Hashable, Sendable {
+    /// Largest SDU the responder takes on each accepted channel, in bytes.
+    public var mtu: UInt16
+    /// Largest K-frame payload the responder takes, in bytes.
+    public var mps: UInt16
+    /// K-frames the requester may send on each accepted channel before it gets more credits.
+    public var initialCredits: UInt16
+    /// For all channels, or for the refused ones when some were accepted.
+    public var result: CreditBasedConnectionResult
+    /// The responder's channel identifiers (0 for a refused channel), up to five.
+    public var destinationCIDs: [UInt16]
+
+    public init(mtu: UInt16, mps: UInt16, initialCredits: UInt16, result: CreditBasedConnectionResult, destinationCIDs: [UInt16]) {
+        (self.mtu, self.mps, self.initialCredits, self.result, self.destinationCIDs) = (mtu, mps, initialCredits, result, destinationCIDs)
+    }
+
+    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
+        mtu = try reader.read(field: "mtu")
+        mps = try reader.read(field: "mps")
+        initialCredits = try reader.read(field: "initialCredits")
+        result = CreditBasedConnectionResult(rawValue: try reader.read(field: "result"))
+        destinationCIDs = try readCIDs(&reader, field: "destinationCIDs", allowingNone: true)
+    }
+
+    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
+        guard destinationCIDs.count <= CreditBasedConnectionRequest.maximumChannels else {
+            throw ByteEncodingError(field: "destinationCIDs", detail: "\(destinationCIDs.count) channels (at most 5)")
+        }
+        for field in [mtu, mps, initialCredits, result.rawValue] + destinationCIDs { writer.write(field) }
+    }
+}
+
+/// L2CAP_CREDIT_BASED_RECONFIGURE_REQ (code 0x19): the sender can now take SDUs up to `mtu` and
+/// K-frames up to `mps` on the listed channels (Enhanced Credit Based Flow Control Mode). The
+/// MTU may only grow; the MPS may shrink only when one channel is listed.
+public struct CreditBasedReconfigureRequest: ByteCodable, Hashable, Sendable {
+    /// The sender's new receive MTU, in bytes (at least 64).
+    public var mtu: UInt16
+    /// The sender's new receive MPS, in bytes (at least 64).
+    public var mps: UInt16
+    /// The sender's own channel identifiers of the channels this applies to, 1 to 5.
+    public var cids: [UInt16]
+
+    public init(mtu: UInt16, mps: UInt16, cids: [UInt16]) { (self.mtu, self.mps, self.cids) = (mtu, mps, cids) }
+
+    public init(from reader: inout ByteReader) throws(ByteDecodingError) {
+        mtu = try reader.read(field: "mtu")
+        mps = try reader.read(field: "mps")
+        cids = try readCIDs(&reader, field: "cids", allowingNone: false)
+    }
+
+    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) {
+        guard (1...CreditBasedConnectionRequest.maximumChannels).contains(cids.count) else {
+            throw ByteEncodingError(field: "cids", detail: "\(cids.count) channels (1 to 5 allowed)")
+        }
+        for field in [mtu, mps] + cids { writer.write(field) }
+    }
+}
+
+/// L2CAP_CREDIT_BASED_RECONFIGURE_RSP (code 0x1A): the answer to a
+/// ``CreditBasedReconfigureRequest``.
+public struct CreditBasedReconfigureResult: RawRepresentable, ByteCodable, Hashable, Sendable {
+    public var rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    /// The new MTU and MPS apply.
+    public static let successful = Self(rawValue: 0x0000)
+    /// Refused: the MTU would shrink.
+    public static let mtuReductionNotAllowed = Self(rawValue: 0x0001)
+    /// Refused: the MPS would shrink on more than one channel at once.
+    public static let mpsReductionNotAllowed = Self(rawValue: 0x0002)
+    /// Refused: a listed channel is not open.
+    public static let invalidDestinationCIDs = Self(rawValue: 0x0003)
+    /// Refused: other unacceptable parameters (an MTU or MPS under 64).
+    public static let unacceptableParameters = Self(rawValue: 0x0004)
+
+    public init(from reader: inout ByteReader) throws(ByteDecodingError) { rawValue = try reader.read(field: "result") }
+    public func encode(to writer: inout ByteWriter) throws(ByteEncodingError) { writer.write(rawValue) }
+}
+
+/// Reads the list of channel identifiers that ends an enhanced-mode command: an even number of
+/// octets, at most five identifiers (at least one unless `allowingNone`).
+private func readCIDs(_ reader: inout ByteReader, field: String, allowingNone: Bool) throws(ByteDecodingError) -> [UInt16] {
+    guard reader.remainingCount % 2 == 0 else { throw reader.invalidValue("an odd number of bytes", field: field) }
+    let count = reader.remainingCount / 2
+    guard count <= CreditBasedConnectionRequest.maximumChannels, allowingNone || count >= 1 else {
+        throw reader.invalidValue("\(count) channels (\(allowingNone ? 0 : 1) to 5 allowed)", field: field)
+    }
+    var cids: [UInt16] = []
+    for _ in 0..<count { cids.append(try reader.read(field: field)) }
+    return cids
 }

@@ -1,7 +1,7 @@
 import HaraldCodec
 import Testing
 
-@testable import HaraldHCI
+@testable import HaraldL2CAP
 
 @Suite("L2CAP credit-based channels: PDUs, K-frames and credits (Core Vol 3 Part A)")
 struct CreditBasedChannelRulesTests {
