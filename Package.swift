@@ -117,7 +117,7 @@ let package = Package(
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
         .target(
             name: "HaraldHCIBackend",
-            dependencies: ["HaraldGATTLink", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", "HaraldSMP", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["HaraldGATTLink", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", "HaraldL2CAP", "HaraldSMP", .product(name: "Logging", package: "swift-log")]),
         // The heart-rate monitor kit: measurements, control point, battery, pairing, live statistics
         // for any SIG heart-rate sensor, over the public API.
         .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec", "HaraldCore"]),
@@ -185,7 +185,7 @@ let package = Package(
         .target(
             name: "HaraldTestSupport",
             dependencies: [
-                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldSMP", "HaraldScenarioSuite", "Harald", "HaraldGATTLink",
+                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldL2CAP", "HaraldSMP", "HaraldScenarioSuite", "Harald", "HaraldGATTLink",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HaraldTestSupport"
@@ -323,7 +323,7 @@ let package = Package(
         .testTarget(
             name: "HaraldHCIBackendTests",
             dependencies: [
-                "HaraldGATTLink", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
+                "HaraldGATTLink", "HaraldATT", "HaraldHCIBackend", "HaraldL2CAP", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
                 "HaraldTestSupport", "HaraldSMP", "HaraldHCI", "HaraldHeartRateMonitor", "HaraldProfiles", "HaraldGoPro", "HaraldGoProSimulation",
                 "HaraldMiBand", "HaraldMiBandSimulation",
             ]
