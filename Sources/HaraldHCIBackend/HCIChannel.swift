@@ -73,3 +73,44 @@ final class HCIChannel: L2CAPChannelBackend {
         }
     }
 }
+
+/// The channels centrals open on one SPSM an ``HCIPeripheral`` serves, as the public API's
+/// channel server: each named by its central as the served definition names it.
+final class HCIChannelServer: L2CAPChannelServerBackend {
+    let psm: L2CAPPSM
+    private let listener: CreditBasedChannelListener
+    private let peripheral: HCIPeripheral
+    /// Whether ``channels()`` was called (the listener has one stream, so there is one consumer).
+    private let taken = Locked(false)
+
+    init(listener: CreditBasedChannelListener, peripheral: HCIPeripheral) {
+        self.listener = listener
+        self.peripheral = peripheral
+        psm = L2CAPPSM(listener.spsm)
+    }
+
+    /// Each channel with its central; one consumer (a second call gets a finished stream).
+    func channels() -> AsyncStream<(CentralIdentifier, any L2CAPChannelBackend)> {
+        guard taken.withLock({ taken in
+            defer { taken = true }
+            return !taken
+        })
+        else { return AsyncStream { $0.finish() } }
+        let (listener, peripheral) = (listener, peripheral)
+        return AsyncStream { continuation in
+            let task = Task {
+                for await channel in listener.channels {
+                    guard let connection = await peripheral.serverConnection(ofHandle: channel.connectionHandle) else {
+                        await channel.close()
+                        continue
+                    }
+                    continuation.yield((CentralIdentifier(connection), HCIChannel(channel)))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    func stop() async { await listener.stop() }
+}

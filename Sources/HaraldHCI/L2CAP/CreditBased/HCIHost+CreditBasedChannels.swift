@@ -68,6 +68,9 @@ extension HCIHost {
         return CreditBasedChannelListener(spsm: spsm, channels: stream, host: self)
     }
 
+    /// Whether `spsm` is served by this host.
+    public func isServingChannels(on spsm: UInt16) -> Bool { channelTable.servers[spsm] != nil }
+
     func stopServing(spsm: UInt16) {
         l2cap.unregister(spsm: spsm)
         channelTable.servers.removeValue(forKey: spsm)?.continuation.finish()
