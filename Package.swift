@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "HaraldSimulator",
             dependencies: [
-                "HaraldGATTLink", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "Harald",
+                "HaraldGATTLink", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "HaraldL2CAP", "Harald",
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
         // The simulator's Open GoPro camera, written from the protocol (not from HaraldGoPro, which

@@ -1,4 +1,5 @@
 import Foundation
+import Harald
 import HaraldATT
 import HaraldCore
 import HaraldGATTLink
@@ -288,11 +289,7 @@ public actor HCIPeripheral {
         return try await host.serveCreditBasedChannels(spsm: chosen, limits: limits) { [weak self] handle, _ in
             guard let self else { return .noResourcesAvailable }
             guard let refusal = requirement.refusal(for: await self.gattSecurity(ofHandle: handle)) else { return nil }
-            switch refusal {
-            case .insufficientEncryption: return .insufficientEncryption
-            case .encryptionKeySizeTooShort: return .insufficientEncryptionKeySize
-            default: return .insufficientAuthentication
-            }
+            return CreditBasedConnectionResult(rawValue: L2CAPChannelRefusal(securityShortfall: refusal).rawValue)
         }
     }
 

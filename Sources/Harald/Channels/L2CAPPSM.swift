@@ -88,6 +88,17 @@ public struct L2CAPChannelRefusal: RawRepresentable, Hashable, Sendable, CustomS
     public static let unacceptableParameters = Self(rawValue: 0x000B)
     public static let invalidParameters = Self(rawValue: 0x000C)
 
+    /// The refusal a channel server answers with when the link falls short of the security a PSM
+    /// needs, from the ATT error a GATT server gives for the same shortfall (Insufficient
+    /// Authentication, Insufficient Encryption, Encryption Key Size Too Short).
+    public init(securityShortfall code: ATTErrorCode) {
+        switch code {
+        case .insufficientEncryption: self = .insufficientEncryption
+        case .encryptionKeySizeTooShort: self = .insufficientEncryptionKeySize
+        default: self = .insufficientAuthentication
+        }
+    }
+
     /// True for the refusals that pairing or encrypting the link answers.
     public var requiresPairing: Bool { [0x0005, 0x0007, 0x0008].contains(rawValue) }
 
