@@ -172,7 +172,7 @@ let package = Package(
         .target(
             name: "HaraldFuzzTargets",
             dependencies: [
-                "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand", "HaraldSMP",
+                "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldL2CAP", "HaraldGoPro", "HaraldMiBand", "HaraldSMP",
                 "HaraldGATTLink", "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/Targets"),

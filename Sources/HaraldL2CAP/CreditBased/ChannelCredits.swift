@@ -8,6 +8,7 @@ public struct ChannelCredits: Hashable, Sendable {
     /// K-frames that may be sent now.
     public private(set) var available: Int
 
+    /// A count starting at the `initial` credits of a connection request or response.
     public init(initial: UInt16) { available = Int(initial) }
 
     /// Adds `credits` from a Flow Control Credit Indication. Throws ``CreditOverflow`` when the

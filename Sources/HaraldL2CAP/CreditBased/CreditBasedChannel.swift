@@ -45,6 +45,7 @@ public struct CreditBasedChannelInfo: Hashable, Sendable {
     public var remoteCID: UInt16
     /// The SPSM the channel was opened on.
     public var spsm: UInt16
+    /// The flow control mode it runs in.
     public var mode: CreditBasedMode
     /// Largest SDU we take, in bytes.
     public var mtu: Int
@@ -99,12 +100,16 @@ public struct OutgoingChannelRequest: Hashable, Sendable {
 public struct IncomingChannelRequest: Hashable, Sendable {
     /// The signaling identifier of the request.
     public var identifier: UInt8
+    /// The SPSM it asks for.
     public var spsm: UInt16
+    /// The flow control mode it asks in.
     public var mode: CreditBasedMode
     /// The peer's channel identifiers, one per channel asked for.
     public var remoteCIDs: [UInt16]
-    /// The peer's MTU and MPS, and the credits it gives us.
+    /// The largest SDU the peer takes.
     public var peerMTU: Int
+    /// The largest K-frame payload the peer takes.
     public var peerMPS: Int
+    /// The credits it gives us on each channel.
     public var initialCredits: Int
 }

@@ -18,6 +18,7 @@ public struct CreditBasedChannels: Sendable {
         /// Most channels open to it at once on this link; more are refused (no resources).
         public var maximumChannels: Int
 
+        /// A server on `spsm` taking `limits` on each channel, at most `maximumChannels` per link.
         public init(spsm: UInt16, limits: CreditBasedReceiveLimits = CreditBasedReceiveLimits(), maximumChannels: Int = 8) {
             (self.spsm, self.limits, self.maximumChannels) = (spsm, limits, max(1, maximumChannels))
         }
@@ -72,6 +73,7 @@ public struct CreditBasedChannels: Sendable {
     var incoming: [UInt8: IncomingState] = [:]
     private var lastIdentifier: UInt8 = 0
 
+    /// A link with no channel and no server.
     public init() {}
 
     // MARK: Servers

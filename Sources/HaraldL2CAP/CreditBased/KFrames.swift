@@ -26,12 +26,14 @@ public enum KFrameSegmenter {
 /// Puts SDUs back together from K-frames, checking each against the limits this end announced.
 /// Every violation is one the spec answers by disconnecting the channel.
 public struct KFrameReassembler: Sendable {
-    /// The MTU and MPS this end announced.
+    /// The MTU this end announced: the longest SDU it takes.
     public let mtu: Int
+    /// The MPS this end announced: the longest K-frame payload it takes.
     public let mps: Int
     fileprivate var expected: Int?
     fileprivate var collected: [UInt8] = []
 
+    /// A reassembler for SDUs of at most `mtu` bytes in K-frames of at most `mps`.
     public init(mtu: Int, mps: Int) {
         self.mtu = mtu
         self.mps = mps

@@ -17,6 +17,7 @@ public struct LECreditBasedConnectionRequest: ByteCodable, Hashable, Sendable {
     /// K-frames the responder may send before it is given more credits.
     public var initialCredits: UInt16
 
+    /// A request for one channel on `spsm`.
     public init(spsm: UInt16, sourceCID: UInt16, mtu: UInt16, mps: UInt16, initialCredits: UInt16) {
         (self.spsm, self.sourceCID, self.mtu, self.mps, self.initialCredits) = (spsm, sourceCID, mtu, mps, initialCredits)
     }
@@ -39,11 +40,16 @@ public struct LECreditBasedConnectionRequest: ByteCodable, Hashable, Sendable {
 public struct LECreditBasedConnectionResponse: ByteCodable, Hashable, Sendable {
     /// The responder's channel identifier (0 when refused).
     public var destinationCID: UInt16
+    /// Largest SDU the responder takes, in bytes.
     public var mtu: UInt16
+    /// Largest K-frame payload the responder takes, in bytes.
     public var mps: UInt16
+    /// K-frames the requester may send before it gets more credits.
     public var initialCredits: UInt16
+    /// Whether the channel was opened, and why not.
     public var result: CreditBasedConnectionResult
 
+    /// A response with every field given.
     public init(destinationCID: UInt16, mtu: UInt16, mps: UInt16, initialCredits: UInt16, result: CreditBasedConnectionResult) {
         (self.destinationCID, self.mtu, self.mps, self.initialCredits, self.result) = (destinationCID, mtu, mps, initialCredits, result)
     }
@@ -68,18 +74,30 @@ public struct LECreditBasedConnectionResponse: ByteCodable, Hashable, Sendable {
 
 /// The result of a credit-based connection request (Core spec Vol 3 Part A §4.23, §4.26).
 public struct CreditBasedConnectionResult: RawRepresentable, Hashable, Sendable {
+    /// The 16-bit result code.
     public var rawValue: UInt16
+    /// The result with code `rawValue` (any value: unknown codes are kept as they are).
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
+    /// 0x0000: the channel (every channel, in enhanced mode) is open.
     public static let successful = Self(rawValue: 0x0000)
+    /// 0x0002: nothing is served on the SPSM.
     public static let spsmNotSupported = Self(rawValue: 0x0002)
+    /// 0x0004: no room for another channel (in enhanced mode: for some of them).
     public static let noResourcesAvailable = Self(rawValue: 0x0004)
+    /// 0x0005: the SPSM needs a (more) authenticated pairing.
     public static let insufficientAuthentication = Self(rawValue: 0x0005)
+    /// 0x0006: the responder's application did not allow it.
     public static let insufficientAuthorization = Self(rawValue: 0x0006)
+    /// 0x0007: the link's key is shorter than the SPSM needs.
     public static let insufficientEncryptionKeySize = Self(rawValue: 0x0007)
+    /// 0x0008: the SPSM needs an encrypted link.
     public static let insufficientEncryption = Self(rawValue: 0x0008)
+    /// 0x0009: a source CID is outside the dynamic range.
     public static let invalidSourceCID = Self(rawValue: 0x0009)
+    /// 0x000A: a source CID is in use on the link already.
     public static let sourceCIDAlreadyAllocated = Self(rawValue: 0x000A)
+    /// 0x000B: the MTU, MPS or credits are not acceptable.
     public static let unacceptableParameters = Self(rawValue: 0x000B)
     /// Enhanced mode only: some of the channels asked for were refused for invalid parameters.
     public static let invalidParameters = Self(rawValue: 0x000C)
@@ -88,9 +106,12 @@ public struct CreditBasedConnectionResult: RawRepresentable, Hashable, Sendable 
 /// L2CAP_FLOW_CONTROL_CREDIT_IND (code 0x16): `credits` more K-frames may be sent on the
 /// channel whose receiving end is `cid` (the sender of the indication's own CID).
 public struct FlowControlCreditIndication: ByteCodable, Hashable, Sendable {
+    /// The channel identifier of the indication's sender: its receiving end of the channel.
     public var cid: UInt16
+    /// How many more K-frames the receiver of the indication may send (1–65,535).
     public var credits: UInt16
 
+    /// An indication of `credits` more credits on `cid`.
     public init(cid: UInt16, credits: UInt16) { (self.cid, self.credits) = (cid, credits) }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -110,15 +131,18 @@ public struct CreditBasedConnectionRequest: ByteCodable, Hashable, Sendable {
     /// Most channels one request may open.
     public static let maximumChannels = 5
 
+    /// The SPSM the channels are for.
     public var spsm: UInt16
-    /// At least 64.
+    /// Largest SDU the requester takes on each channel, in bytes (at least 64).
     public var mtu: UInt16
-    /// At least 64.
+    /// Largest K-frame payload the requester takes, in bytes (at least 64).
     public var mps: UInt16
+    /// K-frames the responder may send on each channel before it gets more credits.
     public var initialCredits: UInt16
     /// 1 to 5 channel identifiers of the requester.
     public var sourceCIDs: [UInt16]
 
+    /// A request for one channel per source CID.
     public init(spsm: UInt16, mtu: UInt16, mps: UInt16, initialCredits: UInt16, sourceCIDs: [UInt16]) {
         (self.spsm, self.mtu, self.mps, self.initialCredits, self.sourceCIDs) = (spsm, mtu, mps, initialCredits, sourceCIDs)
     }
@@ -154,6 +178,7 @@ public struct CreditBasedConnectionResponse: ByteCodable, Hashable, Sendable {
     /// The responder's channel identifiers (0 for a refused channel), up to five.
     public var destinationCIDs: [UInt16]
 
+    /// A response with every field given.
     public init(mtu: UInt16, mps: UInt16, initialCredits: UInt16, result: CreditBasedConnectionResult, destinationCIDs: [UInt16]) {
         (self.mtu, self.mps, self.initialCredits, self.result, self.destinationCIDs) = (mtu, mps, initialCredits, result, destinationCIDs)
     }
@@ -185,6 +210,7 @@ public struct CreditBasedReconfigureRequest: ByteCodable, Hashable, Sendable {
     /// The sender's own channel identifiers of the channels this applies to, 1 to 5.
     public var cids: [UInt16]
 
+    /// A request for the new `mtu` and `mps` on `cids`.
     public init(mtu: UInt16, mps: UInt16, cids: [UInt16]) { (self.mtu, self.mps, self.cids) = (mtu, mps, cids) }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
@@ -204,7 +230,9 @@ public struct CreditBasedReconfigureRequest: ByteCodable, Hashable, Sendable {
 /// L2CAP_CREDIT_BASED_RECONFIGURE_RSP (code 0x1A): the answer to a
 /// ``CreditBasedReconfigureRequest``.
 public struct CreditBasedReconfigureResult: RawRepresentable, ByteCodable, Hashable, Sendable {
+    /// The 16-bit result code.
     public var rawValue: UInt16
+    /// The result with code `rawValue`.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
     /// The new MTU and MPS apply.

@@ -11,6 +11,7 @@ public struct SignalingCommand: Hashable, Sendable {
     /// The command's fields, after the 4-octet header.
     public var data: [UInt8]
 
+    /// A command with its fields as bytes.
     public init(code: UInt8, identifier: UInt8, data: [UInt8]) {
         (self.code, self.identifier, self.data) = (code, identifier, data)
     }
@@ -50,6 +51,7 @@ public struct DisconnectionCommand: ByteCodable, Hashable, Sendable {
     /// The channel identifier on the device sending the request.
     public var sourceCID: UInt16
 
+    /// A request (or response) naming the channel by its two identifiers.
     public init(destinationCID: UInt16, sourceCID: UInt16) {
         (self.destinationCID, self.sourceCID) = (destinationCID, sourceCID)
     }
@@ -77,6 +79,7 @@ public struct CommandReject: ByteCodable, Hashable, Sendable {
     /// Reason 0x0002: the request names a channel that is not open.
     public static let invalidCIDInRequest: UInt16 = 0x0002
 
+    /// A reject with `reason` and its data.
     public init(reason: UInt16, data: [UInt8] = []) { (self.reason, self.data) = (reason, data) }
 
     public init(from reader: inout ByteReader) throws(ByteDecodingError) {
