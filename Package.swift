@@ -117,7 +117,9 @@ let package = Package(
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
         .target(
             name: "HaraldHCIBackend",
-            dependencies: ["HaraldGATTLink", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", "HaraldL2CAP", "HaraldSMP", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "HaraldGATTLink", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", "HaraldL2CAP", "HaraldSMP", .product(name: "Logging", package: "swift-log"),
+            ]),
         // The heart-rate monitor kit: measurements, control point, battery, pairing, live statistics
         // for any SIG heart-rate sensor, over the public API.
         .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec", "HaraldCore"]),

@@ -99,7 +99,8 @@ public final class GATTServing: ServingBackend {
     /// Serves connection-oriented L2CAP channels on the links this definition is served on (the
     /// HCI host's, the simulated ones): a PSM or nil for any free one, the security each channel
     /// needs, the options.
-    public typealias ChannelServing = @Sendable (L2CAPPSM?, SecurityLevel, L2CAPChannelOptions) async throws(BluetoothError)
+    public typealias ChannelServing =
+        @Sendable (L2CAPPSM?, SecurityLevel, L2CAPChannelOptions) async throws(BluetoothError)
         -> any L2CAPChannelServerBackend
     private let channelServing = Locked<ChannelServing?>(nil)
 

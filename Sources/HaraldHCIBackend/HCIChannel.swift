@@ -91,10 +91,11 @@ final class HCIChannelServer: L2CAPChannelServerBackend {
 
     /// Each channel with its central; one consumer (a second call gets a finished stream).
     func channels() -> AsyncStream<(CentralIdentifier, any L2CAPChannelBackend)> {
-        guard taken.withLock({ taken in
-            defer { taken = true }
-            return !taken
-        })
+        guard
+            taken.withLock({ taken in
+                defer { taken = true }
+                return !taken
+            })
         else { return AsyncStream { $0.finish() } }
         let (listener, peripheral) = (listener, peripheral)
         return AsyncStream { continuation in

@@ -165,7 +165,8 @@ public final class PeripheralRuntime: Sendable {
             if let made { return made }
             let fresh = GATTServing(server: server, taskStarter: clock.taskStarter) {}
             let services = channelServices
-            fresh.setChannelServing { psm, security, options throws(BluetoothError) in try await services.serve(psm: psm, security: security, options: options) }
+            fresh.setChannelServing { psm, security, options throws(BluetoothError) in try await services.serve(psm: psm, security: security, options: options)
+            }
             made = fresh
             return fresh
         }

@@ -28,7 +28,9 @@ extension HCIHost {
         guard connections[handle] != nil else { throw .disconnected(reason: .unknownConnectionIdentifier) }
         let opened: (OutgoingChannelRequest, [CreditBasedChannels.Event])
         do {
-            guard let result = try l2cap.channels(on: handle, { channels throws(ChannelRequestError) in try channels.connect(spsm: spsm, mode: mode, limits: limits) })
+            guard
+                let result = try l2cap.channels(
+                    on: handle, { channels throws(ChannelRequestError) in try channels.connect(spsm: spsm, mode: mode, limits: limits) })
             else { throw HCIError.disconnected(reason: .unknownConnectionIdentifier) }
             opened = result
         } catch let error as HCIError {
