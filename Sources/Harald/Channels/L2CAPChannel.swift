@@ -2,7 +2,7 @@
 /// LE link, with credit-based flow control (Core spec Vol 3 Part A §10.1).
 ///
 /// A central opens one with ``PeripheralConnection/openL2CAPChannel(psm:options:timeout:)``; a
-/// peripheral serves a PSM with ``ServedPeripheral/serveL2CAPChannels(psm:security:options:)``.
+/// peripheral serves a PSM with ``ServedPeripheral/serveL2CAPChannels(psm:security:options:announcingIn:)``.
 /// Data goes out with ``send(_:)`` (one SDU) or ``write(_:)`` (any length, cut into SDUs of the
 /// peer's MTU); each call waits while the peer has given no credits, so a slow reader slows the
 /// writer instead of filling memory. Data comes in through ``incoming``: over HCI and in the
@@ -27,21 +27,26 @@ public final class L2CAPChannel: Sendable {
     public let backend: any L2CAPChannelBackend
     /// What the channel keeps alive while it exists (a central's connection handle).
     private let owner: (any Sendable)?
+    /// Where the close of a channel released while open runs (the connection's, so that in a
+    /// simulation it runs in the simulation).
+    private let taskStarter: TaskStarter
 
     /// A channel over `backend`; `owner` is kept alive as long as the channel (a central passes
-    /// the connection handle that opened it).
-    public init(backend: any L2CAPChannelBackend, central: CentralIdentifier? = nil, owner: (any Sendable)? = nil) {
+    /// the connection handle that opened it), and a channel released while open is closed by a
+    /// task `taskStarter` starts.
+    public init(backend: any L2CAPChannelBackend, central: CentralIdentifier? = nil, owner: (any Sendable)? = nil, taskStarter: TaskStarter = .default) {
         self.backend = backend
         self.psm = backend.psm
         self.mtu = backend.mtu
         self.peerMTU = backend.peerMTU
         self.central = central
         self.owner = owner
+        self.taskStarter = taskStarter
     }
 
     deinit {
         let backend = backend
-        Task { await backend.close() }
+        taskStarter.start { await backend.close() }
     }
 
     /// Sends `sdu` as one SDU. Throws ``BluetoothError/misuse(_:)`` when it is longer than
@@ -117,6 +122,6 @@ extension PeripheralConnection {
         let backend = try await deadline.run { () async throws(BluetoothError) -> any L2CAPChannelBackend in
             try await self.backend.openL2CAPChannel(psm: psm, options: options, timeout: try deadline.remaining("opening an L2CAP channel"))
         }
-        return L2CAPChannel(backend: backend, owner: self)
+        return L2CAPChannel(backend: backend, owner: self, taskStarter: taskStarter)
     }
 }
