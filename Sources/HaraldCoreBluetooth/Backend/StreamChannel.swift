@@ -226,6 +226,8 @@ package final class StreamChannel: NSObject, L2CAPChannelBackend, StreamDelegate
             stream.schedule(in: .current, forMode: .default)
             stream.open()
         }
+        let readable = input.hasBytesAvailable
+        state.withLock { $0.readable = $0.readable || readable }
         pumpInput()
         pumpOutput()
     }
@@ -266,6 +268,11 @@ package final class StreamChannel: NSObject, L2CAPChannelBackend, StreamDelegate
                 return state.room
             }
             guard room > 0 else { return }
+            // An event can be stale: read only what the stream says it has (its end comes as an event).
+            guard input.hasBytesAvailable else {
+                state.withLock { $0.readable = false }
+                return
+            }
             var bytes = [UInt8](repeating: 0, count: min(room, Self.readChunk))
             let count = bytes.withUnsafeMutableBufferPointer { input.read($0.baseAddress!, maxLength: $0.count) }
             guard count > 0 else { return shut(count == 0 ? .remoteRequest : .linkLost) }
