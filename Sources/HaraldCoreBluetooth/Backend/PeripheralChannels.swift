@@ -34,7 +34,8 @@ extension CoreBluetoothPeripheralBackend {
         -> any L2CAPChannelServerBackend
     {
         if let psm {
-            throw .unsupported("CoreBluetooth picks the PSM of a channel an app publishes (\(psm) was asked for): serve with no PSM and announce the one it picks")
+            throw .unsupported(
+                "CoreBluetooth picks the PSM of a channel an app publishes (\(psm) was asked for): serve with no PSM and announce the one it picks")
         }
         do {
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any L2CAPChannelServerBackend, any Error>) in
