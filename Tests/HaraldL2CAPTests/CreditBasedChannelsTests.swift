@@ -279,7 +279,9 @@ struct CreditBasedChannelsTests {
 
     @Test func commandsThatAreNotAboutChannelsAreLeftToTheOwner() {
         var engine = CreditBasedChannels()
-        #expect(engine.receive(SignalingCommand(code: LESignalingCode.connectionParameterUpdateRequest, identifier: 1, data: [UInt8](repeating: 0, count: 8))) == nil)
+        #expect(
+            engine.receive(SignalingCommand(code: LESignalingCode.connectionParameterUpdateRequest, identifier: 1, data: [UInt8](repeating: 0, count: 8)))
+                == nil)
         let identifier = engine.beginExternalRequest()!
         #expect(engine.receive(SignalingCommand(code: LESignalingCode.commandReject, identifier: identifier, data: [0, 0])) == nil)
     }

@@ -58,10 +58,11 @@ struct EnhancedCreditBasedChannelsTests {
 
     @Test func anEnhancedRequestForAnUnservedSPSMRefusesEveryChannel() throws {
         var engine = CreditBasedChannels()
-        let events = engine.receive(
-            SignalingCommand(
-                code: LESignalingCode.creditBasedConnectionRequest, identifier: 4,
-                CreditBasedConnectionRequest(spsm: 0x99, mtu: 100, mps: 100, initialCredits: 4, sourceCIDs: [0x40, 0x41]))) ?? []
+        let events =
+            engine.receive(
+                SignalingCommand(
+                    code: LESignalingCode.creditBasedConnectionRequest, identifier: 4,
+                    CreditBasedConnectionRequest(spsm: 0x99, mtu: 100, mps: 100, initialCredits: 4, sourceCIDs: [0x40, 0x41]))) ?? []
         let response = try CreditBasedConnectionResponse(decoding: try #require(events.compactMap(\.signal).first).data)
         #expect(response.result == .spsmNotSupported && response.destinationCIDs == [0, 0])
     }
