@@ -83,6 +83,12 @@ import HaraldCore
 ///   reported, `ServingBackend/centrals()` lists the centrals subscribed to something, and a
 ///   central's `CentralIdentifier` is its `CBCentral.identifier`. A central that disconnects is
 ///   seen unsubscribing.
+/// - **L2CAP channels** (`ServingBackend/serveL2CAPChannels(psm:security:options:)`):
+///   published with `publishL2CAPChannel(withEncryption:)`, encryption required from
+///   `SecurityLevel/encrypted` up. CoreBluetooth picks the PSM (a fixed one is refused with
+///   `BluetoothError/unsupported(_:)`); the server's `psm` is its choice. Channels centrals open
+///   arrive with their central; stopping the server, or serving, unpublishes the PSM. The radio
+///   leaving `.poweredOn` drops published PSMs, and ends their servers.
 /// - **Changing services** (`ServingBackend/changeServices(removing:adding:)`): removed services
 ///   leave CoreBluetooth at once, added ones are published one by one; CoreBluetooth indicates
 ///   Service Changed to the centrals itself. What stays keeps its values, subscribers and waiting
