@@ -105,6 +105,18 @@ struct L2CAPBench: AsyncParsableCommand {
                 for await channel in server.channels { return try await bench.run(on: channel) }
                 throw BluetoothError.cancelled
             }
+            // Bumble's bench central lingers a second, then disconnects itself (and fails when the
+            // link is already gone): give it a few seconds to.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await event in served.events() {
+                        if case .disconnected = event { return }
+                    }
+                }
+                group.addTask { try? await Task.sleep(for: .seconds(5)) }
+                _ = await group.next()
+                group.cancelAll()
+            }
             await served.stop()
             Self.print(results, json: json)
         } catch {

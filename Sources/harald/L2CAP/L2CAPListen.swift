@@ -30,6 +30,7 @@ struct ChannelPeripheralOptions: ParsableArguments {
     /// Advertises as a connectable device with no services of its own on `transport` (an HCI
     /// controller), answering pairing as a device does with `io` and the bond file's bonds.
     func start(on transport: String, bondFile: BondFileOptions, io: IOChoice) async throws -> ServedPeripheral {
+        RadioSession.bootstrapLogging(level: .warning)
         var configuration = HCIHost.Configuration()
         configuration.randomAddress = ownAddress.flatMap { BluetoothAddress($0, kind: .random) }
         let bonds = FileBondStore(fileURL: try bondFile.fileURL()) { key, address in key.resolves(address) }
