@@ -103,6 +103,8 @@ final class FakeOutputStream: OutputStream {
     private var closed = false
     private weak var streamDelegate: StreamDelegate?
     private var runLoop: RunLoop?
+    /// When set, the peer sends every byte written straight back through this input (an echo).
+    private var echo: FakeInputStream?
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -125,12 +127,21 @@ final class FakeOutputStream: OutputStream {
     override var hasSpaceAvailable: Bool { lock.withLock { written.count < capacity } }
 
     override func write(_ buffer: UnsafePointer<UInt8>, maxLength len: Int) -> Int {
-        lock.withLock {
-            let count = min(len, capacity - written.count)
-            written += UnsafeBufferPointer(start: buffer, count: count)
-            return count
+        let bytes = Array(UnsafeBufferPointer(start: buffer, count: len))
+        lock.lock()
+        if let echo {
+            lock.unlock()
+            echo.peerSends(bytes)
+            return len
         }
+        let count = min(len, capacity - written.count)
+        written += bytes.prefix(count)
+        lock.unlock()
+        return count
     }
+
+    /// The peer sends back everything written from now on, through `input`.
+    func echoes(through input: FakeInputStream) { lock.withLock { echo = input } }
 
     // MARK: Peer side
 
@@ -176,4 +187,7 @@ final class FakeL2CAPChannel: CoreBluetoothL2CAPChannel, @unchecked Sendable {
 
     /// Both streams were closed by the backend.
     var isClosed: Bool { incoming.isClosed && outgoing.isClosed }
+
+    /// The peer sends every byte the backend writes straight back.
+    func echoes() { outgoing.echoes(through: incoming) }
 }

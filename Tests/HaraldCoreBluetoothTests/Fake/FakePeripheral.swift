@@ -20,6 +20,8 @@ enum FakeRequest: Equatable, Sendable {
 enum FakeChannelAnswer: Sendable {
     /// `didOpen` with a channel on the PSM at once.
     case open
+    /// `didOpen` with a channel on the PSM at once, whose peer sends every byte back.
+    case echo
     /// No answer (as CoreBluetooth sometimes does): the test answers with `deliverChannel`.
     case silent
     /// `didOpen` with no channel and this error.
@@ -124,6 +126,7 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
         receive(.openL2CAPChannel(PSM)) { peripheral in
             switch peripheral.lock.withLock({ peripheral.channelAnswers[PSM] ?? .open }) {
             case .open: peripheral.deliverChannel(psm: PSM)
+            case .echo: peripheral.deliverChannel(psm: PSM).echoes()
             case .silent: break
             case .fail(let error): peripheral.central?.backend?.peripheral(peripheral, didOpen: nil, error: error)
             }
