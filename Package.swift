@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HaraldProfiles", targets: ["HaraldProfiles"]),
         .library(name: "HaraldATT", targets: ["HaraldATT"]),
         .library(name: "HaraldSMP", targets: ["HaraldSMP"]),
+        .library(name: "HaraldL2CAP", targets: ["HaraldL2CAP"]),
         .library(name: "Harald", targets: ["Harald"]),
         .library(name: "HaraldGATTLink", targets: ["HaraldGATTLink"]),
         .library(name: "HaraldSimulator", targets: ["HaraldSimulator"]),
@@ -82,7 +83,7 @@ let package = Package(
         .target(
             name: "HaraldSimulator",
             dependencies: [
-                "HaraldGATTLink", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "Harald",
+                "HaraldGATTLink", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "HaraldL2CAP", "Harald",
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
         // The simulator's Open GoPro camera, written from the protocol (not from HaraldGoPro, which
@@ -112,13 +113,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // L2CAP's connection-oriented channels without a transport: the LE signaling commands,
+        // K-frames, credits and the per-link engine of LE Credit Based and Enhanced Credit Based
+        // Flow Control Mode; the HCI host and the simulator each carry its PDUs.
+        .target(name: "HaraldL2CAP", dependencies: ["HaraldCodec", "HaraldCore"]),
         // The host stack over HCI: transports (TCP, Linux HCI user channel), HCI packets, LE
         // central, ACL/L2CAP fixed channels, btsnoop. POSIX sockets live here and nowhere else.
-        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "HaraldHCI", dependencies: ["HaraldCodec", "HaraldCore", "HaraldL2CAP", .product(name: "Logging", package: "swift-log")]),
         // The Linux backend of the public API: the HCI host stack with the GATT engine on top.
         .target(
             name: "HaraldHCIBackend",
-            dependencies: ["HaraldGATTLink", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", "HaraldSMP", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "HaraldGATTLink", "HaraldCore", "Harald", "HaraldATT", "HaraldHCI", "HaraldL2CAP", "HaraldSMP", .product(name: "Logging", package: "swift-log"),
+            ]),
         // The heart-rate monitor kit: measurements, control point, battery, pairing, live statistics
         // for any SIG heart-rate sensor, over the public API.
         .target(name: "HaraldHeartRateMonitor", dependencies: ["Harald", "HaraldProfiles", "HaraldCodec", "HaraldCore"]),
@@ -197,7 +204,7 @@ let package = Package(
         .target(
             name: "HaraldFuzzTargets",
             dependencies: [
-                "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldGoPro", "HaraldMiBand", "HaraldSMP",
+                "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldL2CAP", "HaraldGoPro", "HaraldMiBand", "HaraldSMP",
                 "HaraldGATTLink", "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/Targets"),
@@ -210,7 +217,7 @@ let package = Package(
         .target(
             name: "HaraldTestSupport",
             dependencies: [
-                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldSMP", "HaraldScenarioSuite", "Harald", "HaraldGATTLink",
+                "HaraldCodec", "HaraldCore", "HaraldATT", "HaraldHCI", "HaraldL2CAP", "HaraldSMP", "HaraldScenarioSuite", "Harald", "HaraldGATTLink",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HaraldTestSupport"
@@ -274,6 +281,10 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The credit-based channel engine fed PDUs by hand: every rule of Core Vol 3 Part A §10.1.
+        .testTarget(
+            name: "HaraldL2CAPTests",
+            dependencies: ["HaraldCodec", "HaraldCore", "HaraldL2CAP", .product(name: "PropertyBased", package: "swift-property-based")]),
         // The terminal renderings: labels with SIG names, the scan table, the GATT tree, sparklines.
         .testTarget(name: "HaraldTerminalTests", dependencies: ["HaraldTerminal", "HaraldCodec", "HaraldCore", "HaraldProfiles"]),
         // Every committed fuzz corpus input (Fuzz/corpus/TARGET/) through its target: a crash once
@@ -355,7 +366,7 @@ let package = Package(
             name: "HaraldHCITests",
             dependencies: [
                 "HaraldATT", "HaraldProfiles",
-                "HaraldHCI", "HaraldTestSupport",
+                "HaraldHCI", "HaraldL2CAP", "HaraldTestSupport",
                 "HaraldCodec", "HaraldCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -366,7 +377,7 @@ let package = Package(
         .testTarget(
             name: "HaraldHCIBackendTests",
             dependencies: [
-                "HaraldGATTLink", "HaraldATT", "HaraldHCIBackend", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
+                "HaraldGATTLink", "HaraldATT", "HaraldHCIBackend", "HaraldL2CAP", "Harald", "HaraldCodec", "HaraldCore", "HaraldScenarioSuite",
                 "HaraldTestSupport", "HaraldSMP", "HaraldHCI", "HaraldHeartRateMonitor", "HaraldProfiles", "HaraldGoPro", "HaraldGoProSimulation",
                 "HaraldMiBand", "HaraldMiBandSimulation",
             ]

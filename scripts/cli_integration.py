@@ -7,9 +7,11 @@ Usage: scripts/cli_integration.py PORT
   PORT is a Bumble virtual controller whose link carries scripts/integration's peers (hr "Harald-HR"
   C0:00:00:00:00:01, gopro C0:…:02, long C0:…:03, the Mi-Band-like band "Harald-MB" C0:…:08). The checks run the built `harald` binary over
   tcp:127.0.0.1:PORT and check its JSON output, exit status and stderr.
-  A second, private link (two fresh controllers from scripts/bumble/controllers.py, and
+  A second, private link (five fresh controllers from scripts/bumble/controllers.py, and
   scripts/bumble/bench_peer.py advertising with a PUBLIC address) covers `--address-type public`
-  and `write --without-response`, which the integration peers cannot.
+  and `write --without-response`, which the integration peers cannot; on the same link,
+  scripts/cli_l2cap_checks.py covers `harald l2cap connect` against scripts/bumble/l2cap_peer.py and
+  `harald l2cap listen` opened by scripts/bumble/l2cap_client.py.
   A third link (four more controllers, three scripts/bumble/peer.py hr --secure peers whose Body Sensor
   Location needs encryption: one pairs with Just Works, one shows the passkey 123456, one types
   654321) covers
@@ -36,6 +38,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "bumble"))
 import ports  # noqa: E402  (the controller indices of scripts/bumble/ports.env)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import cli_l2cap_checks  # noqa: E402  (`harald l2cap`, on the private link)
 
 PORTS = ports.names()
 HR, GOPRO, LONG = "C0:00:00:00:00:01", "C0:00:00:00:00:02", "C0:00:00:00:00:03"
@@ -622,7 +626,7 @@ def gopro_checks(transport, camera):
 
 
 def private_link_checks(python):
-    """A fresh two-controller link with bench_peer.py advertising a PUBLIC address."""
+    """A fresh link with bench_peer.py advertising a PUBLIC address, then the `harald l2cap` checks."""
     work = tempfile.mkdtemp()
     processes = []
     try:
@@ -691,6 +695,9 @@ def private_link_checks(python):
                     break
                 time.sleep(0.1)
             expect("WROTE A1B2C3 without" in peer_log(), peer_log())
+
+        cli_l2cap_checks.checks(harald=HARALD, python=python, root=ROOT, link=link, names=PORTS, work=work, processes=processes,
+                                check=check, expect=expect)
     finally:
         for process in processes:
             process.terminate()

@@ -47,6 +47,17 @@ public final class GATTConnection: ConnectionBackend {
     /// Reads the signal strength of the link under a connection, within a timeout.
     public typealias RSSISource = @Sendable (Duration) async throws(BluetoothError) -> RSSI
 
+    /// Opens a connection-oriented L2CAP channel on the link under a connection (the HCI host's or
+    /// the simulated link's credit-based channels), within a timeout.
+    public typealias ChannelOpener = @Sendable (L2CAPPSM, L2CAPChannelOptions, Duration) async throws(BluetoothError) -> any L2CAPChannelBackend
+    /// Where ``openL2CAPChannel(psm:options:timeout:)`` opens channels; nil when the bearer's owner
+    /// has none.
+    private let channelOpener: Locked<ChannelOpener?> = Locked(nil)
+
+    /// Lets ``openL2CAPChannel(psm:options:timeout:)`` open channels with `opener` (set once by
+    /// the backend that made the connection).
+    public func setChannelOpener(_ opener: @escaping ChannelOpener) { channelOpener.withLock { $0 = opener } }
+
     /// What secures the link, when the backend can (see ``open(bearer:peripheral:clock:exchangeMTU:watchesServiceChanged:timeout:rssiSource:securityManager:raisesSecurityOnDemand:serialDomain:)``).
     private let securityManager: (any LinkSecurityManager)?
     /// Whether a request the peer refuses for lack of security is retried once after raising it.
@@ -280,6 +291,31 @@ public final class GATTConnection: ConnectionBackend {
     public func pair(timeout: Duration) async throws(BluetoothError) -> LinkSecurity {
         guard let securityManager else { throw .unsupported("pairing on this link (no security manager)") }
         return try await securityManager.pair(timeout: timeout)
+    }
+
+    /// Opens an L2CAP channel through the backend's opener. A refusal for lack of security
+    /// (insufficient authentication, encryption or key size) raises the link's security through
+    /// the security manager and asks once more, as a GATT request does.
+    public func openL2CAPChannel(psm: L2CAPPSM, options: L2CAPChannelOptions, timeout: Duration) async throws(BluetoothError)
+        -> any L2CAPChannelBackend
+    {
+        guard let opener = channelOpener.withLock({ $0 }) else { throw .unsupported("L2CAP channels on this link") }
+        let started = stopwatch.elapsed
+        do {
+            return try await opener(psm, options, timeout)
+        } catch {
+            guard raisesSecurityOnDemand, let securityManager, case let .channelRefused(refusal) = error, refusal.requiresPairing else { throw error }
+            let code: ATTErrorCode =
+                switch refusal {
+                case .insufficientEncryption: .insufficientEncryption
+                case .insufficientEncryptionKeySize: .encryptionKeySizeTooShort
+                default: .insufficientAuthentication
+                }
+            _ = try await securityManager.raiseSecurity(for: code, timeout: timeout)
+            let left = timeout - (stopwatch.elapsed - started)
+            guard left > .zero else { throw .timeout(operation: "opening an L2CAP channel", after: timeout) }
+            return try await opener(psm, options, left)
+        }
     }
 
     /// Runs `operation`; when the peer refuses it for lack of security (0x05, 0x0F, 0x0C) and a

@@ -96,6 +96,25 @@ public final class GATTServing: ServingBackend {
     /// Value handles whose withheld notifications were logged already (logged once each).
     private let loggedWithheld = Locked<Set<UInt16>>([])
 
+    /// Serves connection-oriented L2CAP channels on the links this definition is served on (the
+    /// HCI host's, the simulated ones): a PSM or nil for any free one, the security each channel
+    /// needs, the options.
+    public typealias ChannelServing =
+        @Sendable (L2CAPPSM?, SecurityLevel, L2CAPChannelOptions) async throws(BluetoothError)
+        -> any L2CAPChannelServerBackend
+    private let channelServing = Locked<ChannelServing?>(nil)
+
+    /// Lets ``serveL2CAPChannels(psm:security:options:)`` serve channels with `serving` (set once
+    /// by the backend that serves the definition).
+    public func setChannelServing(_ serving: @escaping ChannelServing) { channelServing.withLock { $0 = serving } }
+
+    public func serveL2CAPChannels(psm: L2CAPPSM?, security: SecurityLevel, options: L2CAPChannelOptions) async throws(BluetoothError)
+        -> any L2CAPChannelServerBackend
+    {
+        guard let serving = channelServing.withLock({ $0 }) else { throw .unsupported("L2CAP channels on this backend") }
+        return try await serving(psm, security, options)
+    }
+
     /// Serves through `server`; `stop` tears down what carries the links (advertising, the host).
     /// The first notification or indication of each characteristic withheld for a central's
     /// security is logged to `logger` at notice level.

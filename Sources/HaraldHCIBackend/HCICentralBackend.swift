@@ -260,9 +260,11 @@ public final class HCICentralBackend: CentralBackend {
             let security = linkSecurity(for: link, peerIdentity: await peerIdentity(requested: requested, link: link))
             // A bonded peer is encrypted with the bond before its first ATT request (BLESA).
             try await security?.encryptBondedPeerFirst()
-            return try await GATTConnection.open(
+            let connection = try await GATTConnection.open(
                 bearer: bearer, peripheral: peripheral, clock: clock, timeout: timeout ?? .seconds(30),
                 rssiSource: Self.rssiSource(of: link, clock: clock), securityManager: security, serialDomain: host)
+            connection.setChannelOpener(Self.channelOpener(host: host, handle: link.handle))
+            return connection
         } catch {
             // The GATT failure is what the caller needs; a failed HCI Disconnect on top of it is
             // only logged (a broken transport has closed the host and the link already).
@@ -270,6 +272,19 @@ public final class HCICentralBackend: CentralBackend {
                 logger.warning("HCI Disconnect after a failed GATT set-up failed", metadata: ["peer": "\(peripheral)", "error": "\(error)"])
             }
             throw error
+        }
+    }
+
+    /// Opens credit-based channels on the link `handle` of `host`.
+    static func channelOpener(host: HCIHost, handle: UInt16) -> GATTConnection.ChannelOpener {
+        { (psm: L2CAPPSM, options: L2CAPChannelOptions, timeout: Duration) async throws(BluetoothError) -> any L2CAPChannelBackend in
+            do throws(HCIError) {
+                let channel = try await host.openCreditBasedChannel(
+                    handle: handle, spsm: psm.rawValue, mode: HCIChannel.mode(options.mode), limits: HCIChannel.limits(options), timeout: timeout)
+                return HCIChannel(channel)
+            } catch {
+                throw HCIChannel.translate(error, timeout: timeout)
+            }
         }
     }
 

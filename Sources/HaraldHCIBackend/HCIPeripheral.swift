@@ -1,8 +1,10 @@
 import Foundation
+import Harald
 import HaraldATT
 import HaraldCore
 import HaraldGATTLink
 import HaraldHCI
+import HaraldL2CAP
 import HaraldSMP
 import Logging
 
@@ -266,6 +268,39 @@ public actor HCIPeripheral {
             }
         }
     }
+
+    // MARK: Channels
+
+    /// Serves credit-based channels on `spsm` (nil: the lowest dynamic SPSM not served yet) to
+    /// centrals whose link meets `requirement`; a central that falls short is refused with the
+    /// result the spec gives for it (insufficient authentication, encryption or key size), as a
+    /// GATT server refuses an attribute access.
+    public func serveChannels(spsm: UInt16?, requirement: GATTSecurityRequirement, limits: CreditBasedReceiveLimits) async throws(HCIError)
+        -> CreditBasedChannelListener
+    {
+        var chosen = spsm
+        if chosen == nil {
+            for candidate in UInt16(0x80)...0xFF where await !host.isServingChannels(on: candidate) {
+                chosen = candidate
+                break
+            }
+        }
+        guard let chosen else { throw .busy("every dynamic SPSM is served") }
+        return try await host.serveCreditBasedChannels(spsm: chosen, limits: limits) { [weak self] handle, _ in
+            guard let self else { return .noResourcesAvailable }
+            guard let refusal = requirement.refusal(for: await self.gattSecurity(ofHandle: handle)) else { return nil }
+            return CreditBasedConnectionResult(rawValue: L2CAPChannelRefusal(securityShortfall: refusal).rawValue)
+        }
+    }
+
+    /// The link's security as the GATT server sees it now (an unencrypted link when it is unknown).
+    private func gattSecurity(ofHandle handle: UInt16) async -> GATTSecurity {
+        guard let serverConnection = serverConnections[handle] else { return .none }
+        return await server.security(for: serverConnection) ?? .none
+    }
+
+    /// The GATT server connection of the link `handle` (how its central is named).
+    public func serverConnection(ofHandle handle: UInt16) -> GATTConnectionID? { serverConnections[handle] }
 
     private func linkEncrypted(_ link: LEConnection, _ encryption: LinkEncryption, serverConnection: GATTConnectionID) async {
         let level = expectedLevels[link.handle] ?? .encrypted

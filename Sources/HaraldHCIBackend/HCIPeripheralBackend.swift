@@ -3,6 +3,7 @@ import HaraldATT
 import HaraldCore
 import HaraldGATTLink
 import HaraldHCI
+import HaraldL2CAP
 import HaraldSMP
 
 /// The Linux peripheral backend: serves a `PeripheralDefinition` with Harald's own host stack
@@ -83,6 +84,15 @@ public struct HCIPeripheralBackend: PeripheralBackend {
             let served = GATTServing(server: peripheral.server) {
                 await peripheral.close()
                 serving.withLock { $0 = false }
+            }
+            served.setChannelServing { psm, level, options throws(BluetoothError) in
+                do throws(HCIError) {
+                    let listener = try await peripheral.serveChannels(
+                        spsm: psm?.rawValue, requirement: GATTSecurityRequirement(level: level), limits: HCIChannel.limits(options))
+                    return HCIChannelServer(listener: listener, peripheral: peripheral)
+                } catch {
+                    throw HCIChannel.translate(error)
+                }
             }
             servingBox.withLock { $0 = served }
             return served

@@ -50,6 +50,11 @@ struct FakeWorld: Sendable {
         let answer: @Sendable ([UInt8]) -> [UInt8] = { ScenarioProfile.answer(to: $0) }
         peripheral.respond[ScenarioProfile.command] = (ScenarioProfile.response, answer)
         peripheral.refuse[ScenarioProfile.command] = { $0.first == ScenarioProfile.refusedCommand ? attError(Int(ScenarioProfile.refusalCode)) : nil }
+        // The scenario suite's echo channel; an unserved PSM is answered as iOS answers a refused
+        // one (an error, no result code).
+        peripheral.channelAnswers[ScenarioProfile.echoPSM] = .echo
+        peripheral.channelAnswers[ScenarioProfile.unservedPSM] = .fail(
+            NSError(domain: "CBErrorDomain", code: 0, userInfo: [NSLocalizedDescriptionKey: "The L2CAP channel was refused"]))
         CoreBluetoothRules.watch(central)
         return FakeWorld(central: central, peripheral: peripheral, backend: backend, clock: clock)
     }

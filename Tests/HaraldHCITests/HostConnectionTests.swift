@@ -4,6 +4,7 @@ import Testing
 
 @testable import HaraldHCI
 import HaraldCore
+import HaraldL2CAP
 import HaraldTestSupport
 
 @Suite("Host: connections, ACL and L2CAP fixed channels")

@@ -32,6 +32,17 @@ struct L2CAPChannelManagerTests {
         return reply
     }
 
+    /// The one signaling command the link's channels answer `fragment` with, as a PDU.
+    static func channelReply(of manager: inout L2CAPChannelManager, to fragment: ACLDataPacket, sourceLocation: SourceLocation = #_sourceLocation)
+        -> [UInt8]?
+    {
+        guard case let .channelEvents(_, events) = manager.receive(fragment), events.count == 1, case let .signal(command) = events[0] else {
+            Issue.record("no channel reply", sourceLocation: sourceLocation)
+            return nil
+        }
+        return command.pdu
+    }
+
     // MARK: Routing
 
     @Test func attDataInSeveralFragmentsGoesUpAsOneSDU() {
@@ -99,40 +110,40 @@ struct L2CAPChannelManagerTests {
         var manager = Self.manager()
         // SPSM 0x0080, Source CID 0x0040, MTU 512, MPS 251, 10 credits.
         let request = Self.pdu(0x0005, [0x14, 0x07, 0x0A, 0x00, 0x80, 0x00, 0x40, 0x00, 0x00, 0x02, 0xFB, 0x00, 0x0A, 0x00])
-        guard let reply = Self.reply(of: &manager, to: request) else { return }
-        #expect(reply.sdu == [0x15, 0x07, 0x0A, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x00])
+        guard let reply = Self.channelReply(of: &manager, to: request) else { return }
+        #expect(reply == [0x15, 0x07, 0x0A, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x00])
     }
 
     @Test func aCreditBasedConnectionRequestIsRefusedForEveryChannelItAsksFor() {
         var manager = Self.manager()
         // SPSM 0x0027 (EATT), MTU 64, MPS 64, 5 credits, Source CIDs 0x0040 and 0x0041.
         let request = Self.pdu(0x0005, [0x17, 0x03, 0x0C, 0x00, 0x27, 0x00, 0x40, 0x00, 0x40, 0x00, 0x05, 0x00, 0x40, 0x00, 0x41, 0x00])
-        guard let reply = Self.reply(of: &manager, to: request) else { return }
-        #expect(reply.sdu == [0x18, 0x03, 0x0C, 0x00, 0, 0, 0, 0, 0, 0, 0x02, 0x00, 0, 0, 0, 0])
+        guard let reply = Self.channelReply(of: &manager, to: request) else { return }
+        #expect(reply == [0x18, 0x03, 0x0C, 0x00, 0, 0, 0, 0, 0, 0, 0x02, 0x00, 0, 0, 0, 0])
     }
 
     @Test func aCreditBasedConnectionRequestForMoreThanFiveChannelsIsNotUnderstood() {
         var manager = Self.manager()
         let body: [UInt8] = [0x27, 0x00, 0x40, 0x00, 0x40, 0x00, 0x05, 0x00] + (0..<6).flatMap { [UInt8(0x40 + $0), 0x00] }
         let request = Self.pdu(0x0005, [0x17, 0x04, UInt8(body.count), 0x00] + body)
-        guard let reply = Self.reply(of: &manager, to: request) else { return }
-        #expect(reply.sdu == [0x01, 0x04, 0x02, 0x00, 0x00, 0x00])
+        guard let reply = Self.channelReply(of: &manager, to: request) else { return }
+        #expect(reply == [0x01, 0x04, 0x02, 0x00, 0x00, 0x00])
     }
 
     @Test func aReconfigureRequestNamesInvalidDestinationCIDs() {
         var manager = Self.manager()
         // MTU 100, MPS 100, Destination CID 0x0040.
         let request = Self.pdu(0x0005, [0x19, 0x05, 0x06, 0x00, 0x64, 0x00, 0x64, 0x00, 0x40, 0x00])
-        guard let reply = Self.reply(of: &manager, to: request) else { return }
-        #expect(reply.sdu == [0x1A, 0x05, 0x02, 0x00, 0x03, 0x00])
+        guard let reply = Self.channelReply(of: &manager, to: request) else { return }
+        #expect(reply == [0x1A, 0x05, 0x02, 0x00, 0x03, 0x00])
     }
 
     @Test func aDisconnectionRequestForNoChannelIsRejectedNamingItsCIDs() {
         var manager = Self.manager()
         // Destination CID 0x0041 (ours, it claims), Source CID 0x0077.
         let request = Self.pdu(0x0005, [0x06, 0x09, 0x04, 0x00, 0x41, 0x00, 0x77, 0x00])
-        guard let reply = Self.reply(of: &manager, to: request) else { return }
-        #expect(reply.sdu == [0x01, 0x09, 0x06, 0x00, 0x02, 0x00, 0x41, 0x00, 0x77, 0x00])
+        guard let reply = Self.channelReply(of: &manager, to: request) else { return }
+        #expect(reply == [0x01, 0x09, 0x06, 0x00, 0x02, 0x00, 0x41, 0x00, 0x77, 0x00])
     }
 
     @Test func aCreditIndicationForNoChannelIsNeverAnswered() {
@@ -208,7 +219,7 @@ struct L2CAPChannelManagerTests {
         var manager = Self.manager(role: .peripheral)
         let beganrequest = manager.beginRequest(on: 0x40)
         let request = try #require(beganrequest)
-        let orphaned = manager.linkClosed(0x40)
+        let orphaned = manager.linkClosed(0x40).requests
         #expect(orphaned == [request])
         let afterClose = manager.beginRequest(on: 0x40)
         #expect(afterClose == nil)

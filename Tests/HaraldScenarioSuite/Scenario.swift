@@ -35,6 +35,9 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
     case oneDeadlineCoversDiscoveryAndTheRead
     case serviceChangedMidStreamEndsTheStreamAndRediscovers
     case resubscribingRightAfterServiceChangedRediscovers
+    case anL2CAPChannelEchoesSDUsInOrder
+    case anL2CAPChannelToAnUnservedPSMIsRefused
+    case anL2CAPChannelEndsWhenTheLinkDoes
 
     public var description: String { rawValue }
 
@@ -71,6 +74,9 @@ public enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
         case .oneDeadlineCoversDiscoveryAndTheRead: try await Self.oneDeadlineCoversDiscoveryAndTheRead(harness)
         case .serviceChangedMidStreamEndsTheStreamAndRediscovers: try await Self.serviceChangedMidStreamEndsTheStreamAndRediscovers(harness)
         case .resubscribingRightAfterServiceChangedRediscovers: try await Self.resubscribingRightAfterServiceChangedRediscovers(harness)
+        case .anL2CAPChannelEchoesSDUsInOrder: try await Self.channelEchoes(harness)
+        case .anL2CAPChannelToAnUnservedPSMIsRefused: try await Self.channelToAnUnservedPSM(harness)
+        case .anL2CAPChannelEndsWhenTheLinkDoes: try await Self.channelEndsWithTheLink(harness)
         }
         if let pending = await harness.pendingOperations() { try checkEqual(pending, 0, "operations left pending in the backend") }
     }

@@ -31,6 +31,11 @@ public enum ScenarioProfile {
 
     /// Every characteristic of the service.
     public static let characteristics: [BluetoothUUID] = [status, setting, stream, command, response]
+
+    /// The PSM on which the peer serves an L2CAP credit-based channel that sends every SDU back.
+    public static let echoPSM: UInt16 = 0x0080
+    /// A PSM the peer does not serve.
+    public static let unservedPSM: UInt16 = 0x008F
 }
 
 /// The scenario profile as the typed specs an app would declare.

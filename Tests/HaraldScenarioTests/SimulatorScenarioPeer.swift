@@ -10,12 +10,14 @@ extension VirtualPeripheral {
     /// A virtual device serving ``ScenarioProfile`` from `state` (the service shared with the other
     /// backends' runs, in HaraldTestSupport).
     static func scenarioPeer(_ state: ScenarioPeerState) -> VirtualPeripheral {
-        VirtualPeripheral(
+        var device = VirtualPeripheral(
             address: BluetoothAddress("C0:5C:E4:00:00:01", kind: .random)!,
             advertisingData: .device(name: ScenarioProfile.name, services: [ScenarioProfile.service])
         ) { runtime in
             PeripheralBehaviour(services: scenarioServices(state, on: runtime))
         }
+        device.channels = [VirtualChannelService(psm: L2CAPPSM(ScenarioProfile.echoPSM))]
+        return device
     }
 
     /// The scenario service, answering commands through `runtime` (which finds the response

@@ -1,3 +1,4 @@
+import HaraldL2CAP
 import HaraldATT
 import HaraldCodec
 import HaraldCore
@@ -49,7 +50,10 @@ public struct ScenarioPeripheral: Sendable {
 
     /// The peer as a controller hears it.
     public var virtualPeer: VirtualPeer {
-        VirtualPeer(address: address, advertisingData: ScenarioPeerServices.advertisingData.bytes, server: server)
+        var peer = VirtualPeer(address: address, advertisingData: ScenarioPeerServices.advertisingData.bytes, server: server)
+        // The scenario suite's echo channel (ScenarioProfile.echoPSM).
+        peer.channelServers = [CreditBasedChannels.Server(spsm: ScenarioProfile.echoPSM)]
+        return peer
     }
 
     /// Notifies `value` on characteristic `uuid` to every link that subscribed.

@@ -2,6 +2,7 @@ import HaraldATT
 import HaraldCodec
 import HaraldCore
 import HaraldHCI
+import HaraldL2CAP
 import HaraldSMP
 
 /// An LE controller in the test process, with peripherals (``VirtualPeer``) within range: the
@@ -44,6 +45,10 @@ public final class VirtualController: HCITransport {
         var awaitedKey: SecretKey128?
         var encryptionWaiter: CheckedContinuation<Void, any Error>?
         var reassembler = L2CAPReassembler()
+        /// The peer's connection-oriented channels on this link.
+        var channels = CreditBasedChannels()
+        var channelRefusal: CreditBasedConnectionResult?
+        var echoes = true
     }
 
     private struct State {
@@ -60,6 +65,10 @@ public final class VirtualController: HCITransport {
         var securityManagerPDUsReceived = 0
         /// Long Term Keys peers learned by pairing with the central, by peer.
         var pairedKeys: [BluetoothAddress: (key: SecretKey128, authenticated: Bool)] = [:]
+        /// SDUs the peers received on their channels, in order.
+        var channelSDUs: [[UInt8]] = []
+        /// Every channel event of the peers' engines (for tests of what the peer saw).
+        var channelEvents: [CreditBasedChannels.Event] = []
     }
 
     public let configuration: Configuration
@@ -81,6 +90,60 @@ public final class VirtualController: HCITransport {
     /// Links open now.
     public var linkCount: Int { state.withLock { $0.links.count } }
 
+    /// SDUs the peers received on their connection-oriented channels, in order.
+    public var channelSDUs: [[UInt8]] { state.withLock { $0.channelSDUs } }
+
+    /// What the peers' channel engines reported (opened, closed, refused …), in order.
+    public var channelEvents: [CreditBasedChannels.Event] { state.withLock { $0.channelEvents } }
+
+    /// The peer on link `handle` sends `sdu` on its channel `cid` (its own CID), as far as its
+    /// credits allow.
+    public func sendOnPeerChannel(_ sdu: [UInt8], cid: UInt16, handle: UInt16) {
+        state.withLock { state in
+            guard var link = state.links[handle], let events = try? link.channels.send(sdu, on: cid, id: 0) else { return }
+            state.links[handle] = link
+            carryPeerChannelEvents(events, handle: handle, state: &state)
+        }
+    }
+
+    /// The peer on link `handle` sends raw bytes on the LE signaling channel or any other
+    /// (a hostile peer).
+    public func sendRawL2CAP(_ sdu: [UInt8], cid: UInt16, handle: UInt16) {
+        state.withLock { state in yieldL2CAP(sdu, cid: cid, handle: handle, state: &state) }
+    }
+
+    private func yieldL2CAP(_ sdu: [UInt8], cid: UInt16, handle: UInt16, state: inout State) {
+        guard !state.isClosed, state.links[handle] != nil else { return }
+        for var fragment in fragmentL2CAP(cid: cid, sdu: sdu, handle: handle, maximumDataLength: configuration.peripheralDataLength) {
+            if fragment.packetBoundary == .firstNonFlushable { fragment.packetBoundary = .firstFlushable }
+            packets.yield(fragment.packet)
+        }
+    }
+
+    /// Carries out what a peer's channel engine returned: its PDUs to the host, requests answered,
+    /// SDUs recorded (echoed when the peer echoes) and read at once.
+    private func carryPeerChannelEvents(_ events: [CreditBasedChannels.Event], handle: UInt16, state: inout State) {
+        var queue = events[...]
+        while let event = queue.popFirst() {
+            state.channelEvents.append(event)
+            guard var link = state.links[handle] else { return }
+            switch event {
+            case let .signal(command):
+                yieldL2CAP(command.pdu, cid: L2CAPFixedChannel.leSignaling, handle: handle, state: &state)
+            case let .kFrame(destination, payload):
+                yieldL2CAP(payload, cid: destination, handle: handle, state: &state)
+            case let .incomingRequest(request):
+                queue += link.channelRefusal.map { link.channels.refuse(request, result: $0) } ?? link.channels.accept(request)
+            case let .received(cid, sdu):
+                state.channelSDUs.append(sdu)
+                if link.echoes, let echoed = try? link.channels.send(sdu, on: cid, id: 0) { queue += echoed }
+                queue += link.channels.consumed(on: cid)
+            default:
+                break
+            }
+            state.links[handle] = link
+        }
+    }
     /// The peripheral at `address` ends every link to it; the host gets Disconnection Complete
     /// with `reason`.
     public func disconnectFromPeripheral(_ address: BluetoothAddress, reason: HCIStatus = .remoteUserTerminatedConnection) {
@@ -164,6 +227,21 @@ public final class VirtualController: HCITransport {
             bearer.deliver(pdu.payload)
         case L2CAPFixedChannel.securityManager:
             receiveSecurityManagerPDU(pdu.payload, handle: fragment.handle)
+        case L2CAPFixedChannel.leSignaling:
+            state.withLock { state in
+                guard var link = state.links[fragment.handle], let command = try? SignalingCommand(pdu: pdu.payload),
+                    let events = link.channels.receive(command)
+                else { return }
+                state.links[fragment.handle] = link
+                carryPeerChannelEvents(events, handle: fragment.handle, state: &state)
+            }
+        case CreditBasedChannels.dynamicCIDs:
+            state.withLock { state in
+                guard var link = state.links[fragment.handle] else { return }
+                let events = link.channels.receiveKFrame(cid: pdu.cid, payload: pdu.payload)
+                state.links[fragment.handle] = link
+                carryPeerChannelEvents(events, handle: fragment.handle, state: &state)
+            }
         default:
             break
         }
@@ -259,7 +337,11 @@ public final class VirtualController: HCITransport {
             } else { nil }
         let serverConnection = await peer.server.attach(bearer, security: GATTSecurity(bondedLevel: bonded))
         state.withLock { state in
-            state.links[handle] = Link(peer: peer.address, bearer: bearer, serverConnection: serverConnection)
+            var link = Link(peer: peer.address, bearer: bearer, serverConnection: serverConnection)
+            for server in peer.channelServers { link.channels.register(server) }
+            link.channelRefusal = peer.channelRefusal
+            link.echoes = peer.echoesChannelSDUs
+            state.links[handle] = link
             packets.yield(ControllerEvents.connectionComplete(handle: handle, peer: peer.address))
         }
         if let authReq = peer.securityRequest, let request = try? SMPSecurityRequest(authReq: authReq).encodedBytes() {

@@ -1,3 +1,4 @@
+import HaraldL2CAP
 import HaraldATT
 import HaraldCore
 import HaraldSMP
@@ -26,6 +27,13 @@ public struct VirtualPeer: Sendable {
     public var securityRequest: AuthReq?
     /// When true the peer's Security Manager never answers (for the SMP timeout).
     public var ignoresSecurityManager = false
+    /// SPSMs the peer serves connection-oriented channels on (Harald's own ``CreditBasedChannels``
+    /// engine answers the central's signaling); none: every channel request is refused.
+    public var channelServers: [CreditBasedChannels.Server] = []
+    /// What the peer answers a channel request with; nil accepts.
+    public var channelRefusal: CreditBasedConnectionResult?
+    /// Whether the peer sends every SDU it receives back on the same channel.
+    public var echoesChannelSDUs = true
 
     public init(address: BluetoothAddress, advertisingData: [UInt8], scanResponseData: [UInt8] = [], rssi: Int8 = -50, server: GATTServer) {
         self.address = address

@@ -9,7 +9,8 @@ Serves the scenario profile (one 128-bit service; see ScenarioProfile.swift):
                                             command; a command starting with FF is refused with
                                             ATT error 0x80
   response 5CE40006-…  notify
-and advertises the name "Scenario" with the service UUID.
+and advertises the name "Scenario" with the service UUID. On L2CAP it serves an LE credit-based
+channel on PSM 0x0080 (ScenarioProfile.echoPSM) that sends every SDU back.
 
 Control channel: a TCP socket on 127.0.0.1 (port chosen by the system unless --control-port),
 one JSON object per line, each answered by one line {"ok": true, ...} or {"ok": false, "error"}:
@@ -38,7 +39,7 @@ import logging
 import struct
 import sys
 
-from bumble import hci
+from bumble import hci, l2cap
 from bumble.att import ATT_Error
 from bumble.core import UUID
 from bumble.device import Device
@@ -242,6 +243,10 @@ async def main():
         device = Device.with_hci("scenario", hci.Address(args.address), transport.source, transport.sink)
         device.name = args.name
         peer = ScenarioPeer(device)
+
+        def echo(channel):
+            channel.sink = lambda sdu: channel.write(sdu) if sdu else None
+        device.create_l2cap_server(l2cap.LeCreditBasedChannelSpec(psm=0x0080, mtu=2048, mps=247, max_credits=64), echo)
         server = await asyncio.start_server(peer.serve_client, "127.0.0.1", args.control_port)
         print(f"CONTROL {server.sockets[0].getsockname()[1]}", flush=True)
         def connected(connection):

@@ -211,9 +211,22 @@ public protocol ConnectionBackend: Sendable {
     /// transport thread over HCI), which the link's shared state and every handle to it take as
     /// well; nil (the default) when the backend has none, and the link then gets one of its own.
     var serialDomain: (any Actor)? { get }
+
+    /// Opens a connection-oriented L2CAP channel to the peripheral on `psm`, within `timeout`.
+    /// Refused opens throw ``BluetoothError/channelRefused(_:)``; backends that run their own
+    /// Security Manager pair or encrypt and try once more when the refusal asks for it. The
+    /// default throws ``BluetoothError/unsupported(_:)``.
+    nonisolated(nonsending) func openL2CAPChannel(psm: L2CAPPSM, options: L2CAPChannelOptions, timeout: Duration) async throws(BluetoothError)
+        -> any L2CAPChannelBackend
 }
 
 extension ConnectionBackend {
+    nonisolated(nonsending) public func openL2CAPChannel(psm: L2CAPPSM, options: L2CAPChannelOptions, timeout: Duration) async throws(BluetoothError)
+        -> any L2CAPChannelBackend
+    {
+        throw .unsupported("L2CAP channels on this backend")
+    }
+
     public var taskStarter: TaskStarter { .default }
 
     public var serialDomain: (any Actor)? { nil }

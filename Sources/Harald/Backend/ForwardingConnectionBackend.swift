@@ -19,6 +19,12 @@ extension ForwardingConnectionBackend {
 
     nonisolated(nonsending) public func mtu() async -> Int { await forwarded.mtu() }
 
+    nonisolated(nonsending) public func openL2CAPChannel(psm: L2CAPPSM, options: L2CAPChannelOptions, timeout: Duration)
+        async throws(BluetoothError) -> any L2CAPChannelBackend
+    {
+        try await forwarded.openL2CAPChannel(psm: psm, options: options, timeout: timeout)
+    }
+
     nonisolated(nonsending) public func discoverServices(_ uuids: [BluetoothUUID]?, timeout: Duration) async throws(BluetoothError)
         -> [DiscoveredService]
     {

@@ -518,7 +518,7 @@ public actor PeripheralConnection {
     // MARK: Internals
 
     /// Starts a public call: its deadline, once the handle is known to be open.
-    private func start(_ timeout: Duration?) throws(BluetoothError) -> CallDeadline {
+    func start(_ timeout: Duration?) throws(BluetoothError) -> CallDeadline {
         try checkOpen()
         return CallDeadline(timeout: timeout ?? defaultTimeout, clock: clock)
     }

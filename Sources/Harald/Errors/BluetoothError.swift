@@ -85,6 +85,11 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The app used the API in a way it does not allow, such as two loops over one
     /// ``Subscription`` at once; the message says what and how to fix it.
     case misuse(String)
+    /// The peer refused to open an L2CAP channel (``L2CAPChannelRefusal`` has the spec's result).
+    case channelRefused(L2CAPChannelRefusal)
+    /// The L2CAP channel is closed (by either end, or with the link), so it sends and receives
+    /// nothing more.
+    case channelClosed(L2CAPChannelCloseReason)
 
     /// The failure in words with the detail its case carries, e.g.
     /// `scan timed out after 10.0 seconds` or `disconnected: connection lost`.
@@ -115,6 +120,8 @@ public enum BluetoothError: Error, Hashable, Sendable, CustomStringConvertible {
         case .connectionLimitReached: "no more connections are possible"
         case let .misuse(what): "API misuse: \(what)"
         case let .bufferOverflow(limit): "\(limit) values waited for the loop; the subscription ended rather than drop one"
+        case let .channelRefused(refusal): "the peer refused the L2CAP channel: \(refusal)"
+        case let .channelClosed(reason): "the L2CAP channel is closed: \(reason)"
         }
     }
 }

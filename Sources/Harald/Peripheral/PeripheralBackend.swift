@@ -84,9 +84,21 @@ public protocol ServingBackend: Sendable {
     func centrals() async -> [CentralIdentifier]
     /// Stops advertising, disconnects every central and tears the database down.
     func stop() async
+    /// Serves connection-oriented L2CAP channels on `psm` (nil: the backend picks a free dynamic
+    /// PSM; CoreBluetooth always picks), to centrals whose link meets `security` (others are
+    /// refused with the spec's insufficient-security result). The default throws
+    /// `BluetoothError/unsupported(_:)`.
+    func serveL2CAPChannels(psm: L2CAPPSM?, security: SecurityLevel, options: L2CAPChannelOptions) async throws(BluetoothError)
+        -> any L2CAPChannelServerBackend
 }
 
 extension ServingBackend {
+    public func serveL2CAPChannels(psm: L2CAPPSM?, security: SecurityLevel, options: L2CAPChannelOptions) async throws(BluetoothError)
+        -> any L2CAPChannelServerBackend
+    {
+        throw .unsupported("L2CAP channels on this backend")
+    }
+
     public func withheldNotifications(characteristic uuid: BluetoothUUID, service: BluetoothUUID) async -> Int { 0 }
 
     public func changeServices(removing: [BluetoothUUID], adding: [ServiceDefinition]) async throws(BluetoothError) {

@@ -22,7 +22,13 @@ extension CBService: CoreBluetoothService {}
 /// A remote peripheral, the far end of a connection, on which the backend runs GATT procedures.
 extension CBPeripheral: CoreBluetoothPeripheral {
     public typealias Service = CBService
+    public typealias L2CAPChannel = CBL2CAPChannel
 }
+
+/// The device at the other end of an L2CAP channel.
+extension CBPeer: CoreBluetoothPeer {}
+/// An open L2CAP channel, whose streams the backend reads and writes on a thread of their own.
+extension CBL2CAPChannel: CoreBluetoothL2CAPChannel {}
 
 /// The system's central role: the scanner and connection maker the backend drives.
 extension CBCentralManager: CoreBluetoothCentral {
@@ -86,7 +92,15 @@ extension CoreBluetoothBackend where Central == CBCentralManager {
             proxy.backend = backend
             return CBCentralManager(delegate: proxy, queue: queue, options: options)
         }
-        state.withLock { $0.retainedObjects.append(proxy) }
+        state.withLock {
+            $0.retainedObjects.append(proxy)
+            // Channels the app opened itself through the CBPeripheral go to its object.
+            if forwarding != nil {
+                $0.unclaimedChannel = { [weak proxy] peripheral, channel, error in
+                    proxy?.forwarded?.peripheral(peripheral, didOpen: channel, error: error)
+                }
+            }
+        }
         if restoreIdentifier != nil { makeCentralNow() }
     }
 }
@@ -96,8 +110,10 @@ extension CoreBluetoothBackend where Central == CBCentralManager {
 /// Every method has an empty default. Use the objects only on that queue, and don't change a
 /// peripheral's delegate: the backend relies on it.
 public protocol CoreBluetoothForwardedEvents: AnyObject {
-    /// An L2CAP channel the app opened with `CBPeripheral.openL2CAPChannel(_:)` is open (or
-    /// failed); the callback does not say which PSM, so open one channel at a time per peripheral.
+    /// An L2CAP channel the app opened itself with `CBPeripheral.openL2CAPChannel(_:)` is open
+    /// (or failed): the answers to `PeripheralConnection.openL2CAPChannel(psm:options:timeout:)`
+    /// stay with Harald. The callback does not say which PSM, so don't mix the two on one
+    /// peripheral.
     func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: (any Error)?)
     /// The peripheral's authorization to receive Apple Notification Center Service data changed
     /// (iOS, watchOS).
@@ -188,7 +204,7 @@ final class CoreBluetoothDelegateProxy: NSObject, CBCentralManagerDelegate, CBPe
     }
 
     func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: (any Error)?) {
-        forwarded?.peripheral(peripheral, didOpen: channel, error: error)
+        backend?.peripheral(peripheral, didOpen: channel, error: error)
     }
 
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {

@@ -33,6 +33,7 @@ extension CBPeripheralManager: CoreBluetoothPeripheralManager {
     public typealias RemoteCentral = CBCentral
     public typealias Request = CBATTRequest
     public typealias ATTResult = CBATTError.Code
+    public typealias L2CAPChannel = CBL2CAPChannel
 
     public static var keys: CoreBluetoothKeys { CBCentralManager.keys }
 
@@ -129,6 +130,18 @@ final class CoreBluetoothPeripheralManagerProxy: NSObject, CBPeripheralManagerDe
 
     func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager) {
         backend?.peripheralManagerIsReady(toUpdateSubscribers: peripheral)
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, didPublishL2CAPChannel PSM: CBL2CAPPSM, error: (any Error)?) {
+        backend?.peripheralManager(peripheral, didPublishL2CAPChannel: PSM, error: error)
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, didUnpublishL2CAPChannel PSM: CBL2CAPPSM, error: (any Error)?) {
+        backend?.peripheralManager(peripheral, didUnpublishL2CAPChannel: PSM, error: error)
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, didOpen channel: CBL2CAPChannel?, error: (any Error)?) {
+        backend?.peripheralManager(peripheral, didOpen: channel, error: error)
     }
 }
 #endif

@@ -27,6 +27,7 @@ extension CoreBluetoothBackend {
         case connection(generation: UInt64)
         case identifiers([UUID])
         case rssi(Int)
+        case channel(any L2CAPChannelBackend)
     }
 
     /// Which CoreBluetooth request a pending operation waits on; each key has its own FIFO because
@@ -52,6 +53,8 @@ extension CoreBluetoothBackend {
         case connect(UUID)
         /// A write without response still waiting for readiness: removed from the queue.
         case queuedWrite(UUID)
+        /// An L2CAP channel open: the next open of the peripheral may go (see `channelOpenEnded`).
+        case channelOpen(UUID)
         /// Nothing beyond the operation itself (a query waiting for power-on).
         case nothing
     }
@@ -127,6 +130,14 @@ extension CoreBluetoothBackend {
         var pumping = false
         var pumpRequested = false
         var disconnectWaiters: [UInt64: CheckedContinuation<DisconnectReason, Never>] = [:]
+        /// L2CAP channel opens, oldest first; only the first is ever handed to CoreBluetooth
+        /// (`didOpen` names no PSM), the next once it is answered or given up.
+        var channelOpens: [ChannelOpen] = []
+        /// PSMs of opens given up (timeout, cancellation) after CoreBluetooth got them, oldest
+        /// first: a channel that opens late on one of them is closed.
+        var abandonedOpens: [UInt16] = []
+        /// The channels open on the current connection, closed when it ends.
+        var channels: [ObjectIdentifier: StreamChannel] = [:]
         /// When the record was last used (a tick of the backend's counter); pruning drops the
         /// least recently used records first.
         var lastUsed: UInt64 = 0
@@ -142,7 +153,7 @@ extension CoreBluetoothBackend {
         var isUnused: Bool {
             phase == .idle && !systemConnecting && connectWaiters.isEmpty && requests.isEmpty && writeQueue.isEmpty && !pumping
                 && subscribers.isEmpty && disconnectWaiters.isEmpty && serviceChangeObservers.isEmpty && nameObservers.isEmpty
-                && reconnectionWaiters.isEmpty
+                && reconnectionWaiters.isEmpty && channelOpens.isEmpty && channels.isEmpty
         }
     }
 
@@ -222,6 +233,9 @@ extension CoreBluetoothBackend {
         /// Waiters of system reconnections that came up (with their generation) or stopped
         /// (nil), to resume once the lock is released (``answerReconnectionWaiters()``).
         var reconnectionAnswers: [(waiter: CheckedContinuation<UInt64?, Never>, generation: UInt64?)] = []
+        /// Gets the channels CoreBluetooth opened that no open of the backend asked for (the
+        /// app's own, through the `CBPeripheral`); nil: they are closed.
+        var unclaimedChannel: ((Peripheral, Peripheral.L2CAPChannel?, (any Error)?) -> Void)?
 
         mutating func makeID() -> UInt64 {
             nextID += 1
@@ -236,6 +250,8 @@ extension CoreBluetoothBackend {
         var waiters: [CheckedContinuation<DisconnectReason, Never>] = []
         var serviceChangeStreams: [AsyncStream<ServiceChange>.Continuation] = []
         var nameStreams: [AsyncStream<String>.Continuation] = []
+        /// L2CAP channels of the connection, closed as the link is lost.
+        var channels: [StreamChannel] = []
         var reason: DisconnectReason = .localRequest
         /// True when a connection that was up ended.
         var ended = false
@@ -246,6 +262,7 @@ extension CoreBluetoothBackend {
             waiters += other.waiters
             serviceChangeStreams += other.serviceChangeStreams
             nameStreams += other.nameStreams
+            channels += other.channels
             ended = ended || other.ended
         }
 
@@ -258,6 +275,7 @@ extension CoreBluetoothBackend {
             for stream in serviceChangeStreams { stream.finish() }
             for stream in nameStreams { stream.finish() }
             for waiter in waiters { waiter.resume(returning: reason) }
+            for channel in channels { channel.linkLost() }
         }
     }
 }

@@ -166,6 +166,13 @@ extension CoreBluetoothBackend {
         for write in link.writeQueue {
             if let pending = state.pending.removeValue(forKey: write.id) { fallout.failed.append(pending) }
         }
+        for open in link.channelOpens {
+            if let pending = state.pending.removeValue(forKey: open.id) { fallout.failed.append(pending) }
+        }
+        link.channelOpens = []
+        link.abandonedOpens = []
+        fallout.channels = Array(link.channels.values)
+        link.channels = [:]
         link.requests = [:]
         link.writeQueue = []
         link.pumpRequested = false

@@ -50,6 +50,11 @@ import HaraldCore
 /// - **Disconnection** fails every pending operation of that connection at once with
 ///   `BluetoothError/disconnected(_:)` and finishes its streams.
 /// - **State restoration**: see ``restorations()``.
+/// - **L2CAP channels** (``CoreBluetoothConnection/openL2CAPChannel(psm:options:timeout:)``):
+///   CoreBluetooth's open answer names no PSM, so one open per peripheral is handed to it at a
+///   time; every open has a deadline (CoreBluetooth may never answer), and a channel that opens
+///   after its open was given up is closed. A channel's streams live on a thread of their own, are
+///   read only while the reader has room, and close with the link.
 /// - **Service Changed** (`didModifyServices`): invalidated services are forgotten, value streams
 ///   on their characteristics end with `BluetoothError/serviceChanged(_:)`, and
 ///   ``CoreBluetoothConnection/serviceChanges()`` reports the change; discover again.

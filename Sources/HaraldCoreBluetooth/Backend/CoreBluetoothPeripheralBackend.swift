@@ -83,6 +83,12 @@ import HaraldCore
 ///   reported, `ServingBackend/centrals()` lists the centrals subscribed to something, and a
 ///   central's `CentralIdentifier` is its `CBCentral.identifier`. A central that disconnects is
 ///   seen unsubscribing.
+/// - **L2CAP channels** (`ServingBackend/serveL2CAPChannels(psm:security:options:)`):
+///   published with `publishL2CAPChannel(withEncryption:)`, encryption required from
+///   `SecurityLevel/encrypted` up. CoreBluetooth picks the PSM (a fixed one is refused with
+///   `BluetoothError/unsupported(_:)`); the server's `psm` is its choice. Channels centrals open
+///   arrive with their central; stopping the server, or serving, unpublishes the PSM. The radio
+///   leaving `.poweredOn` drops published PSMs, and ends their servers.
 /// - **Changing services** (`ServingBackend/changeServices(removing:adding:)`): removed services
 ///   leave CoreBluetooth at once, added ones are published one by one; CoreBluetooth indicates
 ///   Service Changed to the centrals itself. What stays keeps its values, subscribers and waiting
@@ -234,6 +240,10 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         var retainedObjects: [AnyObject] = []
         /// The timeouts of updates waiting for CoreBluetooth, served by at most one sleeping task.
         var deadlines = DeadlineSchedule<UpdateTimeout>(clock: ContinuousClock())
+        /// `publishL2CAPChannel` calls waiting for `didPublishL2CAPChannel`, oldest first.
+        var publishes: [PublishWaiter] = []
+        /// The L2CAP PSMs served, by PSM.
+        var channelServers: [UInt16: ChannelServerRecord] = [:]
 
         /// Forgets the timeouts of updates taken out of the session (lock held).
         mutating func endTimeouts(of waiters: [UpdateWaiter]) {
@@ -251,7 +261,9 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
     /// Continuations waiting (publishing steps, notifications waiting for room) plus requests
     /// waiting for their handler: 0 when nothing is in flight.
     package var pendingOperationCount: Int {
-        state.withLock { state in state.steps.count + (state.session.map { $0.waiters.count + $0.requests.count } ?? 0) }
+        state.withLock { state in
+            state.steps.count + state.publishes.count + (state.session.map { $0.waiters.count + $0.requests.count } ?? 0)
+        }
     }
 
     // MARK: Serving
@@ -450,6 +462,7 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
             return session
         }
         guard let session = ended else { return }
+        await unpublishChannels(of: generation)
         failSteps(where: { $0 != .power }, with: .cancelled)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {

@@ -91,6 +91,8 @@ extension CoreBluetoothBackend {
                 giveUpWaiting(id, on: uuid, in: &state)
             case let .queuedWrite(uuid):
                 state.links[uuid]?.writeQueue.removeAll { $0.id == id }
+            case let .channelOpen(uuid):
+                channelOpenEnded(id, on: uuid, in: &state)
             case .nothing:
                 break
             }

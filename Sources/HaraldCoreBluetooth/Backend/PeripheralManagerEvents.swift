@@ -22,6 +22,7 @@ extension CoreBluetoothPeripheralBackend: CoreBluetoothPeripheralManagerDelegate
     /// Records the peripheral manager's new radio state; serving starts once it is powered on.
     public func peripheralManagerDidUpdateState(_ peripheral: Manager) {
         let radio = Self.radioState(peripheral.state.rawValue)
+        if radio != .poweredOn { radioLeftForChannels(radio) }
         let (action, lost) = state.withLock {
             state -> (StateAction, (events: [PeripheralEvent], watchers: [AsyncStream<PeripheralEvent>.Continuation], waiters: [UpdateWaiter])) in
             state.radio = radio

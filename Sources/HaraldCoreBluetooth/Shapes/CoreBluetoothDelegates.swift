@@ -57,4 +57,6 @@ public protocol CoreBluetoothPeripheralDelegate<Peripheral>: AnyObject {
     func peripheral(_ peripheral: Peripheral, didReadRSSI RSSI: NSNumber, error: (any Error)?)
     /// The peripheral's GAP Device Name changed.
     func peripheralDidUpdateName(_ peripheral: Peripheral)
+    /// An `openL2CAPChannel(_:)` finished: the channel, or the error (the call names no PSM).
+    func peripheral(_ peripheral: Peripheral, didOpen channel: Peripheral.L2CAPChannel?, error: (any Error)?)
 }

@@ -69,6 +69,8 @@ public protocol CoreBluetoothPeripheral: AnyObject {
     associatedtype WriteType: RawRepresentable where WriteType.RawValue == Int
     /// `CBPeripheralState`: 0 disconnected, 1 connecting, 2 connected, 3 disconnecting.
     associatedtype ConnectionState: RawRepresentable where ConnectionState.RawValue == Int
+    /// The L2CAP channel type (`CBL2CAPChannel`).
+    associatedtype L2CAPChannel: CoreBluetoothL2CAPChannel
 
     /// The per-phone identifier CoreBluetooth assigns to the device.
     var identifier: UUID { get }
@@ -101,6 +103,9 @@ public protocol CoreBluetoothPeripheral: AnyObject {
     func maximumWriteValueLength(for type: WriteType) -> Int
     /// Reads the link's RSSI (the answer comes in `peripheral(_:didReadRSSI:error:)`).
     func readRSSI()
+    /// Opens an L2CAP channel on `PSM` (the answer, which does not name the PSM, comes in
+    /// `peripheral(_:didOpen:error:)`).
+    func openL2CAPChannel(_ PSM: UInt16)
 }
 
 #if compiler(>=6.2)

@@ -118,6 +118,8 @@ public protocol CoreBluetoothPeripheralManager: AnyObject, CoreBluetoothMetatype
     associatedtype State: RawRepresentable where State.RawValue == Int
     /// `CBATTError.Code`.
     associatedtype ATTResult
+    /// `CBL2CAPChannel`.
+    associatedtype L2CAPChannel: CoreBluetoothL2CAPChannel
 
     /// The radio's state (see `State`).
     var state: State { get }
@@ -136,6 +138,12 @@ public protocol CoreBluetoothPeripheralManager: AnyObject, CoreBluetoothMetatype
     /// Notifies or indicates a value to subscribed centrals (all when nil); false when the transmit
     /// queue is full (retry on `peripheralManagerIsReady(toUpdateSubscribers:)`).
     func updateValue(_ value: Data, for characteristic: MutableCharacteristic, onSubscribedCentrals centrals: [RemoteCentral]?) -> Bool
+    /// Publishes an L2CAP channel on a PSM the system picks (reported by
+    /// `peripheralManager(_:didPublishL2CAPChannel:error:)`), open to encrypted links only when
+    /// `encryptionRequired`.
+    func publishL2CAPChannel(withEncryption encryptionRequired: Bool)
+    /// Stops accepting channels on `PSM`.
+    func unpublishL2CAPChannel(_ PSM: UInt16)
 
     /// The dictionary keys and error domains of this CoreBluetooth.
     static var keys: CoreBluetoothKeys { get }
@@ -172,4 +180,11 @@ public protocol CoreBluetoothPeripheralManagerDelegate<Manager>: AnyObject {
     func peripheralManager(_ peripheral: Manager, didReceiveWrite requests: [Manager.Request])
     /// The transmit queue has room for more notifications.
     func peripheralManagerIsReady(toUpdateSubscribers peripheral: Manager)
+    /// `publishL2CAPChannel(withEncryption:)` finished: centrals open channels on `PSM` (or it
+    /// failed with `error`).
+    func peripheralManager(_ peripheral: Manager, didPublishL2CAPChannel PSM: UInt16, error: (any Error)?)
+    /// `unpublishL2CAPChannel(_:)` finished.
+    func peripheralManager(_ peripheral: Manager, didUnpublishL2CAPChannel PSM: UInt16, error: (any Error)?)
+    /// A central opened a channel on a published PSM (or the open failed).
+    func peripheralManager(_ peripheral: Manager, didOpen channel: Manager.L2CAPChannel?, error: (any Error)?)
 }

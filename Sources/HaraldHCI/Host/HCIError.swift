@@ -1,5 +1,6 @@
 import HaraldCodec
 import HaraldCore
+import HaraldL2CAP
 
 /// Why an operation of the HCI host failed.
 public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -32,6 +33,11 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupported(String)
     /// Encrypting the link failed with this status (0x06 PIN or Key Missing: the peer has no key).
     case encryptionFailed(HCIStatus)
+    /// The peer did not open a credit-based channel: it refused (with the spec's result), rejected
+    /// the command, or answered with parameters the mode forbids.
+    case channelOpenFailed(ChannelOpenFailure)
+    /// The credit-based channel is closed.
+    case channelClosed(ChannelCloseReason)
 
     /// What failed in words, with the command opcode, HCI status, peer address or reason where the case
     /// carries one, e.g. `command 0x200D LE Create Connection failed: 0x0C (command disallowed)`.
@@ -51,6 +57,8 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cancelled: return "cancelled"
         case let .unsupported(detail): return "unsupported: \(detail)"
         case let .encryptionFailed(status): return "encryption failed: \(status)"
+        case let .channelOpenFailed(failure): return "opening the channel failed: \(failure)"
+        case let .channelClosed(reason): return "the channel is closed: \(reason)"
         }
     }
 }

@@ -1,5 +1,6 @@
 import HaraldCodec
 import HaraldCore
+import HaraldL2CAP
 import Logging
 
 /// An LE central host stack over one HCI transport: commands and events, scanning, connections,
@@ -108,6 +109,8 @@ public actor HCIHost: DeadlineOwner {
     var isSendingACL = false
     /// Our own signaling requests waiting for their answers (HCIHost+ParameterRequests.swift).
     var signalingWaiters: [L2CAPSignalingRequest: HostWaiter<Bool>] = [:]
+    /// The callers of the links' credit-based channels (L2CAP/CreditBased/).
+    var channelTable = CreditBasedChannelTable()
 
     /// A host over `transport`. Call ``start()`` before anything else.
     ///
@@ -235,6 +238,7 @@ public actor HCIHost: DeadlineOwner {
         for handle in Array(connections.keys) {
             connectionEnded(handle: handle, reason: reason)
         }
+        for spsm in Array(channelTable.servers.keys) { stopServing(spsm: spsm) }
         let transport = transport
         tasks.close(then: { await transport.close() })
     }
@@ -244,7 +248,7 @@ public actor HCIHost: DeadlineOwner {
     /// tests and the soak run).
     package var liveContinuations: Int {
         commandWaiters.count + (connector.isBusy ? 1 : 0) + pduWaiters.count + signalingWaiters.count
-            + closeWatcherCount
+            + closeWatcherCount + channelTable.waiting
     }
 
     /// Background tasks running now (diagnostics, for tests and the soak run).
@@ -296,6 +300,8 @@ public actor HCIHost: DeadlineOwner {
                 return
             }
             handleACL(acl)
+            // What the channels queued in answer (credits, K-frames, replies) goes out now.
+            if aclFlow.queuedPDUCount > 0 { await sendQueuedACL() }
         default:
             break
         }

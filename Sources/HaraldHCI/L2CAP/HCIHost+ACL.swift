@@ -56,6 +56,7 @@ extension HCIHost {
     }
 
     func pduFinished(_ id: UInt64, _ result: Result<Void, HCIError>) {
+        guard id != 0, !channelPDUFinished(id, result) else { return }
         if let waiter = pduWaiters.removeValue(forKey: id) {
             waiter.resume(returning: result)
         } else if case .success = result {
@@ -81,6 +82,8 @@ extension HCIHost {
             answered(request, accepted: accepted)
         case let .reply(reply):
             sendReply(reply)
+        case let .channelEvents(handle, events):
+            carryChannelEvents(events, on: handle)
         case let .replyDropped(handle, cid, waiting, firstOfFlood):
             droppedReplies += 1
             let metadata: Logger.Metadata = ["connection": "0x\(Hex.word(handle))", "channel": "0x\(Hex.word(cid))", "waiting": "\(waiting)"]

@@ -1,3 +1,4 @@
+import HaraldL2CAP
 /// One signaling request of ours on one link, waiting for its response: the link and the
 /// identifier the response will carry (Core spec Vol 3 Part A §4).
 package struct L2CAPSignalingRequest: Hashable, Sendable {
@@ -37,6 +38,9 @@ package enum L2CAPInbound: Sendable, Equatable {
     /// A reply that was not queued because its link already has the most replies waiting.
     /// `firstOfFlood`: the first since the link's queue last drained.
     case replyDropped(handle: UInt16, cid: UInt16, waiting: Int, firstOfFlood: Bool)
+    /// What the link's credit-based channels did with a signaling command or K-frame
+    /// (``CreditBasedChannels``): the host carries the events out in order.
+    case channelEvents(handle: UInt16, [CreditBasedChannels.Event])
 }
 
 /// The L2CAP channel manager of an LE host (Core spec Vol 3 Part A §1.1): per connection, it
@@ -47,11 +51,10 @@ package enum L2CAPInbound: Sendable, Equatable {
 /// Fixed channels: ATT (0x0004) goes up to the connection's ATT channel; LE signaling (0x0005) is
 /// answered here; SMP (0x0006) goes up to the Security Manager when one runs above the host,
 /// else every Pairing Request and Security Request gets Pairing Failed (Pairing Not Supported).
-/// Dynamic channels (credit-based, 0x0040–0x007F on LE) are the next tenants; until then their
-/// PDUs are dropped, and the signaling requests for them get the spec's refusals: SPSM not
-/// supported for LE Credit Based and Credit Based Connection Requests, invalid Destination CIDs for
-/// a Credit Based Reconfigure Request, Command Reject (invalid CID in request) for a Disconnection
-/// Request.
+/// Dynamic channels (credit-based, 0x0040–0x007F on LE) belong to each link's
+/// ``CreditBasedChannels`` engine: their K-frames and the signaling commands about them go there,
+/// and what it returns goes back to the host as ``L2CAPInbound/channelEvents(handle:_:)``. Its
+/// signaling identifiers and ours (connection parameter updates) come from one pool per link.
 ///
 /// A value with no I/O (the host sends what it returns, on its own serial executor), so every
 /// rule here is tested by feeding it fragments.
@@ -69,7 +72,8 @@ package struct L2CAPChannelManager: Sendable {
         var reassembler: L2CAPReassembler
         var queuedReplies = 0
         var flooded = false
-        var lastIdentifier: UInt8 = 0
+        /// The link's connection-oriented channels; also hands out the link's signaling identifiers.
+        var channels = CreditBasedChannels()
     }
 
     /// Largest PDU accepted from a peer, header included (the reassembly bound).
@@ -79,6 +83,8 @@ package struct L2CAPChannelManager: Sendable {
     private var links: [UInt16: Link] = [:]
     private var pending: Set<L2CAPSignalingRequest> = []
     private var nextSerial: UInt64 = 0
+    /// The SPSMs served on every link.
+    private var servers: [UInt16: CreditBasedChannels.Server] = [:]
 
     package init(maximumPDUSize: Int, deliversSecurityManagerPDUs: Bool) {
         self.maximumPDUSize = maximumPDUSize
@@ -90,15 +96,49 @@ package struct L2CAPChannelManager: Sendable {
     /// A connection came up with us in `role`.
     package mutating func linkOpened(_ handle: UInt16, role: LERole) {
         nextSerial += 1
-        links[handle] = Link(serial: nextSerial, role: role, reassembler: L2CAPReassembler(maximumPDUSize: maximumPDUSize))
+        var link = Link(serial: nextSerial, role: role, reassembler: L2CAPReassembler(maximumPDUSize: maximumPDUSize))
+        for server in servers.values { link.channels.register(server) }
+        links[handle] = link
     }
 
-    /// A connection ended: forgets it; returns our requests on it that will never be answered.
-    package mutating func linkClosed(_ handle: UInt16) -> [L2CAPSignalingRequest] {
+    /// A connection ended: forgets it; returns our requests on it that will never be answered,
+    /// and what its channels report (each closed, each open failed).
+    package mutating func linkClosed(_ handle: UInt16) -> (requests: [L2CAPSignalingRequest], channelEvents: [CreditBasedChannels.Event]) {
+        let events = links[handle]?.channels.linkClosed() ?? []
         links[handle] = nil
         let orphaned = pending.filter { $0.handle == handle }
         pending.subtract(orphaned)
-        return orphaned.sorted { $0.identifier < $1.identifier }
+        return (orphaned.sorted { $0.identifier < $1.identifier }, events)
+    }
+
+    // MARK: Credit-based channels
+
+    /// Serves `server.spsm` on every link, open now or later.
+    package mutating func register(_ server: CreditBasedChannels.Server) {
+        servers[server.spsm] = server
+        for handle in links.keys { links[handle]?.channels.register(server) }
+    }
+
+    /// Stops serving `spsm` on every link.
+    package mutating func unregister(spsm: UInt16) {
+        servers[spsm] = nil
+        for handle in links.keys { links[handle]?.channels.unregister(spsm: spsm) }
+    }
+
+    /// Whether `spsm` is served.
+    package func isServed(_ spsm: UInt16) -> Bool { servers[spsm] != nil }
+
+    /// Runs `body` on the channels of link `handle`; nil when the link is not open.
+    package mutating func channels<R, E: Error>(on handle: UInt16, _ body: (inout CreditBasedChannels) throws(E) -> R) throws(E) -> R? {
+        guard links[handle] != nil else { return nil }
+        return try body(&links[handle]!.channels)
+    }
+
+    /// Counts a reply the link's channels send to a peer request (a connection response, a
+    /// disconnection response…) against the link's bound, as replies L2CAP makes itself are;
+    /// ``L2CAPInbound/replyDropped(handle:cid:waiting:firstOfFlood:)`` when the link has too many waiting.
+    package mutating func countChannelReply(_ command: SignalingCommand, handle: UInt16) -> L2CAPInbound {
+        queueReply(command.pdu, cid: L2CAPFixedChannel.leSignaling, handle: handle, update: nil)
     }
 
     /// Whether `handle` is an open connection.
@@ -121,16 +161,23 @@ package struct L2CAPChannelManager: Sendable {
             if deliversSecurityManagerPDUs { return .sdu(cid: pdu.cid, pdu.payload) }
             guard let answer = answerSecurityManager(pdu.payload) else { return .none }
             return queueReply(answer, cid: pdu.cid, handle: fragment.handle, update: nil)
+        case CreditBasedChannels.dynamicCIDs:
+            let events = links[fragment.handle]?.channels.receiveKFrame(cid: pdu.cid, payload: pdu.payload) ?? []
+            return events.isEmpty ? .none : .channelEvents(handle: fragment.handle, events)
         default:
             return .none
         }
     }
 
     private mutating func signaling(_ pdu: [UInt8], handle: UInt16) -> L2CAPInbound {
+        if let command = try? SignalingCommand(pdu: pdu), let events = links[handle]?.channels.receive(command) {
+            return events.isEmpty ? .none : .channelEvents(handle: handle, events)
+        }
         if pdu.count >= 6,
             pdu[0] == LESignalingCode.connectionParameterUpdateResponse || pdu[0] == LESignalingCode.commandReject,
             let request = pending.remove(L2CAPSignalingRequest(handle: handle, identifier: pdu[1]))
         {
+            links[handle]?.channels.finishExternalRequest(request.identifier)
             let accepted = pdu[0] == LESignalingCode.connectionParameterUpdateResponse && pdu[4] == 0 && pdu[5] == 0
             return .response(request, accepted: accepted)
         }
@@ -172,22 +219,17 @@ package struct L2CAPChannelManager: Sendable {
     /// still waiting on that link) and waits for its response. Nil when the link is not open or
     /// every identifier is taken.
     package mutating func beginRequest(on handle: UInt16) -> L2CAPSignalingRequest? {
-        guard var link = links[handle] else { return nil }
-        for _ in 0..<255 {
-            link.lastIdentifier = link.lastIdentifier == 0xFF ? 1 : link.lastIdentifier + 1
-            let request = L2CAPSignalingRequest(handle: handle, identifier: link.lastIdentifier)
-            if pending.insert(request).inserted {
-                links[handle] = link
-                return request
-            }
-        }
-        return nil
+        guard let identifier = links[handle]?.channels.beginExternalRequest() else { return nil }
+        let request = L2CAPSignalingRequest(handle: handle, identifier: identifier)
+        pending.insert(request)
+        return request
     }
 
     /// Gives up on a request (it timed out or could not be sent); false when it was already
     /// answered or its link ended.
     package mutating func abandon(_ request: L2CAPSignalingRequest) -> Bool {
-        pending.remove(request) != nil
+        links[request.handle]?.channels.finishExternalRequest(request.identifier)
+        return pending.remove(request) != nil
     }
 
     /// Requests of ours waiting for their response.

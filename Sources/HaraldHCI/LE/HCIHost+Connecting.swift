@@ -199,6 +199,9 @@ extension HCIHost {
         state.connection.att.finish()
         state.connection.securityManager.finish()
         state.connection.finishEncryptionChanges()
-        for request in l2cap.linkClosed(handle) { requestFailed(request, .disconnected(reason: reason)) }
+        let closed = l2cap.linkClosed(handle)
+        for request in closed.requests { requestFailed(request, .disconnected(reason: reason)) }
+        carryChannelEvents(closed.channelEvents, on: handle)
+        channelLinkClosed(handle, reason: reason)
     }
 }

@@ -1,8 +1,10 @@
 import DequeModule
 import HaraldCore
 
-/// An LE connection between two simulated devices, carrying L2CAP payloads (ATT PDUs) with the
-/// timing of ``LinkParameters``, on a ``VirtualClock``.
+/// An LE connection between two simulated devices, carrying L2CAP payloads with the timing of
+/// ``LinkParameters``, on a ``VirtualClock``: ATT PDUs on the ATT channel, and the LE signaling
+/// commands and K-frames of connection-oriented channels (``channelFrames(on:_:)``) in the same
+/// connection events, so both share the link's capacity as they do on air.
 ///
 /// Sending never blocks on the receiver: a PDU is scheduled onto the sender's next free
 /// link-layer packets and becomes visible to the receiver at the instant its last packet has
@@ -34,6 +36,20 @@ public final class SimulatedLink: Sendable {
     private struct Scheduled {
         var bytes: [UInt8]
         var deliverAt: VirtualInstant
+        /// The L2CAP channel it is on (ATT, 0x0004, unless a channel frame).
+        var cid: UInt16 = SimulatedLink.attributeProtocol
+    }
+
+    /// The ATT channel identifier: PDUs on it are ATT's (``Event/pdu(_:)``); any other goes to the
+    /// side's channel frame receiver.
+    public static let attributeProtocol: UInt16 = 0x0004
+
+    /// Something a side's connection-oriented channels receive.
+    public enum ChannelFrame: Hashable, Sendable {
+        /// An L2CAP payload on channel `cid` (the LE signaling channel or a dynamic channel).
+        case frame(cid: UInt16, [UInt8])
+        /// The link closed.
+        case closed
     }
 
     /// One side's state: what it receives (its direction, named after the receiving side) and
@@ -50,6 +66,9 @@ public final class SimulatedLink: Sendable {
         var arrived = Deque<[UInt8]>()
         /// Push mode: called with each delivered PDU and the close event, under the link's lock.
         var pushReceiver: (@Sendable (Event) -> Void)?
+        /// Called with each delivered frame of another channel than ATT, and the close, under the
+        /// link's lock; frames of such channels are dropped while there is none.
+        var channelReceiver: (@Sendable (ChannelFrame) -> Void)?
         /// A task parked in ``SimulatedLink/receive(on:)``.
         var receiver: ParkingSpot?
         var closeDelivered = false
@@ -203,11 +222,11 @@ public final class SimulatedLink: Sendable {
     /// Runs on the caller's executor (no hop): when there is room it returns without suspending.
     /// Throws ``SimulatedLinkClosed`` if the link is closed (before or while waiting), and
     /// `CancellationError` if the task is cancelled while waiting for room.
-    nonisolated(nonsending) public func send(_ pdu: [UInt8], from side: LinkSide) async throws {
+    nonisolated(nonsending) public func send(_ pdu: [UInt8], from side: LinkSide, cid: UInt16 = SimulatedLink.attributeProtocol) async throws {
         let packets = parameters.packetCount(sduLength: pdu.count)
         let needed = min(packets, parameters.transmitBufferPackets)
         while true {
-            switch enqueue(pdu, packets: packets, needed: needed, from: side) {
+            switch enqueue(pdu, packets: packets, needed: needed, from: side, cid: cid) {
             case .sent: return
             case .closed(let reason): throw SimulatedLinkClosed(reason: reason)
             case .wait(let oldest): try await clock.sleep(until: oldest)
@@ -234,7 +253,9 @@ public final class SimulatedLink: Sendable {
     }
 
     /// The synchronous part of ``send(_:from:)``: schedules the PDU if there is room.
-    private func enqueue(_ pdu: [UInt8], packets: Int, needed: Int, from side: LinkSide) -> SendOutcome {
+    private func enqueue(_ pdu: [UInt8], packets: Int, needed: Int, from side: LinkSide, cid: UInt16 = SimulatedLink.attributeProtocol)
+        -> SendOutcome
+    {
         let now = clock.now
         let (outcome, woken) = state.withLock { state -> (SendOutcome, [ParkingSpot]) in
             if let reason = state.closeReason { return (.closed(reason), []) }
@@ -271,7 +292,7 @@ public final class SimulatedLink: Sendable {
             let peer = side.peer
             // The head of an idle direction gets a timer; later PDUs wait for the head's to fire.
             let armsTimer = state.withLane(peer) { lane -> Bool in
-                lane.queue.append(Scheduled(bytes: bytes, deliverAt: deliverAt))
+                lane.queue.append(Scheduled(bytes: bytes, deliverAt: deliverAt, cid: cid))
                 return lane.deliveryTimer == nil && lane.queue.count == 1
             }
             guard armsTimer, let spot = Self.armDelivery(peer, at: deliverAt, in: &state, box: self.state, clock: clock) else {
@@ -338,6 +359,19 @@ public final class SimulatedLink: Sendable {
         }
     }
 
+    /// Sends `side`'s frames of every channel but ATT to `receiver` from now on, each at its
+    /// delivery instant, then ``ChannelFrame/closed`` once. `receiver` runs with the link's lock
+    /// held, on the thread that advances the clock: it must be quick and must not call the link.
+    package func channelFrames(on side: LinkSide, _ receiver: @escaping @Sendable (ChannelFrame) -> Void) {
+        state.withLock { state in
+            if state.closeReason != nil {
+                receiver(.closed)
+            } else {
+                state.withLane(side) { $0.channelReceiver = receiver }
+            }
+        }
+    }
+
     /// Closes the link. PDUs already delivered stay delivered; PDUs still in flight are lost, as
     /// on a real link. Both sides then receive ``Event/closed(_:)``. Closing twice keeps the
     /// first reason.
@@ -372,6 +406,10 @@ public final class SimulatedLink: Sendable {
         }
         state.closeReason = reason
         for side in [LinkSide.central, .peripheral] {
+            if let channels = state.withLane(side, { $0.channelReceiver }) {
+                channels(.closed)
+                state.withLane(side) { $0.channelReceiver = nil }
+            }
             if let push = state.withLane(side, { $0.pushReceiver }), let event = closeEvent(side, in: &state) {
                 push(event)
                 state.withLane(side) { $0.pushReceiver = nil }
@@ -430,8 +468,11 @@ public final class SimulatedLink: Sendable {
             // The push receiver does not call the link (see `deliverEvents(on:to:)`).
             let push = lane.pushReceiver
             while let first = lane.queue.first, first.deliverAt <= now {
-                let bytes = lane.queue.removeFirst().bytes
-                if let push {
+                let scheduled = lane.queue.removeFirst()
+                let bytes = scheduled.bytes
+                if scheduled.cid != SimulatedLink.attributeProtocol {
+                    lane.channelReceiver?(.frame(cid: scheduled.cid, bytes))
+                } else if let push {
                     push(.pdu(bytes))
                 } else {
                     lane.arrived.append(bytes)

@@ -39,8 +39,13 @@ struct SimulatedPeripheralBackend: PeripheralBackend {
         do { try world.add(device) } catch { throw .backend("the definition's database: \(error)") }
         guard let runtime = world.runtime(of: address) else { throw .backend("the simulator lost the device at \(address)") }
         let (world, address) = (world, address)
-        return GATTServing(server: runtime.server, taskStarter: world.clock.taskStarter) {
+        let serving = GATTServing(server: runtime.server, taskStarter: world.clock.taskStarter) {
             await world.remove(address)  // its links drop; the address is free to serve again
         }
+        let channelServices = runtime.channelServices
+        serving.setChannelServing { psm, security, options throws(BluetoothError) in
+            try await channelServices.serve(psm: psm, security: security, options: options)
+        }
+        return serving
     }
 }

@@ -25,6 +25,8 @@ public struct VirtualPeripheral: Sendable {
     public var pairing: PairingResponse
     /// Builds the device's GATT services and scripts for one simulator.
     public var makeBehaviour: @Sendable (PeripheralRuntime) -> PeripheralBehaviour
+    /// The connection-oriented L2CAP channels it serves (none by default).
+    public var channels: [VirtualChannelService] = []
 
     /// A device description; `rssi` in dBm at the central, `advertisingInterval` between advertising events.
     public init(
@@ -162,10 +164,16 @@ public final class PeripheralRuntime: Sendable {
         return servingBackend.withLock { made in
             if let made { return made }
             let fresh = GATTServing(server: server, taskStarter: clock.taskStarter) {}
+            let services = channelServices
+            fresh.setChannelServing { psm, security, options throws(BluetoothError) in try await services.serve(psm: psm, security: security, options: options)
+            }
             made = fresh
             return fresh
         }
     }
+
+    /// The connection-oriented channels the device serves, shared by its links.
+    let channelServices = SimulatedChannelServices()
 
     init(clock: VirtualClock, address: BluetoothAddress) {
         self.clock = clock

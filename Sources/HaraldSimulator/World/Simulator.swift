@@ -102,6 +102,10 @@ public final class Simulator: Sendable {
     /// Adds a device to the world (replacing one with the same address).
     public func add(_ description: VirtualPeripheral) throws {
         let runtime = PeripheralRuntime(clock: clock, address: description.address)
+        for service in description.channels {
+            // A fresh runtime serves nothing yet: a repeated PSM is the description's mistake.
+            try runtime.channelServices.addNow(service.service(clock: clock))
+        }
         let behaviour = description.makeBehaviour(runtime)
         let database = try GATTDatabase(services: behaviour.services)
         let server = GATTServer(database: database, clock: clock, configuration: behaviour.serverConfiguration)
@@ -295,6 +299,10 @@ public final class Simulator: Sendable {
         let centralBearer = SimulatedATTBearer(link: link, side: .central)
         let peripheralBearer = SimulatedATTBearer(link: link, side: .peripheral, faults: peerFaults)
         let serverConnection = await device.server.attach(peripheralBearer)
+        // Both ends' connection-oriented channels, carried by the link with the ATT PDUs.
+        let centralChannels = SimulatedChannelEndpoint(link: link, side: .central)
+        let peripheralChannels = SimulatedChannelEndpoint(link: link, side: .peripheral)
+        await device.runtime.channelServices.attach(peripheralChannels, server: device.server, connection: serverConnection)
         var pairable: SimulatedPairableLink?
         if case .securityManager(let deviceSecurity) = device.description.pairing, let security {
             let centralAddress = try await centralAddress(in: security.bonds)
@@ -354,6 +362,15 @@ public final class Simulator: Sendable {
                 _ = await connection.disconnection()
                 pairable.close()
             }
+        }
+        connection.setChannelOpener { psm, options, timeout throws(BluetoothError) in
+            try await centralChannels.open(
+                spsm: psm.rawValue, mode: SimulatedChannel.mode(options.mode), limits: SimulatedChannel.limits(options), timeout: timeout)
+        }
+        // The device's end lives as long as the link (the central's is held by its opener).
+        clock.taskStarter.start {
+            _ = await connection.disconnection()
+            withExtendedLifetime(peripheralChannels) {}
         }
         let record = SimulatedConnection(
             peripheral: device.description.identifier, link: link, connection: connection, serverConnection: serverConnection,

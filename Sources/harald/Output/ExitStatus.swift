@@ -42,7 +42,7 @@ enum ExitStatus {
         case .timeout, .encryptionTimedOut, .pairingAttemptTooSoon: return timeout
         case .radioUnavailable, .notFound, .connectionFailed, .connectionLimitReached, .unsupported, .backend: return unavailable
         case .attribute, .protocolViolation, .decoding, .disconnected, .serviceChanged, .pairingFailed, .peerRemovedPairingInformation,
-            .notPermitted, .bufferOverflow, .bondRefused, .securityNotRaised:
+            .notPermitted, .bufferOverflow, .bondRefused, .securityNotRaised, .channelRefused, .channelClosed:
             return protocolFailure
         case .encoding, .misuse: return software
         case .cancelled: return failure

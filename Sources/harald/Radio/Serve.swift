@@ -233,7 +233,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     /// Returns on SIGINT or SIGTERM, or after `seconds`.
-    private static func waitForStop(seconds: Double?) async {
+    static func waitForStop(seconds: Double?) async {
         let (stops, stop) = AsyncStream.makeStream(of: Void.self)
         var sources: [any DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {

@@ -13,6 +13,19 @@ enum FakeRequest: Equatable, Sendable {
     case writeDescriptor(BluetoothUUID, [UInt8])
     case setNotify(Bool, BluetoothUUID)
     case readRSSI
+    case openL2CAPChannel(UInt16)
+}
+
+/// How the fake peripheral answers an L2CAP channel open.
+enum FakeChannelAnswer: Sendable {
+    /// `didOpen` with a channel on the PSM at once.
+    case open
+    /// `didOpen` with a channel on the PSM at once, whose peer sends every byte back.
+    case echo
+    /// No answer (as CoreBluetooth sometimes does): the test answers with `deliverChannel`.
+    case silent
+    /// `didOpen` with no channel and this error.
+    case fail(NSError)
 }
 
 /// Stands in for `CBPeripheral`: answers requests from its GATT database by calling the
@@ -23,6 +36,7 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
     // @unchecked Sendable: mutable state is guarded by `system.lock` (shared by every fake
     // object); delegate methods are called with the lock released.
     typealias Service = FakeService
+    typealias L2CAPChannel = FakeL2CAPChannel
 
     let identifier: UUID
     let system: FakeSystem
@@ -50,6 +64,10 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
     var currentName: String?
     /// What `readRSSI` reads.
     var rssi = -60
+    /// How opens of L2CAP channels are answered, by PSM (`.open` when not set).
+    var channelAnswers: [UInt16: FakeChannelAnswer] = [:]
+    /// The channels handed to the backend, in order.
+    private(set) var openedChannels: [FakeL2CAPChannel] = []
     /// Writes with response a characteristic refuses: the error for a value, or nil to accept it.
     var refuse: [BluetoothUUID: @Sendable ([UInt8]) -> NSError?] = [:]
 
@@ -102,6 +120,26 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
             let value = peripheral.lock.withLock { peripheral.rssi }
             peripheral.central?.backend?.peripheral(peripheral, didReadRSSI: NSNumber(value: value), error: nil)
         }
+    }
+
+    func openL2CAPChannel(_ PSM: UInt16) {
+        receive(.openL2CAPChannel(PSM)) { peripheral in
+            switch peripheral.lock.withLock({ peripheral.channelAnswers[PSM] ?? .open }) {
+            case .open: peripheral.deliverChannel(psm: PSM)
+            case .echo: peripheral.deliverChannel(psm: PSM).echoes()
+            case .silent: break
+            case .fail(let error): peripheral.central?.backend?.peripheral(peripheral, didOpen: nil, error: error)
+            }
+        }
+    }
+
+    /// `didOpen` with a new channel on `psm` (on the queue); returns it, for the test to play the peer.
+    @discardableResult
+    func deliverChannel(psm: UInt16, outputCapacity: Int = 512) -> FakeL2CAPChannel {
+        let channel = FakeL2CAPChannel(psm: psm, peer: identifier, outputCapacity: outputCapacity)
+        lock.withLock { openedChannels.append(channel) }
+        system.onQueue { central?.backend?.peripheral(self, didOpen: channel, error: nil) }
+        return channel
     }
 
     func discoverServices(_ serviceUUIDs: [FakeUUID]?) {

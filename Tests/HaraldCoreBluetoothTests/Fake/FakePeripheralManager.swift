@@ -99,6 +99,7 @@ final class FakePeripheralManager: CoreBluetoothPeripheralManager, @unchecked Se
     typealias State = FakeManagerState
     /// The raw `CBATTError.Code`.
     typealias ATTResult = Int
+    typealias L2CAPChannel = FakeL2CAPChannel
 
     struct Update: Equatable {
         let value: [UInt8]
@@ -131,6 +132,13 @@ final class FakePeripheralManager: CoreBluetoothPeripheralManager, @unchecked Se
     private var delivered: [FakeATTRequest] = []
     /// `didAdd` errors, by service UUID.
     var addErrors: [BluetoothUUID: NSError] = [:]
+    /// The error the next `publishL2CAPChannel` fails with (nil: it succeeds).
+    var publishError: NSError?
+    /// The PSM the system picks for the next published channel.
+    private var nextPSM: UInt16 = 0x0081
+    /// Published PSMs, with whether they need encryption.
+    private var publishedPSMs: [UInt16: Bool] = [:]
+    private var unpublishedPSMs: [UInt16] = []
 
     init() {}
 
@@ -237,7 +245,33 @@ final class FakePeripheralManager: CoreBluetoothPeripheralManager, @unchecked Se
         }
     }
 
+    func publishL2CAPChannel(withEncryption encryptionRequired: Bool) {
+        guard accepts("publishL2CAPChannel") else { return }
+        let (psm, error) = lock.withLock { () -> (UInt16, NSError?) in
+            if let publishError { return (0, publishError) }
+            defer { nextPSM += 1 }
+            publishedPSMs[nextPSM] = encryptionRequired
+            return (nextPSM, nil)
+        }
+        system.later { [self] in backend?.peripheralManager(self, didPublishL2CAPChannel: psm, error: error) }
+    }
+
+    func unpublishL2CAPChannel(_ PSM: UInt16) {
+        guard accepts("unpublishL2CAPChannel") else { return }
+        let known = lock.withLock {
+            unpublishedPSMs.append(PSM)
+            return publishedPSMs.removeValue(forKey: PSM) != nil
+        }
+        if !known { system.record(.rule("unpublished PSM \(PSM), which is not published")) }
+        system.later { [self] in backend?.peripheralManager(self, didUnpublishL2CAPChannel: PSM, error: nil) }
+    }
+
     // MARK: What the test sees
+
+    /// The PSMs published now, with whether each needs an encrypted link.
+    var publishedChannels: [UInt16: Bool] { lock.withLock { publishedPSMs } }
+    /// The PSMs the backend unpublished, in order.
+    var unpublishedChannels: [UInt16] { lock.withLock { unpublishedPSMs } }
 
     var published: [FakeLocalService] { lock.withLock { services } }
     var advertisement: [String: Any]? { lock.withLock { advertising } }
@@ -307,6 +341,15 @@ final class FakePeripheralManager: CoreBluetoothPeripheralManager, @unchecked Se
         system.onQueue { backend?.peripheralManager(self, didReceiveWrite: requests) }
         while first.result == nil { await Task.yield() }
         return first.result ?? -1
+    }
+
+    /// A central opens a channel on `psm`: `didOpen` with a new channel (on the queue); returns
+    /// it, for the test to play the central.
+    @discardableResult
+    func centralOpensChannel(psm: UInt16, central: UUID = UUID()) -> FakeL2CAPChannel {
+        let channel = FakeL2CAPChannel(psm: psm, peer: central)
+        system.onQueue { backend?.peripheralManager(self, didOpen: channel, error: nil) }
+        return channel
     }
 
     func subscribe(_ central: FakeRemoteCentral, to uuid: BluetoothUUID) {
