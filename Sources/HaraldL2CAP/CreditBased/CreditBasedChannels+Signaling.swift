@@ -226,6 +226,8 @@ extension CreditBasedChannels {
         for cid in targets {
             channels[cid]?.info.peerMTU = Int(request.mtu)
             channels[cid]?.info.peerMPS = Int(request.mps)
+            // K-frames not sent yet were cut for the old MPS: a smaller one cuts them again.
+            channels[cid]?.resegmentQueuedFrames(mps: Int(request.mps))
             events.append(.peerReconfigured(cid: cid, mtu: Int(request.mtu), mps: Int(request.mps)))
         }
         return events
