@@ -295,6 +295,13 @@ extension CreditBasedChannels {
                 failed.append(cid)
                 continue
             }
+            // The peer's identifier must name no other channel of this link (one it opened to us,
+            // or another of this answer's): K-frames and credits are routed by it.
+            if channels.values.contains(where: { $0.info.remoteCID == destination && $0.info.localCID != cid }) {
+                channels[cid] = nil
+                events.append(.openFailed(OutgoingChannelRequest(identifier: command.identifier, localCIDs: [cid]), .invalidResponse))
+                continue
+            }
             guard parametersValid, Self.dynamicCIDs.contains(destination) else {
                 // Opened by the peer with values the mode forbids: close it at once.
                 channel.info.remoteCID = destination
