@@ -10,10 +10,14 @@ here from those figures, never read from the file:
                     every packet full of L2CAP payload, the 4-byte basic L2CAP header taken off
                     (what K-frames of MPS = payload − 4 carry at best; the same figure for every
                     transport on a link, so channel and GATT compare on it);
-  GATT limit      = LinkParameters.throughputLimit(attPayload:) in HaraldSimulator: packets per
-                    event ÷ ⌈(ATT payload + 3 + 4) / link-layer payload⌉ PDUs per interval, each
-                    carrying the ATT payload (ATT_MTU − 3) — what notifications or writes of that
-                    size can reach at best.
+  own limit       = what the transport's framing lets through when every slot is used.
+                    GATT: LinkParameters.throughputLimit(attPayload:) in HaraldSimulator, packets
+                    per event ÷ ⌈(ATT payload + 3 + 4) / link-layer payload⌉ PDUs per interval,
+                    each carrying the ATT payload (ATT_MTU − 3). Channel: an SDU of S bytes goes
+                    as ⌈(S + 2) / MPS⌉ K-frames (the first carries the 2-byte SDU length), each
+                    ⌈(K-frame payload + 4) / link-layer payload⌉ packets, so packets per event ÷
+                    packets per SDU SDUs per interval. A transfer at its own limit lost nothing
+                    to flow control or scheduling; below it, credits or the engine held it back.
 
 The target: the channel carries at least MIN_CHANNEL_SHARE of the raw ceiling on every link.
 """
@@ -38,11 +42,15 @@ def rows(report):
             per_event, payload = r["packetsPerEvent"], r["linkLayerPayload"]
             r["bytesPerSecond"] = r["bytes"] / seconds if seconds > 0 else None
             r["rawCeiling"] = per_event * (payload - 4) / interval if interval > 0 else None
-            if r["transport"] != CHANNEL and r["payloadPerPDU"]:
+            if r["transport"] != CHANNEL:
                 packets = max(1, math.ceil((r["payloadPerPDU"] + 3 + 4) / payload))
                 r["ownLimit"] = per_event / packets * r["payloadPerPDU"] / interval
             else:
-                r["ownLimit"] = None
+                sdu, mps = r["sduBytes"], r["payloadPerPDU"]
+                frames = math.ceil((sdu + 2) / mps)
+                last = sdu + 2 - (frames - 1) * mps
+                packets = (frames - 1) * math.ceil((mps + 4) / payload) + math.ceil((last + 4) / payload)
+                r["ownLimit"] = per_event / packets * sdu / interval
         except (TypeError, KeyError, ZeroDivisionError):
             r["bytesPerSecond"] = r["rawCeiling"] = r["ownLimit"] = None
         r["rawShare"] = share(r["bytesPerSecond"], r["rawCeiling"])
@@ -94,13 +102,13 @@ def block(report):
     lines = [f"Run of {date}, in virtual time: the figures depend on the code and the link model only, not on the "
              "machine or its load.", "",
              "| link (PHY, interval, packets per event × payload) | transport | direction | virtual time | throughput | raw ceiling "
-             "| share of raw ceiling | GATT limit | share of GATT limit | PDUs | credit indications |",
+             "| share of raw ceiling | own limit | share of own limit | PDUs | credit indications |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in found:
         seconds = r["virtualNanoseconds"] / 1e9 if r["virtualNanoseconds"] is not None else None
         if r["transport"] == CHANNEL:
             credits = "not counted" if r["creditIndications"] is None else (
-                f"{r['creditIndications']} ({r['pdus'] / r['creditIndications']:.1f} K-frames each)" if r["creditIndications"] else "0")
+                f"{r['creditIndications']} (one per {r['pdus'] / r['creditIndications']:.0f} K-frames)" if r["creditIndications"] else "0")
             pdus = f"{r['pdus']} K-frames of ≤ {r['payloadPerPDU']} B, SDUs of {r['sduBytes']} B"
         else:
             credits = "–"
@@ -177,6 +185,10 @@ def self_test():
     # 12 packets × 244 B / 30 ms = 97,600 B/s: the notification size fills one 251-byte packet exactly.
     if gatt["ownLimit"] is None or abs(gatt["ownLimit"] - 97_600) > 1e-6:
         failures.append(f"throughput: the GATT limit is {gatt['ownLimit']}, not 97,600 B/s")
+    # SDUs of 4096 B: 4098 B in K-frames of ≤ 247 B = 17 one-packet K-frames; 12 / 17 × 4096 B / 30 ms.
+    channel = next(r for r in rows(report()) if r["transport"] == CHANNEL and r["phy"] == "LE 1M")
+    if channel["ownLimit"] is None or abs(channel["ownLimit"] - 12 / 17 * 4096 / 0.03) > 1e-6:
+        failures.append(f"throughput: the channel's framing limit is {channel['ownLimit']}, not 96,376 B/s")
     text = block(report(ns_1m=12_000_000_000))
     if "**missed**: Channel LE 1M (88.4 %)" not in text or "| 88.4 % |" not in text:
         failures.append("throughput: the block does not say the LE 1M channel missed at 88.4 %")

@@ -5,6 +5,7 @@
 // scripts/bench_report.py works out the link model's ceilings, the fractions and the verdict.
 
 import Harald
+import HaraldATT
 import HaraldSimulator
 
 /// One transfer: what was carried, over which link, in how much virtual time.
@@ -81,8 +82,11 @@ struct ThroughputFailure: Error, CustomStringConvertible {
 func channelTransfer(on link: LinkParameters) throws -> StreamThroughput {
     let options = L2CAPChannelOptions(mtu: 4096, mps: link.linkLayerPayload - 4, receiveBuffer: 64 * 1024)
     let simulation = Simulation()
-    var device = VirtualPeripheral(address: deviceAddress, advertisingData: .device(name: "Sink")) { _ in PeripheralBehaviour(services: []) }
-    device.channels = [VirtualChannelService(psm: 0x80, behaviour: .sink, options: options)]
+    var sink = VirtualPeripheral(address: deviceAddress, advertisingData: .device(name: "Sink")) { _ in
+        PeripheralBehaviour(definition: PeripheralDefinition(advertisement: PeripheralAdvertisement(name: "Sink"), services: []))
+    }
+    sink.channels = [VirtualChannelService(psm: 0x80, behaviour: .sink, options: options)]
+    let device = sink
     let simulator = try Simulator(clock: simulation.clock, devices: [device], link: link)
     let central = Central(backend: simulator.backend, clock: simulation.clock)
     return try simulation.run(timeLimit: .seconds(3600)) {
@@ -115,12 +119,10 @@ func channelTransfer(on link: LinkParameters) throws -> StreamThroughput {
 
 /// A device with one characteristic that takes writes without response and notifies.
 private func bulkDevice() -> VirtualPeripheral {
-    VirtualPeripheral(address: deviceAddress, advertisingData: .device(name: "Bulk")) { _ in
-        PeripheralBehaviour(services: [
-            GATTServiceDefinition(
-                uuid: bulkService,
-                characteristics: [GATTCharacteristicDefinition(uuid: bulkUUID, properties: [.write, .writeWithoutResponse, .notify])])
-        ])
+    let service = ServiceDefinition(
+        uuid: bulkService, characteristics: [CharacteristicDefinition(uuid: bulkUUID, properties: [.write, .writeWithoutResponse, .notify])])
+    return VirtualPeripheral(address: deviceAddress, advertisingData: .device(name: "Bulk")) { _ in
+        PeripheralBehaviour(definition: PeripheralDefinition(advertisement: PeripheralAdvertisement(name: "Bulk"), services: [service]))
     }
 }
 
