@@ -483,21 +483,6 @@ def report_verdict(targets, report_only=False):
     return 1
 
 
-def store_throughput(throughput_path, results_path, report_only):
-    """Puts the rows of a throughput-only run into the results file, with the date of that run."""
-    report = json.load(open(results_path))
-    report.setdefault("simulation", {})["streamThroughput"] = json.load(open(throughput_path))
-    report["simulation"]["streamThroughputDate"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    targets = bench_throughput.targets(report)
-    report["targets"] = {**{k: v for k, v in report.get("targets", {}).items() if k not in targets}, **targets}
-    with open(results_path, "w") as f:
-        json.dump(report, f, indent=2, ensure_ascii=False)
-        f.write("\n")
-    bench_throughput.print_rows(report)
-    print(f"wrote the stream-throughput rows of {results_path}")
-    return report_verdict(targets, report_only)
-
-
 def judge(results_path):
     report = json.load(open(results_path))
     benchmarks, harness, targets = analyse(report["benchmarks"])
@@ -648,7 +633,7 @@ def main():
     if args.judge:
         return judge(args.judge)
     if args.throughput:
-        return store_throughput(*args.throughput, args.report_only)
+        return report_verdict(bench_throughput.store(*args.throughput), args.report_only)
     for option, check in ((args.markdown, False), (args.check_markdown, True)):
         if option:
             if len(option) < 2:

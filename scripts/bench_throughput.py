@@ -22,6 +22,8 @@ here from those figures, never read from the file:
 The target: the channel carries at least MIN_CHANNEL_SHARE of the raw ceiling on every link.
 """
 
+import datetime
+import json
 import math
 
 MIN_CHANNEL_SHARE = 0.90
@@ -149,6 +151,22 @@ def print_rows(report):
     for r in rows(report):
         print(f"{link_label(r):28} {r['transport']:30} {kbps(r['bytesPerSecond']):>12} of {kbps(r['rawCeiling']):>12} raw "
               f"({percent(r['rawShare'])}), credit indications {r['creditIndications'] if r['creditIndications'] is not None else '-'}")
+
+
+def store(throughput_path, results_path):
+    """Puts the rows of a `HaraldSimulation --throughput` run into the results file (every other
+    figure kept, the run's date beside them); returns their verdicts."""
+    report = json.load(open(results_path))
+    report.setdefault("simulation", {})["streamThroughput"] = json.load(open(throughput_path))
+    report["simulation"]["streamThroughputDate"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    verdicts = targets(report)
+    report["targets"] = {**{k: v for k, v in report.get("targets", {}).items() if k not in verdicts}, **verdicts}
+    with open(results_path, "w") as f:
+        json.dump(report, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    print_rows(report)
+    print(f"wrote the stream-throughput rows of {results_path}")
+    return verdicts
 
 
 def self_test():
