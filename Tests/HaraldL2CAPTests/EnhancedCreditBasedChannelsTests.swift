@@ -155,8 +155,10 @@ extension EnhancedCreditBasedChannelsTests {
         try pair.send([UInt8](repeating: 7, count: 200), on: peerCID, from: .peripheral)  // 2 K-frames of ≤ 100, queued
         #expect(pair.peripheral.queuedSDUs(on: peerCID) == 1)
         // The central lowers its MPS from 100 to 64 on that one channel.
-        let events = pair.peripheral.receive(
-            SignalingCommand(code: LESignalingCode.creditBasedReconfigureRequest, identifier: 0x44, CreditBasedReconfigureRequest(mtu: 200, mps: 64, cids: [cid]))) ?? []
+        let events =
+            pair.peripheral.receive(
+                SignalingCommand(
+                    code: LESignalingCode.creditBasedReconfigureRequest, identifier: 0x44, CreditBasedReconfigureRequest(mtu: 200, mps: 64, cids: [cid]))) ?? []
         #expect(events.contains(.peerReconfigured(cid: peerCID, mtu: 200, mps: 64)))
         pair.peripheralEvents = []
         pair.read(credits, on: cid, at: .central)  // credits come back, the queued SDU goes

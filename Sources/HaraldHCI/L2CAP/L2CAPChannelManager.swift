@@ -53,7 +53,7 @@ package enum L2CAPInbound: Sendable, Equatable {
 /// else every Pairing Request and Security Request gets Pairing Failed (Pairing Not Supported).
 /// Dynamic channels (credit-based, 0x0040–0x007F on LE) belong to each link's
 /// `CreditBasedChannels` engine: their K-frames and the signaling commands about them go there,
-/// and what it returns goes back to the host as ``L2CAPInbound/channelEvents(handle:_:)``. Its
+/// and what it returns goes back to the host as `L2CAPInbound.channelEvents`. Its
 /// signaling identifiers and ours (connection parameter updates) come from one pool per link.
 ///
 /// A value with no I/O (the host sends what it returns, on its own serial executor), so every
