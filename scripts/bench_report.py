@@ -14,6 +14,9 @@ Usage:
       and `<!-- bench-report:NAME end -->`) from RESULTS_JSON.
   scripts/bench_report.py --check-markdown RESULTS_JSON DOC.md...
       Exits 1 unless every generated block of each DOC.md is exactly what RESULTS_JSON gives.
+  scripts/bench_report.py --throughput THROUGHPUT_JSON RESULTS_JSON [--report-only]
+      Stores a `HaraldSimulation --throughput` run (virtual time: the same figures on any machine)
+      as the stream-throughput rows of RESULTS_JSON, every other figure kept; judges them.
   scripts/bench_report.py --self-test
       Checks this script on small made-up results (no benchmark is run): planted misses must fail.
 
@@ -23,6 +26,10 @@ decode that does nothing, measured in the same run. Net time = median ns per dec
 harness's median ns per decode; every ratio (to the baseline, to the floor) divides net times.
 Allocation counts are not netted: they are the median malloc count of a sample of 1000 decodes,
 divided by 1000 (exact, since the harness allocates nothing; a harness that allocates fails).
+
+Stream throughput on the simulated link (issue 28: a channel against GATT, the channel's share of
+the link's ceiling) is worked out and judged in scripts/bench_throughput.py, from the
+"streamThroughput" rows HaraldSimulation writes under "simulation".
 """
 import argparse
 import datetime
@@ -35,6 +42,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+import bench_throughput
 
 # Must match `scalingFactor` in Benchmarks/Benchmarks/HaraldDecode/RecordDecoding.swift.
 DECODES_PER_SAMPLE = 1000
@@ -349,7 +358,8 @@ def performance_block(report):
     return "\n".join(lines)
 
 
-BLOCKS = {"decoding": decoding_block, "gopro": gopro_block, "performance": performance_block}
+BLOCKS = {"decoding": decoding_block, "gopro": gopro_block, "performance": performance_block,
+          "throughput": bench_throughput.block, "performance-throughput": bench_throughput.short_block}
 BLOCK = re.compile(r"(<!-- bench-report:(?P<name>[\w-]+) begin -->\n)(?P<body>(?:.*?\n)?)(<!-- bench-report:(?P=name) end -->)", re.S)
 
 
@@ -440,6 +450,10 @@ def run(samples_dir, out_path, report_only):
         # fan-in CPU time (process user + system time for the whole simulated run).
         "simulation": json.load(open(os.path.join(samples_dir, "simulation.json"))),
     }
+    # Issue 28: the channel's share of the link's ceiling, judged with the decoding targets.
+    report["simulation"].setdefault("streamThroughputDate", report["date"])
+    targets = {**targets, **bench_throughput.targets(report)}
+    report["targets"] = targets
     with open(out_path, "w") as f:
         json.dump(report, f, indent=2, ensure_ascii=False)
         f.write("\n")
@@ -452,6 +466,7 @@ def run(samples_dir, out_path, report_only):
     f = sim["fanIn"]
     print(f"fan-in: {f['peripherals']} peripherals × {f['rateHz']} Hz × {f['virtualSeconds']} s = {f['notificationsReceived']}/{f['notificationsExpected']} "
           f"notifications, {f['cpuSeconds']:.2f} s CPU (goal < {f['goalCPUSeconds']} s), {f['wallSeconds']:.2f} s wall")
+    bench_throughput.print_rows(report)
     print(f"wrote {out_path}")
     return report_verdict(targets, report_only)
 
@@ -471,6 +486,7 @@ def report_verdict(targets, report_only=False):
 def judge(results_path):
     report = json.load(open(results_path))
     benchmarks, harness, targets = analyse(report["benchmarks"])
+    targets = {**targets, **bench_throughput.targets(report)}
     for line in verdict_lines(targets):
         print(line)
     return report_verdict(targets)
@@ -591,11 +607,14 @@ def self_test():
         if harness.get("nsPerOp") != 3.85:
             failures.append(f"read_samples: expected the harness at 3.85 ns, got {harness}")
 
+    failures += bench_throughput.self_test()
+
     for failure in failures:
         print(f"self-test FAILED: {failure}")
     if not failures:
         print("bench_report self-test: planted misses (net over 2× the floor, gross-only pass, allocations, "
-              "speed-ups, missing harness or shapes, forged verdicts, hand-edited tables) all fail; good results pass")
+              "speed-ups, missing harness or shapes, forged verdicts, hand-edited tables, a channel under 90% of the "
+              "link's ceiling or not measured) all fail; good results pass")
     return 1 if failures else 0
 
 
@@ -605,6 +624,7 @@ def main():
     parser.add_argument("--judge", metavar="RESULTS_JSON")
     parser.add_argument("--markdown", nargs="+", metavar=("RESULTS_JSON", "DOC"))
     parser.add_argument("--check-markdown", nargs="+", metavar=("RESULTS_JSON", "DOC"))
+    parser.add_argument("--throughput", nargs=2, metavar=("THROUGHPUT_JSON", "RESULTS_JSON"))
     parser.add_argument("--report-only", action="store_true", help="print misses without failing")
     parser.add_argument("paths", nargs="*", metavar="SAMPLES_DIR OUT_JSON")
     args = parser.parse_args()
@@ -612,6 +632,8 @@ def main():
         return self_test()
     if args.judge:
         return judge(args.judge)
+    if args.throughput:
+        return report_verdict(bench_throughput.store(*args.throughput), args.report_only)
     for option, check in ((args.markdown, False), (args.check_markdown, True)):
         if option:
             if len(option) < 2:

@@ -78,8 +78,7 @@ def checks(*, harald, python, root, link, names, work, processes, check, expect)
         status, out, err, _ = run_bytes(harald, ["l2cap", "connect", L2CAP_PEER, "--psm", "0x100", "--transport", central], b"")
         expect(status == EX_USAGE and "not an LE PSM" in err, f"exit {status}, stderr {err!r}")
 
-    @check("l2cap listen: a Bumble central's bytes reach stdout, and stdin reaches the central, byte for byte")
-    def _():
+    def listen_check(enhanced):
         out_path, err_path = os.path.join(work, "listen.out"), os.path.join(work, "listen.err")
         listener = subprocess.Popen(
             [harald, "l2cap", "listen", "--psm", "0x80", "--address", LISTENER,
@@ -91,7 +90,7 @@ def checks(*, harald, python, root, link, names, work, processes, check, expect)
         expect(wait_for(err_path, "listening"), f"listen did not start: {open(err_path).read()[-2000:]}")
         client = subprocess.Popen(
             [python, os.path.join(root, "scripts/bumble/l2cap_client.py"), "--address", LISTENER, "--psm", "0x80",
-             "--send", to_central.hex(), "--expect", str(len(to_harald)),
+             "--send", to_central.hex(), "--expect", str(len(to_harald))] + (["--enhanced"] if enhanced else []) + [
              "--transport", f"tcp-client:127.0.0.1:{link[names['CLI_L2CAP_CLIENT']]}"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         processes.append(client)
@@ -115,3 +114,11 @@ def checks(*, harald, python, root, link, names, work, processes, check, expect)
             status = "hung"
         expect(status == 0, f"listen exited {status} on SIGINT: {open(err_path).read()[-2000:]}")
         expect(open(out_path, "rb").read() == to_central, "stdout does not hold the central's bytes unchanged")
+
+    @check("l2cap listen: a Bumble central's bytes reach stdout, and stdin reaches the central, byte for byte")
+    def _():
+        listen_check(enhanced=False)
+
+    @check("l2cap listen: the same over an Enhanced Credit Based channel the Bumble central opens")
+    def _():
+        listen_check(enhanced=True)

@@ -286,3 +286,16 @@ struct CreditBasedChannelsTests {
         #expect(engine.receive(SignalingCommand(code: LESignalingCode.commandReject, identifier: identifier, data: [0, 0])) == nil)
     }
 }
+
+extension CreditBasedChannelsTests {
+    /// Found by the fuzzer: a peer answering with a destination CID it already uses for a channel
+    /// it opened to us would make two channels share one route.
+    @Test func anAnswerNamingACIDThePeerAlreadyUsesOpensNothing() throws {
+        var (engine, _) = try Self.openedByPeer(limits: CreditBasedReceiveLimits())  // the peer's CID 0x0041 is in use
+        let (request, _) = try engine.connect(spsm: 0x80)
+        let response = LECreditBasedConnectionResponse(destinationCID: 0x41, mtu: 100, mps: 100, initialCredits: 5, result: .successful)
+        let events = engine.receive(Self.command(LESignalingCode.leCreditBasedConnectionResponse, request.identifier, response)) ?? []
+        #expect(events.compactMap(\.openFailure) == [.invalidResponse])
+        #expect(engine.openChannelCount == 1)
+    }
+}

@@ -141,3 +141,29 @@ struct EnhancedCreditBasedChannelsTests {
         }
     }
 }
+
+extension EnhancedCreditBasedChannelsTests {
+    /// Found by the fuzzer: K-frames queued before the peer lowered its MPS went out at the old size.
+    @Test func kFramesQueuedBeforeThePeerLowersItsMPSAreCutToTheNewOne() throws {
+        var (pair, cids) = try Self.twoChannels()
+        let cid = cids[0]
+        let peerCID = try #require(pair.peripheralCID(of: cid))
+        // The central's window for the peripheral: spend it, so the next SDU waits in the queue.
+        pair.readsAtOnce = false
+        let credits = pair.peripheral.sendCredits(on: peerCID)
+        for _ in 0..<credits { try pair.send([1], on: peerCID, from: .peripheral) }
+        try pair.send([UInt8](repeating: 7, count: 200), on: peerCID, from: .peripheral)  // 2 K-frames of ≤ 100, queued
+        #expect(pair.peripheral.queuedSDUs(on: peerCID) == 1)
+        // The central lowers its MPS from 100 to 64 on that one channel.
+        let events =
+            pair.peripheral.receive(
+                SignalingCommand(
+                    code: LESignalingCode.creditBasedReconfigureRequest, identifier: 0x44, CreditBasedReconfigureRequest(mtu: 200, mps: 64, cids: [cid]))) ?? []
+        #expect(events.contains(.peerReconfigured(cid: peerCID, mtu: 200, mps: 64)))
+        pair.peripheralEvents = []
+        pair.read(credits, on: cid, at: .central)  // credits come back, the queued SDU goes
+        let frames = pair.peripheralEvents.compactMap { if case let .kFrame(_, payload) = $0 { payload } else { nil } }
+        #expect(!frames.isEmpty && frames.allSatisfy { $0.count <= 64 })
+        #expect(pair.centralInbox[cid]?.last == [UInt8](repeating: 7, count: 200))
+    }
+}

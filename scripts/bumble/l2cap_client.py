@@ -2,7 +2,8 @@
 """A Bumble central that opens an LE credit-based channel to a peripheral (issue 28: the check of
 `harald l2cap listen` in scripts/cli_integration.py).
 
-Connects to --address, opens --psm through Bumble's own channel manager, writes the hex bytes of
+Connects to --address, opens --psm through Bumble's own channel manager (in Enhanced Credit Based
+Flow Control Mode with --enhanced), writes the hex bytes of
 --send (split into SDUs of the peer's MTU by Bumble), and collects what arrives until --expect
 bytes came (or --timeout seconds passed); then closes the channel and disconnects.
 Prints "OPEN <peer mtu>", then "RECEIVED <hex>" with everything received, or "FAILED <reason>".
@@ -26,6 +27,7 @@ async def main():
     parser.add_argument("--send", default="", help="hex bytes to write on the channel")
     parser.add_argument("--expect", type=int, default=0, help="bytes to wait for")
     parser.add_argument("--timeout", type=float, default=20)
+    parser.add_argument("--enhanced", action="store_true", help="open it in Enhanced Credit Based Flow Control Mode")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     received = bytearray()
@@ -41,7 +43,12 @@ async def main():
             return 1
         spec = l2cap.LeCreditBasedChannelSpec(psm=args.psm, mtu=2048, mps=247, max_credits=64)
         try:
-            channel = await asyncio.wait_for(connection.create_l2cap_channel(spec=spec), args.timeout)
+            if args.enhanced:
+                channels = await asyncio.wait_for(
+                    device.l2cap_channel_manager.create_enhanced_credit_based_channels(connection, spec, 1), args.timeout)
+                channel = channels[0]
+            else:
+                channel = await asyncio.wait_for(connection.create_l2cap_channel(spec=spec), args.timeout)
         except Exception as error:  # noqa: BLE001
             print(f"FAILED open: {error!r}", flush=True)
             await connection.disconnect()

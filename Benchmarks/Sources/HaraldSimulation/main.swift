@@ -11,6 +11,9 @@
 //    model, never from what the client under measurement did.
 // 2. Fan-in: 100 streaming sensors × 50 Hz notifications for 60 virtual seconds into one
 //    central, subscribed through the public API; process CPU time for the whole run.
+// 3. Stream throughput (issue 28, Throughput.swift): a mebibyte over an L2CAP credit-based
+//    channel, GATT notifications and GATT writes without response, on LE 1M and LE 2M with
+//    Data Length Extension, in virtual time. `HaraldSimulation --throughput` prints only these.
 //
 // The notification path (per-notification ns and allocations) is an ordo-one benchmark in
 // HaraldDecode (`Notification/…`), because it needs the malloc counter.
@@ -277,17 +280,22 @@ func fanIn(peripherals: Int = 100, rateHz: Int = 50, seconds: Int = 60) throws -
 struct Report: Codable {
     var protocolCost: [ProtocolCost]
     var fanIn: FanIn
+    var streamThroughput: [StreamThroughput]
 }
 
-let devices: [VirtualPeripheral] = [.heartRateStrap(), .actionCamera(), .fitnessBand()]
-var costs: [ProtocolCost] = []
-for device in devices {
-    for mtu in [23, 247] {
-        costs.append(try perServiceCost(of: device, maximumMTU: mtu))
-        costs.append(try sweepAndBatchCost(of: device, maximumMTU: mtu))
-    }
-}
-let report = Report(protocolCost: costs, fanIn: try fanIn())
 let encoder = JSONEncoder()
 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-print(String(decoding: try encoder.encode(report), as: UTF8.self))
+if CommandLine.arguments.dropFirst().first == "--throughput" {
+    print(String(decoding: try encoder.encode(try streamThroughput()), as: UTF8.self))
+} else {
+    let devices: [VirtualPeripheral] = [.heartRateStrap(), .actionCamera(), .fitnessBand()]
+    var costs: [ProtocolCost] = []
+    for device in devices {
+        for mtu in [23, 247] {
+            costs.append(try perServiceCost(of: device, maximumMTU: mtu))
+            costs.append(try sweepAndBatchCost(of: device, maximumMTU: mtu))
+        }
+    }
+    let report = Report(protocolCost: costs, fanIn: try fanIn(), streamThroughput: try streamThroughput())
+    print(String(decoding: try encoder.encode(report), as: UTF8.self))
+}

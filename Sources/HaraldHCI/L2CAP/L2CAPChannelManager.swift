@@ -39,7 +39,7 @@ package enum L2CAPInbound: Sendable, Equatable {
     /// `firstOfFlood`: the first since the link's queue last drained.
     case replyDropped(handle: UInt16, cid: UInt16, waiting: Int, firstOfFlood: Bool)
     /// What the link's credit-based channels did with a signaling command or K-frame
-    /// (``CreditBasedChannels``): the host carries the events out in order.
+    /// (`CreditBasedChannels`): the host carries the events out in order.
     case channelEvents(handle: UInt16, [CreditBasedChannels.Event])
 }
 
@@ -52,8 +52,8 @@ package enum L2CAPInbound: Sendable, Equatable {
 /// answered here; SMP (0x0006) goes up to the Security Manager when one runs above the host,
 /// else every Pairing Request and Security Request gets Pairing Failed (Pairing Not Supported).
 /// Dynamic channels (credit-based, 0x0040–0x007F on LE) belong to each link's
-/// ``CreditBasedChannels`` engine: their K-frames and the signaling commands about them go there,
-/// and what it returns goes back to the host as ``L2CAPInbound/channelEvents(handle:_:)``. Its
+/// `CreditBasedChannels` engine: their K-frames and the signaling commands about them go there,
+/// and what it returns goes back to the host as `L2CAPInbound.channelEvents`. Its
 /// signaling identifiers and ours (connection parameter updates) come from one pool per link.
 ///
 /// A value with no I/O (the host sends what it returns, on its own serial executor), so every

@@ -38,6 +38,26 @@ struct ChannelState: Sendable {
         reassembler = KFrameReassembler(mtu: info.mtu, mps: info.mps)
     }
 
+    /// Cuts the K-frames not sent yet again for a peer MPS of `mps`, when it is smaller than they
+    /// were cut for: their bytes in order (the SDU length first, for an SDU none of whose K-frames
+    /// went yet) in K-frames of at most `mps`.
+    mutating func resegmentQueuedFrames(mps: Int) {
+        guard mps > 0 else { return }
+        for index in outbound.indices {
+            let unsent = outbound[index].frames[outbound[index].next...]
+            guard unsent.contains(where: { $0.count > mps }) else { continue }
+            let bytes = unsent.flatMap { $0 }
+            var frames: [[UInt8]] = []
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + mps, bytes.count)
+                frames.append(Array(bytes[offset..<end]))
+                offset = end
+            }
+            outbound[index].frames = Array(repeating: [], count: outbound[index].next) + frames
+        }
+    }
+
     mutating func dropQueuedData() {
         outbound = []
         undelivered = []

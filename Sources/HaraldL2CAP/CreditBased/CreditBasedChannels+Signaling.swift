@@ -226,6 +226,8 @@ extension CreditBasedChannels {
         for cid in targets {
             channels[cid]?.info.peerMTU = Int(request.mtu)
             channels[cid]?.info.peerMPS = Int(request.mps)
+            // K-frames not sent yet were cut for the old MPS: a smaller one cuts them again.
+            channels[cid]?.resegmentQueuedFrames(mps: Int(request.mps))
             events.append(.peerReconfigured(cid: cid, mtu: Int(request.mtu), mps: Int(request.mps)))
         }
         return events
@@ -291,6 +293,13 @@ extension CreditBasedChannels {
             guard var channel = channels[cid], destination != 0, result == .successful || !isLE else {
                 channels[cid] = nil
                 failed.append(cid)
+                continue
+            }
+            // The peer's identifier must name no other channel of this link (one it opened to us,
+            // or another of this answer's): K-frames and credits are routed by it.
+            if channels.values.contains(where: { $0.info.remoteCID == destination && $0.info.localCID != cid }) {
+                channels[cid] = nil
+                events.append(.openFailed(OutgoingChannelRequest(identifier: command.identifier, localCIDs: [cid]), .invalidResponse))
                 continue
             }
             guard parametersValid, Self.dynamicCIDs.contains(destination) else {

@@ -31,14 +31,14 @@ public struct CreditBasedChannels: Sendable {
         /// Send this K-frame payload on the peer's channel `destinationCID` (the owner adds the
         /// basic L2CAP header). K-frames of one channel must go out in the order given.
         case kFrame(destinationCID: UInt16, payload: [UInt8])
-        /// A peer asks to open channels on a served SPSM: answer with ``accept(_:)`` or
-        /// ``refuse(_:result:)`` (after checking the link's security for it).
+        /// A peer asks to open channels on a served SPSM: answer with ``CreditBasedChannels/accept(_:)`` or
+        /// ``CreditBasedChannels/refuse(_:result:)`` (after checking the link's security for it).
         case incomingRequest(IncomingChannelRequest)
         /// A channel is open (ours answered, or a peer's accepted).
         case opened(CreditBasedChannelInfo)
         /// A request of ours failed for these channels of it.
         case openFailed(OutgoingChannelRequest, ChannelOpenFailure)
-        /// A whole SDU arrived on our channel `cid`. Call ``consumed(on:)`` once its reader took it:
+        /// A whole SDU arrived on our channel `cid`. Call ``CreditBasedChannels/consumed(on:)`` once its reader took it:
         /// its K-frames' credits go back to the peer from there.
         case received(cid: UInt16, sdu: [UInt8])
         /// The last K-frame of the SDU sent with `id` was handed over.

@@ -4,7 +4,7 @@ import HaraldCore
 import HaraldL2CAP
 
 /// One side's connection-oriented channels on a ``SimulatedLink``: Harald's credit-based engine
-/// (``CreditBasedChannels``, the rules the HCI host runs too) with its signaling commands and
+/// (`CreditBasedChannels`, the rules the HCI host runs too) with its signaling commands and
 /// K-frames carried by the link in its connection events, so a channel's throughput is what the
 /// link model allows and its credits and MPS are the engine's.
 ///

@@ -1,7 +1,7 @@
 import HaraldL2CAP
 
 /// The host's side of its links' credit-based channels: who waits for what. The rules live in each
-/// link's ``CreditBasedChannels`` (in the channel manager); this holds the callers: opens waiting
+/// link's `CreditBasedChannels` (in the channel manager); this holds the callers: opens waiting
 /// for the peer's answer, readers waiting for SDUs, senders waiting for their SDU to leave, the
 /// servers' admission checks and channel streams.
 struct CreditBasedChannelTable {

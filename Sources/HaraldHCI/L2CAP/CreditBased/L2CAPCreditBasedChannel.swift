@@ -5,7 +5,7 @@ import HaraldL2CAP
 /// Enhanced Credit Based Flow Control Mode: whole SDUs out with ``send(_:)``, whole SDUs in with
 /// ``receive()``.
 ///
-/// Credits flow as the spec says and as ``ReceiveWindow`` describes: a send waits while the peer
+/// Credits flow as the spec says and as `ReceiveWindow` describes: a send waits while the peer
 /// has given none, and an SDU's K-frames go back to the peer as credits once ``receive()`` has
 /// taken it, so a reader that stops holds the peer at the channel's window. The channel closes
 /// when either end asks, when the peer breaks the mode's rules, or with the link; a channel
