@@ -314,7 +314,11 @@ private enum HostStep: UInt8 {
                     && Int(reply[10]) | Int(reply[11]) << 8 == 0x0002,
                 "L2CAP signaling: credit-based response \(reply.hexString)")
         case 0x1A:
-            require(reply.count == 6 && codes.contains(0x19) && result == 0x0003, "L2CAP signaling: reconfigure response \(reply.hexString)")
+            // No channel is open: invalid Destination CIDs, or unacceptable parameters for an MTU or
+            // MPS under 64 (checked first).
+            require(
+                reply.count == 6 && codes.contains(0x19) && (result == 0x0003 || result == 0x0004),
+                "L2CAP signaling: reconfigure response \(reply.hexString)")
         default: fatalError("L2CAP signaling: the host sent \(reply.hexString) for \(bytes.hexString)")
         }
     }

@@ -50,11 +50,6 @@ struct FakeWorld: Sendable {
         let answer: @Sendable ([UInt8]) -> [UInt8] = { ScenarioProfile.answer(to: $0) }
         peripheral.respond[ScenarioProfile.command] = (ScenarioProfile.response, answer)
         peripheral.refuse[ScenarioProfile.command] = { $0.first == ScenarioProfile.refusedCommand ? attError(Int(ScenarioProfile.refusalCode)) : nil }
-        // The scenario suite's echo channel; an unserved PSM is answered as iOS answers a refused
-        // one (an error, no result code).
-        peripheral.channelAnswers[ScenarioProfile.echoPSM] = .echo
-        peripheral.channelAnswers[ScenarioProfile.unservedPSM] = .fail(
-            NSError(domain: "CBErrorDomain", code: 0, userInfo: [NSLocalizedDescriptionKey: "The L2CAP channel was refused"]))
         CoreBluetoothRules.watch(central)
         return FakeWorld(central: central, peripheral: peripheral, backend: backend, clock: clock)
     }
@@ -156,6 +151,11 @@ struct CoreBluetoothScenarioTests {
     /// The scenario harness over `world`, whose peer advertises all along (every scan hears it at
     /// once).
     static func harness(_ world: FakeWorld) -> ScenarioHarness {
+        // The scenario suite's echo channel; an unserved PSM is answered as iOS answers a refused
+        // one (an error, no result code).
+        world.peripheral.channelAnswers[ScenarioProfile.echoPSM] = .echo
+        world.peripheral.channelAnswers[ScenarioProfile.unservedPSM] = .fail(
+            NSError(domain: "CBErrorDomain", code: 0, userInfo: [NSLocalizedDescriptionKey: "The L2CAP channel was refused"]))
         world.central.advertisingOnScan = [
             (
                 world.peripheral,

@@ -127,15 +127,15 @@ final class FakeOutputStream: OutputStream {
     override var hasSpaceAvailable: Bool { lock.withLock { written.count < capacity } }
 
     override func write(_ buffer: UnsafePointer<UInt8>, maxLength len: Int) -> Int {
-        let bytes = Array(UnsafeBufferPointer(start: buffer, count: len))
         lock.lock()
         if let echo {
             lock.unlock()
-            echo.peerSends(bytes)
+            echo.peerSends(Array(UnsafeBufferPointer(start: buffer, count: len)))
             return len
         }
+        // Only what fits is copied: a writer may offer far more than the room there is.
         let count = min(len, capacity - written.count)
-        written += bytes.prefix(count)
+        written.append(contentsOf: UnsafeBufferPointer(start: buffer, count: count))
         lock.unlock()
         return count
     }
