@@ -31,14 +31,18 @@ public struct VirtualChannelService: Sendable {
         case disconnectMidSDU
     }
 
+    /// The PSM centrals open the channels on.
     public var psm: L2CAPPSM
+    /// What the device does with each channel.
     public var behaviour: Behaviour
     /// The device's receive limits and flow control mode.
     public var options: L2CAPChannelOptions
     /// The security a central's link needs to open it.
     public var security: SecurityLevel
+    /// The rule the device breaks, if any.
     public var fault: Fault?
 
+    /// A service on `psm` doing `behaviour`, with `options`, for links meeting `security`, showing `fault`.
     public init(
         psm: L2CAPPSM, behaviour: Behaviour = .echo, options: L2CAPChannelOptions = L2CAPChannelOptions(), security: SecurityLevel = .none,
         fault: Fault? = nil

@@ -40,7 +40,7 @@ public enum LinkCloseReason: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Thrown by ``SimulatedLink/send(_:from:)`` once the link is closed.
+/// Thrown by ``SimulatedLink/send(_:from:cid:)`` once the link is closed.
 public struct SimulatedLinkClosed: Error, Hashable, Sendable {
     /// Why the link closed.
     public var reason: LinkCloseReason

@@ -3,7 +3,7 @@ import HaraldCore
 
 /// An LE connection between two simulated devices, carrying L2CAP payloads with the timing of
 /// ``LinkParameters``, on a ``VirtualClock``: ATT PDUs on the ATT channel, and the LE signaling
-/// commands and K-frames of connection-oriented channels (``channelFrames(on:_:)``) in the same
+/// commands and K-frames of connection-oriented channels (`channelFrames(on:_:)`) in the same
 /// connection events, so both share the link's capacity as they do on air.
 ///
 /// Sending never blocks on the receiver: a PDU is scheduled onto the sender's next free
@@ -252,7 +252,7 @@ public final class SimulatedLink: Sendable {
         case wait(VirtualInstant)
     }
 
-    /// The synchronous part of ``send(_:from:)``: schedules the PDU if there is room.
+    /// The synchronous part of ``send(_:from:cid:)``: schedules the PDU if there is room.
     private func enqueue(_ pdu: [UInt8], packets: Int, needed: Int, from side: LinkSide, cid: UInt16 = SimulatedLink.attributeProtocol)
         -> SendOutcome
     {
