@@ -9,6 +9,9 @@ import Testing
 
 /// Credit-based channels between a Harald central and a Harald peripheral, each on its own Bumble
 /// controller (part of the Harald↔Harald suite, so it runs serialized with it on its controllers).
+/// The advertised names are unlike every other peer's on the integration link (the central finds
+/// its peripheral by name prefix: "Harald-L2" is Bumble's channel peer there), and every test runs
+/// under a time limit, so a wrong peer fails the test instead of stalling the run.
 extension HaraldPeripheralBumbleIntegrationTests {
     /// Echoes every SDU of every channel the listener gets, until it ends.
     static func echo(_ listener: CreditBasedChannelListener) -> Task<Void, Never> {
@@ -23,9 +26,9 @@ extension HaraldPeripheralBumbleIntegrationTests {
         }
     }
 
-    @Test func aHaraldCentralsChannelToAHaraldPeripheralCarriesSDUsBothWays() async throws {
+    @Test(.timeLimit(.minutes(2))) func aHaraldCentralsChannelToAHaraldPeripheralCarriesSDUsBothWays() async throws {
         let sides = try await Self.sides(
-            name: "Harald-L1", peripheralSecurity: SecurityConfiguration(bonds: InMemoryBondStore()),
+            name: "HaraldChan1", peripheralSecurity: SecurityConfiguration(bonds: InMemoryBondStore()),
             centralSecurity: SecurityConfiguration(bonds: InMemoryBondStore()))
         let listener = try await sides.peripheral.serveChannels(
             spsm: 0x80, requirement: .none, limits: CreditBasedReceiveLimits(mtu: 1000, mps: 247, bufferCapacity: 8192))
@@ -47,9 +50,9 @@ extension HaraldPeripheralBumbleIntegrationTests {
         #expect(channel.peerMTU == 1000)
     }
 
-    @Test func aChannelThatNeedsEncryptionPairsOnceAndIsThenOpened() async throws {
+    @Test(.timeLimit(.minutes(2))) func aChannelThatNeedsEncryptionPairsOnceAndIsThenOpened() async throws {
         let sides = try await Self.sides(
-            name: "Harald-L2", peripheralSecurity: SecurityConfiguration(bonds: InMemoryBondStore()),
+            name: "HaraldChan2", peripheralSecurity: SecurityConfiguration(bonds: InMemoryBondStore()),
             centralSecurity: SecurityConfiguration(bonds: InMemoryBondStore()))
         let listener = try await sides.peripheral.serveChannels(
             spsm: 0x81, requirement: GATTSecurityRequirement(level: .encrypted), limits: CreditBasedReceiveLimits())
@@ -72,9 +75,9 @@ extension HaraldPeripheralBumbleIntegrationTests {
         #expect(events.filter { if case .paired = $0 { true } else { false } }.count == 1, "events: \(events)")
     }
 
-    @Test func aCentralThatCannotPairIsRefusedWithTheSpecsResult() async throws {
+    @Test(.timeLimit(.minutes(2))) func aCentralThatCannotPairIsRefusedWithTheSpecsResult() async throws {
         let sides = try await Self.sides(
-            name: "Harald-L3", peripheralSecurity: SecurityConfiguration(bonds: InMemoryBondStore()),
+            name: "HaraldChan3", peripheralSecurity: SecurityConfiguration(bonds: InMemoryBondStore()),
             centralSecurity: SecurityConfiguration(bonds: InMemoryBondStore()))
         let listener = try await sides.peripheral.serveChannels(
             spsm: 0x82, requirement: GATTSecurityRequirement(level: .authenticated), limits: CreditBasedReceiveLimits())

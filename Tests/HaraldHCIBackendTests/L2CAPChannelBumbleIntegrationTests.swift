@@ -9,7 +9,7 @@ import Testing
 enum L2CAPBench {
     /// `tcp:127.0.0.1:PORT` of the controller reserved for this suite's central.
     static var transport: String? { ProcessInfo.processInfo.environment["HARALD_L2CAP_TRANSPORT"] }
-    static let address = BluetoothAddress("C0:00:00:00:00:21", kind: .random)!
+    static let address = BluetoothAddress("C0:00:00:00:00:4C", kind: .random)!
     static let echo: L2CAPPSM = 0x80
     static let sink: L2CAPPSM = 0x81
     static let source: L2CAPPSM = 0x82
