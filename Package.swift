@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "HaraldAdvertisements", targets: ["HaraldAdvertisements"]),
         .library(name: "HaraldFleet", targets: ["HaraldFleet"]),
         .library(name: "HaraldMQTT", targets: ["HaraldMQTT"]),
+        .library(name: "HaraldGateway", targets: ["HaraldGateway"]),
         .executable(name: "harald", targets: ["harald"]),
         // The example app's model (Examples/HeartRateApp), for the Xcode app target that runs it.
         .library(name: "HeartRateAppModel", targets: ["HeartRateAppModel"]),
@@ -157,6 +158,13 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // A BLE-to-MQTT gateway and the fleet view over many of them: advertisements decoded and
+        // published in Theengs' topic layout with Home Assistant discovery, and the fleet's
+        // arbitration read from and written back to the broker.
+        .target(
+            name: "HaraldGateway",
+            dependencies: ["Harald", "HaraldCodec", "HaraldCore", "HaraldAdvertisements", "HaraldFleet", "HaraldMQTT"]
+        ),
         // Text for terminals, as pure functions of values: SIG-named labels, the live scan table,
         // the GATT tree, sparklines, progress bars (the `harald` CLI's output; unit-tested).
         .target(name: "HaraldTerminal", dependencies: ["HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldAssignedNumbers"]),
@@ -175,6 +183,7 @@ let package = Package(
                 "HaraldSMP",
                 "HaraldGoPro",
                 "HaraldMiBand",
+                "HaraldAdvertisements", "HaraldFleet", "HaraldGateway", "HaraldMQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -273,12 +282,32 @@ let package = Package(
         .testTarget(
             name: "HaraldMQTTTests",
             dependencies: [
-                "HaraldMQTT", "HaraldTestSupport",
+                "HaraldMQTT", "HaraldMQTTTestSupport", "HaraldTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // A small MQTT broker on loopback (NIO) for the client's and the gateway's tests.
+        .target(
+            name: "HaraldMQTTTestSupport",
+            dependencies: [
+                "HaraldMQTT",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Tests/HaraldMQTTTestSupport"
+        ),
+        // The gateway's publishing rules fed advertisements by hand, and the gateway and the
+        // fleet end to end on the simulator's radio and the loopback broker.
+        .testTarget(
+            name: "HaraldGatewayTests",
+            dependencies: [
+                "HaraldGateway", "Harald", "HaraldAdvertisements", "HaraldCodec", "HaraldCore", "HaraldFleet", "HaraldMQTT",
+                "HaraldMQTTTestSupport", "HaraldSimulator", "HaraldTestSupport",
             ]
         ),
         // The credit-based channel engine fed PDUs by hand: every rule of Core Vol 3 Part A §10.1.

@@ -20,6 +20,9 @@ public actor MQTTClient {
     private var connection: MQTTConnection?
     /// True from CONNACK and the flush after it until the connection ends.
     public private(set) var isConnected = false
+    /// Connections the broker accepted so far: a caller that sees it grow knows the broker may
+    /// have lost its retained messages and can publish its state again.
+    public private(set) var connectionCount = 0
     private var stopped = false
     private var permanentFailure: MQTTClientError?
     private var awaitingPingResponse = false
@@ -233,6 +236,7 @@ public actor MQTTClient {
                     break
                 }
                 accepted = true
+                connectionCount += 1
                 startKeepAlive(on: connection)
                 try await flush(on: connection)
                 isConnected = true
@@ -252,8 +256,20 @@ public actor MQTTClient {
             password: configuration.password)
     }
 
-    /// After CONNACK: subscriptions again, unacknowledged QoS 1 messages with DUP, then the
-    /// queue, oldest first (publishing meanwhile joins the queue's end, so order holds).
+    /// The configured birth message, before the queue; at QoS 1 it waits for its PUBACK in
+    /// `inflight` like any other message.
+    private func sendBirth(on connection: MQTTConnection) async throws {
+        guard let birth = configuration.birth else { return }
+        var publish = MQTTPublish(topic: birth.topic, payload: birth.payload, qos: birth.qos, retain: birth.retain)
+        if birth.qos == .atLeastOnce {
+            publish.packetIdentifier = nextPacketIdentifier()
+            inflight.append(publish)
+        }
+        try await connection.send(.publish(publish))
+    }
+
+    /// After CONNACK: subscriptions again, unacknowledged QoS 1 messages with DUP, the birth
+    /// message, then the queue, oldest first (publishing meanwhile joins the queue's end, so order holds).
     private func flush(on connection: MQTTConnection) async throws {
         var filters: [String: MQTTQoS] = [:]
         for entry in subscriptions.values {
@@ -268,6 +284,7 @@ public actor MQTTClient {
             again.duplicate = true
             try await connection.send(.publish(again))
         }
+        try await sendBirth(on: connection)
         // One at a time, removed once written: a write that fails leaves it first in the queue.
         while let entry = queue.first {
             try await connection.send(.publish(entry.publish))

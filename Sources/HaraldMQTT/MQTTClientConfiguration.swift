@@ -61,6 +61,10 @@ extension MQTTClient {
         public var cleanSession: Bool
         /// Published by the broker if the connection ends without ``MQTTClient/disconnect()``.
         public var will: MQTTLastWill?
+        /// The will's counterpart, published first on every accepted connection (before queued
+        /// messages): a retained "online" comes back after each reconnection, a broker restart
+        /// that lost retained messages included. Same shape as a will, by default QoS 1 and retained.
+        public var birth: MQTTLastWill?
         /// User name for the broker's authentication (nil: anonymous).
         public var username: String?
         /// Password bytes; sent only with a ``username``.
@@ -81,7 +85,7 @@ extension MQTTClient {
         /// A configuration with the given connection settings and the default bounds (1,000 messages per queue share and subscription buffer, 1 MiB packets).
         public init(
             host: String, port: Int = 1883, clientIdentifier: String, keepAlive: Duration = .seconds(60), cleanSession: Bool = true,
-            will: MQTTLastWill? = nil, username: String? = nil, password: [UInt8]? = nil, tls: TLSConfiguration? = nil,
+            will: MQTTLastWill? = nil, birth: MQTTLastWill? = nil, username: String? = nil, password: [UInt8]? = nil, tls: TLSConfiguration? = nil,
             backoff: MQTTBackoff = MQTTBackoff()
         ) {
             self.host = host
@@ -90,6 +94,7 @@ extension MQTTClient {
             self.keepAlive = keepAlive
             self.cleanSession = cleanSession
             self.will = will
+            self.birth = birth
             self.username = username
             self.password = password
             self.tls = tls

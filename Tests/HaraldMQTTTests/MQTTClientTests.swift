@@ -2,6 +2,7 @@ import HaraldTestSupport
 import Testing
 
 @testable import HaraldMQTT
+import HaraldMQTTTestSupport
 
 /// The client against the in-process broker on loopback; waits, backoff and keep-alive on a
 /// manual clock, every wait on an event (no sleeping); a hang guard turns a wait that never

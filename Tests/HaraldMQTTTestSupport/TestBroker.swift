@@ -7,8 +7,8 @@ import NIOPosix
 /// retained), SUBSCRIBE, PINGREQ, DISCONNECT and the last will. It records what it sees as
 /// events that tests wait for (no sleeping), and it can be stopped and started again on the
 /// same port.
-final class TestBroker: Sendable {
-    enum Event: Equatable, Sendable {
+package final class TestBroker: Sendable {
+    package enum Event: Equatable, Sendable {
         case connected(clientIdentifier: String)
         case published(MQTTPublish)
         case subscribed([String])
@@ -39,20 +39,20 @@ final class TestBroker: Sendable {
 
     private let state = NIOLockedValueBox(State())
     /// Whether PINGREQ gets a PINGRESP (false: a broker that went silent).
-    let answersPings: Bool
+    package let answersPings: Bool
     private let group = MultiThreadedEventLoopGroup.singleton
 
     /// Whether a QoS 1 PUBLISH gets its PUBACK (false: the broker loses it before acknowledging).
-    var acknowledgesPublishes: Bool {
+    package var acknowledgesPublishes: Bool {
         get { state.withLockedValue { $0.acknowledgesPublishes } }
         set { state.withLockedValue { $0.acknowledgesPublishes = newValue } }
     }
 
-    init(answersPings: Bool = true) { self.answersPings = answersPings }
+    package init(answersPings: Bool = true) { self.answersPings = answersPings }
 
     /// Listens on 127.0.0.1:`port` (0: a free port) and returns the port.
     @discardableResult
-    func start(port: Int = 0) async throws -> Int {
+    package func start(port: Int = 0) async throws -> Int {
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [self] channel in
@@ -69,7 +69,7 @@ final class TestBroker: Sendable {
     }
 
     /// Stops listening and closes every connection (publishing no will, like a broker shutting down).
-    func stop() async throws {
+    package func stop() async throws {
         let (server, channels) = state.withLockedValue { state in
             state.stopping = true
             for key in state.sessions.keys { state.sessions[key]?.cleanlyDisconnected = true }
@@ -80,10 +80,10 @@ final class TestBroker: Sendable {
         try await server?.close()
     }
 
-    var events: [Event] { state.withLockedValue { $0.events } }
+    package var events: [Event] { state.withLockedValue { $0.events } }
 
     /// Returns once the events recorded so far satisfy `condition`.
-    func waitUntil(_ condition: @escaping @Sendable ([Event]) -> Bool) async {
+    package func waitUntil(_ condition: @escaping @Sendable ([Event]) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLockedValue { state in
                 if condition(state.events) { return true }
