@@ -207,4 +207,52 @@ import HaraldMQTTTestSupport
             try await broker.stop()
         }
     }
+
+    @Test func theBirthMessageIsPublishedOnEveryConnectionBeforeTheQueuedMessages() async throws {
+        try await withHangGuard {
+            let broker = TestBroker()
+            let port = try await broker.start()
+            let clock = ManualClock()
+            var configuration = configuration(port: port)
+            configuration.birth = MQTTLastWill(topic: "home/hall/LWT", payload: Array("online".utf8))
+            let client = MQTTClient(configuration: configuration, clock: clock)
+            try await client.connect()
+            await broker.waitUntil { self.published($0).count == 1 }
+            try await broker.stop()
+            await client.waitUntilDisconnected()
+            try await client.publish(topic: "home/hall/BTtoMQTT/A4C1380B0C0D", payload: [1], delivery: .droppable)
+            try await broker.start(port: port)
+            await clock.waitForSleepers(atLeast: 1)
+            clock.advance(by: .seconds(60))
+            try await client.waitUntilConnected()
+            await broker.waitUntil { self.published($0).count == 3 }
+            let sent = published(broker.events)
+            #expect(sent.map(\.topic) == ["home/hall/LWT", "home/hall/LWT", "home/hall/BTtoMQTT/A4C1380B0C0D"])
+            #expect(sent[0].retain && sent[1].retain)
+            #expect(sent[1].payload == Array("online".utf8))
+            await client.disconnect()
+            try await broker.stop()
+        }
+    }
+
+    @Test func theConnectionCountGrowsWithEachConnectionTheBrokerAccepts() async throws {
+        try await withHangGuard {
+            let broker = TestBroker()
+            let port = try await broker.start()
+            let clock = ManualClock()
+            let client = MQTTClient(configuration: configuration(port: port), clock: clock)
+            #expect(await client.connectionCount == 0)
+            try await client.connect()
+            #expect(await client.connectionCount == 1)
+            try await broker.stop()
+            await client.waitUntilDisconnected()
+            try await broker.start(port: port)
+            await clock.waitForSleepers(atLeast: 1)
+            clock.advance(by: .seconds(60))
+            try await client.waitUntilConnected()
+            #expect(await client.connectionCount == 2)
+            await client.disconnect()
+            try await broker.stop()
+        }
+    }
 }
