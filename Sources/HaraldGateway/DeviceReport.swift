@@ -1,4 +1,5 @@
 import HaraldAdvertisements
+import HaraldProfiles
 import HaraldCore
 
 /// What a gateway knows of one device, merged over its advertisements: a device that sends its

@@ -1,5 +1,6 @@
 import Harald
 import HaraldAdvertisements
+import HaraldProfiles
 
 /// Decides what a gateway publishes for the devices it hears: a value that feeds on
 /// advertisements and the time, and returns the messages to send.

@@ -1,5 +1,6 @@
 import Harald
 import HaraldAdvertisements
+import HaraldProfiles
 import HaraldMQTT
 
 /// A BLE-to-MQTT gateway: scans without end on a ``Central``, decodes every advertisement and

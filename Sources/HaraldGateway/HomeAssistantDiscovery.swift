@@ -1,4 +1,5 @@
 import HaraldAdvertisements
+import HaraldProfiles
 import HaraldCore
 
 /// Home Assistant MQTT discovery for a gateway's devices: one retained config per decoded value,

@@ -17,7 +17,7 @@ struct L2CAPChannelTests {
     func open(_ world: FakeWorld, options: L2CAPChannelOptions = L2CAPChannelOptions()) async throws -> (StreamChannel, FakeL2CAPChannel) {
         let connection = try await connect(world)
         let channel = try await connection.openL2CAPChannel(psm: psm, options: options, timeout: timeout)
-        let fake = try #require(world.peripheral.openedChannels.last)
+        let fake = try #require(world.peripheral.lastOpenedChannel)
         return (try #require(channel as? StreamChannel), fake)
     }
 

@@ -66,8 +66,10 @@ final class FakePeripheral: CoreBluetoothPeripheral, @unchecked Sendable {
     var rssi = -60
     /// How opens of L2CAP channels are answered, by PSM (`.open` when not set).
     var channelAnswers: [UInt16: FakeChannelAnswer] = [:]
-    /// The channels handed to the backend, in order.
-    private(set) var openedChannels: [FakeL2CAPChannel] = []
+    /// The channels handed to the backend, in order; guarded by `lock` (the queue writes them).
+    private var openedChannels: [FakeL2CAPChannel] = []
+    /// The channel handed to the backend last, read under the lock.
+    var lastOpenedChannel: FakeL2CAPChannel? { lock.withLock { openedChannels.last } }
     /// Writes with response a characteristic refuses: the error for a value, or nil to accept it.
     var refuse: [BluetoothUUID: @Sendable ([UInt8]) -> NSError?] = [:]
 
