@@ -34,15 +34,16 @@ public actor Gateway {
     }
 
     /// The gateway's topics.
-    public let topics: GatewayTopics
+    public nonisolated let topics: GatewayTopics
     /// The MQTT client it publishes with (configured with the gateway's will and birth messages).
-    public let client: MQTTClient
+    public nonisolated let client: MQTTClient
     private let central: Central
     private let scanRequest: ScanRequest
     private let elapsed: @Sendable () -> Duration
     private var reporter: DeviceReporter
     private var statistics = Statistics()
     private var seenConnections = 0
+    private var connected = false
 
     /// A gateway scanning on `central` and publishing to the broker of `broker` (its will and
     /// birth are set to the availability topic; its client identifier, when empty, to the
@@ -75,11 +76,23 @@ public actor Gateway {
         return current
     }
 
-    /// Connects to the broker (waiting for the first connection), then scans and publishes until
-    /// the task is cancelled or the scan ends; then publishes `offline` and disconnects.
-    /// Throws the broker's refusal, or the scan's error.
+    /// Connects to the broker (waiting for the first connection as long as it takes), then scans
+    /// and publishes until the task is cancelled or the scan ends; then publishes `offline` and
+    /// disconnects. Returns normally when cancelled; throws the broker's refusal (bad
+    /// credentials, say) or the scan's error.
     public func run() async throws {
-        try await client.connect()
+        do {
+            // connect() waits for the broker as long as it takes; cancelling gives up.
+            try await withTaskCancellationHandler {
+                try await client.connect()
+            } onCancel: {
+                Task { await self.abandonConnecting() }
+            }
+        } catch {
+            if Task.isCancelled { return }
+            throw error
+        }
+        connected = true
         seenConnections = await client.connectionCount
         let status = try await client.subscribe([MQTTTopicFilter(topics.homeAssistantStatus, qos: .atMostOnce)])
         let scan = central.scan(scanRequest)
@@ -107,9 +120,16 @@ public actor Gateway {
             }
         } catch {
             await stop()
+            if Task.isCancelled { return }
             throw error
         }
         await stop()
+    }
+
+    /// Stops a first connection still being made (the task was cancelled before the broker answered).
+    private func abandonConnecting() async {
+        guard !connected else { return }
+        await client.disconnect()
     }
 
     /// Publishes `offline` (retained) and disconnects cleanly.

@@ -65,7 +65,6 @@ enum HomeAssistantDiscovery {
             "identifiers": .array([.string(node)]),
             "connections": .array([.array([.string("bluetooth"), .string(report.address.string)])]),
             "name": .string(report.name ?? report.address.string),
-            "via_device": .string("harald_gateway_\(gateway)"),
         ]
         if case let .text(manufacturer)? = report.readings["manufacturer"]?.value { device["manufacturer"] = .string(manufacturer) }
         return device

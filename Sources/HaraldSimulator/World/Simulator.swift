@@ -146,6 +146,12 @@ public final class Simulator: Sendable {
         }
     }
 
+    /// Changes what a device advertises from its next advertising event on (a sensor's new
+    /// reading, a new name).
+    public func setAdvertisingData(_ data: AdvertisingData, of address: BluetoothAddress) {
+        state.withLock { $0.devices[address]?.description.advertisingData = data }
+    }
+
     /// Makes a device accept connections or not.
     public func setConnectable(_ connectable: Bool, of address: BluetoothAddress) {
         state.withLock { $0.devices[address]?.description.isConnectable = connectable }
