@@ -16,13 +16,18 @@ public struct DeviceReport: Hashable, Sendable {
     public var rssi: Int?
     /// The advertised TX power level, in dBm.
     public var txPower: Int?
-    /// The decoded values by key, each the latest heard (the manufacturer's name among them).
+    /// The decoded values by key, each the latest heard (the manufacturer's name among them), and
+    /// the scalar values of polled characteristics (decoder `GATT`).
     public var readings: [String: AdvertisementReading]
+    /// Values of polled characteristics that are not a single number, state or text (a heart
+    /// rate measurement's fields), by key, as decoded.
+    public var polled: [String: JSONValue]
 
     /// A report of the device at `address` with nothing heard yet.
     public init(address: BluetoothAddress) {
         self.address = address
         readings = [:]
+        polled = [:]
     }
 
     /// Keys of the JSON object that are not decoded values; a reading with one of these keys is
@@ -60,6 +65,7 @@ public struct DeviceReport: Hashable, Sendable {
             object[key] = Self.json(reading.value)
             if let unit = reading.unit { units[key] = .string(unit) }
         }
+        for (key, value) in polled { object[Self.publishedKey(key)] = value }
         if !units.isEmpty { object["units"] = .object(units) }
         return .object(object)
     }

@@ -63,6 +63,13 @@ public struct DeviceReporter: Sendable {
     /// The report of the device at `address`, if remembered.
     public func report(of address: BluetoothAddress) -> DeviceReport? { entries[address]?.report }
 
+    /// The address (with its type) of a remembered device whose 48 bits are `address`'s.
+    public func heardAddress(matching address: BluetoothAddress) -> BluetoothAddress? {
+        if entries[address] != nil { return address }
+        let other = address.with(kind: address.kind == .public ? .random : .public)
+        return entries[other] != nil ? other : nil
+    }
+
     // MARK: Input
 
     /// Takes one advertisement heard at `now` (a monotonic clock's reading); returns what to
@@ -82,6 +89,40 @@ public struct DeviceReporter: Sendable {
         if let rssi = advertisement.rssi { entry.report.rssi = Int(rssi.dBm) }
         if let txPower = advertisement.data.txPowerLevel { entry.report.txPower = Int(txPower) }
         for reading in decoding.readings { entry.report.readings[reading.key] = reading }
+        let isNew = entries[address] == nil
+        entries[address] = entry
+        if isNew, entries.count > policy.maximumDevices { evictLongestUnheard(keeping: address) }
+        guard changed(entry), isAllowed(entry, at: now) else { return [] }
+        return publish(address, at: now)
+    }
+
+    /// Takes the value a poll read from the device at `address` (a characteristic, decoded) under
+    /// `key`; returns what to publish at once. A single number, state or text (or an object of
+    /// one such field) becomes a reading
+    /// (with a discovery config); anything else is published as decoded. A device that answered
+    /// is present.
+    public mutating func receivePoll(of address: BluetoothAddress, key: String, value: JSONValue, at now: Duration) -> [GatewayMessage] {
+        var entry = entries[address] ?? Entry(report: DeviceReport(address: address), lastHeard: now)
+        entry.lastHeard = now
+        entry.heardSincePublished = true
+        // A value of one field ({"level": 87}, as the registry describes a battery level) is that field.
+        var value = value
+        if case let .object(members) = value, members.count == 1, let only = members.values.first { value = only }
+        let scalar: AdvertisementValue? =
+            switch value {
+            case let .integer(number): .number(Double(number))
+            case let .number(number): .number(number)
+            case let .bool(flag): .bool(flag)
+            case let .string(text): .text(text)
+            case .null, .array, .object: nil
+            }
+        if let scalar {
+            entry.report.readings[key] = AdvertisementReading(key: key, value: scalar, decoder: "GATT")
+            entry.report.polled[key] = nil
+        } else {
+            entry.report.polled[key] = value
+            entry.report.readings[key] = nil
+        }
         let isNew = entries[address] == nil
         entries[address] = entry
         if isNew, entries.count > policy.maximumDevices { evictLongestUnheard(keeping: address) }

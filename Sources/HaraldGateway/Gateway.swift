@@ -31,6 +31,11 @@ public actor Gateway {
         public var refused = 0
         /// Devices remembered now.
         public var devices = 0
+        /// Characteristics read by polls.
+        public var polls = 0
+        /// Poll rounds that failed (the device did not connect, or had no such characteristic),
+        /// or found the device not heard yet.
+        public var failedPolls = 0
     }
 
     /// The gateway's topics.
@@ -39,6 +44,8 @@ public actor Gateway {
     public nonisolated let client: MQTTClient
     private let central: Central
     private let scanRequest: ScanRequest
+    private let polls: [GatewayPoll]
+    private let characteristics: CharacteristicRegistry
     private let elapsed: @Sendable () -> Duration
     private var reporter: DeviceReporter
     private var statistics = Statistics()
@@ -50,7 +57,8 @@ public actor Gateway {
     /// gateway's name). Waits run on the central's clock.
     public init(
         central: Central, broker: MQTTClient.Configuration, topics: GatewayTopics, policy: GatewayPolicy = GatewayPolicy(),
-        decoders: AdvertisementDecoderRegistry = .standard, scan: ScanRequest = ScanRequest(duplicates: .reportAll, active: true)
+        decoders: AdvertisementDecoderRegistry = .standard, scan: ScanRequest = ScanRequest(duplicates: .reportAll, active: true),
+        polls: [GatewayPoll] = [], characteristics: CharacteristicRegistry = .standard
     ) {
         var configuration = broker
         if configuration.clientIdentifier.isEmpty { configuration.clientIdentifier = topics.gateway }
@@ -59,6 +67,8 @@ public actor Gateway {
         self.topics = topics
         self.central = central
         self.scanRequest = scan
+        self.polls = polls
+        self.characteristics = characteristics
         client = MQTTClient(configuration: configuration)
         reporter = DeviceReporter(topics: topics, policy: policy, decoders: decoders)
         elapsed = Self.stopwatch(central.clock)
@@ -109,6 +119,14 @@ public actor Gateway {
                         await self.tick()
                     }
                 }
+                for poll in polls {
+                    group.addTask {
+                        while !Task.isCancelled {
+                            await self.read(poll)
+                            try await clock.sleep(for: poll.interval)
+                        }
+                    }
+                }
                 group.addTask {
                     for await message in status where message.payload == Array(GatewayTopics.online.utf8) {
                         await self.rediscover()
@@ -143,6 +161,26 @@ public actor Gateway {
         statistics.advertisements += 1
         await send(reporter.receive(advertisement, at: elapsed()))
     }
+
+    /// One round of `poll`: the device's address as heard, a connection, a read, the value into
+    /// its report. A round that fails is counted; the next comes after the interval anyway.
+    private func read(_ poll: GatewayPoll) async {
+        guard let address = reporter.heardAddress(matching: poll.device) else {
+            statistics.failedPolls += 1
+            return
+        }
+        do {
+            let value = try await poll.read(
+                on: central, peripheral: PeripheralIdentifier(address: address), registry: characteristics, timeout: Self.pollTimeout)
+            statistics.polls += 1
+            await send(reporter.receivePoll(of: address, key: poll.key(in: characteristics), value: value, at: elapsed()))
+        } catch {
+            statistics.failedPolls += 1
+        }
+    }
+
+    /// How long a poll waits for the connection and for each answer.
+    static let pollTimeout: Duration = .seconds(10)
 
     private func tick() async {
         let connections = await client.connectionCount

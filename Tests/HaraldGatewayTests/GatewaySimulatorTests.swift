@@ -130,4 +130,30 @@ struct GatewaySimulatorTests {
         driver.stop()
         try await broker.stop()
     }
+
+    @Test func aPolledCharacteristicJoinsTheDevicesReportUnderItsName() async throws {
+        let broker = TestBroker()
+        let port = try await broker.start()
+        let driver = ClockDriver()
+        let strap = VirtualPeripheral.heartRateStrap()
+        let simulator = try Simulator(clock: driver.clock, devices: [strap])
+        let gateway = Gateway(
+            central: Central(backend: simulator.backend, clock: driver.clock),
+            broker: MQTTClient.Configuration(host: "127.0.0.1", port: port, clientIdentifier: ""), topics: GatewayTopics(gateway: "hall"),
+            polls: [GatewayPoll(device: strap.address.with(kind: .public), characteristic: BluetoothUUID(0x2A19), interval: .seconds(60))])
+        let run = Task { try await gateway.run() }
+        let topic = "home/hall/BTtoMQTT/C0FFEE000001"
+        await broker.waitUntil { events in
+            events.compactMap(\.publish).contains { $0.topic == topic && String(decoding: $0.payload, as: UTF8.self).contains("battery_level") }
+        }
+        let report = try #require(broker.events.compactMap(\.publish).last { $0.topic == topic })
+        let object = try #require(JSONSerialization.jsonObject(with: Data(report.payload)) as? [String: Any])
+        #expect(object["battery_level"] as? Int == 87, "\(object)")
+        #expect(object["name"] as? String == "Harald HR")
+        #expect(await gateway.currentStatistics.polls >= 1)
+        run.cancel()
+        _ = await run.result
+        driver.stop()
+        try await broker.stop()
+    }
 }

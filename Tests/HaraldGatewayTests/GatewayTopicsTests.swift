@@ -1,5 +1,7 @@
+import HaraldCodec
 import HaraldCore
 import HaraldGateway
+import HaraldProfiles
 import Testing
 
 @Suite("Gateway topics follow Theengs' layout")
@@ -37,5 +39,29 @@ struct GatewayTopicsTests {
         #expect(GatewayTopics.parseAvailability("home/hall/LWT") == "hall")
         #expect(GatewayTopics.parseAvailability("home/hall/BTtoMQTT/C0112233445A") == nil)
         #expect(GatewayTopics.parseAvailability("home//LWT") == nil)
+    }
+}
+
+@Suite("Gateway polls")
+struct GatewayPollTests {
+    @Test func aPollSpecIsTheAddressTheUUIDAndTheSeconds() throws {
+        let poll = try #require(GatewayPoll("C0:00:00:00:00:01:2A19:60"))
+        #expect(poll.device == BluetoothAddress("C0:00:00:00:00:01"))
+        #expect(poll.characteristic == BluetoothUUID(0x2A19))
+        #expect(poll.interval == .seconds(60))
+    }
+
+    @Test(arguments: [
+        "C0:00:00:00:00:01:2A19", "C0:00:00:00:00:2A19:60", "C0:00:00:00:00:01:2A19:0", "C0:00:00:00:00:01:XYZ:60",
+        "C0:00:00:00:00:01:2A19:nan", "C0:00:00:00:00:01:2A19:60:1",
+    ])
+    func aMalformedPollSpecIsRefused(_ text: String) {
+        #expect(GatewayPoll(text) == nil)
+    }
+
+    @Test func aPolledValueIsPublishedUnderTheCharacteristicsNameInSnakeCase() {
+        let poll = GatewayPoll(device: .zero, characteristic: BluetoothUUID(0x2A19), interval: .seconds(60))
+        #expect(poll.key(in: .standard) == "battery_level")
+        #expect(poll.key(in: CharacteristicRegistry()) == "gatt_2a19")
     }
 }

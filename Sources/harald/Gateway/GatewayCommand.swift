@@ -5,6 +5,7 @@ import HaraldAdvertisements
 import HaraldCore
 import HaraldGateway
 import HaraldMQTT
+import HaraldProfiles
 
 /// `harald gateway --broker mqtt://HOST:PORT --id NAME`: scan without end and publish decoded BLE
 /// to MQTT in Theengs Gateway's layout, with Home Assistant discovery.
@@ -19,7 +20,7 @@ struct GatewayCommand: AsyncParsableCommand {
             home/NAME/LWT is a retained online, and offline when the gateway stops or dies (its last \
             will). Home Assistant discovery configs (retained) make every value an entity. Decoded: \
             BTHome v2 (--bthome-key for encrypted sensors), SIG service data, iBeacon, Eddystone, \
-            company names. With --bonds, bonded devices' private addresses are resolved to their \
+            company names. --poll reads a characteristic on a schedule (connect, read, disconnect). With --bonds, bonded devices' private addresses are resolved to their \
             identities (HCI transports). Runs until SIGINT or SIGTERM (exit 0). \
             --transport sim listens, in real time, to virtual BTHome sensors and the demo's devices.
             """)
@@ -59,6 +60,12 @@ struct GatewayCommand: AsyncParsableCommand {
             "A BTHome sensor's bind key: ADDRESS=32 hex digits (repeat for several sensors).", valueName: "ADDRESS=KEY"))
     var bthomeKey: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Read a characteristic on a schedule: ADDRESS:UUID:SECONDS (repeat for several); the decoded value joins the device's report.",
+            valueName: "ADDRESS:UUID:SECONDS"))
+    var poll: [String] = []
+
     @Option(help: "Seconds to run, then stop as on SIGINT (default: until a signal).")
     var duration: Double?
 
@@ -77,6 +84,17 @@ struct GatewayCommand: AsyncParsableCommand {
         guard maxDevices > 0, maxDevices <= 1_000_000 else { throw ValidationError("--max-devices must be 1…1000000") }
         if let duration { guard duration.isFinite, duration > 0 else { throw ValidationError("--duration must be more than 0 seconds") } }
         _ = try decoders()
+        _ = try polls()
+    }
+
+    /// The polls of `--poll`.
+    func polls() throws -> [GatewayPoll] {
+        try poll.map { text in
+            guard let poll = GatewayPoll(text) else {
+                throw ValidationError("--poll '\(text)' is not ADDRESS:UUID:SECONDS (e.g. C0:00:00:00:00:01:2A19:60; at least 1 second)")
+            }
+            return poll
+        }
     }
 
     /// The standard decoders with the bind keys of `--bthome-key`.
@@ -113,9 +131,12 @@ struct GatewayCommand: AsyncParsableCommand {
         let configuration = try broker.configuration(clientIdentifier: id)
         let decoders = try decoders()
         let policy = policy
+        let polls = try polls()
         let duration = duration
         let body: @Sendable (Central) async throws -> Void = { central in
-            let gateway = Gateway(central: central, broker: configuration, topics: topics, policy: policy, decoders: decoders)
+            let gateway = Gateway(
+                central: central, broker: configuration, topics: topics, policy: policy, decoders: decoders, polls: polls,
+                characteristics: .harald)
             try await Self.serve(gateway, broker: configuration, duration: duration)
         }
         if case .simulator = try radio.transportChoice() {
