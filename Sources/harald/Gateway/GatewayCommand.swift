@@ -72,7 +72,11 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "dB: with --transport sim, hear the virtual devices this much weaker (a gateway further away).")
     var simAttenuation: Int = 0
 
+    @Option(help: "With --transport sim, this many more virtual BTHome thermometers advertising once a second (a load).")
+    var simDevices: Int = 0
+
     func validate() throws {
+        guard (0...100_000).contains(simDevices) else { throw ValidationError("--sim-devices must be 0…100000") }
         guard !id.isEmpty, !id.contains(where: { "/+#".contains($0) }) else {
             throw ValidationError("--id '\(id)' must be non-empty and contain no '/', '+' or '#'")
         }
@@ -140,7 +144,7 @@ struct GatewayCommand: AsyncParsableCommand {
             try await Self.serve(gateway, broker: configuration, duration: duration)
         }
         if case .simulator = try radio.transportChoice() {
-            let room = try GatewaySensors(attenuation: simAttenuation)
+            let room = try GatewaySensors(attenuation: simAttenuation, crowd: simDevices)
             defer { room.stop() }
             do {
                 try await body(Central(backend: room.simulator.backend, clock: room.clock))

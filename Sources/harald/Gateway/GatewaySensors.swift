@@ -18,8 +18,9 @@ struct GatewaySensors: Sendable {
     let clock: VirtualClock
     private let tasks: [Task<Void, Never>]
 
-    /// The room, its devices heard `attenuation` dB weaker than nominal (a gateway further away).
-    init(attenuation: Int) throws {
+    /// The room, its devices heard `attenuation` dB weaker than nominal (a gateway further away),
+    /// with `crowd` more BTHome thermometers advertising once a second (a load for measuring).
+    init(attenuation: Int, crowd: Int = 0) throws {
         let clock = VirtualClock()
         func weaker(_ device: VirtualPeripheral) -> VirtualPeripheral {
             var device = device
@@ -30,7 +31,7 @@ struct GatewaySensors: Sendable {
             Self.sensor(Self.thermometer, data: Self.thermometerData(step: 0), rssi: -52),
             Self.sensor(Self.door, data: Self.doorData(open: false), rssi: -67),
             .heartRateStrap(), .actionCamera(), .fitnessBand(),
-        ].map(weaker)
+        ].map(weaker) + (0..<crowd).map(Self.crowdSensor)
         let simulator = try Simulator(clock: clock, devices: devices)
         self.simulator = simulator
         self.clock = clock
@@ -57,6 +58,13 @@ struct GatewaySensors: Sendable {
 
     func stop() {
         for task in tasks { task.cancel() }
+    }
+
+    /// The `index`th thermometer of the crowd: A4:C1:39:xx:xx:xx, RSSI −60…−89 dBm, temperature
+    /// varying with the index.
+    static func crowdSensor(_ index: Int) -> VirtualPeripheral {
+        let address = BluetoothAddress(value: 0xA4C1_3900_0000 + UInt64(index), kind: .public)!
+        return sensor(address, data: thermometerData(step: index), rssi: RSSI(dBm: Int8(-60 - index % 30)))
     }
 
     private static func sensor(_ address: BluetoothAddress, data: AdvertisingData, rssi: RSSI) -> VirtualPeripheral {
