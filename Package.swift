@@ -86,6 +86,8 @@ let package = Package(
             dependencies: [
                 "HaraldGATTLink", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldSMP", "HaraldL2CAP", "Harald",
                 .product(name: "DequeModule", package: "swift-collections"),
+                // Heap: a scan's next advertising event among thousands of devices.
+                .product(name: "HeapModule", package: "swift-collections"),
             ]),
         // The simulator's Open GoPro camera, written from the protocol (not from HaraldGoPro, which
         // its tests check against it).

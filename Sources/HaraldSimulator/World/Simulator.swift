@@ -62,6 +62,9 @@ public final class Simulator: Sendable {
         let behaviour: PeripheralBehaviour
         /// A fixed offset of its advertising events, so devices do not advertise in lockstep.
         let phase: Duration
+        /// Its place among the devices: a device added later has a larger one (a scan breaks
+        /// ties between simultaneous advertising events by it).
+        let order: UInt64
     }
 
     private struct WorldState {
@@ -69,6 +72,10 @@ public final class Simulator: Sendable {
         var radioObservers: [UInt64: AsyncStream<RadioState>.Continuation] = [:]
         var devices: [BluetoothAddress: Device] = [:]
         var deviceOrder: [BluetoothAddress] = []
+        /// The next device's ``Device/order``.
+        var nextDeviceOrder: UInt64 = 0
+        /// Changes whenever a device is added or taken out (scans then look at the devices again).
+        var deviceGeneration: UInt64 = 0
         var established: [SimulatedConnection] = []
         var pendingLinkFaults: [BluetoothAddress: [LinkFault]] = [:]
         var pendingPeerFaults: [BluetoothAddress: [PeerFault]] = [:]
@@ -119,8 +126,17 @@ public final class Simulator: Sendable {
         let seed = description.address.bytes.reduce(0) { $0 &* 31 &+ Int($1) }
         let phase = interval * Double(seed.magnitude % 1000) / 1000
         state.withLock { state in
-            if state.devices[description.address] == nil { state.deviceOrder.append(description.address) }
-            state.devices[description.address] = Device(description: description, runtime: runtime, server: server, behaviour: behaviour, phase: phase)
+            let order: UInt64
+            if let existing = state.devices[description.address] {
+                order = existing.order
+            } else {
+                state.deviceOrder.append(description.address)
+                order = state.nextDeviceOrder
+                state.nextDeviceOrder += 1
+            }
+            state.deviceGeneration &+= 1
+            state.devices[description.address] = Device(
+                description: description, runtime: runtime, server: server, behaviour: behaviour, phase: phase, order: order)
         }
     }
 
@@ -143,6 +159,7 @@ public final class Simulator: Sendable {
         state.withLock { state in
             state.devices[address] = nil
             state.deviceOrder.removeAll { $0 == address }
+            state.deviceGeneration &+= 1
         }
     }
 
@@ -234,7 +251,14 @@ public final class Simulator: Sendable {
     }
 
     /// A snapshot of the devices, in the order they were added.
-    func deviceSnapshot() -> [Device] { state.withLock { state in state.deviceOrder.compactMap { state.devices[$0] } } }
+    /// The devices in order with the generation they belong to; nil when the generation is still
+    /// `known` (nothing was added or taken out since).
+    func devices(changedSince known: UInt64?) -> (generation: UInt64, devices: [Device])? {
+        state.withLock { state in
+            guard state.deviceGeneration != known else { return nil }
+            return (state.deviceGeneration, state.deviceOrder.compactMap { state.devices[$0] })
+        }
+    }
 
     func device(_ identifier: PeripheralIdentifier) -> Device? {
         state.withLock { state in

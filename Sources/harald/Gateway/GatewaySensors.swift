@@ -27,11 +27,12 @@ struct GatewaySensors: Sendable {
             device.rssi = device.rssi.flatMap { RSSI(dBm: Int($0.dBm) - attenuation) }
             return device
         }
-        let devices = [
-            Self.sensor(Self.thermometer, data: Self.thermometerData(step: 0), rssi: -52),
-            Self.sensor(Self.door, data: Self.doorData(open: false), rssi: -67),
-            .heartRateStrap(), .actionCamera(), .fitnessBand(),
-        ].map(weaker) + (0..<crowd).map(Self.crowdSensor)
+        let devices =
+            [
+                Self.sensor(Self.thermometer, data: Self.thermometerData(step: 0), rssi: -52),
+                Self.sensor(Self.door, data: Self.doorData(open: false), rssi: -67),
+                .heartRateStrap(), .actionCamera(), .fitnessBand(),
+            ].map(weaker) + (0..<crowd).map(Self.crowdSensor)
         let simulator = try Simulator(clock: clock, devices: devices)
         self.simulator = simulator
         self.clock = clock
