@@ -139,6 +139,19 @@ struct FleetArbiterTests {
         #expect(fleet.devices.count == 1)
     }
 
+    @Test func theFleetTracksAtMost10000DevicesByDefault() {
+        var fleet = FleetArbiter()
+        for index in 0..<10_000 {
+            let address = BluetoothAddress(value: 0xC000_0000_0000 + UInt64(index), kind: .random)!
+            _ = fleet.observe(FleetObservation(gateway: "hall", device: address, rssi: -60, time: .milliseconds(index)))
+        }
+        #expect(fleet.devices.count == 10_000)
+        let newest = BluetoothAddress(value: 0xC000_0000_0000 + 10_000, kind: .random)!
+        let events = fleet.observe(FleetObservation(gateway: "hall", device: newest, rssi: -60, time: .seconds(20)))
+        #expect(events == [.away(BluetoothAddress(value: 0xC000_0000_0000, kind: .random)!), .arrived(newest, owner: "hall")])
+        #expect(fleet.devices.count == 10_000)
+    }
+
     @Test func readingsThatAreNotNumbersAreIgnored() {
         var fleet = FleetArbiter()
         #expect(fleet.observe(Self.heard("hall", .nan)).isEmpty)

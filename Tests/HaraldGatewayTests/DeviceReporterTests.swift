@@ -215,3 +215,18 @@ struct HomeAssistantDiscoveryTests {
         #expect(try jsonObject(try #require(messages.last))["door"] as? Bool == true)
     }
 }
+
+/// The gateway's bounds at their defaults (RELIABILITY.md, "Bounded resources").
+@Suite("Gateway default limits")
+struct GatewayDefaultLimitTests {
+    @Test func aGatewayRemembersAtMost4096DevicesByDefault() {
+        var reporter = DeviceReporter(topics: GatewayTopics(gateway: "hall"))
+        for index in 0..<4_097 {
+            let address = BluetoothAddress(value: 0xC000_0000_0000 + UInt64(index), kind: .random)!
+            _ = reporter.receive(bthomeAdvertisement(from: address), at: .milliseconds(index))
+            if index == 4_095 { #expect(reporter.deviceCount == 4_096) }
+        }
+        #expect(reporter.deviceCount <= 4_096)
+        #expect(reporter.evictedCount == 512)
+    }
+}

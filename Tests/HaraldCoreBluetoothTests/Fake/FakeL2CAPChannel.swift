@@ -36,7 +36,10 @@ final class FakeInputStream: InputStream {
     private var pending: [UInt8] = []
     private var ended = false
     private var closed = false
-    private weak var streamDelegate: StreamDelegate?
+    /// Strong until the stream is closed (then dropped): a weak reference's side table would stay
+    /// allocated while an event timer holds the stream, and Foundation's timers on Linux never
+    /// free what their block holds (scripts/sanitizers/lsan.supp).
+    private var streamDelegate: StreamDelegate?
     private var runLoop: RunLoop?
     private var largestRead = 0
 
@@ -49,7 +52,12 @@ final class FakeInputStream: InputStream {
     override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) { lock.withLock { runLoop = aRunLoop } }
     override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) { lock.withLock { runLoop = nil } }
     override func open() { notify(pendingEvent()) }
-    override func close() { lock.withLock { closed = true } }
+    override func close() {
+        lock.withLock {
+            closed = true
+            streamDelegate = nil
+        }
+    }
     override var hasBytesAvailable: Bool { lock.withLock { !pending.isEmpty } }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
@@ -101,7 +109,10 @@ final class FakeOutputStream: OutputStream {
     private let capacity: Int
     private var written: [UInt8] = []
     private var closed = false
-    private weak var streamDelegate: StreamDelegate?
+    /// Strong until the stream is closed (then dropped): a weak reference's side table would stay
+    /// allocated while an event timer holds the stream, and Foundation's timers on Linux never
+    /// free what their block holds (scripts/sanitizers/lsan.supp).
+    private var streamDelegate: StreamDelegate?
     private var runLoop: RunLoop?
     /// When set, the peer sends every byte written straight back through this input (an echo).
     private var echo: FakeInputStream?
@@ -123,7 +134,12 @@ final class FakeOutputStream: OutputStream {
     override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) { lock.withLock { runLoop = aRunLoop } }
     override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) { lock.withLock { runLoop = nil } }
     override func open() { notify(.hasSpaceAvailable) }
-    override func close() { lock.withLock { closed = true } }
+    override func close() {
+        lock.withLock {
+            closed = true
+            streamDelegate = nil
+        }
+    }
     override var hasSpaceAvailable: Bool { lock.withLock { written.count < capacity } }
 
     override func write(_ buffer: UnsafePointer<UInt8>, maxLength len: Int) -> Int {
