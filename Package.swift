@@ -216,7 +216,7 @@ let package = Package(
             name: "HaraldFuzzTargets",
             dependencies: [
                 "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldATT", "HaraldHCI", "HaraldL2CAP", "HaraldGoPro", "HaraldMiBand", "HaraldSMP",
-                "HaraldGATTLink", "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
+                "HaraldGATTLink", "HaraldAdvertisements", "HaraldTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/Targets"),
         // libFuzzer entry point, one target per run; inert unless built with -DFUZZING (see scripts/fuzz).

@@ -122,7 +122,17 @@ public final class CoreBluetoothPeripheralBackend<Manager: CoreBluetoothPeripher
         }
     }
 
-    deinit { state.withLock { $0.deadlines.cancelSleeper() } }
+    deinit {
+        state.withLock { state in
+            state.deadlines.cancelSleeper()
+            // Dropped while serving (stop() never called): the session's job worker waits on its
+            // stream until the stream ends, and nothing else would end it (the worker and the
+            // stream would keep each other forever); loops over the session's events end too.
+            guard let session = state.session else { return }
+            session.jobs.finish()
+            for watcher in session.allWatchers { watcher.finish() }
+        }
+    }
 
     // MARK: State
 
