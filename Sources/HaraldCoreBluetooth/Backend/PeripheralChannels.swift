@@ -11,17 +11,27 @@ extension CoreBluetoothPeripheralBackend {
     struct PublishWaiter {
         let generation: UInt64
         let options: L2CAPChannelOptions
-        let continuation: CheckedContinuation<any L2CAPChannelServerBackend, any Error>
+        let continuation: CheckedContinuation<PublishedChannel, any Error>
     }
 
     /// What a `didPublishL2CAPChannel` answers.
     enum PublishOutcome {
-        case served(PublishWaiter, any L2CAPChannelServerBackend)
+        case served(PublishWaiter, PublishedChannel)
         case failed(PublishWaiter, BluetoothError)
         case unwanted(PublishWaiter?)
     }
 
     /// A PSM served, for the session `generation`.
+    /// What a publish answers with: values only. The server object is made by the task that
+    /// waited (an object made on CoreBluetooth's queue and handed over through the continuation
+    /// is reported by ThreadSanitizer on Linux, whose concurrency runtime shows it no ordering
+    /// between the resume and the awaiting task: a ten-line program of a queue resuming a
+    /// continuation with a new object shows the same report).
+    struct PublishedChannel: Sendable {
+        let psm: L2CAPPSM
+        let channels: AsyncStream<(CentralIdentifier, any L2CAPChannelBackend)>
+    }
+
     struct ChannelServerRecord {
         let generation: UInt64
         let receiveBuffer: Int
@@ -38,7 +48,7 @@ extension CoreBluetoothPeripheralBackend {
                 "CoreBluetooth picks the PSM of a channel an app publishes (\(psm) was asked for): serve with no PSM and announce the one it picks")
         }
         do {
-            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any L2CAPChannelServerBackend, any Error>) in
+            let published = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PublishedChannel, any Error>) in
                 let refusal = state.withLock { state -> BluetoothError? in
                     guard state.session?.generation == generation else { return .cancelled }
                     guard state.radio == .poweredOn, state.manager != nil else { return .radioUnavailable(state.radio) }
@@ -52,6 +62,7 @@ extension CoreBluetoothPeripheralBackend {
                     manager?.publishL2CAPChannel(withEncryption: security >= .encrypted)
                 }
             }
+            return CoreBluetoothChannelServer(backend: self, psm: published.psm, stream: published.channels)
         } catch {
             throw error as? BluetoothError ?? .backend("\(error)")
         }
@@ -108,11 +119,11 @@ extension CoreBluetoothPeripheralBackend {
             guard state.session?.generation == waiter.generation else { return .unwanted(waiter) }
             let (stream, continuation) = AsyncStream.makeStream(of: (CentralIdentifier, any L2CAPChannelBackend).self)
             state.channelServers[PSM] = ChannelServerRecord(generation: waiter.generation, receiveBuffer: waiter.options.receiveBuffer, channels: continuation)
-            return .served(waiter, CoreBluetoothChannelServer(backend: self, psm: L2CAPPSM(PSM), stream: stream))
+            return .served(waiter, PublishedChannel(psm: L2CAPPSM(PSM), channels: stream))
         }
         switch outcome {
-        case .served(let waiter, let server):
-            waiter.continuation.resume(returning: server)
+        case .served(let waiter, let published):
+            waiter.continuation.resume(returning: published)
         case .failed(let waiter, let error):
             waiter.continuation.resume(throwing: error)
         case .unwanted(let waiter):
