@@ -10,9 +10,9 @@ let advertisementDecoderTargets: [FuzzTarget] = [
     FuzzTarget("AdvertisementDecoderRegistry", checkDecoderRegistry),
 ]
 
-/// A bind key and an address for the encrypted target (any will do: most inputs fail the MIC,
-/// the ones that pass are decoded like plain packets).
-private let fuzzBindKey: [UInt8] = Array(0x10...0x1F)
+/// The bind key and address of the BTHome format's encrypted example (its seed decrypts; most
+/// mutations fail the MIC, the ones that pass are decoded like plain packets).
+private let fuzzBindKey: [UInt8] = [0x23, 0x1D, 0x39, 0xC1, 0xD7, 0xCC, 0x1A, 0xB1, 0xAE, 0xE2, 0x24, 0xCD, 0x09, 0x6D, 0xB9, 0x32]
 private let fuzzAddress = BluetoothAddress("54:48:E6:8F:80:A5")!
 
 /// Plain BTHome service data: decodes or throws, never traps; the readings follow the rules.
