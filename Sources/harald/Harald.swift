@@ -17,7 +17,7 @@ struct HaraldCommand: AsyncParsableCommand {
         version: HaraldVersion.string,
         subcommands: [
             Demo.self, Decode.self, Scan.self, Dump.self, ReadCommand.self, WriteCommand.self, Subscribe.self, PairCommand.self, BondsCommand.self,
-            HeartRateMonitorCommand.self, GoPro.self, MiBandCommand.self, Serve.self, L2CAPCommand.self,
+            HeartRateMonitorCommand.self, GoPro.self, MiBandCommand.self, Serve.self, L2CAPCommand.self, FleetCommand.self,
         ]
     )
 }
