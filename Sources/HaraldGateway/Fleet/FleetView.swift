@@ -22,7 +22,8 @@ import HaraldMQTT
 ///   retained), then an empty retained payload that clears the view. A consumer subscribed at
 ///   the time sees the device leave; one that subscribes later finds only present devices, and
 ///   the broker keeps no retained message for devices long gone (rotating private addresses
-///   would otherwise pile up there).
+///   would otherwise pile up there). A view left retained by a fleet that died (rather than
+///   stopped) is not cleared until a gateway hears that device again.
 /// - `home/fleet/gateways`, retained: `{"hall": "online", "kitchen": "offline"}`, on each change.
 /// - `home/fleet/LWT`: `online` (retained) on every connection, `offline` as its last will and
 ///   when it stops.
@@ -84,7 +85,6 @@ public actor FleetView {
     }
 
     // MARK: Reading
-
 
     /// The device at `address` (its kind included), if present.
     public func device(_ address: BluetoothAddress) -> FleetDevice? { tracker.arbiter.device(address) }

@@ -96,11 +96,14 @@ struct FleetCommand: AsyncParsableCommand {
         let printer = Task { for await event in fleet.events { Self.print(event, json: json) } }
         let announcer = Task {
             try await fleet.client.waitUntilConnected()
-            note("connected to \(endpoint) as \(id); reading \(base)/+/BTtoMQTT/+ and \(base)/+/LWT")
+            note("connected; reading \(base)/+/BTtoMQTT/+ and \(base)/+/LWT")
         }
+        note("connecting to \(endpoint) as \(id)")
         let running = Task { try await fleet.run() }
         let outcome = await withTaskGroup(of: Result<Void, any Error>?.self) { group in
-            group.addTask { await Serve.waitForStop(seconds: nil); return nil }
+            group.addTask {
+                await Serve.waitForStop(seconds: nil); return nil
+            }
             group.addTask { await running.result }
             let first = await group.next() ?? nil
             running.cancel()
@@ -115,7 +118,8 @@ struct FleetCommand: AsyncParsableCommand {
         }
         let statistics = await fleet.statistics
         note(
-            "stopped: \(statistics.messages) messages read (\(statistics.malformed) malformed, \(statistics.reportsWithoutRSSI) without RSSI), \(statistics.published) published")
+            "stopped: \(statistics.messages) messages read (\(statistics.malformed) malformed, \(statistics.reportsWithoutRSSI) without RSSI), \(statistics.published) published"
+        )
     }
 
     private static func status(of error: any Error) -> Int32 {
