@@ -22,6 +22,7 @@ actor FleetHarness {
     private var gateways: [String: MQTTClient] = [:]
     /// Messages the fleet should have read so far (each publish it subscribes to counts one).
     private var expectedMessages = 0
+    private var stopped = false
 
     init(policy: FleetPolicy = FleetPolicy(smoothingFactor: 1), publishing: FleetPublishingPolicy = FleetPublishingPolicy()) async throws {
         broker = TestBroker()
@@ -89,8 +90,10 @@ actor FleetHarness {
     }
 
     /// Cancels the fleet (it publishes `offline` and disconnects), disconnects the gateways and
-    /// stops the broker.
+    /// stops the broker; once.
     func stop() async throws {
+        guard !stopped else { return }
+        stopped = true
         running.cancel()
         try await running.value
         for client in gateways.values { await client.disconnect() }
