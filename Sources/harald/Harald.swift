@@ -18,6 +18,7 @@ struct HaraldCommand: AsyncParsableCommand {
         subcommands: [
             Demo.self, Decode.self, Scan.self, Dump.self, ReadCommand.self, WriteCommand.self, Subscribe.self, PairCommand.self, BondsCommand.self,
             HeartRateMonitorCommand.self, GoPro.self, MiBandCommand.self, Serve.self, L2CAPCommand.self, GatewayCommand.self,
+            FleetCommand.self,
         ]
     )
 }
