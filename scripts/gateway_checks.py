@@ -214,10 +214,42 @@ def broker_restart(broker):
     expect(len(subscribe(broker, f"home/hall/BTtoMQTT/{THERMOMETER}", 1, wait=45)) == 1, "no report after the restart")
 
 
-@check("a killed gateway's last will is a retained offline")
+def fleet_view(broker, address):
+    views = retained(broker, f"home/fleet/{address}")
+    return json.loads(views[0][2]) if views and views[0][2] else None
+
+
+@check("the fleet gives a device to the gateway that hears it more than 16 dB stronger")
+def fleet_owner_is_the_stronger_gateway(broker):
+    view = wait_for("the thermometer owned by hall",
+                    lambda: (lambda v: v if v and v.get("owner") == "hall" else None)(fleet_view(broker, THERMOMETER)))
+    expect(view["present"] is True and view["id"] == "A4:C1:38:00:00:01", view)
+    expect(set(view["rssi"]) == {"hall", "porch"} and view["rssi"]["hall"] - view["rssi"]["porch"] > 16, view)
+
+
+@check("the fleet publishes every gateway's liveness, retained")
+def fleet_gateways_online(broker):
+    wait_for("hall and porch online", lambda: retained(broker, "home/fleet/gateways")
+             and json.loads(retained(broker, "home/fleet/gateways")[0][2]) == {"hall": "online", "porch": "online"})
+
+
+@check("a killed gateway's last will is a retained offline, and the fleet moves its devices to the next gateway")
 def killed_gateway_will(broker, process):
     process.kill()
     wait_for("retained offline", lambda: retained(broker, "home/hall/LWT") == [(True, "home/hall/LWT", "offline")], seconds=15)
+    wait_for("the thermometer owned by porch",
+             lambda: (fleet_view(broker, THERMOMETER) or {}).get("owner") == "porch", seconds=30)
+    wait_for("hall offline in the fleet's gateways",
+             lambda: retained(broker, "home/fleet/gateways")
+             and json.loads(retained(broker, "home/fleet/gateways")[0][2]).get("hall") == "offline", seconds=15)
+
+
+@check("SIGINT stops the fleet with exit 0 and a retained offline")
+def fleet_stops_cleanly(broker, fleet):
+    fleet.signal(signal.SIGINT)
+    status = fleet.wait()
+    expect(status == 0, f"exit {status}: {fleet.stderr()[-400:]}")
+    expect(retained(broker, "home/fleet/LWT") == [(True, "home/fleet/LWT", "offline")], retained(broker, "home/fleet/LWT"))
 
 
 @check("SIGINT stops a gateway with exit 0, a retained offline and a summary on stderr")
@@ -252,24 +284,31 @@ def bumble_gateway(broker, controller_port):
 def run_all(controller_port):
     broker = Broker()
     broker.start()
-    hall = None
+    processes = []
     try:
+        fleet = Process("fleet", "--broker", f"mqtt://127.0.0.1:{broker.port}")
         hall = gateway(broker, "hall")
+        porch = gateway(broker, "porch", "--sim-attenuation", "20", "--no-discovery")
+        processes += [fleet, hall, porch]
         report_carries_values(broker)
         availability_online(broker)
         discovery_retained(broker)
         door_is_binary_sensor(broker)
+        fleet_owner_is_the_stronger_gateway(broker)
+        fleet_gateways_online(broker)
         broker_restart(broker)
         killed_gateway_will(broker, hall)
         sigint_stops_cleanly(broker)
         bad_broker_url(broker)
         if controller_port:
             bumble_gateway(broker, controller_port)
+        fleet_stops_cleanly(broker, fleet)
     finally:
-        if hall:
-            hall.kill()
-            if any(error for _, error in results):
-                print("hall's stderr:", hall.stderr()[-2000:], file=sys.stderr)
+        failed_any = any(error for _, error in results)
+        for process in processes:
+            process.kill()
+            if failed_any:
+                print(f"`harald {' '.join(process.args)}` stderr:", process.stderr()[-1500:], file=sys.stderr)
         broker.remove()
     failed = [name for name, error in results if error]
     print(f"gateway checks: {len(results) - len(failed)} passed, {len(failed)} failed")

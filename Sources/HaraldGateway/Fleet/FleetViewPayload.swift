@@ -1,6 +1,7 @@
 import HaraldCore
 import HaraldFleet
 import HaraldMQTT
+import HaraldProfiles
 
 /// One message a fleet view publishes.
 struct FleetMessage: Hashable, Sendable {
