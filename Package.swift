@@ -165,7 +165,7 @@ let package = Package(
         // arbitration read from and written back to the broker.
         .target(
             name: "HaraldGateway",
-            dependencies: ["Harald", "HaraldCodec", "HaraldCore", "HaraldAdvertisements", "HaraldFleet", "HaraldMQTT"]
+            dependencies: ["Harald", "HaraldCodec", "HaraldCore", "HaraldProfiles", "HaraldAdvertisements", "HaraldFleet", "HaraldMQTT"]
         ),
         // Text for terminals, as pure functions of values: SIG-named labels, the live scan table,
         // the GATT tree, sparklines, progress bars (the `harald` CLI's output; unit-tested).
@@ -308,7 +308,7 @@ let package = Package(
         .testTarget(
             name: "HaraldGatewayTests",
             dependencies: [
-                "HaraldGateway", "Harald", "HaraldAdvertisements", "HaraldCodec", "HaraldCore", "HaraldFleet", "HaraldMQTT",
+                "HaraldGateway", "Harald", "HaraldAdvertisements", "HaraldCodec", "HaraldCore", "HaraldFleet", "HaraldMQTT", "HaraldProfiles",
                 "HaraldMQTTTestSupport", "HaraldSimulator", "HaraldTestSupport",
             ]
         ),

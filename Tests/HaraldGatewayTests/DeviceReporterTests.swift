@@ -1,6 +1,7 @@
 import Foundation
 import Harald
 import HaraldAdvertisements
+import HaraldFleet
 import HaraldGateway
 import Testing
 
@@ -228,5 +229,17 @@ struct GatewayDefaultLimitTests {
         }
         #expect(reporter.deviceCount <= 4_096)
         #expect(reporter.evictedCount == 512)
+    }
+}
+
+/// The fleet view's bounds at their defaults (RELIABILITY.md, "Bounded resources").
+@Suite("Fleet view default limits")
+struct FleetViewDefaultLimitTests {
+    @Test func aFleetViewKnowsAtMost1024GatewaysByDefault() {
+        #expect(FleetPublishingPolicy().maximumGateways == 1_024)
+    }
+
+    @Test func aFleetViewHoldsTheNewest1024EventsForASlowReader() {
+        #expect(FleetView.eventBufferLimit == 1_024)
     }
 }
