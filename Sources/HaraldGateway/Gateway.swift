@@ -3,7 +3,7 @@ import HaraldAdvertisements
 import HaraldProfiles
 import HaraldMQTT
 
-/// A BLE-to-MQTT gateway: scans without end on a ``Central``, decodes every advertisement and
+/// A BLE-to-MQTT gateway: scans without end on a `Central`, decodes every advertisement and
 /// publishes each device's report in Theengs Gateway's topic layout (``GatewayTopics``), with
 /// Home Assistant discovery and the gateway's availability (`online` on every connection,
 /// `offline` as its last will and when it stops).

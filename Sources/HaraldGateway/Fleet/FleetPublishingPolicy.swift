@@ -1,7 +1,7 @@
 /// How a ``FleetView`` publishes and how much it accepts, beside the arbitration rules of
-/// ``FleetPolicy``.
+/// `FleetPolicy`.
 public struct FleetPublishingPolicy: Hashable, Sendable {
-    /// How often stale devices are looked for (``FleetArbiter/expire(at:)``) and RSSI updates go
+    /// How often stale devices are looked for (`FleetArbiter/expire(at:)`) and RSSI updates go
     /// out. Default 1 s.
     public var tickInterval: Duration
     /// The least time between two publications of a device's view for RSSI alone: a smoothed

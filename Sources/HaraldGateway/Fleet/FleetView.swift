@@ -3,7 +3,7 @@ import HaraldFleet
 import HaraldMQTT
 
 /// Many gateways hearing the same devices, seen as one through the broker: reads every gateway's
-/// device reports and availability, decides which gateway owns each device by ``FleetArbiter``'s
+/// device reports and availability, decides which gateway owns each device by `FleetArbiter`'s
 /// rules, and publishes one view per device and the gateways' liveness (``FleetTopics``).
 ///
 /// ```swift
@@ -32,9 +32,9 @@ import HaraldMQTT
 /// is when it arrives here, on the view's clock. A gateway that reports without ever publishing
 /// its availability counts as online.
 ///
-/// Bounds: at most ``FleetPolicy/maximumDevices`` devices (the longest unheard goes away past it)
+/// Bounds: at most `FleetPolicy/maximumDevices` devices (the longest unheard goes away past it)
 /// and ``FleetPublishingPolicy/maximumGateways`` gateways; messages waiting to be read are held by
-/// the MQTT subscription (``MQTTClient/Configuration/subscriptionBufferLimit``, the newest kept);
+/// the MQTT subscription (`MQTTClient/Configuration/subscriptionBufferLimit`, the newest kept);
 /// messages waiting for the broker by the MQTT client's queue. A message that cannot be read is
 /// counted in ``FleetStatistics`` and skipped.
 public actor FleetView {
@@ -103,7 +103,7 @@ public actor FleetView {
     /// Connects (waiting for the broker), subscribes to every gateway's topics, then reads,
     /// arbitrates and publishes until the task is cancelled; then publishes `offline` and
     /// disconnects cleanly. Cancelled before the broker answered, it returns without publishing.
-    /// Throws the broker's refusal (``MQTTClientError/connectionRefused(_:)``). Run it once.
+    /// Throws the broker's refusal (`MQTTClientError/connectionRefused(_:)`). Run it once.
     public func run() async throws {
         defer { eventSink.finish() }
         let client = client
