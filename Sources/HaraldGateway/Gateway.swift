@@ -50,7 +50,6 @@ public actor Gateway {
     private var reporter: DeviceReporter
     private var statistics = Statistics()
     private var seenConnections = 0
-    private var connected = false
 
     /// A gateway scanning on `central` and publishing to the broker of `broker` (its will and
     /// birth are set to the availability topic; its client identifier, when empty, to the
@@ -71,12 +70,7 @@ public actor Gateway {
         self.characteristics = characteristics
         client = MQTTClient(configuration: configuration)
         reporter = DeviceReporter(topics: topics, policy: policy, decoders: decoders)
-        elapsed = Self.stopwatch(central.clock)
-    }
-
-    private static func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
-        let start = clock.now
-        return { start.duration(to: clock.now) }
+        elapsed = stopwatch(central.clock)
     }
 
     /// What the gateway has done so far.
@@ -91,18 +85,7 @@ public actor Gateway {
     /// disconnects. Returns normally when cancelled; throws the broker's refusal (bad
     /// credentials, say) or the scan's error.
     public func run() async throws {
-        do {
-            // connect() waits for the broker as long as it takes; cancelling gives up.
-            try await withTaskCancellationHandler {
-                try await client.connect()
-            } onCancel: {
-                Task { await self.abandonConnecting() }
-            }
-        } catch {
-            if Task.isCancelled { return }
-            throw error
-        }
-        connected = true
+        guard try await client.connectUnlessCancelled() else { return }
         seenConnections = await client.connectionCount
         let status = try await client.subscribe([MQTTTopicFilter(topics.homeAssistantStatus, qos: .atMostOnce)])
         let scan = central.scan(scanRequest)
@@ -144,17 +127,9 @@ public actor Gateway {
         await stop()
     }
 
-    /// Stops a first connection still being made (the task was cancelled before the broker answered).
-    private func abandonConnecting() async {
-        guard !connected else { return }
-        await client.disconnect()
-    }
-
     /// Publishes `offline` (retained) and disconnects cleanly.
     private func stop() async {
-        try? await client.publish(
-            topic: topics.availability, payload: Array(GatewayTopics.offline.utf8), qos: .atLeastOnce, retain: true, delivery: .kept)
-        await client.disconnect()
+        await client.signOff(availability: topics.availability)
     }
 
     private func receive(_ advertisement: Advertisement) async {

@@ -75,13 +75,8 @@ public actor FleetView {
         client = MQTTClient(configuration: configuration)
         tracker = FleetTracker(topics: topics, policy: policy, publishing: publishing)
         (events, eventSink) = AsyncStream.makeStream(of: FleetEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
-        elapsed = Self.stopwatch(clock)
+        elapsed = stopwatch(clock)
         sleep = { try await clock.sleep(for: $0) }
-    }
-
-    private static func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
-        let start = clock.now
-        return { start.duration(to: clock.now) }
     }
 
     // MARK: Reading
@@ -107,17 +102,7 @@ public actor FleetView {
     public func run() async throws {
         defer { eventSink.finish() }
         let client = client
-        do {
-            try await withTaskCancellationHandler {
-                try await client.connect()
-            } onCancel: {
-                Task { await client.disconnect() }
-            }
-        } catch {
-            await client.disconnect()
-            if Task.isCancelled { return }
-            throw error
-        }
+        guard try await client.connectUnlessCancelled() else { return }
         seenConnections = await client.connectionCount
         do {
             let messages = try await client.subscribe(topics.subscriptions)
@@ -147,9 +132,7 @@ public actor FleetView {
 
     /// Publishes `offline` (retained) and disconnects cleanly.
     private func stop() async {
-        try? await client.publish(
-            topic: topics.availability, payload: Array(GatewayTopics.offline.utf8), qos: .atLeastOnce, retain: true, delivery: .kept)
-        await client.disconnect()
+        await client.signOff(availability: topics.availability)
     }
 
     private func receive(_ message: MQTTMessage) async {
