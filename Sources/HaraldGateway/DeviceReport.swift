@@ -19,6 +19,9 @@ public struct DeviceReport: Hashable, Sendable {
     /// The decoded values by key, each the latest heard (the manufacturer's name among them), and
     /// the scalar values of polled characteristics (decoder `GATT`).
     public var readings: [String: AdvertisementReading]
+    /// The last BTHome service data heard (with its packet id): a new packet is a change even when
+    /// its values repeat (a button pressed twice). Not published.
+    var bthomeServiceData: [UInt8]?
     /// Values of polled characteristics that are not a single number, state or text (a heart
     /// rate measurement's fields), by key, as decoded.
     public var polled: [String: JSONValue]

@@ -88,6 +88,7 @@ public struct DeviceReporter: Sendable {
         if let name = advertisement.data.localName, !name.isEmpty { entry.report.name = name }
         if let rssi = advertisement.rssi { entry.report.rssi = Int(rssi.dBm) }
         if let txPower = advertisement.data.txPowerLevel { entry.report.txPower = Int(txPower) }
+        if let bthome = advertisement.data.serviceData[BTHomePacket.serviceUUID] { entry.report.bthomeServiceData = bthome }
         for reading in decoding.readings { entry.report.readings[reading.key] = reading }
         let isNew = entries[address] == nil
         entries[address] = entry

@@ -243,3 +243,22 @@ struct FleetViewDefaultLimitTests {
         #expect(FleetView.eventBufferLimit == 1_024)
     }
 }
+
+@Suite("Device reporter: BTHome events")
+struct DeviceReporterEventTests {
+    let button = BluetoothAddress("A4:C1:38:0B:0C:0E")!
+
+    /// BTHome v2: packet id (0x00) then a button event (0x3A, 0x01 = press).
+    func press(packetID: UInt8) -> Advertisement {
+        Advertisement(
+            peripheral: PeripheralIdentifier(address: button), rssi: -60, isConnectable: false,
+            data: AdvertisingData(structures: [.init(type: .serviceData16BitUUID, data: [0xD2, 0xFC, 0x40, 0x00, packetID, 0x3A, 0x01])]))
+    }
+
+    @Test func aSecondPressWithTheSameEventIsANewReportBecauseItsPacketIDChanged() {
+        var reporter = DeviceReporter(topics: GatewayTopics(gateway: "hall"))
+        _ = reporter.receive(press(packetID: 1), at: .zero)
+        #expect(reporter.receive(press(packetID: 1), at: .seconds(2)).isEmpty, "the same packet again is no change")
+        #expect(reporter.receive(press(packetID: 2), at: .seconds(4)).contains { $0.kind == .report })
+    }
+}
