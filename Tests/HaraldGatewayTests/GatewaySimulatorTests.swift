@@ -23,7 +23,11 @@ final class ClockDriver: Sendable {
         }
     }
 
-    func stop() { task.cancel() }
+    /// Stops moving time and ends the clock (its sleepers are cancelled).
+    func stop() {
+        task.cancel()
+        clock.end()
+    }
 }
 
 /// The broker's view of what clients published.

@@ -62,4 +62,16 @@ struct ClockTimerTests {
         #expect(clock.schedule(at: VirtualInstant(sinceStart: .seconds(1))) { _ in } == nil)
         #expect(clock.sleeperCount == 0)
     }
+
+    @Test func endingAClockDrivenByHandCancelsItsSleepersAndRunsItsEndActions() async throws {
+        let clock = VirtualClock()
+        let ended = Locked(false)
+        _ = clock.atEnd { ended.withLock { $0 = true } }
+        let sleeper = Task { try await clock.sleep(for: .seconds(3600)) }
+        while clock.sleeperCount == 0 { await Task.yield() }
+        clock.end()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(ended.value)
+        #expect(clock.sleeperCount == 0)
+    }
 }

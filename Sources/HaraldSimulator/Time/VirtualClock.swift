@@ -203,6 +203,15 @@ public final class VirtualClock: Clock, Sendable {
         return wakes.count
     }
 
+    /// Ends a clock driven by hand with ``advance(by:)`` (outside a ``Simulation``), as a
+    /// simulation ends its own: the end actions run (devices let go of their GATT servers), and
+    /// every pending sleeper throws `CancellationError`, so no task waits on a time that will
+    /// not come (such a task, and what it holds, would never be freed).
+    public func end() {
+        _ = runEndActions()
+        _ = endTimers()
+    }
+
     /// Moves time forward by `duration`, waking every sleeper whose deadline has come.
     public func advance(by duration: Duration) {
         advance(to: now.advanced(by: duration))

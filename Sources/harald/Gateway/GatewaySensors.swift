@@ -59,6 +59,7 @@ struct GatewaySensors: Sendable {
 
     func stop() {
         for task in tasks { task.cancel() }
+        clock.end()
     }
 
     /// The `index`th thermometer of the crowd: A4:C1:39:xx:xx:xx, RSSI −60…−89 dBm, temperature
