@@ -105,7 +105,8 @@ def checks(*, harald, python, root, link, names, work, processes, check, expect)
             client.kill()
             rest = ""
         received = next((line.split()[1] for line in rest.splitlines() if line.startswith("RECEIVED ") and len(line.split()) == 2), "")
-        expect(bytes.fromhex(received) == to_harald, f"the central got {len(received) // 2} bytes: {rest[-400:]!r}")
+        expect(bytes.fromhex(received) == to_harald,
+               f"the central got {len(received) // 2} bytes: {rest[-400:]!r}; listen's stderr: {open(err_path).read()[-1500:]!r}")
         expect(wait_for(err_path, "channel closed", seconds=10), open(err_path).read()[-2000:])
         listener.send_signal(signal.SIGINT)
         try:

@@ -86,6 +86,12 @@ public actor HCIPeripheral {
     package var deadlines: DeadlineSchedule<DeadlineAction>
     /// Each link's connection at the GATT server.
     private var serverConnections: [UInt16: GATTConnectionID] = [:]
+    /// Callers waiting for a link's server connection (a channel the host accepted on a link this
+    /// peripheral has not finished taking in): resumed when it is registered, or with nil when the
+    /// link ends first.
+    private var connectionWaiters: [UInt16: [CheckedContinuation<GATTConnectionID?, Never>]] = [:]
+    /// Links whose serving ended, counted (a wait that saw one end meanwhile gives up).
+    private var linksEnded = 0
     private var linkEventSink: (@Sendable (GATTConnectionID, Event) -> Void)?
 
     private init(
@@ -229,6 +235,7 @@ public actor HCIPeripheral {
         if let bond = await bond(of: link.peer) { bondedLevels[link.handle] = bond.securityLevel }
         let serverConnection = await server.attach(bearer, security: gattSecurity(of: link, isEncrypted: false))
         serverConnections[link.handle] = serverConnection
+        for waiter in connectionWaiters.removeValue(forKey: link.handle) ?? [] { waiter.resume(returning: serverConnection) }
         // A connection stops connectable advertising: advertise again for the next central, if
         // the controller can hold another connection (one that cannot refuses, which is logged).
         if advertisesAgain, let advertising {
@@ -259,6 +266,8 @@ public actor HCIPeripheral {
         expectedKeySizes[link.handle] = nil
         bondedLevels[link.handle] = nil
         serverConnections[link.handle] = nil
+        for waiter in connectionWaiters.removeValue(forKey: link.handle) ?? [] { waiter.resume(returning: nil) }
+        linksEnded += 1
         if let pending = pairingKeys.removeValue(forKey: link.peer) { pending.waiter.resume(throwing: PairingError.linkLost("the link ended")) }
         report(.disconnected(link.peer, reason: link.disconnectReason?.rawValue ?? 0))
         if advertisesAgain, let advertising {
@@ -293,14 +302,25 @@ public actor HCIPeripheral {
         }
     }
 
-    /// The link's security as the GATT server sees it now (an unencrypted link when it is unknown).
+    /// The link's security as the GATT server sees it now (an unencrypted link when the link ended).
     private func gattSecurity(ofHandle handle: UInt16) async -> GATTSecurity {
-        guard let serverConnection = serverConnections[handle] else { return .none }
+        guard let serverConnection = await serverConnection(ofHandle: handle) else { return .none }
         return await server.security(for: serverConnection) ?? .none
     }
 
-    /// The GATT server connection of the link `handle` (how its central is named).
-    public func serverConnection(ofHandle handle: UInt16) -> GATTConnectionID? { serverConnections[handle] }
+    /// The GATT server connection of the link `handle` (how its central is named). A link the
+    /// host announced and this peripheral is still taking in (a central that opens a channel at
+    /// once can be that quick) is waited for; nil once the link has ended.
+    public func serverConnection(ofHandle handle: UInt16) async -> GATTConnectionID? {
+        if let connection = serverConnections[handle] { return connection }
+        let ended = linksEnded
+        let connected = await host.isConnected(handle: handle)
+        if let connection = serverConnections[handle] { return connection }
+        // Gone, or a link ended while the host was asked (it may have been this one): no wait
+        // that nothing would end.
+        guard connected, linksEnded == ended else { return nil }
+        return await withCheckedContinuation { connectionWaiters[handle, default: []].append($0) }
+    }
 
     private func linkEncrypted(_ link: LEConnection, _ encryption: LinkEncryption, serverConnection: GATTConnectionID) async {
         let level = expectedLevels[link.handle] ?? .encrypted

@@ -168,6 +168,9 @@ extension HCIHost {
     public var openConnections: [LEConnection] { connections.values.map(\.connection) }
 
     /// Sends HCI Disconnect and waits for Disconnection Complete (bounded by the command timeout).
+    /// Whether the link `handle` is connected now (its Disconnection Complete has not come).
+    public func isConnected(handle: UInt16) -> Bool { connections[handle] != nil }
+
     func disconnect(handle: UInt16, reason: HCIStatus) async throws(HCIError) -> HCIStatus {
         guard let state = connections[handle] else {
             throw .disconnected(reason: .unknownConnectionIdentifier)
