@@ -244,6 +244,22 @@ def killed_gateway_will(broker, process):
              and json.loads(retained(broker, "home/fleet/gateways")[0][2]).get("hall") == "offline", seconds=15)
 
 
+@check("a gateway 14 dB stronger than the owner does not take the device; one 20 dB stronger does")
+def switch_needs_more_than_the_threshold(broker, processes):
+    # porch (20 dB down) owns the thermometer now; cellar hears it 6 dB down, 14 dB above porch.
+    cellar = gateway(broker, "cellar", "--sim-attenuation", "6", "--no-discovery")
+    processes.append(cellar)
+    view = wait_for("cellar's RSSI in the fleet's view",
+                    lambda: (lambda v: v if v and "cellar" in v.get("rssi", {}) else None)(fleet_view(broker, THERMOMETER)))
+    expect(view["owner"] == "porch", f"14 dB stronger took the device: {view}")
+    time.sleep(5)  # more reports from both; the owner must not move
+    view = fleet_view(broker, THERMOMETER)
+    expect(view["owner"] == "porch" and view["rssi"]["cellar"] - view["rssi"]["porch"] < 16, view)
+    loft = gateway(broker, "loft", "--no-discovery")  # 0 dB down: 20 dB above porch
+    processes.append(loft)
+    wait_for("the thermometer owned by loft", lambda: (fleet_view(broker, THERMOMETER) or {}).get("owner") == "loft", seconds=30)
+
+
 @check("SIGINT stops the fleet with exit 0 and a retained offline")
 def fleet_stops_cleanly(broker, fleet):
     fleet.signal(signal.SIGINT)
@@ -298,6 +314,7 @@ def run_all(controller_port):
         fleet_gateways_online(broker)
         broker_restart(broker)
         killed_gateway_will(broker, hall)
+        switch_needs_more_than_the_threshold(broker, processes)
         sigint_stops_cleanly(broker)
         bad_broker_url(broker)
         if controller_port:
