@@ -20,6 +20,19 @@ extension MQTTClient {
     }
 }
 
+extension MQTTClient.Configuration {
+    /// This configuration for a client that announces itself on the `availability` topic: its
+    /// birth a retained `online`, its will a retained `offline`, and its client identifier
+    /// `name` when none was given.
+    func announcing(availability topic: String, name: String) -> MQTTClient.Configuration {
+        var configuration = self
+        if configuration.clientIdentifier.isEmpty { configuration.clientIdentifier = name }
+        configuration.will = MQTTLastWill(topic: topic, payload: Array(GatewayTopics.offline.utf8))
+        configuration.birth = MQTTLastWill(topic: topic, payload: Array(GatewayTopics.online.utf8))
+        return configuration
+    }
+}
+
 extension MQTTClient {
     /// Publishes `offline` on the `availability` topic (retained, never dropped) and disconnects
     /// cleanly, so the broker discards the will: how a gateway or a fleet view stops.

@@ -59,16 +59,12 @@ public actor Gateway {
         decoders: AdvertisementDecoderRegistry = .standard, scan: ScanRequest = ScanRequest(duplicates: .reportAll, active: true),
         polls: [GatewayPoll] = [], characteristics: CharacteristicRegistry = .standard
     ) {
-        var configuration = broker
-        if configuration.clientIdentifier.isEmpty { configuration.clientIdentifier = topics.gateway }
-        configuration.will = MQTTLastWill(topic: topics.availability, payload: Array(GatewayTopics.offline.utf8))
-        configuration.birth = MQTTLastWill(topic: topics.availability, payload: Array(GatewayTopics.online.utf8))
         self.topics = topics
         self.central = central
         self.scanRequest = scan
         self.polls = polls
         self.characteristics = characteristics
-        client = MQTTClient(configuration: configuration)
+        client = MQTTClient(configuration: broker.announcing(availability: topics.availability, name: topics.gateway))
         reporter = DeviceReporter(topics: topics, policy: policy, decoders: decoders)
         elapsed = stopwatch(central.clock)
     }

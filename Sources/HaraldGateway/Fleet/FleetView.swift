@@ -66,13 +66,9 @@ public actor FleetView {
         broker: MQTTClient.Configuration, policy: FleetPolicy = FleetPolicy(), publishing: FleetPublishingPolicy = FleetPublishingPolicy(),
         topics: FleetTopics = FleetTopics(), clock: any Clock<Duration> = ContinuousClock()
     ) {
-        var configuration = broker
-        if configuration.clientIdentifier.isEmpty { configuration.clientIdentifier = topics.name }
-        configuration.will = MQTTLastWill(topic: topics.availability, payload: Array(GatewayTopics.offline.utf8))
-        configuration.birth = MQTTLastWill(topic: topics.availability, payload: Array(GatewayTopics.online.utf8))
         self.topics = topics
         self.policy = policy
-        client = MQTTClient(configuration: configuration)
+        client = MQTTClient(configuration: broker.announcing(availability: topics.availability, name: topics.name))
         tracker = FleetTracker(topics: topics, policy: policy, publishing: publishing)
         (events, eventSink) = AsyncStream.makeStream(of: FleetEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
         elapsed = stopwatch(clock)
